@@ -1,0 +1,168 @@
+//! Page-aligned buffers, optionally in transparent huge pages.
+//!
+//! The article's buffers come from `aligned_alloc` plus `madvise(MADV_HUGEPAGE)`;
+//! here they are anonymous mappings, aligned by hand to 2 MiB when huge pages are
+//! asked for, so the kernel can back each 2 MiB stretch with one huge page.
+
+use std::ptr::NonNull;
+
+use rustix::mm::{madvise, mlock, mmap_anonymous, munmap, Advice, MapFlags, ProtFlags};
+
+use crate::error::EndError;
+use crate::size::{ByteSize, MIB};
+
+/// The size of a small page on x86-64 and most Linux machines.
+pub const PAGE_SIZE: usize = 4096;
+/// The size of a transparent huge page on x86-64.
+pub const HUGE_PAGE_SIZE: usize = 2 * MIB as usize;
+
+/// How a [`Buffer`] should be set up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BufferSpec {
+    /// Usable length in bytes.
+    pub len: usize,
+    /// Align to 2 MiB and advise MADV_HUGEPAGE.
+    pub huge_pages: bool,
+    /// Write to every page before use, so the page table is filled in.
+    pub touch: bool,
+    /// mlock the buffer.
+    pub lock: bool,
+}
+
+/// An owned, page-aligned anonymous buffer.
+#[derive(Debug)]
+pub struct Buffer {
+    map: NonNull<u8>,
+    map_len: usize,
+    start: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the buffer owns its mapping exclusively.
+unsafe impl Send for Buffer {}
+
+fn round_up(value: usize, to: usize) -> usize {
+    value.div_ceil(to) * to
+}
+
+impl Buffer {
+    /// Maps, advises, touches and locks a buffer as `spec` says.
+    pub fn allocate(spec: BufferSpec) -> Result<Self, EndError> {
+        if spec.len == 0 {
+            return Err(EndError::Invalid("a buffer must not be empty".into()));
+        }
+        let align = if spec.huge_pages {
+            HUGE_PAGE_SIZE
+        } else {
+            PAGE_SIZE
+        };
+        let len = round_up(spec.len, align);
+        // Over-allocate by one alignment unit so an aligned start always fits.
+        let map_len = len + if spec.huge_pages { align } else { 0 };
+        // SAFETY: a fresh private anonymous mapping aliases nothing.
+        let map = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
+            )
+        }
+        .map_err(EndError::sys("mmap"))?;
+        let map = NonNull::new(map.cast::<u8>()).expect("mmap never returns null");
+        let offset = round_up(map.as_ptr() as usize, align) - map.as_ptr() as usize;
+        // SAFETY: offset < align and map_len = len + align, so start..start+len is inside.
+        let start = unsafe { NonNull::new_unchecked(map.as_ptr().add(offset)) };
+        let buffer = Buffer {
+            map,
+            map_len,
+            start,
+            len,
+        };
+        if spec.huge_pages {
+            // SAFETY: advising a range we own.
+            unsafe { madvise(start.as_ptr().cast(), len, Advice::LinuxHugepage) }
+                .map_err(EndError::sys("madvise(MADV_HUGEPAGE)"))?;
+        }
+        let mut buffer = buffer;
+        if spec.touch {
+            // Any non-zero byte: the kernel must really allocate and map each page.
+            buffer.as_mut_slice().fill(b'x');
+        }
+        if spec.lock {
+            // SAFETY: locking a range we own.
+            unsafe { mlock(start.as_ptr().cast(), len) }.map_err(|e| EndError::Lock {
+                size: ByteSize(len as u64),
+                source: e.into(),
+            })?;
+        }
+        Ok(buffer)
+    }
+
+    /// The usable bytes (the requested length rounded up to the alignment).
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: start..start+len lies inside our mapping, which we own.
+        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+    }
+
+    /// The usable bytes, read-only.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: as in as_mut_slice.
+        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
+    }
+
+    /// Start address, for the page inspector.
+    pub fn addr(&self) -> usize {
+        self.start.as_ptr() as usize
+    }
+
+    /// Usable length.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer is empty (never, by construction).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what allocate mapped.
+        unsafe {
+            let _ = munmap(self.map.as_ptr().cast(), self.map_len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_buffers_are_2mib_aligned() {
+        let buffer = Buffer::allocate(BufferSpec {
+            len: 128 << 10,
+            huge_pages: true,
+            touch: true,
+            lock: false,
+        })
+        .unwrap();
+        assert_eq!(buffer.addr() % HUGE_PAGE_SIZE, 0);
+        assert_eq!(buffer.len(), HUGE_PAGE_SIZE);
+        assert!(buffer.as_slice().iter().all(|&b| b == b'x'));
+    }
+
+    #[test]
+    fn small_buffers_are_page_aligned_and_untouched_on_request() {
+        let buffer = Buffer::allocate(BufferSpec {
+            len: 10_000,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(buffer.addr() % PAGE_SIZE, 0);
+        assert_eq!(buffer.len(), 12_288);
+        assert!(buffer.as_slice().iter().all(|&b| b == 0));
+    }
+}

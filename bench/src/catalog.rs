@@ -1,0 +1,297 @@
+//! The step catalog: the one place that says which steps exist.
+//!
+//! The CLI, the server's `/api/steps`, the `{{#run ID}}` widgets and the tables in
+//! the book all read this list, so a step is added here and nowhere else.
+
+use serde::Serialize;
+
+use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
+
+/// What kind of entry a step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepKind {
+    /// One of the five steps of the article, in order.
+    Article,
+    /// A variation the book uses to explain something (same code, other flags).
+    Variant,
+    /// A deliberate misuse that demonstrates a hazard; not a speed figure.
+    Experiment,
+}
+
+/// A range of GiB/s, for figures that were measured as "3.1 to 4.0".
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GibRange {
+    /// Lowest figure seen.
+    pub low: f64,
+    /// Highest figure seen.
+    pub high: f64,
+}
+
+/// One runnable step: how to run both ends, and what others measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// Stable identifier, used in URLs, `{{#run ID}}` and `pipebench run ID`.
+    pub id: &'static str,
+    /// Short title for tables and widgets.
+    pub title: &'static str,
+    /// One sentence on what changes in this step.
+    pub summary: &'static str,
+    /// The book chapter that explains it (file under book/src).
+    pub chapter: &'static str,
+    /// Article step, variant or experiment.
+    pub kind: StepKind,
+    /// The article's figure (i7-8550U, Linux 5.17), GiB/s, where it gave one.
+    pub article_gib_s: Option<f64>,
+    /// What a C++ build of the article's programs reached on this project's
+    /// reference machine (2-core EPYC KVM guest, Linux 6.18), GiB/s.
+    pub reference_gib_s: Option<GibRange>,
+    /// How the writer runs.
+    pub writer: WriterOptions,
+    /// How the reader runs.
+    pub reader: ReaderOptions,
+}
+
+/// The id of the step every speed-up is measured against.
+pub const BASELINE_ID: &str = "write-read";
+
+fn common(busy_loop: bool, huge_pages: bool) -> CommonOptions {
+    CommonOptions {
+        busy_loop,
+        huge_pages,
+        ..CommonOptions::default()
+    }
+}
+
+fn writer(vmsplice: bool, busy_loop: bool, huge_pages: bool) -> WriterOptions {
+    WriterOptions {
+        vmsplice,
+        common: common(busy_loop, huge_pages),
+        ..WriterOptions::default()
+    }
+}
+
+fn reader(splice: bool, busy_loop: bool) -> ReaderOptions {
+    ReaderOptions {
+        splice,
+        common: common(busy_loop, false),
+        ..ReaderOptions::default()
+    }
+}
+
+const fn range(low: f64, high: f64) -> Option<GibRange> {
+    Some(GibRange { low, high })
+}
+
+/// All steps, article steps first and in the article's order.
+pub fn catalog() -> Vec<Step> {
+    vec![
+        Step {
+            id: "write-read",
+            title: "write and read",
+            summary: "The baseline: write(2) 256 KiB at a time, read(2) it back. Every byte is copied twice.",
+            chapter: "baseline.md",
+            kind: StepKind::Article,
+            article_gib_s: Some(3.7),
+            reference_gib_s: range(0.8, 0.8),
+            writer: writer(false, false, false),
+            reader: reader(false, false),
+        },
+        Step {
+            id: "vmsplice-read",
+            title: "vmsplice, then read",
+            summary: "The writer hands its pages to the pipe with vmsplice and a 2 x 128 KiB double buffer; the reader still copies.",
+            chapter: "vmsplice.md",
+            kind: StepKind::Article,
+            article_gib_s: Some(12.7),
+            reference_gib_s: range(2.3, 2.3),
+            writer: writer(true, false, false),
+            reader: reader(false, false),
+        },
+        Step {
+            id: "vmsplice-splice",
+            title: "vmsplice, then splice",
+            summary: "The reader splices the pages on to /dev/null: no byte is copied at either end.",
+            chapter: "splice.md",
+            kind: StepKind::Article,
+            article_gib_s: Some(32.8),
+            reference_gib_s: range(3.1, 4.0),
+            writer: writer(true, false, false),
+            reader: reader(true, false),
+        },
+        Step {
+            id: "huge-pages",
+            title: "huge pages",
+            summary: "The writer's buffers live in 2 MiB transparent huge pages, so the kernel's page lookups get cheap.",
+            chapter: "huge-pages.md",
+            kind: StepKind::Article,
+            article_gib_s: Some(51.0),
+            reference_gib_s: range(2.6, 6.5),
+            writer: writer(true, false, true),
+            reader: reader(true, false),
+        },
+        Step {
+            id: "busy-loop",
+            title: "busy looping",
+            summary: "Both ends use non-blocking calls and retry on EAGAIN instead of sleeping: no wakeups, two busy cores.",
+            chapter: "busy-loop.md",
+            kind: StepKind::Article,
+            article_gib_s: Some(62.5),
+            reference_gib_s: range(47.0, 58.0),
+            writer: writer(true, true, true),
+            reader: reader(true, true),
+        },
+        Step {
+            id: "write-read-busy",
+            title: "write and read, busy looping",
+            summary: "The baseline with non-blocking calls: shows how much of it was sleeping and waking.",
+            chapter: "busy-loop.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: range(3.9, 4.5),
+            writer: writer(false, true, false),
+            reader: reader(false, true),
+        },
+        Step {
+            id: "vmsplice-read-busy",
+            title: "vmsplice, then read, busy looping",
+            summary: "Step 2 without sleeping: the reader's copy is now the only real work.",
+            chapter: "busy-loop.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: range(21.5, 21.5),
+            writer: writer(true, true, false),
+            reader: reader(false, true),
+        },
+        Step {
+            id: "vmsplice-splice-busy",
+            title: "vmsplice, then splice, busy looping, small pages",
+            summary: "Step 5 without huge pages: isolates what the page lookups cost.",
+            chapter: "busy-loop.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: range(28.0, 29.0),
+            writer: writer(true, true, false),
+            reader: reader(true, true),
+        },
+        Step {
+            id: "untouched-pages",
+            title: "vmsplice with untouched pages",
+            summary: "Step 3 but the buffer is never written first, so get_user_pages_fast keeps falling to its slow path.",
+            chapter: "paging.md",
+            kind: StepKind::Variant,
+            article_gib_s: Some(25.0),
+            reference_gib_s: None,
+            writer: WriterOptions {
+                dont_touch_pages: true,
+                ..writer(true, false, false)
+            },
+            reader: reader(true, false),
+        },
+        Step {
+            id: "same-buffer",
+            title: "one allocation for both halves",
+            summary: "Step 5 with both halves in one huge page: writer and reader fight over the same page refcount.",
+            chapter: "huge-pages.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: None,
+            writer: WriterOptions {
+                same_buffer: true,
+                ..writer(true, true, true)
+            },
+            reader: reader(true, true),
+        },
+        Step {
+            id: "vmsplice-reuse",
+            title: "reusing a buffer too early",
+            summary: "One buffer, rewritten right after every vmsplice; the reader checks every byte and counts the damage.",
+            chapter: "vmsplice.md",
+            kind: StepKind::Experiment,
+            article_gib_s: None,
+            reference_gib_s: None,
+            writer: WriterOptions {
+                reuse_early: true,
+                common: CommonOptions {
+                    verify: true,
+                    ..CommonOptions::default()
+                },
+                ..writer(true, false, false)
+            },
+            reader: ReaderOptions {
+                count_corrupt: true,
+                common: CommonOptions {
+                    verify: true,
+                    ..CommonOptions::default()
+                },
+                ..reader(false, false)
+            },
+        },
+    ]
+}
+
+/// Looks a step up by id.
+pub fn find(id: &str) -> Option<Step> {
+    catalog().into_iter().find(|step| step.id == id)
+}
+
+/// All step ids, for error messages that list what is available.
+pub fn ids() -> Vec<&'static str> {
+    catalog().iter().map(|step| step.id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn article_steps_are_present_in_order() {
+        let article: Vec<_> = catalog()
+            .into_iter()
+            .filter(|s| s.kind == StepKind::Article)
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(
+            article,
+            [
+                "write-read",
+                "vmsplice-read",
+                "vmsplice-splice",
+                "huge-pages",
+                "busy-loop"
+            ]
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_url_safe() {
+        let ids = ids();
+        let unique: HashSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        for id in ids {
+            assert!(
+                id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{id}"
+            );
+        }
+        assert!(find(BASELINE_ID).is_some());
+        assert!(find("no-such-step").is_none());
+    }
+
+    #[test]
+    fn both_ends_agree_on_sizes() {
+        for step in catalog() {
+            assert_eq!(
+                step.writer.common.bytes, step.reader.common.bytes,
+                "{}",
+                step.id
+            );
+            assert_eq!(
+                step.writer.common.verify, step.reader.common.verify,
+                "{}",
+                step.id
+            );
+        }
+    }
+}

@@ -1,0 +1,543 @@
+//! The harness subcommands of the `pipebench` binary.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde_json::json;
+
+use pipebench::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use pipebench::catalog::{self, StepKind};
+use pipebench::error::EndError;
+use pipebench::hugepage;
+use pipebench::paging;
+use pipebench::report::RunResult;
+use pipebench::runner::{EndProgram, Limits, PlanError, RunHandle, RunParams, RunPlan};
+use pipebench::size::{ByteSize, GIB, MIB};
+use pipebench::system::SystemInfo;
+use pipebench::{chart, stats, vmsplice_probe};
+
+/// The exit code for an error that reached `main`: 2 for unusable input.
+pub fn exit_code_for(err: &anyhow::Error) -> u8 {
+    if err.downcast_ref::<PlanError>().is_some() {
+        return 2;
+    }
+    if let Some(end) = err.downcast_ref::<EndError>() {
+        return end.exit_code();
+    }
+    1
+}
+
+/// Options shared by `run` and `all` that shape a run.
+#[derive(Debug, Clone, Args)]
+pub struct ShapeArgs {
+    /// Bytes per run (default 4GiB, as on the project's reference machine).
+    #[arg(long, value_name = "SIZE")]
+    bytes: Option<ByteSize>,
+    /// Chunk size (default: the step's, 256KiB).
+    #[arg(long, value_name = "SIZE")]
+    buf_size: Option<ByteSize>,
+    /// Pipe capacity (default: half the buffer for vmsplice steps).
+    #[arg(long, value_name = "SIZE")]
+    pipe_size: Option<ByteSize>,
+    /// Stop each run after this many seconds instead of at --bytes.
+    #[arg(long, value_name = "SECONDS")]
+    seconds: Option<f64>,
+    /// CPU for the writer (default: the first allowed CPU).
+    #[arg(long, value_name = "CPU")]
+    writer_cpu: Option<usize>,
+    /// CPU for the reader (default: the next allowed CPU).
+    #[arg(long, value_name = "CPU")]
+    reader_cpu: Option<usize>,
+    /// Check every byte at the reader (slower; for correctness, not speed).
+    #[arg(long)]
+    verify: bool,
+}
+
+impl ShapeArgs {
+    fn params(&self) -> RunParams {
+        RunParams {
+            bytes: Some(self.bytes.unwrap_or(ByteSize(4 * GIB))),
+            buf_size: self.buf_size,
+            pipe_size: self.pipe_size,
+            seconds: self.seconds,
+            writer_cpu: self.writer_cpu,
+            reader_cpu: self.reader_cpu,
+            verify: self.verify.then_some(true),
+        }
+    }
+}
+
+/// `pipebench run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Step id (see `pipebench list`).
+    step: String,
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench all`.
+#[derive(Debug, Args)]
+pub struct AllArgs {
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// Runs per step.
+    #[arg(long, default_value_t = 5)]
+    repeats: usize,
+    /// Only these steps (comma-separated ids); default: article steps and variants.
+    #[arg(long, value_delimiter = ',')]
+    steps: Vec<String>,
+    /// Seed for the shuffled order, to repeat a session exactly.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print the table and every run as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the table as CSV.
+    #[arg(long)]
+    csv: bool,
+    /// Also draw "this machine vs the article" as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+/// `pipebench list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the catalog as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench system`.
+#[derive(Debug, Args)]
+pub struct SystemArgs {
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench reuse`.
+#[derive(Debug, Args)]
+pub struct ReuseArgs {
+    /// Bytes for the early-reuse stream.
+    #[arg(long, default_value = "256MiB")]
+    bytes: ByteSize,
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench pages`.
+#[derive(Debug, Args)]
+pub struct PagesArgs {
+    /// Just split this virtual address (e.g. the article's 0x0000f2705af953c0).
+    #[arg(long, value_name = "ADDR")]
+    address: Option<String>,
+    /// Buffer size to allocate and inspect.
+    #[arg(long, default_value = "256KiB")]
+    buf_size: ByteSize,
+    /// Put the buffer in transparent huge pages.
+    #[arg(long)]
+    huge_pages: bool,
+    /// Leave the buffer untouched (nothing will be mapped yet).
+    #[arg(long)]
+    dont_touch_pages: bool,
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn progress_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>22} [{bar:30}] {binary_bytes}/{binary_total_bytes} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
+/// Runs one plan to completion with an optional progress bar.
+fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
+    let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
+    let mut handle = RunHandle::start(plan, &program)?;
+    let bar = (show_progress && std::io::stderr().is_terminal())
+        .then(|| progress_bar(plan.writer.common.bytes.bytes(), &plan.step));
+    let result = handle.wait_with(Duration::from_millis(50), |p| {
+        if let Some(bar) = &bar {
+            bar.set_position(p.bytes);
+            bar.set_message(format!("{:.2} GiB/s", p.gib_per_s));
+        }
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(result?)
+}
+
+fn print_result(result: &RunResult) {
+    let step = catalog::find(&result.step);
+    println!(
+        "{}: {} in {:.2} s = {:.2} GiB/s{}",
+        result.step,
+        ByteSize(result.bytes),
+        result.elapsed_ms / 1000.0,
+        result.gib_per_s,
+        step.and_then(|s| s.article_gib_s)
+            .map_or(String::new(), |a| format!(" (article: {a:.1} GiB/s)")),
+    );
+    for (name, end) in [("writer", &result.writer), ("reader", &result.reader)] {
+        println!(
+            "  {name}: cpu {}, {} calls, {} EAGAIN retries, {} minor faults, {} voluntary / {} involuntary context switches",
+            end.cpu.map_or("-".into(), |c| c.to_string()),
+            end.iterations,
+            end.retries,
+            end.minor_faults,
+            end.voluntary_ctx_switches,
+            end.involuntary_ctx_switches,
+        );
+    }
+    if let Some(huge) = &result.huge_pages {
+        println!(
+            "  huge pages: {} of {} checked bytes ({}, THP {}){}",
+            ByteSize(huge.huge_bytes),
+            ByteSize(huge.checked_bytes),
+            huge.method,
+            huge.thp_mode,
+            huge.note
+                .as_ref()
+                .map_or(String::new(), |n| format!(": {n}")),
+        );
+    }
+    if let Some(bad) = result.corrupted_bytes {
+        println!("  corrupted bytes seen by the reader: {bad}");
+    }
+    if result.stopped_by_budget {
+        println!("  (stopped at the time budget)");
+    }
+}
+
+/// `pipebench run STEP`.
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let plan = RunPlan::for_step_id(&args.step, &args.shape.params(), &Limits::default())?;
+    for warning in &plan.warnings {
+        eprintln!("pipebench: warning: {warning}");
+    }
+    let result = run_plan(&plan, !args.json)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print_result(&result);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench all`.
+pub fn all(args: AllArgs) -> Result<ExitCode> {
+    let ids: Vec<String> = if args.steps.is_empty() {
+        catalog::catalog()
+            .into_iter()
+            .filter(|s| s.kind != StepKind::Experiment)
+            .map(|s| s.id.to_string())
+            .collect()
+    } else {
+        args.steps.clone()
+    };
+    if args.repeats == 0 {
+        anyhow::bail!(PlanError::Invalid("--repeats must be at least 1".into()));
+    }
+    let limits = Limits::default();
+    let mut plans = Vec::new();
+    for id in &ids {
+        let plan = RunPlan::for_step_id(id, &args.shape.params(), &limits)?;
+        for _ in 0..args.repeats {
+            plans.push(plan.clone());
+        }
+    }
+    if let Some(warning) = plans.first().and_then(|p| p.warnings.first()) {
+        eprintln!("pipebench: warning: {warning}");
+    }
+    // Shuffled, as the reference's measure.py does, so drift (thermal, noisy
+    // neighbours) spreads over all steps instead of biasing the last ones.
+    let mut rng = match args.seed {
+        Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
+        None => rand::rngs::StdRng::from_os_rng(),
+    };
+    plans.shuffle(&mut rng);
+    let total = plans.len();
+    let overall = (std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::with_draw_target(
+            Some(total as u64),
+            ProgressDrawTarget::stderr_with_hz(10),
+        );
+        bar.set_style(
+            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    });
+    let mut results = Vec::with_capacity(total);
+    for plan in &plans {
+        if let Some(bar) = &overall {
+            bar.set_message(plan.step.clone());
+        }
+        let result = run_plan(plan, false).with_context(|| format!("step {}", plan.step))?;
+        if let Some(bar) = &overall {
+            bar.println(format!(
+                "{:<22} {:>7.2} GiB/s",
+                result.step, result.gib_per_s
+            ));
+            bar.inc(1);
+        } else {
+            eprintln!("{:<22} {:>7.2} GiB/s", result.step, result.gib_per_s);
+        }
+        results.push(result);
+    }
+    if let Some(bar) = overall {
+        bar.finish_and_clear();
+    }
+    let rows = stats::table(&results);
+    let system = SystemInfo::probe();
+    if let Some(path) = &args.svg {
+        let label = if system.virtualization.is_some() {
+            format!("this machine ({}, VM)", system.kernel)
+        } else {
+            format!("this machine ({})", system.kernel)
+        };
+        let svg = chart::render_svg(&rows, &label)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({ "system": system, "table": rows, "runs": results })
+            )?
+        );
+    } else if args.csv {
+        print!("{}", stats::render_csv(&rows));
+    } else {
+        println!(
+            "{} x {} runs of {} each on {} ({}{})",
+            ids.len(),
+            args.repeats,
+            ByteSize(plans[0].writer.common.bytes.bytes()),
+            system.cpu_model,
+            system.kernel,
+            system
+                .virtualization
+                .as_ref()
+                .map_or(String::new(), |v| format!(", {v} guest")),
+        );
+        print!("{}", stats::render_text(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench list`.
+pub fn list(args: ListArgs) -> Result<ExitCode> {
+    let steps = catalog::catalog();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&steps)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for step in steps {
+        println!(
+            "{:<22} {:<10} {:>8}  {}",
+            step.id,
+            format!("{:?}", step.kind).to_lowercase(),
+            step.article_gib_s.map_or("-".into(), |a| format!("{a:.1}")),
+            step.title
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench system`.
+pub fn system(args: SystemArgs) -> Result<ExitCode> {
+    let info = SystemInfo::probe();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("kernel:         {}", info.kernel);
+    println!(
+        "cpu:            {} ({} online, allowed {:?})",
+        info.cpu_model, info.cpus_online, info.cpus_allowed
+    );
+    println!(
+        "virtualization: {}",
+        info.virtualization.as_deref().unwrap_or("none detected")
+    );
+    println!(
+        "THP:            {} (defrag {})",
+        info.thp_mode.as_deref().unwrap_or("unknown"),
+        info.thp_defrag.as_deref().unwrap_or("unknown")
+    );
+    println!(
+        "pipe-max-size:  {}",
+        info.pipe_max_size
+            .map_or("unknown".into(), |s| ByteSize(s).to_string())
+    );
+    println!("perf:           {}", info.perf.detail);
+    println!("pagemap:        {}", info.pagemap.detail);
+    println!(
+        "1 GiB pages:    {}",
+        if info.gigantic_pages {
+            "supported (pdpe1gb)"
+        } else {
+            "not supported"
+        }
+    );
+    if let Some(v) = info.vmsplice {
+        println!("vmsplice:       {}", v.explain());
+    }
+    println!("mitigations:    {}", info.mitigations.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench reuse`.
+pub fn reuse(args: ReuseArgs) -> Result<ExitCode> {
+    let behaviour = vmsplice_probe::probe()?;
+    let params = RunParams {
+        bytes: Some(args.bytes),
+        ..Default::default()
+    };
+    let plan = RunPlan::for_step_id("vmsplice-reuse", &params, &Limits::default())?;
+    let result = run_plan(&plan, !args.json)?;
+    let corrupted = result.corrupted_bytes.unwrap_or(0);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "vmsplice": behaviour,
+                "explanation": behaviour.explain(),
+                "corrupted_bytes": corrupted,
+                "run": result,
+            }))?
+        );
+    } else {
+        println!("probe: {}", behaviour.explain());
+        println!(
+            "early reuse: the reader found {corrupted} corrupted bytes in {} ({:.4}%)",
+            ByteSize(result.bytes),
+            100.0 * corrupted as f64 / result.bytes.max(1) as f64
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench pages`.
+pub fn pages(args: PagesArgs) -> Result<ExitCode> {
+    if let Some(text) = &args.address {
+        let address = paging::parse_address(text).ok_or_else(|| {
+            PlanError::Invalid(format!(
+                "`{text}` is not an address: use hex like 0x7f12345000"
+            ))
+        })?;
+        let parts = paging::split(address);
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&parts)?);
+        } else {
+            print_parts(&parts);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.buf_size.bytes() > 256 * MIB {
+        anyhow::bail!(PlanError::Invalid(
+            "--buf-size is limited to 256MiB for the page inspector".into()
+        ));
+    }
+    let buffer = Buffer::allocate(BufferSpec {
+        len: args.buf_size.as_usize(),
+        huge_pages: args.huge_pages,
+        touch: !args.dont_touch_pages,
+        lock: false,
+    })?;
+    let pages = hugepage::inspect_pages(buffer.addr(), buffer.len() / PAGE_SIZE)
+        .context("cannot read /proc/self/pagemap")?;
+    let parts = paging::split(buffer.addr() as u64);
+    let present = pages.iter().filter(|p| p.present).count();
+    let thp = pages.iter().filter(|p| p.thp == Some(true)).count();
+    let heads = pages
+        .iter()
+        .filter(|p| p.compound_head == Some(true))
+        .count();
+    let tails = pages
+        .iter()
+        .filter(|p| p.compound_tail == Some(true))
+        .count();
+    let frames_visible = pages.iter().any(|p| p.pfn.is_some());
+    let huge_check = hugepage::check_buffer(buffer.addr(), buffer.len());
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "address": parts, "len": buffer.len(), "pages": pages.len(), "present": present,
+                "thp_pages": thp, "compound_heads": heads, "compound_tails": tails,
+                "frames_visible": frames_visible, "huge_pages": huge_check, "detail": pages,
+            }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "buffer of {} at {:#x}",
+        ByteSize(buffer.len() as u64),
+        buffer.addr()
+    );
+    print_parts(&parts);
+    println!("{} pages of 4 KiB, {present} present", pages.len());
+    if frames_visible {
+        println!("{thp} in transparent huge pages: {heads} compound heads, {tails} tails");
+        for page in pages.iter().take(4) {
+            println!(
+                "  {:#x} -> frame {:#x}{}{}",
+                page.vaddr,
+                page.pfn.unwrap_or(0),
+                if page.compound_head == Some(true) {
+                    " head"
+                } else {
+                    ""
+                },
+                if page.compound_tail == Some(true) {
+                    " tail"
+                } else {
+                    ""
+                },
+            );
+        }
+    } else {
+        println!("page frame numbers are hidden: run as root to see physical frames and compound heads/tails");
+    }
+    println!(
+        "huge pages: {} of {} ({}){}",
+        ByteSize(huge_check.huge_bytes),
+        ByteSize(huge_check.checked_bytes),
+        huge_check.method,
+        huge_check.note.map_or(String::new(), |n| format!(": {n}"))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_parts(parts: &paging::AddressParts) {
+    println!(
+        "{:#018x}: PGD {} / PUD {} / PMD {} / PTE {} / offset {:#x} (a 2 MiB page: offset {:#x})",
+        parts.address, parts.pgd, parts.pud, parts.pmd, parts.pte, parts.offset_4k, parts.offset_2m
+    );
+}

@@ -1,0 +1,139 @@
+//! Entry points of the two ends, shared by `pipebench write|read` and by any other
+//! binary (the `pipebook` server) that wants to act as an end for the harness.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsFd, FromRawFd};
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+
+use crate::control::ControlRegion;
+use crate::error::EndError;
+use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
+use crate::report::{gib_per_s, EndReport};
+use crate::size::ByteSize;
+use crate::{reader, writer};
+
+/// The two ends as subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum EndCommand {
+    /// The writing end: writes (or vmsplices) into stdout, which must be a pipe.
+    Write(WriterOptions),
+    /// The reading end: reads (or splices) stdin to the end and reports throughput.
+    Read(ReaderOptions),
+}
+
+impl EndCommand {
+    /// Runs the end and turns the outcome into an exit code, printing errors.
+    pub fn main(&self) -> ExitCode {
+        let (role, outcome) = match self {
+            EndCommand::Write(options) => ("write", run_writer(options)),
+            EndCommand::Read(options) => ("read", run_reader(options)),
+        };
+        match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("pipebench {role}: error: {err}");
+                ExitCode::from(err.exit_code())
+            }
+        }
+    }
+}
+
+/// The CPUs this process may run on, as a list such as `0-1` or `0,2`.
+pub fn allowed_cpus() -> Vec<usize> {
+    match sched_getaffinity(None) {
+        Ok(set) => (0..CpuSet::MAX_CPU)
+            .filter(|&cpu| set.is_set(cpu))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Pins the calling process to `cpu`.
+pub fn pin_to(cpu: usize) -> Result<(), EndError> {
+    let allowed = allowed_cpus();
+    let refuse = || EndError::BadCpu {
+        cpu,
+        allowed: allowed
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    if cpu >= CpuSet::MAX_CPU || !allowed.contains(&cpu) {
+        return Err(refuse());
+    }
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set).map_err(|_| refuse())
+}
+
+fn prepare(common: &CommonOptions) -> Result<ControlRegion, EndError> {
+    if let Some(cpu) = common.cpu {
+        pin_to(cpu)?;
+    }
+    let control = match common.control_fd {
+        Some(fd) => ControlRegion::attach(fd),
+        None => ControlRegion::local(),
+    };
+    control.map_err(|e| EndError::Invalid(e.to_string()))
+}
+
+fn send_report(common: &CommonOptions, report: &EndReport) -> Result<(), EndError> {
+    let Some(fd) = common.report_fd else {
+        return Ok(());
+    };
+    // SAFETY: the harness hands us this fd for exactly this purpose; we own it now.
+    let mut file = unsafe { File::from_raw_fd(fd) };
+    let line = serde_json::to_string(report).expect("reports serialise");
+    writeln!(file, "{line}").map_err(|e| EndError::Sys {
+        call: "write (report)",
+        source: e,
+    })
+}
+
+fn run_writer(options: &WriterOptions) -> Result<(), EndError> {
+    let control = prepare(&options.common)?;
+    let stdout = std::io::stdout();
+    let report = writer::run(options, stdout.as_fd(), control.shared())?;
+    send_report(&options.common, &report)
+}
+
+fn run_reader(options: &ReaderOptions) -> Result<(), EndError> {
+    let control = prepare(&options.common)?;
+    let stdin = std::io::stdin();
+    let report = reader::run(options, stdin.as_fd(), control.shared())?;
+    send_report(&options.common, &report)?;
+    if options.common.report_fd.is_none() {
+        if options.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).expect("reports serialise")
+            );
+        } else {
+            println!("{}", human_summary(&report));
+        }
+    }
+    Ok(())
+}
+
+/// One line for a person: how much, how fast, and what it cost the reader.
+pub fn human_summary(report: &EndReport) -> String {
+    let mut line = format!(
+        "{} in {:.2} s: {:.2} GiB/s (reader: {} calls, {} minor faults, {} voluntary / {} involuntary context switches)",
+        ByteSize(report.bytes),
+        report.elapsed_ms / 1000.0,
+        gib_per_s(report.bytes, report.elapsed_ms),
+        report.iterations,
+        report.usage.minor_faults,
+        report.usage.voluntary_ctx_switches,
+        report.usage.involuntary_ctx_switches,
+    );
+    if let Some(bad) = report.corrupted_bytes {
+        line.push_str(&format!(", {bad} corrupted bytes"));
+    }
+    line
+}

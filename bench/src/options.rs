@@ -1,0 +1,320 @@
+//! The options of the two ends, as the command line and the step catalog spell them.
+//!
+//! Every option of the reference C++ programs (FACTS.md section 1) has a flag here.
+//! The same structs travel three ways: parsed from argv by clap, written back to
+//! argv by [`WriterOptions::to_args`] when the harness spawns an end, and serialised
+//! into results so a figure always says how it was made.
+
+use std::ffi::OsString;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::size::{ByteSize, GIB, KIB};
+
+/// The default chunk: 256 KiB, as in the article.
+pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
+/// The default amount piped by hand: 10 GiB, as in the article.
+pub const DEFAULT_BYTES: ByteSize = ByteSize(10 * GIB);
+
+/// Options both ends share.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct CommonOptions {
+    /// Bytes per write/read call (with --vmsplice: both halves together).
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_BUF_SIZE)]
+    pub buf_size: ByteSize,
+    /// How many bytes to pipe, e.g. 10GiB; a plain number is bytes.
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_BYTES)]
+    pub bytes: ByteSize,
+    /// Never sleep in the kernel: non-blocking calls, retried on EAGAIN.
+    #[arg(long)]
+    pub busy_loop: bool,
+    /// Wait for readiness with poll(2) before every call.
+    #[arg(long)]
+    pub poll: bool,
+    /// Pass SPLICE_F_GIFT to vmsplice (writer) or SPLICE_F_MOVE to splice (reader).
+    #[arg(long)]
+    pub gift: bool,
+    /// Put buffers in 2 MiB transparent huge pages (aligned + MADV_HUGEPAGE).
+    #[arg(long)]
+    pub huge_pages: bool,
+    /// mlock(2) the buffers so they can never be paged out.
+    #[arg(long)]
+    pub lock_memory: bool,
+    /// Write (writer) or check (reader) a position pattern, so every byte is verified.
+    #[arg(long)]
+    pub verify: bool,
+    /// Pin this end to one CPU.
+    #[arg(long, value_name = "CPU")]
+    pub cpu: Option<usize>,
+    /// Shared-memory control region from the harness (internal).
+    #[arg(long, hide = true, value_name = "FD")]
+    pub control_fd: Option<i32>,
+    /// Where to write the end's JSON report for the harness (internal).
+    #[arg(long, hide = true, value_name = "FD")]
+    pub report_fd: Option<i32>,
+}
+
+/// Options of `pipebench write`.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct WriterOptions {
+    /// Hand pages to the pipe with vmsplice(2) instead of copying them with write(2).
+    #[arg(long)]
+    pub vmsplice: bool,
+    /// Do not fill the buffers before the first call (the page table stays empty).
+    #[arg(long)]
+    pub dont_touch_pages: bool,
+    /// Carve both halves of the double buffer out of one allocation.
+    #[arg(long)]
+    pub same_buffer: bool,
+    /// Pipe capacity via F_SETPIPE_SZ (default: half the buffer with --vmsplice).
+    #[arg(long, value_name = "SIZE")]
+    pub pipe_size: Option<ByteSize>,
+    /// Experiment: one buffer, rewritten right after each vmsplice (unsafe on purpose).
+    #[arg(long, requires = "vmsplice")]
+    pub reuse_early: bool,
+    /// Options shared with the reader.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonOptions,
+}
+
+/// Options of `pipebench read`.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct ReaderOptions {
+    /// Move pages to /dev/null with splice(2) instead of copying them out with read(2).
+    #[arg(long)]
+    pub splice: bool,
+    /// With --verify: count corrupted bytes instead of stopping at the first one.
+    #[arg(long, requires = "verify")]
+    pub count_corrupt: bool,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    #[serde(skip)]
+    pub json: bool,
+    /// Options shared with the writer.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonOptions,
+}
+
+impl Default for CommonOptions {
+    fn default() -> Self {
+        CommonOptions {
+            buf_size: DEFAULT_BUF_SIZE,
+            bytes: DEFAULT_BYTES,
+            busy_loop: false,
+            poll: false,
+            gift: false,
+            huge_pages: false,
+            lock_memory: false,
+            verify: false,
+            cpu: None,
+            control_fd: None,
+            report_fd: None,
+        }
+    }
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            vmsplice: false,
+            dont_touch_pages: false,
+            same_buffer: false,
+            pipe_size: None,
+            reuse_early: false,
+            common: CommonOptions::default(),
+        }
+    }
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            splice: false,
+            count_corrupt: false,
+            json: false,
+            common: CommonOptions::default(),
+        }
+    }
+}
+
+/// Appends `--flag` when `on`.
+fn push_flag(args: &mut Vec<OsString>, on: bool, flag: &str) {
+    if on {
+        args.push(flag.into());
+    }
+}
+
+/// Appends `--flag value` when a value is present.
+fn push_value(args: &mut Vec<OsString>, flag: &str, value: Option<impl ToString>) {
+    if let Some(value) = value {
+        args.push(flag.into());
+        args.push(value.to_string().into());
+    }
+}
+
+impl CommonOptions {
+    fn push_args(&self, args: &mut Vec<OsString>) {
+        push_value(args, "--buf-size", Some(self.buf_size.bytes()));
+        push_value(args, "--bytes", Some(self.bytes.bytes()));
+        push_flag(args, self.busy_loop, "--busy-loop");
+        push_flag(args, self.poll, "--poll");
+        push_flag(args, self.gift, "--gift");
+        push_flag(args, self.huge_pages, "--huge-pages");
+        push_flag(args, self.lock_memory, "--lock-memory");
+        push_flag(args, self.verify, "--verify");
+        push_value(args, "--cpu", self.cpu);
+        push_value(args, "--control-fd", self.control_fd);
+        push_value(args, "--report-fd", self.report_fd);
+    }
+
+    /// The options as a short human summary, such as `256KiB busy-loop huge-pages`.
+    pub fn describe(&self) -> Vec<String> {
+        let mut parts = vec![format!("buf {}", self.buf_size)];
+        for (on, name) in [
+            (self.busy_loop, "busy-loop"),
+            (self.poll, "poll"),
+            (self.gift, "gift"),
+            (self.huge_pages, "huge-pages"),
+            (self.lock_memory, "lock-memory"),
+            (self.verify, "verify"),
+        ] {
+            if on {
+                parts.push(name.to_string());
+            }
+        }
+        parts
+    }
+}
+
+impl WriterOptions {
+    /// The argv (after `write`) that reproduces these options.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut args = Vec::new();
+        push_flag(&mut args, self.vmsplice, "--vmsplice");
+        push_flag(&mut args, self.dont_touch_pages, "--dont-touch-pages");
+        push_flag(&mut args, self.same_buffer, "--same-buffer");
+        push_value(&mut args, "--pipe-size", self.pipe_size.map(|s| s.bytes()));
+        push_flag(&mut args, self.reuse_early, "--reuse-early");
+        self.common.push_args(&mut args);
+        args
+    }
+
+    /// The pipe capacity this writer asks for, if any: explicit, or half the buffer
+    /// with vmsplice so that a completed vmsplice of one half means the other half
+    /// has been drained (the article's double-buffering argument).
+    pub fn effective_pipe_size(&self) -> Option<ByteSize> {
+        self.pipe_size.or_else(|| {
+            self.vmsplice
+                .then(|| ByteSize(self.common.buf_size.bytes() / 2))
+        })
+    }
+
+    /// How many bytes each call hands over: half the buffer with vmsplice, else all.
+    pub fn chunk_size(&self) -> usize {
+        if self.vmsplice && !self.reuse_early {
+            self.common.buf_size.as_usize() / 2
+        } else {
+            self.common.buf_size.as_usize()
+        }
+    }
+}
+
+impl ReaderOptions {
+    /// The argv (after `read`) that reproduces these options.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut args = Vec::new();
+        push_flag(&mut args, self.splice, "--splice");
+        push_flag(&mut args, self.count_corrupt, "--count-corrupt");
+        push_flag(&mut args, self.json, "--json");
+        self.common.push_args(&mut args);
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct WriterCli {
+        #[command(flatten)]
+        options: WriterOptions,
+    }
+
+    #[derive(Parser)]
+    struct ReaderCli {
+        #[command(flatten)]
+        options: ReaderOptions,
+    }
+
+    #[test]
+    fn writer_flags_round_trip_through_argv() {
+        let parsed = WriterCli::try_parse_from([
+            "write",
+            "--vmsplice",
+            "--huge-pages",
+            "--busy-loop",
+            "--buf-size",
+            "1MiB",
+            "--bytes",
+            "3GiB",
+            "--pipe-size",
+            "512KiB",
+            "--gift",
+            "--cpu",
+            "1",
+        ])
+        .unwrap()
+        .options;
+        assert_eq!(parsed.common.buf_size, ByteSize(1 << 20));
+        assert_eq!(parsed.common.bytes, ByteSize(3 << 30));
+        assert_eq!(parsed.effective_pipe_size(), Some(ByteSize(512 << 10)));
+        let mut argv: Vec<OsString> = vec!["write".into()];
+        argv.extend(parsed.to_args());
+        let again = WriterCli::try_parse_from(argv).unwrap().options;
+        assert_eq!(parsed, again);
+    }
+
+    #[test]
+    fn reader_flags_round_trip_through_argv() {
+        let parsed = ReaderCli::try_parse_from(["read", "--splice", "--verify", "--count-corrupt"])
+            .unwrap()
+            .options;
+        assert!(parsed.splice && parsed.common.verify && parsed.count_corrupt);
+        let mut argv: Vec<OsString> = vec!["read".into()];
+        argv.extend(parsed.to_args());
+        assert_eq!(ReaderCli::try_parse_from(argv).unwrap().options, parsed);
+    }
+
+    #[test]
+    fn defaults_follow_the_article() {
+        let w = WriterCli::try_parse_from(["write"]).unwrap().options;
+        assert_eq!(w, WriterOptions::default());
+        assert_eq!(w.common.buf_size, ByteSize(256 << 10));
+        assert_eq!(w.common.bytes, ByteSize(10 << 30));
+        assert_eq!(w.effective_pipe_size(), None);
+        let v = WriterOptions {
+            vmsplice: true,
+            ..Default::default()
+        };
+        assert_eq!(v.effective_pipe_size(), Some(ByteSize(128 << 10)));
+        assert_eq!(v.chunk_size(), 128 << 10);
+    }
+
+    #[test]
+    fn bad_flags_and_sizes_are_refused() {
+        assert!(WriterCli::try_parse_from(["write", "--bytes", "ten"]).is_err());
+        assert!(WriterCli::try_parse_from(["write", "--frobnicate"]).is_err());
+        assert!(WriterCli::try_parse_from(["write", "--reuse-early"]).is_err());
+        assert!(ReaderCli::try_parse_from(["read", "--count-corrupt"]).is_err());
+        let err = WriterCli::try_parse_from(["write", "--buf-size", "12 apples"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("apples"), "{err}");
+    }
+}

@@ -1,0 +1,253 @@
+//! The reading end: read(2) into a buffer, or splice(2) on to /dev/null.
+
+use std::fs::OpenOptions;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rustix::io::Errno;
+use rustix::pipe::{fcntl_setpipe_size, splice, SpliceFlags};
+
+use crate::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::control::Shared;
+use crate::error::EndError;
+use crate::options::ReaderOptions;
+use crate::pattern;
+use crate::pipe_setup;
+use crate::report::EndReport;
+use crate::usage;
+
+/// Counters the loops keep.
+#[derive(Debug, Default)]
+struct Tally {
+    received: u64,
+    iterations: u64,
+    retries: u64,
+    corrupted: u64,
+    first_byte: Option<Instant>,
+}
+
+impl Tally {
+    /// Records `n` bytes and publishes the count for the harness's progress sampler.
+    #[inline]
+    fn record(&mut self, n: usize, control: &Shared) {
+        if self.first_byte.is_none() {
+            self.first_byte = Some(Instant::now());
+        }
+        self.received += n as u64;
+        self.iterations += 1;
+        control.reader_bytes.store(self.received, Ordering::Relaxed);
+    }
+}
+
+/// Runs the reader on `input` until end-of-file.
+pub fn run(
+    options: &ReaderOptions,
+    input: BorrowedFd<'_>,
+    control: &Shared,
+) -> Result<EndReport, EndError> {
+    let buf_size = options.common.buf_size.as_usize();
+    if buf_size < PAGE_SIZE {
+        return Err(EndError::Invalid(format!(
+            "--buf-size {} is below one page ({PAGE_SIZE} bytes)",
+            options.common.buf_size
+        )));
+    }
+    pipe_setup::check_input(input, options.splice)?;
+    if options.common.busy_loop {
+        pipe_setup::set_nonblocking(input)?;
+    }
+    let before = usage::self_usage();
+    let mut tally = Tally::default();
+    let outcome = if options.splice {
+        splice_loop(options, input, control, &mut tally)
+    } else {
+        let mut buffer = Buffer::allocate(BufferSpec {
+            len: buf_size,
+            huge_pages: options.common.huge_pages,
+            touch: true,
+            lock: options.common.lock_memory,
+        })?;
+        read_loop(
+            options,
+            input,
+            &mut buffer.as_mut_slice()[..buf_size],
+            control,
+            &mut tally,
+        )
+    };
+    let finished = Instant::now();
+    outcome?;
+    let expected = options.common.bytes.bytes();
+    let stopped_by_budget = control.should_stop() && tally.received < expected;
+    if tally.received < expected && !stopped_by_budget {
+        return Err(EndError::EarlyEof {
+            got: tally.received,
+            expected,
+        });
+    }
+    let elapsed = tally
+        .first_byte
+        .map(|first| finished.duration_since(first))
+        .unwrap_or_default();
+    Ok(EndReport {
+        role: "reader".into(),
+        bytes: tally.received,
+        iterations: tally.iterations,
+        retries: tally.retries,
+        elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+        cpu: options.common.cpu,
+        usage: usage::since(before, usage::self_usage()),
+        huge_pages: None,
+        corrupted_bytes: options.count_corrupt.then_some(tally.corrupted),
+        stopped_by_budget,
+    })
+}
+
+/// Checks (or counts) the pattern in bytes received at stream offset `offset`.
+fn verify(
+    options: &ReaderOptions,
+    data: &[u8],
+    offset: u64,
+    tally: &mut Tally,
+) -> Result<(), EndError> {
+    if options.count_corrupt {
+        tally.corrupted += pattern::count_mismatches(data, offset);
+        return Ok(());
+    }
+    match pattern::first_mismatch(data, offset) {
+        None => Ok(()),
+        Some(bad) => Err(EndError::Corrupt {
+            offset: bad.offset,
+            expected: bad.expected,
+            got: bad.got,
+        }),
+    }
+}
+
+/// Steps 1 and 2: copy out of the pipe with read(2).
+fn read_loop(
+    options: &ReaderOptions,
+    input: BorrowedFd<'_>,
+    buf: &mut [u8],
+    control: &Shared,
+    tally: &mut Tally,
+) -> Result<(), EndError> {
+    let verify_bytes = options.common.verify;
+    // ANCHOR: read_loop
+    loop {
+        if options.common.poll {
+            pipe_setup::wait_readable(input)?;
+        }
+        match rustix::io::read(input, &mut *buf) {
+            Ok(0) => return Ok(()), // end of file: the writer is done
+            Ok(n) => {
+                if verify_bytes {
+                    verify(options, &buf[..n], tally.received, tally)?;
+                }
+                tally.record(n, control);
+            }
+            // Busy looping: the pipe is empty, ask again at once.
+            Err(Errno::AGAIN) => tally.retries += 1,
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(EndError::sys("read")(e)),
+        }
+    }
+    // ANCHOR_END: read_loop
+}
+
+/// Steps 3 to 5: move the pipe's pages on to /dev/null with splice(2).
+///
+/// With --verify the pages go into a second pipe instead, which is then read and
+/// checked: still a splice out of the benchmark pipe, but the bytes can be seen.
+fn splice_loop(
+    options: &ReaderOptions,
+    input: BorrowedFd<'_>,
+    control: &Shared,
+    tally: &mut Tally,
+) -> Result<(), EndError> {
+    let buf_size = options.common.buf_size.as_usize();
+    let mut flags = SpliceFlags::empty();
+    if options.common.busy_loop {
+        flags |= SpliceFlags::NONBLOCK;
+    }
+    if options.common.gift {
+        flags |= SpliceFlags::MOVE;
+    }
+    let check = if options.common.verify {
+        Some(CheckPipe::new(buf_size)?)
+    } else {
+        None
+    };
+    let dev_null: OwnedFd = OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .map_err(|e| EndError::Sys {
+            call: "open(/dev/null)",
+            source: e,
+        })?
+        .into();
+    let sink = match &check {
+        Some(check) => check.write.as_fd(),
+        None => dev_null.as_fd(),
+    };
+    // ANCHOR: splice_loop
+    loop {
+        if options.common.poll {
+            pipe_setup::wait_readable(input)?;
+        }
+        match splice(input, None, sink, None, buf_size, flags) {
+            Ok(0) => return Ok(()), // end of file: the writer is done
+            Ok(n) => {
+                if let Some(check) = &check {
+                    check.drain_and_verify(options, n, tally)?;
+                }
+                tally.record(n, control);
+            }
+            // Busy looping: nothing to move yet, ask again at once.
+            Err(Errno::AGAIN) => tally.retries += 1,
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(EndError::sys("splice")(e)),
+        }
+    }
+    // ANCHOR_END: splice_loop
+}
+
+/// The second pipe that --verify splices into, and a buffer to read it back.
+struct CheckPipe {
+    read: OwnedFd,
+    write: OwnedFd,
+    buf: std::cell::RefCell<Vec<u8>>,
+}
+
+impl CheckPipe {
+    fn new(buf_size: usize) -> Result<Self, EndError> {
+        let (read, write) = rustix::pipe::pipe().map_err(EndError::sys("pipe"))?;
+        // The check pipe must take a whole splice; fall back to the default size.
+        let _ = fcntl_setpipe_size(&write, buf_size);
+        Ok(CheckPipe {
+            read,
+            write,
+            buf: std::cell::RefCell::new(vec![0; buf_size]),
+        })
+    }
+
+    fn drain_and_verify(
+        &self,
+        options: &ReaderOptions,
+        n: usize,
+        tally: &mut Tally,
+    ) -> Result<(), EndError> {
+        let mut buf = self.buf.borrow_mut();
+        let mut got = 0;
+        while got < n {
+            match rustix::io::read(&self.read, &mut buf[got..n]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(Errno::INTR) => {}
+                Err(e) => return Err(EndError::sys("read (verify pipe)")(e)),
+            }
+        }
+        verify(options, &buf[..got], tally.received, tally)
+    }
+}

@@ -1,0 +1,704 @@
+//! The harness: run one step as two processes joined by a pipe.
+//!
+//! [`RunPlan::new`] turns a catalog step plus caller parameters into validated
+//! options for both ends, [`RunHandle::start`] spawns them (each pinned to its own
+//! CPU), and the owner calls [`RunHandle::poll`] on its own clock: every call
+//! samples progress from shared memory, enforces the time budget and the hard
+//! timeout, and reaps the children. Dropping a handle kills whatever is still
+//! running, so no child outlives its run.
+//!
+//! The children are started with `PR_SET_PDEATHSIG`, which fires when the *thread*
+//! that spawned them exits: start and poll a run from one thread that lives at
+//! least as long as the run (the CLI's main thread, or one thread per run).
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rustix::pipe::{pipe_with, PipeFlags};
+use serde::Deserialize;
+
+use crate::catalog::{self, Step};
+use crate::control::{ControlError, ControlRegion};
+use crate::end::allowed_cpus;
+use crate::options::{ReaderOptions, WriterOptions};
+use crate::pipe_setup::pipe_max_size;
+use crate::report::{gib_per_s, EndReport, EndSummary, RunOptions, RunResult};
+use crate::size::{ByteSize, GIB, KIB, MIB};
+
+/// What a caller may change about a step. Every field is optional and checked
+/// against [`Limits`]; unknown fields are refused so a typo is not silently ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// Bytes to pipe (the cap when a time budget is set).
+    pub bytes: Option<ByteSize>,
+    /// Chunk size of both ends.
+    pub buf_size: Option<ByteSize>,
+    /// Pipe capacity.
+    pub pipe_size: Option<ByteSize>,
+    /// Time budget in seconds: the writer stops when it is spent.
+    pub seconds: Option<f64>,
+    /// CPU for the writer.
+    pub writer_cpu: Option<usize>,
+    /// CPU for the reader.
+    pub reader_cpu: Option<usize>,
+    /// Check every byte at the reader.
+    pub verify: Option<bool>,
+}
+
+/// Bounds on [`RunParams`].
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest byte count.
+    pub max_bytes: u64,
+    /// Smallest chunk.
+    pub min_buf_size: u64,
+    /// Largest chunk.
+    pub max_buf_size: u64,
+    /// Largest pipe capacity (the system's pipe-max-size).
+    pub max_pipe_size: u64,
+    /// Longest time budget, seconds.
+    pub max_seconds: f64,
+    /// Kill a run that has not finished after this long.
+    pub hard_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 64 * GIB,
+            min_buf_size: 8 * KIB,
+            max_buf_size: 64 * MIB,
+            max_pipe_size: pipe_max_size().map_or(MIB, |s| s.bytes()),
+            max_seconds: 120.0,
+            hard_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Why a plan was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// No such step in the catalog.
+    #[error("unknown step `{id}`; known steps: {known}")]
+    UnknownStep {
+        /// What was asked for.
+        id: String,
+        /// The catalog's ids, comma-separated.
+        known: String,
+    },
+    /// A parameter is outside its bounds.
+    #[error("{name} = {value} is out of range: allowed {min} to {max}")]
+    OutOfRange {
+        /// Parameter name.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// Lowest allowed.
+        min: String,
+        /// Highest allowed.
+        max: String,
+    },
+    /// A parameter is in range but unusable (e.g. not page-aligned).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A validated run: both ends' full options, ready to spawn.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The step id.
+    pub step: String,
+    /// Writer options, including its CPU.
+    pub writer: WriterOptions,
+    /// Reader options, including its CPU.
+    pub reader: ReaderOptions,
+    /// Stop the writer after this long.
+    pub time_budget: Option<Duration>,
+    /// Kill the run after this long.
+    pub hard_timeout: Duration,
+    /// Things the caller should tell the user (e.g. only one CPU).
+    pub warnings: Vec<String>,
+}
+
+fn check_range(name: &'static str, value: u64, min: u64, max: u64) -> Result<u64, PlanError> {
+    if (min..=max).contains(&value) {
+        Ok(value)
+    } else {
+        Err(PlanError::OutOfRange {
+            name,
+            value: ByteSize(value).to_string(),
+            min: ByteSize(min).to_string(),
+            max: ByteSize(max).to_string(),
+        })
+    }
+}
+
+impl RunPlan {
+    /// Looks `step_id` up and applies `params` within `limits`.
+    pub fn for_step_id(
+        step_id: &str,
+        params: &RunParams,
+        limits: &Limits,
+    ) -> Result<Self, PlanError> {
+        let step = catalog::find(step_id).ok_or_else(|| PlanError::UnknownStep {
+            id: step_id.to_string(),
+            known: catalog::ids().join(", "),
+        })?;
+        Self::new(&step, params, limits)
+    }
+
+    /// Applies `params` to `step` within `limits`.
+    pub fn new(step: &Step, params: &RunParams, limits: &Limits) -> Result<Self, PlanError> {
+        let mut writer = step.writer.clone();
+        let mut reader = step.reader.clone();
+        let mut warnings = Vec::new();
+        let defaults = 4 * GIB;
+        let bytes = check_range(
+            "bytes",
+            params.bytes.map_or(defaults, |b| b.bytes()),
+            1,
+            limits.max_bytes,
+        )?;
+        let buf_size = check_range(
+            "buf_size",
+            params
+                .buf_size
+                .map_or(writer.common.buf_size.bytes(), |b| b.bytes()),
+            limits.min_buf_size,
+            limits.max_buf_size,
+        )?;
+        if buf_size % (8 * KIB) != 0 {
+            return Err(PlanError::Invalid(format!(
+                "buf_size = {} must be a multiple of 8KiB (two page-aligned halves)",
+                ByteSize(buf_size)
+            )));
+        }
+        if let Some(pipe) = params.pipe_size {
+            check_range("pipe_size", pipe.bytes(), 4 * KIB, limits.max_pipe_size)?;
+            writer.pipe_size = Some(pipe);
+        } else if writer.vmsplice && buf_size / 2 > limits.max_pipe_size {
+            return Err(PlanError::Invalid(format!(
+                "buf_size = {} needs a pipe of half that, over this system's pipe-max-size {}",
+                ByteSize(buf_size),
+                ByteSize(limits.max_pipe_size)
+            )));
+        }
+        let time_budget = match params.seconds {
+            None => None,
+            Some(s) if s.is_finite() && s >= 0.1 && s <= limits.max_seconds => {
+                Some(Duration::from_secs_f64(s))
+            }
+            Some(s) => {
+                return Err(PlanError::OutOfRange {
+                    name: "seconds",
+                    value: s.to_string(),
+                    min: "0.1".into(),
+                    max: limits.max_seconds.to_string(),
+                })
+            }
+        };
+        let (writer_cpu, reader_cpu) = choose_cpus(params, &mut warnings)?;
+        for common in [&mut writer.common, &mut reader.common] {
+            common.bytes = ByteSize(bytes);
+            common.buf_size = ByteSize(buf_size);
+            if let Some(verify) = params.verify {
+                common.verify = verify || step.writer.common.verify;
+            }
+        }
+        writer.common.cpu = writer_cpu;
+        reader.common.cpu = reader_cpu;
+        Ok(RunPlan {
+            step: step.id.to_string(),
+            writer,
+            reader,
+            time_budget,
+            hard_timeout: limits.hard_timeout,
+            warnings,
+        })
+    }
+}
+
+/// Picks two different CPUs: the requested ones, else the first two allowed.
+fn choose_cpus(
+    params: &RunParams,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<usize>, Option<usize>), PlanError> {
+    let allowed = allowed_cpus();
+    for (name, cpu) in [
+        ("writer_cpu", params.writer_cpu),
+        ("reader_cpu", params.reader_cpu),
+    ] {
+        if let Some(cpu) = cpu {
+            if !allowed.contains(&cpu) {
+                return Err(PlanError::Invalid(format!(
+                    "{name} = {cpu} is not a CPU this process may use (allowed: {allowed:?})"
+                )));
+            }
+        }
+    }
+    if allowed.len() < 2 {
+        warnings.push(format!(
+            "only {} CPU available: writer and reader share it, so the figures mostly measure scheduling",
+            allowed.len()
+        ));
+        return Ok((params.writer_cpu, params.reader_cpu));
+    }
+    let writer = params.writer_cpu.unwrap_or(allowed[0]);
+    let reader = params.reader_cpu.unwrap_or_else(|| {
+        *allowed
+            .iter()
+            .find(|&&c| c != writer)
+            .unwrap_or(&allowed[1])
+    });
+    if writer == reader {
+        warnings.push(format!(
+            "writer and reader are both pinned to CPU {writer}: they will take turns"
+        ));
+    }
+    Ok((Some(writer), Some(reader)))
+}
+
+/// The program that acts as an end: `exe [prefix...] write|read OPTIONS`.
+#[derive(Debug, Clone)]
+pub struct EndProgram {
+    /// Executable path.
+    pub exe: PathBuf,
+    /// Arguments before `write`/`read` (e.g. a hidden subcommand name).
+    pub prefix: Vec<OsString>,
+}
+
+impl EndProgram {
+    /// This very executable, with `prefix` before the end's subcommand.
+    pub fn current_exe(prefix: &[&str]) -> std::io::Result<Self> {
+        Ok(EndProgram {
+            exe: std::env::current_exe()?,
+            prefix: prefix.iter().map(OsString::from).collect(),
+        })
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The harness could not set up or spawn.
+    #[error("could not start the run: {0}")]
+    Setup(String),
+    /// One end exited with an error.
+    #[error("the {role} failed ({status}): {message}")]
+    EndFailed {
+        /// `writer` or `reader`.
+        role: &'static str,
+        /// Its exit status.
+        status: String,
+        /// What it printed on stderr.
+        message: String,
+    },
+    /// The run exceeded its hard timeout and was killed.
+    #[error("the run took longer than {0:?} and was stopped")]
+    Timeout(Duration),
+    /// The run was cancelled by its owner.
+    #[error("the run was cancelled")]
+    Cancelled,
+}
+
+impl From<ControlError> for RunError {
+    fn from(e: ControlError) -> Self {
+        RunError::Setup(e.to_string())
+    }
+}
+
+/// A progress sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Bytes the reader has received.
+    pub bytes: u64,
+    /// Milliseconds since the run started.
+    pub elapsed_ms: f64,
+    /// Throughput since the previous sample, GiB/s.
+    pub gib_per_s: f64,
+}
+
+/// One end's process and the pipes the harness reads from it.
+#[derive(Debug)]
+struct EndProcess {
+    role: &'static str,
+    child: Child,
+    report: Option<File>,
+    status: Option<ExitStatus>,
+}
+
+/// A run in progress. Dropping it kills both ends.
+#[derive(Debug)]
+pub struct RunHandle {
+    plan: RunPlan,
+    control: ControlRegion,
+    writer: EndProcess,
+    reader: EndProcess,
+    started: Instant,
+    last_sample: (Instant, u64),
+    finished: bool,
+}
+
+/// A high-numbered duplicate of `fd`, so that dup2 onto 3 and 4 in the child can
+/// never clobber a source descriptor.
+fn high_dup(fd: impl AsFd) -> Result<OwnedFd, RunError> {
+    rustix::io::fcntl_dupfd_cloexec(fd, 100).map_err(|e| RunError::Setup(format!("dup: {e}")))
+}
+
+/// Child-side setup between fork and exec: only async-signal-safe calls.
+fn child_setup(control: RawFd, report: RawFd) -> std::io::Result<()> {
+    // SAFETY: dup2 and prctl are async-signal-safe and touch only this process.
+    unsafe {
+        if libc::dup2(control, 3) < 0 || libc::dup2(report, 4) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // Die with the parent (thread) that spawned us: no orphans after a crash.
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn spawn_end(
+    program: &EndProgram,
+    role: &'static str,
+    args: Vec<OsString>,
+    stdin: Stdio,
+    stdout: Stdio,
+    control: &ControlRegion,
+) -> Result<EndProcess, RunError> {
+    let (report_read, report_write) =
+        pipe_with(PipeFlags::CLOEXEC).map_err(|e| RunError::Setup(format!("pipe: {e}")))?;
+    let control_fd = high_dup(
+        control
+            .fd()
+            .ok_or_else(|| RunError::Setup("control region has no fd".into()))?,
+    )?;
+    let report_fd = high_dup(&report_write)?;
+    drop(report_write);
+    let (control_raw, report_raw) = (control_fd.as_raw_fd(), report_fd.as_raw_fd());
+    let mut command = Command::new(&program.exe);
+    command
+        .args(&program.prefix)
+        .arg(if role == "writer" { "write" } else { "read" })
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(Stdio::piped());
+    // SAFETY: child_setup only calls async-signal-safe functions.
+    unsafe {
+        command.pre_exec(move || child_setup(control_raw, report_raw));
+    }
+    let child = command
+        .spawn()
+        .map_err(|e| RunError::Setup(format!("cannot start {}: {e}", program.exe.display())))?;
+    drop((control_fd, report_fd));
+    Ok(EndProcess {
+        role,
+        child,
+        report: Some(File::from(report_read)),
+        status: None,
+    })
+}
+
+impl RunHandle {
+    /// Spawns both ends of `plan` with `program`.
+    pub fn start(plan: &RunPlan, program: &EndProgram) -> Result<RunHandle, RunError> {
+        let control = ControlRegion::create()?;
+        let (data_read, data_write) =
+            pipe_with(PipeFlags::CLOEXEC).map_err(|e| RunError::Setup(format!("pipe: {e}")))?;
+        let mut writer_options = plan.writer.clone();
+        writer_options.common.control_fd = Some(3);
+        writer_options.common.report_fd = Some(4);
+        let mut reader_options = plan.reader.clone();
+        reader_options.common.control_fd = Some(3);
+        reader_options.common.report_fd = Some(4);
+        reader_options.json = false;
+        // Reader first, so the writer never sees a pipe without a reader.
+        let reader = spawn_end(
+            program,
+            "reader",
+            reader_options.to_args(),
+            Stdio::from(data_read),
+            Stdio::null(),
+            &control,
+        )?;
+        let writer = spawn_end(
+            program,
+            "writer",
+            writer_options.to_args(),
+            Stdio::null(),
+            Stdio::from(data_write),
+            &control,
+        );
+        let writer = match writer {
+            Ok(writer) => writer,
+            Err(e) => {
+                let mut reader = reader;
+                let _ = reader.child.kill();
+                let _ = reader.child.wait();
+                return Err(e);
+            }
+        };
+        let now = Instant::now();
+        Ok(RunHandle {
+            plan: plan.clone(),
+            control,
+            writer,
+            reader,
+            started: now,
+            last_sample: (now, 0),
+            finished: false,
+        })
+    }
+
+    /// The plan this run follows.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// Process ids of the writer and the reader.
+    pub fn pids(&self) -> (u32, u32) {
+        (self.writer.child.id(), self.reader.child.id())
+    }
+
+    /// Samples progress; the rate is measured since the previous sample.
+    pub fn progress(&mut self) -> Progress {
+        let now = Instant::now();
+        let bytes = self.control.shared().reader_bytes.load(Ordering::Relaxed);
+        let (then, then_bytes) = self.last_sample;
+        let window_ms = now.duration_since(then).as_secs_f64() * 1000.0;
+        self.last_sample = (now, bytes);
+        Progress {
+            bytes,
+            elapsed_ms: now.duration_since(self.started).as_secs_f64() * 1000.0,
+            gib_per_s: gib_per_s(bytes.saturating_sub(then_bytes), window_ms),
+        }
+    }
+
+    /// Advances the run: enforces the budget and timeout, reaps exited ends.
+    /// Returns the result once both ends are done.
+    pub fn poll(&mut self) -> Result<Option<RunResult>, RunError> {
+        let elapsed = self.started.elapsed();
+        if let Some(budget) = self.plan.time_budget {
+            if elapsed >= budget {
+                self.control.shared().request_stop();
+            }
+        }
+        if elapsed >= self.plan.hard_timeout {
+            self.kill();
+            return Err(RunError::Timeout(self.plan.hard_timeout));
+        }
+        for end in [&mut self.writer, &mut self.reader] {
+            if end.status.is_none() {
+                end.status = end
+                    .child
+                    .try_wait()
+                    .map_err(|e| RunError::Setup(format!("wait: {e}")))?;
+            }
+        }
+        // One end failing means the other can only fail or hang: stop it now.
+        let failed = [&self.writer, &self.reader]
+            .iter()
+            .any(|end| end.status.is_some_and(|s| !s.success()));
+        if failed {
+            self.kill();
+        } else if self.writer.status.is_none() || self.reader.status.is_none() {
+            return Ok(None);
+        }
+        self.finished = true;
+        self.collect().map(Some)
+    }
+
+    /// Blocks until the run is done, calling `on_progress` every `interval`.
+    pub fn wait_with(
+        &mut self,
+        interval: Duration,
+        mut on_progress: impl FnMut(Progress),
+    ) -> Result<RunResult, RunError> {
+        loop {
+            if let Some(result) = self.poll()? {
+                return Ok(result);
+            }
+            on_progress(self.progress());
+            std::thread::sleep(interval);
+        }
+    }
+
+    /// Kills both ends and reaps them.
+    pub fn kill(&mut self) {
+        for end in [&mut self.writer, &mut self.reader] {
+            if end.status.is_none() {
+                let _ = end.child.kill();
+                end.status = end.child.wait().ok();
+            }
+        }
+        self.finished = true;
+    }
+
+    /// Reads reports and stderr of both ends and builds the result.
+    fn collect(&mut self) -> Result<RunResult, RunError> {
+        let writer = read_end(&mut self.writer);
+        let reader = read_end(&mut self.reader);
+        // The writer's error is usually the cause and the reader's the symptom.
+        let (writer, reader) = match (writer, reader) {
+            (Ok(w), Ok(r)) => (w, r),
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
+        let bytes = reader.bytes;
+        Ok(RunResult {
+            step: self.plan.step.clone(),
+            options: RunOptions {
+                writer: self.plan.writer.clone(),
+                reader: self.plan.reader.clone(),
+            },
+            bytes,
+            elapsed_ms: reader.elapsed_ms,
+            gib_per_s: gib_per_s(bytes, reader.elapsed_ms),
+            iterations: writer.iterations,
+            stopped_by_budget: reader.stopped_by_budget || writer.stopped_by_budget,
+            writer: EndSummary::from(&writer),
+            reader: EndSummary::from(&reader),
+            huge_pages: writer.huge_pages.clone(),
+            corrupted_bytes: reader.corrupted_bytes,
+            finished_at_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+        })
+    }
+}
+
+fn read_end(end: &mut EndProcess) -> Result<EndReport, RunError> {
+    let mut stderr = String::new();
+    if let Some(mut pipe) = end.child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    let status = end.status.expect("collected after exit");
+    let mut report = String::new();
+    if let Some(mut file) = end.report.take() {
+        let _ = file.read_to_string(&mut report);
+    }
+    if !status.success() {
+        let message = stderr
+            .lines()
+            .map(|l| {
+                l.trim_start_matches("pipebench write: ")
+                    .trim_start_matches("pipebench read: ")
+            })
+            .map(|l| l.trim_start_matches("error: "))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(RunError::EndFailed {
+            role: end.role,
+            status: describe_status(status),
+            message: if message.is_empty() {
+                "no message (killed?)".into()
+            } else {
+                message
+            },
+        });
+    }
+    serde_json::from_str(report.trim()).map_err(|e| RunError::EndFailed {
+        role: end.role,
+        status: describe_status(status),
+        message: format!("unreadable report ({e}): {report:?}"),
+    })
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => status.to_string(),
+    }
+}
+
+impl Drop for RunHandle {
+    fn drop(&mut self) {
+        if !self.finished || self.writer.status.is_none() || self.reader.status.is_none() {
+            self.kill();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_apply_params_within_bounds() {
+        let params = RunParams {
+            bytes: Some(ByteSize(64 * MIB)),
+            buf_size: Some(ByteSize(512 * KIB)),
+            seconds: Some(2.0),
+            ..Default::default()
+        };
+        let plan = RunPlan::for_step_id("busy-loop", &params, &Limits::default()).unwrap();
+        assert_eq!(plan.writer.common.bytes, ByteSize(64 * MIB));
+        assert_eq!(plan.reader.common.bytes, ByteSize(64 * MIB));
+        assert_eq!(plan.reader.common.buf_size, ByteSize(512 * KIB));
+        assert_eq!(plan.time_budget, Some(Duration::from_secs(2)));
+        assert!(plan.writer.vmsplice && plan.writer.common.huge_pages && plan.reader.splice);
+    }
+
+    #[test]
+    fn plans_refuse_unknown_steps_and_wild_params() {
+        let limits = Limits::default();
+        let unknown = RunPlan::for_step_id("rm-rf", &RunParams::default(), &limits).unwrap_err();
+        assert!(unknown.to_string().contains("write-read"), "{unknown}");
+        let too_big = RunParams {
+            bytes: Some(ByteSize(1 << 50)),
+            ..Default::default()
+        };
+        assert!(matches!(
+            RunPlan::for_step_id("write-read", &too_big, &limits),
+            Err(PlanError::OutOfRange { name: "bytes", .. })
+        ));
+        let odd_buf = RunParams {
+            buf_size: Some(ByteSize(12345 * 8)),
+            ..Default::default()
+        };
+        assert!(RunPlan::for_step_id("write-read", &odd_buf, &limits).is_err());
+        let pipe = RunParams {
+            pipe_size: Some(ByteSize(limits.max_pipe_size + 4096)),
+            ..Default::default()
+        };
+        assert!(matches!(
+            RunPlan::for_step_id("write-read", &pipe, &limits),
+            Err(PlanError::OutOfRange {
+                name: "pipe_size",
+                ..
+            })
+        ));
+        for seconds in [0.0, -1.0, f64::NAN, 1e9] {
+            let params = RunParams {
+                seconds: Some(seconds),
+                ..Default::default()
+            };
+            assert!(
+                RunPlan::for_step_id("write-read", &params, &limits).is_err(),
+                "{seconds}"
+            );
+        }
+    }
+
+    #[test]
+    fn params_parse_sizes_as_numbers_or_strings_and_refuse_unknown_fields() {
+        let params: RunParams =
+            serde_json::from_str(r#"{"bytes":"1GiB","buf_size":262144}"#).unwrap();
+        assert_eq!(params.bytes, Some(ByteSize(GIB)));
+        assert_eq!(params.buf_size, Some(ByteSize(256 * KIB)));
+        assert!(serde_json::from_str::<RunParams>(r#"{"bites":1}"#).is_err());
+        assert!(serde_json::from_str::<RunParams>(r#"{"bytes":"lots"}"#).is_err());
+    }
+}

@@ -1,0 +1,261 @@
+//! The writing end: write(2) or vmsplice(2) into a pipe.
+//!
+//! The loops below are the code the book shows (through the `ANCHOR` markers), so
+//! they are kept plain: one loop per way of handing bytes to the kernel, nothing on
+//! the hot path but the call itself, the retry on EAGAIN, and two relaxed atomic
+//! accesses to the control page.
+
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rustix::io::Errno;
+use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
+
+use crate::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::control::Shared;
+use crate::error::EndError;
+use crate::hugepage;
+use crate::options::WriterOptions;
+use crate::pattern;
+use crate::pipe_setup;
+use crate::report::EndReport;
+use crate::usage;
+
+/// Counters the loops keep.
+#[derive(Debug, Default)]
+struct Tally {
+    sent: u64,
+    iterations: u64,
+    retries: u64,
+}
+
+/// Checks option combinations the writer cannot honour.
+pub fn validate(options: &WriterOptions) -> Result<(), EndError> {
+    let buf = options.common.buf_size.as_usize();
+    if buf < PAGE_SIZE {
+        return Err(EndError::Invalid(format!(
+            "--buf-size {} is below one page ({PAGE_SIZE} bytes)",
+            options.common.buf_size
+        )));
+    }
+    if options.vmsplice && buf % (2 * PAGE_SIZE) != 0 {
+        return Err(EndError::Invalid(format!(
+            "--buf-size {} must be a multiple of 8KiB with --vmsplice (two page-aligned halves)",
+            options.common.buf_size
+        )));
+    }
+    if options.same_buffer && !options.vmsplice {
+        return Err(EndError::Invalid(
+            "--same-buffer only applies to the vmsplice double buffer: add --vmsplice".into(),
+        ));
+    }
+    if options.common.huge_pages && hugepage::thp_mode().as_deref() == Some("never") {
+        return Err(EndError::HugePagesDisabled);
+    }
+    Ok(())
+}
+
+/// Runs the writer on `out` until `bytes` are written or the harness says stop.
+pub fn run(
+    options: &WriterOptions,
+    out: BorrowedFd<'_>,
+    control: &Shared,
+) -> Result<EndReport, EndError> {
+    validate(options)?;
+    pipe_setup::check_output(out, options.vmsplice)?;
+    if let Some(size) = options.effective_pipe_size() {
+        pipe_setup::set_pipe_size(out, size)?;
+    }
+    let chunk = options.chunk_size();
+    let spec = BufferSpec {
+        len: chunk,
+        huge_pages: options.common.huge_pages,
+        touch: !options.dont_touch_pages,
+        lock: options.common.lock_memory,
+    };
+    // ANCHOR: double_buffer
+    // Two halves: while the pipe still holds references to one, we fill the other.
+    // With --same-buffer both halves come from one allocation (one huge page).
+    let mut first = Buffer::allocate(BufferSpec {
+        len: if options.same_buffer {
+            2 * chunk
+        } else {
+            chunk
+        },
+        ..spec
+    })?;
+    let mut second = if options.vmsplice && !options.same_buffer && !options.reuse_early {
+        Some(Buffer::allocate(spec)?)
+    } else {
+        None
+    };
+    // ANCHOR_END: double_buffer
+    let huge_pages = options.common.huge_pages.then(|| {
+        let mut report = hugepage::check_buffer(first.addr(), first.len());
+        if let Some(second) = &second {
+            let more = hugepage::check_buffer(second.addr(), second.len());
+            report.checked_bytes += more.checked_bytes;
+            report.huge_bytes += more.huge_bytes;
+            report.note = report.note.or(more.note);
+        }
+        if options.dont_touch_pages && report.huge_bytes == 0 {
+            report.note = Some("--dont-touch-pages: nothing is mapped before the first vmsplice, so there was nothing to check yet".into());
+        }
+        report
+    });
+    if options.common.busy_loop {
+        pipe_setup::set_nonblocking(out)?;
+    }
+
+    let total = options.common.bytes.bytes();
+    let before = usage::self_usage();
+    let started = Instant::now();
+    let result = if options.vmsplice {
+        let halves: [&mut [u8]; 2] = match (&mut second, options.reuse_early) {
+            (_, true) => {
+                let whole = first.as_mut_slice();
+                let len = chunk.min(whole.len());
+                let ptr = whole.as_mut_ptr();
+                // The experiment hands the same memory out twice on purpose.
+                // SAFETY: both slices cover the same live buffer; they are only ever
+                // used one at a time by the loop below.
+                unsafe {
+                    [
+                        std::slice::from_raw_parts_mut(ptr, len),
+                        std::slice::from_raw_parts_mut(ptr, len),
+                    ]
+                }
+            }
+            (Some(second), false) => [
+                &mut first.as_mut_slice()[..chunk],
+                &mut second.as_mut_slice()[..chunk],
+            ],
+            (None, false) => {
+                let (a, b) = first.as_mut_slice().split_at_mut(chunk);
+                [a, &mut b[..chunk]]
+            }
+        };
+        vmsplice_loop(options, out, halves, total, control)
+    } else {
+        write_loop(
+            options,
+            out,
+            &mut first.as_mut_slice()[..chunk],
+            total,
+            control,
+        )
+    };
+    let elapsed = started.elapsed();
+    let tally = result?;
+    Ok(EndReport {
+        role: "writer".into(),
+        bytes: tally.sent,
+        iterations: tally.iterations,
+        retries: tally.retries,
+        elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+        cpu: options.common.cpu,
+        usage: usage::since(before, usage::self_usage()),
+        huge_pages,
+        corrupted_bytes: None,
+        stopped_by_budget: control.should_stop() && tally.sent < total,
+    })
+}
+
+/// The baseline: copy each chunk into the pipe with write(2).
+fn write_loop(
+    options: &WriterOptions,
+    out: BorrowedFd<'_>,
+    buf: &mut [u8],
+    total: u64,
+    control: &Shared,
+) -> Result<Tally, EndError> {
+    let verify = options.common.verify;
+    let mut tally = Tally::default();
+    // ANCHOR: write_loop
+    while tally.sent < total && !control.should_stop() {
+        let len = buf.len().min((total - tally.sent) as usize);
+        if verify {
+            pattern::fill(&mut buf[..len], tally.sent);
+        }
+        let mut done = 0;
+        while done < len {
+            if options.common.poll {
+                pipe_setup::wait_writable(out)?;
+            }
+            match rustix::io::write(out, &buf[done..len]) {
+                Ok(n) => done += n,
+                // Busy looping: the pipe is full, try again at once.
+                Err(Errno::AGAIN) => tally.retries += 1,
+                Err(Errno::INTR) => {}
+                Err(e) => return Err(write_error(e, tally.sent + done as u64)),
+            }
+        }
+        tally.sent += len as u64;
+        tally.iterations += 1;
+        control.writer_bytes.store(tally.sent, Ordering::Relaxed);
+    }
+    // ANCHOR_END: write_loop
+    Ok(tally)
+}
+
+/// Steps 2 to 5: hand the pages of alternate halves to the pipe with vmsplice(2).
+fn vmsplice_loop(
+    options: &WriterOptions,
+    out: BorrowedFd<'_>,
+    halves: [&mut [u8]; 2],
+    total: u64,
+    control: &Shared,
+) -> Result<Tally, EndError> {
+    let verify = options.common.verify;
+    let mut flags = SpliceFlags::empty();
+    if options.common.busy_loop {
+        flags |= SpliceFlags::NONBLOCK;
+    }
+    if options.common.gift {
+        flags |= SpliceFlags::GIFT;
+    }
+    let mut tally = Tally::default();
+    // ANCHOR: vmsplice_loop
+    let mut which = 0;
+    while tally.sent < total && !control.should_stop() {
+        let half = &mut *halves[which];
+        let len = half.len().min((total - tally.sent) as usize);
+        if verify {
+            pattern::fill(&mut half[..len], tally.sent);
+        }
+        let mut done = 0;
+        while done < len {
+            if options.common.poll {
+                pipe_setup::wait_writable(out)?;
+            }
+            let iov = [IoSliceRaw::from_slice(&half[done..len])];
+            // SAFETY: the pages stay mapped and are not rewritten until the pipe has
+            // drained them: the pipe holds half the buffer, so a completed vmsplice of
+            // this half means the other half was consumed (the double-buffer rule).
+            match unsafe { vmsplice(out, &iov, flags) } {
+                Ok(n) => done += n,
+                Err(Errno::AGAIN) => tally.retries += 1,
+                Err(Errno::INTR) => {}
+                Err(e) => return Err(write_error(e, tally.sent + done as u64)),
+            }
+        }
+        tally.sent += len as u64;
+        tally.iterations += 1;
+        control.writer_bytes.store(tally.sent, Ordering::Relaxed);
+        which ^= 1;
+    }
+    // ANCHOR_END: vmsplice_loop
+    Ok(tally)
+}
+
+fn write_error(errno: Errno, written: u64) -> EndError {
+    if errno == Errno::PIPE {
+        EndError::ReaderGone { written }
+    } else {
+        EndError::Sys {
+            call: "write",
+            source: errno.into(),
+        }
+    }
+}
