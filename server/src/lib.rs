@@ -1,0 +1,1 @@
+//! `pipebook`: builds the book and serves it with a live runner for its steps.
