@@ -56,7 +56,7 @@ pub struct CommonOptions {
 }
 
 /// Options of `pipebench write`.
-#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct WriterOptions {
     /// Hand pages to the pipe with vmsplice(2) instead of copying them with write(2).
     #[arg(long)]
@@ -80,7 +80,7 @@ pub struct WriterOptions {
 }
 
 /// Options of `pipebench read`.
-#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct ReaderOptions {
     /// Move pages to /dev/null with splice(2) instead of copying them out with read(2).
     #[arg(long)]
@@ -112,30 +112,6 @@ impl Default for CommonOptions {
             cpu: None,
             control_fd: None,
             report_fd: None,
-        }
-    }
-}
-
-impl Default for WriterOptions {
-    fn default() -> Self {
-        WriterOptions {
-            vmsplice: false,
-            dont_touch_pages: false,
-            same_buffer: false,
-            pipe_size: None,
-            reuse_early: false,
-            common: CommonOptions::default(),
-        }
-    }
-}
-
-impl Default for ReaderOptions {
-    fn default() -> Self {
-        ReaderOptions {
-            splice: false,
-            count_corrupt: false,
-            json: false,
-            common: CommonOptions::default(),
         }
     }
 }
@@ -205,11 +181,17 @@ impl WriterOptions {
     /// The pipe capacity this writer asks for, if any: explicit, or half the buffer
     /// with vmsplice so that a completed vmsplice of one half means the other half
     /// has been drained (the article's double-buffering argument).
+    ///
+    /// The early-reuse experiment gets a pipe as large as its single buffer instead,
+    /// so vmsplice returns without waiting for the reader and the rewrite that
+    /// follows always races pages the pipe still holds.
     pub fn effective_pipe_size(&self) -> Option<ByteSize> {
-        self.pipe_size.or_else(|| {
-            self.vmsplice
-                .then(|| ByteSize(self.common.buf_size.bytes() / 2))
-        })
+        self.pipe_size
+            .or_else(|| match (self.vmsplice, self.reuse_early) {
+                (true, true) => Some(self.common.buf_size),
+                (true, false) => Some(ByteSize(self.common.buf_size.bytes() / 2)),
+                (false, _) => None,
+            })
     }
 
     /// How many bytes each call hands over: half the buffer with vmsplice, else all.

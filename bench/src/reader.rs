@@ -158,8 +158,12 @@ fn read_loop(
 
 /// Steps 3 to 5: move the pipe's pages on to /dev/null with splice(2).
 ///
-/// With --verify the pages go into a second pipe instead, which is then read and
-/// checked: still a splice out of the benchmark pipe, but the bytes can be seen.
+/// With --verify, each chunk is first duplicated with tee(2) into a second pipe and
+/// checked there, and only then spliced to /dev/null. Splicing into the second pipe
+/// instead would keep references to the writer's pages after they left the
+/// benchmark pipe, and the writer, seeing room, would rewrite them: the double
+/// buffer is only safe when the pages die as they leave (FACTS.md: pages spliced
+/// onward can outlive the pipe).
 fn splice_loop(
     options: &ReaderOptions,
     input: BorrowedFd<'_>,
@@ -187,20 +191,24 @@ fn splice_loop(
             source: e,
         })?
         .into();
-    let sink = match &check {
-        Some(check) => check.write.as_fd(),
-        None => dev_null.as_fd(),
-    };
+    let sink = dev_null.as_fd();
     // ANCHOR: splice_loop
     loop {
         if options.common.poll {
             pipe_setup::wait_readable(input)?;
         }
-        match splice(input, None, sink, None, buf_size, flags) {
+        let want = match &check {
+            None => buf_size,
+            Some(check) => match check.copy_and_verify(options, input, flags, tally)? {
+                0 => return Ok(()), // end of file
+                seen => seen,
+            },
+        };
+        match splice(input, None, sink, None, want, flags) {
             Ok(0) => return Ok(()), // end of file: the writer is done
             Ok(n) => {
                 if let Some(check) = &check {
-                    check.drain_and_verify(options, n, tally)?;
+                    check.consumed(n);
                 }
                 tally.record(n, control);
             }
@@ -213,41 +221,72 @@ fn splice_loop(
     // ANCHOR_END: splice_loop
 }
 
-/// The second pipe that --verify splices into, and a buffer to read it back.
+/// The second pipe that --verify tees into, and a buffer to read it back.
 struct CheckPipe {
     read: OwnedFd,
     write: OwnedFd,
     buf: std::cell::RefCell<Vec<u8>>,
+    /// Bytes already verified but not yet spliced away.
+    verified_ahead: std::cell::Cell<usize>,
 }
 
 impl CheckPipe {
     fn new(buf_size: usize) -> Result<Self, EndError> {
         let (read, write) = rustix::pipe::pipe().map_err(EndError::sys("pipe"))?;
-        // The check pipe must take a whole splice; fall back to the default size.
+        // Room for a whole chunk; if the system refuses, tee simply copies less.
         let _ = fcntl_setpipe_size(&write, buf_size);
         Ok(CheckPipe {
             read,
             write,
             buf: std::cell::RefCell::new(vec![0; buf_size]),
+            verified_ahead: std::cell::Cell::new(0),
         })
     }
 
-    fn drain_and_verify(
+    /// Duplicates what the input pipe holds, checks it, and returns how many
+    /// bytes are now verified and may be spliced away (0 at end of file).
+    fn copy_and_verify(
         &self,
         options: &ReaderOptions,
-        n: usize,
+        input: BorrowedFd<'_>,
+        flags: SpliceFlags,
         tally: &mut Tally,
-    ) -> Result<(), EndError> {
+    ) -> Result<usize, EndError> {
+        let ahead = self.verified_ahead.get();
+        if ahead > 0 {
+            return Ok(ahead);
+        }
         let mut buf = self.buf.borrow_mut();
+        let teed = loop {
+            match rustix::pipe::tee(input, &self.write, buf.len(), flags) {
+                Ok(n) => break n,
+                Err(Errno::AGAIN) => tally.retries += 1,
+                Err(Errno::INTR) => {}
+                Err(e) => return Err(EndError::sys("tee")(e)),
+            }
+        };
+        if teed == 0 {
+            // tee returns 0 both at end of file and, oddly, never otherwise for a
+            // blocking pipe; a non-blocking empty pipe gives EAGAIN above.
+            return Ok(0);
+        }
         let mut got = 0;
-        while got < n {
-            match rustix::io::read(&self.read, &mut buf[got..n]) {
+        while got < teed {
+            match rustix::io::read(&self.read, &mut buf[got..teed]) {
                 Ok(0) => break,
                 Ok(k) => got += k,
                 Err(Errno::INTR) => {}
                 Err(e) => return Err(EndError::sys("read (verify pipe)")(e)),
             }
         }
-        verify(options, &buf[..got], tally.received, tally)
+        verify(options, &buf[..got], tally.received, tally)?;
+        self.verified_ahead.set(got);
+        Ok(got)
+    }
+
+    /// Marks `n` verified bytes as spliced away.
+    fn consumed(&self, n: usize) {
+        self.verified_ahead
+            .set(self.verified_ahead.get().saturating_sub(n));
     }
 }

@@ -108,7 +108,7 @@ impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let units = [(GIB * KIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")];
         for (size, name) in units {
-            if self.0 >= size && self.0 % size == 0 {
+            if self.0 >= size && self.0.is_multiple_of(size) {
                 return write!(f, "{}{}", self.0 / size, name);
             }
         }
@@ -193,7 +193,8 @@ mod tests {
         assert_eq!(ByteSize(256 * KIB).to_string(), "256KiB");
         assert_eq!(ByteSize(10 * GIB).to_string(), "10GiB");
         assert_eq!(ByteSize(1000).to_string(), "1000B");
-        assert_eq!(ByteSize(3 * MIB / 2).to_string(), "1.50MiB");
+        assert_eq!(ByteSize(3 * MIB / 2).to_string(), "1536KiB");
+        assert_eq!(ByteSize(MIB + 1).to_string(), "1.00MiB");
     }
 
     #[test]

@@ -130,6 +130,40 @@ fn mitigations() -> Vec<String> {
     found
 }
 
+/// The hypervisor's name from CPUID leaf 0x40000000, as lscpu reports it.
+#[cfg(target_arch = "x86_64")]
+fn hypervisor_vendor() -> Option<String> {
+    // SAFETY: CPUID is available on every x86-64 CPU; leaf 0x40000000 is reserved
+    // for hypervisors and harmless to query on bare metal.
+    #[allow(unused_unsafe)]
+    let leaf = unsafe { std::arch::x86_64::__cpuid(0x4000_0000) };
+    let mut id = Vec::with_capacity(12);
+    for reg in [leaf.ebx, leaf.ecx, leaf.edx] {
+        id.extend_from_slice(&reg.to_le_bytes());
+    }
+    let id = String::from_utf8_lossy(&id)
+        .trim_end_matches('\0')
+        .to_string();
+    let name = match id.as_str() {
+        "KVMKVMKVM" => "KVM",
+        "Microsoft Hv" => "Hyper-V",
+        "VMwareVMware" => "VMware",
+        "XenVMMXenVMM" => "Xen",
+        "TCGTCGTCGTCG" => "QEMU (TCG emulation)",
+        "VBoxVBoxVBox" => "VirtualBox",
+        " lrpepyh  vr" => "Parallels",
+        "ACRNACRNACRN" => "ACRN",
+        "" => return None,
+        other => other,
+    };
+    Some(name.to_string())
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn hypervisor_vendor() -> Option<String> {
+    None
+}
+
 impl SystemInfo {
     /// Reads everything; never fails, unknowns stay empty.
     pub fn probe() -> SystemInfo {
@@ -138,8 +172,8 @@ impl SystemInfo {
         let has_flag = |f: &str| flags.split_whitespace().any(|x| x == f);
         let virtualization = if has_flag("hypervisor") {
             Some(
-                read_trimmed("/sys/hypervisor/type")
-                    .or_else(|| read_trimmed("/sys/class/dmi/id/sys_vendor"))
+                hypervisor_vendor()
+                    .or_else(|| read_trimmed("/sys/hypervisor/type"))
                     .unwrap_or_else(|| "a hypervisor".into()),
             )
         } else {

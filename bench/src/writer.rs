@@ -39,7 +39,7 @@ pub fn validate(options: &WriterOptions) -> Result<(), EndError> {
             options.common.buf_size
         )));
     }
-    if options.vmsplice && buf % (2 * PAGE_SIZE) != 0 {
+    if options.vmsplice && !buf.is_multiple_of(2 * PAGE_SIZE) {
         return Err(EndError::Invalid(format!(
             "--buf-size {} must be a multiple of 8KiB with --vmsplice (two page-aligned halves)",
             options.common.buf_size

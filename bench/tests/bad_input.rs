@@ -1,0 +1,167 @@
+//! Bad flags, sizes and situations get a clear message and a clean exit.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::{exe, pipebench, stderr, stdout};
+
+#[test]
+fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {
+    for (args, needle) in [
+        (vec!["write", "--bytes", "ten"], "ten"),
+        (vec!["read", "--buf-size", "12 apples"], "apples"),
+        (vec!["write", "--frobnicate"], "--frobnicate"),
+        (vec!["run", "no-such-step"], "write-read"),
+        (vec!["run", "write-read", "--bytes", "999TiB"], "bytes"),
+        (vec!["run", "write-read", "--buf-size", "12KiB"], "8KiB"),
+        (vec!["run", "write-read", "--seconds=-3"], "seconds"),
+        (vec!["pages", "--address", "0xnope"], "0xnope"),
+    ] {
+        let output = pipebench(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(needle),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn vmsplice_onto_a_file_says_it_needs_a_pipe() {
+    let file = tempfile::tempfile().unwrap();
+    let output = Command::new(exe())
+        .args(["write", "--vmsplice", "--bytes", "1MiB"])
+        .stdout(file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(
+        message.contains("not a pipe") && message.contains("pipebench write --vmsplice |"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_pipe_size_over_the_limit_says_what_to_do() {
+    let limit = pipebench::pipe_setup::pipe_max_size().unwrap().bytes();
+    let too_big = (limit * 2).to_string();
+    let mut writer = Command::new(exe())
+        .args(["write", "--pipe-size", &too_big, "--bytes", "1MiB"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reader = Command::new(exe())
+        .args(["read", "--bytes", "1MiB"])
+        .stdin(writer.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    let writer = writer.wait_with_output().unwrap();
+    assert_eq!(writer.status.code(), Some(2));
+    let message = stderr(&writer);
+    assert!(
+        message.contains("pipe-max-size") && message.contains("sysctl"),
+        "{message}"
+    );
+    // The reader, starved, reports how much it got.
+    assert_eq!(reader.status.code(), Some(1));
+    assert!(
+        stderr(&reader).contains("got 0 of the 1048576 bytes"),
+        "{}",
+        stderr(&reader)
+    );
+}
+
+#[test]
+fn an_early_eof_reports_how_much_arrived() {
+    let mut writer = Command::new(exe())
+        .args(["write", "--bytes", "1MiB"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reader = Command::new(exe())
+        .args(["read", "--bytes", "3MiB"])
+        .stdin(writer.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    assert!(writer.wait().unwrap().success());
+    assert_eq!(reader.status.code(), Some(1));
+    assert!(
+        stderr(&reader).contains("got 1048576 of the 3145728 bytes"),
+        "{}",
+        stderr(&reader)
+    );
+}
+
+#[test]
+fn splice_from_a_file_says_it_needs_a_pipe() {
+    let file = tempfile::tempfile().unwrap();
+    let output = Command::new(exe())
+        .args(["read", "--splice", "--bytes", "1MiB"])
+        .stdin(file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("stdin is not a pipe"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn pinning_to_a_missing_cpu_names_the_allowed_ones() {
+    let output = pipebench(&[
+        "run",
+        "write-read",
+        "--bytes",
+        "1MiB",
+        "--writer-cpu",
+        "4095",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("allowed"), "{}", stderr(&output));
+}
+
+#[test]
+fn pagemap_without_privilege_says_frames_are_hidden() {
+    use std::os::unix::process::CommandExt;
+    let unprivileged = |args: &[&str]| {
+        let mut command = Command::new(exe());
+        command.args(args);
+        if rustix::process::geteuid().is_root() {
+            // Drop to nobody, as an ordinary reader of the book would be.
+            command.uid(65534).gid(65534);
+        }
+        command.output().unwrap()
+    };
+    let output = unprivileged(&["pages", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["frames_visible"], false, "{report}");
+    assert_eq!(
+        report["present"], report["pages"],
+        "touched pages are present: {report}"
+    );
+    let human = unprivileged(&["pages"]);
+    assert!(stdout(&human).contains("run as root"), "{}", stdout(&human));
+}
+
+#[test]
+fn the_articles_address_splits_on_the_command_line() {
+    let output = pipebench(&["pages", "--address", "0x0000f2705af953c0"]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(
+        text.contains("PGD 484 / PUD 449 / PMD 215 / PTE 405 / offset 0x3c0"),
+        "{text}"
+    );
+}

@@ -1,0 +1,252 @@
+//! Every step pipes real data between two real processes and gets every byte right.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::{cpus, exe, pipebench, stderr, stdout};
+use serde_json::Value;
+
+const MIB: u64 = 1 << 20;
+
+fn run_json(step: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["run", step, "--json"];
+    args.extend_from_slice(extra);
+    let output = pipebench(&args);
+    assert!(
+        output.status.success(),
+        "pipebench {args:?} failed: {}",
+        stderr(&output)
+    );
+    serde_json::from_str(&stdout(&output)).expect("run --json prints JSON")
+}
+
+fn assert_verified_run(step: &str) {
+    let _cpus = cpus();
+    let result = run_json(step, &["--bytes", "24MiB", "--verify"]);
+    assert_eq!(result["step"], step);
+    assert_eq!(result["bytes"], 24 * MIB, "{result}");
+    assert_eq!(result["options"]["reader"]["verify"], true);
+    assert_eq!(result["options"]["writer"]["verify"], true);
+    assert!(result["gib_per_s"].as_f64().unwrap() > 0.0);
+    assert!(result["elapsed_ms"].as_f64().unwrap() > 0.0);
+    assert!(result["iterations"].as_u64().unwrap() > 0);
+    for end in ["writer", "reader"] {
+        for field in [
+            "minor_faults",
+            "major_faults",
+            "voluntary_ctx_switches",
+            "involuntary_ctx_switches",
+        ] {
+            assert!(
+                result[end][field].is_u64(),
+                "{end}.{field} missing in {result}"
+            );
+        }
+    }
+    // Two CPUs here: the ends must be pinned to different ones.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        assert_ne!(result["writer"]["cpu"], result["reader"]["cpu"], "{result}");
+    }
+}
+
+#[test]
+fn write_read_gets_every_byte_right() {
+    assert_verified_run("write-read");
+}
+
+#[test]
+fn vmsplice_read_gets_every_byte_right() {
+    assert_verified_run("vmsplice-read");
+}
+
+#[test]
+fn vmsplice_splice_gets_every_byte_right() {
+    assert_verified_run("vmsplice-splice");
+}
+
+#[test]
+fn huge_pages_gets_every_byte_right() {
+    assert_verified_run("huge-pages");
+}
+
+#[test]
+fn busy_loop_gets_every_byte_right() {
+    assert_verified_run("busy-loop");
+}
+
+#[test]
+fn variants_get_every_byte_right() {
+    for step in [
+        "write-read-busy",
+        "vmsplice-read-busy",
+        "vmsplice-splice-busy",
+        "untouched-pages",
+        "same-buffer",
+    ] {
+        assert_verified_run(step);
+    }
+}
+
+#[test]
+fn a_byte_the_verifier_does_not_expect_is_caught() {
+    let _cpus = cpus();
+    // A plain file of zeros is not the pattern: the reader must stop at byte 0.
+    let zeros = tempfile::tempfile().unwrap();
+    zeros.set_len(MIB).unwrap();
+    let output = Command::new(exe())
+        .args(["read", "--verify", "--bytes", "1MiB"])
+        .stdin(zeros)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("corrupted data at byte 0"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn huge_pages_are_verified_where_thp_allows() {
+    let _cpus = cpus();
+    let mode = pipebench::hugepage::thp_mode().unwrap_or_default();
+    if mode == "never" {
+        eprintln!("THP is `never` here: checking the refusal instead");
+        let output = pipebench(&["run", "huge-pages", "--bytes", "8MiB"]);
+        assert!(!output.status.success());
+        assert!(
+            stderr(&output).contains("transparent_hugepage"),
+            "{}",
+            stderr(&output)
+        );
+        return;
+    }
+    let result = run_json("huge-pages", &["--bytes", "32MiB"]);
+    let huge = &result["huge_pages"];
+    assert_eq!(huge["thp_mode"], mode.as_str(), "{result}");
+    let checked = huge["checked_bytes"].as_u64().unwrap();
+    // Two halves, each in its own 2 MiB-aligned allocation.
+    assert_eq!(checked, 4 * MIB, "{result}");
+    assert_eq!(
+        huge["huge_bytes"].as_u64().unwrap(),
+        checked,
+        "no huge pages behind the buffers: {result}"
+    );
+    // Without the flag nothing is checked.
+    let plain = run_json("vmsplice-splice", &["--bytes", "8MiB"]);
+    assert!(plain["huge_pages"].is_null());
+}
+
+#[test]
+fn early_reuse_corrupts_exactly_when_vmsplice_maps_pages() {
+    let _cpus = cpus();
+    let output = pipebench(&["reuse", "--bytes", "64MiB", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let corrupted = report["corrupted_bytes"].as_u64().unwrap();
+    match report["vmsplice"].as_str().unwrap() {
+        "maps-pages" => assert!(
+            corrupted > 0,
+            "vmsplice maps pages, yet reuse did no harm: {report}"
+        ),
+        "copies-pages" => assert_eq!(
+            corrupted, 0,
+            "vmsplice copies, yet data was corrupted: {report}"
+        ),
+        other => panic!("unexpected probe answer {other}: {report}"),
+    }
+    // The same writer with a proper double buffer is clean.
+    assert_eq!(report["run"]["bytes"], 64 * MIB);
+}
+
+#[test]
+fn write_piped_into_read_works_by_hand_like_the_article() {
+    let _cpus = cpus();
+    let mut writer = Command::new(exe())
+        .args(["write", "--vmsplice", "--bytes", "32MiB", "--verify"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = Command::new(exe())
+        .args(["read", "--splice", "--bytes", "32MiB", "--verify", "--json"])
+        .stdin(writer.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    assert!(writer.wait().unwrap().success());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["bytes"], 32 * MIB);
+    assert_eq!(report["role"], "reader");
+
+    // And the human summary, as a person would see it.
+    let mut writer = Command::new(exe())
+        .args(["write", "--bytes", "8MiB"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = Command::new(exe())
+        .args(["read", "--bytes", "8MiB"])
+        .stdin(writer.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    assert!(writer.wait().unwrap().success());
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("8MiB in ") && text.contains("GiB/s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn all_prints_a_table_csv_json_and_a_chart() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("chart.svg");
+    let steps = "write-read,vmsplice-splice";
+    let common = [
+        "all",
+        "--steps",
+        steps,
+        "--repeats",
+        "2",
+        "--bytes",
+        "8MiB",
+        "--seed",
+        "7",
+    ];
+
+    let mut args = common.to_vec();
+    args.extend(["--svg", svg.to_str().unwrap()]);
+    let output = pipebench(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("median") && text.contains("article"),
+        "{text}"
+    );
+    assert!(
+        text.contains("vmsplice-splice") && text.contains("1.0x"),
+        "{text}"
+    );
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        chart.starts_with("<svg") && chart.contains("vmsplice-splice"),
+        "{chart}"
+    );
+
+    let mut args = common.to_vec();
+    args.push("--csv");
+    let csv = stdout(&pipebench(&args));
+    let lines: Vec<_> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("step,runs,median_gib_s"));
+    assert!(lines[1].starts_with("write-read,2,"));
+
+    let mut args = common.to_vec();
+    args.push("--json");
+    let json: Value = serde_json::from_str(&stdout(&pipebench(&args))).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len(), 4);
+    assert_eq!(json["table"][0]["summary"]["runs"], 2);
+    assert!(json["system"]["kernel"].is_string());
+}
