@@ -67,7 +67,7 @@ pub struct WriterOptions {
     /// Carve both halves of the double buffer out of one allocation.
     #[arg(long)]
     pub same_buffer: bool,
-    /// Pipe capacity via F_SETPIPE_SZ (default: half the buffer with --vmsplice).
+    /// Pipe capacity via F_SETPIPE_SZ (default: the buffer size; half of it with --vmsplice).
     #[arg(long, value_name = "SIZE")]
     pub pipe_size: Option<ByteSize>,
     /// Experiment: one buffer, rewritten right after each vmsplice (unsafe on purpose).
@@ -178,19 +178,19 @@ impl WriterOptions {
         args
     }
 
-    /// The pipe capacity this writer asks for, if any: explicit, or half the buffer
-    /// with vmsplice so that a completed vmsplice of one half means the other half
-    /// has been drained (the article's double-buffering argument).
-    ///
-    /// The early-reuse experiment gets a pipe as large as its single buffer instead,
-    /// so vmsplice returns without waiting for the reader and the rewrite that
-    /// follows always races pages the pipe still holds.
-    pub fn effective_pipe_size(&self) -> Option<ByteSize> {
+    /// The pipe capacity this writer asks for: explicit, or else sized like the
+    /// reference programs do it. With write(2) the pipe holds one whole chunk, so a
+    /// 256 KiB write lands in one go; with vmsplice it holds half the buffer, so a
+    /// completed vmsplice of one half means the other half has been drained (the
+    /// article's double-buffering argument). The early-reuse experiment gets a pipe
+    /// as large as its single buffer, so vmsplice returns without waiting for the
+    /// reader and the rewrite that follows always races pages the pipe still holds.
+    pub fn effective_pipe_size(&self) -> ByteSize {
+        let buf = self.common.buf_size;
         self.pipe_size
-            .or_else(|| match (self.vmsplice, self.reuse_early) {
-                (true, true) => Some(self.common.buf_size),
-                (true, false) => Some(ByteSize(self.common.buf_size.bytes() / 2)),
-                (false, _) => None,
+            .unwrap_or(match (self.vmsplice, self.reuse_early) {
+                (true, false) => ByteSize(buf.bytes() / 2),
+                _ => buf,
             })
     }
 
@@ -254,7 +254,7 @@ mod tests {
         .options;
         assert_eq!(parsed.common.buf_size, ByteSize(1 << 20));
         assert_eq!(parsed.common.bytes, ByteSize(3 << 30));
-        assert_eq!(parsed.effective_pipe_size(), Some(ByteSize(512 << 10)));
+        assert_eq!(parsed.effective_pipe_size(), ByteSize(512 << 10));
         let mut argv: Vec<OsString> = vec!["write".into()];
         argv.extend(parsed.to_args());
         let again = WriterCli::try_parse_from(argv).unwrap().options;
@@ -278,12 +278,12 @@ mod tests {
         assert_eq!(w, WriterOptions::default());
         assert_eq!(w.common.buf_size, ByteSize(256 << 10));
         assert_eq!(w.common.bytes, ByteSize(10 << 30));
-        assert_eq!(w.effective_pipe_size(), None);
+        assert_eq!(w.effective_pipe_size(), ByteSize(256 << 10));
         let v = WriterOptions {
             vmsplice: true,
             ..Default::default()
         };
-        assert_eq!(v.effective_pipe_size(), Some(ByteSize(128 << 10)));
+        assert_eq!(v.effective_pipe_size(), ByteSize(128 << 10));
         assert_eq!(v.chunk_size(), 128 << 10);
     }
 

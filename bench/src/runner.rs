@@ -184,12 +184,18 @@ impl RunPlan {
         if let Some(pipe) = params.pipe_size {
             check_range("pipe_size", pipe.bytes(), 4 * KIB, limits.max_pipe_size)?;
             writer.pipe_size = Some(pipe);
-        } else if writer.vmsplice && buf_size / 2 > limits.max_pipe_size {
-            return Err(PlanError::Invalid(format!(
-                "buf_size = {} needs a pipe of half that, over this system's pipe-max-size {}",
-                ByteSize(buf_size),
-                ByteSize(limits.max_pipe_size)
-            )));
+        } else {
+            let mut sized = writer.clone();
+            sized.common.buf_size = ByteSize(buf_size);
+            let needed = sized.effective_pipe_size().bytes();
+            if needed > limits.max_pipe_size {
+                return Err(PlanError::Invalid(format!(
+                    "buf_size = {} needs a pipe of {}, over this system's pipe-max-size {}: choose a smaller buffer, or give pipe_size",
+                    ByteSize(buf_size),
+                    ByteSize(needed),
+                    ByteSize(limits.max_pipe_size)
+                )));
+            }
         }
         let time_budget = match params.seconds {
             None => None,
@@ -213,6 +219,8 @@ impl RunPlan {
                 common.verify = verify || step.writer.common.verify;
             }
         }
+        // Record the capacity actually used, so results say how they were made.
+        writer.pipe_size = Some(writer.effective_pipe_size());
         writer.common.cpu = writer_cpu;
         reader.common.cpu = reader_cpu;
         Ok(RunPlan {

@@ -64,8 +64,9 @@ pub fn run(
 ) -> Result<EndReport, EndError> {
     validate(options)?;
     pipe_setup::check_output(out, options.vmsplice)?;
-    if let Some(size) = options.effective_pipe_size() {
-        pipe_setup::set_pipe_size(out, size)?;
+    // Size the pipe like the reference does; plain writes into a file skip it.
+    if options.vmsplice || options.pipe_size.is_some() || pipe_setup::is_pipe(out) {
+        pipe_setup::set_pipe_size(out, options.effective_pipe_size())?;
     }
     let chunk = options.chunk_size();
     let spec = BufferSpec {
