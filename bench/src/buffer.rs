@@ -51,6 +51,7 @@ impl Buffer {
         if spec.len == 0 {
             return Err(EndError::Invalid("a buffer must not be empty".into()));
         }
+        // ANCHOR: huge_page_alloc
         let align = if spec.huge_pages {
             HUGE_PAGE_SIZE
         } else {
@@ -83,6 +84,7 @@ impl Buffer {
             // SAFETY: advising a range we own.
             unsafe { madvise(start.as_ptr().cast(), len, Advice::LinuxHugepage) }
                 .map_err(EndError::sys("madvise(MADV_HUGEPAGE)"))?;
+            // ANCHOR_END: huge_page_alloc
         }
         let mut buffer = buffer;
         if spec.touch {

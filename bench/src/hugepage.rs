@@ -60,6 +60,7 @@ pub struct PageInfo {
 }
 
 /// Reads pagemap (and kpageflags where allowed) for `pages` pages from `addr`.
+// ANCHOR: kpageflags_check
 pub fn inspect_pages(addr: usize, pages: usize) -> std::io::Result<Vec<PageInfo>> {
     let pagemap = File::open("/proc/self/pagemap")?;
     let kpageflags = File::open("/proc/kpageflags").ok();
@@ -92,6 +93,7 @@ pub fn inspect_pages(addr: usize, pages: usize) -> std::io::Result<Vec<PageInfo>
     }
     Ok(out)
 }
+// ANCHOR_END: kpageflags_check
 
 /// AnonHugePages (bytes) of the smaps entry whose range contains `addr`.
 pub fn smaps_anon_huge_bytes(addr: usize) -> Option<u64> {

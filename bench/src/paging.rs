@@ -29,6 +29,7 @@ pub struct AddressParts {
 }
 
 /// Splits `address` into its page-table indices and offsets.
+// ANCHOR: split
 pub fn split(address: u64) -> AddressParts {
     let index = |shift: u32| (address >> shift) & 0x1ff;
     AddressParts {
@@ -42,6 +43,7 @@ pub fn split(address: u64) -> AddressParts {
         offset_2m: address & 0x1f_ffff,
     }
 }
+// ANCHOR_END: split
 
 /// Parses `0x...` hex or decimal.
 pub fn parse_address(text: &str) -> Option<u64> {

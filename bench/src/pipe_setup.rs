@@ -56,6 +56,7 @@ pub fn check_input(input: BorrowedFd<'_>, splice: bool) -> Result<(), EndError> 
 
 /// Sets the pipe's capacity, refusing sizes over /proc/sys/fs/pipe-max-size even
 /// for root, so a run behaves the same for every user.
+// ANCHOR: set_pipe_size
 pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError> {
     if !is_pipe(fd) {
         return Err(EndError::NotAPipe {
@@ -79,12 +80,15 @@ pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError>
     fcntl_setpipe_size(fd, size.as_usize()).map_err(EndError::sys("fcntl(F_SETPIPE_SZ)"))?;
     Ok(())
 }
+// ANCHOR_END: set_pipe_size
 
 /// Puts the file description in non-blocking mode, for busy looping.
+// ANCHOR: set_nonblocking
 pub fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     let flags = fcntl_getfl(fd).map_err(EndError::sys("fcntl(F_GETFL)"))?;
     fcntl_setfl(fd, flags | OFlags::NONBLOCK).map_err(EndError::sys("fcntl(F_SETFL)"))
 }
+// ANCHOR_END: set_nonblocking
 
 fn wait_for(fd: BorrowedFd<'_>, events: PollFlags) -> Result<(), EndError> {
     let mut fds = [PollFd::new(&fd, events)];

@@ -317,6 +317,21 @@ pub enum RunError {
     Cancelled,
 }
 
+impl RunError {
+    /// Whether this error only echoes the other end's failure.
+    fn is_symptom(&self) -> bool {
+        match self {
+            RunError::EndFailed { message, .. } => {
+                message.contains("the writer stopped early")
+                    || message.contains("the reader closed the pipe")
+                    || message.contains("killed by signal")
+                    || message.contains("no message (killed?)")
+            }
+            _ => false,
+        }
+    }
+}
+
 impl From<ControlError> for RunError {
     fn from(e: ControlError) -> Self {
         RunError::Setup(e.to_string())
@@ -557,10 +572,13 @@ impl RunHandle {
     fn collect(&mut self) -> Result<RunResult, RunError> {
         let writer = read_end(&mut self.writer);
         let reader = read_end(&mut self.reader);
-        // The writer's error is usually the cause and the reader's the symptom.
         let (writer, reader) = match (writer, reader) {
             (Ok(w), Ok(r)) => (w, r),
-            (Err(e), _) | (_, Err(e)) => return Err(e),
+            (Err(e), Ok(_)) | (Ok(_), Err(e)) => return Err(e),
+            // When both failed, one end's error is the cause and the other's the
+            // echo of it: a reader that stops on corrupt data makes the writer see
+            // a closed pipe; a writer that fails makes the reader see an early EOF.
+            (Err(w), Err(r)) => return Err(if r.is_symptom() { w } else { r }),
         };
         let bytes = reader.bytes;
         Ok(RunResult {

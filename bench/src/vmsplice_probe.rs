@@ -47,6 +47,7 @@ pub fn probe() -> Result<VmspliceBehaviour, EndError> {
         touch: true,
         ..Default::default()
     })?;
+    // ANCHOR: probe
     buffer.as_mut_slice().fill(b'A');
     let mut sent = 0;
     while sent < LEN {
@@ -68,4 +69,5 @@ pub fn probe() -> Result<VmspliceBehaviour, EndError> {
         0 => VmspliceBehaviour::CopiesPages,
         _ => VmspliceBehaviour::Mixed,
     })
+    // ANCHOR_END: probe
 }

@@ -209,12 +209,14 @@ fn vmsplice_loop(
     control: &Shared,
 ) -> Result<Tally, EndError> {
     let verify = options.common.verify;
+    // ANCHOR: vmsplice_flags
     let mut flags = SpliceFlags::empty();
     if options.common.busy_loop {
         flags |= SpliceFlags::NONBLOCK;
     }
     if options.common.gift {
         flags |= SpliceFlags::GIFT;
+        // ANCHOR_END: vmsplice_flags
     }
     let mut tally = Tally::default();
     // ANCHOR: vmsplice_loop

@@ -250,3 +250,36 @@ fn all_prints_a_table_csv_json_and_a_chart() {
     assert_eq!(json["table"][0]["summary"]["runs"], 2);
     assert!(json["system"]["kernel"].is_string());
 }
+
+#[test]
+fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
+    let _cpus = cpus();
+    // The early-reuse writer with a strict reader: the reader stops at the first
+    // bad byte and the writer then sees a closed pipe. The cause must be shown.
+    use pipebench::runner::{EndProgram, Limits, RunHandle, RunParams, RunPlan};
+    let params = RunParams {
+        bytes: Some(pipebench::size::ByteSize(64 * MIB)),
+        ..Default::default()
+    };
+    let mut plan = RunPlan::for_step_id("vmsplice-reuse", &params, &Limits::default()).unwrap();
+    if pipebench::vmsplice_probe::probe().unwrap()
+        != pipebench::vmsplice_probe::VmspliceBehaviour::MapsPages
+    {
+        eprintln!("vmsplice copies on this kernel: nothing to corrupt");
+        return;
+    }
+    plan.reader.count_corrupt = false;
+    let program = EndProgram {
+        exe: exe(),
+        prefix: Vec::new(),
+    };
+    let mut handle = RunHandle::start(&plan, &program).unwrap();
+    let err = handle
+        .wait_with(std::time::Duration::from_millis(10), |_| {})
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("reader") && message.contains("corrupted data at byte"),
+        "{message}"
+    );
+}
