@@ -1,4 +1,8 @@
 //! The "this machine vs the article" bar chart of `pipebench all`, as SVG.
+//!
+//! One row per step, first step at the top: a bar for this machine's median with a
+//! min-max whisker, an orange tick at the article's figure and a purple band for
+//! the C++ reference on the project's VM.
 
 use plotters::prelude::*;
 
@@ -9,94 +13,114 @@ use crate::stats::TableRow;
 #[error("cannot draw the chart: {0}")]
 pub struct ChartError(String);
 
-/// Draws median GiB/s per step (with min-max whiskers) beside the article's figure.
+const OURS: RGBColor = RGBColor(0x2b, 0x6c, 0xb0);
+const ARTICLE: RGBColor = RGBColor(0xdd, 0x7a, 0x1c);
+const REFERENCE: RGBColor = RGBColor(0x7b, 0x4f, 0xb8);
+const GRID: RGBColor = RGBColor(0xe4, 0xe7, 0xeb);
+
+/// Draws median GiB/s per step beside the article's figure and the C++ reference.
 pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError> {
-    let mut svg = String::new();
     let err = |e: &dyn std::fmt::Display| ChartError(e.to_string());
+    let mut svg = String::new();
+    let n = rows.len().max(1);
+    // Row i is drawn at y = n - 1 - i so the first step sits at the top.
+    let y_of = |i: usize| (n - 1 - i) as f64;
     {
-        let height = 120 + 44 * rows.len() as u32;
+        let height = 130 + 40 * n as u32;
         let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let top = rows
             .iter()
-            .flat_map(|r| [r.summary.max, r.article_gib_s.unwrap_or(0.0)])
+            .flat_map(|r| {
+                [
+                    r.summary.max,
+                    r.article_gib_s.unwrap_or(0.0),
+                    r.reference_gib_s.map_or(0.0, |g| g.high),
+                ]
+            })
             .fold(1.0f64, f64::max)
-            * 1.1;
-        let n = rows.len().max(1) as i32;
+            * 1.08;
         let mut chart = ChartBuilder::on(&root)
             .caption(
                 format!("Pipe throughput: {machine} vs the article"),
                 ("sans-serif", 20),
             )
-            .margin(16)
-            .x_label_area_size(36)
-            .y_label_area_size(190)
-            .build_cartesian_2d(0.0..top, (0..n).into_segmented())
+            .margin(18)
+            .x_label_area_size(48)
+            .y_label_area_size(170)
+            .build_cartesian_2d(0.0..top, -0.6..(n as f64 - 0.4))
             .map_err(|e| err(&e))?;
         let labels: Vec<String> = rows.iter().map(|r| r.step.clone()).collect();
         chart
             .configure_mesh()
             .disable_y_mesh()
+            .light_line_style(GRID)
+            .bold_line_style(GRID)
             .x_desc("GiB/s (2^30 bytes per second)")
-            .y_labels(rows.len())
-            .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-                _ => String::new(),
+            .y_labels(n)
+            .y_label_formatter(&|v| {
+                let k = v.round();
+                if (v - k).abs() > 1e-6 || k < 0.0 || k as usize >= n {
+                    return String::new();
+                }
+                labels.get(n - 1 - k as usize).cloned().unwrap_or_default()
             })
+            .label_style(("sans-serif", 13))
             .draw()
             .map_err(|e| err(&e))?;
-        let ours = RGBColor(0x2b, 0x6c, 0xb0);
-        let theirs = RGBColor(0xe0, 0x8a, 0x2c);
-        let bar = |i: i32, offset: f64, value: f64, color: RGBColor| {
-            let y0 = SegmentValue::Exact(i);
-            let _ = offset;
-            Rectangle::new(
-                [(0.0, y0), (value, SegmentValue::Exact(i + 1))],
-                color.mix(0.85).filled(),
-            )
-        };
-        // Two thin bars per step would need a sub-band coordinate; plotters'
-        // segmented axis gives one band per step, so the article's figure is drawn
-        // as a marker line over our bar instead.
-        chart
-            .draw_series(
-                rows.iter()
-                    .enumerate()
-                    .map(|(i, r)| bar(i as i32, 0.0, r.summary.median, ours)),
-            )
-            .map_err(|e| err(&e))?
-            .label(format!("{machine}: median of runs"))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], ours.filled()));
-        chart
-            .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
-                let a = r.article_gib_s?;
-                Some(PathElement::new(
-                    vec![
-                        (a, SegmentValue::Exact(i as i32)),
-                        (a, SegmentValue::Exact(i as i32 + 1)),
-                    ],
-                    theirs.stroke_width(4),
-                ))
-            }))
-            .map_err(|e| err(&e))?
-            .label("article (i7-8550U, Linux 5.17)")
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], theirs.stroke_width(4))
-            });
         chart
             .draw_series(rows.iter().enumerate().map(|(i, r)| {
-                let y = SegmentValue::CenterOf(i as i32);
+                let y = y_of(i);
+                Rectangle::new([(0.0, y - 0.3), (r.summary.median, y + 0.3)], OURS.filled())
+            }))
+            .map_err(|e| err(&e))?
+            .label(format!("{machine}: median, with min-max"))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], OURS.filled()));
+        chart
+            .draw_series(rows.iter().enumerate().map(|(i, r)| {
+                let y = y_of(i);
                 PathElement::new(
-                    vec![(r.summary.min, y.clone()), (r.summary.max, y)],
+                    vec![(r.summary.min, y), (r.summary.max, y)],
                     BLACK.stroke_width(2),
                 )
             }))
             .map_err(|e| err(&e))?;
         chart
+            .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
+                let g = r.reference_gib_s?;
+                let y = y_of(i);
+                let high = g.high.max(g.low + top * 0.004);
+                Some(Rectangle::new(
+                    [(g.low, y - 0.42), (high, y - 0.34)],
+                    REFERENCE.filled(),
+                ))
+            }))
+            .map_err(|e| err(&e))?
+            .label("C++ on the project's 2-core VM")
+            .legend(|(x, y)| Rectangle::new([(x, y - 2), (x + 14, y + 2)], REFERENCE.filled()));
+        chart
+            .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
+                let a = r.article_gib_s?;
+                let y = y_of(i);
+                Some(PathElement::new(
+                    vec![(a, y - 0.4), (a, y + 0.4)],
+                    ARTICLE.stroke_width(4),
+                ))
+            }))
+            .map_err(|e| err(&e))?
+            .label("article (i7-8550U, Linux 5.17)")
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x + 7, y - 6), (x + 7, y + 6)],
+                    ARTICLE.stroke_width(4),
+                )
+            });
+        chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font(("sans-serif", 13))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GRID)
             .draw()
             .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
