@@ -1,1 +1,26 @@
 //! `pipebook`: builds the book and serves it with a live runner for its steps.
+//!
+//! Start-up ([`server`]) builds the book with mdBook as a library ([`book`]),
+//! loads it ([`site`]) and serves it ([`app`], [`pages`]) next to a JSON API
+//! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
+//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), and
+//! their results are kept across restarts ([`history`]). [`security`] holds the
+//! checks that keep a server which runs programs on click local.
+
+#![warn(missing_docs)]
+
+pub mod api;
+pub mod app;
+pub mod book;
+pub mod cli;
+pub mod history;
+pub mod html;
+pub mod pages;
+pub mod plan;
+pub mod protocol;
+pub mod scheduler;
+pub mod security;
+pub mod server;
+pub mod site;
+pub mod worker;
+pub mod ws;

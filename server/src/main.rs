@@ -1,1 +1,58 @@
-fn main() {}
+//! `pipebook`: builds the book and serves it with a live runner for its steps.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use pipebook::cli::{Cli, Command};
+use pipebook::server;
+use tracing_subscriber::EnvFilter;
+
+/// mdBook logs every build step at info; keep its warnings only.
+const DEFAULT_LOG: &str =
+    "info,mdbook_driver=warn,mdbook_html=warn,mdbook_core=warn,handlebars=warn";
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // The ends must start fast and print nothing but their own errors.
+    if let Some(Command::End { end }) = &cli.command {
+        return end.main();
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG)),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("pipebook: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = cli.options.config();
+    match cli.command {
+        Some(Command::Build) => {
+            let built = server::build_book(&config)?;
+            println!(
+                "pipebook: built the book in {:.1} s into {}",
+                built.elapsed.as_secs_f64(),
+                built.dir.display()
+            );
+            Ok(())
+        }
+        None | Some(Command::Serve) => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?
+            .block_on(server::serve(config))
+            .map_err(Into::into),
+        Some(Command::End { .. }) => unreachable!("handled before logging starts"),
+    }
+}

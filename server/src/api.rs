@@ -1,0 +1,117 @@
+//! The JSON API and the WebSocket upgrade of `/api/run`.
+
+use axum::body::Bytes;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{RawQuery, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ORIGIN};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::app::{forbidden, AppState};
+use crate::book::percent_decode;
+use crate::ws;
+
+fn json_bytes(body: Bytes) -> Response {
+    (
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/health`
+pub async fn health(State(state): State<AppState>) -> Response {
+    let (running, queued) = state.scheduler.status();
+    let body = json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "running": running,
+        "queued": queued,
+    });
+    (
+        [(CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(body),
+    )
+        .into_response()
+}
+
+/// `GET /api/steps`: the catalog.
+pub async fn steps(State(state): State<AppState>) -> Response {
+    json_bytes(state.steps_json.clone())
+}
+
+/// `GET /api/system`: this machine, as probed at start-up.
+pub async fn system(State(state): State<AppState>) -> Response {
+    json_bytes(state.system_json.clone())
+}
+
+/// `GET /api/results`: the history, oldest first.
+pub async fn results(State(state): State<AppState>) -> Response {
+    json_bytes(Bytes::from(state.history.to_json()))
+}
+
+/// The `token` query parameter.
+fn token_param(query: Option<&str>) -> Option<String> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("token="))
+        .map(percent_decode)
+}
+
+/// `GET /api/run?token=TOKEN`: upgrades to the run protocol, but only for our
+/// own pages: the Origin must be this server (a foreign page's script could
+/// otherwise open the socket: browsers do not apply CORS to WebSockets) and the
+/// token must be the one injected into the pages we served.
+pub async fn run_socket(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    match headers.get(ORIGIN).map(|o| o.to_str()) {
+        Some(Ok(origin)) if state.hosts.allows_origin(origin) => {}
+        Some(origin) => {
+            tracing::warn!(?origin, "refused a WebSocket from a foreign origin");
+            return forbidden(format!(
+                "the WebSocket's Origin {:?} is not this server's own page",
+                origin.unwrap_or("(not text)")
+            ));
+        }
+        None => {
+            return forbidden("a WebSocket needs an Origin header from this server's page".into())
+        }
+    }
+    match token_param(query.as_deref()) {
+        Some(token) if state.token.matches(&token) => {}
+        _ => {
+            return forbidden(
+                "missing or wrong token: reload the page this server serves and try again".into(),
+            )
+        }
+    }
+    match upgrade {
+        Ok(upgrade) => upgrade
+            .max_message_size(ws::MAX_FRAME)
+            .max_frame_size(ws::MAX_FRAME)
+            .on_upgrade(move |socket| ws::serve(socket, state)),
+        Err(rejection) => rejection.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_token_parameter() {
+        assert_eq!(token_param(Some("a=1&token=ab%63")).as_deref(), Some("abc"));
+        assert_eq!(token_param(Some("tokens=1")), None);
+        assert_eq!(token_param(None), None);
+    }
+}

@@ -1,0 +1,94 @@
+//! The HTTP application: shared state, routes, and the checks every request passes.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::header::{HOST, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use pipebench::runner::Limits;
+use tokio::sync::watch;
+
+use crate::history::History;
+use crate::scheduler::Scheduler;
+use crate::security::{HostPolicy, Token};
+use crate::site::Site;
+use crate::{api, pages};
+
+/// Everything a request handler may need. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The built book.
+    pub site: Arc<Site>,
+    /// This start's secret.
+    pub token: Arc<Token>,
+    /// Which Host and Origin values are ours.
+    pub hosts: Arc<HostPolicy>,
+    /// The run queue.
+    pub scheduler: Scheduler,
+    /// Bounds on run parameters.
+    pub limits: Arc<Limits>,
+    /// `/api/steps`, serialised once.
+    pub steps_json: Bytes,
+    /// `/api/system`, probed once at start-up.
+    pub system_json: Bytes,
+    /// Past results.
+    pub history: Arc<History>,
+    /// Becomes `true` when the server stops; WebSocket connections then close.
+    pub stopping: watch::Receiver<bool>,
+}
+
+/// The routes, behind the Host check and the common headers.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/health", get(api::health))
+        .route("/api/steps", get(api::steps))
+        .route("/api/system", get(api::system))
+        .route("/api/results", get(api::results))
+        .route("/api/run", get(api::run_socket))
+        .fallback(pages::serve)
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Refuses requests for foreign host names (DNS rebinding: a page on
+/// evil.example whose name now resolves to 127.0.0.1 would otherwise be
+/// same-origin with us), then sets the headers every response carries.
+async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .map(str::to_string);
+    let mut response = match host {
+        Some(host) if state.hosts.allows_host(&host) => next.run(request).await,
+        host => {
+            tracing::warn!(?host, "refused a request for a foreign host");
+            forbidden(format!(
+                "pipebook answers only to {} (port {}), not to host {}: \
+                 this protects the runner from DNS rebinding",
+                state.hosts.names().join(", "),
+                state.hosts.port(),
+                host.map_or("(none)".into(), |h| format!("`{h}`")),
+            ))
+        }
+    };
+    let headers = response.headers_mut();
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
+}
+
+/// A 403 with a plain-text reason.
+pub fn forbidden(reason: String) -> Response {
+    (
+        StatusCode::FORBIDDEN,
+        format!("pipebook: forbidden: {reason}\n"),
+    )
+        .into_response()
+}

@@ -1,0 +1,200 @@
+//! The `{{#run STEP-ID}}`, `{{#results}}` and `{{#system}}` directives.
+//!
+//! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
+//! when the page is served by pipebook; the `{{#run}}` one also carries a static
+//! fallback, so the same book read as a plain static site still says what the step
+//! is and how to run it.
+
+use pipebench::catalog::{self, Step};
+
+use super::error::BookError;
+use super::markdown::code_ranges;
+use crate::html::escape;
+
+/// How a page tells readers to start the runner, when it is not running.
+const START_HINT: &str = "Start the runner with <code>cargo run --release</code> and open \
+http://127.0.0.1:8000 to run this step on your machine.";
+
+/// A directive found in a chapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Directive<'a> {
+    Run(&'a str),
+    Results,
+    System,
+}
+
+/// Replaces every directive outside code in `content`. `chapter` names the file in
+/// error messages.
+pub fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
+    let code = code_ranges(content);
+    let in_code = |at: usize| code.iter().any(|r| r.contains(&at));
+    let mut out = String::with_capacity(content.len());
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(found) = content[search..].find("{{#") {
+        let start = search + found;
+        search = start + 3;
+        if in_code(start) {
+            continue;
+        }
+        let Some(close) = content[start..].find("}}") else {
+            break;
+        };
+        let end = start + close + 2;
+        let text = &content[start..end];
+        let Some(directive) = parse(text).map_err(|reason| BookError::BadDirective {
+            chapter: chapter.to_string(),
+            text: text.to_string(),
+            reason,
+        })?
+        else {
+            // Someone else's directive (e.g. `{{#include}}` left escaped): not ours.
+            continue;
+        };
+        out.push_str(&content[copied..start]);
+        out.push_str(&render(&directive, chapter)?);
+        copied = end;
+        search = end;
+    }
+    out.push_str(&content[copied..]);
+    Ok(out)
+}
+
+/// Reads `{{#name args}}`; `Ok(None)` for directives that belong to someone else.
+fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
+    let inner = text
+        .strip_prefix("{{#")
+        .and_then(|t| t.strip_suffix("}}"))
+        .unwrap_or_default();
+    let (name, args) = inner
+        .split_once(char::is_whitespace)
+        .map_or((inner, ""), |(n, a)| (n, a.trim()));
+    match name {
+        "run" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Run(id))),
+                (None, _) => Err("no step id: write `{{#run STEP-ID}}`".into()),
+                (Some(_), Some(_)) => {
+                    Err("one step id per widget: write `{{#run STEP-ID}}`".into())
+                }
+            }
+        }
+        "results" | "system" if !args.is_empty() => Err(format!(
+            "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
+        )),
+        "results" => Ok(Some(Directive::Results)),
+        "system" => Ok(Some(Directive::System)),
+        _ => Ok(None),
+    }
+}
+
+fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError> {
+    match directive {
+        Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
+        Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
+        Directive::Run(id) => {
+            let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
+                chapter: chapter.to_string(),
+                id: id.to_string(),
+                known: catalog::ids().join(", "),
+            })?;
+            Ok(run_widget(&step))
+        }
+    }
+}
+
+/// The widget's HTML contract, on one line so Markdown keeps it one HTML block
+/// wherever it stands (top level, list item, block quote).
+fn run_widget(step: &Step) -> String {
+    let kind = serde_json::to_value(step.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut attrs = format!(
+        r#"class="pipebook-run" data-step="{}" data-title="{}" data-summary="{}" data-kind="{}""#,
+        escape(step.id),
+        escape(step.title),
+        escape(step.summary),
+        escape(&kind),
+    );
+    let mut text = format!("<strong>Run this step: {}.</strong> ", escape(step.title));
+    if let Some(article) = step.article_gib_s {
+        attrs.push_str(&format!(r#" data-article="{article}""#));
+        text.push_str(&format!("The article measured {article} GiB/s. "));
+    }
+    if let Some(range) = step.reference_gib_s {
+        attrs.push_str(&format!(
+            r#" data-reference="{}-{}""#,
+            range.low, range.high
+        ));
+    }
+    text.push_str(START_HINT);
+    format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_expands_to_the_widget_contract() {
+        let out = expand("Intro\n\n{{#run write-read}}\n\nmore\n", "baseline.md").unwrap();
+        assert!(
+            out.starts_with("Intro\n\n<div class=\"pipebook-run\" data-step=\"write-read\""),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"data-kind="article" data-article="3.7" data-reference="0.8-0.8">"#),
+            "{out}"
+        );
+        assert!(out.contains(
+            r#"<p class="pipebook-run-static"><strong>Run this step: write and read.</strong>"#
+        ));
+        assert!(out.contains("cargo run --release"));
+        assert!(out.ends_with("</div>\n\nmore\n"), "{out}");
+    }
+
+    #[test]
+    fn steps_without_figures_have_no_figure_attributes() {
+        let out = expand("{{#run same-buffer}}", "x.md").unwrap();
+        assert!(
+            !out.contains("data-article") && !out.contains("data-reference"),
+            "{out}"
+        );
+        assert!(out.contains(r#"data-kind="variant""#));
+    }
+
+    #[test]
+    fn placeholders_expand() {
+        let out = expand("{{#results}}\n\n{{#system}}", "x.md").unwrap();
+        assert_eq!(
+            out,
+            "<div class=\"pipebook-results\"></div>\n\n<div class=\"pipebook-system\"></div>"
+        );
+    }
+
+    #[test]
+    fn unknown_step_names_chapter_id_and_known_ids() {
+        let err = expand("{{#run warp-drive}}", "book/src/x.md")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("book/src/x.md"), "{err}");
+        assert!(err.contains("warp-drive"), "{err}");
+        assert!(err.contains("write-read, vmsplice-read"), "{err}");
+    }
+
+    #[test]
+    fn code_and_other_directives_are_left_alone() {
+        let md = "`{{#run nope}}` and\n\n```\n{{#run nope}}\n```\n\n{{#include a.rs}}\n";
+        assert_eq!(expand(md, "x.md").unwrap(), md);
+    }
+
+    #[test]
+    fn malformed_directives_fail() {
+        for md in ["{{#run}}", "{{#run a b}}", "{{#results now}}"] {
+            let err = expand(md, "x.md").unwrap_err().to_string();
+            assert!(err.contains("x.md") && err.contains(md), "{err}");
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Why building the book failed, phrased so the author knows what to fix.
+
+use std::path::PathBuf;
+
+/// A book build failure.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// `{{#run ID}}` names a step the catalog does not have.
+    #[error("{chapter}: unknown step `{id}` in `{{{{#run {id}}}}}`; known steps: {known}")]
+    UnknownStep {
+        /// Chapter file, as the author knows it (e.g. `book/src/baseline.md`).
+        chapter: String,
+        /// The id that was written.
+        id: String,
+        /// The catalog's ids, comma-separated.
+        known: String,
+    },
+    /// A directive that cannot be read.
+    #[error("{chapter}: cannot read `{text}`: {reason}")]
+    BadDirective {
+        /// Chapter file.
+        chapter: String,
+        /// The directive as written.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No book.toml, a bad SUMMARY.md, a missing chapter file...
+    #[error("cannot load the book at {root}: {message}")]
+    Load {
+        /// The book root that was tried.
+        root: PathBuf,
+        /// mdBook's explanation, with its causes.
+        message: String,
+    },
+    /// mdBook (a preprocessor or the renderer) failed.
+    #[error("building the book failed: {0}")]
+    Build(String),
+    /// Copying the widget's files into the built book failed.
+    #[error("cannot copy {from} to {to}: {source}")]
+    Copy {
+        /// Source path.
+        from: PathBuf,
+        /// Destination path.
+        to: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Reading the built book back (for the link check) failed.
+    #[error("cannot read the built book at {path}: {source}")]
+    Read {
+        /// The path that could not be read.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Pages link to files the build did not produce.
+    #[error("the built book has {} broken link(s):\n  {}", .0.len(), .0.join("\n  "))]
+    BrokenLinks(Vec<String>),
+}

@@ -1,0 +1,124 @@
+//! The command line: `pipebook [serve]`, `pipebook build`, and the hidden
+//! `pipebook end write|read` that runs use to start their two ends.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use pipebench::end::EndCommand;
+
+use crate::server::Config;
+
+/// Serve "How fast can a Linux pipe go?" and run its steps on this machine.
+#[derive(Debug, Parser)]
+#[command(name = "pipebook", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Where and what to serve.
+    #[command(flatten)]
+    pub options: Options,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the book and serve it with the runner (the default).
+    Serve,
+    /// Build the book only, then exit.
+    Build,
+    /// One end of a run (internal: the server starts itself as writer and reader).
+    #[command(hide = true)]
+    End {
+        /// `write` or `read`, with their options.
+        #[command(subcommand)]
+        end: EndCommand,
+    },
+}
+
+/// Options of `serve` and `build`.
+#[derive(Debug, Args)]
+pub struct Options {
+    /// Address to listen on. Anything but loopback lets others run programs here.
+    #[arg(long, global = true, default_value = "127.0.0.1", value_name = "ADDR")]
+    pub bind: IpAddr,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, global = true, default_value_t = 8000)]
+    pub port: u16,
+    /// Directory holding book.toml [default: this workspace, else the current directory].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub book_root: Option<PathBuf>,
+    /// Build the book here instead of book.toml's build-dir.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub build_dir: Option<PathBuf>,
+    /// Where the results history is kept [default: BOOK_ROOT/target/pipebook-state].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Also answer to this host name (e.g. a classroom server's name); repeatable.
+    #[arg(long = "allow-host", global = true, value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
+}
+
+/// The workspace this binary was built from, if it still has its book.toml;
+/// else the current directory.
+pub fn default_book_root() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    match workspace {
+        Some(root) if root.join("book.toml").is_file() => root.to_path_buf(),
+        _ => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    }
+}
+
+impl Options {
+    /// The server configuration these options describe.
+    pub fn config(&self) -> Config {
+        let book_root = self.book_root.clone().unwrap_or_else(default_book_root);
+        let state_dir = self
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| book_root.join("target").join("pipebook-state"));
+        Config {
+            bind: self.bind,
+            port: self.port,
+            book_root,
+            build_dir: self.build_dir.clone(),
+            state_dir,
+            allow_hosts: self.allow_hosts.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_serve_on_loopback_8000() {
+        let cli = Cli::parse_from(["pipebook"]);
+        assert!(cli.command.is_none());
+        let config = cli.options.config();
+        assert_eq!(
+            (config.bind.to_string(), config.port),
+            ("127.0.0.1".into(), 8000)
+        );
+        assert!(config.state_dir.ends_with("target/pipebook-state"));
+    }
+
+    #[test]
+    fn end_subcommand_parses_end_options() {
+        let cli = Cli::parse_from(["pipebook", "end", "write", "--vmsplice", "--bytes", "1MiB"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::End {
+                end: EndCommand::Write(_)
+            })
+        ));
+    }
+}

@@ -1,0 +1,61 @@
+//! What a run from the page does when the reader leaves things unsaid.
+
+use pipebench::runner::{Limits, PlanError, RunParams, RunPlan};
+use pipebench::size::ByteSize;
+
+/// Time budget of a run whose params give neither bytes nor seconds: long
+/// enough to settle, short enough (about 5 s in all) on any machine.
+pub const DEFAULT_SECONDS: f64 = 4.0;
+
+/// Validates a run request from the page, filling in the server's defaults:
+/// no bytes and no seconds means [`DEFAULT_SECONDS`]; a time budget without
+/// bytes means the budget alone decides (bytes capped at the limit).
+pub fn plan(step: &str, params: &RunParams, limits: &Limits) -> Result<RunPlan, PlanError> {
+    let mut params = params.clone();
+    if params.bytes.is_none() {
+        params.bytes = Some(ByteSize(limits.max_bytes));
+        params.seconds.get_or_insert(DEFAULT_SECONDS);
+    }
+    RunPlan::for_step_id(step, &params, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn defaults_to_a_short_time_budget() {
+        let limits = Limits::default();
+        let plan = plan("write-read", &RunParams::default(), &limits).unwrap();
+        assert_eq!(plan.time_budget, Some(Duration::from_secs(4)));
+        assert_eq!(plan.writer.common.bytes.bytes(), limits.max_bytes);
+    }
+
+    #[test]
+    fn keeps_what_the_reader_asked() {
+        let limits = Limits::default();
+        let bytes_only = RunParams {
+            bytes: Some(ByteSize(1 << 20)),
+            ..Default::default()
+        };
+        let plan = plan("write-read", &bytes_only, &limits).unwrap();
+        assert_eq!(
+            (plan.time_budget, plan.writer.common.bytes),
+            (None, ByteSize(1 << 20))
+        );
+        let seconds_only = RunParams {
+            seconds: Some(1.5),
+            ..Default::default()
+        };
+        let plan = super::plan("write-read", &seconds_only, &limits).unwrap();
+        assert_eq!(plan.time_budget, Some(Duration::from_secs_f64(1.5)));
+        assert_eq!(plan.writer.common.bytes.bytes(), limits.max_bytes);
+    }
+
+    #[test]
+    fn refuses_what_pipebench_refuses() {
+        let err = plan("rm-rf", &RunParams::default(), &Limits::default()).unwrap_err();
+        assert!(err.to_string().contains("unknown step"));
+    }
+}

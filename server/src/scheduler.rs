@@ -1,0 +1,238 @@
+//! One run at a time, machine-wide; the others wait in a bounded FIFO queue.
+//!
+//! Benchmarks pin both ends to CPUs, so two runs at once would measure each
+//! other. A connection [`Scheduler::submit`]s a plan and gets a [`Ticket`] plus a
+//! channel of [`ServerMessage`]s for that run. The run itself happens on a
+//! dedicated thread (see [`crate::worker`]); when it ends, that thread starts the
+//! next one in line. Dropping a ticket (the page went away) cancels the run,
+//! whether it is waiting or running.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use pipebench::runner::{EndProgram, RunPlan};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+
+use crate::history::History;
+use crate::protocol::ServerMessage;
+use crate::worker;
+
+/// Why a run was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// The queue is full.
+    #[error("busy: {waiting} runs are already waiting; try again in a moment")]
+    Busy {
+        /// How many are waiting.
+        waiting: usize,
+    },
+    /// The server is stopping.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+}
+
+/// A run waiting for its turn, or being handed to its thread.
+pub struct Job {
+    /// Scheduler-wide id.
+    pub id: u64,
+    /// What to run.
+    pub plan: RunPlan,
+    /// Where to send messages for the page.
+    pub events: UnboundedSender<ServerMessage>,
+    /// Receives `()` on cancel; disconnects when the ticket is dropped.
+    pub stop: std_mpsc::Receiver<()>,
+}
+
+impl Job {
+    /// Sends a message to the page; a page that went away is not an error.
+    pub fn send(&self, message: ServerMessage) {
+        let _ = self.events.send(message);
+    }
+}
+
+#[derive(Default)]
+struct State {
+    next_id: u64,
+    running: Option<u64>,
+    waiting: VecDeque<Job>,
+}
+
+/// What the run threads share with the scheduler.
+pub struct Shared {
+    state: Mutex<State>,
+    /// How the ends are started.
+    pub program: EndProgram,
+    /// Where results go.
+    pub history: Arc<History>,
+    /// Set once at shutdown: running threads kill their run.
+    pub stopping: AtomicBool,
+    max_waiting: usize,
+}
+
+/// The machine-wide run queue. Cheap to clone.
+#[derive(Clone)]
+pub struct Scheduler {
+    shared: Arc<Shared>,
+}
+
+/// A submitted run. Dropping it cancels the run.
+pub struct Ticket {
+    id: u64,
+    shared: Arc<Shared>,
+    stop: std_mpsc::Sender<()>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not wedge the queue for everyone.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Called by a run thread when its run is over: start the next one.
+    pub fn finished(self: &Arc<Self>, id: u64) {
+        let mut state = self.lock();
+        if state.running == Some(id) {
+            state.running = None;
+        }
+        self.start_next(&mut state);
+    }
+
+    fn start_next(self: &Arc<Self>, state: &mut State) {
+        while state.running.is_none() && !self.stopping.load(Ordering::SeqCst) {
+            let Some(job) = state.waiting.pop_front() else {
+                return;
+            };
+            announce_positions(state);
+            let id = job.id;
+            state.running = Some(id);
+            let shared = Arc::clone(self);
+            // The thread owns the run from start to reaping: PR_SET_PDEATHSIG ties
+            // the children's lives to the thread that spawned them.
+            let spawned = std::thread::Builder::new()
+                .name(format!("run-{id}"))
+                .spawn(move || worker::run(&shared, job));
+            if let Err(err) = spawned {
+                tracing::error!("cannot start a run thread: {err}");
+                state.running = None;
+            }
+        }
+    }
+}
+
+fn announce_positions(state: &State) {
+    for (index, job) in state.waiting.iter().enumerate() {
+        job.send(ServerMessage::Queued {
+            position: index + 1,
+        });
+    }
+}
+
+impl Scheduler {
+    /// A scheduler that starts ends with `program`, saves results to `history`
+    /// and lets at most `max_waiting` runs wait.
+    pub fn new(program: EndProgram, history: Arc<History>, max_waiting: usize) -> Scheduler {
+        Scheduler {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                program,
+                history,
+                stopping: AtomicBool::new(false),
+                max_waiting,
+            }),
+        }
+    }
+
+    /// Queues `plan` (or starts it, if nothing runs).
+    pub fn submit(
+        &self,
+        plan: RunPlan,
+    ) -> Result<(Ticket, UnboundedReceiver<ServerMessage>), SubmitError> {
+        if self.shared.stopping.load(Ordering::SeqCst) {
+            return Err(SubmitError::ShuttingDown);
+        }
+        let mut state = self.shared.lock();
+        let busy = state.running.is_some() || !state.waiting.is_empty();
+        if busy && state.waiting.len() >= self.shared.max_waiting {
+            return Err(SubmitError::Busy {
+                waiting: state.waiting.len(),
+            });
+        }
+        state.next_id += 1;
+        let id = state.next_id;
+        let (events, receiver) = unbounded_channel();
+        let (stop_sender, stop) = std_mpsc::channel();
+        let job = Job {
+            id,
+            plan,
+            events,
+            stop,
+        };
+        if busy {
+            job.send(ServerMessage::Queued {
+                position: state.waiting.len() + 1,
+            });
+        }
+        state.waiting.push_back(job);
+        self.shared.start_next(&mut state);
+        let ticket = Ticket {
+            id,
+            shared: Arc::clone(&self.shared),
+            stop: stop_sender,
+        };
+        Ok((ticket, receiver))
+    }
+
+    /// Whether a run is going, and how many wait.
+    pub fn status(&self) -> (bool, usize) {
+        let state = self.shared.lock();
+        (state.running.is_some(), state.waiting.len())
+    }
+
+    /// Refuses new runs, fails the waiting ones, and waits up to `timeout` for the
+    /// running one's thread to kill and reap its children.
+    pub async fn shutdown(&self, timeout: Duration) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        {
+            let mut state = self.shared.lock();
+            for job in state.waiting.drain(..) {
+                job.send(ServerMessage::error("the server is shutting down"));
+            }
+        }
+        let deadline = Instant::now() + timeout;
+        while self.status().0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Ticket {
+    /// Cancels the run: a waiting one leaves the queue, a running one is killed.
+    /// Either way the page gets `cancelled` through the run's channel.
+    pub fn cancel(&self) {
+        if let Some(job) = self.leave_queue() {
+            job.send(ServerMessage::Cancelled);
+        } else {
+            // Running (or about to): its thread checks this channel every 50 ms.
+            let _ = self.stop.send(());
+        }
+    }
+
+    fn leave_queue(&self) -> Option<Job> {
+        let mut state = self.shared.lock();
+        let index = state.waiting.iter().position(|job| job.id == self.id)?;
+        let job = state.waiting.remove(index);
+        announce_positions(&state);
+        job
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        // Waiting: leave the queue. Running: dropping `stop` disconnects the
+        // thread's channel, which it takes as "kill the run".
+        self.leave_queue();
+    }
+}

@@ -1,0 +1,281 @@
+//! The built book, as the server hands it out.
+//!
+//! HTML pages are read once at start-up, get the per-start token injected into
+//! their `<head>` and their Content-Security-Policy computed, and stay in memory
+//! (the whole book is a few hundred KiB). Everything else (CSS, fonts, the vendored
+//! Mermaid) is read from disk per request, so large files never sit in memory.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use axum::body::Bytes;
+use axum::http::HeaderValue;
+
+use crate::book::percent_decode;
+use crate::html::{find_ascii_ci, head_content_start, inline_scripts};
+use crate::security::{content_security_policy, Token};
+
+/// Why the built book could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    /// A directory or page could not be read.
+    #[error("cannot read the built book at {path}: {source}")]
+    Read {
+        /// What failed.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A page has no `<head>` to carry the token.
+    #[error("{0} has no <head> element to carry the runner's token")]
+    NoHead(PathBuf),
+}
+
+/// A page ready to send.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The HTML, token included.
+    pub body: Bytes,
+    /// Its Content-Security-Policy header.
+    pub csp: HeaderValue,
+}
+
+/// What a request path maps to.
+#[derive(Debug)]
+pub enum Resolved<'a> {
+    /// A cached HTML page.
+    Page(&'a Page),
+    /// Any other file, to be read from disk.
+    File(PathBuf),
+    /// A directory asked for without its trailing slash.
+    Redirect(String),
+    /// Nothing there.
+    NotFound,
+}
+
+/// The built book.
+#[derive(Debug)]
+pub struct Site {
+    root: PathBuf,
+    pages: HashMap<String, Page>,
+}
+
+impl Site {
+    /// Loads every HTML page under `root`, injecting `token`.
+    pub fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
+        let mut pages = HashMap::new();
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            let read_error = |source| SiteError::Read {
+                path: dir.clone(),
+                source,
+            };
+            for entry in std::fs::read_dir(&dir).map_err(read_error)? {
+                let path = entry.map_err(read_error)?.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "html") {
+                    let html =
+                        std::fs::read_to_string(&path).map_err(|source| SiteError::Read {
+                            path: path.clone(),
+                            source,
+                        })?;
+                    let rel = path.strip_prefix(root).unwrap_or(&path);
+                    let key = rel.to_string_lossy().replace('\\', "/");
+                    let framed = key == "toc.html";
+                    let page = prepare_page(&html, token, framed)
+                        .ok_or_else(|| SiteError::NoHead(path.clone()))?;
+                    pages.insert(key, page);
+                }
+            }
+        }
+        Ok(Site {
+            root: root.to_path_buf(),
+            pages,
+        })
+    }
+
+    /// Number of HTML pages.
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// mdBook's 404 page, if the book has one.
+    pub fn not_found_page(&self) -> Option<&Page> {
+        self.pages.get("404.html")
+    }
+
+    /// Maps a URL path (as received, percent-encoded) to what to send.
+    pub fn resolve(&self, url_path: &str) -> Resolved<'_> {
+        let decoded = percent_decode(url_path);
+        let Some(rel) = safe_relative(&decoded) else {
+            return Resolved::NotFound;
+        };
+        let key = if rel.is_empty() || decoded.ends_with('/') {
+            format!("{rel}{}index.html", if rel.is_empty() { "" } else { "/" })
+        } else {
+            rel.clone()
+        };
+        if let Some(page) = self.pages.get(&key) {
+            return Resolved::Page(page);
+        }
+        let path = self.root.join(&key);
+        if path.is_file() {
+            Resolved::File(path)
+        } else if !decoded.ends_with('/') && self.root.join(&rel).is_dir() {
+            // Built from the checked path, never echoed: `//evil.example` must not
+            // become a protocol-relative redirect.
+            Resolved::Redirect(format!("/{rel}/"))
+        } else {
+            Resolved::NotFound
+        }
+    }
+}
+
+/// The path below the book root, or `None` for anything that could leave it
+/// (`..`, absolute parts, backslashes, NUL).
+fn safe_relative(decoded: &str) -> Option<String> {
+    if decoded.contains(['\\', '\0']) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for component in Path::new(decoded.trim_start_matches('/')).components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Injects the token right at the start of `<head>` (before any script that may
+/// read it) and computes the page's CSP from the scripts it will actually run.
+fn prepare_page(html: &str, token: &Token, framed: bool) -> Option<Page> {
+    let at = head_content_start(html)?;
+    let meta = format!(
+        r#"<meta name="pipebook-token" content="{}">"#,
+        token.as_str()
+    );
+    let mut body = String::with_capacity(html.len() + meta.len());
+    body.push_str(&html[..at]);
+    body.push_str(&meta);
+    body.push_str(&html[at..]);
+    let has_base = find_ascii_ci(body.as_bytes(), b"<base ").is_some();
+    let csp = content_security_policy(&inline_scripts(&body), has_base, framed);
+    Some(Page {
+        body: Bytes::from(body),
+        csp: HeaderValue::from_str(&csp).ok()?,
+    })
+}
+
+/// The Content-Type for a file, by extension. `nosniff` is set on every response,
+/// so scripts and styles must be labelled right or the browser refuses them.
+pub fn content_type(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" | "map" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "ttf" => "font/ttf",
+        "otf" => "font/otf",
+        "eot" => "application/vnd.ms-fontobject",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        "wasm" => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site() -> (tempfile::TempDir, Site, Token) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("ch")).unwrap();
+        std::fs::write(
+            dir.path().join("index.html"),
+            "<html><head><title>i</title><script>boot()</script></head></html>",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("ch/index.html"),
+            "<html><head></head></html>",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("404.html"),
+            "<html><head><base href=\"/\"></head></html>",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("a.css"), "x").unwrap();
+        let token = Token::generate();
+        let site = Site::load(dir.path(), &token).unwrap();
+        (dir, site, token)
+    }
+
+    #[test]
+    fn pages_carry_the_token_and_their_script_hashes() {
+        let (_dir, site, token) = site();
+        let Resolved::Page(page) = site.resolve("/") else {
+            panic!()
+        };
+        let body = std::str::from_utf8(&page.body).unwrap();
+        assert!(body.starts_with(&format!(
+            "<html><head><meta name=\"pipebook-token\" content=\"{}\"><title>",
+            token.as_str()
+        )));
+        let csp = page.csp.to_str().unwrap();
+        assert!(
+            csp.contains("'sha256-") && csp.contains("base-uri 'none'"),
+            "{csp}"
+        );
+        let csp_404 = site.not_found_page().unwrap().csp.to_str().unwrap();
+        assert!(csp_404.contains("base-uri 'self'"), "{csp_404}");
+        assert_eq!(site.page_count(), 3);
+    }
+
+    #[test]
+    fn paths_resolve_safely() {
+        let (dir, site, _) = site();
+        assert!(matches!(site.resolve("/ch/"), Resolved::Page(_)));
+        assert!(matches!(site.resolve("/ch/index.html"), Resolved::Page(_)));
+        assert!(matches!(site.resolve("/ch"), Resolved::Redirect(r) if r == "/ch/"));
+        assert!(
+            matches!(site.resolve("/a.css"), Resolved::File(p) if p == dir.path().join("a.css"))
+        );
+        for bad in [
+            "/../etc/passwd",
+            "/ch/../../x",
+            "/%2e%2e/x",
+            "/a%5c..",
+            "/nope.html",
+            "/a.css/",
+        ] {
+            assert!(matches!(site.resolve(bad), Resolved::NotFound), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scripts_and_styles_are_labelled() {
+        assert_eq!(
+            content_type(Path::new("x/book.js")),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(content_type(Path::new("a.CSS")), "text/css; charset=utf-8");
+        assert_eq!(content_type(Path::new("f.woff2")), "font/woff2");
+    }
+}

@@ -1,0 +1,78 @@
+//! The body of a run thread: start both ends, sample them every 50 ms, and make
+//! sure they are dead and reaped before the thread ends.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pipebench::runner::RunHandle;
+
+use crate::protocol::{EffectiveParams, ServerMessage};
+use crate::scheduler::{Job, Shared};
+
+/// How often progress is sampled and sent: 20 a second.
+pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Runs `job` to its end on the calling thread, then hands the machine to the next.
+pub fn run(shared: &Arc<Shared>, job: Job) {
+    execute(shared, &job);
+    shared.finished(job.id);
+}
+
+fn execute(shared: &Shared, job: &Job) {
+    // Cancelled between leaving the queue and getting here?
+    match job.stop.try_recv() {
+        Ok(()) => return job.send(ServerMessage::Cancelled),
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+    }
+    let plan = &job.plan;
+    let mut handle = match RunHandle::start(plan, &shared.program) {
+        Ok(handle) => handle,
+        Err(err) => return job.send(ServerMessage::error(err.to_string())),
+    };
+    let (writer, reader) = handle.pids();
+    tracing::info!(step = %plan.step, writer, reader, "run started");
+    job.send(ServerMessage::Started {
+        step: plan.step.clone(),
+        params: EffectiveParams::from(plan),
+        pids: [writer, reader],
+        warnings: plan.warnings.clone(),
+    });
+    loop {
+        match handle.poll() {
+            Ok(Some(result)) => {
+                // A last sample, so even a run shorter than one interval shows progress.
+                job.send(handle.progress().into());
+                tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
+                if let Err(err) = shared.history.append(result.clone()) {
+                    tracing::error!("could not save the result: {err}");
+                }
+                return job.send(ServerMessage::Result(Box::new(result)));
+            }
+            Ok(None) => job.send(handle.progress().into()),
+            Err(err) => {
+                tracing::warn!(step = %plan.step, "run failed: {err}");
+                return job.send(ServerMessage::error(err.to_string()));
+            }
+        }
+        match job.stop.recv_timeout(SAMPLE_INTERVAL) {
+            Ok(()) => {
+                handle.kill();
+                tracing::info!(step = %plan.step, "run cancelled");
+                return job.send(ServerMessage::Cancelled);
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                handle.kill();
+                tracing::info!(step = %plan.step, "run stopped: the page went away");
+                return;
+            }
+            Err(RecvTimeoutError::Timeout) if shared.stopping.load(Ordering::SeqCst) => {
+                handle.kill();
+                return job.send(ServerMessage::error("the server is shutting down"));
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
