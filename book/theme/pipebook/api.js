@@ -1,0 +1,77 @@
+// How the page talks to the local runner: same origin only, nothing else leaves the page.
+
+/** The per-start token the server injects into the pages it serves (absent on a static copy). */
+export function pageToken() {
+  const meta = document.querySelector('meta[name="pipebook-token"]');
+  const token = meta ? meta.getAttribute("content") : null;
+  return token && token.trim() ? token.trim() : null;
+}
+
+export async function getJSON(path) {
+  const response = await fetch(path, {
+    headers: { Accept: "application/json" },
+    cache: "no-store",
+    credentials: "same-origin",
+  });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return response.json();
+}
+
+const cache = new Map();
+
+function once(key, load) {
+  if (!cache.has(key)) cache.set(key, load());
+  return cache.get(key);
+}
+
+/** True when this page was served by a live runner (token present and /api/health answers). */
+export function runnerAvailable() {
+  return once("health", async () => {
+    if (location.protocol !== "http:" && location.protocol !== "https:") return false;
+    if (!pageToken()) return false;
+    try {
+      await getJSON("/api/health");
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The step catalog, or null without a runner. */
+export function catalog() {
+  return once("steps", async () => {
+    if (!(await runnerAvailable())) return null;
+    try {
+      const data = await getJSON("/api/steps");
+      return Array.isArray(data) ? data : Array.isArray(data?.steps) ? data.steps : null;
+    } catch {
+      return null;
+    }
+  });
+}
+
+export function system() {
+  return once("system", async () => ((await runnerAvailable()) ? getJSON("/api/system") : null));
+}
+
+/** The server's results history (fresh each call), or [] without a runner. */
+export async function history() {
+  if (!(await runnerAvailable())) return [];
+  try {
+    const data = await getJSON("/api/results");
+    return Array.isArray(data) ? data : Array.isArray(data?.results) ? data.results : [];
+  } catch {
+    return [];
+  }
+}
+
+export function runSocketUrl(token) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/api/run?token=${encodeURIComponent(token)}`;
+}
+
+export const START_HINT = {
+  command: "cargo run --release",
+  url: "http://127.0.0.1:8000",
+};

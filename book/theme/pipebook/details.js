@@ -1,0 +1,132 @@
+// What a finished run reports beyond its GiB/s: per-end counters, and notes on the
+// budget, huge pages, corrupted bytes and the command line that reproduces the run.
+
+import { fill, h } from "./dom.js";
+import * as fmt from "./format.js";
+
+/** Writer and reader counters; dashes until a result arrives (so the card keeps its size). */
+export class EndStats {
+  constructor() {
+    this.body = h("tbody");
+    const col = (title, text) => h("th", { scope: "col", title }, text);
+    this.el = h(
+      "table.pipebook-stats",
+      null,
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", { scope: "col" }, ""),
+          col("CPU the end was pinned to", "CPU"),
+          col("Minor page faults", "Minor faults"),
+          col("Voluntary context switches (the end slept)", "Vol. switches"),
+          col("Involuntary context switches (the end was preempted)", "Invol. switches"),
+          col("Calls that returned EAGAIN and were retried (busy loop)", "EAGAIN retries"),
+          col("CPU time in user space / in the kernel", "User / kernel"),
+        ),
+      ),
+      this.body,
+    );
+  }
+
+  show(result) {
+    const row = (name, end) =>
+      h(
+        "tr",
+        null,
+        h("th", { scope: "row" }, name),
+        h("td", null, end ? (end.cpu ?? "—") : "—"),
+        h("td", null, fmt.count(end?.minor_faults)),
+        h("td", null, fmt.count(end?.voluntary_ctx_switches)),
+        h("td", null, fmt.count(end?.involuntary_ctx_switches)),
+        h("td", null, fmt.count(end?.retries)),
+        h(
+          "td",
+          null,
+          end && (fmt.isNumber(end.user_ms) || fmt.isNumber(end.system_ms))
+            ? `${fmt.ms(end.user_ms)} / ${fmt.ms(end.system_ms)}`
+            : "—",
+        ),
+      );
+    fill(this.body, row("Writer", result?.writer), row("Reader", result?.reader));
+  }
+}
+
+/** Fields of an ends' options that are plumbing, not command-line flags. */
+const INTERNAL_OPTIONS = new Set(["control_fd", "report_fd"]);
+const SIZE_OPTIONS = new Set(["buf_size", "pipe_size", "bytes"]);
+
+/** Options as the words of the `pipebench write|read` command line that reproduces them. */
+function optionWords(options) {
+  if (options === undefined || options === null) return [];
+  if (typeof options === "string") return options.split(/\s+(?=--)/).filter(Boolean);
+  if (Array.isArray(options)) return options.map(String);
+  if (typeof options !== "object") return [String(options)];
+  return Object.entries(options)
+    .filter(([k, v]) => !INTERNAL_OPTIONS.has(k) && v !== false && v !== null && v !== undefined)
+    .map(([k, v]) => {
+      const flag = `--${k.replaceAll("_", "-")}`;
+      if (v === true) return flag;
+      return `${flag} ${SIZE_OPTIONS.has(k) ? fmt.sizeArg(v) : v}`;
+    });
+}
+
+/** A command line that wraps between options, never inside one. */
+function commandLine(program, options) {
+  const words = [program, ...optionWords(options)];
+  return h(
+    "code.pipebook-command",
+    null,
+    words.flatMap((w, i) => [i ? " " : null, h("span", null, w)]),
+  );
+}
+
+function percent(part, whole) {
+  const p = (100 * part) / whole;
+  return `${p.toFixed(p < 1 ? 2 : 0)}%`;
+}
+
+/** List items for a finished run: warnings first, then what the figures need said. */
+export function resultNotes(result, { budget, warnings = [] }) {
+  const items = warnings.map((w) => h("span.pipebook-warning", null, w));
+  if (result.stopped_by_budget) {
+    items.push(`Stopped by the ${budget} s budget after ${fmt.bytes(result.bytes)}; the figure is the rate until then.`);
+  }
+  const hp = result.huge_pages;
+  if (hp && typeof hp === "object") {
+    const share =
+      fmt.isNumber(hp.checked_bytes) && hp.checked_bytes > 0 && fmt.isNumber(hp.huge_bytes)
+        ? `${percent(hp.huge_bytes, hp.checked_bytes)} of ${fmt.bytes(hp.checked_bytes)} checked sat in huge pages`
+        : "huge pages were not checked";
+    const how = [hp.method && `via ${hp.method}`, hp.thp_mode && `THP mode “${hp.thp_mode}”`].filter(Boolean);
+    items.push(`Huge pages: ${share}${how.length ? ` (${how.join(", ")})` : ""}.${hp.note ? ` ${hp.note}` : ""}`);
+  }
+  const bad = result.corrupted_bytes;
+  if (bad !== null && bad !== undefined) {
+    const of = fmt.isNumber(result.bytes) && result.bytes > 0 ? ` of ${fmt.count(result.bytes)} (${percent(bad, result.bytes)})` : "";
+    items.push(
+      bad > 0
+        ? h(
+            "span.pipebook-corrupted",
+            null,
+            `${fmt.count(bad)} bytes${of} arrived corrupted: the writer rewrote pages the pipe still referenced.`,
+          )
+        : "Verified: no byte arrived corrupted.",
+    );
+  }
+  if (result.options?.writer || result.options?.reader) {
+    items.push(
+      h(
+        "span",
+        null,
+        "Ran ",
+        commandLine("pipebench write", result.options?.writer),
+        " | ",
+        commandLine("pipebench read", result.options?.reader),
+      ),
+    );
+  }
+  return items;
+}

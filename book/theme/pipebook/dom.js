@@ -1,0 +1,42 @@
+// Tiny DOM helper: h("div.a.b", {attrs}, ...children). Text is always set as text,
+// never parsed as HTML, so catalog and server strings cannot inject markup.
+
+export function h(tag, attrs, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = document.createElement(name || "div");
+  if (classes.length) el.className = classes.join(" ");
+  if (attrs) {
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "dataset") Object.assign(el.dataset, value);
+      else if (key.startsWith("on") && typeof value === "function") {
+        el.addEventListener(key.slice(2), value);
+      } else if (value === true) el.setAttribute(key, "");
+      else el.setAttribute(key, String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Replaces all children of `el`. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function svg(tag, attrs) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, String(value));
+  return el;
+}

@@ -1,0 +1,112 @@
+// "Your machine vs the article": one row per catalog step, filled from the reader's runs
+// (localStorage) merged with the runner's history, updated live as steps finish.
+
+import { catalog } from "./api.js";
+import { fill, h } from "./dom.js";
+import * as fmt from "./format.js";
+import { allResults, RESULT_EVENT } from "./store.js";
+
+/** Steps from the catalog, or (without a runner) from the widgets on this page. */
+async function stepList() {
+  const steps = await catalog();
+  if (steps && steps.length) {
+    return steps.map((s) => ({
+      id: String(s.id),
+      title: s.title || s.id,
+      chapter: s.chapter,
+      kind: s.kind,
+      article: fmt.number(s.article_gib_s),
+      reference: fmt.range(s.reference_gib_s),
+    }));
+  }
+  return [...document.querySelectorAll(".pipebook-run[data-step]")].map((el) => ({
+    id: el.dataset.step,
+    title: el.dataset.title || el.dataset.step,
+    kind: el.dataset.kind,
+    article: fmt.number(el.dataset.article),
+    reference: fmt.range(el.dataset.reference),
+  }));
+}
+
+function chapterLink(chapter) {
+  if (typeof chapter !== "string" || !/^[\w./-]+\.(md|html)$/.test(chapter)) return null;
+  const root = document.querySelector('script[type="module"][src$="pipebook/main.js"]');
+  const base = root ? new URL("..", root.src) : new URL(".", location.href);
+  return new URL(chapter.replace(/\.md$/, ".html"), base).href;
+}
+
+export async function mountResults(el) {
+  el.classList.add("pipebook-enhanced");
+  const body = h("tbody");
+  const table = h(
+    "table.pipebook-results-table",
+    null,
+    h(
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        h("th", { scope: "col" }, "Step"),
+        h("th", { scope: "col", title: "Runs recorded on this machine" }, "Runs"),
+        h("th", { scope: "col", title: "Your best run, GiB/s" }, "Best"),
+        h("th", { scope: "col", title: "The median of your runs, GiB/s" }, "Median"),
+        h("th", { scope: "col", title: "The article, GiB/s: i7-8550U laptop, Linux 5.17" }, "Article"),
+        h("th", { scope: "col", title: "GiB/s of the article's C++ programs on the project's 2-core EPYC VM" }, "C++ on VM"),
+        h("th", { scope: "col", title: "Your median divided by the article's figure" }, "÷ article"),
+      ),
+    ),
+    body,
+  );
+  const caption = h("p.pipebook-results-note");
+  fill(el, h("div.pipebook-table-scroll", null, table), caption);
+
+  const steps = await stepList();
+
+  const render = async () => {
+    const results = await allResults();
+    const byStep = new Map();
+    for (const r of results) {
+      if (!byStep.has(r.step)) byStep.set(r.step, []);
+      byStep.get(r.step).push(r.gib_per_s);
+    }
+    const rows = steps.map((s) => {
+      const mine = byStep.get(s.id) || [];
+      const best = mine.length ? Math.max(...mine) : null;
+      const med = fmt.median(mine);
+      const href = chapterLink(s.chapter);
+      const name = href ? h("a", { href }, s.title) : s.title;
+      return h(
+        "tr",
+        { dataset: { step: s.id, runs: String(mine.length) } },
+        h("th", { scope: "row" }, name, h("span.pipebook-step-id", null, s.id)),
+        h("td.pipebook-num.pipebook-runs", null, String(mine.length)),
+        h("td.pipebook-num.pipebook-mine.pipebook-best", null, best === null ? "—" : fmt.gib(best)),
+        h("td.pipebook-num.pipebook-mine", null, med === null ? "—" : fmt.gib(med)),
+        h("td.pipebook-num", null, fmt.figure(s.article)),
+        h("td.pipebook-num", null, fmt.rangeText(s.reference)),
+        h("td.pipebook-num", null, fmt.ratio(med, s.article) ?? "—"),
+      );
+    });
+    if (!rows.length) {
+      rows.push(
+        h(
+          "tr",
+          null,
+          h("td", { colspan: 7 }, "Start the runner (cargo run --release) to list every step and fill this table."),
+        ),
+      );
+    }
+    fill(body, rows);
+    const total = results.length;
+    fill(
+      caption,
+      total
+        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second.`
+        : "No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second.",
+    );
+  };
+
+  await render();
+  document.addEventListener(RESULT_EVENT, () => render());
+}

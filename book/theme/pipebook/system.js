@@ -1,0 +1,80 @@
+// A small definition list of /api/system: the machine the steps run on.
+
+import { system } from "./api.js";
+import { fill, h } from "./dom.js";
+import * as fmt from "./format.js";
+
+const LABELS = {
+  kernel: "Kernel",
+  cpu_model: "CPU",
+  cpus_online: "CPUs online",
+  virtualization: "Virtualisation",
+  thp_mode: "Transparent huge pages",
+  pipe_max_size: "pipe-max-size",
+  perf: "perf",
+  pagemap: "pagemap",
+  vmsplice: "vmsplice",
+  mitigations: "CPU mitigations",
+  cpus_allowed: "CPUs allowed",
+  thp_defrag: "THP defrag",
+  gigantic_pages: "1 GiB pages",
+};
+
+function show(key, value) {
+  if (value === null || value === undefined || value === "") return "—";
+  if (key === "pipe_max_size" && fmt.isNumber(value)) return `${fmt.bytes(value)} (${fmt.count(value)} bytes)`;
+  if (key === "vmsplice") {
+    if (value === "maps-pages") return "maps the writer's pages into the pipe (zero copy)";
+    if (value === "copies-pages") return "copies the data (newer kernels)";
+  }
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) {
+    if (!value.length) return "none reported";
+    if (value.every((v) => typeof v === "number")) return value.join(", ");
+    return value.map((v) => h("div", null, String(v)));
+  }
+  if (typeof value === "object") {
+    if ("available" in value) {
+      const rest = Object.entries(value)
+        .filter(([k, v]) => k !== "available" && v !== null && v !== "")
+        .map(([, v]) => (typeof v === "object" ? JSON.stringify(v) : String(v)));
+      return `${value.available ? "available" : "not available"}${rest.length ? ` (${rest.join("; ")})` : ""}`;
+    }
+    return Object.entries(value)
+      .map(([k, v]) => `${k.replaceAll("_", " ")}: ${typeof v === "object" ? JSON.stringify(v) : show(k, v)}`)
+      .join("; ");
+  }
+  return String(value);
+}
+
+export async function mountSystem(el) {
+  el.classList.add("pipebook-enhanced");
+  let info = null;
+  try {
+    info = await system();
+  } catch {
+    info = null;
+  }
+  if (!info || typeof info !== "object") {
+    fill(
+      el,
+      h(
+        "p.pipebook-offline",
+        null,
+        "Start the runner (",
+        h("code", null, "cargo run --release"),
+        ") and open the book from it to see this machine's kernel, CPU and settings here.",
+      ),
+    );
+    return;
+  }
+  const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))];
+  fill(
+    el,
+    h(
+      "dl.pipebook-system-list",
+      null,
+      keys.flatMap((k) => [h("dt", null, LABELS[k] || k.replaceAll("_", " ")), h("dd", null, show(k, info[k]))]),
+    ),
+  );
+}
