@@ -1,0 +1,203 @@
+//! Whatever a page sends, it gets a clear `error` and the connection and the
+//! server stay usable.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{expect_error, recv, recv_until, send, Server, RUN_LOCK};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+async fn a_tiny_run_still_works(socket: &mut common::Socket) {
+    send(
+        socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    let (result, _) = recv_until(socket, "result", Duration::from_secs(10)).await;
+    assert_eq!(result["bytes"], 1 << 20);
+}
+
+#[tokio::test]
+async fn bad_messages_get_errors_and_the_connection_survives() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let cases = [
+        (
+            json!({"type":"run","step":"rm -rf /"}),
+            "unknown step `rm -rf /`; known steps: write-read",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"bytes":"1TiB"}}),
+            "bytes = 1TiB is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"bytes":0}}),
+            "bytes = 0B is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":1}}),
+            "buf_size = 1B is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":"1GiB"}}),
+            "buf_size = 1GiB is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":12345}}),
+            "must be a multiple of 8KiB",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":"12KiB"}}),
+            "multiple of 8KiB",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"pipe_size":"1TiB"}}),
+            "pipe_size = 1TiB is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"seconds":0}}),
+            "seconds = 0 is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"seconds":1e9}}),
+            "out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"seconds":-1}}),
+            "out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"writer_cpu":4096}}),
+            "writer_cpu = 4096",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"bytes":"lots"}}),
+            "bad params",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"bytes":true}}),
+            "expected a number of bytes",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"bytes":-5}}),
+            "bad params",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"seconds":"soon"}}),
+            "bad params",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"verify":"yes"}}),
+            "bad params",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"command":"sh"}}),
+            "unknown field `command`",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":[1,2]}),
+            "`params` must be an object",
+        ),
+        (json!({"type":"run","step":42}), "`step` must be a string"),
+        (json!({"type":"run"}), "needs a `step`"),
+        (json!({"type":"explode"}), "unknown message type `explode`"),
+        (json!({"step":"write-read"}), "missing `type`"),
+        (json!([1, 2, 3]), "JSON object"),
+        (json!("run"), "JSON object"),
+        (json!({"type":"cancel"}), "no run to cancel"),
+    ];
+    for (message, expected) in cases {
+        send(&mut socket, message).await;
+        expect_error(&mut socket, expected).await;
+    }
+    socket
+        .send(Message::Text("{not json".into()))
+        .await
+        .unwrap();
+    expect_error(&mut socket, "not valid JSON").await;
+    socket
+        .send(Message::Binary(vec![0u8; 100].into()))
+        .await
+        .unwrap();
+    expect_error(&mut socket, "binary messages are not understood").await;
+    let big = format!(
+        r#"{{"type":"run","step":"write-read","pad":"{}"}}"#,
+        "x".repeat(40_000)
+    );
+    socket.send(Message::Text(big.into())).await.unwrap();
+    expect_error(&mut socket, "message too large").await;
+    a_tiny_run_still_works(&mut socket).await;
+}
+
+#[tokio::test]
+async fn a_flood_of_runs_gets_one_run_and_errors_for_the_rest() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let run = json!({"type":"run","step":"write-read","params":{"seconds":10}}).to_string();
+    for _ in 0..300 {
+        socket
+            .feed(Message::Text(run.clone().into()))
+            .await
+            .unwrap();
+    }
+    socket.flush().await.unwrap();
+    let mut started = None;
+    let mut errors = 0;
+    while errors < 299 || started.is_none() {
+        let message = recv(&mut socket).await;
+        match message["type"].as_str().unwrap() {
+            "started" => started = Some(message),
+            "progress" => {}
+            "error" => {
+                assert!(
+                    message["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("already has a run"),
+                    "{message}"
+                );
+                errors += 1;
+            }
+            other => panic!("{other}: {message}"),
+        }
+    }
+    assert_eq!(
+        server.get("/api/health").await.json()["queued"],
+        0,
+        "a flood queues nothing"
+    );
+    send(&mut socket, json!({"type":"cancel"})).await;
+    recv_until(&mut socket, "cancelled", Duration::from_secs(2)).await;
+    let pids = common::pids(&started.unwrap());
+    assert!(common::wait_gone(&pids, Duration::from_secs(1)).is_some());
+    a_tiny_run_still_works(&mut socket).await;
+}
+
+#[tokio::test]
+async fn a_huge_message_closes_only_its_own_connection() {
+    let server = Server::start();
+    let mut bystander = server.socket().await;
+    let mut socket = server.socket().await;
+    let huge = "x".repeat(1 << 20);
+    let _ = socket.send(Message::Text(huge.into())).await;
+    // The server drops the connection instead of buffering a megabyte...
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match socket.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return true,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert_eq!(closed, Ok(true));
+    // ...and everyone else carries on.
+    assert_eq!(server.get("/api/health").await.json()["status"], "ok");
+    send(&mut bystander, json!({"type":"cancel"})).await;
+    expect_error(&mut bystander, "no run to cancel").await;
+}

@@ -1,0 +1,723 @@
+//! The book in a real browser: Debian's headless Chromium, driven through chromedriver,
+//! against the real `pipebook` server running real steps.
+//!
+//! It opens the baseline chapter, runs a step for one second with the widget's own
+//! controls, and checks that progress streamed in live and the result landed in the
+//! page; that every chapter loads nothing from anywhere but the server (Chromium runs
+//! with every host name but 127.0.0.1 unresolvable, and the page's own record of what
+//! it fetched is checked); that the Content-Security-Policy blocked nothing; and that
+//! the Mermaid diagrams rendered. It saves a full-page screenshot of every chapter in
+//! `target/screenshots/` (light theme, plus a few in navy) for people to look at.
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver`
+//! (`apt-get install chromium chromium-driver`); without them it fails, it does not skip.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use futures_util::FutureExt as _;
+use serde_json::{json, Value};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const INSTALL_HINT: &str = "the browser test needs Debian's Chromium and ChromeDriver: \
+     run `apt-get install chromium chromium-driver` (CI installs them)";
+
+/// The chapter whose widget the test runs, and the step it runs there.
+const RUN_CHAPTER: &str = "baseline";
+const RUN_STEP: &str = "write-read";
+
+/// Chapters also shot in mdBook's navy theme.
+const DARK_CHAPTERS: &[&str] = &["baseline", "inside-a-pipe"];
+
+type TestResult<T = ()> = Result<T, String>;
+
+/// A child process that is stopped (SIGTERM, then SIGKILL) when dropped.
+struct Process {
+    name: &'static str,
+    child: Child,
+}
+
+impl Process {
+    fn stop(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
+        // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("{} did not stop on SIGTERM; killing it", self.name);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("server/ has a parent")
+        .to_path_buf()
+}
+
+/// `target/screenshots`, next to the binary under test (so CARGO_TARGET_DIR is honoured).
+fn screenshot_dir() -> PathBuf {
+    let exe = Path::new(env!("CARGO_BIN_EXE_pipebook"));
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join("screenshots")
+}
+
+/// Chapter names (file stems) in SUMMARY.md order.
+fn chapters() -> Vec<String> {
+    let summary = workspace_root().join("book/src/SUMMARY.md");
+    let text = std::fs::read_to_string(&summary)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", summary.display()));
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(start) = line.find("](") else {
+            continue;
+        };
+        let rest = &line[start + 2..];
+        let Some(end) = rest.find(')') else { continue };
+        let link = rest[..end].trim();
+        if let Some(stem) = link.strip_suffix(".md") {
+            if !stem.is_empty() && !out.iter().any(|c| c == stem) {
+                out.push(stem.to_string());
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no chapter found in {}", summary.display());
+    out
+}
+
+/// Starts the real server on a free port; returns it and its base URL (ends with '/').
+fn start_server(state_dir: &Path) -> (Process, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .args(["--port", "0", "--state-dir"])
+        .arg(state_dir)
+        .current_dir(workspace_root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("starting the pipebook server");
+    let stdout = child.stdout.take().expect("server stdout");
+    let server = Process {
+        name: "pipebook server",
+        child,
+    };
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("serving ").nth(1) {
+                let url = rest.split_whitespace().next().unwrap_or("").to_string();
+                let _ = tx.send(url);
+            }
+            println!("[server] {line}");
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(180))
+        .expect("the server did not print `pipebook: serving URL` within 180 s");
+    assert!(
+        url.starts_with("http://127.0.0.1:"),
+        "server URL should be on loopback: {url}"
+    );
+    let url = if url.ends_with('/') {
+        url
+    } else {
+        format!("{url}/")
+    };
+    (server, url)
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+fn start_chromedriver() -> (Process, u16) {
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .arg("--allowed-ips=127.0.0.1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {CHROMEDRIVER}: {e}; {INSTALL_HINT}"));
+    let driver = Process {
+        name: "chromedriver",
+        child,
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not listen on port {port} within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (driver, port)
+}
+
+async fn connect_browser(driver_port: u16, profile: &Path) -> Client {
+    let args = vec![
+        "--headless=new".to_string(),
+        "--no-sandbox".to_string(),
+        "--disable-gpu".to_string(),
+        "--disable-dev-shm-usage".to_string(),
+        "--disable-quic".to_string(),
+        "--no-first-run".to_string(),
+        "--no-default-browser-check".to_string(),
+        "--disable-background-networking".to_string(),
+        "--disable-component-update".to_string(),
+        "--disable-sync".to_string(),
+        "--disable-extensions".to_string(),
+        "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication"
+            .to_string(),
+        "--metrics-recording-only".to_string(),
+        "--hide-scrollbars".to_string(),
+        "--force-device-scale-factor=1".to_string(),
+        "--lang=en-US".to_string(),
+        "--window-size=1280,900".to_string(),
+        // Every name but 127.0.0.1 fails to resolve: the book must need nothing else.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".to_string(),
+        format!("--user-data-dir={}", profile.display()),
+    ];
+    let caps = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": CHROMIUM, "args": args },
+        "goog:loggingPrefs": { "browser": "ALL" },
+    });
+    let caps = match caps {
+        Value::Object(map) => map,
+        _ => unreachable!(),
+    };
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{driver_port}"))
+        .await
+        .unwrap_or_else(|e| panic!("starting {CHROMIUM} through chromedriver: {e}; {INSTALL_HINT}"))
+}
+
+/// A Chrome DevTools command sent through chromedriver's `goog/cdp/execute`.
+#[derive(Debug)]
+struct Cdp {
+    cmd: &'static str,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({ "cmd": self.cmd, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// The browser console since the last call (chromedriver's `se/log`).
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({ "type": "browser" }).to_string()),
+        )
+    }
+}
+
+async fn cdp(client: &Client, cmd: &'static str, params: Value) -> TestResult<Value> {
+    client
+        .issue_cmd(Cdp { cmd, params })
+        .await
+        .map_err(|e| format!("CDP {cmd}: {e}"))
+}
+
+async fn js(client: &Client, script: &str) -> TestResult<Value> {
+    client
+        .execute(script, vec![])
+        .await
+        .map_err(|e| format!("script failed: {e}\n{script}"))
+}
+
+/// Polls `script` (which returns a truthy value when ready) until `timeout`.
+async fn wait_js(
+    client: &Client,
+    script: &str,
+    timeout: Duration,
+    what: &str,
+) -> TestResult<Value> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let value = js(client, script).await?;
+        let ready = match &value {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::String(s) => !s.is_empty(),
+            _ => true,
+        };
+        if ready {
+            return Ok(value);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Runs in every page before its own scripts: records CSP violations.
+const RECORDER: &str = r#"
+window.__pipebookCsp = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__pipebookCsp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
+});
+"#;
+
+/// Waits until the page is fully set up: widgets mounted and diagrams rendered.
+const READY: &str = r#"
+if (document.readyState !== "complete") return false;
+const needsWidgets = document.querySelector(".pipebook-run, .pipebook-results, .pipebook-system");
+if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
+const diagrams = document.querySelectorAll("pre.mermaid");
+if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) return false;
+return true;
+"#;
+
+/// Everything the page fetched or refers to as a subresource.
+const REQUESTS: &str = r#"
+const urls = new Set([location.href]);
+for (const e of performance.getEntriesByType("resource")) urls.add(e.name);
+for (const el of document.querySelectorAll("script[src], img[src], iframe[src], source[src], video[src], audio[src]")) urls.add(el.src);
+for (const el of document.querySelectorAll("link[href]")) {
+  if (!["prev", "next", "canonical"].some((r) => el.relList.contains(r))) urls.add(el.href);
+}
+for (const el of document.querySelectorAll("[style*='url(']")) urls.add(el.getAttribute("style"));
+return [...urls];
+"#;
+
+fn is_local(url: &str, base: &str) -> bool {
+    if url.starts_with("data:") || url.starts_with("blob:") || url.starts_with("about:") {
+        return true;
+    }
+    let Ok(parsed) = url::Url::parse(url) else {
+        // Inline style text: only a url() pointing nowhere else is fine.
+        return !url.contains("://");
+    };
+    let host_ok = matches!(parsed.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
+    host_ok && url.starts_with(base)
+}
+
+/// Checks the current page fetched nothing from elsewhere, broke no CSP rule and logged
+/// no error.
+async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
+    let urls = js(client, REQUESTS).await?;
+    let foreign: Vec<&str> = urls
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|u| !is_local(u, base))
+        .collect();
+    if !foreign.is_empty() {
+        return Err(format!(
+            "{page}: requests that leave the server: {foreign:?}"
+        ));
+    }
+    let csp = js(client, "return window.__pipebookCsp || []").await?;
+    if csp.as_array().is_some_and(|a| !a.is_empty()) {
+        return Err(format!("{page}: Content-Security-Policy violations: {csp}"));
+    }
+    let log = client
+        .issue_cmd(BrowserLog)
+        .await
+        .map_err(|e| format!("reading the browser log: {e}"))?;
+    let mut errors = Vec::new();
+    for entry in log.as_array().into_iter().flatten() {
+        let level = entry["level"].as_str().unwrap_or("");
+        let message = entry["message"].as_str().unwrap_or("");
+        if level == "SEVERE" {
+            errors.push(message.to_string());
+        } else if level == "WARNING" {
+            println!("{page}: console warning: {message}");
+        }
+    }
+    if !errors.is_empty() {
+        return Err(format!(
+            "{page}: errors in the browser console: {errors:#?}"
+        ));
+    }
+    Ok(())
+}
+
+/// Saves the whole page as `target/screenshots/NAME.png`.
+async fn screenshot(client: &Client, name: &str) -> TestResult<PathBuf> {
+    let metrics = cdp(client, "Page.getLayoutMetrics", json!({})).await?;
+    let size = &metrics["cssContentSize"];
+    let width = size["width"].as_f64().unwrap_or(1280.0).max(1.0);
+    let height = size["height"].as_f64().unwrap_or(900.0).clamp(1.0, 16000.0);
+    let clip = json!({ "x": 0, "y": 0, "width": width, "height": height, "scale": 1 });
+    save_png(client, name, clip).await
+}
+
+/// Saves the element `css` (with a small margin) as `target/screenshots/NAME.png`.
+async fn screenshot_element(client: &Client, css: &str, name: &str) -> TestResult<PathBuf> {
+    let clip = js(
+        client,
+        &format!(
+            "const r = document.querySelector('{css}').getBoundingClientRect();
+             return {{ x: Math.max(0, r.left + scrollX - 12), y: Math.max(0, r.top + scrollY - 12),
+                       width: r.width + 24, height: r.height + 24, scale: 1 }};"
+        ),
+    )
+    .await?;
+    save_png(client, name, clip).await
+}
+
+async fn save_png(client: &Client, name: &str, clip: Value) -> TestResult<PathBuf> {
+    let shot = cdp(
+        client,
+        "Page.captureScreenshot",
+        json!({ "format": "png", "captureBeyondViewport": true, "clip": clip }),
+    )
+    .await?;
+    let data = shot["data"].as_str().ok_or("screenshot without data")?;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| format!("screenshot base64: {e}"))?;
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, png).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
+    let url = format!("{base}{chapter}.html");
+    client
+        .goto(&url)
+        .await
+        .map_err(|e| format!("opening {url}: {e}"))?;
+    wait_js(
+        client,
+        READY,
+        Duration::from_secs(30),
+        &format!("{chapter} to be ready"),
+    )
+    .await?;
+    Ok(())
+}
+
+async fn set_theme(client: &Client, theme: &str) -> TestResult {
+    js(
+        client,
+        &format!("localStorage.setItem('mdbook-theme', '{theme}'); return true;"),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Runs the step with the widget's own controls and checks what the page shows.
+async fn run_step(client: &Client) -> TestResult {
+    let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    let online = js(
+        client,
+        "return document.documentElement.dataset.pipebookReady",
+    )
+    .await?;
+    if online != json!("online") {
+        return Err(format!(
+            "the widgets say the runner is {online}, not online: is the token meta injected and /api/health up?"
+        ));
+    }
+    // Clear of mdBook's sticky menu bar, as a reader would have it on screen.
+    js(
+        client,
+        &format!(
+            "document.querySelector('{root}').scrollIntoView({{ block: 'center' }}); return true;"
+        ),
+    )
+    .await?;
+    let seconds = client
+        .find(Locator::Css(&format!("{root} input.pipebook-seconds")))
+        .await
+        .map_err(|e| format!("{RUN_CHAPTER}.html has no widget for {RUN_STEP}: {e}"))?;
+    seconds.clear().await.map_err(|e| e.to_string())?;
+    seconds.send_keys("1").await.map_err(|e| e.to_string())?;
+    let button = client
+        .find(Locator::Css(&format!("{root} button.pipebook-run-button")))
+        .await
+        .map_err(|e| e.to_string())?;
+    if button
+        .attr("disabled")
+        .await
+        .map_err(|e| e.to_string())?
+        .is_some()
+    {
+        return Err("the run button is disabled before a run".into());
+    }
+    button.click().await.map_err(|e| e.to_string())?;
+
+    let probe = format!(
+        r#"const root = document.querySelector('{root}');
+           return {{
+             state: root.querySelector('.pipebook-status').dataset.state,
+             progress: Number(root.dataset.progressCount),
+             live: root.querySelector('.pipebook-live-gibs').textContent,
+             result: root.querySelector('.pipebook-result-gibs').textContent,
+             status: root.querySelector('.pipebook-status').textContent,
+             runDisabled: root.querySelector('button.pipebook-run-button').disabled,
+             cancelDisabled: root.querySelector('button.pipebook-cancel-button').disabled,
+           }};"#
+    );
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut saw_running = false;
+    let mut max_live = 0.0f64;
+    let mut shot_running = false;
+    let last = loop {
+        let s = js(client, &probe).await?;
+        let state = s["state"].as_str().unwrap_or("").to_string();
+        if state == "running" {
+            saw_running = true;
+            if !shot_running && s["progress"].as_f64().unwrap_or(0.0) >= 4.0 {
+                shot_running = true;
+                screenshot_element(client, &root, "widget-running").await?;
+            }
+            if s["runDisabled"] != json!(true) || s["cancelDisabled"] != json!(false) {
+                return Err(format!(
+                    "while running, Run should be disabled and Cancel enabled: {s}"
+                ));
+            }
+            if let Some(v) = s["live"].as_str().and_then(|t| t.parse::<f64>().ok()) {
+                max_live = max_live.max(v);
+            }
+        }
+        if matches!(state.as_str(), "done" | "error" | "cancelled") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the run did not finish within 90 s; last seen: {s}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    };
+    println!("run finished: {last}");
+    if last["state"] != json!("done") {
+        return Err(format!(
+            "the run ended as {}: {}",
+            last["state"], last["status"]
+        ));
+    }
+    if !saw_running {
+        return Err("the widget never showed the running state".into());
+    }
+    let progress = last["progress"].as_f64().unwrap_or(0.0);
+    if progress < 1.0 {
+        return Err(format!("no progress message reached the page: {last}"));
+    }
+    if max_live <= 0.0 {
+        return Err("the live GiB/s never showed a positive figure".into());
+    }
+    let text = last["result"].as_str().unwrap_or("");
+    let decimals = text.split('.').nth(1).map(str::len);
+    let gibs: f64 = text
+        .parse()
+        .map_err(|_| format!("`.pipebook-result-gibs` is not a number: {text:?}"))?;
+    if gibs <= 0.0 || decimals != Some(2) {
+        return Err(format!(
+            "`.pipebook-result-gibs` should be a positive figure with 2 decimals: {text:?}"
+        ));
+    }
+    if last["runDisabled"] != json!(false) || last["cancelDisabled"] != json!(true) {
+        return Err(format!(
+            "after the run, Run should be enabled and Cancel disabled: {last}"
+        ));
+    }
+    let path = screenshot_element(client, &root, "widget-done").await?;
+    println!(
+        "{RUN_STEP}: {gibs} GiB/s after {progress} progress messages (live peak {max_live}); {}",
+        path.display()
+    );
+    Ok(())
+}
+
+async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResult {
+    cdp(
+        client,
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": RECORDER }),
+    )
+    .await?;
+    // Start from the light theme whatever the host prefers.
+    client
+        .goto(base)
+        .await
+        .map_err(|e| format!("opening {base}: {e}"))?;
+    set_theme(client, "light").await?;
+
+    // 1. Run a step from its chapter.
+    if !chapters.iter().any(|c| c == RUN_CHAPTER) {
+        return Err(format!("SUMMARY.md has no {RUN_CHAPTER}.md"));
+    }
+    open(client, base, RUN_CHAPTER).await?;
+    run_step(client).await?;
+    check_page(client, base, RUN_CHAPTER).await?;
+
+    // 2. Every chapter: local only, no CSP violation, no console error, diagrams drawn.
+    let mut diagrams = 0;
+    for chapter in chapters {
+        open(client, base, chapter).await?;
+        check_page(client, base, chapter).await?;
+        let counts = js(
+            client,
+            r#"const pres = [...document.querySelectorAll("pre.mermaid")];
+               const drawn = pres.filter((p) => {
+                 const svg = p.querySelector("svg");
+                 return svg && svg.getAttribute("aria-roledescription") !== "error";
+               });
+               return { total: pres.length, drawn: drawn.length,
+                        errors: pres.filter((p) => p.dataset.error).map((p) => p.dataset.error) };"#,
+        )
+        .await?;
+        let total = counts["total"].as_u64().unwrap_or(0);
+        if counts["drawn"].as_u64() != Some(total) {
+            return Err(format!(
+                "{chapter}: Mermaid did not draw every diagram ({} of {total}); errors: {}",
+                counts["drawn"], counts["errors"]
+            ));
+        }
+        diagrams += total;
+        let path = screenshot(client, chapter).await?;
+        println!(
+            "{chapter}: {total} diagram(s), screenshot {}",
+            path.display()
+        );
+    }
+    if diagrams == 0 {
+        return Err("no chapter has a Mermaid diagram (pre.mermaid) to check".into());
+    }
+
+    // 3. The results table saw the run (local storage merged with the server's history).
+    if let Some(page) = chapters.iter().find(|c| c.as_str() == "your-machine") {
+        open(client, base, page).await?;
+        let runs = wait_js(
+            client,
+            &format!(
+                "const row = document.querySelector('.pipebook-results tr[data-step=\"{RUN_STEP}\"]');
+                 return row && Number(row.dataset.runs) > 0 ? row.dataset.runs : null;"
+            ),
+            Duration::from_secs(10),
+            "the results table to list the run",
+        )
+        .await?;
+        println!("results table: {RUN_STEP} has {runs} run(s)");
+    }
+
+    // 4. A few pages in a dark theme.
+    set_theme(client, "navy").await?;
+    for chapter in DARK_CHAPTERS
+        .iter()
+        .filter(|c| chapters.iter().any(|x| x == *c))
+    {
+        open(client, base, chapter).await?;
+        let theme = js(
+            client,
+            "return document.documentElement.classList.contains('navy') && document.documentElement.dataset.pipebookDiagrams",
+        )
+        .await?;
+        let has_diagrams = js(client, "return !!document.querySelector('pre.mermaid')").await?;
+        if has_diagrams == json!(true) && theme != json!("dark") {
+            return Err(format!(
+                "{chapter}: in navy, diagrams should use Mermaid's dark theme: {theme}"
+            ));
+        }
+        check_page(client, base, chapter).await?;
+        let path = screenshot(client, &format!("{chapter}-navy")).await?;
+        println!("{chapter} (navy): screenshot {}", path.display());
+    }
+    set_theme(client, "light").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn book_runs_steps_in_a_real_browser() {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        assert!(Path::new(tool).exists(), "{tool} not found: {INSTALL_HINT}");
+    }
+    let chapters = chapters();
+    let state = tempfile::tempdir().expect("state dir");
+    let profile = tempfile::tempdir().expect("chromium profile dir");
+    let (mut server, base) = start_server(state.path());
+    let (mut driver, port) = start_chromedriver();
+    let client = connect_browser(port, profile.path()).await;
+
+    let outcome = AssertUnwindSafe(scenario(&client, &base, &chapters))
+        .catch_unwind()
+        .await;
+    if !matches!(outcome, Ok(Ok(()))) {
+        if let Ok(path) = screenshot(&client, "failure").await {
+            eprintln!("screenshot of the failure: {}", path.display());
+        }
+    }
+    let _ = client.close().await;
+    driver.stop();
+    server.stop();
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(message)) => panic!("{message}"),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}

@@ -1,0 +1,411 @@
+//! Test helpers: start the real `pipebook` binary on a free port with a tiny book,
+//! talk to it over raw HTTP/1.1 and a real WebSocket client.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Runs pin both CPUs of a 2-core machine: tests that run steps take this lock.
+pub static RUN_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A WebSocket to the server.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Writes a tiny book (one chapter with a run widget, a diagram and placeholders).
+pub fn write_tiny_book(root: &Path) {
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("book.toml"),
+        "[book]\ntitle = \"tiny\"\nsrc = \"src\"\n\n[build]\nbuild-dir = \"out\"\ncreate-missing = false\n\n[output.html]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/SUMMARY.md"),
+        "# Summary\n\n[Intro](index.md)\n\n- [Chapter](chapter.md)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/index.md"),
+        "# Intro\n\n{{#system}}\n\nSee [the chapter](chapter.md).\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/chapter.md"),
+        "# Chapter\n\n{{#run vmsplice-splice}}\n\n```mermaid\ngraph LR\n  W[writer] --> R[reader]\n```\n\n{{#results}}\n",
+    )
+    .unwrap();
+}
+
+/// A running server; killed (SIGKILL) when dropped if still running.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub state_dir: PathBuf,
+    pub stderr_log: PathBuf,
+    _book: tempfile::TempDir,
+    _state: Option<tempfile::TempDir>,
+}
+
+impl Server {
+    /// A server with its own book and state directory.
+    pub fn start() -> Server {
+        let state = tempfile::tempdir().unwrap();
+        let dir = state.path().to_path_buf();
+        let mut server = Server::start_with_state(&dir);
+        server._state = Some(state);
+        server
+    }
+
+    /// A server keeping its history in `state_dir`.
+    pub fn start_with_state(state_dir: &Path) -> Server {
+        Server::start_with_args(state_dir, &[]).expect("server starts")
+    }
+
+    /// Starts the binary with extra `args`; `Err(stderr)` if it exits instead.
+    pub fn start_with_args(state_dir: &Path, args: &[&str]) -> Result<Server, String> {
+        let book = tempfile::tempdir().unwrap();
+        write_tiny_book(book.path());
+        let stderr_log = book.path().join("stderr.log");
+        let port: &[&str] = if args.contains(&"--port") {
+            &[]
+        } else {
+            &["--port", "0"]
+        };
+        let book_root: Vec<&std::ffi::OsStr> = if args.contains(&"--book-root") {
+            Vec::new()
+        } else {
+            vec!["--book-root".as_ref(), book.path().as_os_str()]
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+            .args(port)
+            .args(book_root)
+            .arg("--state-dir")
+            .arg(state_dir)
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let Some(port) = parse_port(&line) else {
+            let _ = child.wait();
+            return Err(std::fs::read_to_string(&stderr_log).unwrap_or_default());
+        };
+        assert!(line.contains("book built in"), "{line}");
+        Ok(Server {
+            child,
+            port,
+            state_dir: state_dir.to_path_buf(),
+            stderr_log,
+            _book: book,
+            _state: None,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// GET `path` with our own Host header.
+    pub async fn get(&self, path: &str) -> HttpResponse {
+        http_get(self.port, path, &self.host()).await
+    }
+
+    /// The token from a served page's meta tag.
+    pub async fn token(&self) -> String {
+        let page = self.get("/").await;
+        assert_eq!(page.status, 200);
+        let marker = r#"<meta name="pipebook-token" content=""#;
+        let start = page.body.find(marker).expect("token meta") + marker.len();
+        page.body[start..start + 64].to_string()
+    }
+
+    /// A WebSocket with the right Origin and token.
+    pub async fn socket(&self) -> Socket {
+        let token = self.token().await;
+        self.socket_with(Some(&self.origin()), Some(&token), None)
+            .await
+            .expect("websocket opens")
+    }
+
+    /// Tries to open a WebSocket; `Err(status)` when refused.
+    pub async fn socket_with(
+        &self,
+        origin: Option<&str>,
+        token: Option<&str>,
+        host: Option<&str>,
+    ) -> Result<Socket, u16> {
+        let query = token.map_or(String::new(), |t| format!("?token={t}"));
+        let url = format!("ws://127.0.0.1:{}/api/run{query}", self.port);
+        let mut request = url.into_client_request().unwrap();
+        if let Some(origin) = origin {
+            request
+                .headers_mut()
+                .insert("Origin", HeaderValue::from_str(origin).unwrap());
+        }
+        if let Some(host) = host {
+            request
+                .headers_mut()
+                .insert("Host", HeaderValue::from_str(host).unwrap());
+        }
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((socket, _)) => Ok(socket),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(other) => panic!("websocket failed: {other}"),
+        }
+    }
+
+    /// Sends SIGTERM and waits for the exit status (at most `timeout`).
+    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The port in `pipebook: serving http://127.0.0.1:PORT/ (book built in 0.8 s)`.
+pub fn parse_port(line: &str) -> Option<u16> {
+    let rest = line.strip_prefix("pipebook: serving http://")?;
+    let authority = rest.split('/').next()?;
+    authority.rsplit(':').next()?.parse().ok()
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// Lower-cased names.
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+impl HttpResponse {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+}
+
+/// A minimal HTTP/1.1 GET over a fresh connection.
+pub async fn http_get(port: u16, path: &str, host: &str) -> HttpResponse {
+    http_request(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    )
+    .await
+}
+
+/// Sends a raw request and parses the response (Content-Length, chunked or to EOF).
+pub async fn http_request(port: u16, request: &str) -> HttpResponse {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let raw = tokio::time::timeout(Duration::from_secs(10), read_response(&mut stream))
+        .await
+        .expect("response within 10 s");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("header end");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: HashMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    if headers
+        .get("transfer-encoding")
+        .is_some_and(|t| t == "chunked")
+    {
+        body = dechunk(&body);
+    }
+    HttpResponse {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// Reads until the body is complete: Content-Length bytes, or to EOF.
+async fn read_response(stream: &mut TcpStream) -> Vec<u8> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    loop {
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| raw.len() >= split + 4 + n) {
+                return raw;
+            }
+        }
+        let n = stream.read(&mut buf).await.unwrap_or(0);
+        if n == 0 {
+            return raw;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&data[..eol]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[eol + 2..eol + 2 + size]);
+        data = &data[eol + 2 + size + 2..];
+    }
+}
+
+/// Sends a JSON text message.
+pub async fn send(socket: &mut Socket, value: Value) {
+    socket
+        .send(Message::Text(value.to_string().into()))
+        .await
+        .unwrap();
+}
+
+/// The next JSON text message (pings skipped); panics after `timeout`.
+pub async fn recv_within(socket: &mut Socket, timeout: Duration) -> Value {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .expect("a message in time")
+            .expect("connection open")
+            .expect("no transport error");
+        match message {
+            Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+}
+
+/// The next message, within 10 s.
+pub async fn recv(socket: &mut Socket) -> Value {
+    recv_within(socket, Duration::from_secs(10)).await
+}
+
+/// Reads until a message of type `kind`, returning it and everything before.
+pub async fn recv_until(socket: &mut Socket, kind: &str, timeout: Duration) -> (Value, Vec<Value>) {
+    let deadline = Instant::now() + timeout;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = recv_within(socket, left).await;
+        if message["type"] == kind {
+            return (message, seen);
+        }
+        seen.push(message);
+    }
+}
+
+/// Expects an `error` whose message contains `fragment`.
+pub async fn expect_error(socket: &mut Socket, fragment: &str) {
+    let message = recv(socket).await;
+    assert_eq!(message["type"], "error", "{message}");
+    let text = message["message"].as_str().unwrap();
+    assert!(text.contains(fragment), "expected {fragment:?} in {text:?}");
+}
+
+/// Whether a process is gone (or a zombie about to be reaped).
+pub fn is_gone(pid: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Waits until every pid is gone from /proc, returning how long that took.
+pub fn wait_gone(pids: &[u64], timeout: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if pids
+            .iter()
+            .all(|&p| std::fs::metadata(format!("/proc/{p}")).is_err())
+        {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
+
+/// The writer and reader pids of a `started` message.
+pub fn pids(started: &Value) -> Vec<u64> {
+    started["pids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect()
+}

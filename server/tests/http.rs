@@ -1,0 +1,198 @@
+//! The HTTP side of the real server: API, pages, headers, Host checks.
+
+mod common;
+
+use common::{http_get, http_request, Server};
+
+#[tokio::test]
+async fn api_endpoints_answer_json() {
+    let server = Server::start();
+    let health = server.get("/api/health").await;
+    assert_eq!(health.status, 200);
+    assert_eq!(health.header("content-type"), Some("application/json"));
+    let health = health.json();
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(health["running"], false);
+    assert_eq!(health["queued"], 0);
+
+    let steps = server.get("/api/steps").await.json();
+    let ids: Vec<&str> = steps
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &ids[..5],
+        [
+            "write-read",
+            "vmsplice-read",
+            "vmsplice-splice",
+            "huge-pages",
+            "busy-loop"
+        ]
+    );
+    assert_eq!(steps[0]["article_gib_s"], 3.7);
+
+    let system = server.get("/api/system").await.json();
+    assert!(!system["kernel"].as_str().unwrap().is_empty());
+    assert!(system["cpus_online"].as_u64().unwrap() >= 1);
+    assert!(system.get("thp_mode").is_some() && system.get("pipe_max_size").is_some());
+
+    let results = server.get("/api/results").await;
+    assert_eq!(results.status, 200);
+    assert_eq!(results.json(), serde_json::json!([]));
+}
+
+#[tokio::test]
+async fn pages_carry_token_csp_and_no_cors() {
+    let server = Server::start();
+    let page = server.get("/chapter.html").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        page.body
+            .contains("<head><meta name=\"pipebook-token\" content=\""),
+        "token right after <head>"
+    );
+    assert!(page.body.contains("data-step=\"vmsplice-splice\""));
+    let csp = page
+        .header("content-security-policy")
+        .expect("CSP on pages");
+    for directive in [
+        "default-src 'self'",
+        "script-src 'self' 'sha256-",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{directive} missing from {csp}");
+    }
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+
+    // The token is the same on every page of one start.
+    let token = server.token().await;
+    assert!(page.body.contains(&token));
+
+    // A cross-origin request gets no CORS permission, anywhere.
+    for path in ["/", "/api/health", "/api/results", "/css/", "/nope"] {
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n",
+            server.host()
+        );
+        let response = http_request(server.port, &request).await;
+        assert!(
+            !response
+                .headers
+                .keys()
+                .any(|k| k.starts_with("access-control-")),
+            "{path}: {:?}",
+            response.headers
+        );
+        assert_eq!(
+            response.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+    let preflight = http_request(
+        server.port,
+        &format!(
+            "OPTIONS /api/results HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nAccess-Control-Request-Method: GET\r\nConnection: close\r\n\r\n",
+            server.host()
+        ),
+    )
+    .await;
+    assert!(!preflight
+        .headers
+        .keys()
+        .any(|k| k.starts_with("access-control-")));
+}
+
+#[tokio::test]
+async fn static_files_directories_and_missing_pages() {
+    let server = Server::start();
+    // mdBook fingerprints its static files: find the stylesheet's name in a page.
+    let root = server.get("/").await;
+    assert_eq!(root.status, 200);
+    assert!(root.body.contains("pipebook-system"));
+    let start = root
+        .body
+        .find("href=\"css/general")
+        .expect("stylesheet link")
+        + 6;
+    let href = &root.body[start..start + root.body[start..].find('"').unwrap()];
+    let css = server.get(&format!("/{href}")).await;
+    assert_eq!(css.status, 200);
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+    assert!(css.header("content-security-policy").is_none());
+    let css_dir = server.get("/css").await;
+    assert_eq!(css_dir.status, 308);
+    assert_eq!(css_dir.header("location"), Some("/css/"));
+    let missing = server.get("/no/such/page.html").await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.header("content-security-policy").is_some());
+    for sneaky in [
+        "/../Cargo.toml",
+        "/%2e%2e/book.toml",
+        "/css/..%2f..%2fbook.toml",
+        "//etc/passwd",
+    ] {
+        let response = server.get(sneaky).await;
+        assert_eq!(response.status, 404, "{sneaky}");
+    }
+}
+
+#[tokio::test]
+async fn foreign_host_names_are_refused() {
+    let server = Server::start();
+    for host in [
+        "localhost",
+        "localhost:PORT",
+        "127.0.0.1:PORT",
+        "[::1]:PORT",
+    ] {
+        let host = host.replace("PORT", &server.port.to_string());
+        let response = http_get(server.port, "/api/health", &host).await;
+        assert_eq!(response.status, 200, "{host}");
+    }
+    for host in [
+        "evil.example:PORT",
+        "evil.example",
+        "localhost:1",
+        "127.0.0.1.evil.example:PORT",
+    ] {
+        let host = host.replace("PORT", &server.port.to_string());
+        for path in ["/", "/chapter.html", "/api/health", "/api/results"] {
+            let response = http_get(server.port, path, &host).await;
+            assert_eq!(response.status, 403, "{host}{path}");
+            assert!(response.body.contains("DNS rebinding"), "{}", response.body);
+            assert!(!response.body.contains("pipebook-token"));
+        }
+    }
+    let no_host = http_request(server.port, "GET / HTTP/1.0\r\n\r\n").await;
+    assert_eq!(no_host.status, 403);
+}
+
+#[tokio::test]
+async fn idle_memory_is_small() {
+    let server = Server::start();
+    let _ = server.get("/").await;
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let rss_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    // Debug builds are bigger than release; this only catches gross regressions.
+    assert!(rss_kib < 60 * 1024, "idle RSS {rss_kib} KiB");
+}

@@ -1,0 +1,249 @@
+//! Real runs over the WebSocket: results, budgets, cancels, disconnects.
+//! Runs pin both CPUs, so every test here holds `RUN_LOCK`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
+use serde_json::json;
+
+const MIB: u64 = 1 << 20;
+
+#[tokio::test]
+async fn a_small_run_streams_progress_and_a_result() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"64MiB"}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    assert_eq!(started["step"], "vmsplice-splice");
+    assert_eq!(started["params"]["bytes"], 64 * MIB);
+    assert_eq!(started["params"]["buf_size"], 256 * 1024);
+    assert!(started["params"]["seconds"].is_null());
+    assert_eq!(pids(&started).len(), 2);
+    assert!(started["warnings"].is_array());
+
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert!(!before.is_empty(), "at least one progress message");
+    assert!(before.iter().all(|m| m["type"] == "progress"), "{before:?}");
+    let last = before.last().unwrap();
+    assert!(last["bytes"].as_u64().unwrap() <= 64 * MIB);
+    assert!(last["elapsed_ms"].as_f64().unwrap() >= 0.0);
+    assert_eq!(result["step"], "vmsplice-splice");
+    assert_eq!(result["bytes"], 64 * MIB);
+    assert!(result["gib_per_s"].as_f64().unwrap() > 0.0, "{result}");
+    assert!(result["elapsed_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(result["stopped_by_budget"], false);
+    assert!(result["options"]["writer"]["vmsplice"].as_bool().unwrap());
+    assert!(result["writer"].get("minor_faults").is_some());
+    assert!(result["reader"].get("voluntary_ctx_switches").is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+
+    // The result is in the history, and the connection can run again.
+    let history = server.get("/api/results").await.json();
+    assert_eq!(history.as_array().unwrap().len(), 1);
+    assert_eq!(history[0]["bytes"], 64 * MIB);
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":4194304}}),
+    )
+    .await;
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert_eq!(result["bytes"], 4 * MIB);
+    assert_eq!(
+        server
+            .get("/api/results")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_time_budget_stops_the_run() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let asked = Instant::now();
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"seconds":0.5}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["params"]["seconds"], 0.5);
+    let (result, progress) = recv_until(&mut socket, "result", Duration::from_secs(10)).await;
+    assert_eq!(result["stopped_by_budget"], true, "{result}");
+    let elapsed = asked.elapsed();
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    // About ten samples in half a second (20 a second, allowing a slow machine).
+    assert!(progress.len() >= 5, "{} progress messages", progress.len());
+}
+
+#[tokio::test]
+async fn progress_comes_at_least_ten_times_a_second() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"seconds":1}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    let mut last = Instant::now();
+    let mut longest = Duration::ZERO;
+    let mut count = 0;
+    loop {
+        let message = recv(&mut socket).await;
+        longest = longest.max(last.elapsed());
+        last = Instant::now();
+        match message["type"].as_str().unwrap() {
+            "progress" => count += 1,
+            "result" => break,
+            other => panic!("{other}"),
+        }
+    }
+    assert!(count >= 10, "{count}");
+    assert!(
+        longest < Duration::from_millis(100),
+        "longest gap {longest:?}"
+    );
+}
+
+#[tokio::test]
+async fn cancel_while_running_kills_the_ends() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started");
+    assert_eq!(recv(&mut socket).await["type"], "progress");
+    let asked = Instant::now();
+    send(&mut socket, json!({"type":"cancel"})).await;
+    let (_, _) = recv_until(&mut socket, "cancelled", Duration::from_secs(1)).await;
+    assert!(asked.elapsed() < Duration::from_secs(1));
+    assert!(
+        wait_gone(&pids(&started), Duration::from_secs(1)).is_some(),
+        "ends still alive"
+    );
+    assert_eq!(server.get("/api/health").await.json()["running"], false);
+    // Nothing more arrives for the cancelled run; the connection works on.
+    send(&mut socket, json!({"type":"cancel"})).await;
+    common::expect_error(&mut socket, "no run to cancel").await;
+}
+
+#[tokio::test]
+async fn cancel_while_queued() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut first = server.socket().await;
+    let mut second = server.socket().await;
+    send(
+        &mut first,
+        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+    )
+    .await;
+    let started = recv(&mut first).await;
+    assert_eq!(started["type"], "started");
+    send(
+        &mut second,
+        json!({"type":"run","step":"busy-loop","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    assert_eq!(
+        recv(&mut second).await,
+        json!({"type":"queued","position":1})
+    );
+    assert_eq!(server.get("/api/health").await.json()["queued"], 1);
+    send(&mut second, json!({"type":"cancel"})).await;
+    assert_eq!(recv(&mut second).await, json!({"type":"cancelled"}));
+    assert_eq!(server.get("/api/health").await.json()["queued"], 0);
+    send(&mut first, json!({"type":"cancel"})).await;
+    recv_until(&mut first, "cancelled", Duration::from_secs(1)).await;
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    // The cancelled queued run never starts.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let health = server.get("/api/health").await.json();
+    assert_eq!(
+        (health["running"].as_bool(), health["queued"].as_u64()),
+        (Some(false), Some(0))
+    );
+}
+
+#[tokio::test]
+async fn a_disconnect_mid_run_kills_the_ends() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"busy-loop","params":{"seconds":20}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started");
+    assert_eq!(recv(&mut socket).await["type"], "progress");
+    drop(socket);
+    let gone = wait_gone(&pids(&started), Duration::from_secs(1));
+    assert!(gone.is_some(), "ends outlived their page by a second");
+    // The next page can run at once.
+    let mut next = server.socket().await;
+    send(
+        &mut next,
+        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    assert_eq!(recv(&mut next).await["type"], "started");
+    recv_until(&mut next, "result", Duration::from_secs(10)).await;
+}
+
+#[tokio::test]
+async fn a_queued_page_that_leaves_frees_its_place() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut first = server.socket().await;
+    send(
+        &mut first,
+        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+    )
+    .await;
+    let started = recv(&mut first).await;
+    let mut second = server.socket().await;
+    let mut third = server.socket().await;
+    send(
+        &mut second,
+        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    assert_eq!(recv(&mut second).await["position"], 1);
+    send(
+        &mut third,
+        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    assert_eq!(recv(&mut third).await["position"], 2);
+    drop(second);
+    assert_eq!(
+        recv(&mut third).await,
+        json!({"type":"queued","position":1})
+    );
+    drop(first);
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert_eq!(recv(&mut third).await["type"], "started");
+    recv_until(&mut third, "result", Duration::from_secs(10)).await;
+}
