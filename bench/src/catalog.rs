@@ -100,7 +100,7 @@ pub fn catalog() -> Vec<Step> {
         Step {
             id: "vmsplice-read",
             title: "vmsplice, then read",
-            summary: "The writer hands its pages to the pipe with vmsplice and a 2 x 128 KiB double buffer; the reader still copies.",
+            summary: "The writer hands its pages to the pipe with vmsplice from a double buffer of two 256 KiB halves; the reader still copies.",
             chapter: "vmsplice.md",
             kind: StepKind::Article,
             article_gib_s: Some(12.7),

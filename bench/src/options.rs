@@ -20,7 +20,8 @@ pub const DEFAULT_BYTES: ByteSize = ByteSize(10 * GIB);
 /// Options both ends share.
 #[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct CommonOptions {
-    /// Bytes per write/read call (with --vmsplice: both halves together).
+    /// Bytes per call (write, vmsplice, read, splice); the vmsplice double buffer
+    /// holds two of these.
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_BUF_SIZE)]
     pub buf_size: ByteSize,
     /// How many bytes to pipe, e.g. 10GiB; a plain number is bytes.
@@ -178,29 +179,20 @@ impl WriterOptions {
         args
     }
 
-    /// The pipe capacity this writer asks for: explicit, or else sized like the
-    /// reference programs do it. With write(2) the pipe holds one whole chunk, so a
-    /// 256 KiB write lands in one go; with vmsplice it holds half the buffer, so a
+    /// The pipe capacity this writer asks for: explicit, or else one chunk, as the
+    /// reference programs do it. With write(2) a whole chunk then lands in one go;
+    /// with vmsplice the pipe holds exactly one half of the double buffer, so a
     /// completed vmsplice of one half means the other half has been drained (the
-    /// article's double-buffering argument). The early-reuse experiment gets a pipe
-    /// as large as its single buffer, so vmsplice returns without waiting for the
-    /// reader and the rewrite that follows always races pages the pipe still holds.
+    /// article's double-buffering argument). The early-reuse experiment's single
+    /// buffer fits the pipe too, so vmsplice returns without waiting for the reader
+    /// and the rewrite that follows always races pages the pipe still holds.
     pub fn effective_pipe_size(&self) -> ByteSize {
-        let buf = self.common.buf_size;
-        self.pipe_size
-            .unwrap_or(match (self.vmsplice, self.reuse_early) {
-                (true, false) => ByteSize(buf.bytes() / 2),
-                _ => buf,
-            })
+        self.pipe_size.unwrap_or(self.common.buf_size)
     }
 
-    /// How many bytes each call hands over: half the buffer with vmsplice, else all.
+    /// How many bytes each call hands over: one chunk of `--buf-size`.
     pub fn chunk_size(&self) -> usize {
-        if self.vmsplice && !self.reuse_early {
-            self.common.buf_size.as_usize() / 2
-        } else {
-            self.common.buf_size.as_usize()
-        }
+        self.common.buf_size.as_usize()
     }
 }
 
@@ -283,8 +275,8 @@ mod tests {
             vmsplice: true,
             ..Default::default()
         };
-        assert_eq!(v.effective_pipe_size(), ByteSize(128 << 10));
-        assert_eq!(v.chunk_size(), 128 << 10);
+        assert_eq!(v.effective_pipe_size(), ByteSize(256 << 10));
+        assert_eq!(v.chunk_size(), 256 << 10);
     }
 
     #[test]

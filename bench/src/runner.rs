@@ -74,7 +74,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_bytes: 64 * GIB,
-            min_buf_size: 8 * KIB,
+            min_buf_size: 4 * KIB,
             max_buf_size: 64 * MIB,
             max_pipe_size: pipe_max_size().map_or(MIB, |s| s.bytes()),
             max_seconds: 120.0,
@@ -175,9 +175,9 @@ impl RunPlan {
             limits.min_buf_size,
             limits.max_buf_size,
         )?;
-        if buf_size % (8 * KIB) != 0 {
+        if buf_size % (4 * KIB) != 0 {
             return Err(PlanError::Invalid(format!(
-                "buf_size = {} must be a multiple of 8KiB (two page-aligned halves)",
+                "buf_size = {} must be a multiple of 4KiB (whole pages)",
                 ByteSize(buf_size)
             )));
         }
@@ -691,7 +691,7 @@ mod tests {
             Err(PlanError::OutOfRange { name: "bytes", .. })
         ));
         let odd_buf = RunParams {
-            buf_size: Some(ByteSize(12345 * 8)),
+            buf_size: Some(ByteSize(12345 * 4)),
             ..Default::default()
         };
         assert!(RunPlan::for_step_id("write-read", &odd_buf, &limits).is_err());

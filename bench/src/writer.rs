@@ -39,9 +39,9 @@ pub fn validate(options: &WriterOptions) -> Result<(), EndError> {
             options.common.buf_size
         )));
     }
-    if options.vmsplice && !buf.is_multiple_of(2 * PAGE_SIZE) {
+    if options.vmsplice && !buf.is_multiple_of(PAGE_SIZE) {
         return Err(EndError::Invalid(format!(
-            "--buf-size {} must be a multiple of 8KiB with --vmsplice (two page-aligned halves)",
+            "--buf-size {} must be a multiple of 4KiB with --vmsplice (whole pages)",
             options.common.buf_size
         )));
     }

@@ -48,11 +48,11 @@ async fn bad_messages_get_errors_and_the_connection_survives() {
         ),
         (
             json!({"type":"run","step":"write-read","params":{"buf_size":12345}}),
-            "must be a multiple of 8KiB",
+            "must be a multiple of 4KiB",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":"12KiB"}}),
-            "multiple of 8KiB",
+            json!({"type":"run","step":"write-read","params":{"buf_size":"10KiB"}}),
+            "multiple of 4KiB",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"pipe_size":"1TiB"}}),
