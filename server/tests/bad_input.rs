@@ -138,7 +138,7 @@ async fn a_flood_of_runs_gets_one_run_and_errors_for_the_rest() {
     let _lock = RUN_LOCK.lock().await;
     let server = Server::start();
     let mut socket = server.socket().await;
-    let run = json!({"type":"run","step":"write-read","params":{"seconds":10}}).to_string();
+    let run = json!({"type":"run","step":"write-read","params":{"seconds":10,"buf_size":"4KiB","pipe_size":"4KiB"}}).to_string();
     for _ in 0..300 {
         socket
             .feed(Message::Text(run.clone().into()))

@@ -40,7 +40,7 @@ async fn sigterm_during_a_run_stops_the_ends_and_exits_cleanly() {
     let mut waiting = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"busy-loop","params":{"seconds":30}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":30,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut socket).await;

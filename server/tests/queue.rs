@@ -21,7 +21,7 @@ async fn fifty_pages_at_once_get_a_bounded_queue() {
     let mut holder = server.socket().await;
     send(
         &mut holder,
-        json!({"type":"run","step":"write-read","params":{"seconds":30}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":30,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     assert_eq!(recv(&mut holder).await["type"], "started");

@@ -76,7 +76,7 @@ async fn a_time_budget_stops_the_run() {
     let asked = Instant::now();
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":0.5}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":0.5,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut socket).await;
@@ -96,7 +96,7 @@ async fn progress_comes_at_least_ten_times_a_second() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":1}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":1,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     assert_eq!(recv(&mut socket).await["type"], "started");
@@ -127,7 +127,7 @@ async fn cancel_while_running_kills_the_ends() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut socket).await;
@@ -155,7 +155,7 @@ async fn cancel_while_queued() {
     let mut second = server.socket().await;
     send(
         &mut first,
-        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut first).await;
@@ -192,7 +192,7 @@ async fn a_disconnect_mid_run_kills_the_ends() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"busy-loop","params":{"seconds":20}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut socket).await;
@@ -219,7 +219,7 @@ async fn a_queued_page_that_leaves_frees_its_place() {
     let mut first = server.socket().await;
     send(
         &mut first,
-        json!({"type":"run","step":"write-read","params":{"seconds":20}}),
+        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
     )
     .await;
     let started = recv(&mut first).await;
