@@ -165,3 +165,30 @@ fn the_articles_address_splits_on_the_command_line() {
         "{text}"
     );
 }
+
+#[test]
+fn a_one_cpu_machine_gets_a_warning_and_still_runs() {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(exe());
+    command.args(["run", "write-read", "--bytes", "8MiB"]);
+    // SAFETY: sched_setaffinity on the child between fork and exec is
+    // async-signal-safe; it makes the child see a one-CPU machine.
+    unsafe {
+        command.pre_exec(|| {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(0, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("warning: only 1 CPU available"),
+        "{warning}"
+    );
+    assert!(stdout(&output).contains("8MiB in"), "{}", stdout(&output));
+}
