@@ -229,6 +229,18 @@ async fn connect_browser(driver_port: u16, profile: &Path) -> Client {
         .unwrap_or_else(|e| panic!("starting {CHROMIUM} through chromedriver: {e}; {INSTALL_HINT}"))
 }
 
+/// `session/{id}/{path}` under chromedriver's base URL, for its vendor commands.
+fn session_url(
+    base_url: &url::Url,
+    session_id: Option<&str>,
+    path: &str,
+) -> Result<url::Url, url::ParseError> {
+    base_url.join(&format!(
+        "session/{}/{path}",
+        session_id.unwrap_or_default()
+    ))
+}
+
 /// A Chrome DevTools command sent through chromedriver's `goog/cdp/execute`.
 #[derive(Debug)]
 struct Cdp {
@@ -242,10 +254,7 @@ impl WebDriverCompatibleCommand for Cdp {
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
+        session_url(base_url, session_id, "goog/cdp/execute")
     }
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
@@ -264,10 +273,7 @@ impl WebDriverCompatibleCommand for BrowserLog {
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/se/log",
-            session_id.unwrap_or_default()
-        ))
+        session_url(base_url, session_id, "se/log")
     }
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {

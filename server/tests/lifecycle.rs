@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
+use common::{holding_run, pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
 use serde_json::json;
 
 #[tokio::test]
@@ -38,11 +38,7 @@ async fn sigterm_during_a_run_stops_the_ends_and_exits_cleanly() {
     let mut server = Server::start();
     let mut socket = server.socket().await;
     let mut waiting = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":30,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
+    send(&mut socket, holding_run(30)).await;
     let started = recv(&mut socket).await;
     assert_eq!(started["type"], "started");
     send(&mut waiting, json!({"type":"run","step":"write-read"})).await;

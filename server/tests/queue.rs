@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{recv, recv_until, send, Server, RUN_LOCK};
+use common::{holding_run, recv, recv_until, send, Server, RUN_LOCK};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -19,11 +19,7 @@ async fn fifty_pages_at_once_get_a_bounded_queue() {
     // One page holds the machine until told to stop, so the others pile up
     // whatever this machine's speed.
     let mut holder = server.socket().await;
-    send(
-        &mut holder,
-        json!({"type":"run","step":"write-read","params":{"seconds":30,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
+    send(&mut holder, holding_run(30)).await;
     assert_eq!(recv(&mut holder).await["type"], "started");
 
     let mut sockets = Vec::new();

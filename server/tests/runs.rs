@@ -5,7 +5,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
+use common::{
+    holding_run, pids, recv, recv_until, send, start_holding_run, wait_gone, Server, RUN_LOCK,
+};
 use serde_json::json;
 
 const MIB: u64 = 1 << 20;
@@ -94,11 +96,7 @@ async fn progress_comes_at_least_ten_times_a_second() {
     let _lock = RUN_LOCK.lock().await;
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":1,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
+    send(&mut socket, holding_run(1)).await;
     assert_eq!(recv(&mut socket).await["type"], "started");
     let mut last = Instant::now();
     let mut longest = Duration::ZERO;
@@ -125,14 +123,7 @@ async fn cancel_while_running_kills_the_ends() {
     let _lock = RUN_LOCK.lock().await;
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
-    let started = recv(&mut socket).await;
-    assert_eq!(started["type"], "started");
-    assert_eq!(recv(&mut socket).await["type"], "progress");
+    let started = start_holding_run(&mut socket, 20).await;
     let asked = Instant::now();
     send(&mut socket, json!({"type":"cancel"})).await;
     let (_, _) = recv_until(&mut socket, "cancelled", Duration::from_secs(1)).await;
@@ -153,11 +144,7 @@ async fn cancel_while_queued() {
     let server = Server::start();
     let mut first = server.socket().await;
     let mut second = server.socket().await;
-    send(
-        &mut first,
-        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
+    send(&mut first, holding_run(20)).await;
     let started = recv(&mut first).await;
     assert_eq!(started["type"], "started");
     send(
@@ -190,14 +177,7 @@ async fn a_disconnect_mid_run_kills_the_ends() {
     let _lock = RUN_LOCK.lock().await;
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
-    let started = recv(&mut socket).await;
-    assert_eq!(started["type"], "started");
-    assert_eq!(recv(&mut socket).await["type"], "progress");
+    let started = start_holding_run(&mut socket, 20).await;
     drop(socket);
     let gone = wait_gone(&pids(&started), Duration::from_secs(1));
     assert!(gone.is_some(), "ends outlived their page by a second");
@@ -217,11 +197,7 @@ async fn a_queued_page_that_leaves_frees_its_place() {
     let _lock = RUN_LOCK.lock().await;
     let server = Server::start();
     let mut first = server.socket().await;
-    send(
-        &mut first,
-        json!({"type":"run","step":"write-read","params":{"seconds":20,"buf_size":"4KiB","pipe_size":"4KiB"}}),
-    )
-    .await;
+    send(&mut first, holding_run(20)).await;
     let started = recv(&mut first).await;
     let mut second = server.socket().await;
     let mut third = server.socket().await;

@@ -366,6 +366,25 @@ pub async fn recv_until(socket: &mut Socket, kind: &str, timeout: Duration) -> (
 }
 
 /// Expects an `error` whose message contains `fragment`.
+/// A run that keeps the runner busy until cancelled: a long time budget, but
+/// one wakeup per 4 KiB page holds it to tens of MiB a second.
+pub fn holding_run(seconds: u32) -> Value {
+    serde_json::json!({
+        "type": "run",
+        "step": "write-read",
+        "params": {"seconds": seconds, "buf_size": "4KiB", "pipe_size": "4KiB"},
+    })
+}
+
+/// Sends a holding run and waits until it is running; returns `started`.
+pub async fn start_holding_run(socket: &mut Socket, seconds: u32) -> Value {
+    send(socket, holding_run(seconds)).await;
+    let started = recv(socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    assert_eq!(recv(socket).await["type"], "progress");
+    started
+}
+
 pub async fn expect_error(socket: &mut Socket, fragment: &str) {
     let message = recv(socket).await;
     assert_eq!(message["type"], "error", "{message}");
