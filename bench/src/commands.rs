@@ -21,7 +21,7 @@ use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Limits, PlanError, RunHandle, RunParams, RunPlan};
 use pipebench::size::{ByteSize, GIB, MIB};
 use pipebench::system::SystemInfo;
-use pipebench::{chart, stats, vmsplice_probe};
+use pipebench::{chart, profile, stats, vmsplice_probe};
 
 /// The exit code for an error that reached `main`: 2 for unusable input.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
@@ -84,6 +84,12 @@ pub struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Also record both ends with `perf` and print their hottest symbols.
+    #[arg(long)]
+    profile: bool,
+    /// Where to keep the perf data with --profile (default: a temporary folder).
+    #[arg(long, value_name = "DIR", requires = "profile")]
+    profile_dir: Option<PathBuf>,
 }
 
 /// `pipebench all`.
@@ -237,12 +243,60 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     for warning in &plan.warnings {
         eprintln!("pipebench: warning: {warning}");
     }
+    if args.profile {
+        return run_profiled(&args, &plan);
+    }
     let result = run_plan(&plan, !args.json)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         print_result(&result);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench run STEP --profile`: the run with `perf record` on each end.
+fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
+    if !profile::perf_installed() {
+        return Err(profile::ProfileError::NotInstalled.into());
+    }
+    let dir = match &args.profile_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
+    let mut handle = RunHandle::start(plan, &program)?;
+    let (writer_pid, reader_pid) = handle.pids();
+    // Attached right after the start, so the set-up before the first byte is
+    // mostly missed and the hot loop dominates the samples.
+    let writer = profile::Recording::attach(writer_pid, "writer", &dir)?;
+    let reader = profile::Recording::attach(reader_pid, "reader", &dir)?;
+    let result = handle.wait_with(Duration::from_millis(50), |_| {})?;
+    let hot = [
+        ("writer", writer.finish(12)?),
+        ("reader", reader.finish(12)?),
+    ];
+    if args.json {
+        let mut value = serde_json::to_value(&result)?;
+        value["profile"] = json!({ "writer": hot[0].1, "reader": hot[1].1, "data": dir });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_result(&result);
+    for (role, symbols) in &hot {
+        println!("  {role} profile (self time):");
+        for symbol in symbols {
+            println!(
+                "    {:6.2}%  {:<6} {}",
+                symbol.percent, symbol.space, symbol.symbol
+            );
+        }
+    }
+    println!(
+        "  perf data kept in {} (open with `perf report -i`)",
+        dir.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

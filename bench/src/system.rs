@@ -64,9 +64,7 @@ fn cpuinfo_field(cpuinfo: &str, key: &str) -> Option<String> {
 }
 
 fn perf_availability() -> Availability {
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("perf").is_file()))
-        .unwrap_or(false);
+    let on_path = crate::profile::perf_installed();
     let paranoid =
         read_trimmed("/proc/sys/kernel/perf_event_paranoid").and_then(|s| s.parse::<i32>().ok());
     let root = rustix::process::geteuid().is_root();
