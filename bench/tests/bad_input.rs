@@ -2,9 +2,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use common::{exe, pipebench, stderr, stdout};
+use common::{exe, pipebench, pipeline, stderr, stdout};
 
 #[test]
 fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {
@@ -53,18 +53,10 @@ fn vmsplice_onto_a_file_says_it_needs_a_pipe() {
 fn a_pipe_size_over_the_limit_says_what_to_do() {
     let limit = pipebench::pipe_setup::pipe_max_size().unwrap().bytes();
     let too_big = (limit * 2).to_string();
-    let mut writer = Command::new(exe())
-        .args(["write", "--pipe-size", &too_big, "--bytes", "1MiB"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let reader = Command::new(exe())
-        .args(["read", "--bytes", "1MiB"])
-        .stdin(writer.stdout.take().unwrap())
-        .output()
-        .unwrap();
-    let writer = writer.wait_with_output().unwrap();
+    let (writer, reader) = pipeline(
+        &["--pipe-size", &too_big, "--bytes", "1MiB"],
+        &["--bytes", "1MiB"],
+    );
     assert_eq!(writer.status.code(), Some(2));
     let message = stderr(&writer);
     assert!(
@@ -82,17 +74,8 @@ fn a_pipe_size_over_the_limit_says_what_to_do() {
 
 #[test]
 fn an_early_eof_reports_how_much_arrived() {
-    let mut writer = Command::new(exe())
-        .args(["write", "--bytes", "1MiB"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let reader = Command::new(exe())
-        .args(["read", "--bytes", "3MiB"])
-        .stdin(writer.stdout.take().unwrap())
-        .output()
-        .unwrap();
-    assert!(writer.wait().unwrap().success());
+    let (writer, reader) = pipeline(&["--bytes", "1MiB"], &["--bytes", "3MiB"]);
+    assert!(writer.status.success());
     assert_eq!(reader.status.code(), Some(1));
     assert!(
         stderr(&reader).contains("got 1048576 of the 3145728 bytes"),

@@ -2,9 +2,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use common::{cpus, exe, pipebench, stderr, stdout};
+use common::{cpus, exe, pipebench, pipeline, stderr, stdout};
 use serde_json::Value;
 
 const MIB: u64 = 1 << 20;
@@ -163,34 +163,19 @@ fn early_reuse_corrupts_exactly_when_vmsplice_maps_pages() {
 #[test]
 fn write_piped_into_read_works_by_hand_like_the_article() {
     let _cpus = cpus();
-    let mut writer = Command::new(exe())
-        .args(["write", "--vmsplice", "--bytes", "32MiB", "--verify"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let output = Command::new(exe())
-        .args(["read", "--splice", "--bytes", "32MiB", "--verify", "--json"])
-        .stdin(writer.stdout.take().unwrap())
-        .output()
-        .unwrap();
-    assert!(writer.wait().unwrap().success());
+    let (writer, output) = pipeline(
+        &["--vmsplice", "--bytes", "32MiB", "--verify"],
+        &["--splice", "--bytes", "32MiB", "--verify", "--json"],
+    );
+    assert!(writer.status.success());
     assert!(output.status.success(), "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["bytes"], 32 * MIB);
     assert_eq!(report["role"], "reader");
 
     // And the human summary, as a person would see it.
-    let mut writer = Command::new(exe())
-        .args(["write", "--bytes", "8MiB"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let output = Command::new(exe())
-        .args(["read", "--bytes", "8MiB"])
-        .stdin(writer.stdout.take().unwrap())
-        .output()
-        .unwrap();
-    assert!(writer.wait().unwrap().success());
+    let (writer, output) = pipeline(&["--bytes", "8MiB"], &["--bytes", "8MiB"]);
+    assert!(writer.status.success());
     let text = stdout(&output);
     assert!(
         text.starts_with("8MiB in ") && text.contains("GiB/s"),

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,25 @@ pub fn pipebench(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("pipebench runs")
+}
+
+/// `pipebench write WRITER | pipebench read READER`, as in a shell; returns the
+/// writer's and the reader's output (the writer's stdout went into the pipe).
+pub fn pipeline(writer: &[&str], reader: &[&str]) -> (Output, Output) {
+    let mut write = Command::new(exe())
+        .arg("write")
+        .args(writer)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pipebench write runs");
+    let read = Command::new(exe())
+        .arg("read")
+        .args(reader)
+        .stdin(write.stdout.take().expect("piped stdout"))
+        .output()
+        .expect("pipebench read runs");
+    (write.wait_with_output().expect("writer exits"), read)
 }
 
 /// stdout as text.
