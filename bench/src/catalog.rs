@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
+use crate::size::{ByteSize, KIB};
 
 /// What kind of entry a step is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,6 +51,34 @@ pub struct Step {
     pub writer: WriterOptions,
     /// How the reader runs.
     pub reader: ReaderOptions,
+    /// For a variant: the step it varies, and the option fields it changes (JSON
+    /// names of the writer's and reader's options). A test holds every variant to
+    /// exactly these differences, so none hides a change of configuration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub varies: Option<Variation>,
+}
+
+/// How a variant differs from its base step.
+#[derive(Debug, Clone, Serialize)]
+pub struct Variation {
+    /// The step it varies.
+    pub base: &'static str,
+    /// The writer option fields it changes.
+    pub writer: &'static [&'static str],
+    /// The reader option fields it changes.
+    pub reader: &'static [&'static str],
+}
+
+const fn varies(
+    base: &'static str,
+    writer: &'static [&'static str],
+    reader: &'static [&'static str],
+) -> Option<Variation> {
+    Some(Variation {
+        base,
+        writer,
+        reader,
+    })
 }
 
 /// The id of the step every speed-up is measured against.
@@ -89,24 +118,26 @@ pub fn catalog() -> Vec<Step> {
         Step {
             id: "write-read",
             title: "write and read",
-            summary: "The baseline: write(2) 256 KiB at a time, read(2) it back. Every byte is copied twice.",
+            summary: "The baseline: write(2) 256 KiB per call into the kernel's default 64 KiB pipe, read(2) 256 KiB per call. Every byte is copied twice.",
             chapter: "baseline.md",
             kind: StepKind::Article,
             article_gib_s: Some(3.7),
             reference_gib_s: range(0.8, 0.8),
             writer: writer(false, false, false),
             reader: reader(false, false),
+            varies: None,
         },
         Step {
             id: "vmsplice-read",
             title: "vmsplice, then read",
-            summary: "The writer hands its pages to the pipe with vmsplice from a double buffer of two 256 KiB halves; the reader still copies.",
+            summary: "The writer hands the pipe the pages of two 256 KiB buffers in turn with vmsplice, into a 128 KiB pipe; the reader still copies.",
             chapter: "vmsplice.md",
             kind: StepKind::Article,
             article_gib_s: Some(12.7),
             reference_gib_s: range(2.3, 2.3),
             writer: writer(true, false, false),
             reader: reader(false, false),
+            varies: None,
         },
         Step {
             id: "vmsplice-splice",
@@ -118,6 +149,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(3.1, 4.0),
             writer: writer(true, false, false),
             reader: reader(true, false),
+            varies: None,
         },
         Step {
             id: "huge-pages",
@@ -129,6 +161,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(2.6, 6.5),
             writer: writer(true, false, true),
             reader: reader(true, false),
+            varies: None,
         },
         Step {
             id: "busy-loop",
@@ -140,6 +173,47 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(47.0, 58.0),
             writer: writer(true, true, true),
             reader: reader(true, true),
+            varies: None,
+        },
+        Step {
+            id: "write-read-big-pipe",
+            title: "write and read, a 256 KiB pipe",
+            summary: "Step 1 with the pipe sized to one 256 KiB chunk (64 slots instead of 16): fewer full and empty turns, so fewer sleeps and wakeups per byte.",
+            chapter: "baseline.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: None,
+            writer: WriterOptions {
+                pipe_size: Some(ByteSize(256 * KIB)),
+                ..writer(false, false, false)
+            },
+            reader: reader(false, false),
+            varies: varies("write-read", &["pipe_size"], &[]),
+        },
+        Step {
+            id: "vmsplice-read-halves",
+            title: "vmsplice as the article's text tells it",
+            summary: "Step 2 as the article describes it: two 128 KiB halves, 128 KiB per call, a 128 KiB pipe (its code ran two 256 KiB buffers into a 128 KiB pipe).",
+            chapter: "vmsplice.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: None,
+            writer: WriterOptions {
+                pipe_size: Some(ByteSize(128 * KIB)),
+                common: CommonOptions {
+                    buf_size: ByteSize(128 * KIB),
+                    ..CommonOptions::default()
+                },
+                ..writer(true, false, false)
+            },
+            reader: ReaderOptions {
+                common: CommonOptions {
+                    buf_size: ByteSize(128 * KIB),
+                    ..CommonOptions::default()
+                },
+                ..reader(false, false)
+            },
+            varies: varies("vmsplice-read", &["pipe_size", "buf_size"], &["buf_size"]),
         },
         Step {
             id: "write-read-busy",
@@ -151,6 +225,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(3.9, 4.5),
             writer: writer(false, true, false),
             reader: reader(false, true),
+            varies: varies("write-read", &["busy_loop"], &["busy_loop"]),
         },
         Step {
             id: "vmsplice-read-busy",
@@ -162,6 +237,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(21.5, 21.5),
             writer: writer(true, true, false),
             reader: reader(false, true),
+            varies: varies("vmsplice-read", &["busy_loop"], &["busy_loop"]),
         },
         Step {
             id: "vmsplice-splice-busy",
@@ -173,6 +249,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(28.0, 29.0),
             writer: writer(true, true, false),
             reader: reader(true, true),
+            varies: varies("busy-loop", &["huge_pages"], &[]),
         },
         Step {
             id: "untouched-pages",
@@ -187,11 +264,12 @@ pub fn catalog() -> Vec<Step> {
                 ..writer(true, false, false)
             },
             reader: reader(true, false),
+            varies: varies("vmsplice-splice", &["dont_touch_pages"], &[]),
         },
         Step {
             id: "same-buffer",
             title: "one allocation for both halves",
-            summary: "Step 5 with both halves in one huge page: writer and reader fight over the same page refcount.",
+            summary: "Step 5 with both 256 KiB buffers carved from one allocation in one huge page: every call takes references on the same compound page.",
             chapter: "huge-pages.md",
             kind: StepKind::Variant,
             article_gib_s: None,
@@ -201,6 +279,7 @@ pub fn catalog() -> Vec<Step> {
                 ..writer(true, true, true)
             },
             reader: reader(true, true),
+            varies: varies("busy-loop", &["same_buffer"], &[]),
         },
         Step {
             id: "vmsplice-reuse",
@@ -212,6 +291,9 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: None,
             writer: WriterOptions {
                 reuse_early: true,
+                // The pipe holds the whole buffer, so vmsplice returns before the
+                // reader took any of it and every rewrite races pages still queued.
+                pipe_size: Some(ByteSize(256 * KIB)),
                 common: CommonOptions {
                     verify: true,
                     ..CommonOptions::default()
@@ -226,6 +308,11 @@ pub fn catalog() -> Vec<Step> {
                 },
                 ..reader(false, false)
             },
+            varies: varies(
+                "vmsplice-read",
+                &["reuse_early", "pipe_size", "verify"],
+                &["count_corrupt", "verify"],
+            ),
         },
     ]
 }
@@ -279,6 +366,84 @@ mod tests {
         assert!(find("no-such-step").is_none());
     }
 
+    /// The JSON fields of `a` and `b` that differ.
+    fn differing(a: &impl Serialize, b: &impl Serialize) -> Vec<String> {
+        let (a, b) = (
+            serde_json::to_value(a).unwrap(),
+            serde_json::to_value(b).unwrap(),
+        );
+        let (a, b) = (a.as_object().unwrap(), b.as_object().unwrap());
+        let mut keys: Vec<String> = a
+            .keys()
+            .filter(|k| a.get(*k) != b.get(*k))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn variants_differ_from_their_base_only_as_documented() {
+        for step in catalog() {
+            let Some(variation) = &step.varies else {
+                assert_eq!(step.kind, StepKind::Article, "{} names no base", step.id);
+                continue;
+            };
+            let base = find(variation.base).expect("base exists");
+            let sorted = |fields: &[&str]| {
+                let mut v: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(
+                differing(&step.writer, &base.writer),
+                sorted(variation.writer),
+                "{} writer vs {}",
+                step.id,
+                base.id
+            );
+            assert_eq!(
+                differing(&step.reader, &base.reader),
+                sorted(variation.reader),
+                "{} reader vs {}",
+                step.id,
+                base.id
+            );
+        }
+    }
+
+    #[test]
+    fn article_steps_run_the_reference_configuration() {
+        // write.cpp: F_SETPIPE_SZ only when asked (never, in measure.py) for write;
+        // forced to buf_size / 2 with vmsplice; 256 KiB per call at both ends.
+        for step in catalog()
+            .into_iter()
+            .filter(|s| s.kind == StepKind::Article)
+        {
+            assert_eq!(
+                step.writer.common.buf_size,
+                ByteSize(256 * KIB),
+                "{}",
+                step.id
+            );
+            assert_eq!(
+                step.reader.common.buf_size,
+                ByteSize(256 * KIB),
+                "{}",
+                step.id
+            );
+            assert_eq!(step.writer.pipe_size, None, "{}: explicit pipe", step.id);
+            let expected = step.writer.vmsplice.then_some(ByteSize(128 * KIB));
+            assert_eq!(step.writer.effective_pipe_size(), expected, "{}", step.id);
+            assert!(
+                !step.writer.common.gift && !step.writer.common.poll,
+                "{}",
+                step.id
+            );
+            assert!(!step.writer.same_buffer && !step.writer.dont_touch_pages);
+        }
+    }
+
     #[test]
     fn both_ends_agree_on_sizes() {
         for step in catalog() {
@@ -289,6 +454,11 @@ mod tests {
             );
             assert_eq!(
                 step.writer.common.verify, step.reader.common.verify,
+                "{}",
+                step.id
+            );
+            assert_eq!(
+                step.writer.common.buf_size, step.reader.common.buf_size,
                 "{}",
                 step.id
             );

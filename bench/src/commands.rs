@@ -17,15 +17,21 @@ use pipebench::catalog::{self, StepKind};
 use pipebench::error::EndError;
 use pipebench::hugepage;
 use pipebench::paging;
+use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
 use pipebench::report::RunResult;
-use pipebench::runner::{EndProgram, Limits, PlanError, RunHandle, RunParams, RunPlan};
-use pipebench::size::{ByteSize, GIB, MIB};
+use pipebench::runner::{EndProgram, RunHandle};
+use pipebench::size::{ByteSize, MIB};
 use pipebench::system::SystemInfo;
 use pipebench::{chart, profile, stats, vmsplice_probe};
 
+/// A command line that cannot be used as given (exit code 2, like clap's own).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
 /// The exit code for an error that reached `main`: 2 for unusable input.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
-    if err.downcast_ref::<PlanError>().is_some() {
+    if err.downcast_ref::<PlanError>().is_some() || err.downcast_ref::<UsageError>().is_some() {
         return 2;
     }
     if let Some(end) = err.downcast_ref::<EndError>() {
@@ -37,13 +43,14 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
 /// Options shared by `run` and `all` that shape a run.
 #[derive(Debug, Clone, Args)]
 pub struct ShapeArgs {
-    /// Bytes per run (default 4GiB, as on the project's reference machine).
+    /// Bytes per run (default 4GiB).
     #[arg(long, value_name = "SIZE")]
     bytes: Option<ByteSize>,
-    /// Chunk size (default: the step's, 256KiB).
+    /// Bytes per call at both ends (default: the step's, 256KiB).
     #[arg(long, value_name = "SIZE")]
     buf_size: Option<ByteSize>,
-    /// Pipe capacity (default: half the buffer for vmsplice steps).
+    /// Pipe capacity (default: the kernel's 64KiB for write steps, half of one
+    /// buffer for vmsplice steps, as the reference programs run them).
     #[arg(long, value_name = "SIZE")]
     pipe_size: Option<ByteSize>,
     /// Stop each run after this many seconds instead of at --bytes.
@@ -63,13 +70,14 @@ pub struct ShapeArgs {
 impl ShapeArgs {
     fn params(&self) -> RunParams {
         RunParams {
-            bytes: Some(self.bytes.unwrap_or(ByteSize(4 * GIB))),
+            bytes: Some(self.bytes.unwrap_or(DEFAULT_RUN_BYTES)),
             buf_size: self.buf_size,
             pipe_size: self.pipe_size,
             seconds: self.seconds,
             writer_cpu: self.writer_cpu,
             reader_cpu: self.reader_cpu,
             verify: self.verify.then_some(true),
+            quiet: None,
         }
     }
 }
@@ -206,6 +214,15 @@ fn print_result(result: &RunResult) {
         step.and_then(|s| s.article_gib_s)
             .map_or(String::new(), |a| format!(" (article: {a:.1} GiB/s)")),
     );
+    println!(
+        "  {} per call, pipe capacity {}",
+        ByteSize(result.bytes_per_call),
+        result.pipe_capacity.map_or("unknown".into(), |c| format!(
+            "{} ({} slots of 4KiB)",
+            ByteSize(c),
+            c / 4096
+        )),
+    );
     for (name, end) in [("writer", &result.writer), ("reader", &result.reader)] {
         println!(
             "  {name}: cpu {}, {} calls, {} EAGAIN retries, {} minor faults, {} voluntary / {} involuntary context switches",
@@ -235,14 +252,16 @@ fn print_result(result: &RunResult) {
     if result.stopped_by_budget {
         println!("  (stopped at the time budget)");
     }
+    println!("  again: {}", result.argv.join(" "));
+    for warning in &result.warnings {
+        eprintln!("pipebench: warning: {warning}");
+    }
 }
 
 /// `pipebench run STEP`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // The plan's warnings travel in the result, printed after it.
     let plan = RunPlan::for_step_id(&args.step, &args.shape.params(), &Limits::default())?;
-    for warning in &plan.warnings {
-        eprintln!("pipebench: warning: {warning}");
-    }
     if args.profile {
         return run_profiled(&args, &plan);
     }
@@ -312,7 +331,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
         args.steps.clone()
     };
     if args.repeats == 0 {
-        anyhow::bail!(PlanError::Invalid("--repeats must be at least 1".into()));
+        anyhow::bail!(UsageError("--repeats must be at least 1".into()));
     }
     let limits = Limits::default();
     let mut plans = Vec::new();
@@ -501,7 +520,7 @@ pub fn reuse(args: ReuseArgs) -> Result<ExitCode> {
 pub fn pages(args: PagesArgs) -> Result<ExitCode> {
     if let Some(text) = &args.address {
         let address = paging::parse_address(text).ok_or_else(|| {
-            PlanError::Invalid(format!(
+            UsageError(format!(
                 "`{text}` is not an address: use hex like 0x7f12345000"
             ))
         })?;
@@ -514,7 +533,7 @@ pub fn pages(args: PagesArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if args.buf_size.bytes() > 256 * MIB {
-        anyhow::bail!(PlanError::Invalid(
+        anyhow::bail!(UsageError(
             "--buf-size is limited to 256MiB for the page inspector".into()
         ));
     }

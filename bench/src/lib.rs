@@ -19,6 +19,7 @@ pub mod options;
 pub mod paging;
 pub mod pattern;
 pub mod pipe_setup;
+pub mod plan;
 pub mod profile;
 pub mod reader;
 pub mod report;

@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::size::{ByteSize, GIB, KIB};
 
+/// One page: the smallest capacity a pipe can have.
+const PAGE_BYTES: u64 = 4 * KIB;
+
 /// The default chunk: 256 KiB, as in the article.
 pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
 /// The default amount piped by hand: 10 GiB, as in the article.
@@ -68,7 +71,8 @@ pub struct WriterOptions {
     /// Carve both halves of the double buffer out of one allocation.
     #[arg(long)]
     pub same_buffer: bool,
-    /// Pipe capacity via F_SETPIPE_SZ (default: the buffer size; half of it with --vmsplice).
+    /// Pipe capacity via F_SETPIPE_SZ (default: the kernel's 64KiB for write; half of
+    /// --buf-size with --vmsplice, as the reference programs force it).
     #[arg(long, value_name = "SIZE")]
     pub pipe_size: Option<ByteSize>,
     /// Experiment: one buffer, rewritten right after each vmsplice (unsafe on purpose).
@@ -179,15 +183,16 @@ impl WriterOptions {
         args
     }
 
-    /// The pipe capacity this writer asks for: explicit, or else one chunk, as the
-    /// reference programs do it. With write(2) a whole chunk then lands in one go;
-    /// with vmsplice the pipe holds exactly one half of the double buffer, so a
-    /// completed vmsplice of one half means the other half has been drained (the
-    /// article's double-buffering argument). The early-reuse experiment's single
-    /// buffer fits the pipe too, so vmsplice returns without waiting for the reader
-    /// and the rewrite that follows always races pages the pipe still holds.
-    pub fn effective_pipe_size(&self) -> ByteSize {
-        self.pipe_size.unwrap_or(self.common.buf_size)
+    /// The pipe capacity this writer asks for, as the reference writer decides it:
+    /// explicit when given; else, with vmsplice, half of one buffer (and at least one
+    /// page), so a completed vmsplice of one whole buffer means the pipe has already
+    /// let go of the other one (the double-buffering argument); else none at all, and
+    /// plain write(2) runs on the kernel's default pipe (16 slots, 64 KiB).
+    pub fn effective_pipe_size(&self) -> Option<ByteSize> {
+        self.pipe_size.or_else(|| {
+            self.vmsplice
+                .then(|| ByteSize((self.common.buf_size.bytes() / 2).max(PAGE_BYTES)))
+        })
     }
 
     /// How many bytes each call hands over: one chunk of `--buf-size`.
@@ -246,7 +251,7 @@ mod tests {
         .options;
         assert_eq!(parsed.common.buf_size, ByteSize(1 << 20));
         assert_eq!(parsed.common.bytes, ByteSize(3 << 30));
-        assert_eq!(parsed.effective_pipe_size(), ByteSize(512 << 10));
+        assert_eq!(parsed.effective_pipe_size(), Some(ByteSize(512 << 10)));
         let mut argv: Vec<OsString> = vec!["write".into()];
         argv.extend(parsed.to_args());
         let again = WriterCli::try_parse_from(argv).unwrap().options;
@@ -270,12 +275,14 @@ mod tests {
         assert_eq!(w, WriterOptions::default());
         assert_eq!(w.common.buf_size, ByteSize(256 << 10));
         assert_eq!(w.common.bytes, ByteSize(10 << 30));
-        assert_eq!(w.effective_pipe_size(), ByteSize(256 << 10));
+        // write(2) leaves the kernel's default pipe alone, as write.cpp does.
+        assert_eq!(w.effective_pipe_size(), None);
         let v = WriterOptions {
             vmsplice: true,
             ..Default::default()
         };
-        assert_eq!(v.effective_pipe_size(), ByteSize(256 << 10));
+        // vmsplice: half of one 256 KiB buffer, as write.cpp forces it.
+        assert_eq!(v.effective_pipe_size(), Some(ByteSize(128 << 10)));
         assert_eq!(v.chunk_size(), 256 << 10);
     }
 

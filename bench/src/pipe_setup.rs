@@ -5,7 +5,7 @@ use std::os::fd::BorrowedFd;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, fstat, FileType, OFlags};
 use rustix::io::Errno;
-use rustix::pipe::fcntl_setpipe_size;
+use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size};
 
 use crate::error::EndError;
 use crate::size::ByteSize;
@@ -81,6 +81,16 @@ pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError>
     Ok(())
 }
 // ANCHOR_END: set_pipe_size
+
+/// The capacity in force (F_GETPIPE_SZ), or `None` when `fd` is not a pipe.
+/// The kernel rounds a requested size up to a power of two pages, so this, not
+/// the request, is what a result reports.
+pub fn capacity(fd: BorrowedFd<'_>) -> Option<u64> {
+    if !is_pipe(fd) {
+        return None;
+    }
+    fcntl_getpipe_size(fd).ok().map(|size| size as u64)
+}
 
 /// Puts the file description in non-blocking mode, for busy looping.
 // ANCHOR: set_nonblocking

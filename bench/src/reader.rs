@@ -101,6 +101,9 @@ pub fn run(
         huge_pages: None,
         corrupted_bytes: options.count_corrupt.then_some(tally.corrupted),
         stopped_by_budget,
+        // The writer sizes the pipe and reads the capacity back; a reader asking
+        // at its own start could see the size before the writer changed it.
+        pipe_capacity: None,
     })
 }
 

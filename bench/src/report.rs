@@ -63,6 +63,9 @@ pub struct EndReport {
     pub corrupted_bytes: Option<u64>,
     /// Whether the harness stopped the run at its time budget.
     pub stopped_by_budget: bool,
+    /// The pipe's capacity in bytes after set-up (F_GETPIPE_SZ), writer only.
+    #[serde(default)]
+    pub pipe_capacity: Option<u64>,
 }
 
 /// How each end was started.
@@ -112,6 +115,13 @@ pub struct RunResult {
     pub gib_per_s: f64,
     /// Writer calls that moved data.
     pub iterations: u64,
+    /// Bytes each write, vmsplice, read or splice call handed over (`--buf-size`).
+    #[serde(default)]
+    pub bytes_per_call: u64,
+    /// The pipe's capacity in force during the run, in bytes (F_GETPIPE_SZ after
+    /// set-up): 65536 is the kernel's default ring of 16 one-page slots.
+    #[serde(default)]
+    pub pipe_capacity: Option<u64>,
     /// Whether the run ended at its time budget rather than its byte count.
     pub stopped_by_budget: bool,
     /// Writer summary.
@@ -122,6 +132,15 @@ pub struct RunResult {
     pub huge_pages: Option<HugePageReport>,
     /// Corrupted bytes the reader counted (experiment steps).
     pub corrupted_bytes: Option<u64>,
+    /// The `pipebench run` command line that repeats this run.
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// The same run as a `pipebench write ... | pipebench read ...` pipeline.
+    #[serde(default)]
+    pub pipeline: String,
+    /// What the reader should know about this figure (a short run, one CPU, ...).
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// Unix time (ms) when the run finished.
     pub finished_at_ms: u64,
 }

@@ -1,7 +1,7 @@
 //! The harness: run one step as two processes joined by a pipe.
 //!
-//! [`RunPlan::new`] turns a catalog step plus caller parameters into validated
-//! options for both ends, [`RunHandle::start`] spawns them (each pinned to its own
+//! A [`RunPlan`] (see [`crate::plan`]) holds validated options for both ends;
+//! [`RunHandle::start`] spawns them (each pinned to its own
 //! CPU), and the owner calls [`RunHandle::poll`] on its own clock: every call
 //! samples progress from shared memory, enforces the time budget and the hard
 //! timeout, and reaps the children. Dropping a handle kills whatever is still
@@ -22,257 +22,10 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustix::pipe::{pipe_with, PipeFlags};
-use serde::Deserialize;
 
-use crate::catalog::{self, Step};
 use crate::control::{ControlError, ControlRegion};
-use crate::end::allowed_cpus;
-use crate::options::{ReaderOptions, WriterOptions};
-use crate::pipe_setup::pipe_max_size;
+use crate::plan::{RunPlan, MIN_RELIABLE_MS};
 use crate::report::{gib_per_s, EndReport, EndSummary, RunOptions, RunResult};
-use crate::size::{ByteSize, GIB, KIB, MIB};
-
-/// What a caller may change about a step. Every field is optional and checked
-/// against [`Limits`]; unknown fields are refused so a typo is not silently ignored.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunParams {
-    /// Bytes to pipe (the cap when a time budget is set).
-    pub bytes: Option<ByteSize>,
-    /// Chunk size of both ends.
-    pub buf_size: Option<ByteSize>,
-    /// Pipe capacity.
-    pub pipe_size: Option<ByteSize>,
-    /// Time budget in seconds: the writer stops when it is spent.
-    pub seconds: Option<f64>,
-    /// CPU for the writer.
-    pub writer_cpu: Option<usize>,
-    /// CPU for the reader.
-    pub reader_cpu: Option<usize>,
-    /// Check every byte at the reader.
-    pub verify: Option<bool>,
-}
-
-/// Bounds on [`RunParams`].
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// Largest byte count.
-    pub max_bytes: u64,
-    /// Smallest chunk.
-    pub min_buf_size: u64,
-    /// Largest chunk.
-    pub max_buf_size: u64,
-    /// Largest pipe capacity (the system's pipe-max-size).
-    pub max_pipe_size: u64,
-    /// Longest time budget, seconds.
-    pub max_seconds: f64,
-    /// Kill a run that has not finished after this long.
-    pub hard_timeout: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_bytes: 64 * GIB,
-            min_buf_size: 4 * KIB,
-            max_buf_size: 64 * MIB,
-            max_pipe_size: pipe_max_size().map_or(MIB, |s| s.bytes()),
-            max_seconds: 120.0,
-            hard_timeout: Duration::from_secs(600),
-        }
-    }
-}
-
-/// Why a plan was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PlanError {
-    /// No such step in the catalog.
-    #[error("unknown step `{id}`; known steps: {known}")]
-    UnknownStep {
-        /// What was asked for.
-        id: String,
-        /// The catalog's ids, comma-separated.
-        known: String,
-    },
-    /// A parameter is outside its bounds.
-    #[error("{name} = {value} is out of range: allowed {min} to {max}")]
-    OutOfRange {
-        /// Parameter name.
-        name: &'static str,
-        /// The value given.
-        value: String,
-        /// Lowest allowed.
-        min: String,
-        /// Highest allowed.
-        max: String,
-    },
-    /// A parameter is in range but unusable (e.g. not page-aligned).
-    #[error("{0}")]
-    Invalid(String),
-}
-
-/// A validated run: both ends' full options, ready to spawn.
-#[derive(Debug, Clone)]
-pub struct RunPlan {
-    /// The step id.
-    pub step: String,
-    /// Writer options, including its CPU.
-    pub writer: WriterOptions,
-    /// Reader options, including its CPU.
-    pub reader: ReaderOptions,
-    /// Stop the writer after this long.
-    pub time_budget: Option<Duration>,
-    /// Kill the run after this long.
-    pub hard_timeout: Duration,
-    /// Things the caller should tell the user (e.g. only one CPU).
-    pub warnings: Vec<String>,
-}
-
-fn check_range(name: &'static str, value: u64, min: u64, max: u64) -> Result<u64, PlanError> {
-    if (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(PlanError::OutOfRange {
-            name,
-            value: ByteSize(value).to_string(),
-            min: ByteSize(min).to_string(),
-            max: ByteSize(max).to_string(),
-        })
-    }
-}
-
-impl RunPlan {
-    /// Looks `step_id` up and applies `params` within `limits`.
-    pub fn for_step_id(
-        step_id: &str,
-        params: &RunParams,
-        limits: &Limits,
-    ) -> Result<Self, PlanError> {
-        let step = catalog::find(step_id).ok_or_else(|| PlanError::UnknownStep {
-            id: step_id.to_string(),
-            known: catalog::ids().join(", "),
-        })?;
-        Self::new(&step, params, limits)
-    }
-
-    /// Applies `params` to `step` within `limits`.
-    pub fn new(step: &Step, params: &RunParams, limits: &Limits) -> Result<Self, PlanError> {
-        let mut writer = step.writer.clone();
-        let mut reader = step.reader.clone();
-        let mut warnings = Vec::new();
-        let defaults = 4 * GIB;
-        let bytes = check_range(
-            "bytes",
-            params.bytes.map_or(defaults, |b| b.bytes()),
-            1,
-            limits.max_bytes,
-        )?;
-        let buf_size = check_range(
-            "buf_size",
-            params
-                .buf_size
-                .map_or(writer.common.buf_size.bytes(), |b| b.bytes()),
-            limits.min_buf_size,
-            limits.max_buf_size,
-        )?;
-        if buf_size % (4 * KIB) != 0 {
-            return Err(PlanError::Invalid(format!(
-                "buf_size = {} must be a multiple of 4KiB (whole pages)",
-                ByteSize(buf_size)
-            )));
-        }
-        if let Some(pipe) = params.pipe_size {
-            check_range("pipe_size", pipe.bytes(), 4 * KIB, limits.max_pipe_size)?;
-            writer.pipe_size = Some(pipe);
-        } else {
-            let mut sized = writer.clone();
-            sized.common.buf_size = ByteSize(buf_size);
-            let needed = sized.effective_pipe_size().bytes();
-            if needed > limits.max_pipe_size {
-                return Err(PlanError::Invalid(format!(
-                    "buf_size = {} needs a pipe of {}, over this system's pipe-max-size {}: choose a smaller buffer, or give pipe_size",
-                    ByteSize(buf_size),
-                    ByteSize(needed),
-                    ByteSize(limits.max_pipe_size)
-                )));
-            }
-        }
-        let time_budget = match params.seconds {
-            None => None,
-            Some(s) if s.is_finite() && s >= 0.1 && s <= limits.max_seconds => {
-                Some(Duration::from_secs_f64(s))
-            }
-            Some(s) => {
-                return Err(PlanError::OutOfRange {
-                    name: "seconds",
-                    value: s.to_string(),
-                    min: "0.1".into(),
-                    max: limits.max_seconds.to_string(),
-                })
-            }
-        };
-        let (writer_cpu, reader_cpu) = choose_cpus(params, &mut warnings)?;
-        for common in [&mut writer.common, &mut reader.common] {
-            common.bytes = ByteSize(bytes);
-            common.buf_size = ByteSize(buf_size);
-            if let Some(verify) = params.verify {
-                common.verify = verify || step.writer.common.verify;
-            }
-        }
-        // Record the capacity actually used, so results say how they were made.
-        writer.pipe_size = Some(writer.effective_pipe_size());
-        writer.common.cpu = writer_cpu;
-        reader.common.cpu = reader_cpu;
-        Ok(RunPlan {
-            step: step.id.to_string(),
-            writer,
-            reader,
-            time_budget,
-            hard_timeout: limits.hard_timeout,
-            warnings,
-        })
-    }
-}
-
-/// Picks two different CPUs: the requested ones, else the first two allowed.
-fn choose_cpus(
-    params: &RunParams,
-    warnings: &mut Vec<String>,
-) -> Result<(Option<usize>, Option<usize>), PlanError> {
-    let allowed = allowed_cpus();
-    for (name, cpu) in [
-        ("writer_cpu", params.writer_cpu),
-        ("reader_cpu", params.reader_cpu),
-    ] {
-        if let Some(cpu) = cpu {
-            if !allowed.contains(&cpu) {
-                return Err(PlanError::Invalid(format!(
-                    "{name} = {cpu} is not a CPU this process may use (allowed: {allowed:?})"
-                )));
-            }
-        }
-    }
-    if allowed.len() < 2 {
-        warnings.push(format!(
-            "only {} CPU available: writer and reader share it, so the figures mostly measure scheduling",
-            allowed.len()
-        ));
-        return Ok((params.writer_cpu, params.reader_cpu));
-    }
-    let writer = params.writer_cpu.unwrap_or(allowed[0]);
-    let reader = params.reader_cpu.unwrap_or_else(|| {
-        *allowed
-            .iter()
-            .find(|&&c| c != writer)
-            .unwrap_or(&allowed[1])
-    });
-    if writer == reader {
-        warnings.push(format!(
-            "writer and reader are both pinned to CPU {writer}: they will take turns"
-        ));
-    }
-    Ok((Some(writer), Some(reader)))
-}
 
 /// The program that acts as an end: `exe [prefix...] write|read OPTIONS`.
 #[derive(Debug, Clone)]
@@ -581,6 +334,14 @@ impl RunHandle {
             (Err(w), Err(r)) => return Err(if r.is_symptom() { w } else { r }),
         };
         let bytes = reader.bytes;
+        let mut warnings = self.plan.warnings.clone();
+        if reader.elapsed_ms < MIN_RELIABLE_MS {
+            warnings.push(format!(
+                "this run lasted {:.0} ms, under {MIN_RELIABLE_MS:.0} ms: start-up and scheduling \
+                 noise weigh heavily in so short a run; give it more bytes or seconds",
+                reader.elapsed_ms
+            ));
+        }
         Ok(RunResult {
             step: self.plan.step.clone(),
             options: RunOptions {
@@ -591,11 +352,16 @@ impl RunHandle {
             elapsed_ms: reader.elapsed_ms,
             gib_per_s: gib_per_s(bytes, reader.elapsed_ms),
             iterations: writer.iterations,
+            bytes_per_call: self.plan.writer.common.buf_size.bytes(),
+            pipe_capacity: writer.pipe_capacity,
             stopped_by_budget: reader.stopped_by_budget || writer.stopped_by_budget,
             writer: EndSummary::from(&writer),
             reader: EndSummary::from(&reader),
             huge_pages: writer.huge_pages.clone(),
             corrupted_bytes: reader.corrupted_bytes,
+            argv: self.plan.argv(),
+            pipeline: self.plan.pipeline(),
+            warnings,
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
@@ -654,77 +420,5 @@ impl Drop for RunHandle {
         if !self.finished || self.writer.status.is_none() || self.reader.status.is_none() {
             self.kill();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plans_apply_params_within_bounds() {
-        let params = RunParams {
-            bytes: Some(ByteSize(64 * MIB)),
-            buf_size: Some(ByteSize(512 * KIB)),
-            seconds: Some(2.0),
-            ..Default::default()
-        };
-        let plan = RunPlan::for_step_id("busy-loop", &params, &Limits::default()).unwrap();
-        assert_eq!(plan.writer.common.bytes, ByteSize(64 * MIB));
-        assert_eq!(plan.reader.common.bytes, ByteSize(64 * MIB));
-        assert_eq!(plan.reader.common.buf_size, ByteSize(512 * KIB));
-        assert_eq!(plan.time_budget, Some(Duration::from_secs(2)));
-        assert!(plan.writer.vmsplice && plan.writer.common.huge_pages && plan.reader.splice);
-    }
-
-    #[test]
-    fn plans_refuse_unknown_steps_and_wild_params() {
-        let limits = Limits::default();
-        let unknown = RunPlan::for_step_id("rm-rf", &RunParams::default(), &limits).unwrap_err();
-        assert!(unknown.to_string().contains("write-read"), "{unknown}");
-        let too_big = RunParams {
-            bytes: Some(ByteSize(1 << 50)),
-            ..Default::default()
-        };
-        assert!(matches!(
-            RunPlan::for_step_id("write-read", &too_big, &limits),
-            Err(PlanError::OutOfRange { name: "bytes", .. })
-        ));
-        let odd_buf = RunParams {
-            buf_size: Some(ByteSize(12345 * 4)),
-            ..Default::default()
-        };
-        assert!(RunPlan::for_step_id("write-read", &odd_buf, &limits).is_err());
-        let pipe = RunParams {
-            pipe_size: Some(ByteSize(limits.max_pipe_size + 4096)),
-            ..Default::default()
-        };
-        assert!(matches!(
-            RunPlan::for_step_id("write-read", &pipe, &limits),
-            Err(PlanError::OutOfRange {
-                name: "pipe_size",
-                ..
-            })
-        ));
-        for seconds in [0.0, -1.0, f64::NAN, 1e9] {
-            let params = RunParams {
-                seconds: Some(seconds),
-                ..Default::default()
-            };
-            assert!(
-                RunPlan::for_step_id("write-read", &params, &limits).is_err(),
-                "{seconds}"
-            );
-        }
-    }
-
-    #[test]
-    fn params_parse_sizes_as_numbers_or_strings_and_refuse_unknown_fields() {
-        let params: RunParams =
-            serde_json::from_str(r#"{"bytes":"1GiB","buf_size":262144}"#).unwrap();
-        assert_eq!(params.bytes, Some(ByteSize(GIB)));
-        assert_eq!(params.buf_size, Some(ByteSize(256 * KIB)));
-        assert!(serde_json::from_str::<RunParams>(r#"{"bites":1}"#).is_err());
-        assert!(serde_json::from_str::<RunParams>(r#"{"bytes":"lots"}"#).is_err());
     }
 }

@@ -121,6 +121,29 @@ impl fmt::Display for ByteSize {
     }
 }
 
+impl ByteSize {
+    /// The exact value for a message: `4095 bytes (3.999KiB)`, `262144 bytes (256KiB)`.
+    /// Display alone rounds (4095 shows as `4.00KiB`), which misstates a refused value.
+    pub fn exact(&self) -> String {
+        let units = [(GIB * KIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")];
+        let human = units
+            .iter()
+            .find(|(size, _)| self.0 >= *size)
+            .map(|&(size, name)| {
+                if self.0.is_multiple_of(size) {
+                    format!("{}{name}", self.0 / size)
+                } else {
+                    // Three decimals keep 4095 and 4097 apart from 4 KiB.
+                    format!("{:.3}{name}", self.0 as f64 / size as f64)
+                }
+            });
+        match human {
+            Some(human) => format!("{} bytes ({human})", self.0),
+            None => format!("{} bytes", self.0),
+        }
+    }
+}
+
 impl Serialize for ByteSize {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_u64(self.0)
@@ -148,6 +171,14 @@ impl<'de> Deserialize<'de> for ByteSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_never_rounds_a_value_onto_its_neighbour() {
+        assert_eq!(ByteSize(4095).exact(), "4095 bytes (3.999KiB)");
+        assert_eq!(ByteSize(4097).exact(), "4097 bytes (4.001KiB)");
+        assert_eq!(ByteSize(256 << 10).exact(), "262144 bytes (256KiB)");
+        assert_eq!(ByteSize(12).exact(), "12 bytes");
+    }
 
     #[test]
     fn parses_plain_bytes_and_units() {

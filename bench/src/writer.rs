@@ -64,10 +64,12 @@ pub fn run(
 ) -> Result<EndReport, EndError> {
     validate(options)?;
     pipe_setup::check_output(out, options.vmsplice)?;
-    // Size the pipe like the reference does; plain writes into a file skip it.
-    if options.vmsplice || options.pipe_size.is_some() || pipe_setup::is_pipe(out) {
-        pipe_setup::set_pipe_size(out, options.effective_pipe_size())?;
+    // Size the pipe only where the reference writer does (vmsplice, or asked to):
+    // plain write(2) runs on whatever pipe the kernel made.
+    if let Some(size) = options.effective_pipe_size() {
+        pipe_setup::set_pipe_size(out, size)?;
     }
+    let pipe_capacity = pipe_setup::capacity(out);
     let chunk = options.chunk_size();
     let spec = BufferSpec {
         len: chunk,
@@ -160,6 +162,7 @@ pub fn run(
         huge_pages,
         corrupted_bytes: None,
         stopped_by_budget: control.should_stop() && tally.sent < total,
+        pipe_capacity,
     })
 }
 

@@ -14,7 +14,10 @@ fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {
         (vec!["write", "--frobnicate"], "--frobnicate"),
         (vec!["run", "no-such-step"], "write-read"),
         (vec!["run", "write-read", "--bytes", "999TiB"], "bytes"),
-        (vec!["run", "write-read", "--buf-size", "10000"], "4KiB"),
+        (
+            vec!["run", "write-read", "--buf-size", "10000"],
+            "10000 bytes",
+        ),
         (vec!["run", "write-read", "--seconds=-3"], "seconds"),
         (vec!["pages", "--address", "0xnope"], "0xnope"),
     ] {

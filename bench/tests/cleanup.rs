@@ -6,7 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{alive, children_of, cpus, exe, gone_within};
-use pipebench::runner::{EndProgram, Limits, RunHandle, RunParams, RunPlan};
+use pipebench::plan::{Limits, RunParams, RunPlan};
+use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::ByteSize;
 
 fn program() -> EndProgram {

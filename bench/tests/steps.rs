@@ -241,7 +241,8 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     let _cpus = cpus();
     // The early-reuse writer with a strict reader: the reader stops at the first
     // bad byte and the writer then sees a closed pipe. The cause must be shown.
-    use pipebench::runner::{EndProgram, Limits, RunHandle, RunParams, RunPlan};
+    use pipebench::plan::{Limits, RunParams, RunPlan};
+    use pipebench::runner::{EndProgram, RunHandle};
     let params = RunParams {
         bytes: Some(pipebench::size::ByteSize(64 * MIB)),
         ..Default::default()
@@ -266,5 +267,60 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     assert!(
         message.contains("reader") && message.contains("corrupted data at byte"),
         "{message}"
+    );
+}
+
+/// The capacity in force, read back from the kernel, is the reference's for every
+/// article step: the kernel's default 64 KiB ring for write(2) (write.cpp sizes the
+/// pipe only when asked), half of one 256 KiB buffer for vmsplice (write.cpp forces
+/// buf_size / 2); and the variants change it only where they say so.
+#[test]
+fn every_step_runs_the_pipe_capacity_of_its_configuration() {
+    let _cpus = cpus();
+    let expected: &[(&str, u64, u64)] = &[
+        ("write-read", 64 << 10, 256 << 10),
+        ("vmsplice-read", 128 << 10, 256 << 10),
+        ("vmsplice-splice", 128 << 10, 256 << 10),
+        ("huge-pages", 128 << 10, 256 << 10),
+        ("busy-loop", 128 << 10, 256 << 10),
+        ("write-read-big-pipe", 256 << 10, 256 << 10),
+        ("vmsplice-read-halves", 128 << 10, 128 << 10),
+    ];
+    for &(step, capacity, per_call) in expected {
+        let result = run_json(step, &["--bytes", "8MiB"]);
+        assert_eq!(result["pipe_capacity"], capacity, "{step}: {result}");
+        assert_eq!(result["bytes_per_call"], per_call, "{step}: {result}");
+        assert_eq!(result["options"]["reader"]["buf_size"], per_call, "{step}");
+        // The result says how to run it again, and that command runs it again.
+        let argv: Vec<String> = serde_json::from_value(result["argv"].clone()).unwrap();
+        assert_eq!(&argv[..3], ["pipebench", "run", step], "{step}");
+        let mut again: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+        again.push("--json");
+        let output = pipebench(&again);
+        assert!(output.status.success(), "{again:?}: {}", stderr(&output));
+        let repeat: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(repeat["pipe_capacity"], capacity, "{step} again");
+        assert_eq!(repeat["options"], result["options"], "{step} again");
+    }
+}
+
+/// Runs under half a second carry a warning, in the JSON and on stderr.
+#[test]
+fn a_short_run_is_flagged_as_unreliable() {
+    let _cpus = cpus();
+    let output = pipebench(&["run", "busy-loop", "--bytes", "16MiB"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("under 500 ms"),
+        "{}",
+        stderr(&output)
+    );
+    let result = run_json("busy-loop", &["--bytes", "16MiB"]);
+    let warnings = result["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("under 500 ms")),
+        "{result}"
     );
 }

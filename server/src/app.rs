@@ -10,7 +10,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use pipebench::runner::Limits;
+use pipebench::plan::Limits;
 use tokio::sync::watch;
 
 use crate::history::History;

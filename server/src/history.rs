@@ -170,10 +170,10 @@ mod tests {
     use pipebench::report::{EndSummary, RunOptions};
 
     fn result(step: &str, bytes: u64) -> RunResult {
-        let plan = pipebench::runner::RunPlan::for_step_id(
+        let plan = pipebench::plan::RunPlan::for_step_id(
             step,
             &Default::default(),
-            &pipebench::runner::Limits::default(),
+            &pipebench::plan::Limits::default(),
         )
         .unwrap();
         RunResult {
@@ -186,11 +186,16 @@ mod tests {
             elapsed_ms: 10.0,
             gib_per_s: 1.0,
             iterations: 1,
+            bytes_per_call: 256 << 10,
+            pipe_capacity: Some(65536),
             stopped_by_budget: false,
             writer: EndSummary::default(),
             reader: EndSummary::default(),
             huge_pages: None,
             corrupted_bytes: None,
+            argv: Vec::new(),
+            pipeline: String::new(),
+            warnings: Vec::new(),
             finished_at_ms: 1,
         }
     }

@@ -1,11 +1,7 @@
 //! What a run from the page does when the reader leaves things unsaid.
 
-use pipebench::runner::{Limits, PlanError, RunParams, RunPlan};
+use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECONDS};
 use pipebench::size::ByteSize;
-
-/// Time budget of a run whose params give neither bytes nor seconds: long
-/// enough to settle, short enough (about 5 s in all) on any machine.
-pub const DEFAULT_SECONDS: f64 = 4.0;
 
 /// Validates a run request from the page, filling in the server's defaults:
 /// no bytes and no seconds means [`DEFAULT_SECONDS`]; a time budget without

@@ -1,7 +1,8 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
+use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
-use pipebench::runner::{Progress, RunParams, RunPlan};
+use pipebench::runner::Progress;
 use serde::Serialize;
 use serde_json::Value;
 

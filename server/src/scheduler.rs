@@ -13,7 +13,8 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use pipebench::runner::{EndProgram, RunPlan};
+use pipebench::plan::RunPlan;
+use pipebench::runner::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use pipebench::runner::{EndProgram, Limits};
+use pipebench::plan::Limits;
+use pipebench::runner::EndProgram;
 use pipebench::system::SystemInfo;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Notify};
