@@ -26,6 +26,7 @@ pub mod report;
 pub mod runner;
 pub mod size;
 pub mod stats;
+pub mod sweep;
 pub mod system;
 pub mod usage;
 pub mod vmsplice_probe;

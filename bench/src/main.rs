@@ -32,6 +32,8 @@ enum Command {
     Reuse(commands::ReuseArgs),
     /// Show the pages behind a writer buffer: page-table indices, frames, huge pages.
     Pages(commands::PagesArgs),
+    /// Run one step over several values of one parameter: the curve of a knob.
+    Sweep(commands::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::System(args) => commands::system(args),
         Command::Reuse(args) => commands::reuse(args),
         Command::Pages(args) => commands::pages(args),
+        Command::Sweep(args) => commands::sweep(args),
     };
     match outcome {
         Ok(code) => code,

@@ -324,3 +324,76 @@ fn a_short_run_is_flagged_as_unreliable() {
         "{result}"
     );
 }
+
+/// A sweep returns one point per value, in increasing order, each from runs at
+/// that value; its chart is an SVG with a label per value.
+#[test]
+fn a_sweep_returns_one_point_per_value_in_order() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("sweep.svg");
+    let output = pipebench(&[
+        "sweep",
+        "write-read",
+        "--pipe-size",
+        "16KiB..64KiB",
+        "--bytes",
+        "4MiB",
+        "--repeats",
+        "2",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let sweep: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(sweep["param"], "pipe_size");
+    let points = sweep["points"].as_array().unwrap();
+    let values: Vec<u64> = points
+        .iter()
+        .map(|p| p["value"].as_u64().unwrap())
+        .collect();
+    assert_eq!(values, [16 << 10, 32 << 10, 64 << 10]);
+    for point in points {
+        let runs = point["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "{point}");
+        for run in runs {
+            assert_eq!(run["pipe_capacity"], point["value"], "{run}");
+        }
+        assert_eq!(point["summary"]["runs"], 2);
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg"), "{chart:.80}");
+    for label in ["16KiB", "32KiB", "64KiB"] {
+        assert!(chart.contains(label), "no {label} label");
+    }
+}
+
+#[test]
+fn bad_sweep_values_are_refused_with_a_reason() {
+    for (args, needle) in [
+        (vec!["--pipe-size", "1MiB..4KiB"], "must go up"),
+        (vec!["--pipe-size", "64KiB,16KiB"], "must go up"),
+        (vec!["--pipe-size", "0,4KiB"], "0 bytes"),
+        (vec!["--pipe-size", "64KiB,1TiB"], "out of range"),
+        (vec!["--buf-size", "10000"], "10000 bytes"),
+        (vec!["--buf-size", "4KiB,lots"], "lots"),
+    ] {
+        let mut argv = vec!["sweep", "write-read"];
+        argv.extend(args.iter().copied());
+        let output = pipebench(&argv);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{argv:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(needle),
+            "{argv:?}: {}",
+            stderr(&output)
+        );
+    }
+    let neither = pipebench(&["sweep", "write-read"]);
+    assert_eq!(neither.status.code(), Some(2));
+}
