@@ -464,7 +464,8 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
 pub fn list(args: ListArgs) -> Result<ExitCode> {
     let steps = catalog::catalog();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&steps)?);
+        let published = pipebench::plan::published_catalog(&Limits::default());
+        println!("{}", serde_json::to_string_pretty(&published)?);
         return Ok(ExitCode::SUCCESS);
     }
     for step in steps {

@@ -222,6 +222,28 @@ pub fn param_specs(step: &Step, limits: &Limits) -> Vec<ParamSpec> {
     ]
 }
 
+/// A catalog step as published to the page and `pipebench list --json`: the step
+/// and its run parameters with this machine's bounds.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishedStep {
+    /// The step.
+    #[serde(flatten)]
+    pub step: Step,
+    /// Its run parameters.
+    pub params: Vec<ParamSpec>,
+}
+
+/// The whole catalog with each step's parameters under `limits`.
+pub fn published_catalog(limits: &Limits) -> Vec<PublishedStep> {
+    catalog::catalog()
+        .into_iter()
+        .map(|step| PublishedStep {
+            params: param_specs(&step, limits),
+            step,
+        })
+        .collect()
+}
+
 /// Why a plan was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {

@@ -172,7 +172,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         scheduler: scheduler.clone(),
         limits: Arc::new(Limits::default()),
         steps_json: Bytes::from(
-            serde_json::to_vec(&pipebench::catalog::catalog()).expect("catalog serialises"),
+            serde_json::to_vec(&pipebench::plan::published_catalog(&Limits::default()))
+                .expect("catalog serialises"),
         ),
         system_json: Bytes::from(system_json),
         history,

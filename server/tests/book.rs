@@ -144,3 +144,28 @@ fn the_real_book_builds() {
     let built = build(root, Some(out.path())).unwrap_or_else(|e| panic!("{e}"));
     assert!(built.dir.join("index.html").is_file());
 }
+
+/// The page's modules have unit tests of their own, run with Node's built-in
+/// runner (`node --test`); this makes them part of `cargo test`.
+#[test]
+fn page_modules_pass_their_node_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output = std::process::Command::new("node")
+        .arg("--test")
+        .arg("book/tests/js/")
+        .current_dir(&root)
+        .output()
+        .expect("node runs (Node.js 18 or later is needed for the page's unit tests)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "node --test failed:\n{stdout}\n{stderr}"
+    );
+    let passed = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("# pass "))
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .unwrap_or(0);
+    assert!(passed >= 10, "too few page tests ran:\n{stdout}");
+}

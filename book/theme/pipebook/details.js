@@ -88,9 +88,26 @@ function percent(part, whole) {
   return `${p.toFixed(p < 1 ? 2 : 0)}%`;
 }
 
+/** "64 KiB (16 slots)": a pipe capacity as the ring it is. */
+export function capacityText(bytes) {
+  if (!fmt.isNumber(bytes)) return "unknown";
+  return `${fmt.bytes(bytes)} (${bytes / 4096} slots of one page)`;
+}
+
 /** List items for a finished run: warnings first, then what the figures need said. */
 export function resultNotes(result, { budget, warnings = [] }) {
-  const items = warnings.map((w) => h("span.pipebook-warning", null, w));
+  // The plan's warnings came with `started` and return in the result: show each once.
+  const all = [...new Set([...warnings, ...(Array.isArray(result.warnings) ? result.warnings.map(String) : [])])];
+  const items = all.map((w) => h("span.pipebook-warning", null, w));
+  if (fmt.isNumber(result.bytes_per_call) || fmt.isNumber(result.pipe_capacity)) {
+    items.push(
+      h(
+        "span.pipebook-config",
+        null,
+        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity)}.`,
+      ),
+    );
+  }
   if (result.stopped_by_budget) {
     items.push(`Stopped by the ${budget} s budget after ${fmt.bytes(result.bytes)}; the figure is the rate until then.`);
   }
@@ -115,6 +132,9 @@ export function resultNotes(result, { budget, warnings = [] }) {
           )
         : "Verified: no byte arrived corrupted.",
     );
+  }
+  if (Array.isArray(result.argv) && result.argv.length) {
+    items.push(h("span", null, "Again from a terminal: ", commandLine(result.argv[0], result.argv.slice(1))));
   }
   if (result.options?.writer || result.options?.reader) {
     items.push(

@@ -4,6 +4,7 @@
 
 import { catalog, runnerAvailable } from "./api.js";
 import { mountResults } from "./results.js";
+import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
 import { mountWidget } from "./widget.js";
 
@@ -12,7 +13,8 @@ async function main() {
   const runs = [...document.querySelectorAll(".pipebook-run[data-step]")];
   const results = [...document.querySelectorAll(".pipebook-results")];
   const systems = [...document.querySelectorAll(".pipebook-system")];
-  if (!runs.length && !results.length && !systems.length) return;
+  const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
+  if (!runs.length && !results.length && !systems.length && !sweeps.length) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
@@ -23,6 +25,13 @@ async function main() {
       mountWidget(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: widget", el.dataset.step, err);
+    }
+  }
+  for (const el of sweeps) {
+    try {
+      mountSweep(el, { online, catalogEntry: byId.get(el.dataset.step) });
+    } catch (err) {
+      console.error("pipebook: sweep", el.dataset.step, err);
     }
   }
   await Promise.all([

@@ -1,18 +1,21 @@
-// One run of one step over the runner's WebSocket (see DESIGN.md, "Server").
-// Opens a socket, sends `run`, turns server messages into callbacks, closes when done.
+// Runs over the runner's WebSocket (/api/run): one socket per run or sweep. Opens it,
+// sends the first message, turns server messages into callbacks, closes when done.
+// Messages that belong to a run carry its id (`run`); an `error` without one, once a
+// run has started, refuses some other message and does not end the run.
 
 import { pageToken, runSocketUrl } from "./api.js";
 
 /**
- * @param {string} step catalog id
- * @param {object} params validated by the server: seconds, buf_size, bytes, ...
+ * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   result(msg), cancelled(), error(message); exactly one of result/cancelled/error ends a run.
+ *   point(msg), result(msg), done(msg), cancelled(), error(message), notice(message)
+ * @param {string} endsWith the message type that ends the session ("result" or "done")
  * @returns {{cancel(): void}}
  */
-export function startRun(step, params, on) {
+function session(first, on, endsWith) {
   let finished = false;
   let socket;
+  let started = false;
 
   const finish = (kind, arg) => {
     if (finished) return;
@@ -38,7 +41,7 @@ export function startRun(step, params, on) {
   let opened = false;
   socket.addEventListener("open", () => {
     opened = true;
-    socket.send(JSON.stringify({ type: "run", step, params }));
+    socket.send(JSON.stringify(first));
   });
 
   socket.addEventListener("message", (event) => {
@@ -53,19 +56,28 @@ export function startRun(step, params, on) {
         on.queued?.(msg.position);
         break;
       case "started":
+        started = true;
         on.started?.(msg);
         break;
       case "progress":
         on.progress?.(msg);
         break;
+      case "point":
+        on.point?.(msg);
+        break;
       case "result":
-        finish("result", msg);
+        if (endsWith === "result") finish("result", msg);
+        else on.result?.(msg);
+        break;
+      case "done":
+        finish("done", msg);
         break;
       case "cancelled":
         finish("cancelled");
         break;
       case "error":
-        finish("error", msg.message || "The runner reported an error.");
+        if (started && msg.run === undefined) on.notice?.(msg.message);
+        else finish("error", msg.message || "The runner reported an error.");
         break;
       default:
         break;
@@ -94,4 +106,17 @@ export function startRun(step, params, on) {
       }
     },
   };
+}
+
+/** One run of `step` with `params` (validated by the server); ends with result/cancelled/error. */
+export function startRun(step, params, on) {
+  return session({ type: "run", step, params }, on, "result");
+}
+
+/**
+ * A sweep: `step` run at each of `values` of `param`, each value a queued run; the
+ * server sends `point {value, result}` per run and `done` at the end.
+ */
+export function startSweep(step, param, values, params, on) {
+  return session({ type: "sweep", step, param, values, params }, on, "done");
 }

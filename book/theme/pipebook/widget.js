@@ -8,6 +8,7 @@ import { LiveChart } from "./chart.js";
 import { EndStats, resultNotes } from "./details.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { collect, secondsControl, sizeChoices, spec } from "./params.js";
 import { startRun } from "./runner.js";
 import { loadLocal, record } from "./store.js";
 
@@ -17,14 +18,7 @@ const KIND_LABEL = {
   experiment: "Experiment",
 };
 
-const BUFFER_SIZES = [
-  ["", "step's own"],
-  [64 * 1024, "64 KiB"],
-  [128 * 1024, "128 KiB"],
-  [256 * 1024, "256 KiB"],
-  [1024 * 1024, "1 MiB"],
-];
-
+// Caps offered for the bytes a run may pipe; the bound itself comes from the runner.
 const BYTE_CAPS = [
   ["", "no cap"],
   [1 << 30, "1 GiB"],
@@ -32,7 +26,8 @@ const BYTE_CAPS = [
   [10 * (1 << 30), "10 GiB (article)"],
 ];
 
-const SECONDS = { min: 1, max: 30, initial: 4 };
+// Chunks beyond this are allowed by the runner but make no sense as a menu entry.
+const LARGEST_BUFFER_CHOICE = 16 * (1 << 20);
 
 const STATUS_TEXT = {
   idle: "Ready. Runs on this machine: the writer and reader are pinned to two CPUs.",
@@ -145,22 +140,44 @@ export function mountWidget(root, { online, catalogEntry }) {
     return;
   }
 
+  const sec = secondsControl(spec(catalogEntry, "seconds"));
   const seconds = h("input.pipebook-seconds", {
     id: `${id}-seconds`,
     type: "number",
-    min: SECONDS.min,
-    max: SECONDS.max,
-    step: 1,
-    value: SECONDS.initial,
-    inputmode: "numeric",
+    min: sec.min,
+    max: sec.max,
+    step: 0.5,
+    value: sec.value,
+    inputmode: "decimal",
     required: true,
   });
-  const ownBuffer = fmt.number(catalogEntry?.writer?.buf_size);
-  const bufChoices = BUFFER_SIZES.map(([value, text]) =>
-    value === "" && ownBuffer !== null ? [value, `step's own (${fmt.bytes(ownBuffer)})`] : [value, text],
+  const pipeSpec = spec(catalogEntry, "pipe_size");
+  const bufField = select(
+    "pipebook-buf-size",
+    "Bytes per call",
+    sizeChoices(spec(catalogEntry, "buf_size"), { limit: LARGEST_BUFFER_CHOICE }),
+    `${id}-buf`,
   );
-  const bufField = select("pipebook-buf-size", "Buffer", bufChoices, `${id}-buf`);
-  const bytesField = select("pipebook-bytes", "Bytes", BYTE_CAPS, `${id}-bytes`);
+  const pipeField = select(
+    "pipebook-pipe-size",
+    "Pipe",
+    sizeChoices(pipeSpec, { own: fmt.isNumber(pipeSpec?.default) ? "step's own" : "kernel's default" }),
+    `${id}-pipe`,
+  );
+  const bytesSpec = spec(catalogEntry, "bytes");
+  const bytesField = select(
+    "pipebook-bytes",
+    "Bytes",
+    BYTE_CAPS.filter(([v]) => v === "" || !bytesSpec || v <= bytesSpec.max),
+    `${id}-bytes`,
+  );
+  const quiet = h("input.pipebook-quiet", { id: `${id}-quiet`, type: "checkbox" });
+  const quietField = h(
+    "label.pipebook-field.pipebook-check",
+    { for: quiet.id, title: "No live chart: the page and the runner stay out of the benchmark's way, and only the result is shown." },
+    quiet,
+    h("span", null, "Quiet run"),
+  );
   const runButton = h("button.pipebook-run-button", { type: "submit" }, "Run this step");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h(
@@ -173,12 +190,14 @@ export function mountWidget(root, { online, catalogEntry }) {
       h("span.pipebook-input-unit", null, seconds, h("span", null, "s")),
     ),
     bufField,
+    pipeField,
     bytesField,
+    quietField,
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const chart = new LiveChart();
-  chart.reset({ article: info.article, reference: info.reference, seconds: SECONDS.initial });
+  chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
   const compare = h("p.pipebook-compare");
   const stats = new EndStats();
   const notes = h("ul.pipebook-notes");
@@ -210,7 +229,7 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   let run = null;
   let progressCount = 0;
-  let budget = SECONDS.initial;
+  let budget = sec.value;
   let lastSample = null;
   let warnings = [];
 
@@ -231,17 +250,15 @@ export function mountWidget(root, { online, catalogEntry }) {
   };
   setState("idle");
 
-  const readParams = () => {
-    const n = Math.round(Number(seconds.value));
-    const secs = fmt.isNumber(n) ? Math.min(SECONDS.max, Math.max(SECONDS.min, n)) : SECONDS.initial;
-    seconds.value = String(secs);
-    const params = { seconds: secs };
-    const buf = bufField.querySelector("select").value;
-    const cap = bytesField.querySelector("select").value;
-    if (buf) params.buf_size = Number(buf);
-    if (cap) params.bytes = Number(cap);
-    return params;
-  };
+  // Values as the controls hold them; checked against the runner's own specs.
+  const readParams = () =>
+    collect(catalogEntry, {
+      seconds: seconds.value,
+      buf_size: bufField.querySelector("select").value,
+      pipe_size: pipeField.querySelector("select").value,
+      bytes: bytesField.querySelector("select").value,
+      quiet: quiet.checked,
+    });
 
   const onProgress = (msg) => {
     progressCount += 1;
@@ -265,7 +282,16 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   const onResult = (result) => {
     run = null;
-    yours.textContent = fmt.gib(result.gib_per_s);
+    const corrupted = result.corrupted_bytes;
+    if (info.kind === "experiment" && fmt.isNumber(corrupted)) {
+      // The experiment is about damage, not speed: lead with the corrupted share.
+      yoursLabel.textContent = "Bytes corrupted";
+      yours.textContent = result.bytes > 0 ? `${((100 * corrupted) / result.bytes).toFixed(1)}%` : "—";
+      root.dataset.corrupted = String(corrupted);
+      figures.querySelector(".pipebook-figure-yours .pipebook-unit").textContent = "";
+    } else {
+      yours.textContent = fmt.gib(result.gib_per_s);
+    }
     chart.finish(Number(result.elapsed_ms) / 1000);
     setState("done", `Done: ${fmt.bytes(result.bytes)} in ${fmt.ms(result.elapsed_ms)}.`);
     const parts = [];
@@ -285,7 +311,12 @@ export function mountWidget(root, { online, catalogEntry }) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     if (run) return;
-    const params = readParams();
+    const read = readParams();
+    if (read.errors) {
+      setState("error", `Error: ${read.errors.join("; ")}.`);
+      return;
+    }
+    const params = read.params;
     budget = params.seconds;
     progressCount = 0;
     lastSample = null;
@@ -308,7 +339,7 @@ export function mountWidget(root, { online, catalogEntry }) {
             : "Queued…",
         ),
       started: (msg) => {
-        setState("running", `Running for up to ${budget} s…`);
+        setState("running", params.quiet ? `Quiet run: up to ${budget} s, the result comes at the end…` : `Running for up to ${budget} s…`);
         warnings = Array.isArray(msg.warnings) ? msg.warnings.map(String) : [];
         fill(notes, warnings.map((w) => h("li.pipebook-warning", null, w)));
       },
@@ -322,6 +353,9 @@ export function mountWidget(root, { online, catalogEntry }) {
       error: (message) => {
         run = null;
         setState("error", `Error: ${message}`);
+      },
+      notice: (message) => {
+        notes.append(h("li.pipebook-warning", null, message));
       },
     });
   });

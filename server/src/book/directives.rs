@@ -1,4 +1,5 @@
-//! The `{{#run STEP-ID}}`, `{{#results}}` and `{{#system}}` directives.
+//! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#results}}` and
+//! `{{#system}}` directives.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -6,6 +7,7 @@
 //! is and how to run it.
 
 use pipebench::catalog::{self, Step};
+use pipebench::sweep::SweepParam;
 
 use super::error::BookError;
 use super::markdown::code_ranges;
@@ -19,6 +21,7 @@ http://127.0.0.1:8000 to run this step on your machine.";
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Directive<'a> {
     Run(&'a str),
+    Sweep(&'a str, SweepParam),
     Results,
     System,
 }
@@ -80,6 +83,17 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 }
             }
         }
+        "sweep" => {
+            let usage = "write `{{#sweep STEP-ID PARAM}}` with PARAM pipe_size or buf_size";
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(id), Some(param), None) => {
+                    let param = param.parse::<SweepParam>().map_err(|e| format!("{e}: {usage}"))?;
+                    Ok(Some(Directive::Sweep(id, param)))
+                }
+                _ => Err(format!("a sweep names one step and one parameter: {usage}")),
+            }
+        }
         "results" | "system" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -101,7 +115,29 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             })?;
             Ok(run_widget(&step))
         }
+        Directive::Sweep(id, param) => {
+            let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
+                chapter: chapter.to_string(),
+                id: id.to_string(),
+                known: catalog::ids().join(", "),
+            })?;
+            Ok(sweep_widget(&step, *param))
+        }
     }
+}
+
+/// The sweep widget's HTML contract, on one line like [`run_widget`]'s.
+fn sweep_widget(step: &Step, param: SweepParam) -> String {
+    format!(
+        r#"<div class="pipebook-sweep" data-step="{}" data-param="{}" data-title="{}"><p class="pipebook-run-static"><strong>Sweep: {} against {}.</strong> {START_HINT} The same curve on the command line: <code>pipebench sweep {} --{} VALUES</code>.</p></div>"#,
+        escape(step.id),
+        param.name(),
+        escape(step.title),
+        escape(step.title),
+        param.label(),
+        escape(step.id),
+        param.name().replace('_', "-"),
+    )
 }
 
 /// The widget's HTML contract, on one line so Markdown keeps it one HTML block
@@ -163,6 +199,26 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(r#"data-kind="variant""#));
+    }
+
+    #[test]
+    fn sweep_expands_to_its_widget_and_checks_its_words() {
+        let out = expand("{{#sweep write-read pipe_size}}", "baseline.md").unwrap();
+        assert!(
+            out.starts_with(
+                r#"<div class="pipebook-sweep" data-step="write-read" data-param="pipe_size""#
+            ),
+            "{out}"
+        );
+        assert!(out.contains("pipebench sweep write-read --pipe-size VALUES"), "{out}");
+        for (md, needle) in [
+            ("{{#sweep write-read}}", "one step and one parameter"),
+            ("{{#sweep write-read colour}}", "cannot sweep `colour`"),
+            ("{{#sweep warp-drive buf_size}}", "warp-drive"),
+        ] {
+            let err = expand(md, "x.md").unwrap_err().to_string();
+            assert!(err.contains(needle), "{md}: {err}");
+        }
     }
 
     #[test]
