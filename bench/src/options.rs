@@ -1,6 +1,7 @@
 //! The options of the two ends, as the command line and the step catalog spell them.
 //!
-//! Every option of the reference C++ programs (FACTS.md section 1) has a flag here.
+//! Every option of the article's C++ programs (write.cpp and read.cpp in the public
+//! repository bitonic/pipes-speed-test) has a flag here.
 //! The same structs travel three ways: parsed from argv by clap, written back to
 //! argv by [`WriterOptions::to_args`] when the harness spawns an end, and serialised
 //! into results so a figure always says how it was made.

@@ -165,8 +165,8 @@ fn read_loop(
 /// checked there, and only then spliced to /dev/null. Splicing into the second pipe
 /// instead would keep references to the writer's pages after they left the
 /// benchmark pipe, and the writer, seeing room, would rewrite them: the double
-/// buffer is only safe when the pages die as they leave (FACTS.md: pages spliced
-/// onward can outlive the pipe).
+/// buffer is only safe when the pages die as they leave (pages spliced onward can
+/// outlive the pipe).
 fn splice_loop(
     options: &ReaderOptions,
     input: BorrowedFd<'_>,

@@ -1,7 +1,8 @@
 //! What a run reports: per end, and for the whole run.
 //!
-//! Field names are the JSON contract of DESIGN.md (`step`, `options`, `bytes`,
-//! `elapsed_ms`, `gib_per_s`, and per end page faults and context switches).
+//! Field names are a JSON contract (ARCHITECTURE.md): `step`, `options`, `bytes`,
+//! `elapsed_ms`, `gib_per_s`, `pipe_capacity`, and per end page faults and context
+//! switches. Fields added later default when an old history line lacks them.
 
 use serde::{Deserialize, Serialize};
 

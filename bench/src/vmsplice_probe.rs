@@ -1,7 +1,8 @@
 //! Does this kernel's vmsplice map the caller's pages into the pipe, or copy them?
 //!
-//! A 2026 patch series proposed turning vmsplice into a plain copy (FACTS.md
-//! section 6). The book's vmsplice chapter depends on which kernel the reader runs,
+//! A 2026 patch series ("make vmsplice a trivial wrapper for preadv2/pwritev2")
+//! proposed turning vmsplice into a plain copy; it was held back after it broke
+//! programs that rewrite data after vmsplice. The book's vmsplice chapter depends on which kernel the reader runs,
 //! so we ask the kernel directly: vmsplice a buffer, overwrite it, then read the
 //! pipe. If the pipe returns the new bytes it held references to our pages; if it
 //! returns the old ones it had copied them.

@@ -88,7 +88,9 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
             let mut words = args.split_whitespace();
             match (words.next(), words.next(), words.next()) {
                 (Some(id), Some(param), None) => {
-                    let param = param.parse::<SweepParam>().map_err(|e| format!("{e}: {usage}"))?;
+                    let param = param
+                        .parse::<SweepParam>()
+                        .map_err(|e| format!("{e}: {usage}"))?;
                     Ok(Some(Directive::Sweep(id, param)))
                 }
                 _ => Err(format!("a sweep names one step and one parameter: {usage}")),
@@ -210,7 +212,10 @@ mod tests {
             ),
             "{out}"
         );
-        assert!(out.contains("pipebench sweep write-read --pipe-size VALUES"), "{out}");
+        assert!(
+            out.contains("pipebench sweep write-read --pipe-size VALUES"),
+            "{out}"
+        );
         for (md, needle) in [
             ("{{#sweep write-read}}", "one step and one parameter"),
             ("{{#sweep write-read colour}}", "cannot sweep `colour`"),
