@@ -5,14 +5,15 @@ use std::fs::File;
 use std::io::Write;
 use std::os::fd::{AsFd, FromRawFd};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Subcommand;
 use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
 
 use crate::control::ControlRegion;
-use crate::error::EndError;
+use crate::error::{EndError, EndFailure};
 use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
-use crate::report::{gib_per_s, EndReport};
+use crate::report::{gib_per_s, EndOutcome, EndReport};
 use crate::size::ByteSize;
 use crate::{reader, writer};
 
@@ -28,13 +29,18 @@ pub enum EndCommand {
 impl EndCommand {
     /// Runs the end and turns the outcome into an exit code, printing errors.
     pub fn main(&self) -> ExitCode {
-        let (role, outcome) = match self {
-            EndCommand::Write(options) => ("write", run_writer(options)),
-            EndCommand::Read(options) => ("read", run_reader(options)),
+        let (role, common, outcome) = match self {
+            EndCommand::Write(options) => ("write", &options.common, run_writer(options)),
+            EndCommand::Read(options) => ("read", &options.common, run_reader(options)),
         };
         match outcome {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
+                // The harness reads the typed failure; a person reads stderr.
+                let failure = EndOutcome::Failed {
+                    error: EndFailure::from(&err),
+                };
+                let _ = send_outcome(common, &failure);
                 eprintln!("pipebench {role}: error: {err}");
                 ExitCode::from(err.exit_code())
             }
@@ -83,12 +89,30 @@ fn prepare(common: &CommonOptions) -> Result<ControlRegion, EndError> {
 }
 
 fn send_report(common: &CommonOptions, report: &EndReport) -> Result<(), EndError> {
+    send_outcome(
+        common,
+        &EndOutcome::Done {
+            report: Box::new(report.clone()),
+        },
+    )
+}
+
+/// Writes the one outcome line on the report fd, if the harness gave one. Called
+/// once per process: the fd is taken over (and closed) here.
+fn send_outcome(common: &CommonOptions, outcome: &EndOutcome) -> Result<(), EndError> {
     let Some(fd) = common.report_fd else {
         return Ok(());
     };
-    // SAFETY: the harness hands us this fd for exactly this purpose; we own it now.
+    // Exactly one outcome per process: a failure to send the report must not send
+    // again on an fd that is closed by then (and may have been reused).
+    static SENT: AtomicBool = AtomicBool::new(false);
+    if SENT.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    // SAFETY: the harness hands us this fd for exactly this purpose; we own it now,
+    // and the flag above makes this the only place that ever takes it.
     let mut file = unsafe { File::from_raw_fd(fd) };
-    let line = serde_json::to_string(report).expect("reports serialise");
+    let line = serde_json::to_string(outcome).expect("outcomes serialise");
     writeln!(file, "{line}").map_err(|e| EndError::Sys {
         call: "write (report)",
         source: e,

@@ -2,6 +2,8 @@
 
 use std::io;
 
+use serde::{Deserialize, Serialize};
+
 use crate::size::ByteSize;
 
 /// Why an end (writer or reader) stopped.
@@ -82,7 +84,85 @@ pub enum EndError {
     },
 }
 
+/// What kind of failure an end had, as the harness learns it over the report fd:
+/// the harness decides on this, never on the wording of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndErrorKind {
+    /// See [`EndError::NotAPipe`].
+    NotAPipe,
+    /// See [`EndError::StdoutIsTerminal`].
+    StdoutIsTerminal,
+    /// See [`EndError::PipeSizeOverLimit`].
+    PipeSizeOverLimit,
+    /// See [`EndError::Invalid`].
+    Invalid,
+    /// See [`EndError::BadCpu`].
+    BadCpu,
+    /// See [`EndError::EarlyEof`].
+    EarlyEof,
+    /// See [`EndError::ReaderGone`].
+    ReaderGone,
+    /// See [`EndError::Corrupt`].
+    Corrupt,
+    /// See [`EndError::HugePagesDisabled`].
+    HugePagesDisabled,
+    /// See [`EndError::Lock`].
+    Lock,
+    /// See [`EndError::Sys`].
+    Sys,
+    /// The end died without a report (killed by a signal, crashed).
+    Killed,
+}
+
+impl EndErrorKind {
+    /// Whether this failure only echoes the other end's: a reader that stops makes
+    /// the writer see a closed pipe, a writer that stops makes the reader see an
+    /// early end of file, and the harness kills the survivor of a failed run.
+    pub fn is_echo(self) -> bool {
+        matches!(
+            self,
+            EndErrorKind::EarlyEof | EndErrorKind::ReaderGone | EndErrorKind::Killed
+        )
+    }
+}
+
+/// An end's failure as it travels to the harness: its kind and its sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndFailure {
+    /// What kind of failure.
+    pub kind: EndErrorKind,
+    /// The end's own sentence: what happened and what to do.
+    pub message: String,
+}
+
+impl From<&EndError> for EndFailure {
+    fn from(err: &EndError) -> Self {
+        EndFailure {
+            kind: err.kind(),
+            message: err.to_string(),
+        }
+    }
+}
+
 impl EndError {
+    /// This error's kind.
+    pub fn kind(&self) -> EndErrorKind {
+        match self {
+            EndError::NotAPipe { .. } => EndErrorKind::NotAPipe,
+            EndError::StdoutIsTerminal => EndErrorKind::StdoutIsTerminal,
+            EndError::PipeSizeOverLimit { .. } => EndErrorKind::PipeSizeOverLimit,
+            EndError::Invalid(_) => EndErrorKind::Invalid,
+            EndError::BadCpu { .. } => EndErrorKind::BadCpu,
+            EndError::EarlyEof { .. } => EndErrorKind::EarlyEof,
+            EndError::ReaderGone { .. } => EndErrorKind::ReaderGone,
+            EndError::Corrupt { .. } => EndErrorKind::Corrupt,
+            EndError::HugePagesDisabled => EndErrorKind::HugePagesDisabled,
+            EndError::Lock { .. } => EndErrorKind::Lock,
+            EndError::Sys { .. } => EndErrorKind::Sys,
+        }
+    }
+
     /// Wraps a rustix errno from `call`.
     pub fn sys(call: &'static str) -> impl FnOnce(rustix::io::Errno) -> EndError {
         move |errno| EndError::Sys {

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::EndFailure;
 use crate::options::{ReaderOptions, WriterOptions};
 use crate::size::GIB;
 
@@ -67,6 +68,23 @@ pub struct EndReport {
     /// The pipe's capacity in bytes after set-up (F_GETPIPE_SZ), writer only.
     #[serde(default)]
     pub pipe_capacity: Option<u64>,
+}
+
+/// The one line an end writes on its report fd when it stops: its report, or why
+/// it failed. The harness reads the kind of failure from here, typed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum EndOutcome {
+    /// The end finished: its report.
+    Done {
+        /// What it measured.
+        report: Box<EndReport>,
+    },
+    /// The end failed.
+    Failed {
+        /// Why.
+        error: EndFailure,
+    },
 }
 
 /// How each end was started.

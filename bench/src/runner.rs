@@ -24,8 +24,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rustix::pipe::{pipe_with, PipeFlags};
 
 use crate::control::{ControlError, ControlRegion};
+use crate::error::{EndErrorKind, EndFailure};
 use crate::plan::{RunPlan, MIN_RELIABLE_MS};
-use crate::report::{gib_per_s, EndReport, EndSummary, RunOptions, RunResult};
+use crate::report::{gib_per_s, EndOutcome, EndReport, EndSummary, RunOptions, RunResult};
 
 /// The program that acts as an end: `exe [prefix...] write|read OPTIONS`.
 #[derive(Debug, Clone)]
@@ -53,14 +54,14 @@ pub enum RunError {
     #[error("could not start the run: {0}")]
     Setup(String),
     /// One end exited with an error.
-    #[error("the {role} failed ({status}): {message}")]
+    #[error("the {role} failed ({status}): {}", .failure.message)]
     EndFailed {
         /// `writer` or `reader`.
         role: &'static str,
         /// Its exit status.
         status: String,
-        /// What it printed on stderr.
-        message: String,
+        /// Why, as the end reported it (typed), or `killed` without a report.
+        failure: EndFailure,
     },
     /// The run exceeded its hard timeout and was killed.
     #[error("the run took longer than {0:?} and was stopped")]
@@ -73,14 +74,14 @@ pub enum RunError {
 impl RunError {
     /// Whether this error only echoes the other end's failure.
     fn is_symptom(&self) -> bool {
+        matches!(self, RunError::EndFailed { failure, .. } if failure.kind.is_echo())
+    }
+
+    /// The failing end and its kind of failure, for callers that explain it.
+    pub fn end_failure(&self) -> Option<(&'static str, &EndFailure)> {
         match self {
-            RunError::EndFailed { message, .. } => {
-                message.contains("the writer stopped early")
-                    || message.contains("the reader closed the pipe")
-                    || message.contains("killed by signal")
-                    || message.contains("no message (killed?)")
-            }
-            _ => false,
+            RunError::EndFailed { role, failure, .. } => Some((role, failure)),
+            _ => None,
         }
     }
 }
@@ -375,35 +376,28 @@ fn read_end(end: &mut EndProcess) -> Result<EndReport, RunError> {
         let _ = pipe.read_to_string(&mut stderr);
     }
     let status = end.status.expect("collected after exit");
-    let mut report = String::new();
+    let mut line = String::new();
     if let Some(mut file) = end.report.take() {
-        let _ = file.read_to_string(&mut report);
+        let _ = file.read_to_string(&mut line);
     }
-    if !status.success() {
-        let message = stderr
-            .lines()
-            .map(|l| {
-                l.trim_start_matches("pipebench write: ")
-                    .trim_start_matches("pipebench read: ")
-            })
-            .map(|l| l.trim_start_matches("error: "))
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(RunError::EndFailed {
-            role: end.role,
-            status: describe_status(status),
-            message: if message.is_empty() {
-                "no message (killed?)".into()
-            } else {
-                message
-            },
-        });
-    }
-    serde_json::from_str(report.trim()).map_err(|e| RunError::EndFailed {
+    let failed = |failure: EndFailure| RunError::EndFailed {
         role: end.role,
         status: describe_status(status),
-        message: format!("unreadable report ({e}): {report:?}"),
-    })
+        failure,
+    };
+    match serde_json::from_str::<EndOutcome>(line.trim()) {
+        Ok(EndOutcome::Done { report }) if status.success() => Ok(*report),
+        Ok(EndOutcome::Failed { error }) => Err(failed(error)),
+        // No outcome: the end died before it could say why (a signal, a crash).
+        // Its stderr (a panic message, say) is all there is to show.
+        _ => Err(failed(EndFailure {
+            kind: EndErrorKind::Killed,
+            message: match stderr.trim() {
+                "" => "it stopped without a report".into(),
+                text => text.lines().collect::<Vec<_>>().join("; "),
+            },
+        })),
+    }
 }
 
 fn describe_status(status: ExitStatus) -> String {

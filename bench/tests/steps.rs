@@ -268,6 +268,46 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
         message.contains("reader") && message.contains("corrupted data at byte"),
         "{message}"
     );
+    let (role, failure) = err.end_failure().expect("an end failed");
+    assert_eq!(role, "reader");
+    assert_eq!(failure.kind, pipebench::error::EndErrorKind::Corrupt);
+}
+
+/// An end that fails tells the harness why as a typed kind over its report fd:
+/// here the writer is asked for a pipe over pipe-max-size (the planner is told
+/// the limit is higher than it is, so only the end itself can refuse).
+#[test]
+fn an_end_failure_reaches_the_harness_as_a_typed_kind() {
+    let _cpus = cpus();
+    use pipebench::error::EndErrorKind;
+    use pipebench::plan::{Limits, RunParams, RunPlan};
+    use pipebench::runner::{EndProgram, RunHandle};
+    let real = Limits::default();
+    let limits = Limits {
+        max_pipe_size: real.max_pipe_size * 4,
+        ..real.clone()
+    };
+    let params = RunParams {
+        bytes: Some(pipebench::size::ByteSize(8 * MIB)),
+        pipe_size: Some(pipebench::size::ByteSize(real.max_pipe_size * 2)),
+        ..Default::default()
+    };
+    let plan = RunPlan::for_step_id("write-read", &params, &limits).unwrap();
+    let program = EndProgram {
+        exe: exe(),
+        prefix: Vec::new(),
+    };
+    let mut handle = RunHandle::start(&plan, &program).unwrap();
+    let err = handle
+        .wait_with(std::time::Duration::from_millis(10), |_| {})
+        .unwrap_err();
+    let (role, failure) = err.end_failure().expect("an end failed");
+    assert_eq!(
+        (role, failure.kind),
+        ("writer", EndErrorKind::PipeSizeOverLimit),
+        "{err}"
+    );
+    assert!(failure.message.contains("pipe-max-size"), "{err}");
 }
 
 /// The capacity in force, read back from the kernel, is the reference's for every
