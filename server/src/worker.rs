@@ -1,7 +1,6 @@
 //! The body of a run thread: start both ends, sample them every 50 ms, and make
 //! sure they are dead and reaped before the thread ends.
 
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,10 +45,12 @@ fn execute(shared: &Shared, job: &Job) {
                 // A last sample, so even a run shorter than one interval shows progress.
                 job.send(handle.progress().into());
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
-                if let Err(err) = shared.history.append(result.clone()) {
-                    tracing::error!("could not save the result: {err}");
+                // The page first: saving waits for a file lock and the disk.
+                job.send(ServerMessage::Result(Box::new(result.clone())));
+                if let Err(err) = shared.history.append(&result) {
+                    tracing::error!("could not save the result: {}", crate::error_chain(&err));
                 }
-                return job.send(ServerMessage::Result(Box::new(result)));
+                return;
             }
             Ok(None) => job.send(handle.progress().into()),
             Err(err) => {
@@ -68,7 +69,7 @@ fn execute(shared: &Shared, job: &Job) {
                 tracing::info!(step = %plan.step, "run stopped: the page went away");
                 return;
             }
-            Err(RecvTimeoutError::Timeout) if shared.stopping.load(Ordering::SeqCst) => {
+            Err(RecvTimeoutError::Timeout) if shared.shutdown.is_triggered() => {
                 handle.kill();
                 return job.send(ServerMessage::error("the server is shutting down"));
             }
