@@ -288,6 +288,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
             tracing::info!("also listening on http://{also}/");
         }
     }
+    let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(
@@ -297,7 +298,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     );
     let _ = stdout.flush();
     drop(stdout);
-    run(listeners, state, wait_for_signal()).await;
+    run(listeners, state, signals).await;
     Ok(())
 }
 
@@ -504,25 +505,30 @@ fn release_build_memory() {
     }
 }
 
-async fn wait_for_signal() {
+/// Listens for SIGINT, SIGTERM and SIGHUP from now on (not from the first
+/// poll: a signal sent right after the serving line must not be missed), and
+/// returns a future that resolves on the first of them.
+fn stop_signals() -> impl Future<Output = ()> {
     use tokio::signal::unix::{signal, SignalKind};
-    let (term, hangup) = match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) {
-        (Ok(term), Ok(hangup)) => (term, hangup),
-        (Err(err), _) | (_, Err(err)) => {
-            tracing::error!("cannot listen for SIGTERM and SIGHUP: {err}");
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        }
-    };
-    let (mut term, mut hangup) = (term, hangup);
     // A closed terminal (SIGHUP) stops the server as cleanly as Ctrl-C or SIGTERM.
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-        _ = hangup.recv() => {}
+    let kinds = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ];
+    let mut streams = Vec::new();
+    for kind in kinds {
+        match signal(kind) {
+            Ok(stream) => streams.push(stream),
+            Err(err) => tracing::error!("cannot listen for signal {kind:?}: {err}"),
+        }
+    }
+    async move {
+        let waits = streams.iter_mut().map(|stream| Box::pin(stream.recv()));
+        if waits.len() == 0 {
+            return std::future::pending().await;
+        }
+        futures_util::future::select_all(waits).await;
     }
 }
 
