@@ -1,11 +1,13 @@
 //! The JSON API and the WebSocket upgrade of `/api/run`.
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{RawQuery, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ORIGIN};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -53,7 +55,15 @@ pub async fn system(State(state): State<AppState>) -> Response {
 
 /// `GET /api/results`: the history, oldest first.
 pub async fn results(State(state): State<AppState>) -> Response {
-    json_bytes(Bytes::from(state.history.to_json()))
+    // Reading new lines touches the disk: keep it off the async threads.
+    let history = Arc::clone(&state.history);
+    match tokio::task::spawn_blocking(move || history.to_json()).await {
+        Ok(json) => json_bytes(Bytes::from(json)),
+        Err(err) => {
+            tracing::error!("reading the results failed: {err}");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
 }
 
 /// The `token` query parameter.
@@ -67,7 +77,8 @@ fn token_param(query: Option<&str>) -> Option<String> {
 /// `GET /api/run?token=TOKEN`: upgrades to the run protocol, but only for our
 /// own pages: the Origin must be this server (a foreign page's script could
 /// otherwise open the socket: browsers do not apply CORS to WebSockets) and the
-/// token must be the one injected into the pages we served.
+/// token must be the one injected into the pages we served. Past the cap on
+/// open WebSockets, the answer is 503 with the reason.
 pub async fn run_socket(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -95,13 +106,33 @@ pub async fn run_socket(
             )
         }
     }
-    match upgrade {
-        Ok(upgrade) => upgrade
-            .max_message_size(ws::MAX_FRAME)
-            .max_frame_size(ws::MAX_FRAME)
-            .on_upgrade(move |socket| ws::serve(socket, state)),
-        Err(rejection) => rejection.into_response(),
-    }
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return rejection.into_response(),
+    };
+    // Each open socket holds a file descriptor and a task: cap them, and say so.
+    let Ok(permit) = Arc::clone(&state.websockets).try_acquire_owned() else {
+        tracing::warn!(
+            "refused a WebSocket: {} are open already",
+            state.connections.max_websockets
+        );
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "pipebook: too many open WebSockets ({} are open, the limit): \
+                 close other pipebook tabs and reload this page\n",
+                state.connections.max_websockets
+            ),
+        )
+            .into_response();
+    };
+    upgrade
+        .max_message_size(ws::MAX_FRAME)
+        .max_frame_size(ws::MAX_FRAME)
+        .on_upgrade(move |socket| async move {
+            ws::serve(socket, state).await;
+            drop(permit);
+        })
 }
 
 #[cfg(test)]

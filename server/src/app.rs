@@ -11,11 +11,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use pipebench::plan::Limits;
-use tokio::sync::watch;
+use tokio::sync::Semaphore;
 
 use crate::history::History;
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
+use crate::server::ConnectionLimits;
+use crate::shutdown::Shutdown;
 use crate::site::Site;
 use crate::{api, pages};
 
@@ -38,8 +40,12 @@ pub struct AppState {
     pub system_json: Bytes,
     /// Past results.
     pub history: Arc<History>,
-    /// Becomes `true` when the server stops; WebSocket connections then close.
-    pub stopping: watch::Receiver<bool>,
+    /// The server's stop switch; WebSocket connections close when it turns on.
+    pub shutdown: Shutdown,
+    /// One permit per open WebSocket: past the cap, upgrades get a 503.
+    pub websockets: Arc<Semaphore>,
+    /// Timeouts and caps on connections (as fitted to the open-file limit).
+    pub connections: Arc<ConnectionLimits>,
 }
 
 /// The routes, behind the Host check and the common headers.

@@ -3,11 +3,12 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use pipebench::end::EndCommand;
 
-use crate::server::Config;
+use crate::server::{Config, ConnectionLimits};
 
 /// Serve "How fast can a Linux pipe go?" and run its steps on this machine.
 #[derive(Debug, Parser)]
@@ -58,6 +59,26 @@ pub struct Options {
     /// Also answer to this host name (e.g. a classroom server's name); repeatable.
     #[arg(long = "allow-host", global = true, value_name = "NAME")]
     pub allow_hosts: Vec<String>,
+    /// Seconds a connection may take to send a request head (also the idle
+    /// keep-alive timeout). Hidden: for tests that must not wait 10 s.
+    #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub header_timeout: Option<Duration>,
+    /// Most HTTP connections open at once (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Most WebSockets open at once (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "N")]
+    pub max_websockets: Option<usize>,
+}
+
+/// A positive number of seconds, fractions allowed.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs <= 3600.0 => Ok(Duration::from_secs_f64(secs)),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 0 and 3600"
+        )),
+    }
 }
 
 /// The workspace this binary was built from, if it still has its book.toml;
@@ -85,6 +106,20 @@ impl Options {
             build_dir: self.build_dir.clone(),
             state_dir,
             allow_hosts: self.allow_hosts.clone(),
+            connections: {
+                let defaults = ConnectionLimits::default();
+                ConnectionLimits {
+                    header_timeout: self.header_timeout.unwrap_or(defaults.header_timeout),
+                    max_connections: self
+                        .max_connections
+                        .unwrap_or(defaults.max_connections)
+                        .max(1),
+                    max_websockets: self
+                        .max_websockets
+                        .unwrap_or(defaults.max_websockets)
+                        .max(1),
+                }
+            },
         }
     }
 }

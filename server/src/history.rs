@@ -1,46 +1,51 @@
-//! The results history, kept in `<state-dir>/results.json`.
+//! The results history, kept in `<state-dir>/results.jsonl`: one JSON result a line.
 //!
-//! Every save writes the whole list to a temporary file in the same directory,
-//! fsyncs it, renames it over the old file and fsyncs the directory. A rename is
-//! atomic, so after a crash the file holds either the old list or the new one,
-//! never half of either: nothing already saved can be lost.
+//! A save never rewrites what is there: the new line is written in one
+//! `write_all` to a file opened with `O_APPEND`, under an exclusive `flock`, and
+//! fsynced. So two servers sharing a state folder (the default folder is per
+//! checkout, so two instances started there do) keep every result of both, and
+//! each sees the other's results because readers re-read the lines appended
+//! since they last looked. A crash mid-save can only leave a torn last line:
+//! readers skip it, and the next save ends it with a newline before its own.
+//!
+//! Lines that are not a result (hand edits, a torn line, an older format) are
+//! skipped, counted, and copied once to `results.rejected.jsonl` beside the file.
+//! A `results.json` of the previous format (one JSON array) is imported once and
+//! renamed to `results.json.imported`.
 
-use std::collections::VecDeque;
-use std::fs::File;
-use std::io::Write;
+use std::collections::{HashSet, VecDeque};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::report::RunResult;
+use rustix::fs::{flock, FlockOperation};
 
-/// How many results are kept; older ones drop off the front.
+/// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
 
-const FILE_NAME: &str = "results.json";
-const TEMP_PREFIX: &str = ".results.json.tmp-";
+const FILE_NAME: &str = "results.jsonl";
+const REJECTED_NAME: &str = "results.rejected.jsonl";
+const OLD_FILE_NAME: &str = "results.json";
+const IMPORTED_NAME: &str = "results.json.imported";
 
 /// Why the history could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
     /// A file operation failed.
-    #[error("{action} {path}: {source}")]
+    #[error("{action} {path}")]
     Io {
         /// What was being done.
         action: &'static str,
         /// On which path.
         path: PathBuf,
         /// The I/O error.
+        #[source]
         source: std::io::Error,
     },
-}
-
-/// Results of past runs, oldest first, mirrored on disk.
-#[derive(Debug)]
-pub struct History {
-    dir: PathBuf,
-    limit: usize,
-    results: Mutex<VecDeque<RunResult>>,
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> HistoryError {
@@ -52,53 +57,79 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) ->
     }
 }
 
+/// What opening the history found, for the start-up log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Results served (at most the limit).
+    pub results: usize,
+    /// Lines that are not a result, set aside in `results.rejected.jsonl`.
+    pub rejected: usize,
+    /// Whether the last line is incomplete (a save was interrupted).
+    pub torn_tail: bool,
+    /// Results imported from an old `results.json`.
+    pub imported: usize,
+}
+
+/// The lines read so far: where reading stopped, and the newest valid lines.
+#[derive(Debug, Default)]
+struct Cache {
+    /// Device and inode of the file read, to notice a replaced file.
+    identity: Option<(u64, u64)>,
+    /// Bytes consumed, always at a line end.
+    offset: u64,
+    /// Valid result lines, oldest first, at most the limit.
+    lines: VecDeque<String>,
+}
+
+/// What one read of the new lines found.
+#[derive(Debug, Default)]
+struct Scan {
+    rejected: Vec<Vec<u8>>,
+    torn_tail: bool,
+}
+
+/// Results of past runs, oldest first, on disk and shared by every server
+/// using the same state folder.
+#[derive(Debug)]
+pub struct History {
+    dir: PathBuf,
+    limit: usize,
+    cache: Mutex<Cache>,
+    report: LoadReport,
+}
+
 impl History {
-    /// Opens (creating) `dir` and loads its history. Leftover temporary files of an
-    /// interrupted save are removed; an unreadable results file is moved aside
-    /// (never overwritten) and the history starts empty.
+    /// Opens (creating) `dir`, imports an old `results.json` once, and reads the
+    /// history. Unreadable lines are set aside (never deleted) and counted; a torn
+    /// last line is reported, not fatal.
     pub fn open(dir: &Path, limit: usize) -> Result<History, HistoryError> {
         std::fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
-        for entry in std::fs::read_dir(dir)
-            .map_err(io_error("cannot list", dir))?
-            .flatten()
-        {
-            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-        let path = dir.join(FILE_NAME);
-        let results = match std::fs::read(&path) {
-            Ok(bytes) => match serde_json::from_slice::<VecDeque<RunResult>>(&bytes) {
-                Ok(results) => results,
-                Err(err) => {
-                    let aside = dir.join(format!("{FILE_NAME}.unreadable-{}", now_ms()));
-                    std::fs::rename(&path, &aside).map_err(io_error("cannot move aside", &path))?;
-                    tracing::warn!(
-                        "{} is not a results list ({err}); moved it to {} and starting a new history",
-                        path.display(),
-                        aside.display()
-                    );
-                    VecDeque::new()
-                }
-            },
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => VecDeque::new(),
-            Err(err) => return Err(io_error("cannot read", &path)(err)),
-        };
         let mut history = History {
             dir: dir.to_path_buf(),
             limit,
-            results: Mutex::new(results),
+            cache: Mutex::new(Cache::default()),
+            report: LoadReport::default(),
         };
-        history.trim();
+        let imported = history.import_old_file()?;
+        let scan = {
+            let mut cache = history.cache.lock().unwrap_or_else(|e| e.into_inner());
+            history.refresh(&mut cache)?
+        };
+        if !scan.rejected.is_empty() {
+            history.set_aside(&scan.rejected)?;
+        }
+        history.report = LoadReport {
+            results: history.len(),
+            rejected: scan.rejected.len(),
+            torn_tail: scan.torn_tail,
+            imported,
+        };
         Ok(history)
     }
 
-    fn trim(&mut self) {
-        let limit = self.limit;
-        let results = self.results.get_mut().unwrap_or_else(|e| e.into_inner());
-        while results.len() > limit {
-            results.pop_front();
-        }
+    /// What opening found.
+    pub fn load_report(&self) -> &LoadReport {
+        &self.report
     }
 
     /// Where the history is saved.
@@ -106,15 +137,37 @@ impl History {
         self.dir.join(FILE_NAME)
     }
 
-    /// All results, oldest first, as JSON.
-    pub fn to_json(&self) -> Vec<u8> {
-        let results = self.results.lock().unwrap_or_else(|e| e.into_inner());
-        serde_json::to_vec(&*results).expect("results serialise")
+    /// Where unreadable lines are copied.
+    pub fn rejected_path(&self) -> PathBuf {
+        self.dir.join(REJECTED_NAME)
     }
 
-    /// Number of results kept.
+    /// The newest results (at most the limit), oldest first, as a JSON array,
+    /// including those other servers on this state folder saved.
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(err) = self.refresh(&mut cache) {
+            // Serve what was read before: an error now must not hide all results.
+            tracing::warn!("cannot read new results: {}", crate::error_chain(&err));
+        }
+        let size = cache.lines.iter().map(|l| l.len() + 1).sum::<usize>() + 2;
+        let mut json = Vec::with_capacity(size);
+        json.push(b'[');
+        for (index, line) in cache.lines.iter().enumerate() {
+            if index > 0 {
+                json.push(b',');
+            }
+            json.extend_from_slice(line.as_bytes());
+        }
+        json.push(b']');
+        json
+    }
+
+    /// Number of results served.
     pub fn len(&self) -> usize {
-        self.results.lock().unwrap_or_else(|e| e.into_inner()).len()
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = self.refresh(&mut cache);
+        cache.lines.len()
     }
 
     /// Whether there are none.
@@ -122,46 +175,208 @@ impl History {
         self.len() == 0
     }
 
-    /// Adds a result and saves the list. The lock is held while saving so two
-    /// saves never interleave and the file always matches memory.
-    pub fn append(&self, result: RunResult) -> Result<(), HistoryError> {
-        let mut results = self.results.lock().unwrap_or_else(|e| e.into_inner());
-        results.push_back(result);
-        while results.len() > self.limit {
-            results.pop_front();
-        }
-        let json = serde_json::to_vec(&*results).expect("results serialise");
-        write_atomically(&self.dir, FILE_NAME, &json)
+    /// Appends a result as one line. Blocking: it waits for the file lock and
+    /// for the disk.
+    pub fn append(&self, result: &RunResult) -> Result<(), HistoryError> {
+        let mut line = serde_json::to_string(result).expect("results serialise");
+        line.push('\n');
+        self.append_lines(line.as_bytes())
     }
+
+    /// Appends complete lines under the lock, after closing a torn last line.
+    fn append_lines(&self, lines: &[u8]) -> Result<(), HistoryError> {
+        let path = self.path();
+        let file = self.open_locked()?;
+        let len = file
+            .metadata()
+            .map_err(io_error("cannot inspect", &path))?
+            .len();
+        let mut last = [b'\n'];
+        if len > 0 {
+            file.read_exact_at(&mut last, len - 1)
+                .map_err(io_error("cannot read", &path))?;
+        }
+        let mut bytes = Vec::with_capacity(lines.len() + 1);
+        if last[0] != b'\n' {
+            // A save died mid-line: end that line so it cannot swallow this one.
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(lines);
+        (&file)
+            .write_all(&bytes)
+            .map_err(io_error("cannot append to", &path))?;
+        file.sync_all().map_err(io_error("cannot sync", &path))?;
+        if len == 0 {
+            // A new file lives in the directory: sync it, or a power cut may lose it.
+            sync_dir(&self.dir)?;
+        }
+        Ok(())
+    }
+
+    /// The results file opened for appending, under an exclusive lock that is
+    /// released when the file is closed.
+    fn open_locked(&self) -> Result<File, HistoryError> {
+        let path = self.path();
+        // Readable too: an append looks at the last byte for a torn line.
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(io_error("cannot open", &path))?;
+        flock(&file, FlockOperation::LockExclusive)
+            .map_err(|errno| io_error("cannot lock", &path)(errno.into()))?;
+        Ok(file)
+    }
+
+    /// Reads the lines appended since the last read.
+    fn refresh(&self, cache: &mut Cache) -> Result<Scan, HistoryError> {
+        let path = self.path();
+        let mut file = match File::open(&path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                *cache = Cache::default();
+                return Ok(Scan::default());
+            }
+            Err(err) => return Err(io_error("cannot read", &path)(err)),
+        };
+        let meta = file.metadata().map_err(io_error("cannot read", &path))?;
+        let identity = Some((meta.dev(), meta.ino()));
+        if cache.identity != identity || meta.len() < cache.offset {
+            // Replaced or truncated by hand: read it again from the start.
+            *cache = Cache {
+                identity,
+                ..Cache::default()
+            };
+        }
+        file.seek(SeekFrom::Start(cache.offset))
+            .map_err(io_error("cannot read", &path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(io_error("cannot read", &path))?;
+        // Only whole lines: a line without its newline is still being written or torn.
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut scan = Scan {
+            torn_tail: complete < bytes.len(),
+            ..Scan::default()
+        };
+        for line in bytes[..complete].split(|&b| b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<RunResult>(line) {
+                Ok(_) => cache
+                    .lines
+                    .push_back(String::from_utf8_lossy(line).into_owned()),
+                Err(_) => scan.rejected.push(line.to_vec()),
+            }
+        }
+        while cache.lines.len() > self.limit {
+            cache.lines.pop_front();
+        }
+        cache.offset += complete as u64;
+        Ok(scan)
+    }
+
+    /// Copies unreadable lines to the rejected file, each once even when several
+    /// servers start on this folder.
+    fn set_aside(&self, lines: &[Vec<u8>]) -> Result<(), HistoryError> {
+        let _lock = self.open_locked()?;
+        let path = self.rejected_path();
+        let known = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(err) => return Err(io_error("cannot read", &path)(err)),
+        };
+        let mut seen: HashSet<&[u8]> = known.split(|&b| b == b'\n').collect();
+        let mut new = Vec::new();
+        for line in lines {
+            if seen.insert(line) {
+                new.extend_from_slice(line);
+                new.push(b'\n');
+            }
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        let mut file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(io_error("cannot open", &path))?;
+        file.write_all(&new)
+            .map_err(io_error("cannot append to", &path))?;
+        file.sync_all().map_err(io_error("cannot sync", &path))
+    }
+
+    /// Imports a `results.json` of the previous format once; returns how many
+    /// results it held. One that cannot be parsed is renamed aside, not lost.
+    fn import_old_file(&self) -> Result<usize, HistoryError> {
+        let old = self.dir.join(OLD_FILE_NAME);
+        if std::fs::symlink_metadata(&old).is_err() {
+            return Ok(0);
+        }
+        // Under the lock, so two servers starting together import it once.
+        let lock = self.open_locked()?;
+        let bytes = match std::fs::read(&old) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(err) => return Err(io_error("cannot read", &old)(err)),
+        };
+        // Entry by entry: one bad entry must not hide the others.
+        let entries = match serde_json::from_slice::<Vec<serde_json::Value>>(&bytes) {
+            Ok(entries) => entries,
+            Err(err) => {
+                let aside = self
+                    .dir
+                    .join(format!("{OLD_FILE_NAME}.unreadable-{}", now_ms()));
+                std::fs::rename(&old, &aside).map_err(io_error("cannot move aside", &old))?;
+                tracing::warn!(
+                    "{} is not a results list ({err}); moved it to {}",
+                    old.display(),
+                    aside.display()
+                );
+                return Ok(0);
+            }
+        };
+        let mut lines = String::new();
+        let mut imported = 0;
+        for entry in entries {
+            let line = serde_json::to_string(&entry).expect("JSON values serialise");
+            if serde_json::from_value::<RunResult>(entry).is_ok() {
+                imported += 1;
+            }
+            // Bad entries go in too: the scan that follows sets them aside, counted.
+            lines.push_str(&line);
+            lines.push('\n');
+        }
+        drop(lock);
+        if !lines.is_empty() {
+            self.append_lines(lines.as_bytes())?;
+        }
+        let _lock = self.open_locked()?;
+        let renamed = self.dir.join(IMPORTED_NAME);
+        std::fs::rename(&old, &renamed).map_err(io_error("cannot rename", &old))?;
+        sync_dir(&self.dir)?;
+        tracing::info!(
+            "imported {imported} results from {} (kept as {})",
+            old.display(),
+            renamed.display()
+        );
+        Ok(imported)
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_error("cannot sync", dir))
 }
 
 fn now_ms() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis())
-}
-
-/// Replaces `dir/name` with `bytes` so that a crash at any point leaves either
-/// the old content or the new one.
-fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), HistoryError> {
-    let temp = dir.join(format!("{TEMP_PREFIX}{}", std::process::id()));
-    let target = dir.join(name);
-    let result = (|| {
-        let mut file = File::create(&temp).map_err(io_error("cannot create", &temp))?;
-        file.write_all(bytes)
-            .map_err(io_error("cannot write", &temp))?;
-        file.sync_all().map_err(io_error("cannot sync", &temp))?;
-        drop(file);
-        std::fs::rename(&temp, &target).map_err(io_error("cannot rename onto", &target))?;
-        // The rename lives in the directory: sync it too, or a power cut may undo it.
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io_error("cannot sync", dir))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }
 
 #[cfg(test)]
@@ -200,39 +415,105 @@ mod tests {
         }
     }
 
+    fn bytes_of(history: &History) -> Vec<u64> {
+        let list: Vec<RunResult> = serde_json::from_slice(&history.to_json()).unwrap();
+        list.iter().map(|r| r.bytes).collect()
+    }
+
     #[test]
-    fn survives_reopening_and_keeps_the_newest() {
+    fn survives_reopening_and_serves_the_newest() {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 3).unwrap();
         for i in 0..5 {
-            history.append(result("write-read", i)).unwrap();
+            history.append(&result("write-read", i)).unwrap();
         }
+        assert_eq!(bytes_of(&history), [2, 3, 4]);
         drop(history);
         let again = History::open(dir.path(), 3).unwrap();
-        let list: Vec<RunResult> = serde_json::from_slice(&again.to_json()).unwrap();
-        assert_eq!(list.iter().map(|r| r.bytes).collect::<Vec<_>>(), [2, 3, 4]);
+        assert_eq!(bytes_of(&again), [2, 3, 4]);
+        assert_eq!(again.load_report().results, 3);
     }
 
     #[test]
-    fn a_crash_mid_save_loses_nothing_saved() {
+    fn two_histories_on_one_folder_keep_and_see_every_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = History::open(dir.path(), 10).unwrap();
+        let b = History::open(dir.path(), 10).unwrap();
+        for i in 0..4 {
+            let history = if i % 2 == 0 { &a } else { &b };
+            history.append(&result("write-read", i)).unwrap();
+        }
+        assert_eq!(bytes_of(&a), [0, 1, 2, 3]);
+        assert_eq!(bytes_of(&b), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_reported_and_the_next_save_is_whole() {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 10).unwrap();
-        history.append(result("busy-loop", 7)).unwrap();
-        let saved = std::fs::read(history.path()).unwrap();
-        // A save that died after writing half its temporary file.
-        let temp = dir.path().join(format!("{TEMP_PREFIX}99999"));
-        std::fs::write(&temp, &saved[..saved.len() / 2]).unwrap();
+        history.append(&result("busy-loop", 7)).unwrap();
+        let line = serde_json::to_string(&result("busy-loop", 8)).unwrap();
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(history.path())
+            .unwrap();
+        file.write_all(&line.as_bytes()[..line.len() / 2]).unwrap();
         drop(history);
         let again = History::open(dir.path(), 10).unwrap();
-        assert_eq!(again.len(), 1);
-        assert!(!temp.exists(), "leftover temporary file is cleaned up");
-        assert_eq!(std::fs::read(again.path()).unwrap(), saved);
+        assert!(again.load_report().torn_tail);
+        assert_eq!(bytes_of(&again), [7]);
+        again.append(&result("busy-loop", 9)).unwrap();
+        assert_eq!(bytes_of(&again), [7, 9]);
     }
 
     #[test]
-    fn an_unreadable_file_is_kept_aside_not_overwritten() {
+    fn bad_lines_are_set_aside_once_and_the_rest_kept() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE_NAME), b"{ not json").unwrap();
+        let good = serde_json::to_string(&result("write-read", 1)).unwrap();
+        let bad = r#"{"step":"write-read"}"#;
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            format!("{good}\n{bad}\n{good}\n"),
+        )
+        .unwrap();
+        for _ in 0..2 {
+            let history = History::open(dir.path(), 10).unwrap();
+            assert_eq!(history.load_report().rejected, 1);
+            assert_eq!(bytes_of(&history), [1, 1]);
+        }
+        let rejected = std::fs::read_to_string(dir.path().join(REJECTED_NAME)).unwrap();
+        assert_eq!(rejected, format!("{bad}\n"));
+    }
+
+    #[test]
+    fn an_old_results_file_is_imported_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut old =
+            serde_json::to_value(vec![result("write-read", 1), result("write-read", 2)]).unwrap();
+        // One entry without a required field: the others are still kept.
+        old.as_array_mut()
+            .unwrap()
+            .insert(1, serde_json::json!({"bytes": 5}));
+        std::fs::write(
+            dir.path().join(OLD_FILE_NAME),
+            serde_json::to_vec(&old).unwrap(),
+        )
+        .unwrap();
+        let history = History::open(dir.path(), 10).unwrap();
+        assert_eq!(history.load_report().imported, 2);
+        assert_eq!(history.load_report().rejected, 1);
+        assert!(!dir.path().join(OLD_FILE_NAME).exists());
+        assert!(dir.path().join(IMPORTED_NAME).is_file());
+        drop(history);
+        let again = History::open(dir.path(), 10).unwrap();
+        assert_eq!(again.load_report().imported, 0);
+        assert_eq!(bytes_of(&again), [1, 2]);
+    }
+
+    #[test]
+    fn an_unreadable_old_file_is_kept_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(OLD_FILE_NAME), b"{ not json").unwrap();
         let history = History::open(dir.path(), 10).unwrap();
         assert!(history.is_empty());
         let aside: Vec<_> = std::fs::read_dir(dir.path())

@@ -21,6 +21,20 @@ pub mod protocol;
 pub mod scheduler;
 pub mod security;
 pub mod server;
+pub mod shutdown;
 pub mod site;
 pub mod worker;
 pub mod ws;
+
+/// An error and its causes, each once: `outer: cause: root cause`. Errors here
+/// never repeat their source in their own message, so logs print the chain.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -107,6 +107,16 @@ impl ServerMessage {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("server messages serialise")
     }
+
+    /// The JSON text of a message that belongs to run `run` (the scheduler's job
+    /// id), tagged `"run": N` first so a page can tell which run it is about.
+    /// Refusals of a message, which belong to no run, use [`Self::to_json`].
+    pub fn to_json_for_run(&self, run: u64) -> String {
+        let json = self.to_json();
+        // Every message is an object with at least its `type`: `{"type":...}`.
+        debug_assert!(json.starts_with("{\""));
+        format!("{{\"run\":{run},{}", &json[1..])
+    }
 }
 
 impl From<Progress> for ServerMessage {
@@ -242,6 +252,14 @@ mod tests {
         assert_eq!(
             ServerMessage::error("x").to_json(),
             r#"{"type":"error","message":"x"}"#
+        );
+        assert_eq!(
+            ServerMessage::Queued { position: 2 }.to_json_for_run(7),
+            r#"{"run":7,"type":"queued","position":2}"#
+        );
+        assert_eq!(
+            ServerMessage::Cancelled.to_json_for_run(1),
+            r#"{"run":1,"type":"cancelled"}"#
         );
         assert!(
             ServerMessage::error("x").is_final()

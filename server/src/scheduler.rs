@@ -8,7 +8,6 @@
 //! whether it is waiting or running.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -19,6 +18,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
 use crate::protocol::ServerMessage;
+use crate::shutdown::Shutdown;
 use crate::worker;
 
 /// Why a run was not accepted.
@@ -68,8 +68,8 @@ pub struct Shared {
     pub program: EndProgram,
     /// Where results go.
     pub history: Arc<History>,
-    /// Set once at shutdown: running threads kill their run.
-    pub stopping: AtomicBool,
+    /// The server's stop switch: once on, running threads kill their run.
+    pub shutdown: Shutdown,
     max_waiting: usize,
 }
 
@@ -102,7 +102,7 @@ impl Shared {
     }
 
     fn start_next(self: &Arc<Self>, state: &mut State) {
-        while state.running.is_none() && !self.stopping.load(Ordering::SeqCst) {
+        while state.running.is_none() && !self.shutdown.is_triggered() {
             let Some(job) = state.waiting.pop_front() else {
                 return;
             };
@@ -132,15 +132,20 @@ fn announce_positions(state: &State) {
 }
 
 impl Scheduler {
-    /// A scheduler that starts ends with `program`, saves results to `history`
-    /// and lets at most `max_waiting` runs wait.
-    pub fn new(program: EndProgram, history: Arc<History>, max_waiting: usize) -> Scheduler {
+    /// A scheduler that starts ends with `program`, saves results to `history`,
+    /// lets at most `max_waiting` runs wait, and stops when `shutdown` is on.
+    pub fn new(
+        program: EndProgram,
+        history: Arc<History>,
+        max_waiting: usize,
+        shutdown: Shutdown,
+    ) -> Scheduler {
         Scheduler {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 program,
                 history,
-                stopping: AtomicBool::new(false),
+                shutdown,
                 max_waiting,
             }),
         }
@@ -151,7 +156,7 @@ impl Scheduler {
         &self,
         plan: RunPlan,
     ) -> Result<(Ticket, UnboundedReceiver<ServerMessage>), SubmitError> {
-        if self.shared.stopping.load(Ordering::SeqCst) {
+        if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
         let mut state = self.shared.lock();
@@ -192,10 +197,11 @@ impl Scheduler {
         (state.running.is_some(), state.waiting.len())
     }
 
-    /// Refuses new runs, fails the waiting ones, and waits up to `timeout` for the
-    /// running one's thread to kill and reap its children.
+    /// Turns the stop switch on (refusing new runs), fails the waiting runs, and
+    /// waits up to `timeout` for the running one's thread to kill and reap its
+    /// children.
     pub async fn shutdown(&self, timeout: Duration) {
-        self.shared.stopping.store(true, Ordering::SeqCst);
+        self.shared.shutdown.trigger();
         {
             let mut state = self.shared.lock();
             for job in state.waiting.drain(..) {
@@ -210,6 +216,11 @@ impl Scheduler {
 }
 
 impl Ticket {
+    /// The run's id, unique in this server: pages get it as `"run"`.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// Cancels the run: a waiting one leaves the queue, a running one is killed.
     /// Either way the page gets `cancelled` through the run's channel.
     pub fn cancel(&self) {

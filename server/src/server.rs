@@ -1,23 +1,30 @@
 //! Start-up, serving and shutdown.
 
+use std::future::Future;
 use std::io::Write;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use pipebench::plan::Limits;
 use pipebench::runner::EndProgram;
 use pipebench::system::SystemInfo;
-use tokio::net::TcpListener;
-use tokio::sync::{watch, Notify};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 
 use crate::app::{router, AppState};
 use crate::book::{self, BookError, BuiltBook};
 use crate::history::{self, History, HistoryError};
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
+use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
 
 /// How many runs may wait behind the running one.
@@ -28,6 +35,72 @@ const KILL_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long shutdown waits for open connections before exiting anyway.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a stopping server gives a connection with no request in progress.
+const IDLE_GRACE: Duration = Duration::from_millis(100);
+
+/// How long the accept loop pauses after an accept error such as EMFILE.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Descriptors kept for everything but client connections: listeners, the
+/// runtime, logs, and the pipes and processes of a run.
+const FD_RESERVE: u64 = 64;
+
+/// Bounds on client connections, so idle or slow clients cannot take every
+/// file descriptor and lock everyone else out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// How long a connection may take to send a request head, counted from when
+    /// it starts waiting for one: a new connection, or a kept-alive one between
+    /// requests (so this is the idle keep-alive timeout too).
+    pub header_timeout: Duration,
+    /// Most HTTP connections open at once; more clients wait to be accepted.
+    pub max_connections: usize,
+    /// Most WebSockets open at once; further upgrades get 503.
+    pub max_websockets: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            max_websockets: 128,
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// These limits, lowered if this process's open-file limit could not hold
+    /// them with [`FD_RESERVE`] descriptors to spare.
+    pub fn fit_to_fd_limit(&self) -> ConnectionLimits {
+        let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
+        let fitted = self.fit_to(soft);
+        if fitted != *self {
+            tracing::info!(
+                "open-file limit {soft}: serving at most {} connections and {} WebSockets",
+                fitted.max_connections,
+                fitted.max_websockets
+            );
+        }
+        fitted
+    }
+
+    fn fit_to(&self, open_files: u64) -> ConnectionLimits {
+        let budget = usize::try_from(open_files.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX);
+        let mut fitted = self.clone();
+        if fitted.max_connections.saturating_add(fitted.max_websockets) > budget {
+            fitted.max_websockets = fitted.max_websockets.min(budget / 4).max(1);
+            fitted.max_connections = fitted
+                .max_connections
+                .min(budget.saturating_sub(fitted.max_websockets))
+                .max(1);
+        }
+        fitted
+    }
+}
 
 /// What the server needs to know.
 #[derive(Debug, Clone)]
@@ -44,6 +117,8 @@ pub struct Config {
     pub state_dir: PathBuf,
     /// More host names to answer to (e.g. a classroom server's name).
     pub allow_hosts: Vec<String>,
+    /// Timeouts and caps on client connections.
+    pub connections: ConnectionLimits,
 }
 
 /// Why the server could not start or stopped with an error.
@@ -60,12 +135,12 @@ pub enum ServeError {
         addr: SocketAddr,
     },
     /// Listening failed otherwise.
-    #[error("cannot listen on {addr}: {source}{hint}")]
+    #[error("cannot listen on {addr}: {cause}{hint}")]
     Bind {
         /// The address asked for.
         addr: SocketAddr,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, so not also a source).
+        cause: std::io::Error,
         /// What to try.
         hint: &'static str,
     },
@@ -76,7 +151,7 @@ pub enum ServeError {
     #[error(transparent)]
     Site(#[from] SiteError),
     /// The results history could not be opened.
-    #[error("cannot open the results history: {0}")]
+    #[error("cannot open the results history")]
     History(#[from] HistoryError),
     /// This executable's path is unknown, so runs cannot start it as an end.
     #[error("cannot find this program's own path to start runs with: {0}")]
@@ -98,21 +173,21 @@ async fn bind(config: &Config) -> Result<TcpListener, ServeError> {
     let addr = SocketAddr::new(config.bind, config.port);
     TcpListener::bind(addr)
         .await
-        .map_err(|source| match source.kind() {
+        .map_err(|cause| match cause.kind() {
             std::io::ErrorKind::AddrInUse => ServeError::PortInUse { addr },
             std::io::ErrorKind::PermissionDenied => ServeError::Bind {
                 addr,
-                source,
+                cause,
                 hint: "; ports below 1024 need privileges: use e.g. --port 8000",
             },
             std::io::ErrorKind::AddrNotAvailable => ServeError::Bind {
                 addr,
-                source,
+                cause,
                 hint: "; --bind must be an address of this machine, e.g. 127.0.0.1",
             },
             _ => ServeError::Bind {
                 addr,
-                source,
+                cause,
                 hint: "",
             },
         })
@@ -126,17 +201,36 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ServeError::Task(e.to_string()))
 }
 
-/// Builds the book, serves it until SIGINT or SIGTERM, and stops cleanly.
+/// Binds the configured address and, on loopback, the other IP version's
+/// loopback at the same port, so `http://[::1]:PORT/` and a `localhost` that
+/// resolves to ::1 work too.
+async fn bind_all(config: &Config) -> Result<Vec<TcpListener>, ServeError> {
+    let first = bind(config).await?;
+    let port = first.local_addr().map_err(ServeError::Io)?.port();
+    let mut listeners = vec![first];
+    let twin: Option<IpAddr> = match config.bind {
+        IpAddr::V4(v4) if v4 == Ipv4Addr::LOCALHOST => Some(Ipv6Addr::LOCALHOST.into()),
+        IpAddr::V6(v6) if v6 == Ipv6Addr::LOCALHOST => Some(Ipv4Addr::LOCALHOST.into()),
+        _ => None,
+    };
+    if let Some(ip) = twin {
+        let addr = SocketAddr::new(ip, port);
+        match TcpListener::bind(addr).await {
+            Ok(listener) => listeners.push(listener),
+            Err(err) => tracing::warn!(
+                "also listening on {addr} failed ({err}); serving on {} only",
+                config.bind
+            ),
+        }
+    }
+    Ok(listeners)
+}
+
+/// Builds the book, serves it until SIGINT, SIGTERM or SIGHUP, and stops cleanly.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     // Bind first: a busy port should fail at once, not after building the book.
-    let listener = bind(&config).await?;
-    let addr = listener.local_addr().map_err(ServeError::Io)?;
-    if !config.bind.is_loopback() {
-        tracing::warn!(
-            "listening on {addr}, which is not a loopback address: anyone who can reach \
-             it can run the benchmark programs on this machine"
-        );
-    }
+    let listeners = bind_all(&config).await?;
+    let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
     let system = tokio::task::spawn_blocking(|| {
         serde_json::to_vec(&SystemInfo::probe()).expect("system info serialises")
     });
@@ -151,25 +245,30 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         site.page_count(),
         built.dir.display()
     );
-    let history = Arc::new(History::open(&config.state_dir, history::DEFAULT_LIMIT)?);
-    tracing::info!(
-        "{} past results in {}",
-        history.len(),
-        history.path().display()
-    );
+    let state_dir = config.state_dir.clone();
+    let history =
+        Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
+    log_history(&history);
     let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
-    let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING);
-    let (stop_sender, stopping) = watch::channel(false);
+    let shutdown = Shutdown::new();
+    let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
+    let connections = Arc::new(config.connections.fit_to_fd_limit());
+    let hosts = HostPolicy::new(config.bind, addr.port(), &config.allow_hosts);
+    if !config.bind.is_loopback() {
+        tracing::warn!(
+            "listening on {addr}, which is not a loopback address: anyone who can reach \
+             it can run the benchmark programs on this machine. Pages are served only to \
+             the host names {}: to let others in by this machine's name or address, \
+             add --allow-host NAME (repeatable)",
+            hosts.names().join(", ")
+        );
+    }
     let state = AppState {
         site: Arc::new(site),
         token,
-        hosts: Arc::new(HostPolicy::new(
-            config.bind,
-            addr.port(),
-            &config.allow_hosts,
-        )),
-        scheduler: scheduler.clone(),
+        hosts: Arc::new(hosts),
+        scheduler,
         limits: Arc::new(Limits::default()),
         steps_json: Bytes::from(
             serde_json::to_vec(&pipebench::plan::published_catalog(&Limits::default()))
@@ -177,13 +276,21 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         ),
         system_json: Bytes::from(system_json),
         history,
-        stopping,
+        shutdown,
+        websockets: Arc::new(Semaphore::new(connections.max_websockets)),
+        connections,
     };
     release_build_memory();
     let shown = match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port()),
         _ => addr,
     };
+    for listener in &listeners[1..] {
+        if let Ok(also) = listener.local_addr() {
+            tracing::info!("also listening on http://{also}/");
+        }
+    }
+    let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(
@@ -193,26 +300,201 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     );
     let _ = stdout.flush();
     drop(stdout);
+    run(listeners, state, signals).await;
+    Ok(())
+}
 
-    let signalled = Arc::new(Notify::new());
-    let on_signal = Arc::clone(&signalled);
-    let shutdown = async move {
-        wait_for_signal().await;
-        tracing::info!("shutting down: stopping runs and closing connections");
-        on_signal.notify_one();
-        scheduler.shutdown(KILL_TIMEOUT).await;
-        let _ = stop_sender.send(true);
-    };
-    let server = axum::serve(listener, router(state)).with_graceful_shutdown(shutdown);
+fn log_history(history: &History) {
+    let report = history.load_report();
+    tracing::info!(
+        "{} past results in {}",
+        report.results,
+        history.path().display()
+    );
+    if report.rejected > 0 {
+        tracing::warn!(
+            "{} line(s) of {} are not results: skipped, and set aside in {}",
+            report.rejected,
+            history.path().display(),
+            history.rejected_path().display()
+        );
+    }
+    if report.torn_tail {
+        tracing::warn!(
+            "the last line of {} is incomplete (a save was interrupted): skipped",
+            history.path().display()
+        );
+    }
+}
+
+/// Serves `state` on `listeners` until `shutdown` resolves (or the state's stop
+/// switch is turned on), then stops: runs are killed and reaped, WebSockets say
+/// why and close, HTTP connections finish their response, and whatever is still
+/// open after a short drain is dropped.
+pub async fn run(listeners: Vec<TcpListener>, state: AppState, shutdown: impl Future<Output = ()>) {
+    let limits = Arc::clone(&state.connections);
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let mut http = http1::Builder::new();
+    // hyper starts this timer whenever a connection waits for a request head:
+    // it bounds a slow header and an idle kept-alive connection alike.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let service = TowerToHyperService::new(router(state.clone()));
+    let accepting: Vec<_> = listeners
+        .into_iter()
+        .map(|listener| {
+            tokio::spawn(accept_loop(
+                listener,
+                Arc::clone(&connections),
+                http.clone(),
+                service.clone(),
+                state.shutdown.clone(),
+            ))
+        })
+        .collect();
     tokio::select! {
-        served = server => served.map_err(ServeError::Io)?,
-        () = async {
-            signalled.notified().await;
-            tokio::time::sleep(KILL_TIMEOUT + DRAIN_TIMEOUT).await;
-        } => tracing::warn!("connections still open after {DRAIN_TIMEOUT:?}; exiting anyway"),
+        () = shutdown => {}
+        () = state.shutdown.wait() => {}
+    }
+    tracing::info!("shutting down: stopping runs and closing connections");
+    state.shutdown.trigger();
+    state.scheduler.shutdown(KILL_TIMEOUT).await;
+    for task in accepting {
+        let _ = task.await;
+    }
+    // Every connection and socket gives its permit back when it ends.
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        let _ = connections
+            .acquire_many(count(limits.max_connections))
+            .await;
+        let _ = state
+            .websockets
+            .acquire_many(count(limits.max_websockets))
+            .await;
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!("connections still open after {DRAIN_TIMEOUT:?}; closing them");
     }
     tracing::info!("stopped");
-    Ok(())
+}
+
+fn count(permits: usize) -> u32 {
+    u32::try_from(permits).unwrap_or(u32::MAX)
+}
+
+/// The service every connection runs: the routes, as hyper wants them.
+type Service = TowerToHyperService<axum::Router>;
+
+/// Accepts connections while a slot is free; when all are taken it waits for
+/// one instead of accepting (further clients wait in the kernel's backlog, and
+/// no descriptor is spent on them).
+async fn accept_loop(
+    listener: TcpListener,
+    connections: Arc<Semaphore>,
+    http: http1::Builder,
+    service: Service,
+    shutdown: Shutdown,
+) {
+    let mut failing = false;
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&connections).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
+            () = shutdown.wait() => return,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = shutdown.wait() => return,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                if failing {
+                    tracing::info!("accepting connections again");
+                    failing = false;
+                }
+                let connection =
+                    serve_connection(stream, http.clone(), service.clone(), shutdown.clone());
+                tokio::spawn(async move {
+                    connection.await;
+                    drop(permit);
+                });
+            }
+            // That one client gave up: not the listener's fault.
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                ) => {}
+            Err(err) => {
+                // E.g. EMFILE: retrying at once would spin; log once per episode.
+                if !failing {
+                    tracing::warn!("accept error: {err}; retrying every {ACCEPT_BACKOFF:?}");
+                    failing = true;
+                }
+                drop(permit);
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+            }
+        }
+    }
+}
+
+/// One HTTP connection (and its WebSocket upgrade) until it ends or the server
+/// stops. Then a request being answered is finished; a connection that is only
+/// waiting for a request (silent, or half-sent) is dropped at once: hyper would
+/// otherwise wait for its header timeout.
+async fn serve_connection(
+    stream: TcpStream,
+    http: http1::Builder,
+    service: Service,
+    shutdown: Shutdown,
+) {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&in_flight);
+    let counted = service_fn(move |request| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let done = InFlight(Arc::clone(&counter));
+        let response = hyper::service::Service::call(&service, request);
+        async move {
+            let response = response.await;
+            drop(done);
+            response
+        }
+    });
+    let connection = http
+        .serve_connection(TokioIo::new(stream), counted)
+        .with_upgrades();
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(err) = result {
+                // Timeouts and clients that hang up: routine, not worth a warning.
+                tracing::debug!("connection ended: {err}");
+            }
+        }
+        () = shutdown.wait() => {
+            connection.as_mut().graceful_shutdown();
+            let grace = if in_flight.load(Ordering::SeqCst) > 0 {
+                DRAIN_TIMEOUT
+            } else {
+                // Only the end of a response already handed over may still be going out.
+                IDLE_GRACE
+            };
+            let _ = tokio::time::timeout(grace, connection).await;
+        }
+    }
+}
+
+/// Counts a request as answered when dropped, even if its future is cancelled.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Hands the allocator's free memory back to the system: building the book
@@ -225,18 +507,46 @@ fn release_build_memory() {
     }
 }
 
-async fn wait_for_signal() {
+/// Listens for SIGINT, SIGTERM and SIGHUP from now on (not from the first
+/// poll: a signal sent right after the serving line must not be missed), and
+/// returns a future that resolves on the first of them.
+fn stop_signals() -> impl Future<Output = ()> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut term = match signal(SignalKind::terminate()) {
-        Ok(term) => term,
-        Err(err) => {
-            tracing::error!("cannot listen for SIGTERM: {err}");
-            let _ = tokio::signal::ctrl_c().await;
-            return;
+    // A closed terminal (SIGHUP) stops the server as cleanly as Ctrl-C or SIGTERM.
+    let kinds = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ];
+    let mut streams = Vec::new();
+    for kind in kinds {
+        match signal(kind) {
+            Ok(stream) => streams.push(stream),
+            Err(err) => tracing::error!("cannot listen for signal {kind:?}: {err}"),
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+    }
+    async move {
+        let waits = streams.iter_mut().map(|stream| Box::pin(stream.recv()));
+        if waits.len() == 0 {
+            return std::future::pending().await;
+        }
+        futures_util::future::select_all(waits).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_caps_fit_the_open_file_limit() {
+        let limits = ConnectionLimits::default();
+        assert_eq!(limits.fit_to(20_000), limits);
+        let small = limits.fit_to(256);
+        // 192 descriptors for clients: a quarter for WebSockets, the rest for HTTP.
+        assert_eq!((small.max_connections, small.max_websockets), (144, 48));
+        let tiny = limits.fit_to(10);
+        assert_eq!((tiny.max_connections, tiny.max_websockets), (1, 1));
+        assert_eq!(tiny.header_timeout, limits.header_timeout);
     }
 }

@@ -19,7 +19,7 @@ use crate::security::{content_security_policy, Token};
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     /// A directory or page could not be read.
-    #[error("cannot read the built book at {path}: {source}")]
+    #[error("cannot read the built book at {path}")]
     Read {
         /// What failed.
         path: PathBuf,

@@ -1,7 +1,6 @@
 //! The body of a run thread: start both ends, sample them every 50 ms, and make
 //! sure they are dead and reaped before the thread ends.
 
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,21 +15,28 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Runs `job` to its end on the calling thread, then hands the machine to the next.
 pub fn run(shared: &Arc<Shared>, job: Job) {
-    execute(shared, &job);
+    let last = execute(shared, &job);
+    // Free the machine before saying the run ended, so a page that hears
+    // `cancelled` or `error` finds the runner free.
     shared.finished(job.id);
+    if let Some(last) = last {
+        job.send(last);
+    }
 }
 
-fn execute(shared: &Shared, job: &Job) {
+/// Runs the job; returns the message that ends it, if it is still to be sent
+/// (a result is sent, then saved, before the machine is freed).
+fn execute(shared: &Shared, job: &Job) -> Option<ServerMessage> {
     // Cancelled between leaving the queue and getting here?
     match job.stop.try_recv() {
-        Ok(()) => return job.send(ServerMessage::Cancelled),
-        Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+        Ok(()) => return Some(ServerMessage::Cancelled),
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
     }
     let plan = &job.plan;
     let mut handle = match RunHandle::start(plan, &shared.program) {
         Ok(handle) => handle,
-        Err(err) => return job.send(ServerMessage::error(err.to_string())),
+        Err(err) => return Some(ServerMessage::error(err.to_string())),
     };
     let (writer, reader) = handle.pids();
     tracing::info!(step = %plan.step, writer, reader, "run started");
@@ -46,31 +52,33 @@ fn execute(shared: &Shared, job: &Job) {
                 // A last sample, so even a run shorter than one interval shows progress.
                 job.send(handle.progress().into());
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
-                if let Err(err) = shared.history.append(result.clone()) {
-                    tracing::error!("could not save the result: {err}");
+                // The page first: saving waits for a file lock and the disk.
+                job.send(ServerMessage::Result(Box::new(result.clone())));
+                if let Err(err) = shared.history.append(&result) {
+                    tracing::error!("could not save the result: {}", crate::error_chain(&err));
                 }
-                return job.send(ServerMessage::Result(Box::new(result)));
+                return None;
             }
             Ok(None) => job.send(handle.progress().into()),
             Err(err) => {
                 tracing::warn!(step = %plan.step, "run failed: {err}");
-                return job.send(ServerMessage::error(err.to_string()));
+                return Some(ServerMessage::error(err.to_string()));
             }
         }
         match job.stop.recv_timeout(SAMPLE_INTERVAL) {
             Ok(()) => {
                 handle.kill();
                 tracing::info!(step = %plan.step, "run cancelled");
-                return job.send(ServerMessage::Cancelled);
+                return Some(ServerMessage::Cancelled);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 handle.kill();
                 tracing::info!(step = %plan.step, "run stopped: the page went away");
-                return;
+                return None;
             }
-            Err(RecvTimeoutError::Timeout) if shared.stopping.load(Ordering::SeqCst) => {
+            Err(RecvTimeoutError::Timeout) if shared.shutdown.is_triggered() => {
                 handle.kill();
-                return job.send(ServerMessage::error("the server is shutting down"));
+                return Some(ServerMessage::error("the server is shutting down"));
             }
             Err(RecvTimeoutError::Timeout) => {}
         }

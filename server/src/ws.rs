@@ -1,7 +1,9 @@
 //! One WebSocket connection of `/api/run`: reads the page's messages, submits
 //! runs, and forwards each run's messages back.
 
-use axum::extract::ws::{Message, WebSocket};
+use std::time::Duration;
+
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::app::AppState;
@@ -13,9 +15,14 @@ use crate::scheduler::Ticket;
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
 pub const MAX_MESSAGE: usize = 16 * 1024;
 
-/// Hard cap on a WebSocket message or frame: past it the transport closes the
-/// connection (close code 1009) without buffering more.
+/// Hard cap on a WebSocket message or frame: past it the transport stops
+/// reading, and the page gets a Close frame with code 1009 (Message Too Big)
+/// and a reason, without the server buffering more.
 pub const MAX_FRAME: usize = 64 * 1024;
+
+/// How long a stopping server waits for the current run's last message
+/// (e.g. "shutting down") before it closes the socket anyway.
+const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The run this connection has queued or running, and its messages.
 type Current = Option<(Ticket, UnboundedReceiver<ServerMessage>)>;
@@ -23,55 +30,96 @@ type Current = Option<(Ticket, UnboundedReceiver<ServerMessage>)>;
 /// Serves one connection until the page closes it or the server stops.
 pub async fn serve(mut socket: WebSocket, state: AppState) {
     let mut current: Current = None;
-    let mut stopping = state.stopping.clone();
-    let mut closing = false;
     loop {
         let reply = tokio::select! {
             incoming = socket.recv() => match incoming {
                 Some(Ok(message)) => match on_message(message, &mut current, &state) {
-                    Flow::Reply(reply) => Some(reply),
+                    // A refusal: it belongs to no run, so it carries no run id.
+                    Flow::Reply(reply) => Some(reply.to_json()),
                     Flow::Quiet => None,
                     Flow::Close => break,
                 },
-                // Closed, reset, or over the transport cap: nothing more to read.
-                Some(Err(_)) | None => break,
+                Some(Err(err)) => {
+                    if is_too_big(err) {
+                        close_too_big(&mut socket).await;
+                    }
+                    // Closed, reset, or unreadable: nothing more to read.
+                    break;
+                }
+                None => break,
             },
             event = next_event(&mut current) => {
+                let json = tagged(&current, &event);
                 if event.is_final() {
                     current = None;
                 }
-                Some(event)
+                Some(json)
             },
-            stop = stopping.wait_for(|stop| *stop) => {
-                // Stopping, or the server is gone (an error): close either way.
-                // The guard is dropped here, before any await.
-                drop(stop);
-                closing = true;
-                None
+            () = state.shutdown.wait() => {
+                say_last_words(&mut socket, &mut current).await;
+                break;
             }
         };
-        if closing {
-            // Say why the run ended (e.g. "shutting down") before closing.
-            if let Some((_, events)) = current.as_mut() {
-                while let Ok(event) = events.try_recv() {
-                    let _ = socket.send(Message::Text(event.to_json().into())).await;
-                }
-            }
-            let _ = socket.send(Message::Close(None)).await;
-            break;
-        }
         if let Some(reply) = reply {
-            if socket
-                .send(Message::Text(reply.to_json().into()))
-                .await
-                .is_err()
-            {
+            if socket.send(Message::Text(reply.into())).await.is_err() {
                 break;
             }
         }
     }
     // Dropping the ticket cancels a waiting run and kills a running one.
     drop(current);
+}
+
+/// The JSON of a message of the current run, tagged with the run's id.
+fn tagged(current: &Current, event: &ServerMessage) -> String {
+    match current {
+        Some((ticket, _)) => event.to_json_for_run(ticket.id()),
+        None => event.to_json(),
+    }
+}
+
+/// The server is stopping: forward what the current run still has to say
+/// (its end, e.g. "the server is shutting down"), then close.
+async fn say_last_words(socket: &mut WebSocket, current: &mut Current) {
+    let deadline = tokio::time::Instant::now() + LAST_WORD_TIMEOUT;
+    while current.is_some() {
+        let Ok(event) = tokio::time::timeout_at(deadline, next_event(current)).await else {
+            break;
+        };
+        let json = tagged(current, &event);
+        if event.is_final() {
+            *current = None;
+        }
+        if socket.send(Message::Text(json.into())).await.is_err() {
+            return;
+        }
+    }
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code: close_code::AWAY,
+            reason: "the server is shutting down".into(),
+        })))
+        .await;
+}
+
+/// Whether the transport refused a frame or message over [`MAX_FRAME`].
+fn is_too_big(err: axum::Error) -> bool {
+    err.into_inner()
+        .downcast_ref::<tungstenite::Error>()
+        .is_some_and(|err| matches!(err, tungstenite::Error::Capacity(_)))
+}
+
+/// Tells the page why its connection ends: 1009, Message Too Big. The rest of
+/// the oversized message is never read.
+async fn close_too_big(socket: &mut WebSocket) {
+    tracing::warn!("closed a WebSocket that sent a message over {MAX_FRAME} bytes");
+    let reason = format!("message too big: the limit is {MAX_FRAME} bytes");
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code: close_code::SIZE,
+            reason: reason.into(),
+        })))
+        .await;
 }
 
 /// What to do after a message from the page.

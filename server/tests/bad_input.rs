@@ -201,3 +201,70 @@ async fn a_huge_message_closes_only_its_own_connection() {
     send(&mut bystander, json!({"type":"cancel"})).await;
     expect_error(&mut bystander, "no run to cancel").await;
 }
+
+/// A socket whose own limits let it send (and read) messages of any size.
+async fn unlimited_socket(server: &Server) -> common::Socket {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+    let token = server.token().await;
+    let mut request = format!("ws://127.0.0.1:{}/api/run?token={token}", server.port)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Origin", server.origin().parse().unwrap());
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(64 << 20))
+        .max_frame_size(Some(64 << 20));
+    tokio_tungstenite::connect_async_with_config(request, Some(config), false)
+        .await
+        .expect("websocket opens")
+        .0
+}
+
+/// The close code the server sends next, skipping anything else.
+async fn close_code(socket: &mut common::Socket) -> Option<(u16, String)> {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(Some(frame)))) => {
+                    return Some((u16::from(frame.code), frame.reason.to_string()))
+                }
+                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await
+    .expect("closed within 5 s")
+}
+
+#[tokio::test]
+async fn a_message_over_64_kib_gets_close_1009() {
+    let server = Server::start();
+    // The whole message, 65,537 bytes.
+    let mut socket = unlimited_socket(&server).await;
+    let too_big = "x".repeat(64 * 1024 + 1);
+    let _ = socket.send(Message::Text(too_big.into())).await;
+    let (code, reason) = close_code(&mut socket).await.expect("a close frame");
+    assert_eq!(code, 1009, "{reason}");
+    assert!(reason.contains("65536"), "{reason}");
+
+    // Only a frame header claiming 65,537 bytes: refused before the payload.
+    let mut socket = unlimited_socket(&server).await;
+    let mut header = vec![0x81, 0x80 | 127];
+    header.extend_from_slice(&(64 * 1024 + 1u64).to_be_bytes());
+    header.extend_from_slice(&[1, 2, 3, 4]);
+    let raw = match socket.get_mut() {
+        tokio_tungstenite::MaybeTlsStream::Plain(stream) => stream,
+        _ => unreachable!("plain ws://"),
+    };
+    tokio::io::AsyncWriteExt::write_all(raw, &header)
+        .await
+        .unwrap();
+    let (code, reason) = close_code(&mut socket).await.expect("a close frame");
+    assert_eq!(code, 1009, "{reason}");
+
+    // Everyone else carries on.
+    assert_eq!(server.get("/api/health").await.json()["status"], "ok");
+}

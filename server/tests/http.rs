@@ -2,7 +2,12 @@
 
 mod common;
 
-use common::{http_get, http_request, Server};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use common::{http_get, http_request, http_request_to, Server};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 #[tokio::test]
 async fn api_endpoints_answer_json() {
@@ -195,4 +200,121 @@ async fn idle_memory_is_small() {
         .unwrap();
     // Debug builds are bigger than release; this only catches gross regressions.
     assert!(rss_kib < 60 * 1024, "idle RSS {rss_kib} KiB");
+}
+
+#[tokio::test]
+async fn idle_connections_cannot_lock_others_out_under_a_low_fd_limit() {
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start_limited(state.path(), &["--header-timeout", "1"], Some(256))
+        .expect("server starts with 256 open files");
+    // More idle sockets than the server has descriptors.
+    let mut idle = Vec::new();
+    for _ in 0..300 {
+        idle.push(
+            TcpStream::connect(("127.0.0.1", server.port))
+                .await
+                .unwrap(),
+        );
+    }
+    let asked = Instant::now();
+    let health = server.get("/api/health").await;
+    assert_eq!(health.status, 200);
+    assert!(
+        asked.elapsed() < Duration::from_secs(8),
+        "answered after {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(server.get("/").await.status, 200);
+    drop(idle);
+    assert!(
+        !server.stderr().contains("Too many open files"),
+        "{}",
+        server.stderr()
+    );
+}
+
+/// Whether the server closes `stream` within `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(within, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
+#[tokio::test]
+async fn idle_and_slow_connections_are_closed_after_the_header_timeout() {
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start_with_args(state.path(), &["--header-timeout", "1"]).unwrap();
+    // Sends nothing at all.
+    let mut silent = TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    // Sends a header a byte at a time, never finishing it.
+    let mut slow = TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let dripping = tokio::spawn(async move {
+        for byte in b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaa".iter() {
+            if slow.write_all(&[*byte]).await.is_err() {
+                // The server hung up mid-header.
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        closed_within(&mut slow, Duration::from_secs(3)).await
+    });
+    // Asks once, keeps the connection alive, then says nothing more.
+    let mut kept = TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let request = format!(
+        "GET /api/health HTTP/1.1\r\nHost: {}\r\n\r\n",
+        server.host()
+    );
+    kept.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 4096];
+    let n = kept.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+
+    assert!(
+        closed_within(&mut silent, Duration::from_secs(3)).await,
+        "silent socket kept open"
+    );
+    assert!(
+        closed_within(&mut kept, Duration::from_secs(3)).await,
+        "idle keep-alive kept open"
+    );
+    assert!(dripping.await.unwrap(), "slow header kept open");
+    // Nobody else is affected.
+    assert_eq!(server.get("/api/health").await.status, 200);
+}
+
+#[tokio::test]
+async fn loopback_ipv6_answers_too() {
+    let server = Server::start();
+    let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, server.port));
+    for host in ["[::1]:PORT", "localhost:PORT"] {
+        let host = host.replace("PORT", &server.port.to_string());
+        let response = http_request_to(
+            v6,
+            &format!("GET /api/health HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert_eq!(response.status, 200, "{host}");
+        assert_eq!(response.json()["status"], "ok");
+    }
+    // The same Host checks hold on IPv6.
+    let foreign = http_request_to(
+        v6,
+        "GET /api/health HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(foreign.status, 403);
 }

@@ -5,7 +5,8 @@ mod common;
 use std::time::Duration;
 
 use common::{holding_run, pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
-use serde_json::json;
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
 
 #[tokio::test]
 async fn history_survives_a_restart() {
@@ -22,7 +23,8 @@ async fn history_survives_a_restart() {
     drop(socket);
     let status = server.terminate(Duration::from_secs(5)).expect("exits");
     assert!(status.success(), "{status:?}");
-    assert!(state.path().join("results.json").is_file());
+    let saved = std::fs::read_to_string(state.path().join("results.jsonl")).unwrap();
+    assert_eq!(saved.lines().count(), 1, "{saved}");
 
     let server = Server::start_with_state(state.path());
     let history = server.get("/api/results").await.json();
@@ -79,6 +81,143 @@ async fn a_non_loopback_bind_warns() {
         "{}",
         server.stderr()
     );
+    // ...and says what lets a LAN host name in.
+    assert!(
+        server.stderr().contains("--allow-host NAME"),
+        "{}",
+        server.stderr()
+    );
     // Loopback names still work on a wildcard bind.
     assert_eq!(server.get("/api/health").await.status, 200);
+}
+
+#[tokio::test]
+async fn two_servers_on_one_state_folder_keep_every_result() {
+    let _lock = RUN_LOCK.lock().await;
+    let state = tempfile::tempdir().unwrap();
+    let a = Server::start_with_state(state.path());
+    let b = Server::start_with_state(state.path());
+    let mut sockets = [a.socket().await, b.socket().await];
+    let mut finished = Vec::new();
+    for turn in 0..4 {
+        let socket = &mut sockets[turn % 2];
+        send(
+            socket,
+            json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        )
+        .await;
+        let (result, _) = recv_until(socket, "result", Duration::from_secs(20)).await;
+        finished.push(result["finished_at_ms"].clone());
+    }
+    for server in [&a, &b] {
+        let results = server.results_once(4).await;
+        let stamps: Vec<Value> = results
+            .iter()
+            .map(|r| r["finished_at_ms"].clone())
+            .collect();
+        assert_eq!(stamps, finished, "port {}", server.port);
+    }
+    let saved = std::fs::read_to_string(state.path().join("results.jsonl")).unwrap();
+    assert_eq!(saved.lines().count(), 4, "{saved}");
+}
+
+#[tokio::test]
+async fn a_bad_history_line_is_set_aside_and_the_others_kept() {
+    let _lock = RUN_LOCK.lock().await;
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with_state(state.path());
+    let mut socket = server.socket().await;
+    for _ in 0..2 {
+        send(
+            &mut socket,
+            json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+        )
+        .await;
+        recv_until(&mut socket, "result", Duration::from_secs(10)).await;
+    }
+    drop(socket);
+    assert!(server.terminate(Duration::from_secs(5)).unwrap().success());
+    // One entry loses a required field, between the two good ones.
+    let file = state.path().join("results.jsonl");
+    let saved = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = saved.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let mut bad: Value = serde_json::from_str(lines[0]).unwrap();
+    bad.as_object_mut().unwrap().remove("step");
+    std::fs::write(&file, format!("{}\n{bad}\n{}\n", lines[0], lines[1])).unwrap();
+
+    let server = Server::start_with_state(state.path());
+    assert_eq!(
+        server
+            .get("/api/results")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let log = server.stderr();
+    assert!(
+        log.contains("1 line(s)") && log.contains("set aside"),
+        "{log}"
+    );
+    let rejected = std::fs::read_to_string(state.path().join("results.rejected.jsonl")).unwrap();
+    assert_eq!(rejected.lines().count(), 1);
+    assert!(!rejected.contains("\"step\""), "{rejected}");
+}
+
+#[tokio::test]
+async fn sighup_stops_gracefully() {
+    let mut server = Server::start();
+    assert_eq!(server.get("/api/health").await.status, 200);
+    let status = server
+        .signal(libc::SIGHUP, Duration::from_secs(3))
+        .expect("exits within 3 s");
+    assert!(status.success(), "{status:?}\n{}", server.stderr());
+    assert!(server.stderr().contains("stopped"), "{}", server.stderr());
+}
+
+#[tokio::test]
+async fn a_half_sent_request_does_not_delay_shutdown() {
+    let mut server = Server::start();
+    let mut half = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    half.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")
+        .await
+        .unwrap();
+    let mut silent = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    silent.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let asked = std::time::Instant::now();
+    let status = server
+        .terminate(Duration::from_secs(5))
+        .expect("exits within 5 s");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "took {:?} to stop",
+        asked.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_start_up_error_names_its_cause_once() {
+    let state = tempfile::tempdir().unwrap();
+    // The history's file is a directory: nothing can be read or saved.
+    std::fs::create_dir(state.path().join("results.json")).unwrap();
+    let stderr = Server::start_with_args(state.path(), &[])
+        .err()
+        .expect("the server must not start");
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("pipebook: error:"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(error.contains("results history"), "{error}");
+    // The OS's reason, once (EISDIR's text).
+    assert_eq!(error.matches("Is a directory").count(), 1, "{error}");
+    assert_eq!(error.matches("cannot read").count(), 1, "{error}");
 }

@@ -107,8 +107,7 @@ async fn fifty_pages_at_once_get_a_bounded_queue() {
     assert_eq!(finished, 8, "the eight waiting runs all finish");
     assert_eq!(busy, 42, "past the bound, pages are told to come back");
     assert_eq!(max_position, 8);
-    let history = server.get("/api/results").await.json();
-    assert_eq!(history.as_array().unwrap().len(), 8);
+    assert_eq!(server.results_once(8).await.len(), 8);
 }
 
 async fn recv_within_a_minute(socket: &mut common::Socket) -> Value {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use common::{
     holding_run, pids, recv, recv_until, send, start_holding_run, wait_gone, Server, RUN_LOCK,
 };
+use futures_util::SinkExt;
 use serde_json::json;
 
 const MIB: u64 = 1 << 20;
@@ -48,8 +49,8 @@ async fn a_small_run_streams_progress_and_a_result() {
     assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
 
     // The result is in the history, and the connection can run again.
-    let history = server.get("/api/results").await.json();
-    assert_eq!(history.as_array().unwrap().len(), 1);
+    let history = server.results_once(1).await;
+    assert_eq!(history.len(), 1);
     assert_eq!(history[0]["bytes"], 64 * MIB);
     send(
         &mut socket,
@@ -58,16 +59,7 @@ async fn a_small_run_streams_progress_and_a_result() {
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     assert_eq!(result["bytes"], 4 * MIB);
-    assert_eq!(
-        server
-            .get("/api/results")
-            .await
-            .json()
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(server.results_once(2).await.len(), 2);
 }
 
 #[tokio::test]
@@ -152,13 +144,16 @@ async fn cancel_while_queued() {
         json!({"type":"run","step":"busy-loop","params":{"bytes":"1MiB"}}),
     )
     .await;
-    assert_eq!(
-        recv(&mut second).await,
-        json!({"type":"queued","position":1})
-    );
+    let queued = recv(&mut second).await;
+    let run = queued["run"].as_u64().expect("a run id");
+    assert_eq!(queued, json!({"type":"queued","position":1,"run":run}));
+    assert_ne!(json!(run), started["run"], "each run has its own id");
     assert_eq!(server.get("/api/health").await.json()["queued"], 1);
     send(&mut second, json!({"type":"cancel"})).await;
-    assert_eq!(recv(&mut second).await, json!({"type":"cancelled"}));
+    assert_eq!(
+        recv(&mut second).await,
+        json!({"type":"cancelled","run":run})
+    );
     assert_eq!(server.get("/api/health").await.json()["queued"], 0);
     send(&mut first, json!({"type":"cancel"})).await;
     recv_until(&mut first, "cancelled", Duration::from_secs(1)).await;
@@ -214,12 +209,56 @@ async fn a_queued_page_that_leaves_frees_its_place() {
     .await;
     assert_eq!(recv(&mut third).await["position"], 2);
     drop(second);
+    let moved_up = recv(&mut third).await;
     assert_eq!(
-        recv(&mut third).await,
-        json!({"type":"queued","position":1})
+        (&moved_up["type"], &moved_up["position"]),
+        (&json!("queued"), &json!(1))
     );
     drop(first);
     assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
     assert_eq!(recv(&mut third).await["type"], "started");
     recv_until(&mut third, "result", Duration::from_secs(10)).await;
+}
+
+#[tokio::test]
+async fn run_messages_carry_their_run_id_and_refusals_none() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let started = start_holding_run(&mut socket, 20).await;
+    let run = started["run"].as_u64().expect("started carries the run id");
+    // Refusals of a message belong to no run: no `run` field.
+    send(&mut socket, json!({"type":"run","step":"write-read"})).await;
+    let (refusal, progress) = recv_until(&mut socket, "error", Duration::from_secs(5)).await;
+    assert!(refusal.get("run").is_none(), "{refusal}");
+    assert!(progress.iter().all(|m| m["run"] == run), "{progress:?}");
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::Text(
+            "{oops".into(),
+        ))
+        .await
+        .unwrap();
+    let (refusal, _) = recv_until(&mut socket, "error", Duration::from_secs(5)).await;
+    assert!(refusal.get("run").is_none(), "{refusal}");
+    send(&mut socket, json!({"type":"cancel"})).await;
+    let (cancelled, progress) = recv_until(&mut socket, "cancelled", Duration::from_secs(2)).await;
+    assert_eq!(cancelled["run"], run);
+    assert!(progress.iter().all(|m| m["run"] == run), "{progress:?}");
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    send(&mut socket, json!({"type":"cancel"})).await;
+    let nothing = recv(&mut socket).await;
+    assert_eq!(nothing["type"], "error");
+    assert!(nothing.get("run").is_none(), "{nothing}");
+    // The next run gets a new id, on every message up to its result.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(10)).await;
+    let next = result["run"].as_u64().expect("result carries the run id");
+    assert_ne!(next, run);
+    assert!(before.iter().all(|m| m["run"] == next), "{before:?}");
+    // The result is still pipebench's, fields at the top level.
+    assert_eq!(result["bytes"], 1 << 20);
 }

@@ -37,7 +37,7 @@ pub enum BookError {
     #[error("building the book failed: {0}")]
     Build(String),
     /// Copying the widget's files into the built book failed.
-    #[error("cannot copy {from} to {to}: {source}")]
+    #[error("cannot copy {from} to {to}")]
     Copy {
         /// Source path.
         from: PathBuf,
@@ -47,7 +47,7 @@ pub enum BookError {
         source: std::io::Error,
     },
     /// Reading the built book back (for the link check) failed.
-    #[error("cannot read the built book at {path}: {source}")]
+    #[error("cannot read the built book at {path}")]
     Read {
         /// The path that could not be read.
         path: PathBuf,

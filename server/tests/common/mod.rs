@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -75,6 +76,16 @@ impl Server {
 
     /// Starts the binary with extra `args`; `Err(stderr)` if it exits instead.
     pub fn start_with_args(state_dir: &Path, args: &[&str]) -> Result<Server, String> {
+        Server::start_limited(state_dir, args, None)
+    }
+
+    /// Like [`Server::start_with_args`], with the server's open-file limit
+    /// (soft and hard) set to `max_open_files` before it starts, if given.
+    pub fn start_limited(
+        state_dir: &Path,
+        args: &[&str],
+        max_open_files: Option<u64>,
+    ) -> Result<Server, String> {
         let book = tempfile::tempdir().unwrap();
         write_tiny_book(book.path());
         let stderr_log = book.path().join("stderr.log");
@@ -88,7 +99,8 @@ impl Server {
         } else {
             vec!["--book-root".as_ref(), book.path().as_os_str()]
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pipebook"));
+        command
             .args(port)
             .args(book_root)
             .arg("--state-dir")
@@ -96,9 +108,25 @@ impl Server {
             .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr_log).unwrap())
-            .spawn()
-            .unwrap();
+            .stderr(std::fs::File::create(&stderr_log).unwrap());
+        if let Some(limit) = max_open_files {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+            unsafe {
+                command.pre_exec(move || {
+                    let rlimit = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let mut child = command.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -183,8 +211,17 @@ impl Server {
 
     /// Sends SIGTERM and waits for the exit status (at most `timeout`).
     pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        self.signal(libc::SIGTERM, timeout)
+    }
+
+    /// Sends `signal` and waits for the exit status (at most `timeout`).
+    pub fn signal(
+        &mut self,
+        signal: libc::c_int,
+        timeout: Duration,
+    ) -> Option<std::process::ExitStatus> {
         unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
+            libc::kill(self.child.id() as i32, signal);
         }
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
@@ -198,6 +235,20 @@ impl Server {
 
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    /// The history once it holds at least `count` results: a result reaches the
+    /// page before it is saved, so a fresh one may take a moment to show.
+    pub async fn results_once(&self, count: usize) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let results = self.get("/api/results").await.json();
+            let results = results.as_array().unwrap().clone();
+            if results.len() >= count || Instant::now() > deadline {
+                return results;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
 
@@ -245,7 +296,12 @@ pub async fn http_get(port: u16, path: &str, host: &str) -> HttpResponse {
 
 /// Sends a raw request and parses the response (Content-Length, chunked or to EOF).
 pub async fn http_request(port: u16, request: &str) -> HttpResponse {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    http_request_to(SocketAddr::from(([127, 0, 0, 1], port)), request).await
+}
+
+/// [`http_request`] to any address, e.g. `[::1]:PORT`.
+pub async fn http_request_to(addr: SocketAddr, request: &str) -> HttpResponse {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let raw = tokio::time::timeout(Duration::from_secs(10), read_response(&mut stream))
         .await
