@@ -32,31 +32,40 @@ async fn bad_messages_get_errors_and_the_connection_survives() {
         ),
         (
             json!({"type":"run","step":"write-read","params":{"bytes":"1TiB"}}),
-            "bytes = 1TiB is out of range",
+            "bytes = 1099511627776 bytes (1TiB) is out of range",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"bytes":0}}),
-            "bytes = 0B is out of range",
+            "bytes = 0 bytes is out of range",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"buf_size":1}}),
-            "buf_size = 1B is out of range",
+            "buf_size = 1 bytes is out of range",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"buf_size":"1GiB"}}),
-            "buf_size = 1GiB is out of range",
+            "buf_size = 1073741824 bytes (1GiB) is out of range",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"buf_size":12345}}),
-            "must be a multiple of 4KiB",
+            "buf_size = 12345 bytes (12.056KiB) must be a multiple of 4096 bytes",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"buf_size":"10KiB"}}),
-            "multiple of 4KiB",
+            "buf_size = 10240 bytes (10KiB) must be a multiple of 4096 bytes",
+        ),
+        // The exact value sent, never rounded onto 4 KiB.
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":4095}}),
+            "buf_size = 4095 bytes (3.999KiB) is out of range",
+        ),
+        (
+            json!({"type":"run","step":"write-read","params":{"buf_size":4097}}),
+            "buf_size = 4097 bytes (4.001KiB) must be a multiple of 4096 bytes",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"pipe_size":"1TiB"}}),
-            "pipe_size = 1TiB is out of range",
+            "pipe_size = 1099511627776 bytes (1TiB) is out of range",
         ),
         (
             json!({"type":"run","step":"write-read","params":{"seconds":0}}),
