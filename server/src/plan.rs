@@ -2,17 +2,44 @@
 
 use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECONDS};
 use pipebench::size::ByteSize;
+use pipebench::sweep::{SweepError, SweepParam, SweepPlan};
 
-/// Validates a run request from the page, filling in the server's defaults:
-/// no bytes and no seconds means [`DEFAULT_SECONDS`]; a time budget without
-/// bytes means the budget alone decides (bytes capped at the limit).
-pub fn plan(step: &str, params: &RunParams, limits: &Limits) -> Result<RunPlan, PlanError> {
+/// The server's defaults for what the page leaves out: no bytes and no seconds
+/// means [`DEFAULT_SECONDS`]; a time budget without bytes means the budget alone
+/// decides (bytes capped at the limit).
+fn with_page_defaults(params: &RunParams, limits: &Limits) -> RunParams {
     let mut params = params.clone();
     if params.bytes.is_none() {
         params.bytes = Some(ByteSize(limits.max_bytes));
         params.seconds.get_or_insert(DEFAULT_SECONDS);
     }
-    RunPlan::for_step_id(step, &params, limits)
+    params
+}
+
+/// Validates a run request from the page, filling in the server's defaults.
+pub fn plan(step: &str, params: &RunParams, limits: &Limits) -> Result<RunPlan, PlanError> {
+    RunPlan::for_step_id(step, &with_page_defaults(params, limits), limits)
+}
+
+/// Validates a sweep from the page, every value up front, with the same defaults
+/// as a single run; each repeat visits the values in a fresh shuffled order.
+pub fn sweep(
+    step: &str,
+    param: SweepParam,
+    values: &[ByteSize],
+    repeats: usize,
+    params: &RunParams,
+    limits: &Limits,
+) -> Result<SweepPlan, SweepError> {
+    SweepPlan::new(
+        step,
+        param,
+        values,
+        &with_page_defaults(params, limits),
+        repeats,
+        limits,
+        &mut rand::rng(),
+    )
 }
 
 #[cfg(test)]

@@ -1,10 +1,16 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
+use pipebench::error::EndErrorKind;
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
-use pipebench::runner::Progress;
+use pipebench::runner::{Progress, RunError};
+use pipebench::size::ByteSize;
+use pipebench::sweep::SweepParam;
 use serde::Serialize;
 use serde_json::Value;
+
+/// Most runs per value a sweep from the page may ask for.
+pub const MAX_SWEEP_REPEATS: usize = 5;
 
 /// A message from the page.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +22,20 @@ pub enum ClientMessage {
         /// What the reader changed (sizes as numbers or strings like "1GiB").
         params: RunParams,
     },
-    /// `{"type":"cancel"}`
+    /// `{"type":"sweep","step":ID,"param":"pipe_size","values":[...],"repeats":N,"params":{...}}`
+    Sweep {
+        /// Step id.
+        step: String,
+        /// What varies.
+        param: SweepParam,
+        /// Its values (numbers of bytes or strings like "64KiB"), increasing.
+        values: Vec<ByteSize>,
+        /// Runs per value.
+        repeats: usize,
+        /// The rest of each run's parameters.
+        params: RunParams,
+    },
+    /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
 }
 
@@ -27,12 +46,16 @@ pub struct EffectiveParams {
     pub bytes: u64,
     /// Chunk size.
     pub buf_size: u64,
+    /// The pipe capacity asked for (`None`: the kernel's default).
+    pub pipe_size: Option<u64>,
     /// Time budget in seconds, if any.
     pub seconds: Option<f64>,
     /// Writer's CPU.
     pub writer_cpu: Option<usize>,
     /// Reader's CPU.
     pub reader_cpu: Option<usize>,
+    /// No live progress for this run.
+    pub quiet: bool,
 }
 
 impl From<&RunPlan> for EffectiveParams {
@@ -40,9 +63,11 @@ impl From<&RunPlan> for EffectiveParams {
         EffectiveParams {
             bytes: plan.writer.common.bytes.bytes(),
             buf_size: plan.writer.common.buf_size.bytes(),
+            pipe_size: plan.writer.pipe_size.map(|s| s.bytes()),
             seconds: plan.time_budget.map(|d| d.as_secs_f64()),
             writer_cpu: plan.writer.common.cpu,
             reader_cpu: plan.reader.common.cpu,
+            quiet: plan.quiet,
         }
     }
 }
@@ -78,13 +103,42 @@ pub enum ServerMessage {
     },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
+    /// A sweep's run finished: the value it ran at and its result.
+    Point {
+        /// The swept parameter's value, bytes.
+        value: u64,
+        /// This run's place in the sweep, from 1.
+        index: usize,
+        /// How many runs the sweep has.
+        of: usize,
+        /// The run's result.
+        result: Box<RunResult>,
+    },
+    /// A sweep is over: every run sent its point.
+    Done {
+        /// How many runs it had.
+        runs: usize,
+    },
     /// The run was cancelled.
     Cancelled,
     /// Something went wrong; the connection stays usable.
     Error {
         /// What, and what to do.
         message: String,
+        /// When an end of the run failed: which, and the kind of failure, so a
+        /// page can explain it without reading the sentence.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<FailureReason>,
     },
+}
+
+/// Which end of a run failed, and how.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureReason {
+    /// `writer` or `reader`.
+    pub role: &'static str,
+    /// The kind of failure the end reported.
+    pub kind: EndErrorKind,
 }
 
 impl ServerMessage {
@@ -92,6 +146,18 @@ impl ServerMessage {
     pub fn error(message: impl Into<String>) -> Self {
         ServerMessage::Error {
             message: message.into(),
+            reason: None,
+        }
+    }
+
+    /// The error that ends a failed run, with the failing end's kind when known.
+    pub fn run_failed(err: &RunError) -> Self {
+        ServerMessage::Error {
+            message: err.to_string(),
+            reason: err.end_failure().map(|(role, failure)| FailureReason {
+                role,
+                kind: failure.kind,
+            }),
         }
     }
 
@@ -167,14 +233,76 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             }
             Ok(ClientMessage::Run { step, params })
         }
+        "sweep" => parse_sweep(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\" or \"cancel\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\" or \"cancel\""
         )),
     }
+}
+
+/// An example of a good sweep message, quoted in errors.
+const SWEEP_EXAMPLE: &str = r#"{"type":"sweep","step":"write-read","param":"pipe_size","values":["16KiB","64KiB"],"params":{"seconds":1}}"#;
+
+fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    let step = match object.remove("step") {
+        Some(Value::String(step)) => step,
+        _ => {
+            return Err(format!(
+                "a sweep needs a `step` string; send e.g. {SWEEP_EXAMPLE}"
+            ))
+        }
+    };
+    let param = match object.remove("param") {
+        Some(Value::String(param)) => param.parse::<SweepParam>().map_err(|e| e.to_string())?,
+        _ => {
+            return Err(format!(
+                "a sweep needs a `param` string; send e.g. {SWEEP_EXAMPLE}"
+            ))
+        }
+    };
+    let values: Vec<ByteSize> = match object.remove("values") {
+        Some(values @ Value::Array(_)) => {
+            serde_json::from_value(values).map_err(|e| format!("bad values: {e}"))?
+        }
+        _ => {
+            return Err(format!(
+                "a sweep needs a `values` array; send e.g. {SWEEP_EXAMPLE}"
+            ))
+        }
+    };
+    let repeats = match object.remove("repeats") {
+        None | Some(Value::Null) => 1,
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(n @ 1..) if n as usize <= MAX_SWEEP_REPEATS => n as usize,
+            _ => {
+                return Err(format!(
+                    "repeats = {n} is out of range: allowed 1 to {MAX_SWEEP_REPEATS}"
+                ))
+            }
+        },
+        Some(_) => return Err("`repeats` must be a number".into()),
+    };
+    let params = match object.remove("params") {
+        None | Some(Value::Null) => RunParams::default(),
+        Some(params @ Value::Object(_)) => {
+            serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))?
+        }
+        Some(_) => return Err("`params` must be an object".into()),
+    };
+    if let Some(extra) = object.keys().next() {
+        return Err(format!("unknown field `{extra}` in a sweep message"));
+    }
+    Ok(ClientMessage::Sweep {
+        step,
+        param,
+        values,
+        repeats,
+        params,
+    })
 }
 
 #[cfg(test)]
@@ -204,6 +332,50 @@ mod tests {
             parse(r#"{"type":"cancel"}"#).unwrap(),
             ClientMessage::Cancel
         );
+    }
+
+    #[test]
+    fn parses_sweeps_and_explains_bad_ones() {
+        let sweep = parse(SWEEP_EXAMPLE).unwrap();
+        assert_eq!(
+            sweep,
+            ClientMessage::Sweep {
+                step: "write-read".into(),
+                param: SweepParam::PipeSize,
+                values: vec![ByteSize(16 << 10), ByteSize(64 << 10)],
+                repeats: 1,
+                params: RunParams {
+                    seconds: Some(1.0),
+                    ..Default::default()
+                },
+            }
+        );
+        for (text, expect) in [
+            (r#"{"type":"sweep","step":"x"}"#, "needs a `param`"),
+            (
+                r#"{"type":"sweep","step":"x","param":"colour","values":[1]}"#,
+                "cannot sweep `colour`",
+            ),
+            (
+                r#"{"type":"sweep","step":"x","param":"buf_size"}"#,
+                "`values` array",
+            ),
+            (
+                r#"{"type":"sweep","step":"x","param":"buf_size","values":["lots"]}"#,
+                "bad values",
+            ),
+            (
+                r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"repeats":9}"#,
+                "repeats = 9 is out of range",
+            ),
+            (
+                r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"oops":1}"#,
+                "unknown field `oops`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! One WebSocket connection of `/api/run`: reads the page's messages, submits
 //! runs, and forwards each run's messages back.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use pipebench::plan::RunPlan;
+use pipebench::size::ByteSize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::app::AppState;
@@ -27,16 +30,33 @@ const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 /// The run this connection has queued or running, and its messages.
 type Current = Option<(Ticket, UnboundedReceiver<ServerMessage>)>;
 
+/// A sweep under way on this connection: its runs go through the queue one at a
+/// time, each submitted when the one before it ended, so other pages' runs can
+/// take their turn in between.
+struct Sweep {
+    /// The swept values.
+    values: Vec<ByteSize>,
+    /// Runs still to submit: (index into `values`, plan).
+    pending: VecDeque<(usize, RunPlan)>,
+    /// The value of the run going now.
+    current: usize,
+    /// Runs finished.
+    done: usize,
+    /// Runs in all.
+    total: usize,
+}
+
 /// Serves one connection until the page closes it or the server stops.
 pub async fn serve(mut socket: WebSocket, state: AppState) {
     let mut current: Current = None;
+    let mut sweep: Option<Sweep> = None;
     loop {
-        let reply = tokio::select! {
+        let replies = tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(message)) => match on_message(message, &mut current, &state) {
+                Some(Ok(message)) => match on_message(message, &mut current, &mut sweep, &state) {
                     // A refusal: it belongs to no run, so it carries no run id.
-                    Flow::Reply(reply) => Some(reply.to_json()),
-                    Flow::Quiet => None,
+                    Flow::Reply(reply) => vec![reply.to_json()],
+                    Flow::Quiet => Vec::new(),
                     Flow::Close => break,
                 },
                 Some(Err(err)) => {
@@ -48,26 +68,76 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                 }
                 None => break,
             },
-            event = next_event(&mut current) => {
+            event = next_event(&mut current) => if sweep.is_some() {
+                on_sweep_event(event, &mut current, &mut sweep, &state)
+            } else {
                 let json = tagged(&current, &event);
                 if event.is_final() {
                     current = None;
                 }
-                Some(json)
+                vec![json]
             },
             () = state.shutdown.wait() => {
                 say_last_words(&mut socket, &mut current).await;
                 break;
             }
         };
-        if let Some(reply) = reply {
+        for reply in replies {
             if socket.send(Message::Text(reply.into())).await.is_err() {
-                break;
+                return;
             }
         }
     }
     // Dropping the ticket cancels a waiting run and kills a running one.
     drop(current);
+}
+
+/// A message of a sweep's current run: a result becomes a `point` and the next
+/// run is submitted; the last point is followed by `done`. A cancel or an error
+/// ends the whole sweep.
+fn on_sweep_event(
+    event: ServerMessage,
+    current: &mut Current,
+    sweep: &mut Option<Sweep>,
+    state: &AppState,
+) -> Vec<String> {
+    let Some(running) = sweep.as_mut() else {
+        return vec![tagged(current, &event)];
+    };
+    let ServerMessage::Result(result) = event else {
+        let json = tagged(current, &event);
+        if event.is_final() {
+            *current = None;
+            *sweep = None;
+        }
+        return vec![json];
+    };
+    running.done += 1;
+    let point = ServerMessage::Point {
+        value: running.values[running.current].bytes(),
+        index: running.done,
+        of: running.total,
+        result,
+    };
+    let mut out = vec![tagged(current, &point)];
+    *current = None;
+    match running.pending.pop_front() {
+        None => {
+            out.push(ServerMessage::Done { runs: running.done }.to_json());
+            *sweep = None;
+        }
+        Some((index, plan)) => match state.scheduler.submit(plan) {
+            Ok(run) => {
+                running.current = index;
+                *current = Some(run);
+            }
+            Err(err) => {
+                out.push(ServerMessage::error(format!("the sweep stopped: {err}")).to_json());
+                *sweep = None;
+            }
+        },
+    }
+    out
 }
 
 /// The JSON of a message of the current run, tagged with the run's id.
@@ -140,7 +210,12 @@ async fn next_event(current: &mut Current) -> ServerMessage {
     }
 }
 
-fn on_message(message: Message, current: &mut Current, state: &AppState) -> Flow {
+fn on_message(
+    message: Message,
+    current: &mut Current,
+    sweep: &mut Option<Sweep>,
+    state: &AppState,
+) -> Flow {
     let text =
         match message {
             Message::Text(text) => text,
@@ -161,14 +236,52 @@ fn on_message(message: Message, current: &mut Current, state: &AppState) -> Flow
         Err(reason) => Flow::Reply(ServerMessage::error(reason)),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
+                // A sweep stops as a whole: nothing more is submitted.
+                if let Some(sweep) = sweep.as_mut() {
+                    sweep.pending.clear();
+                }
                 ticket.cancel();
                 Flow::Quiet
             }
             None => Flow::Reply(ServerMessage::error("there is no run to cancel")),
         },
-        Ok(ClientMessage::Run { .. }) if current.is_some() => Flow::Reply(ServerMessage::error(
-            "this page already has a run queued or running: cancel it or wait for its result",
-        )),
+        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. }) if current.is_some() => {
+            Flow::Reply(ServerMessage::error(
+                "this page already has a run queued or running: cancel it or wait for its result",
+            ))
+        }
+        Ok(ClientMessage::Sweep {
+            step,
+            param,
+            values,
+            repeats,
+            params,
+        }) => {
+            let planned = match plan::sweep(&step, param, &values, repeats, &params, &state.limits)
+            {
+                Ok(planned) => planned,
+                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+            };
+            let total = planned.runs.len();
+            let mut pending: VecDeque<(usize, RunPlan)> = planned.runs.into();
+            let Some((first, plan)) = pending.pop_front() else {
+                return Flow::Reply(ServerMessage::error("a sweep needs at least one value"));
+            };
+            match state.scheduler.submit(plan) {
+                Ok(run) => {
+                    *current = Some(run);
+                    *sweep = Some(Sweep {
+                        values: planned.values,
+                        pending,
+                        current: first,
+                        done: 0,
+                        total,
+                    });
+                    Flow::Quiet
+                }
+                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            }
+        }
         Ok(ClientMessage::Run { step, params }) => {
             let plan = match plan::plan(&step, &params, &state.limits) {
                 Ok(plan) => plan,
