@@ -45,21 +45,51 @@ fn round_up(value: usize, to: usize) -> usize {
     value.div_ceil(to) * to
 }
 
+// ANCHOR: huge_page_alloc
+/// A buffer as `spec` says; with huge pages, aligned to 2 MiB and advised, so
+/// the first touch of each 2 MiB stretch can fault in one huge page instead of
+/// 512 small ones.
+fn allocate(spec: BufferSpec) -> Result<Buffer, EndError> {
+    if spec.len == 0 {
+        return Err(EndError::Invalid("a buffer must not be empty".into()));
+    }
+    let align = if spec.huge_pages {
+        HUGE_PAGE_SIZE
+    } else {
+        PAGE_SIZE
+    };
+    let mut buffer = Buffer::map_aligned(round_up(spec.len, align), align)?;
+    let (start, len) = (buffer.start.as_ptr().cast(), buffer.len);
+    if spec.huge_pages {
+        // SAFETY: advising a range we own.
+        unsafe { madvise(start, len, Advice::LinuxHugepage) }
+            .map_err(EndError::sys("madvise(MADV_HUGEPAGE)"))?;
+    }
+    if spec.touch {
+        // Any non-zero byte: the kernel must really allocate and map each page.
+        buffer.as_mut_slice().fill(b'x');
+    }
+    if spec.lock {
+        // SAFETY: locking a range we own.
+        unsafe { mlock(start, len) }.map_err(|e| EndError::Lock {
+            size: ByteSize(len as u64),
+            source: e.into(),
+        })?;
+    }
+    Ok(buffer)
+}
+// ANCHOR_END: huge_page_alloc
+
 impl Buffer {
     /// Maps, advises, touches and locks a buffer as `spec` says.
     pub fn allocate(spec: BufferSpec) -> Result<Self, EndError> {
-        if spec.len == 0 {
-            return Err(EndError::Invalid("a buffer must not be empty".into()));
-        }
-        // ANCHOR: huge_page_alloc
-        let align = if spec.huge_pages {
-            HUGE_PAGE_SIZE
-        } else {
-            PAGE_SIZE
-        };
-        let len = round_up(spec.len, align);
-        // Over-allocate by one alignment unit so an aligned start always fits.
-        let map_len = len + if spec.huge_pages { align } else { 0 };
+        allocate(spec)
+    }
+
+    /// Maps `len` bytes starting at a multiple of `align`: over-maps by one alignment
+    /// unit so an aligned start always fits inside the mapping.
+    fn map_aligned(len: usize, align: usize) -> Result<Self, EndError> {
+        let map_len = len + if align > PAGE_SIZE { align } else { 0 };
         // SAFETY: a fresh private anonymous mapping aliases nothing.
         let map = unsafe {
             mmap_anonymous(
@@ -74,31 +104,12 @@ impl Buffer {
         let offset = round_up(map.as_ptr() as usize, align) - map.as_ptr() as usize;
         // SAFETY: offset < align and map_len = len + align, so start..start+len is inside.
         let start = unsafe { NonNull::new_unchecked(map.as_ptr().add(offset)) };
-        let buffer = Buffer {
+        Ok(Buffer {
             map,
             map_len,
             start,
             len,
-        };
-        if spec.huge_pages {
-            // SAFETY: advising a range we own.
-            unsafe { madvise(start.as_ptr().cast(), len, Advice::LinuxHugepage) }
-                .map_err(EndError::sys("madvise(MADV_HUGEPAGE)"))?;
-            // ANCHOR_END: huge_page_alloc
-        }
-        let mut buffer = buffer;
-        if spec.touch {
-            // Any non-zero byte: the kernel must really allocate and map each page.
-            buffer.as_mut_slice().fill(b'x');
-        }
-        if spec.lock {
-            // SAFETY: locking a range we own.
-            unsafe { mlock(start.as_ptr().cast(), len) }.map_err(|e| EndError::Lock {
-                size: ByteSize(len as u64),
-                source: e.into(),
-            })?;
-        }
-        Ok(buffer)
+        })
     }
 
     /// The usable bytes (the requested length rounded up to the alignment).

@@ -77,7 +77,8 @@ pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError>
             "--pipe-size {size} is below one page (4096 bytes)"
         )));
     }
-    fcntl_setpipe_size(fd, size.as_usize()).map_err(EndError::sys("fcntl(F_SETPIPE_SZ)"))?;
+    let bytes = size.as_usize();
+    fcntl_setpipe_size(fd, bytes).map_err(EndError::sys("fcntl(F_SETPIPE_SZ)"))?;
     Ok(())
 }
 // ANCHOR_END: set_pipe_size
@@ -96,7 +97,8 @@ pub fn capacity(fd: BorrowedFd<'_>) -> Option<u64> {
 // ANCHOR: set_nonblocking
 pub fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     let flags = fcntl_getfl(fd).map_err(EndError::sys("fcntl(F_GETFL)"))?;
-    fcntl_setfl(fd, flags | OFlags::NONBLOCK).map_err(EndError::sys("fcntl(F_SETFL)"))
+    let flags = flags | OFlags::NONBLOCK;
+    fcntl_setfl(fd, flags).map_err(EndError::sys("fcntl(F_SETFL)"))
 }
 // ANCHOR_END: set_nonblocking
 

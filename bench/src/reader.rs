@@ -129,6 +129,7 @@ fn verify(
 }
 
 /// Steps 1 and 2: copy out of the pipe with read(2).
+// ANCHOR: read_loop
 fn read_loop(
     options: &ReaderOptions,
     input: BorrowedFd<'_>,
@@ -137,7 +138,6 @@ fn read_loop(
     tally: &mut Tally,
 ) -> Result<(), EndError> {
     let verify_bytes = options.common.verify;
-    // ANCHOR: read_loop
     loop {
         if options.common.poll {
             pipe_setup::wait_readable(input)?;
@@ -156,8 +156,8 @@ fn read_loop(
             Err(e) => return Err(EndError::sys("read")(e)),
         }
     }
-    // ANCHOR_END: read_loop
 }
+// ANCHOR_END: read_loop
 
 /// Steps 3 to 5: move the pipe's pages on to /dev/null with splice(2).
 ///
@@ -194,23 +194,48 @@ fn splice_loop(
             source: e,
         })?
         .into();
-    let sink = dev_null.as_fd();
-    // ANCHOR: splice_loop
+    splice_all(
+        options,
+        input,
+        dev_null.as_fd(),
+        check.as_ref(),
+        flags,
+        control,
+        tally,
+    )
+}
+
+/// The splice loop itself: move up to one chunk of pages per call from the pipe to
+/// `sink`, counting them, until the writer closes its end.
+// ANCHOR: splice_loop
+fn splice_all(
+    options: &ReaderOptions,
+    input: BorrowedFd<'_>,
+    sink: BorrowedFd<'_>,
+    check: Option<&CheckPipe>,
+    flags: SpliceFlags,
+    control: &Shared,
+    tally: &mut Tally,
+) -> Result<(), EndError> {
+    let buf_size = options.common.buf_size.as_usize();
     loop {
         if options.common.poll {
             pipe_setup::wait_readable(input)?;
         }
-        let want = match &check {
+        let want = match check {
             None => buf_size,
-            Some(check) => match check.copy_and_verify(options, input, flags, tally)? {
-                0 => return Ok(()), // end of file
-                seen => seen,
-            },
+            Some(check) => {
+                let seen = check.copy_and_verify(options, input, flags, tally)?;
+                if seen == 0 {
+                    return Ok(()); // end of file
+                }
+                seen
+            }
         };
         match splice(input, None, sink, None, want, flags) {
             Ok(0) => return Ok(()), // end of file: the writer is done
             Ok(n) => {
-                if let Some(check) = &check {
+                if let Some(check) = check {
                     check.consumed(n);
                 }
                 tally.record(n, control);
@@ -221,8 +246,8 @@ fn splice_loop(
             Err(e) => return Err(EndError::sys("splice")(e)),
         }
     }
-    // ANCHOR_END: splice_loop
 }
+// ANCHOR_END: splice_loop
 
 /// The second pipe that --verify tees into, and a buffer to read it back.
 struct CheckPipe {

@@ -39,16 +39,17 @@ impl VmspliceBehaviour {
 }
 
 /// Runs the probe: 16 KiB vmspliced, overwritten, read back.
+// ANCHOR: probe
 pub fn probe() -> Result<VmspliceBehaviour, EndError> {
     const LEN: usize = 16 << 10;
     let (read_end, write_end) = pipe().map_err(EndError::sys("pipe"))?;
-    fcntl_setpipe_size(&write_end, 64 << 10).map_err(EndError::sys("fcntl(F_SETPIPE_SZ)"))?;
+    let resized = fcntl_setpipe_size(&write_end, 64 << 10);
+    resized.map_err(EndError::sys("fcntl(F_SETPIPE_SZ)"))?;
     let mut buffer = Buffer::allocate(BufferSpec {
         len: LEN,
         touch: true,
         ..Default::default()
     })?;
-    // ANCHOR: probe
     buffer.as_mut_slice().fill(b'A');
     let mut sent = 0;
     while sent < LEN {
@@ -62,7 +63,8 @@ pub fn probe() -> Result<VmspliceBehaviour, EndError> {
     let mut back = vec![0u8; LEN];
     let mut got = 0;
     while got < LEN {
-        got += rustix::io::read(&read_end, &mut back[got..]).map_err(EndError::sys("read"))?;
+        let n = rustix::io::read(&read_end, &mut back[got..]);
+        got += n.map_err(EndError::sys("read"))?;
     }
     let new = back.iter().filter(|&&b| b == b'B').count();
     Ok(match new {
@@ -70,5 +72,5 @@ pub fn probe() -> Result<VmspliceBehaviour, EndError> {
         0 => VmspliceBehaviour::CopiesPages,
         _ => VmspliceBehaviour::Mixed,
     })
-    // ANCHOR_END: probe
 }
+// ANCHOR_END: probe

@@ -77,23 +77,7 @@ pub fn run(
         touch: !options.dont_touch_pages,
         lock: options.common.lock_memory,
     };
-    // ANCHOR: double_buffer
-    // Two halves: while the pipe still holds references to one, we fill the other.
-    // With --same-buffer both halves come from one allocation (one huge page).
-    let mut first = Buffer::allocate(BufferSpec {
-        len: if options.same_buffer {
-            2 * chunk
-        } else {
-            chunk
-        },
-        ..spec
-    })?;
-    let mut second = if options.vmsplice && !options.same_buffer && !options.reuse_early {
-        Some(Buffer::allocate(spec)?)
-    } else {
-        None
-    };
-    // ANCHOR_END: double_buffer
+    let (mut first, mut second) = allocate_buffers(options, spec)?;
     let huge_pages = options.common.huge_pages.then(|| {
         let mut report = hugepage::check_buffer(first.addr(), first.len());
         if let Some(second) = &second {
@@ -166,7 +150,36 @@ pub fn run(
     })
 }
 
+// ANCHOR: double_buffer
+/// The vmsplice double buffer: two buffers of one chunk each, so that while
+/// the pipe still holds references to the pages of one, the loop fills the
+/// other. With --same-buffer both come from one allocation (one huge page);
+/// plain write(2) and the early-reuse experiment need only one.
+fn allocate_buffers(
+    options: &WriterOptions,
+    spec: BufferSpec,
+) -> Result<(Buffer, Option<Buffer>), EndError> {
+    let first_len = if options.same_buffer {
+        2 * spec.len
+    } else {
+        spec.len
+    };
+    let first = Buffer::allocate(BufferSpec {
+        len: first_len,
+        ..spec
+    })?;
+    let two = options.vmsplice && !options.same_buffer && !options.reuse_early;
+    let second = if two {
+        Some(Buffer::allocate(spec)?)
+    } else {
+        None
+    };
+    Ok((first, second))
+}
+// ANCHOR_END: double_buffer
+
 /// The baseline: copy each chunk into the pipe with write(2).
+// ANCHOR: write_loop
 fn write_loop(
     options: &WriterOptions,
     out: BorrowedFd<'_>,
@@ -176,7 +189,6 @@ fn write_loop(
 ) -> Result<Tally, EndError> {
     let verify = options.common.verify;
     let mut tally = Tally::default();
-    // ANCHOR: write_loop
     while tally.sent < total && !control.should_stop() {
         let len = buf.len().min((total - tally.sent) as usize);
         if verify {
@@ -199,11 +211,27 @@ fn write_loop(
         tally.iterations += 1;
         control.writer_bytes.store(tally.sent, Ordering::Relaxed);
     }
-    // ANCHOR_END: write_loop
     Ok(tally)
 }
+// ANCHOR_END: write_loop
 
-/// Steps 2 to 5: hand the pages of alternate halves to the pipe with vmsplice(2).
+// ANCHOR: vmsplice_flags
+/// The flags of every vmsplice call: never sleep when busy looping, and offer the
+/// pages as a gift when asked.
+fn vmsplice_flags(options: &WriterOptions) -> SpliceFlags {
+    let mut flags = SpliceFlags::empty();
+    if options.common.busy_loop {
+        flags |= SpliceFlags::NONBLOCK;
+    }
+    if options.common.gift {
+        flags |= SpliceFlags::GIFT;
+    }
+    flags
+}
+// ANCHOR_END: vmsplice_flags
+
+/// Steps 2 to 5: hand the pages of the two buffers, in turn, to the pipe with vmsplice(2).
+// ANCHOR: vmsplice_loop
 fn vmsplice_loop(
     options: &WriterOptions,
     out: BorrowedFd<'_>,
@@ -212,17 +240,8 @@ fn vmsplice_loop(
     control: &Shared,
 ) -> Result<Tally, EndError> {
     let verify = options.common.verify;
-    // ANCHOR: vmsplice_flags
-    let mut flags = SpliceFlags::empty();
-    if options.common.busy_loop {
-        flags |= SpliceFlags::NONBLOCK;
-    }
-    if options.common.gift {
-        flags |= SpliceFlags::GIFT;
-        // ANCHOR_END: vmsplice_flags
-    }
+    let flags = vmsplice_flags(options);
     let mut tally = Tally::default();
-    // ANCHOR: vmsplice_loop
     let mut which = 0;
     while tally.sent < total && !control.should_stop() {
         let half = &mut *halves[which];
@@ -236,9 +255,9 @@ fn vmsplice_loop(
                 pipe_setup::wait_writable(out)?;
             }
             let iov = [IoSliceRaw::from_slice(&half[done..len])];
-            // SAFETY: the pages stay mapped and are not rewritten until the pipe has
-            // drained them: the pipe holds half the buffer, so a completed vmsplice of
-            // this half means the other half was consumed (the double-buffer rule).
+            // SAFETY: the pages stay mapped, and a buffer is rewritten only after
+            // the other one went in whole: the pipe has no more slots than a buffer
+            // has pages, so by then it holds none of this one (double buffering).
             match unsafe { vmsplice(out, &iov, flags) } {
                 Ok(n) => done += n,
                 Err(Errno::AGAIN) => tally.retries += 1,
@@ -251,9 +270,9 @@ fn vmsplice_loop(
         control.writer_bytes.store(tally.sent, Ordering::Relaxed);
         which ^= 1;
     }
-    // ANCHOR_END: vmsplice_loop
     Ok(tally)
 }
+// ANCHOR_END: vmsplice_loop
 
 fn write_error(errno: Errno, written: u64) -> EndError {
     if errno == Errno::PIPE {

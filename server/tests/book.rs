@@ -169,3 +169,237 @@ fn page_modules_pass_their_node_tests() {
         .unwrap_or(0);
     assert!(passed >= 10, "too few page tests ran:\n{stdout}");
 }
+
+/// One `{{#include}}` or `{{#rustdoc_include}}` found in a chapter.
+struct Include {
+    chapter: String,
+    /// The path as the chapter writes it, relative to `book/src`.
+    file: String,
+    selector: Option<String>,
+}
+
+/// Every include directive in the book's chapters, in file order.
+fn includes(src: &Path) -> Vec<Include> {
+    let mut chapters: Vec<_> = std::fs::read_dir(src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    let mut found = Vec::new();
+    for chapter in chapters {
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        for opener in ["{{#include ", "{{#rustdoc_include "] {
+            let mut rest = text.as_str();
+            while let Some(at) = rest.find(opener) {
+                rest = &rest[at + opener.len()..];
+                let end = rest.find("}}").expect("an include closes with }}");
+                let target = rest[..end].trim();
+                let (file, selector) = match target.split_once(':') {
+                    Some((file, selector)) => (file, Some(selector.to_string())),
+                    None => (target, None),
+                };
+                found.push(Include {
+                    chapter: chapter.file_name().unwrap().to_string_lossy().into_owned(),
+                    file: file.to_string(),
+                    selector,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The text of an `ANCHOR:` marker's name on this line, if it has one; mdBook matches
+/// `ANCHOR:\s*name` anywhere in the line, and `ANCHOR_END:` the same way.
+fn marker<'a>(line: &'a str, keyword: &str) -> Option<&'a str> {
+    let at = line.find(keyword)?;
+    let name = line[at + keyword.len()..].trim_start();
+    let len = name
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(name.len());
+    (len > 0).then(|| &name[..len])
+}
+
+/// The lines mdBook includes: for an anchor, the lines between `ANCHOR: name` and
+/// `ANCHOR_END: name` with every other marker line dropped; for `N:M`, a line range.
+fn included_text(source: &str, selector: Option<&str>) -> String {
+    let Some(selector) = selector else {
+        return source.to_string();
+    };
+    if selector.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        let mut bounds = selector.split(':');
+        let start: usize = bounds.next().unwrap().parse().unwrap();
+        let end: Option<usize> = bounds.next().and_then(|e| e.parse().ok());
+        return source
+            .lines()
+            .skip(start.saturating_sub(1))
+            .take(end.map_or(usize::MAX, |e| e + 1 - start.max(1)))
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    let mut kept = Vec::new();
+    let mut inside = false;
+    for line in source.lines() {
+        if inside {
+            if let Some(name) = marker(line, "ANCHOR_END:") {
+                if name == selector {
+                    break;
+                }
+            } else if marker(line, "ANCHOR:").is_none() {
+                kept.push(line);
+            }
+        } else if marker(line, "ANCHOR:") == Some(selector) {
+            inside = true;
+        }
+    }
+    kept.join("\n")
+}
+
+/// Braces opened minus braces closed, and the lowest running depth, in Rust code with
+/// comments, string literals and char literals skipped (lifetimes are told apart from
+/// char literals by the missing closing quote).
+fn brace_depth(code: &str) -> (i64, i64) {
+    let chars: Vec<char> = code.chars().collect();
+    let (mut depth, mut lowest, mut i) = (0i64, 0i64, 0usize);
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    while i < chars.len() {
+        match (chars[i], at(i + 1)) {
+            ('/', '/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ('/', '*') => {
+                i += 2;
+                while i < chars.len() && !(chars[i] == '*' && at(i + 1) == '/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            ('r', '"') | ('r', '#') if i == 0 || !chars[i - 1].is_alphanumeric() => {
+                let mut hashes = 0;
+                let mut j = i + 1;
+                while at(j) == '#' {
+                    hashes += 1;
+                    j += 1;
+                }
+                if at(j) != '"' {
+                    i += 1;
+                    continue;
+                }
+                j += 1;
+                loop {
+                    if j >= chars.len() {
+                        break;
+                    }
+                    if chars[j] == '"' && (1..=hashes).all(|k| at(j + k) == '#') {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            ('"', _) => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            ('\'', '\\') => {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            ('\'', _) if at(i + 2) == '\'' => i += 3,
+            (c, _) => {
+                if c == '{' {
+                    depth += 1;
+                } else if c == '}' {
+                    depth -= 1;
+                    lowest = lowest.min(depth);
+                }
+                i += 1;
+            }
+        }
+    }
+    (depth, lowest)
+}
+
+#[test]
+fn the_brace_counter_skips_literals_and_comments() {
+    assert_eq!(brace_depth("fn f() { let s = \"{\"; }"), (0, 0));
+    assert_eq!(brace_depth("let c = '{'; // }\n/* { */ x"), (0, 0));
+    assert_eq!(brace_depth("fn f<'a>(x: &'a str) { r#\"}\"#; }"), (0, 0));
+    assert_eq!(brace_depth("if ok {\n    go();"), (1, 0));
+    assert_eq!(brace_depth("    }\n}"), (-2, -2));
+}
+
+/// Every listing the book pulls from the sources is a whole unit: its braces balance,
+/// so no page shows an `if {` that never closes or a `}` that closes nothing shown.
+#[test]
+fn included_listings_have_balanced_braces() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book/src");
+    let found = includes(&src);
+    assert!(!found.is_empty(), "the book includes listings");
+    let mut broken = Vec::new();
+    for include in &found {
+        let source = std::fs::read_to_string(src.join(&include.file))
+            .unwrap_or_else(|e| panic!("{}: {}: {e}", include.chapter, include.file));
+        let text = included_text(&source, include.selector.as_deref());
+        assert!(
+            !text.trim().is_empty(),
+            "{}: {}:{} includes nothing",
+            include.chapter,
+            include.file,
+            include.selector.as_deref().unwrap_or("")
+        );
+        let (depth, lowest) = brace_depth(&text);
+        if depth != 0 || lowest < 0 {
+            broken.push(format!(
+                "{}: {} anchor {}: {} unclosed, {} closing without an opening",
+                include.chapter,
+                include.file,
+                include.selector.as_deref().unwrap_or("(whole file)"),
+                depth - lowest,
+                -lowest
+            ));
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The widest code line that fits the book's text column without a sideways
+/// scroll, at the default theme and font size.
+const LISTING_WIDTH: usize = 84;
+
+/// No listing pulled from the sources runs off the page.
+#[test]
+fn included_listings_fit_the_page() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book/src");
+    let mut too_wide = Vec::new();
+    for include in includes(&src) {
+        let source = std::fs::read_to_string(src.join(&include.file)).unwrap();
+        let text = included_text(&source, include.selector.as_deref());
+        for line in text.lines().filter(|l| l.chars().count() > LISTING_WIDTH) {
+            too_wide.push(format!(
+                "{}: {} anchor {}: {} characters: {line}",
+                include.chapter,
+                include.file,
+                include.selector.as_deref().unwrap_or("(whole file)"),
+                line.chars().count()
+            ));
+        }
+    }
+    assert!(too_wide.is_empty(), "{}", too_wide.join("\n"));
+}
