@@ -262,3 +262,178 @@ async fn run_messages_carry_their_run_id_and_refusals_none() {
     // The result is still pipebench's, fields at the top level.
     assert_eq!(result["bytes"], 1 << 20);
 }
+
+/// Messages of a sweep until `done` (or an end of the sweep), at most `timeout`.
+async fn sweep_messages(socket: &mut common::Socket, timeout: Duration) -> Vec<serde_json::Value> {
+    let deadline = Instant::now() + timeout;
+    let mut messages = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = common::recv_within(socket, left).await;
+        let kind = message["type"].as_str().unwrap_or_default().to_string();
+        messages.push(message);
+        if matches!(kind.as_str(), "done" | "cancelled" | "error") {
+            return messages;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_sweep_runs_every_value_as_a_queued_run_and_ends_with_done() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"sweep","step":"write-read","param":"pipe_size",
+               "values":["16KiB","32KiB",65536],"repeats":2,"params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let messages = sweep_messages(&mut socket, Duration::from_secs(60)).await;
+    let done = messages.last().unwrap();
+    assert_eq!(done["type"], "done", "{messages:?}");
+    assert_eq!(done["runs"], 6);
+    let points: Vec<_> = messages.iter().filter(|m| m["type"] == "point").collect();
+    assert_eq!(points.len(), 6, "{messages:?}");
+    let mut runs = std::collections::HashSet::new();
+    for (n, point) in points.iter().enumerate() {
+        assert_eq!(point["index"], n as u64 + 1, "{point}");
+        assert_eq!(point["of"], 6);
+        // Each point is its own queued run, with its own id, at its own value.
+        assert!(runs.insert(point["run"].as_u64().unwrap()), "{point}");
+        assert_eq!(point["result"]["pipe_capacity"], point["value"], "{point}");
+        assert_eq!(point["result"]["bytes"], 4 * MIB);
+    }
+    let mut values: Vec<u64> = points
+        .iter()
+        .map(|p| p["value"].as_u64().unwrap())
+        .collect();
+    values.sort();
+    assert_eq!(values, [16, 16, 32, 32, 64, 64].map(|k| k << 10));
+    // No `result` message: a sweep's results travel inside its points.
+    assert!(messages.iter().all(|m| m["type"] != "result"));
+    assert_eq!(server.results_once(6).await.len(), 6);
+}
+
+#[tokio::test]
+async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"sweep","step":"write-read","param":"pipe_size",
+               "values":["4KiB","8KiB","16KiB"],
+               "params":{"seconds":20,"buf_size":"4KiB"}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    send(&mut socket, json!({"type":"cancel"})).await;
+    let asked = Instant::now();
+    let messages = sweep_messages(&mut socket, Duration::from_secs(2)).await;
+    assert_eq!(
+        messages.last().unwrap()["type"],
+        "cancelled",
+        "{messages:?}"
+    );
+    assert!(asked.elapsed() < Duration::from_secs(1));
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    // Nothing else of the sweep starts afterwards.
+    let after = common::maybe_recv(&mut socket, Duration::from_millis(700)).await;
+    assert!(after.is_none(), "{after:?}");
+    assert_eq!(server.get("/api/health").await.json()["running"], false);
+}
+
+#[tokio::test]
+async fn bad_sweeps_are_refused_before_anything_runs() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    for (values, needle) in [
+        (json!(["64KiB", "16KiB"]), "must go up"),
+        (json!([0, 4096]), "0 bytes"),
+        (
+            json!(["64KiB", "1TiB"]),
+            "pipe_size = 1099511627776 bytes (1TiB) is out of range",
+        ),
+        (json!([]), "at least one value"),
+    ] {
+        send(
+            &mut socket,
+            json!({"type":"sweep","step":"write-read","param":"pipe_size","values":values}),
+        )
+        .await;
+        let error = recv(&mut socket).await;
+        assert_eq!(error["type"], "error", "{error}");
+        assert!(
+            error.get("run").is_none(),
+            "a refusal belongs to no run: {error}"
+        );
+        assert!(
+            error["message"].as_str().unwrap().contains(needle),
+            "{values}: {error}"
+        );
+    }
+    assert_eq!(server.get("/api/health").await.json()["running"], false);
+    assert!(server.results_once(0).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_quiet_run_sends_no_progress_only_its_result() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"256MiB","quiet":true}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    assert_eq!(started["params"]["quiet"], true);
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert!(before.is_empty(), "a quiet run sent {before:?}");
+    assert_eq!(result["bytes"], 256 * MIB);
+    assert_eq!(result["pipe_capacity"], 128 * 1024);
+}
+
+/// Restores /proc/sys/fs/pipe-max-size when dropped, even if the test fails.
+struct PipeMaxSize(String);
+
+impl Drop for PipeMaxSize {
+    fn drop(&mut self) {
+        let _ = std::fs::write("/proc/sys/fs/pipe-max-size", &self.0);
+    }
+}
+
+/// An end that fails reaches the page as a typed reason: the system's pipe limit
+/// is lowered after the server started, so the planner (which read the old limit)
+/// lets a 1 MiB pipe through and the writer itself refuses it.
+#[tokio::test]
+async fn an_end_failure_reaches_the_page_with_its_role_and_kind() {
+    let _lock = RUN_LOCK.lock().await;
+    let path = "/proc/sys/fs/pipe-max-size";
+    let before = std::fs::read_to_string(path).unwrap();
+    let server = Server::start();
+    let limit: u64 = before.trim().parse().unwrap();
+    assert!(
+        limit >= 1 << 20,
+        "this test needs pipe-max-size >= 1MiB, found {limit}"
+    );
+    let _restore = PipeMaxSize(before.clone());
+    if std::fs::write(path, "262144").is_err() {
+        panic!("this test changes {path} and must run as root (CI does)");
+    }
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB","pipe_size":"1MiB"}}),
+    )
+    .await;
+    let (error, _) = recv_until(&mut socket, "error", Duration::from_secs(10)).await;
+    assert!(error["run"].is_u64(), "the error ends a run: {error}");
+    assert_eq!(error["reason"]["role"], "writer", "{error}");
+    assert_eq!(error["reason"]["kind"], "pipe-size-over-limit", "{error}");
+    assert!(error["message"].as_str().unwrap().contains("pipe-max-size"));
+}

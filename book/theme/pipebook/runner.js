@@ -117,6 +117,6 @@ export function startRun(step, params, on) {
  * A sweep: `step` run at each of `values` of `param`, each value a queued run; the
  * server sends `point {value, result}` per run and `done` at the end.
  */
-export function startSweep(step, param, values, params, on) {
-  return session({ type: "sweep", step, param, values, params }, on, "done");
+export function startSweep(step, param, values, repeats, params, on) {
+  return session({ type: "sweep", step, param, values, repeats, params }, on, "done");
 }

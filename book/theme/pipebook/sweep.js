@@ -147,7 +147,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     let done = 0;
     fill(command, "Same on the command line: ", h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} ${swept.map(fmt.sizeArg).join(",")} --seconds ${secs} --repeats ${reps}`));
     setState("connecting", "Connecting to the runner…");
-    run = startSweep(step, param, swept, { seconds: secs, repeats: reps }, {
+    run = startSweep(step, param, swept, reps, { seconds: secs }, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
       started: (msg) => setState("running", `Running ${param} = ${fmt.bytes(Number(msg.params?.[param] ?? NaN))} (${done + 1} of ${total})…`),
       point: (msg) => {

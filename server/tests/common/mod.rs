@@ -402,6 +402,21 @@ pub async fn recv_within(socket: &mut Socket, timeout: Duration) -> Value {
     }
 }
 
+/// The next text message if one comes within `timeout`, else `None`.
+pub async fn maybe_recv(socket: &mut Socket, timeout: Duration) -> Option<Value> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .ok()??;
+        match message.ok()? {
+            Message::Text(text) => return serde_json::from_str(&text).ok(),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            _ => return None,
+        }
+    }
+}
+
 /// The next message, within 10 s.
 pub async fn recv(socket: &mut Socket) -> Value {
     recv_within(socket, Duration::from_secs(10)).await
