@@ -17,13 +17,26 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
 /// end, cancel and shutdown.
 const QUIET_INTERVAL: Duration = Duration::from_millis(200);
 
-/// Lowers the calling thread to the weakest priority (nice 19), once the ends are
-/// spawned: on a machine whose every core runs an end, the observer then yields to
-/// the benchmark instead of competing with it. Only this thread changes (Linux
-/// applies PRIO_PROCESS with a thread id to that thread); the ends were started
-/// before and keep their priority. A run thread ends with its run, so nothing has
-/// to be restored.
-fn step_aside() {
+/// Gets the calling thread out of the benchmark's way once the ends are spawned:
+/// onto a CPU neither end is pinned to, where the machine has one, and down to the
+/// weakest priority (nice 19), so that where every core runs an end the observer
+/// yields instead of competing. Only this thread changes (Linux applies affinity and
+/// PRIO_PROCESS with a thread id to that thread); the ends were started before and
+/// keep theirs. A run thread ends with its run, so nothing has to be restored.
+fn step_aside(ends: [Option<usize>; 2]) {
+    let spare: Vec<usize> = pipebench::end::allowed_cpus()
+        .into_iter()
+        .filter(|cpu| !ends.contains(&Some(*cpu)))
+        .collect();
+    if !spare.is_empty() {
+        let mut set = rustix::thread::CpuSet::new();
+        for cpu in &spare {
+            set.set(*cpu);
+        }
+        if let Err(err) = rustix::thread::sched_setaffinity(None, &set) {
+            tracing::debug!("could not move the run thread to CPUs {spare:?}: {err}");
+        }
+    }
     // SAFETY: gettid and setpriority only read and change this thread's attributes.
     let result = unsafe {
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
@@ -62,7 +75,7 @@ fn execute(shared: &Shared, job: &Job) -> Option<ServerMessage> {
         Ok(handle) => handle,
         Err(err) => return Some(ServerMessage::run_failed(&err)),
     };
-    step_aside();
+    step_aside([plan.writer.common.cpu, plan.reader.common.cpu]);
     let (interval, live) = match plan.quiet {
         true => (QUIET_INTERVAL, false),
         false => (SAMPLE_INTERVAL, true),
