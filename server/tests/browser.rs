@@ -718,6 +718,17 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
         )
         .await?;
         let total = counts["total"].as_u64().unwrap_or(0);
+        // The 3.5 MB Mermaid bundle is fetched by pages with a diagram, and only them.
+        let fetched_mermaid = js(
+            client,
+            r#"return performance.getEntriesByType("resource").some((e) => e.name.endsWith("/mermaid.min.js"));"#,
+        )
+        .await?;
+        if fetched_mermaid != json!(total > 0) {
+            return Err(format!(
+                "{chapter}: {total} diagram(s), but Mermaid fetched: {fetched_mermaid}"
+            ));
+        }
         if counts["drawn"].as_u64() != Some(total) {
             return Err(format!(
                 "{chapter}: Mermaid did not draw every diagram ({} of {total}); errors: {}",
@@ -735,7 +746,36 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
         return Err("no chapter has a Mermaid diagram (pre.mermaid) to check".into());
     }
 
-    // 3. The results table saw the run (local storage merged with the server's history).
+    // 3. A second visit to a page with diagrams is fast: nothing large comes again.
+    let page = "inside-a-pipe";
+    open(client, base, page).await?;
+    open(client, base, page).await?;
+    let timing = js(
+        client,
+        r#"const nav = performance.getEntriesByType("navigation")[0];
+           const mermaid = performance.getEntriesByType("resource")
+             .find((e) => e.name.endsWith("/mermaid.min.js"));
+           return { load_ms: nav.loadEventEnd - nav.startTime,
+                    dom_ms: nav.domContentLoadedEventEnd - nav.startTime,
+                    mermaid_end_ms: mermaid ? mermaid.responseEnd : null,
+                    slowest: performance.getEntriesByType("resource")
+                      .map((e) => [e.name.split("/").pop(), Math.round(e.responseEnd)])
+                      .sort((a, b) => b[1] - a[1]).slice(0, 4),
+                    transferred: performance.getEntriesByType("resource")
+                      .reduce((sum, e) => sum + (e.transferSize || 0), nav.transferSize || 0),
+                    mermaid_bytes: mermaid ? mermaid.transferSize : null };"#,
+    )
+    .await?;
+    println!("{page}, second visit: {timing}");
+    let load_ms = timing["load_ms"].as_f64().unwrap_or(f64::MAX);
+    let mermaid_bytes = timing["mermaid_bytes"].as_f64().unwrap_or(f64::MAX);
+    if load_ms >= 1000.0 || mermaid_bytes > 10_000.0 {
+        return Err(format!(
+            "{page}: a second visit should load in under 1 s without fetching Mermaid again: {timing}"
+        ));
+    }
+
+    // 4. The results table saw the run (local storage merged with the server's history).
     if let Some(page) = chapters.iter().find(|c| c.as_str() == "your-machine") {
         open(client, base, page).await?;
         let runs = wait_js(
@@ -751,7 +791,7 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
         println!("results table: {RUN_STEP} has {runs} run(s)");
     }
 
-    // 4. A few pages in a dark theme.
+    // 5. A few pages in a dark theme.
     set_theme(client, "navy").await?;
     for chapter in DARK_CHAPTERS
         .iter()

@@ -125,22 +125,52 @@
     if (window.console) console.warn("pipebook: diagram not drawn:", message);
   }
 
+  // Where the vendored Mermaid lives, relative to this script (works from a server
+  // and from files alike).
+  var MERMAID_SRC = (function () {
+    var me = document.currentScript && document.currentScript.src;
+    return me ? me.replace(/pipebook\/diagrams\.js(\?.*)?$/, "vendor/mermaid.min.js") : null;
+  })();
+
+  // The 3.5 MB bundle is fetched only by pages that have a diagram.
+  function loadMermaid(then) {
+    if (window.mermaid) return then();
+    if (!MERMAID_SRC) return;
+    var script = document.createElement("script");
+    script.src = MERMAID_SRC;
+    script.onload = function () {
+      // Mermaid renders every .mermaid element on window load unless told not to;
+      // we render ourselves (after the fonts, with the page's theme).
+      if (window.mermaid) window.mermaid.initialize({ startOnLoad: false });
+      then();
+    };
+    script.onerror = function () {
+      document.documentElement.setAttribute("data-pipebook-diagrams", "error");
+    };
+    document.head.appendChild(script);
+  }
+
   function start() {
     // Keep every diagram's source before anything can replace it with a drawing.
     var blocks = document.querySelectorAll("pre.mermaid");
+    if (!blocks.length) return;
     for (var i = 0; i < blocks.length; i++) {
       if (!blocks[i].hasAttribute("data-source")) blocks[i].setAttribute("data-source", blocks[i].textContent);
     }
-    render();
-    new MutationObserver(render).observe(document.documentElement, {
-      attributes: true,
-      attributeFilter: ["class"],
-    });
+    var go = function () {
+      loadMermaid(function () {
+        render();
+        new MutationObserver(render).observe(document.documentElement, {
+          attributes: true,
+          attributeFilter: ["class"],
+        });
+      });
+    };
+    // Text first: the bundle is fetched and compiled once the page has loaded, so
+    // it never holds up reading; the diagrams appear a moment later.
+    if (document.readyState === "complete") go();
+    else window.addEventListener("load", go, { once: true });
   }
-
-  // Mermaid renders every .mermaid element on window load unless told not to; we render
-  // ourselves (after the fonts, with the page's theme), so switch that off right away.
-  if (window.mermaid) window.mermaid.initialize({ startOnLoad: false });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
