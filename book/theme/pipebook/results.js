@@ -1,5 +1,5 @@
-// "Your machine vs the article": one row per catalog step, filled from the reader's runs
-// (localStorage) merged with the runner's history, updated live as steps finish.
+// "Your machine vs the article": one row per catalog step, filled from the runner's
+// history (store.js), updated live as steps finish.
 
 import { catalog } from "./api.js";
 import { fill, h } from "./dom.js";

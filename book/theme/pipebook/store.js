@@ -1,7 +1,8 @@
-// The reader's own results, kept in localStorage so "your machine vs the article" fills
-// in as they read, and merged with the runner's history (/api/results).
+// The results the tables and "your best so far" show. With the runner, its history
+// (/api/results) is the one source: the page keeps nothing of its own. localStorage is
+// only a cache of it, for a static copy of the book read without the runner.
 
-import { history } from "./api.js";
+import { history, runnerAvailable } from "./api.js";
 import { isNumber } from "./format.js";
 
 const KEY = "pipebook-results-v1";
@@ -9,21 +10,34 @@ const MAX = 500;
 export const RESULT_EVENT = "pipebook:result";
 
 /** The few fields the tables need; a full result is kept by the server. */
-function slim(result) {
+export function slim(result) {
   return {
     step: String(result.step),
     gib_per_s: Number(result.gib_per_s),
     bytes: Number(result.bytes),
     elapsed_ms: Number(result.elapsed_ms),
-    finished_at_ms: Number(result.finished_at_ms) || Date.now(),
+    finished_at_ms: Number(result.finished_at_ms),
   };
 }
 
-function valid(r) {
+export function valid(r) {
   return r && typeof r.step === "string" && isNumber(r.gib_per_s) && r.gib_per_s > 0;
 }
 
-export function loadLocal() {
+/** The server stamps every result with the millisecond it finished: with the step,
+ * that names one result exactly. */
+const key = (r) => `${r.step}@${r.finished_at_ms}`;
+
+/**
+ * The server's history plus results this page finished that it has not listed yet
+ * (the server answers the page first and saves after). Pure, for tests.
+ */
+export function withFresh(server, fresh) {
+  const known = new Set(server.map(key));
+  return [...server, ...fresh.filter((r) => !known.has(key(r)))];
+}
+
+function loadCache() {
   try {
     const data = JSON.parse(localStorage.getItem(KEY) || "[]");
     return Array.isArray(data) ? data.filter(valid) : [];
@@ -32,30 +46,30 @@ export function loadLocal() {
   }
 }
 
-/** Records a finished run and tells the page (results tables listen). */
+function saveCache(results) {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(results.slice(-MAX)));
+  } catch {
+    // Storage full or disabled: only the offline copy loses.
+  }
+}
+
+let fresh = [];
+
+/** Tells the page a run finished (the results tables listen). */
 export function record(result) {
   const entry = slim(result);
   if (!valid(entry)) return;
-  const all = loadLocal();
-  all.push(entry);
-  try {
-    localStorage.setItem(KEY, JSON.stringify(all.slice(-MAX)));
-  } catch {
-    // Storage full or disabled: the table still gets the event.
-  }
+  fresh.push(entry);
   document.dispatchEvent(new CustomEvent(RESULT_EVENT, { detail: entry }));
 }
 
-const identity = (r) => `${r.step}|${Math.round(r.finished_at_ms / 1000)}|${r.gib_per_s.toFixed(4)}`;
-
-/** Local results plus the server's history, without duplicates. */
+/** Every result on record: the runner's history, or without it the cached copy. */
 export async function allResults() {
-  const merged = new Map();
-  for (const r of loadLocal()) merged.set(identity(r), r);
-  for (const raw of await history()) {
-    if (!raw || raw.step === undefined) continue;
-    const r = slim(raw);
-    if (valid(r)) merged.set(identity(r), r);
-  }
-  return [...merged.values()];
+  if (!(await runnerAvailable())) return loadCache();
+  const server = (await history()).filter((r) => r && r.step !== undefined).map(slim).filter(valid);
+  const all = withFresh(server, fresh);
+  fresh = fresh.filter((r) => !server.some((s) => key(s) === key(r)));
+  saveCache(all);
+  return all;
 }

@@ -10,7 +10,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { collect, secondsControl, sizeChoices, spec } from "./params.js";
 import { startRun } from "./runner.js";
-import { loadLocal, record } from "./store.js";
+import { allResults, record } from "./store.js";
 
 const KIND_LABEL = {
   article: "Step from the article",
@@ -207,8 +207,10 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   // Before a run: the reader's best so far for this step (this browser and the runner's
   // history), and what to compare with.
-  const showBest = () => {
-    const mine = loadLocal().filter((r) => r.step === info.step);
+  const showBest = async () => {
+    const mine = (await allResults()).filter((r) => r.step === info.step);
+    // A run started meanwhile owns the figures now.
+    if (run) return;
     const best = mine.length ? Math.max(...mine.map((r) => r.gib_per_s)) : null;
     yours.textContent = best === null ? "—" : fmt.gib(best);
     yoursLabel.textContent = best === null ? "This machine" : "Your best so far";
@@ -221,7 +223,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     }
     fill(
       compare,
-      `Best of ${mine.length} run${mine.length === 1 ? "" : "s"} in this browser`,
+      `Best of ${mine.length} run${mine.length === 1 ? "" : "s"} on this machine`,
       info.article !== null ? `: ${fmt.ratio(best, info.article)} the article.` : ".",
     );
   };
