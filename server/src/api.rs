@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use crate::app::{forbidden, AppState};
-use crate::book::percent_decode;
+use crate::html::percent_decode;
+use crate::security::forbidden;
+use crate::state::AppState;
 use crate::ws;
 
 fn json_bytes(body: Bytes) -> Response {

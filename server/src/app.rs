@@ -1,53 +1,17 @@
-//! The HTTP application: shared state, routes, and the checks every request passes.
+//! The HTTP application: the routes, and the checks every request passes.
 
-use std::sync::Arc;
-
-use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::header::{HOST, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use tower_http::compression::CompressionLayer;
-use pipebench::plan::Limits;
-use tokio::sync::Semaphore;
 
-use crate::history::History;
-use crate::scheduler::Scheduler;
-use crate::security::{HostPolicy, Token};
-use crate::server::ConnectionLimits;
-use crate::shutdown::Shutdown;
-use crate::site::Site;
+use crate::security::forbidden;
+use crate::state::AppState;
 use crate::{api, pages};
-
-/// Everything a request handler may need. Cheap to clone.
-#[derive(Clone)]
-pub struct AppState {
-    /// The built book.
-    pub site: Arc<Site>,
-    /// This start's secret.
-    pub token: Arc<Token>,
-    /// Which Host and Origin values are ours.
-    pub hosts: Arc<HostPolicy>,
-    /// The run queue.
-    pub scheduler: Scheduler,
-    /// Bounds on run parameters.
-    pub limits: Arc<Limits>,
-    /// `/api/steps`, serialised once.
-    pub steps_json: Bytes,
-    /// `/api/system`, probed once at start-up.
-    pub system_json: Bytes,
-    /// Past results.
-    pub history: Arc<History>,
-    /// The server's stop switch; WebSocket connections close when it turns on.
-    pub shutdown: Shutdown,
-    /// One permit per open WebSocket: past the cap, upgrades get a 503.
-    pub websockets: Arc<Semaphore>,
-    /// Timeouts and caps on connections (as fitted to the open-file limit).
-    pub connections: Arc<ConnectionLimits>,
-}
 
 /// The routes, behind the Host check and the common headers.
 pub fn router(state: AppState) -> Router {
@@ -95,13 +59,4 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     response
-}
-
-/// A 403 with a plain-text reason.
-pub fn forbidden(reason: String) -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        format!("pipebook: forbidden: {reason}\n"),
-    )
-        .into_response()
 }

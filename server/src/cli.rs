@@ -8,7 +8,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use pipebench::end::EndCommand;
 
-use crate::server::{Config, ConnectionLimits};
+use crate::server::Config;
+use crate::state::ConnectionLimits;
 
 /// Serve "How fast can a Linux pipe go?" and run its steps on this machine.
 #[derive(Debug, Parser)]

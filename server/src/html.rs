@@ -1,4 +1,5 @@
-//! Small HTML helpers shared by the book preprocessors and the page cache.
+//! Small HTML and URL helpers shared by the book preprocessors, the page cache and
+//! the HTTP layer.
 
 /// Escapes `text` for use inside an element or a double-quoted attribute value.
 ///
@@ -87,6 +88,26 @@ pub fn inline_scripts(html: &str) -> Vec<&str> {
         from = content_end;
     }
     scripts
+}
+
+/// Decodes `%XX` escapes; malformed ones are kept as written.
+pub fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub mod security;
 pub mod server;
 pub mod shutdown;
 pub mod site;
-pub mod worker;
+pub mod state;
 pub mod ws;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here

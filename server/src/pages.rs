@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 use tower_http::services::ServeFile;
 
-use crate::app::AppState;
 use crate::site::{content_type, Page, Resolved};
+use crate::state::AppState;
 
 fn page_response(status: StatusCode, page: &Page) -> Response {
     (

@@ -3,11 +3,13 @@
 use pipebench::error::EndErrorKind;
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
-use pipebench::runner::{Progress, RunError};
+use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
 use pipebench::sweep::SweepParam;
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::scheduler::RunEvent;
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -150,17 +152,6 @@ impl ServerMessage {
         }
     }
 
-    /// The error that ends a failed run, with the failing end's kind when known.
-    pub fn run_failed(err: &RunError) -> Self {
-        ServerMessage::Error {
-            message: err.to_string(),
-            reason: err.end_failure().map(|(role, failure)| FailureReason {
-                role,
-                kind: failure.kind,
-            }),
-        }
-    }
-
     /// Whether this ends a run (nothing more will come for it).
     pub fn is_final(&self) -> bool {
         matches!(
@@ -182,6 +173,27 @@ impl ServerMessage {
         // Every message is an object with at least its `type`: `{"type":...}`.
         debug_assert!(json.starts_with("{\""));
         format!("{{\"run\":{run},{}", &json[1..])
+    }
+}
+
+impl From<RunEvent> for ServerMessage {
+    fn from(event: RunEvent) -> Self {
+        match event {
+            RunEvent::Queued { position } => ServerMessage::Queued { position },
+            RunEvent::Started { plan, pids } => ServerMessage::Started {
+                step: plan.step.clone(),
+                params: EffectiveParams::from(plan.as_ref()),
+                pids,
+                warnings: plan.warnings.clone(),
+            },
+            RunEvent::Progress(progress) => progress.into(),
+            RunEvent::Finished(result) => ServerMessage::Result(result),
+            RunEvent::Cancelled => ServerMessage::Cancelled,
+            RunEvent::Failed(failure) => ServerMessage::Error {
+                message: failure.message,
+                reason: failure.end.map(|(role, kind)| FailureReason { role, kind }),
+            },
+        }
     }
 }
 

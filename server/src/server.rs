@@ -19,13 +19,14 @@ use pipebench::system::SystemInfo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use crate::app::{router, AppState};
+use crate::app::router;
 use crate::book::{self, BookError, BuiltBook};
 use crate::history::{self, History, HistoryError};
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
+use crate::state::{AppState, ConnectionLimits};
 
 /// How many runs may wait behind the running one.
 pub const MAX_WAITING: usize = 8;
@@ -41,66 +42,6 @@ const IDLE_GRACE: Duration = Duration::from_millis(100);
 
 /// How long the accept loop pauses after an accept error such as EMFILE.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
-
-/// Descriptors kept for everything but client connections: listeners, the
-/// runtime, logs, and the pipes and processes of a run.
-const FD_RESERVE: u64 = 64;
-
-/// Bounds on client connections, so idle or slow clients cannot take every
-/// file descriptor and lock everyone else out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectionLimits {
-    /// How long a connection may take to send a request head, counted from when
-    /// it starts waiting for one: a new connection, or a kept-alive one between
-    /// requests (so this is the idle keep-alive timeout too).
-    pub header_timeout: Duration,
-    /// Most HTTP connections open at once; more clients wait to be accepted.
-    pub max_connections: usize,
-    /// Most WebSockets open at once; further upgrades get 503.
-    pub max_websockets: usize,
-}
-
-impl Default for ConnectionLimits {
-    fn default() -> Self {
-        ConnectionLimits {
-            header_timeout: Duration::from_secs(10),
-            max_connections: 512,
-            max_websockets: 128,
-        }
-    }
-}
-
-impl ConnectionLimits {
-    /// These limits, lowered if this process's open-file limit could not hold
-    /// them with [`FD_RESERVE`] descriptors to spare.
-    pub fn fit_to_fd_limit(&self) -> ConnectionLimits {
-        let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
-            .current
-            .unwrap_or(u64::MAX);
-        let fitted = self.fit_to(soft);
-        if fitted != *self {
-            tracing::info!(
-                "open-file limit {soft}: serving at most {} connections and {} WebSockets",
-                fitted.max_connections,
-                fitted.max_websockets
-            );
-        }
-        fitted
-    }
-
-    fn fit_to(&self, open_files: u64) -> ConnectionLimits {
-        let budget = usize::try_from(open_files.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX);
-        let mut fitted = self.clone();
-        if fitted.max_connections.saturating_add(fitted.max_websockets) > budget {
-            fitted.max_websockets = fitted.max_websockets.min(budget / 4).max(1);
-            fitted.max_connections = fitted
-                .max_connections
-                .min(budget.saturating_sub(fitted.max_websockets))
-                .max(1);
-        }
-        fitted
-    }
-}
 
 /// What the server needs to know.
 #[derive(Debug, Clone)]
@@ -531,22 +472,5 @@ fn stop_signals() -> impl Future<Output = ()> {
             return std::future::pending().await;
         }
         futures_util::future::select_all(waits).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn connection_caps_fit_the_open_file_limit() {
-        let limits = ConnectionLimits::default();
-        assert_eq!(limits.fit_to(20_000), limits);
-        let small = limits.fit_to(256);
-        // 192 descriptors for clients: a quarter for WebSockets, the rest for HTTP.
-        assert_eq!((small.max_connections, small.max_websockets), (144, 48));
-        let tiny = limits.fit_to(10);
-        assert_eq!((tiny.max_connections, tiny.max_websockets), (1, 1));
-        assert_eq!(tiny.header_timeout, limits.header_timeout);
     }
 }

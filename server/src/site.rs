@@ -11,8 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use axum::body::Bytes;
 use axum::http::HeaderValue;
 
-use crate::book::percent_decode;
-use crate::html::{find_ascii_ci, head_content_start, inline_scripts};
+use crate::html::{find_ascii_ci, head_content_start, inline_scripts, percent_decode};
 use crate::security::{content_security_policy, Token};
 
 /// Why the built book could not be loaded.

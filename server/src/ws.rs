@@ -9,10 +9,10 @@ use pipebench::plan::RunPlan;
 use pipebench::size::ByteSize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::app::AppState;
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
-use crate::scheduler::Ticket;
+use crate::scheduler::{RunEvent, Ticket};
+use crate::state::AppState;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -28,7 +28,7 @@ pub const MAX_FRAME: usize = 64 * 1024;
 const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The run this connection has queued or running, and its messages.
-type Current = Option<(Ticket, UnboundedReceiver<ServerMessage>)>;
+type Current = Option<(Ticket, UnboundedReceiver<RunEvent>)>;
 
 /// A sweep under way on this connection: its runs go through the queue one at a
 /// time, each submitted when the one before it ended, so other pages' runs can
@@ -202,10 +202,10 @@ enum Flow {
 /// The next message of the current run; never resolves when there is none.
 async fn next_event(current: &mut Current) -> ServerMessage {
     match current {
-        Some((_, events)) => events
-            .recv()
-            .await
-            .unwrap_or_else(|| ServerMessage::error("the run ended without a result")),
+        Some((_, events)) => events.recv().await.map_or_else(
+            || ServerMessage::error("the run ended without a result"),
+            ServerMessage::from,
+        ),
         None => std::future::pending().await,
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::error::BookError;
-use crate::html::unescape_attribute;
+use crate::html::{percent_decode, unescape_attribute};
 
 /// Lists of broken links longer than this are cut, the count still says how many.
 const MAX_REPORTED: usize = 50;
@@ -136,26 +136,6 @@ fn normalize(path: &Path) -> Option<PathBuf> {
         }
     }
     Some(out)
-}
-
-/// Decodes `%XX` escapes; malformed ones are kept as written.
-pub fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `(tag, attribute, value)` for every `href` and `src` attribute in `html`,

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use mdbook_driver::MDBook;
 
 pub use error::BookError;
-pub use links::percent_decode;
 
 /// A finished build.
 #[derive(Debug, Clone)]

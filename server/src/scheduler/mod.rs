@@ -2,24 +2,95 @@
 //!
 //! Benchmarks pin both ends to CPUs, so two runs at once would measure each
 //! other. A connection [`Scheduler::submit`]s a plan and gets a [`Ticket`] plus a
-//! channel of [`ServerMessage`]s for that run. The run itself happens on a
-//! dedicated thread (see [`crate::worker`]); when it ends, that thread starts the
-//! next one in line. Dropping a ticket (the page went away) cancels the run,
-//! whether it is waiting or running.
+//! channel of [`RunEvent`]s for that run. This module owns a run's whole life: the
+//! queue, the run's own thread ([`worker`]) and its cancellation; what the events
+//! look like on the wire is the connection's business ([`crate::protocol`]). When a
+//! run ends its thread starts the next one in line. Dropping a ticket (the page
+//! went away) cancels the run, whether it is waiting or running.
+
+mod worker;
 
 use std::collections::VecDeque;
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use pipebench::error::EndErrorKind;
 use pipebench::plan::RunPlan;
-use pipebench::runner::EndProgram;
+use pipebench::report::RunResult;
+use pipebench::runner::{EndProgram, Progress, RunError};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
-use crate::protocol::ServerMessage;
 use crate::shutdown::Shutdown;
-use crate::worker;
+
+/// What happens to a run, in order: at most one `Queued` per change of place,
+/// `Started`, `Progress` samples, and exactly one of `Finished`, `Cancelled` or
+/// `Failed` at the end.
+#[derive(Debug, Clone)]
+pub enum RunEvent {
+    /// Waiting; 1 means next.
+    Queued {
+        /// Place in the queue, from 1.
+        position: usize,
+    },
+    /// Both ends are running.
+    Started {
+        /// The plan in force.
+        plan: Box<RunPlan>,
+        /// Writer and reader process ids.
+        pids: [u32; 2],
+    },
+    /// A progress sample.
+    Progress(Progress),
+    /// The run finished with this result.
+    Finished(Box<RunResult>),
+    /// The run was cancelled.
+    Cancelled,
+    /// The run failed.
+    Failed(RunFailure),
+}
+
+impl RunEvent {
+    /// Whether nothing more will come for this run.
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self,
+            RunEvent::Finished(_) | RunEvent::Cancelled | RunEvent::Failed(_)
+        )
+    }
+}
+
+/// Why a run failed: a sentence, and the failing end with its kind when an end
+/// failed (so the page can explain it without reading the sentence).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFailure {
+    /// What happened and what to do.
+    pub message: String,
+    /// `(writer|reader, kind)` when an end failed.
+    pub end: Option<(&'static str, EndErrorKind)>,
+}
+
+impl RunFailure {
+    /// A failure that is no end's fault (the server stopping, a lost thread).
+    pub fn other(message: impl Into<String>) -> Self {
+        RunFailure {
+            message: message.into(),
+            end: None,
+        }
+    }
+}
+
+impl From<&RunError> for RunFailure {
+    fn from(err: &RunError) -> Self {
+        RunFailure {
+            message: err.to_string(),
+            end: err
+                .end_failure()
+                .map(|(role, failure)| (role, failure.kind)),
+        }
+    }
+}
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -36,20 +107,20 @@ pub enum SubmitError {
 }
 
 /// A run waiting for its turn, or being handed to its thread.
-pub struct Job {
+pub(crate) struct Job {
     /// Scheduler-wide id.
     pub id: u64,
     /// What to run.
     pub plan: RunPlan,
     /// Where to send messages for the page.
-    pub events: UnboundedSender<ServerMessage>,
+    pub events: UnboundedSender<RunEvent>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
     pub stop: std_mpsc::Receiver<()>,
 }
 
 impl Job {
-    /// Sends a message to the page; a page that went away is not an error.
-    pub fn send(&self, message: ServerMessage) {
+    /// Sends an event to the connection; a page that went away is not an error.
+    pub(crate) fn send(&self, message: RunEvent) {
         let _ = self.events.send(message);
     }
 }
@@ -62,7 +133,7 @@ struct State {
 }
 
 /// What the run threads share with the scheduler.
-pub struct Shared {
+pub(crate) struct Shared {
     state: Mutex<State>,
     /// How the ends are started.
     pub program: EndProgram,
@@ -93,7 +164,7 @@ impl Shared {
     }
 
     /// Called by a run thread when its run is over: start the next one.
-    pub fn finished(self: &Arc<Self>, id: u64) {
+    pub(crate) fn finished(self: &Arc<Self>, id: u64) {
         let mut state = self.lock();
         if state.running == Some(id) {
             state.running = None;
@@ -125,7 +196,7 @@ impl Shared {
 
 fn announce_positions(state: &State) {
     for (index, job) in state.waiting.iter().enumerate() {
-        job.send(ServerMessage::Queued {
+        job.send(RunEvent::Queued {
             position: index + 1,
         });
     }
@@ -155,7 +226,7 @@ impl Scheduler {
     pub fn submit(
         &self,
         plan: RunPlan,
-    ) -> Result<(Ticket, UnboundedReceiver<ServerMessage>), SubmitError> {
+    ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -177,7 +248,7 @@ impl Scheduler {
             stop,
         };
         if busy {
-            job.send(ServerMessage::Queued {
+            job.send(RunEvent::Queued {
                 position: state.waiting.len() + 1,
             });
         }
@@ -205,7 +276,9 @@ impl Scheduler {
         {
             let mut state = self.shared.lock();
             for job in state.waiting.drain(..) {
-                job.send(ServerMessage::error("the server is shutting down"));
+                job.send(RunEvent::Failed(RunFailure::other(
+                    "the server is shutting down",
+                )));
             }
         }
         let deadline = Instant::now() + timeout;
@@ -225,7 +298,7 @@ impl Ticket {
     /// Either way the page gets `cancelled` through the run's channel.
     pub fn cancel(&self) {
         if let Some(job) = self.leave_queue() {
-            job.send(ServerMessage::Cancelled);
+            job.send(RunEvent::Cancelled);
         } else {
             // Running (or about to): its thread checks this channel every 50 ms.
             let _ = self.stop.send(());

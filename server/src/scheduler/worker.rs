@@ -7,11 +7,10 @@ use std::time::Duration;
 
 use pipebench::runner::RunHandle;
 
-use crate::protocol::{EffectiveParams, ServerMessage};
-use crate::scheduler::{Job, Shared};
+use super::{Job, RunEvent, RunFailure, Shared};
 
 /// How often progress is sampled and sent: 20 a second.
-pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
+pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// How often a quiet run is looked at: only to enforce its budget and notice its
 /// end, cancel and shutdown.
@@ -51,7 +50,7 @@ fn step_aside(ends: [Option<usize>; 2]) {
 }
 
 /// Runs `job` to its end on the calling thread, then hands the machine to the next.
-pub fn run(shared: &Arc<Shared>, job: Job) {
+pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     let last = execute(shared, &job);
     // Free the machine before saying the run ended, so a page that hears
     // `cancelled` or `error` finds the runner free.
@@ -63,17 +62,17 @@ pub fn run(shared: &Arc<Shared>, job: Job) {
 
 /// Runs the job; returns the message that ends it, if it is still to be sent
 /// (a result is sent, then saved, before the machine is freed).
-fn execute(shared: &Shared, job: &Job) -> Option<ServerMessage> {
+fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
     // Cancelled between leaving the queue and getting here?
     match job.stop.try_recv() {
-        Ok(()) => return Some(ServerMessage::Cancelled),
+        Ok(()) => return Some(RunEvent::Cancelled),
         Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
     }
     let plan = &job.plan;
     let mut handle = match RunHandle::start(plan, &shared.program) {
         Ok(handle) => handle,
-        Err(err) => return Some(ServerMessage::run_failed(&err)),
+        Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
     step_aside([plan.writer.common.cpu, plan.reader.common.cpu]);
     let (interval, live) = match plan.quiet {
@@ -82,39 +81,37 @@ fn execute(shared: &Shared, job: &Job) -> Option<ServerMessage> {
     };
     let (writer, reader) = handle.pids();
     tracing::info!(step = %plan.step, writer, reader, "run started");
-    job.send(ServerMessage::Started {
-        step: plan.step.clone(),
-        params: EffectiveParams::from(plan),
+    job.send(RunEvent::Started {
+        plan: Box::new(plan.clone()),
         pids: [writer, reader],
-        warnings: plan.warnings.clone(),
     });
     loop {
         match handle.poll() {
             Ok(Some(result)) => {
                 // A last sample, so even a run shorter than one interval shows progress.
                 if live {
-                    job.send(handle.progress().into());
+                    job.send(RunEvent::Progress(handle.progress()));
                 }
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
                 // The page first: saving waits for a file lock and the disk.
-                job.send(ServerMessage::Result(Box::new(result.clone())));
+                job.send(RunEvent::Finished(Box::new(result.clone())));
                 if let Err(err) = shared.history.append(&result) {
                     tracing::error!("could not save the result: {}", crate::error_chain(&err));
                 }
                 return None;
             }
-            Ok(None) if live => job.send(handle.progress().into()),
+            Ok(None) if live => job.send(RunEvent::Progress(handle.progress())),
             Ok(None) => {}
             Err(err) => {
                 tracing::warn!(step = %plan.step, "run failed: {err}");
-                return Some(ServerMessage::run_failed(&err));
+                return Some(RunEvent::Failed(RunFailure::from(&err)));
             }
         }
         match job.stop.recv_timeout(interval) {
             Ok(()) => {
                 handle.kill();
                 tracing::info!(step = %plan.step, "run cancelled");
-                return Some(ServerMessage::Cancelled);
+                return Some(RunEvent::Cancelled);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 handle.kill();
@@ -123,7 +120,9 @@ fn execute(shared: &Shared, job: &Job) -> Option<ServerMessage> {
             }
             Err(RecvTimeoutError::Timeout) if shared.shutdown.is_triggered() => {
                 handle.kill();
-                return Some(ServerMessage::error("the server is shutting down"));
+                return Some(RunEvent::Failed(RunFailure::other(
+                    "the server is shutting down",
+                )));
             }
             Err(RecvTimeoutError::Timeout) => {}
         }

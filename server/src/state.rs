@@ -1,0 +1,119 @@
+//! What every part of the server shares: the state handed to each request, and
+//! the bounds on client connections.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use pipebench::plan::Limits;
+use tokio::sync::Semaphore;
+
+use crate::history::History;
+use crate::scheduler::Scheduler;
+use crate::security::{HostPolicy, Token};
+use crate::shutdown::Shutdown;
+use crate::site::Site;
+
+/// Everything a request handler may need. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The built book.
+    pub site: Arc<Site>,
+    /// This start's secret.
+    pub token: Arc<Token>,
+    /// Which Host and Origin values are ours.
+    pub hosts: Arc<HostPolicy>,
+    /// The run queue.
+    pub scheduler: Scheduler,
+    /// Bounds on run parameters.
+    pub limits: Arc<Limits>,
+    /// `/api/steps`, serialised once.
+    pub steps_json: Bytes,
+    /// `/api/system`, probed once at start-up.
+    pub system_json: Bytes,
+    /// Past results.
+    pub history: Arc<History>,
+    /// The server's stop switch; WebSocket connections close when it turns on.
+    pub shutdown: Shutdown,
+    /// One permit per open WebSocket: past the cap, upgrades get a 503.
+    pub websockets: Arc<Semaphore>,
+    /// Timeouts and caps on connections (as fitted to the open-file limit).
+    pub connections: Arc<ConnectionLimits>,
+}
+
+/// Descriptors kept for everything but client connections: listeners, the
+/// runtime, logs, and the pipes and processes of a run.
+const FD_RESERVE: u64 = 64;
+
+/// Bounds on client connections, so idle or slow clients cannot take every
+/// file descriptor and lock everyone else out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// How long a connection may take to send a request head, counted from when
+    /// it starts waiting for one: a new connection, or a kept-alive one between
+    /// requests (so this is the idle keep-alive timeout too).
+    pub header_timeout: Duration,
+    /// Most HTTP connections open at once; more clients wait to be accepted.
+    pub max_connections: usize,
+    /// Most WebSockets open at once; further upgrades get 503.
+    pub max_websockets: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            max_websockets: 128,
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// These limits, lowered if this process's open-file limit could not hold
+    /// them with [`FD_RESERVE`] descriptors to spare.
+    pub fn fit_to_fd_limit(&self) -> ConnectionLimits {
+        let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
+        let fitted = self.fit_to(soft);
+        if fitted != *self {
+            tracing::info!(
+                "open-file limit {soft}: serving at most {} connections and {} WebSockets",
+                fitted.max_connections,
+                fitted.max_websockets
+            );
+        }
+        fitted
+    }
+
+    fn fit_to(&self, open_files: u64) -> ConnectionLimits {
+        let budget = usize::try_from(open_files.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX);
+        let mut fitted = self.clone();
+        if fitted.max_connections.saturating_add(fitted.max_websockets) > budget {
+            fitted.max_websockets = fitted.max_websockets.min(budget / 4).max(1);
+            fitted.max_connections = fitted
+                .max_connections
+                .min(budget.saturating_sub(fitted.max_websockets))
+                .max(1);
+        }
+        fitted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_caps_fit_the_open_file_limit() {
+        let limits = ConnectionLimits::default();
+        assert_eq!(limits.fit_to(20_000), limits);
+        let small = limits.fit_to(256);
+        // 192 descriptors for clients: a quarter for WebSockets, the rest for HTTP.
+        assert_eq!((small.max_connections, small.max_websockets), (144, 48));
+        let tiny = limits.fit_to(10);
+        assert_eq!((tiny.max_connections, tiny.max_websockets), (1, 1));
+        assert_eq!(tiny.header_timeout, limits.header_timeout);
+    }
+}
