@@ -32,6 +32,14 @@ enum Command {
     Reuse(commands::ReuseArgs),
     /// Show the pages behind a writer buffer: page-table indices, frames, huge pages.
     Pages(commands::PagesArgs),
+    /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
+    Ipc(commands::IpcArgs),
+    /// One end of an IPC lab run (started by `pipebench ipc`).
+    #[command(hide = true)]
+    IpcEnd {
+        /// The end's specification, as JSON.
+        spec: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -45,12 +53,14 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::End(end) => return end.main(),
+        Command::IpcEnd { spec } => return pipebench::ipc::end_main(&spec),
         Command::Run(args) => commands::run(args),
         Command::All(args) => commands::all(args),
         Command::List(args) => commands::list(args),
         Command::System(args) => commands::system(args),
         Command::Reuse(args) => commands::reuse(args),
         Command::Pages(args) => commands::pages(args),
+        Command::Ipc(args) => commands::ipc(args),
     };
     match outcome {
         Ok(code) => code,
