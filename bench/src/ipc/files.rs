@@ -13,6 +13,11 @@ use super::data::{self, Checksum};
 use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, PREFIX};
 use super::{CowReport, IpcError};
 
+/// The direct-io experiment reads at most this many bytes: every 1 KiB O_DIRECT
+/// read is a device request (about 0.1 ms on a virtual disk), so 200 MiB would take
+/// half a minute and dominate the matrix; 16 MiB shows the same per-read cost.
+pub(crate) const DIRECT_IO_MAX_BYTES: u64 = 16 << 20;
+
 /// The cow-fork experiment writes at most this many bytes of pages.
 pub(crate) const COW_MAX_BYTES: u64 = 256 << 20;
 

@@ -30,6 +30,7 @@ use super::{
     Mechanism,
 };
 use crate::report::{gib_per_s, EndUsage};
+use crate::runner::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 use crate::usage::self_usage;
 
@@ -375,7 +376,7 @@ pub fn filesystem(dir: &Path) -> Option<String> {
 }
 
 /// Bytes free for an unprivileged writer in the file system of `dir`.
-pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
+pub fn free_bytes(dir: &Path) -> Option<u64> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: statvfs fills the zeroed struct we pass.
     unsafe {
@@ -509,7 +510,11 @@ fn high_dup(fd: RawFd) -> Result<OwnedFd, IpcError> {
     Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
-fn spawn_end(spec: &EndSpec, data: Option<OwnedFd>) -> Result<EndProcess, IpcError> {
+fn spawn_end(
+    spec: &EndSpec,
+    data: Option<OwnedFd>,
+    program: Option<&EndProgram>,
+) -> Result<EndProcess, IpcError> {
     let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| IpcError::Setup {
             what: "create the report pipe".into(),
@@ -520,9 +525,13 @@ fn spawn_end(spec: &EndSpec, data: Option<OwnedFd>) -> Result<EndProcess, IpcErr
     let data_fd = data.map(|fd| high_dup(fd.as_raw_fd())).transpose()?;
     let report_raw = report_fd.as_raw_fd();
     let data_raw = data_fd.as_ref().map(|fd| fd.as_raw_fd());
-    let exe = std::env::current_exe().map_err(setup_err("find the pipebench executable"))?;
-    let mut command = Command::new(exe);
+    let program = match program {
+        Some(program) => program.clone(),
+        None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
+    };
+    let mut command = Command::new(&program.exe);
     command
+        .args(&program.prefix)
         .arg("ipc-end")
         .arg(OsString::from(
             serde_json::to_string(spec).expect("specs serialise"),
@@ -667,7 +676,7 @@ fn mkfifo(path: &Path) -> Result<(), IpcError> {
 /// succeeded, failed, was cancelled through `params.cancel`, or unwound.
 pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     let (mechanism, chunk) = validate(mechanism, params)?;
-    let bytes = params.bytes.bytes();
+    let mut bytes = params.bytes.bytes();
     let dir = params.dir.clone().unwrap_or_else(default_dir);
     let temp = std::env::temp_dir();
     remove_stale(&[&dir, Path::new("/dev/shm"), &temp]);
@@ -800,6 +809,14 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                         .into(),
                 );
             }
+            if mechanism.id == "direct-io" && bytes > files::DIRECT_IO_MAX_BYTES {
+                bytes = files::DIRECT_IO_MAX_BYTES;
+                spec.bytes = bytes;
+                notes.push(format!(
+                    "direct-io reads at most {} (each 1 KiB O_DIRECT read is a device request)",
+                    ByteSize(bytes)
+                ));
+            }
             let path = res.track(file("data"));
             write_pattern_file(&path, bytes, mechanism.id == "direct-io")?;
             spec.src = Some(path);
@@ -816,12 +833,20 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
             has_fd: consumer_fd.is_some(),
             ..spec.clone()
         };
-        ends.push(spawn_end(&consumer, consumer_fd.take())?);
+        ends.push(spawn_end(
+            &consumer,
+            consumer_fd.take(),
+            params.program.as_ref(),
+        )?);
         spec.has_fd = producer_fd.is_some();
-        ends.push(spawn_end(&spec, producer_fd.take())?);
+        ends.push(spawn_end(
+            &spec,
+            producer_fd.take(),
+            params.program.as_ref(),
+        )?);
     } else {
         spec.role = Role::Solo;
-        ends.push(spawn_end(&spec, None)?);
+        ends.push(spawn_end(&spec, None, params.program.as_ref())?);
     }
     wait_all(&mut ends, params)?;
     let mut reports = Vec::new();

@@ -33,9 +33,9 @@ pub(crate) mod files;
 pub mod harness;
 pub mod matrix;
 pub(crate) mod pipes;
-pub(crate) mod shared;
+pub mod shared;
 pub(crate) mod sockets;
-pub(crate) mod sysv;
+pub mod sysv;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -45,6 +45,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::report::EndUsage;
+use crate::runner::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
 pub use harness::{end_main, run};
@@ -233,6 +234,10 @@ pub struct IpcParams {
     /// [`IpcError::Cancelled`] after removing everything).
     #[serde(skip)]
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The program that acts as an end (`exe [prefix...] ipc-end SPEC`); default:
+    /// this executable, which must then be `pipebench` or offer `ipc-end` too.
+    #[serde(skip)]
+    pub program: Option<EndProgram>,
 }
 
 impl Default for IpcParams {
@@ -244,6 +249,7 @@ impl Default for IpcParams {
             port: None,
             timeout: Duration::from_secs(300),
             cancel: None,
+            program: None,
         }
     }
 }

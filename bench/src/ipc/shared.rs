@@ -41,7 +41,7 @@ pub(crate) fn create_file(path: &Path, size: u64) -> Result<(), IpcError> {
 }
 
 /// Whether /dev/shm (with `available` bytes free) can hold `needed` bytes.
-pub(crate) fn check_dev_shm(needed: u64, available: Option<u64>) -> Result<(), IpcError> {
+pub fn check_dev_shm(needed: u64, available: Option<u64>) -> Result<(), IpcError> {
     match available {
         Some(available) if available < needed => Err(IpcError::DevShmTooSmall {
             needed,
