@@ -15,8 +15,8 @@
 //!
 //! The survey reports that its splice cases failed above about 400 MB. Ours do not:
 //! `fifo-splice`, `pipe-splice` and `tcp-splice` move 512 MiB and 1 GiB here and
-//! verify (they do get slower per byte than at 200 MiB on the project's VM, which
-//! is a property of the bigger page cache footprint, not a failure). Reasoning
+//! verify (on the project's VM they do get slower per byte than at 200 MiB; that
+//! is a slowdown, not a failure, and its cause is not pinned down yet). Reasoning
 //! from what splice does, the usual suspects do not explain that
 //! threshold: splice takes a `size_t` length and returns `ssize_t`, and the kernel
 //! caps one call at `MAX_RW_COUNT` (2 GiB - 4 KiB) without failing, so a 32-bit
