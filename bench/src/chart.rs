@@ -18,8 +18,32 @@ const ARTICLE: RGBColor = RGBColor(0xdd, 0x7a, 0x1c);
 const REFERENCE: RGBColor = RGBColor(0x7b, 0x4f, 0xb8);
 const GRID: RGBColor = RGBColor(0xe4, 0xe7, 0xeb);
 
+/// The words on a chart: its caption and the legend of the comparison tick.
+#[derive(Debug, Clone)]
+pub struct ChartText {
+    /// Caption at the top.
+    pub caption: String,
+    /// Legend of this machine's bars.
+    pub ours: String,
+    /// Legend of the orange tick (the published figure).
+    pub published: String,
+}
+
 /// Draws median GiB/s per step beside the article's figure and the C++ reference.
 pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError> {
+    render_svg_with(
+        rows,
+        &ChartText {
+            caption: format!("Pipe throughput: {machine} vs the article"),
+            ours: format!("{machine}: median, with min-max"),
+            published: "article (i7-8550U, Linux 5.17)".into(),
+        },
+    )
+}
+
+/// Draws the bars of [`render_svg`] with other words, for other comparisons (the
+/// IPC lab against the zero-copy survey).
+pub fn render_svg_with(rows: &[TableRow], text: &ChartText) -> Result<String, ChartError> {
     let err = |e: &dyn std::fmt::Display| ChartError(e.to_string());
     let mut svg = String::new();
     let n = rows.len().max(1);
@@ -41,10 +65,7 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
             .fold(1.0f64, f64::max)
             * 1.08;
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("Pipe throughput: {machine} vs the article"),
-                ("sans-serif", 20),
-            )
+            .caption(&text.caption, ("sans-serif", 20))
             .margin(18)
             .x_label_area_size(48)
             .y_label_area_size(170)
@@ -74,7 +95,7 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
                 Rectangle::new([(0.0, y - 0.3), (r.summary.median, y + 0.3)], OURS.filled())
             }))
             .map_err(|e| err(&e))?
-            .label(format!("{machine}: median, with min-max"))
+            .label(&text.ours)
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], OURS.filled()));
         chart
             .draw_series(rows.iter().enumerate().map(|(i, r)| {
@@ -85,7 +106,8 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
                 )
             }))
             .map_err(|e| err(&e))?;
-        chart
+        let has_reference = rows.iter().any(|r| r.reference_gib_s.is_some());
+        let reference = chart
             .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
                 let g = r.reference_gib_s?;
                 let y = y_of(i);
@@ -95,9 +117,13 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
                     REFERENCE.filled(),
                 ))
             }))
-            .map_err(|e| err(&e))?
-            .label("C++ on the project's 2-core VM")
-            .legend(|(x, y)| Rectangle::new([(x, y - 2), (x + 14, y + 2)], REFERENCE.filled()));
+            .map_err(|e| err(&e))?;
+        // No legend entry for a band no row has (the IPC lab's chart).
+        if has_reference {
+            reference
+                .label("C++ on the project's 2-core VM")
+                .legend(|(x, y)| Rectangle::new([(x, y - 2), (x + 14, y + 2)], REFERENCE.filled()));
+        }
         chart
             .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
                 let a = r.article_gib_s?;
@@ -108,7 +134,7 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
                 ))
             }))
             .map_err(|e| err(&e))?
-            .label("article (i7-8550U, Linux 5.17)")
+            .label(&text.published)
             .legend(|(x, y)| {
                 PathElement::new(
                     vec![(x + 7, y - 6), (x + 7, y + 6)],

@@ -16,6 +16,7 @@ use pipebench::buffer::{Buffer, BufferSpec, PAGE_SIZE};
 use pipebench::catalog::{self, StepKind};
 use pipebench::error::EndError;
 use pipebench::hugepage;
+use pipebench::ipc;
 use pipebench::paging;
 use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
 use pipebench::report::RunResult;
@@ -34,6 +35,9 @@ pub struct UsageError(pub String);
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<PlanError>().is_some() || err.downcast_ref::<UsageError>().is_some() {
         return 2;
+    }
+    if let Some(ipc) = err.downcast_ref::<ipc::IpcError>() {
+        return if ipc.is_input_error() { 2 } else { 1 };
     }
     if let Some(end) = err.downcast_ref::<EndError>() {
         return end.exit_code();
@@ -748,6 +752,157 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             );
         }
         println!("GiB/s = 2^30 bytes per second");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pipebench ipc`.
+#[derive(Debug, Args)]
+pub struct IpcArgs {
+    /// Mechanisms or experiments to run (default: all; `--list` shows them).
+    mechanisms: Vec<String>,
+    /// Bytes per run.
+    #[arg(long, default_value = "200MiB")]
+    bytes: ByteSize,
+    /// Bytes per call (default: 64KiB; msgmax for the message queue; 1KiB for the
+    /// I/O experiments).
+    #[arg(long, value_name = "SIZE")]
+    chunk: Option<ByteSize>,
+    /// Runs per mechanism.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Seed for the shuffled order, to repeat a session exactly.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Directory for files and FIFOs (default: the temp dir unless it is tmpfs,
+    /// else ./target); O_DIRECT needs a disk file system such as ext4 or xfs.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// TCP port on 127.0.0.1 for the TCP mechanisms (default: any free port).
+    #[arg(long)]
+    port: Option<u16>,
+    /// Print the table and every run as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the table as CSV.
+    #[arg(long)]
+    csv: bool,
+    /// Also draw "this machine vs the survey" as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// List the mechanisms (copies, kernel functions, survey figures) and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// `pipebench ipc`.
+pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
+    if args.list {
+        let table = ipc::mechanisms();
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&table)?);
+        } else {
+            for m in table {
+                println!(
+                    "{:<14} {:>6}  {}\n{:<22}{}",
+                    m.id,
+                    m.copies.map_or("-".into(), |c| format!("{c} cp")),
+                    m.title,
+                    "",
+                    m.copy_path
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.seed)?;
+    let params = ipc::IpcParams {
+        bytes: args.bytes,
+        chunk: args.chunk,
+        dir: args.dir.clone(),
+        port: args.port,
+        ..Default::default()
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::with_draw_target(
+            Some(order.len() as u64),
+            ProgressDrawTarget::stderr_with_hz(10),
+        );
+        bar.set_style(
+            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    });
+    let results = ipc::matrix::run_all(&order, &params, |r| {
+        if let Some(bar) = &bar {
+            bar.println(format!(
+                "{:<14} {:>9.1} ms {:>7.2} GiB/s",
+                r.mechanism, r.elapsed_ms, r.gib_per_s
+            ));
+            bar.inc(1);
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let rows = ipc::matrix::table(&results);
+    let system = SystemInfo::probe();
+    if let Some(path) = &args.svg {
+        let label = format!(
+            "this machine ({}{})",
+            system.kernel,
+            if system.virtualization.is_some() {
+                ", VM"
+            } else {
+                ""
+            }
+        );
+        let svg = ipc::matrix::render_svg(&rows, &label)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    let dir = params.dir.clone().unwrap_or_else(ipc::harness::default_dir);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "system": system, "dir": dir, "table": rows, "runs": results,
+            }))?
+        );
+    } else if args.csv {
+        print!("{}", ipc::matrix::render_csv(&rows));
+    } else {
+        println!(
+            "{} x {} runs of {} on {} ({}), files in {} ({})",
+            rows.len(),
+            args.repeats,
+            args.bytes,
+            system.cpu_model,
+            system.kernel,
+            dir.display(),
+            ipc::harness::filesystem(&dir).unwrap_or_else(|| "unknown".into()),
+        );
+        print!("{}", ipc::matrix::render_text(&rows));
+        for r in &results {
+            if let Some(cow) = &r.cow {
+                println!(
+                    "cow-fork: the child's minor faults went {} -> {} writing {} pages; the parent {} the original",
+                    cow.child_faults_before,
+                    cow.child_faults_after,
+                    cow.pages,
+                    if cow.parent_sees_original { "still sees" } else { "does NOT see" },
+                );
+                break;
+            }
+        }
+        let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
+        notes.sort();
+        notes.dedup();
+        for note in notes {
+            println!("note: {note}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

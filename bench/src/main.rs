@@ -34,6 +34,14 @@ enum Command {
     Pages(commands::PagesArgs),
     /// Run one step over several values of one parameter: the curve of a knob.
     Sweep(commands::SweepArgs),
+    /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
+    Ipc(commands::IpcArgs),
+    /// One end of an IPC lab run (started by `pipebench ipc`).
+    #[command(hide = true)]
+    IpcEnd {
+        /// The end's specification, as JSON.
+        spec: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -47,6 +55,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::End(end) => return end.main(),
+        Command::IpcEnd { spec } => return pipebench::ipc::end_main(&spec),
         Command::Run(args) => commands::run(args),
         Command::All(args) => commands::all(args),
         Command::List(args) => commands::list(args),
@@ -54,6 +63,7 @@ fn main() -> ExitCode {
         Command::Reuse(args) => commands::reuse(args),
         Command::Pages(args) => commands::pages(args),
         Command::Sweep(args) => commands::sweep(args),
+        Command::Ipc(args) => commands::ipc(args),
     };
     match outcome {
         Ok(code) => code,

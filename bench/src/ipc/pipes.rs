@@ -1,0 +1,189 @@
+//! Named and anonymous pipes: read/write and splice, file to file.
+//!
+//! The stream helpers here (a file sent with read + write, a stream received with
+//! read + write into a file) are shared with the socket mechanisms.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::Path;
+
+use super::data::Checksum;
+use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Role};
+
+fn need<'a, T>(value: &'a Option<T>, what: &str) -> Result<&'a T, EndError> {
+    value
+        .as_ref()
+        .ok_or_else(|| EndError::Protocol(format!("no {what} given")))
+}
+
+/// Opens the source file of a producer.
+pub(crate) fn open_src(spec: &EndSpec) -> Result<File, EndError> {
+    File::open(need(&spec.src, "source file")?).map_err(io("open (source)"))
+}
+
+/// Creates the destination file of a consumer.
+pub(crate) fn create_dst(spec: &EndSpec) -> Result<File, EndError> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(need(&spec.dst, "destination file")?)
+        .map_err(io("open (destination)"))
+}
+
+/// Producer: read the source file chunk by chunk and write each chunk to `out`.
+pub(crate) fn send_by_copy(
+    src: &mut File,
+    out: &mut File,
+    bytes: u64,
+    chunk: usize,
+) -> Result<u64, EndError> {
+    let mut buf = vec![0u8; chunk];
+    let mut sent = 0u64;
+    while sent < bytes {
+        let want = (bytes - sent).min(chunk as u64) as usize;
+        let n = src.read(&mut buf[..want]).map_err(io("read (source)"))?;
+        if n == 0 {
+            return Err(EndError::Protocol("source file ended early".into()));
+        }
+        out.write_all(&buf[..n]).map_err(io("write"))?;
+        sent += n as u64;
+    }
+    Ok(sent)
+}
+
+/// Consumer: read `input` to its end, hash every byte, and write it to `dst`.
+pub(crate) fn receive_by_copy(
+    input: &mut File,
+    dst: &mut File,
+    chunk: usize,
+) -> Result<Checksum, EndError> {
+    let mut buf = vec![0u8; chunk];
+    let mut sum = Checksum::default();
+    loop {
+        let n = input.read(&mut buf).map_err(io("read"))?;
+        if n == 0 {
+            return Ok(sum);
+        }
+        sum.update(&buf[..n]);
+        dst.write_all(&buf[..n])
+            .map_err(io("write (destination)"))?;
+    }
+}
+
+/// splice(2) from `from` (at `*from_off` when given) to `to`.
+pub(crate) fn splice(
+    from: RawFd,
+    from_off: Option<&mut i64>,
+    to: RawFd,
+    to_off: Option<&mut i64>,
+    len: usize,
+) -> Result<usize, EndError> {
+    let from_off = from_off.map_or(std::ptr::null_mut(), |o| o as *mut i64);
+    let to_off = to_off.map_or(std::ptr::null_mut(), |o| o as *mut i64);
+    // SAFETY: offsets are null or point to live i64s; the fds are ours.
+    let ret = unsafe {
+        libc::splice(
+            from,
+            from_off,
+            to,
+            to_off,
+            len,
+            libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
+        )
+    };
+    check("splice", ret)
+}
+
+/// Producer: splice the source file into `pipe`, `chunk` bytes per call at most;
+/// the kernel moves no more than the pipe's free capacity per call, so loop over
+/// short counts.
+pub(crate) fn splice_file_to(
+    src: &File,
+    pipe: RawFd,
+    bytes: u64,
+    chunk: usize,
+) -> Result<u64, EndError> {
+    let mut offset = 0i64;
+    while (offset as u64) < bytes {
+        let want = (bytes - offset as u64).min(chunk as u64) as usize;
+        let n = splice(src.as_raw_fd(), Some(&mut offset), pipe, None, want)?;
+        if n == 0 {
+            return Err(EndError::Protocol("source file ended early".into()));
+        }
+    }
+    Ok(offset as u64)
+}
+
+/// Hashes a file after the clock has stopped, to verify what a splice wrote.
+pub(crate) fn checksum_file(path: &Path) -> Result<Checksum, EndError> {
+    let mut file = File::open(path).map_err(io("open (verify)"))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut sum = Checksum::default();
+    loop {
+        let n = file.read(&mut buf).map_err(io("read (verify)"))?;
+        if n == 0 {
+            return Ok(sum);
+        }
+        sum.update(&buf[..n]);
+    }
+}
+
+fn data_fd(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<File, EndError> {
+    if let Some(fd) = fd {
+        return Ok(File::from(fd));
+    }
+    // A FIFO: opening blocks until the other end opens it too.
+    let path = need(&spec.shared, "FIFO")?;
+    let mut options = OpenOptions::new();
+    if spec.role == Role::Producer {
+        options.write(true);
+    } else {
+        options.read(true);
+    }
+    options.open(path).map_err(io("open (FIFO)"))
+}
+
+/// Both ends of `fifo-rw`, `fifo-splice`, `pipe-rw` and `pipe-splice`.
+pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+    let splicing = spec.mechanism.ends_with("-splice");
+    let chunk = spec.chunk as usize;
+    let mut pipe = data_fd(spec, fd)?;
+    let mut report = EndReport::default();
+    if spec.role == Role::Producer {
+        let mut src = open_src(spec)?;
+        report.start_ns = Some(now_ns());
+        report.bytes = if splicing {
+            splice_file_to(&src, pipe.as_raw_fd(), spec.bytes, chunk)?
+        } else {
+            send_by_copy(&mut src, &mut pipe, spec.bytes, chunk)?
+        };
+        return Ok(report);
+    }
+    let mut dst = create_dst(spec)?;
+    let sum = if splicing {
+        let mut offset = 0i64;
+        loop {
+            let n = splice(
+                pipe.as_raw_fd(),
+                None,
+                dst.as_raw_fd(),
+                Some(&mut offset),
+                chunk,
+            )?;
+            if n == 0 {
+                break;
+            }
+        }
+        report.end_ns = Some(now_ns());
+        checksum_file(need(&spec.dst, "destination file")?)?
+    } else {
+        let sum = receive_by_copy(&mut pipe, &mut dst, chunk)?;
+        report.end_ns = Some(now_ns());
+        sum
+    };
+    report.bytes = sum.len();
+    report.checksum = Some(sum.finish());
+    Ok(report)
+}

@@ -1,0 +1,126 @@
+//! Sockets: TCP on loopback (read + send, sendfile, splice through a pipe) and a
+//! Unix domain stream socket. Every consumer reads into a buffer, hashes it and
+//! writes it to a file, as the survey's receivers did.
+
+use std::fs::File;
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+
+use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Role};
+use super::pipes::{create_dst, open_src, receive_by_copy, send_by_copy, splice};
+use super::IpcError;
+
+/// Listens on 127.0.0.1:`port` (0: any free port); returns the socket and its port.
+pub(crate) fn listen(port: u16) -> Result<(OwnedFd, u16), IpcError> {
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            IpcError::PortInUse { port }
+        } else {
+            IpcError::Setup {
+                what: format!("listen on 127.0.0.1:{port}"),
+                source: e,
+            }
+        }
+    })?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| IpcError::Setup {
+            what: "read the listening port".into(),
+            source: e,
+        })?
+        .port();
+    Ok((OwnedFd::from(listener), port))
+}
+
+/// A connected pair of Unix stream sockets.
+pub(crate) fn socketpair() -> Result<(OwnedFd, OwnedFd), IpcError> {
+    let (a, b) = UnixStream::pair().map_err(|e| IpcError::Setup {
+        what: "create a Unix socket pair".into(),
+        source: e,
+    })?;
+    Ok((OwnedFd::from(a), OwnedFd::from(b)))
+}
+
+fn sendfile_all(sock: &File, src: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
+    let mut offset: libc::off_t = 0;
+    while (offset as u64) < bytes {
+        let want = (bytes - offset as u64).min(chunk as u64) as usize;
+        // SAFETY: offset points to a live off_t; both fds are ours.
+        let ret = unsafe { libc::sendfile(sock.as_raw_fd(), src.as_raw_fd(), &mut offset, want) };
+        if check("sendfile", ret)? == 0 {
+            return Err(EndError::Protocol("source file ended early".into()));
+        }
+    }
+    Ok(offset as u64)
+}
+
+fn splice_through_pipe(sock: &File, src: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
+    let (r, w) = rustix::pipe::pipe().map_err(|e| EndError::Sys {
+        call: "pipe",
+        source: e.into(),
+    })?;
+    let mut offset = 0i64;
+    while (offset as u64) < bytes {
+        let want = (bytes - offset as u64).min(chunk as u64) as usize;
+        let mut queued = splice(
+            src.as_raw_fd(),
+            Some(&mut offset),
+            w.as_raw_fd(),
+            None,
+            want,
+        )?;
+        if queued == 0 {
+            return Err(EndError::Protocol("source file ended early".into()));
+        }
+        while queued > 0 {
+            queued -= splice(r.as_raw_fd(), None, sock.as_raw_fd(), None, queued)?;
+        }
+    }
+    Ok(offset as u64)
+}
+
+/// Both ends of `tcp-rw`, `tcp-sendfile`, `tcp-splice` and `unix-stream`.
+pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+    let chunk = spec.chunk as usize;
+    let tcp = spec.mechanism.starts_with("tcp-");
+    let mut report = EndReport::default();
+    if spec.role == Role::Producer {
+        let mut sock = if tcp {
+            let port = spec
+                .port
+                .ok_or_else(|| EndError::Protocol("no port given".into()))?;
+            let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| EndError::Sys {
+                call: "connect",
+                source: e,
+            })?;
+            File::from(OwnedFd::from(stream))
+        } else {
+            File::from(fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?)
+        };
+        let mut src = open_src(spec)?;
+        report.start_ns = Some(now_ns());
+        report.bytes = match spec.mechanism.as_str() {
+            "tcp-sendfile" => sendfile_all(&sock, &src, spec.bytes, chunk)?,
+            "tcp-splice" => splice_through_pipe(&sock, &src, spec.bytes, chunk)?,
+            _ => send_by_copy(&mut src, &mut sock, spec.bytes, chunk)?,
+        };
+        return Ok(report);
+    }
+    let fd = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
+    let mut sock = if tcp {
+        let (stream, _) = TcpListener::from(fd).accept().map_err(|e| EndError::Sys {
+            call: "accept",
+            source: e,
+        })?;
+        File::from(OwnedFd::from(stream))
+    } else {
+        File::from(fd)
+    };
+    let mut dst = create_dst(spec)?;
+    let sum = receive_by_copy(&mut sock, &mut dst, chunk)?;
+    report.end_ns = Some(now_ns());
+    report.bytes = sum.len();
+    report.checksum = Some(sum.finish());
+    Ok(report)
+}

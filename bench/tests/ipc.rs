@@ -1,0 +1,354 @@
+//! The IPC lab end to end: real processes, real kernel objects, small sizes.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pipebench::ipc::sysv::SysvLimits;
+use pipebench::ipc::{self, IpcError, IpcParams};
+use pipebench::runner::EndProgram;
+use pipebench::size::{ByteSize, GIB, MIB};
+
+/// Parameters for a library run whose ends are the pipebench binary, with files
+/// in `dir`.
+fn params(bytes: u64, dir: &Path) -> IpcParams {
+    IpcParams {
+        bytes: ByteSize(bytes),
+        dir: Some(dir.to_path_buf()),
+        program: Some(EndProgram {
+            exe: common::exe(),
+            prefix: Vec::new(),
+        }),
+        ..Default::default()
+    }
+}
+
+/// What the lab could leave behind anywhere: System V objects (by id),
+/// /dev/shm entries of pipebench, and the files in `dir`.
+fn leftovers(dir: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for table in ["/proc/sysvipc/msg", "/proc/sysvipc/shm"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let id = line.split_whitespace().nth(1).unwrap_or("?");
+            found.insert(format!("{table}:{id}"));
+        }
+    }
+    for d in [Path::new("/dev/shm"), dir] {
+        for entry in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if d == dir || name.starts_with("pipebench") {
+                found.insert(entry.path().display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let before = leftovers(dir.path());
+    for id in ipc::ids() {
+        let result =
+            ipc::run(id, &params(8 * MIB, dir.path())).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(result.checksum_ok, "{id}: {result:?}");
+        assert_eq!(result.mechanism, id);
+        assert!(result.elapsed_ms > 0.0, "{id}: {result:?}");
+        let mechanism = ipc::find(id).unwrap();
+        assert_eq!(
+            result.ends.len(),
+            if mechanism.pair { 2 } else { 1 },
+            "{id}"
+        );
+        if mechanism.pair {
+            assert_eq!(result.bytes, 8 * MIB, "{id}");
+        }
+        assert_eq!(leftovers(dir.path()), before, "{id} left something behind");
+    }
+}
+
+#[test]
+fn line_counts_agree_between_mmap_and_buffered_reads() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let mapped = ipc::run("lines-mmap", &params(3 * MIB + 17, dir.path())).unwrap();
+    let read = ipc::run("lines-read", &params(3 * MIB + 17, dir.path())).unwrap();
+    assert!(mapped.checksum_ok && read.checksum_ok);
+    let lines = mapped.lines.unwrap();
+    assert_eq!(Some(lines), read.lines);
+    // Lines are 100 to 200 bytes long.
+    assert!((3 * MIB / 200..=3 * MIB / 100).contains(&lines), "{lines}");
+}
+
+#[test]
+fn copy_on_write_after_fork_faults_in_the_child_and_spares_the_parent() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let result = ipc::run("cow-fork", &params(4 * MIB, dir.path())).unwrap();
+    let cow = result.cow.expect("cow report");
+    assert_eq!(cow.pages, 1024);
+    assert!(
+        cow.child_faults_after > cow.child_faults_before,
+        "no fault: {cow:?}"
+    );
+    // One copy per written page (a few more for the child's own stack and data).
+    assert!(
+        cow.child_faults_after - cow.child_faults_before >= cow.pages,
+        "{cow:?}"
+    );
+    assert!(
+        cow.parent_sees_original && cow.child_sees_its_write,
+        "{cow:?}"
+    );
+    assert!(result.checksum_ok);
+}
+
+/// Starts `pipebench ipc ID ARGS` and returns it with the pid of its end `role`.
+fn start_and_find_end(args: &[&str], role: &str) -> (std::process::Child, u32) {
+    let mut harness = Command::new(common::exe())
+        .arg("ipc")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let needle = format!("\"role\":\"{role}\"");
+    loop {
+        for pid in common::children_of(harness.id()) {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&needle) {
+                return (harness, pid);
+            }
+        }
+        if Instant::now() > deadline || harness.try_wait().unwrap().is_some() {
+            let _ = harness.kill();
+            panic!("no {role} appeared for {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn killing_the_producer_leaves_nothing_behind() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let before = leftovers(dir.path());
+    // Small chunks make the runs long enough to be killed in the middle.
+    for (id, bytes, chunk) in [
+        ("sysv-msgqueue", "64MiB", "8"),
+        ("sysv-shm", "64MiB", "8"),
+        ("posix-shm", "64MiB", "8"),
+        ("fifo-rw", "16MiB", "8"),
+        ("file-flock", "16MiB", "8"),
+    ] {
+        let (harness, producer) = start_and_find_end(
+            &[
+                id,
+                "--bytes",
+                bytes,
+                "--chunk",
+                chunk,
+                "--repeats",
+                "1",
+                "--dir",
+                d,
+            ],
+            "producer",
+        );
+        // SAFETY: kill(2) on a pid we just found as our grandchild.
+        unsafe { libc::kill(producer as i32, libc::SIGKILL) };
+        let output = harness.wait_with_output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{id}: {}",
+            common::stderr(&output)
+        );
+        assert_eq!(leftovers(dir.path()), before, "{id} left something behind");
+    }
+}
+
+#[test]
+fn a_killed_harness_is_cleaned_up_by_the_next_run() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let before = leftovers(dir.path());
+    let (mut harness, producer) = start_and_find_end(
+        &[
+            "sysv-msgqueue",
+            "--bytes",
+            "64MiB",
+            "--chunk",
+            "8",
+            "--dir",
+            d,
+        ],
+        "producer",
+    );
+    harness.kill().unwrap();
+    harness.wait().unwrap();
+    // The ends die with their harness (PR_SET_PDEATHSIG)...
+    assert!(common::gone_within(producer, Duration::from_secs(5)));
+    // ...but its queue outlives it until the next run removes it.
+    assert_ne!(leftovers(dir.path()), before);
+    ipc::run("cow-fork", &params(MIB, dir.path())).unwrap();
+    assert_eq!(leftovers(dir.path()), before);
+}
+
+#[test]
+fn a_cancelled_run_stops_and_cleans_up() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let before = leftovers(dir.path());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let mut p = params(64 * MIB, dir.path());
+    p.chunk = Some(ByteSize(8));
+    p.cancel = Some(cancel.clone());
+    let flag = cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let outcome = ipc::run("file-flock", &p);
+    stopper.join().unwrap();
+    assert!(matches!(outcome, Err(IpcError::Cancelled)), "{outcome:?}");
+    assert_eq!(leftovers(dir.path()), before);
+}
+
+#[test]
+fn limits_give_typed_errors_and_leave_nothing_behind() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let before = leftovers(dir.path());
+    let limits = SysvLimits::read();
+
+    let mut p = params(MIB, dir.path());
+    p.chunk = Some(ByteSize((limits.msgmax + 8).next_multiple_of(8)));
+    let err = ipc::run("sysv-msgqueue", &p).unwrap_err();
+    assert!(
+        matches!(err, IpcError::MsgMax { limit, .. } if limit == limits.msgmax),
+        "{err}"
+    );
+    assert!(err.to_string().contains("kernel.msgmax"), "{err}");
+
+    // A segment over kernel.shmmax: asked for directly when the sysctl is below
+    // the lab's 4 GiB bound, else against a copy of the limits with a smaller
+    // shmmax (this machine's sysctls are not changed by a test).
+    if limits.shmmax < 4 * GIB {
+        let err = ipc::run("sysv-shm", &params(limits.shmmax + 1, dir.path())).unwrap_err();
+        assert!(matches!(err, IpcError::ShmMax { .. }), "{err}");
+    }
+    let small = SysvLimits {
+        shmmax: MIB,
+        ..limits
+    };
+    assert!(matches!(
+        small.check_segment(MIB + 1),
+        Err(IpcError::ShmMax { limit, .. }) if limit == MIB
+    ));
+
+    let free = pipebench::ipc::harness::free_bytes(Path::new("/dev/shm")).unwrap();
+    let err = pipebench::ipc::shared::check_dev_shm(free + 1, Some(free)).unwrap_err();
+    assert!(matches!(err, IpcError::DevShmTooSmall { .. }), "{err}");
+    assert!(err.to_string().contains("remount"), "{err}");
+
+    let err = ipc::run("posix-shm", &params(5 * GIB, dir.path())).unwrap_err();
+    assert!(
+        matches!(err, IpcError::OutOfRange { name: "bytes", .. }),
+        "{err}"
+    );
+
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut p = params(MIB, dir.path());
+    p.port = Some(taken.local_addr().unwrap().port());
+    let err = ipc::run("tcp-rw", &p).unwrap_err();
+    assert!(matches!(err, IpcError::PortInUse { .. }), "{err}");
+
+    let shm_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let err = ipc::run("direct-io", &params(MIB, shm_dir.path())).unwrap_err();
+    assert!(matches!(err, IpcError::DirectIoOnTmpfs { .. }), "{err}");
+    assert_eq!(std::fs::read_dir(shm_dir.path()).unwrap().count(), 0);
+    drop(shm_dir);
+
+    assert_eq!(leftovers(dir.path()), before);
+}
+
+#[test]
+fn unknown_mechanisms_list_the_known_ones() {
+    let err = ipc::run("carrier-pigeon", &IpcParams::default()).unwrap_err();
+    let IpcError::UnknownMechanism { known, .. } = &err else {
+        panic!("{err}");
+    };
+    for id in ipc::ids() {
+        assert!(known.contains(id), "{id} missing from {known}");
+    }
+    let output = common::pipebench(&["ipc", "carrier-pigeon"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(common::stderr(&output).contains("posix-shm"));
+}
+
+#[test]
+fn json_csv_and_svg_outputs_are_usable() {
+    let _cpus = common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let svg = dir.path().join("chart.svg");
+    let output = common::pipebench(&[
+        "ipc",
+        "pipe-splice",
+        "posix-shm",
+        "--bytes",
+        "4MiB",
+        "--repeats",
+        "2",
+        "--dir",
+        d,
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let value: serde_json::Value = serde_json::from_str(&common::stdout(&output)).unwrap();
+    let table = value["table"].as_array().unwrap();
+    assert_eq!(table.len(), 2);
+    assert_eq!(table[0]["mechanism"], "pipe-splice");
+    assert_eq!(table[0]["runs"], 2);
+    assert_eq!(table[1]["copies"], 0);
+    assert!(table[1]["survey_ms"].as_f64().is_some());
+    let runs = value["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|r| r["checksum_ok"] == true));
+    assert!(runs[0]["ends"][0]["usage"]["minor_faults"].is_u64());
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("<svg") && drawn.contains("posix-shm"));
+    std::fs::remove_file(&svg).unwrap();
+
+    let output = common::pipebench(&[
+        "ipc",
+        "memfd-scm",
+        "--bytes",
+        "1MiB",
+        "--repeats",
+        "1",
+        "--dir",
+        d,
+        "--csv",
+    ]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let csv = common::stdout(&output);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("mechanism,copies,"));
+    assert!(lines.next().unwrap().starts_with("memfd-scm,0,1,"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
