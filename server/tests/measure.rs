@@ -5,8 +5,9 @@
 //! cargo test --release -p pipebook --test measure -- --ignored --nocapture
 //! ```
 //!
-//! - throughput of a run through the server vs `pipebench run` of the same step,
-//!   alternating, medians;
+//! - throughput of a run through the server, live (a client reading progress) and
+//!   quiet (no progress), vs `pipebench run` of the same step, in rotating order,
+//!   medians;
 //! - time from a `run` message to its first `progress`;
 //! - the server's idle resident memory, right after start and after the runs.
 
@@ -20,14 +21,28 @@ use common::{recv, recv_until, send, Server};
 use serde_json::json;
 
 /// Runs per step and way; `PIPEBOOK_MEASURE_REPEATS` overrides (and
-/// `PIPEBOOK_MEASURE_STEPS=a,b` picks the steps).
+/// `PIPEBOOK_MEASURE_STEPS=a,b` picks the steps, `PIPEBOOK_MEASURE_BYTES` the size).
 fn repeats() -> usize {
     std::env::var("PIPEBOOK_MEASURE_REPEATS")
         .ok()
         .and_then(|r| r.parse().ok())
-        .unwrap_or(7)
+        .unwrap_or(9)
 }
-const BYTES: &str = "4GiB";
+
+/// Which ways to compare: `PIPEBOOK_MEASURE_WAYS=cli,quiet` (default all three).
+fn ways() -> Vec<usize> {
+    let names = std::env::var("PIPEBOOK_MEASURE_WAYS").unwrap_or_else(|_| "cli,live,quiet".into());
+    let mut ways: Vec<usize> = names
+        .split(',')
+        .filter_map(|w| ["cli", "live", "quiet"].iter().position(|n| *n == w))
+        .collect();
+    ways.dedup();
+    ways
+}
+
+fn bytes() -> String {
+    std::env::var("PIPEBOOK_MEASURE_BYTES").unwrap_or_else(|_| "4GiB".into())
+}
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
@@ -45,7 +60,7 @@ fn rss_kib(pid: u32) -> u64 {
 
 fn cli_run(pipebench: &Path, step: &str) -> f64 {
     let output = Command::new(pipebench)
-        .args(["run", step, "--bytes", BYTES, "--json"])
+        .args(["run", step, "--bytes", &bytes(), "--json"])
         .output()
         .unwrap();
     assert!(
@@ -90,43 +105,71 @@ async fn measure_server_against_the_cli() {
     let mut socket = server.socket().await;
     let mut first_progress_ms = Vec::new();
     let repeats = repeats();
-    println!("profile: {profile}; {repeats} alternating runs of {BYTES} per step and way");
+    let bytes = bytes();
+    println!("profile: {profile}; {repeats} rounds of {bytes} per step and way, order rotating");
     let steps = std::env::var("PIPEBOOK_MEASURE_STEPS")
         .unwrap_or_else(|_| "busy-loop,write-read,vmsplice-splice".into());
     for step in steps.split(',') {
-        let (mut via_server, mut via_cli) = (Vec::new(), Vec::new());
+        let (mut live, mut quiet, mut via_cli) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..repeats {
-            // ABBA order, so a drift in the machine's speed hits both ways alike.
-            if round % 2 == 0 {
-                via_cli.push(cli_run(&pipebench, step));
-            }
-            let asked = Instant::now();
-            send(
-                &mut socket,
-                json!({"type":"run","step":step,"params":{"bytes":BYTES}}),
-            )
-            .await;
-            assert_eq!(recv(&mut socket).await["type"], "started");
-            assert_eq!(recv(&mut socket).await["type"], "progress");
-            first_progress_ms.push(asked.elapsed().as_secs_f64() * 1000.0);
-            let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(120)).await;
-            via_server.push(result["gib_per_s"].as_f64().unwrap());
-            if round % 2 == 1 {
-                via_cli.push(cli_run(&pipebench, step));
+            // Rotate the order of the three ways, so a drift in the machine's speed
+            // hits each alike.
+            let ways = ways();
+            for way in (0..ways.len()).map(|k| ways[(k + round) % ways.len()]) {
+                match way {
+                    0 => via_cli.push(cli_run(&pipebench, step)),
+                    _ => {
+                        let is_quiet = way == 2;
+                        let asked = Instant::now();
+                        send(
+                            &mut socket,
+                            json!({"type":"run","step":step,
+                                   "params":{"bytes":bytes,"quiet":is_quiet}}),
+                        )
+                        .await;
+                        // The previous run may still be saving its result: a
+                        // moment in the queue is fine.
+                        let mut first = recv(&mut socket).await;
+                        while first["type"] == "queued" {
+                            first = recv(&mut socket).await;
+                        }
+                        assert_eq!(first["type"], "started", "{first}");
+                        if !is_quiet {
+                            assert_eq!(recv(&mut socket).await["type"], "progress");
+                            first_progress_ms.push(asked.elapsed().as_secs_f64() * 1000.0);
+                        }
+                        let (result, _) =
+                            recv_until(&mut socket, "result", Duration::from_secs(120)).await;
+                        let gibs = result["gib_per_s"].as_f64().unwrap();
+                        if is_quiet {
+                            quiet.push(gibs);
+                        } else {
+                            live.push(gibs);
+                        }
+                    }
+                }
             }
         }
-        let (s, c) = (median(&mut via_server), median(&mut via_cli));
+        let median_or_nan = |v: &mut Vec<f64>| if v.is_empty() { f64::NAN } else { median(v) };
+        let (l, q, c) = (
+            median_or_nan(&mut live),
+            median_or_nan(&mut quiet),
+            median_or_nan(&mut via_cli),
+        );
         println!(
-            "{step:16} server {s:7.2} GiB/s   pipebench run {c:7.2} GiB/s   server/cli {:5.1}%   (server {via_server:.2?}, cli {via_cli:.2?})",
-            100.0 * s / c
+            "{step:16} cli {c:7.2}  quiet {q:7.2} ({:5.1}%)  live {l:7.2} ({:5.1}%)   cli {via_cli:.2?} quiet {quiet:.2?} live {live:.2?}",
+            100.0 * q / c,
+            100.0 * l / c
         );
     }
-    let worst = first_progress_ms.iter().cloned().fold(0.0, f64::max);
-    println!(
-        "run -> first progress: median {:.1} ms, worst {worst:.1} ms over {} runs",
-        median(&mut first_progress_ms),
-        first_progress_ms.len()
-    );
+    if !first_progress_ms.is_empty() {
+        let worst = first_progress_ms.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "run -> first progress: median {:.1} ms, worst {worst:.1} ms over {} runs",
+            median(&mut first_progress_ms),
+            first_progress_ms.len()
+        );
+    }
     drop(socket);
     tokio::time::sleep(Duration::from_millis(500)).await;
     println!(
