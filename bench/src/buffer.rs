@@ -27,6 +27,11 @@ pub struct BufferSpec {
     pub touch: bool,
     /// mlock the buffer.
     pub lock: bool,
+    /// Where the usable bytes start past a page boundary. The reference programs
+    /// take small-page buffers from malloc, which for 256 KiB hands back an
+    /// mmap'd chunk whose first 16 bytes are glibc's header: their buffers start
+    /// 16 bytes into a page, so every page a call hands over is split in two.
+    pub offset: usize,
 }
 
 /// An owned, page-aligned anonymous buffer.
@@ -58,7 +63,8 @@ fn allocate(spec: BufferSpec) -> Result<Buffer, EndError> {
     } else {
         PAGE_SIZE
     };
-    let mut buffer = Buffer::map_aligned(round_up(spec.len, align), align)?;
+    let mut buffer = Buffer::map_aligned(round_up(spec.len + spec.offset, align), align)?;
+    buffer.skip(spec.offset);
     let (start, len) = (buffer.start.as_ptr().cast(), buffer.len);
     if spec.huge_pages {
         // SAFETY: advising a range we own.
@@ -112,6 +118,14 @@ impl Buffer {
         })
     }
 
+    /// Moves the start `offset` bytes into the mapping (the length shrinks alike).
+    fn skip(&mut self, offset: usize) {
+        assert!(offset < self.len, "offset inside the buffer");
+        // SAFETY: offset < len, so the new start is still inside our mapping.
+        self.start = unsafe { NonNull::new_unchecked(self.start.as_ptr().add(offset)) };
+        self.len -= offset;
+    }
+
     /// The usable bytes (the requested length rounded up to the alignment).
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: start..start+len lies inside our mapping, which we own.
@@ -154,12 +168,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_offset_buffer_starts_where_malloc_would_put_it() {
+        let mut buffer = Buffer::allocate(BufferSpec {
+            len: 256 << 10,
+            touch: true,
+            offset: 16,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(buffer.addr() % PAGE_SIZE, 16);
+        assert!(buffer.len() >= 256 << 10);
+        // Every usable byte is ours to write, up to the last one.
+        let slice = buffer.as_mut_slice();
+        let last = slice.len() - 1;
+        slice[last] = 7;
+        assert_eq!(buffer.as_slice()[last], 7);
+    }
+
+    #[test]
     fn huge_buffers_are_2mib_aligned() {
         let buffer = Buffer::allocate(BufferSpec {
             len: 128 << 10,
             huge_pages: true,
             touch: true,
             lock: false,
+            offset: 0,
         })
         .unwrap();
         assert_eq!(buffer.addr() % HUGE_PAGE_SIZE, 0);

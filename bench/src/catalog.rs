@@ -84,26 +84,35 @@ const fn varies(
 /// The id of the step every speed-up is measured against.
 pub const BASELINE_ID: &str = "write-read";
 
-fn common(busy_loop: bool, huge_pages: bool) -> CommonOptions {
+/// Where the reference's small-page buffers start past a page boundary: write.cpp
+/// and read.cpp take 256 KiB from malloc, which glibc serves from an mmap'd chunk
+/// whose first 16 bytes are its header. Huge-page buffers come from aligned_alloc
+/// (offset 0), and a splicing reader has no buffer.
+pub const MALLOC_OFFSET: u16 = 16;
+
+fn common(busy_loop: bool, huge_pages: bool, buffer_offset: u16) -> CommonOptions {
     CommonOptions {
         busy_loop,
         huge_pages,
+        buffer_offset,
         ..CommonOptions::default()
     }
 }
 
 fn writer(vmsplice: bool, busy_loop: bool, huge_pages: bool) -> WriterOptions {
+    let offset = if huge_pages { 0 } else { MALLOC_OFFSET };
     WriterOptions {
         vmsplice,
-        common: common(busy_loop, huge_pages),
+        common: common(busy_loop, huge_pages, offset),
         ..WriterOptions::default()
     }
 }
 
 fn reader(splice: bool, busy_loop: bool) -> ReaderOptions {
+    let offset = if splice { 0 } else { MALLOC_OFFSET };
     ReaderOptions {
         splice,
-        common: common(busy_loop, false),
+        common: common(busy_loop, false, offset),
         ..ReaderOptions::default()
     }
 }
@@ -202,6 +211,7 @@ pub fn catalog() -> Vec<Step> {
                 pipe_size: Some(ByteSize(128 * KIB)),
                 common: CommonOptions {
                     buf_size: ByteSize(128 * KIB),
+                    buffer_offset: MALLOC_OFFSET,
                     ..CommonOptions::default()
                 },
                 ..writer(true, false, false)
@@ -209,11 +219,30 @@ pub fn catalog() -> Vec<Step> {
             reader: ReaderOptions {
                 common: CommonOptions {
                     buf_size: ByteSize(128 * KIB),
+                    buffer_offset: MALLOC_OFFSET,
                     ..CommonOptions::default()
                 },
                 ..reader(false, false)
             },
             varies: varies("vmsplice-read", &["pipe_size", "buf_size"], &["buf_size"]),
+        },
+        Step {
+            id: "vmsplice-read-aligned",
+            title: "vmsplice, then read, page-aligned buffers",
+            summary: "Step 2 with every buffer starting on a page boundary instead of 16 bytes in, where malloc puts it: each call then hands over and copies whole pages.",
+            chapter: "vmsplice.md",
+            kind: StepKind::Variant,
+            article_gib_s: None,
+            reference_gib_s: None,
+            writer: WriterOptions {
+                common: common(false, false, 0),
+                ..writer(true, false, false)
+            },
+            reader: ReaderOptions {
+                common: common(false, false, 0),
+                ..reader(false, false)
+            },
+            varies: varies("vmsplice-read", &["buffer_offset"], &["buffer_offset"]),
         },
         Step {
             id: "write-read-busy",
@@ -249,7 +278,7 @@ pub fn catalog() -> Vec<Step> {
             reference_gib_s: range(28.0, 29.0),
             writer: writer(true, true, false),
             reader: reader(true, true),
-            varies: varies("busy-loop", &["huge_pages"], &[]),
+            varies: varies("busy-loop", &["huge_pages", "buffer_offset"], &[]),
         },
         Step {
             id: "untouched-pages",
@@ -296,6 +325,7 @@ pub fn catalog() -> Vec<Step> {
                 pipe_size: Some(ByteSize(256 * KIB)),
                 common: CommonOptions {
                     verify: true,
+                    buffer_offset: MALLOC_OFFSET,
                     ..CommonOptions::default()
                 },
                 ..writer(true, false, false)
@@ -304,6 +334,7 @@ pub fn catalog() -> Vec<Step> {
                 count_corrupt: true,
                 common: CommonOptions {
                     verify: true,
+                    buffer_offset: MALLOC_OFFSET,
                     ..CommonOptions::default()
                 },
                 ..reader(false, false)
@@ -441,6 +472,16 @@ mod tests {
                 step.id
             );
             assert!(!step.writer.same_buffer && !step.writer.dont_touch_pages);
+            // malloc'd buffers start 16 bytes into a page; aligned_alloc'd ones on it.
+            let offset = |small_pages: bool| if small_pages { MALLOC_OFFSET } else { 0 };
+            let w = &step.writer.common;
+            assert_eq!(w.buffer_offset, offset(!w.huge_pages), "{}", step.id);
+            assert_eq!(
+                step.reader.common.buffer_offset,
+                offset(!step.reader.splice),
+                "{}",
+                step.id
+            );
         }
     }
 

@@ -584,6 +584,7 @@ pub fn pages(args: PagesArgs) -> Result<ExitCode> {
         huge_pages: args.huge_pages,
         touch: !args.dont_touch_pages,
         lock: false,
+        offset: 0,
     })?;
     let pages = hugepage::inspect_pages(buffer.addr(), buffer.len() / PAGE_SIZE)
         .context("cannot read /proc/self/pagemap")?;

@@ -46,6 +46,11 @@ pub struct CommonOptions {
     /// mlock(2) the buffers so they can never be paged out.
     #[arg(long)]
     pub lock_memory: bool,
+    /// Start each buffer this many bytes past a page boundary, as malloc'd buffers
+    /// do (the reference's small-page buffers start 16 bytes in); 0 is page-aligned.
+    #[arg(long, value_name = "BYTES", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..4096))]
+    #[serde(default)]
+    pub buffer_offset: u16,
     /// Write (writer) or check (reader) a position pattern, so every byte is verified.
     #[arg(long)]
     pub verify: bool,
@@ -114,6 +119,7 @@ impl Default for CommonOptions {
             gift: false,
             huge_pages: false,
             lock_memory: false,
+            buffer_offset: 0,
             verify: false,
             cpu: None,
             control_fd: None,
@@ -146,6 +152,9 @@ impl CommonOptions {
         push_flag(args, self.gift, "--gift");
         push_flag(args, self.huge_pages, "--huge-pages");
         push_flag(args, self.lock_memory, "--lock-memory");
+        if self.buffer_offset != 0 {
+            push_value(args, "--buffer-offset", Some(self.buffer_offset));
+        }
         push_flag(args, self.verify, "--verify");
         push_value(args, "--cpu", self.cpu);
         push_value(args, "--control-fd", self.control_fd);
@@ -155,6 +164,9 @@ impl CommonOptions {
     /// The options as a short human summary, such as `256KiB busy-loop huge-pages`.
     pub fn describe(&self) -> Vec<String> {
         let mut parts = vec![format!("buf {}", self.buf_size)];
+        if self.buffer_offset != 0 {
+            parts.push(format!("buffers at +{} bytes", self.buffer_offset));
+        }
         for (on, name) in [
             (self.busy_loop, "busy-loop"),
             (self.poll, "poll"),

@@ -76,6 +76,7 @@ pub fn run(
         huge_pages: options.common.huge_pages,
         touch: !options.dont_touch_pages,
         lock: options.common.lock_memory,
+        offset: options.common.buffer_offset.into(),
     };
     let (mut first, mut second) = allocate_buffers(options, spec)?;
     let huge_pages = options.common.huge_pages.then(|| {

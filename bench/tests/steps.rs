@@ -325,6 +325,7 @@ fn every_step_runs_the_pipe_capacity_of_its_configuration() {
         ("busy-loop", 128 << 10, 256 << 10),
         ("write-read-big-pipe", 256 << 10, 256 << 10),
         ("vmsplice-read-halves", 128 << 10, 128 << 10),
+        ("vmsplice-read-aligned", 128 << 10, 256 << 10),
     ];
     for &(step, capacity, per_call) in expected {
         let result = run_json(step, &["--bytes", "8MiB"]);
