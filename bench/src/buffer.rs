@@ -63,7 +63,8 @@ fn allocate(spec: BufferSpec) -> Result<Buffer, EndError> {
     } else {
         PAGE_SIZE
     };
-    let mut buffer = Buffer::map_aligned(round_up(spec.len + spec.offset, align), align)?;
+    let mapped = round_up(spec.len + spec.offset, align);
+    let mut buffer = Buffer::map_aligned(mapped, align)?;
     buffer.skip(spec.offset);
     let (start, len) = (buffer.start.as_ptr().cast(), buffer.len);
     if spec.huge_pages {

@@ -105,6 +105,34 @@ pub struct RunArgs {
     profile_dir: Option<PathBuf>,
 }
 
+/// How a session of repeated runs (`all`, `sweep`, `ipc`) is ordered and reported:
+/// each flag defined once for the three.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArgs {
+    /// Seed for the shuffled order, to repeat a session exactly.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print the summary and every run as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the summary as CSV.
+    #[arg(long)]
+    csv: bool,
+    /// Also draw the summary's chart as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+impl SessionArgs {
+    /// The shuffling generator: seeded when asked, else from the OS.
+    fn rng(&self) -> rand::rngs::StdRng {
+        match self.seed {
+            Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
+            None => rand::rngs::StdRng::from_os_rng(),
+        }
+    }
+}
+
 /// `pipebench all`.
 #[derive(Debug, Args)]
 pub struct AllArgs {
@@ -116,18 +144,8 @@ pub struct AllArgs {
     /// Only these steps (comma-separated ids); default: article steps and variants.
     #[arg(long, value_delimiter = ',')]
     steps: Vec<String>,
-    /// Seed for the shuffled order, to repeat a session exactly.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Print the table and every run as JSON.
-    #[arg(long, conflicts_with = "csv")]
-    json: bool,
-    /// Print the table as CSV.
-    #[arg(long)]
-    csv: bool,
-    /// Also draw "this machine vs the article" as an SVG file.
-    #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    out: SessionArgs,
 }
 
 /// `pipebench sweep`.
@@ -152,18 +170,8 @@ pub struct SweepArgs {
     /// Runs per value (medians, min and max over them).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
-    /// Seed for the shuffled order, to repeat a session exactly.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Print every point and run as JSON.
-    #[arg(long, conflicts_with = "csv")]
-    json: bool,
-    /// Print the points as CSV.
-    #[arg(long)]
-    csv: bool,
-    /// Also draw the curve (log-scale x) as an SVG file.
-    #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    out: SessionArgs,
 }
 
 /// `pipebench list`.
@@ -387,10 +395,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
     }
     // Shuffled, as the reference's measure.py does, so drift (thermal, noisy
     // neighbours) spreads over all steps instead of biasing the last ones.
-    let mut rng = match args.seed {
-        Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
-        None => rand::rngs::StdRng::from_os_rng(),
-    };
+    let mut rng = args.out.rng();
     plans.shuffle(&mut rng);
     let total = plans.len();
     let overall = (std::io::stderr().is_terminal()).then(|| {
@@ -427,7 +432,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
     }
     let rows = stats::table(&results);
     let system = SystemInfo::probe();
-    if let Some(path) = &args.svg {
+    if let Some(path) = &args.out.svg {
         let label = if system.virtualization.is_some() {
             format!("this machine ({}, VM)", system.kernel)
         } else {
@@ -437,14 +442,14 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("chart written to {}", path.display());
     }
-    if args.json {
+    if args.out.json {
         println!(
             "{}",
             serde_json::to_string_pretty(
                 &json!({ "system": system, "table": rows, "runs": results })
             )?
         );
-    } else if args.csv {
+    } else if args.out.csv {
         print!("{}", stats::render_csv(&rows));
     } else {
         println!(
@@ -678,10 +683,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         },
         ..RunParams::default()
     };
-    let mut rng = match args.seed {
-        Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
-        None => rand::rngs::StdRng::from_os_rng(),
-    };
+    let mut rng = args.out.rng();
     let plan = SweepPlan::new(
         &args.step,
         param,
@@ -710,13 +712,13 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         results.push((*index, result));
     }
     let points = plan.points(&results);
-    if let Some(path) = &args.svg {
+    if let Some(path) = &args.out.svg {
         let svg = sweep::render_svg(&plan.step, param, &points)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("chart written to {}", path.display());
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    if args.json {
+    if args.out.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({
@@ -727,7 +729,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
                 "points": points,
             }))?
         );
-    } else if args.csv {
+    } else if args.out.csv {
         print!("{}", sweep::render_csv(param, &points));
     } else {
         println!(
@@ -772,9 +774,6 @@ pub struct IpcArgs {
     /// Runs per mechanism.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
-    /// Seed for the shuffled order, to repeat a session exactly.
-    #[arg(long)]
-    seed: Option<u64>,
     /// Directory for files and FIFOs (default: the temp dir unless it is tmpfs,
     /// else ./target); O_DIRECT needs a disk file system such as ext4 or xfs.
     #[arg(long, value_name = "DIR")]
@@ -782,15 +781,8 @@ pub struct IpcArgs {
     /// TCP port on 127.0.0.1 for the TCP mechanisms (default: any free port).
     #[arg(long)]
     port: Option<u16>,
-    /// Print the table and every run as JSON.
-    #[arg(long, conflicts_with = "csv")]
-    json: bool,
-    /// Print the table as CSV.
-    #[arg(long)]
-    csv: bool,
-    /// Also draw "this machine vs the survey" as an SVG file.
-    #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    out: SessionArgs,
     /// List the mechanisms (copies, kernel functions, survey figures) and exit.
     #[arg(long)]
     list: bool,
@@ -800,7 +792,7 @@ pub struct IpcArgs {
 pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     if args.list {
         let table = ipc::mechanisms();
-        if args.json {
+        if args.out.json {
             println!("{}", serde_json::to_string_pretty(&table)?);
         } else {
             for m in table {
@@ -816,7 +808,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.seed)?;
+    let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
     let params = ipc::IpcParams {
         bytes: args.bytes,
         chunk: args.chunk,
@@ -850,7 +842,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     }
     let rows = ipc::matrix::table(&results);
     let system = SystemInfo::probe();
-    if let Some(path) = &args.svg {
+    if let Some(path) = &args.out.svg {
         let label = format!(
             "this machine ({}{})",
             system.kernel,
@@ -865,14 +857,14 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         eprintln!("chart written to {}", path.display());
     }
     let dir = params.dir.clone().unwrap_or_else(ipc::harness::default_dir);
-    if args.json {
+    if args.out.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({
                 "system": system, "dir": dir, "table": rows, "runs": results,
             }))?
         );
-    } else if args.csv {
+    } else if args.out.csv {
         print!("{}", ipc::matrix::render_csv(&rows));
     } else {
         println!(
