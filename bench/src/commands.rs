@@ -234,6 +234,22 @@ fn progress_bar(total: u64, label: &str) -> ProgressBar {
     bar
 }
 
+/// "run 3/12 [=====     ]" on a terminal, for a session of `total` runs.
+fn session_bar(total: usize) -> Option<ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::with_draw_target(
+            Some(total as u64),
+            ProgressDrawTarget::stderr_with_hz(10),
+        );
+        bar.set_style(
+            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    })
+}
+
 /// Runs one plan to completion with an optional progress bar.
 fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
@@ -398,18 +414,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
     let mut rng = args.out.rng();
     plans.shuffle(&mut rng);
     let total = plans.len();
-    let overall = (std::io::stderr().is_terminal()).then(|| {
-        let bar = ProgressBar::with_draw_target(
-            Some(total as u64),
-            ProgressDrawTarget::stderr_with_hz(10),
-        );
-        bar.set_style(
-            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    });
+    let overall = session_bar(total);
     let mut results = Vec::with_capacity(total);
     for plan in &plans {
         if let Some(bar) = &overall {
@@ -816,18 +821,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         port: args.port,
         ..Default::default()
     };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = ProgressBar::with_draw_target(
-            Some(order.len() as u64),
-            ProgressDrawTarget::stderr_with_hz(10),
-        );
-        bar.set_style(
-            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    });
+    let bar = session_bar(order.len());
     let results = ipc::matrix::run_all(&order, &params, |r| {
         if let Some(bar) = &bar {
             bar.println(format!(

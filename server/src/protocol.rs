@@ -233,16 +233,8 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
                 Some(_) => return Err("`step` must be a string, the id of a step".into()),
                 None => return Err(format!("a run needs a `step`; send e.g. {EXAMPLE}")),
             };
-            let params = match object.remove("params") {
-                None | Some(Value::Null) => RunParams::default(),
-                Some(params @ Value::Object(_)) => {
-                    serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))?
-                }
-                Some(_) => return Err("`params` must be an object".into()),
-            };
-            if let Some(extra) = object.keys().next() {
-                return Err(format!("unknown field `{extra}` in a run message"));
-            }
+            let params = take_params(&mut object)?;
+            no_more_fields(&object, "run")?;
             Ok(ClientMessage::Run { step, params })
         }
         "sweep" => parse_sweep(object),
@@ -253,6 +245,25 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
         other => Err(format!(
             "unknown message type `{other}`: expected \"run\", \"sweep\" or \"cancel\""
         )),
+    }
+}
+
+/// The optional `params` object of a run or sweep message.
+fn take_params(object: &mut serde_json::Map<String, Value>) -> Result<RunParams, String> {
+    match object.remove("params") {
+        None | Some(Value::Null) => Ok(RunParams::default()),
+        Some(params @ Value::Object(_)) => {
+            serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))
+        }
+        Some(_) => Err("`params` must be an object".into()),
+    }
+}
+
+/// Refuses a field the message does not know, so a typo is never ignored.
+fn no_more_fields(object: &serde_json::Map<String, Value>, kind: &str) -> Result<(), String> {
+    match object.keys().next() {
+        Some(extra) => Err(format!("unknown field `{extra}` in a {kind} message")),
+        None => Ok(()),
     }
 }
 
@@ -298,16 +309,8 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
         },
         Some(_) => return Err("`repeats` must be a number".into()),
     };
-    let params = match object.remove("params") {
-        None | Some(Value::Null) => RunParams::default(),
-        Some(params @ Value::Object(_)) => {
-            serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))?
-        }
-        Some(_) => return Err("`params` must be an object".into()),
-    };
-    if let Some(extra) = object.keys().next() {
-        return Err(format!("unknown field `{extra}` in a sweep message"));
-    }
+    let params = take_params(&mut object)?;
+    no_more_fields(&object, "sweep")?;
     Ok(ClientMessage::Sweep {
         step,
         param,

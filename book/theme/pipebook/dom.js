@@ -33,6 +33,20 @@ export function fill(el, ...children) {
   return append(el, children);
 }
 
+/** How to start the runner, as a paragraph: `what` says what the reader would do
+ * with it, `then` what to do once it runs (both plain text or nodes). */
+export function offlineHint(what, hint, ...then) {
+  return h(
+    "p.pipebook-offline",
+    null,
+    `${what}, start the runner in the project folder with `,
+    h("code", null, hint.command),
+    ", then open ",
+    h("a", { href: hint.url }, hint.url),
+    ...then,
+  );
+}
+
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 export function svg(tag, attrs) {

@@ -5,7 +5,7 @@
 // table.pipebook-sweep-table, and data-state / data-points on the root.
 
 import { START_HINT } from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { secondsControl, spec, sweepDefaults } from "./params.js";
 import { startSweep } from "./runner.js";
@@ -38,13 +38,9 @@ export function mountSweep(root, { online, catalogEntry }) {
   root.append(card);
   if (!online || !s) {
     card.append(
-      h(
-        "p.pipebook-offline",
-        null,
-        "To draw this curve on your own machine, start the runner with ",
-        h("code", null, START_HINT.command),
-        ", open ",
-        h("a", { href: START_HINT.url }, START_HINT.url),
+      offlineHint(
+        "To draw this curve on your own machine",
+        START_HINT,
         ", or run ",
         h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} 16KiB,64KiB,256KiB,1MiB`),
         ".",

@@ -6,7 +6,7 @@
 import { START_HINT } from "./api.js";
 import { LiveChart } from "./chart.js";
 import { EndStats, resultNotes } from "./details.js";
-import { fill, h } from "./dom.js";
+import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { collect, secondsControl, sizeChoices, spec } from "./params.js";
 import { startRun } from "./runner.js";
@@ -127,15 +127,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     figures.querySelector(".pipebook-figure-yours").remove();
     card.append(
       figures,
-      h(
-        "p.pipebook-offline",
-        null,
-        "To measure this on your own machine, start the runner in the project folder with ",
-        h("code", null, START_HINT.command),
-        ", then open ",
-        h("a", { href: START_HINT.url }, START_HINT.url),
-        " and press “Run this step”.",
-      ),
+      offlineHint("To measure this on your own machine", START_HINT, " and press “Run this step”."),
     );
     return;
   }
