@@ -437,3 +437,24 @@ async fn an_end_failure_reaches_the_page_with_its_role_and_kind() {
     assert_eq!(error["reason"]["kind"], "pipe-size-over-limit", "{error}");
     assert!(error["message"].as_str().unwrap().contains("pipe-max-size"));
 }
+
+/// A page that hears its result finds the runner free: its next run starts at
+/// once (the result is saved after it is sent, and nothing waits for that).
+#[tokio::test]
+async fn the_next_run_after_a_result_starts_without_queueing() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    for round in 0..3 {
+        send(
+            &mut socket,
+            json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        )
+        .await;
+        let first = recv(&mut socket).await;
+        assert_eq!(first["type"], "started", "round {round}: {first}");
+        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+        assert_eq!(server.get("/api/health").await.json()["running"], false);
+    }
+    assert_eq!(server.results_once(3).await.len(), 3);
+}

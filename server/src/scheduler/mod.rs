@@ -130,6 +130,9 @@ struct State {
     next_id: u64,
     running: Option<u64>,
     waiting: VecDeque<Job>,
+    /// Results sent to their page but not yet in the history: shutdown waits
+    /// for them, so a result a page saw is never lost.
+    saving: usize,
 }
 
 /// What the run threads share with the scheduler.
@@ -164,12 +167,23 @@ impl Shared {
     }
 
     /// Called by a run thread when its run is over: start the next one.
-    pub(crate) fn finished(self: &Arc<Self>, id: u64) {
+    /// With `saving`, the run's result is still to be saved (call [`Self::saved`]
+    /// after), and shutdown waits for it.
+    pub(crate) fn finished_saving(self: &Arc<Self>, id: u64, saving: bool) {
         let mut state = self.lock();
         if state.running == Some(id) {
             state.running = None;
         }
+        if saving {
+            state.saving += 1;
+        }
         self.start_next(&mut state);
+    }
+
+    /// A result announced by [`Self::finished_saving`] is in the history.
+    pub(crate) fn saved(&self) {
+        let mut state = self.lock();
+        state.saving = state.saving.saturating_sub(1);
     }
 
     fn start_next(self: &Arc<Self>, state: &mut State) {
@@ -282,7 +296,11 @@ impl Scheduler {
             }
         }
         let deadline = Instant::now() + timeout;
-        while self.status().0 && Instant::now() < deadline {
+        let busy = || {
+            let state = self.shared.lock();
+            state.running.is_some() || state.saving > 0
+        };
+        while busy() && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }

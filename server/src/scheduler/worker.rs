@@ -52,16 +52,27 @@ fn step_aside(ends: [Option<usize>; 2]) {
 /// Runs `job` to its end on the calling thread, then hands the machine to the next.
 pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     let last = execute(shared, &job);
-    // Free the machine before saying the run ended, so a page that hears
-    // `cancelled` or `error` finds the runner free.
-    shared.finished(job.id);
+    let result = match &last {
+        Some(RunEvent::Finished(result)) => Some(result.clone()),
+        _ => None,
+    };
+    // Free the machine before saying the run ended, so a page that hears its
+    // result, `cancelled` or `error` finds the runner free and its next run
+    // starts at once; shutdown still waits for the save.
+    shared.finished_saving(job.id, result.is_some());
     if let Some(last) = last {
         job.send(last);
     }
+    // The page first: saving waits for a file lock and the disk.
+    if let Some(result) = result {
+        if let Err(err) = shared.history.append(&result) {
+            tracing::error!("could not save the result: {}", crate::error_chain(&err));
+        }
+        shared.saved();
+    }
 }
 
-/// Runs the job; returns the message that ends it, if it is still to be sent
-/// (a result is sent, then saved, before the machine is freed).
+/// Runs the job; returns the event that ends it, if it is still to be sent.
 fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
     // Cancelled between leaving the queue and getting here?
     match job.stop.try_recv() {
@@ -93,12 +104,7 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
                     job.send(RunEvent::Progress(handle.progress()));
                 }
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
-                // The page first: saving waits for a file lock and the disk.
-                job.send(RunEvent::Finished(Box::new(result.clone())));
-                if let Err(err) = shared.history.append(&result) {
-                    tracing::error!("could not save the result: {}", crate::error_chain(&err));
-                }
-                return None;
+                return Some(RunEvent::Finished(Box::new(result)));
             }
             Ok(None) if live => job.send(RunEvent::Progress(handle.progress())),
             Ok(None) => {}
