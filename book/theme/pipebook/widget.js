@@ -8,7 +8,7 @@ import { LiveChart } from "./chart.js";
 import { EndStats, resultNotes } from "./details.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
-import { collect, secondsControl, sizeChoices, spec } from "./params.js";
+import { runControls } from "./controls.js";
 import { startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
 
@@ -17,17 +17,6 @@ const KIND_LABEL = {
   variant: "Variant",
   experiment: "Experiment",
 };
-
-// Caps offered for the bytes a run may pipe; the bound itself comes from the runner.
-// No small caps: the time budget decides, so every run lasts long enough to settle
-// (a 1 GiB cap would end a busy-loop run after ~20 ms).
-const BYTE_CAPS = [
-  ["", "no cap"],
-  [10 * (1 << 30), "10 GiB (the article's)"],
-];
-
-// Chunks beyond this are allowed by the runner but make no sense as a menu entry.
-const LARGEST_BUFFER_CHOICE = 16 * (1 << 20);
 
 const STATUS_TEXT = {
   idle: "Ready. Runs on this machine: the writer and reader are pinned to two CPUs.",
@@ -56,15 +45,6 @@ function describe(root, catalogEntry) {
     article: fmt.number(d.article) ?? fmt.number(entry.article_gib_s),
     reference: fmt.range(d.reference) ?? fmt.range(entry.reference_gib_s),
   };
-}
-
-function select(cls, label, choices, id) {
-  const el = h(
-    `select.${cls}`,
-    { id },
-    choices.map(([value, text]) => h("option", { value: String(value) }, text)),
-  );
-  return h("label.pipebook-field", { for: id }, h("span", null, label), el);
 }
 
 export function mountWidget(root, { online, catalogEntry }) {
@@ -132,61 +112,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     return;
   }
 
-  const sec = secondsControl(spec(catalogEntry, "seconds"));
-  const seconds = h("input.pipebook-seconds", {
-    id: `${id}-seconds`,
-    type: "number",
-    min: sec.min,
-    max: sec.max,
-    step: 0.5,
-    value: sec.value,
-    inputmode: "decimal",
-    required: true,
-  });
-  const pipeSpec = spec(catalogEntry, "pipe_size");
-  const bufField = select(
-    "pipebook-buf-size",
-    "Bytes per call",
-    sizeChoices(spec(catalogEntry, "buf_size"), { limit: LARGEST_BUFFER_CHOICE }),
-    `${id}-buf`,
-  );
-  const pipeField = select(
-    "pipebook-pipe-size",
-    "Pipe",
-    sizeChoices(pipeSpec, { own: fmt.isNumber(pipeSpec?.default) ? "step's own" : "kernel's default" }),
-    `${id}-pipe`,
-  );
-  const bytesSpec = spec(catalogEntry, "bytes");
-  const bytesField = select(
-    "pipebook-bytes",
-    "Bytes",
-    BYTE_CAPS.filter(([v]) => v === "" || !bytesSpec || v <= bytesSpec.max),
-    `${id}-bytes`,
-  );
-  const quiet = h("input.pipebook-quiet", { id: `${id}-quiet`, type: "checkbox" });
-  const quietField = h(
-    "label.pipebook-field.pipebook-check",
-    { for: quiet.id, title: "No live chart: the page and the runner stay out of the benchmark's way, and only the result is shown." },
-    quiet,
-    h("span", null, "Quiet run"),
-  );
-  const runButton = h("button.pipebook-run-button", { type: "submit" }, "Run this step");
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
-  const form = h(
-    "form.pipebook-controls",
-    { novalidate: true },
-    h(
-      "label.pipebook-field",
-      { for: seconds.id },
-      h("span", null, "Time budget"),
-      h("span.pipebook-input-unit", null, seconds, h("span", null, "s")),
-    ),
-    bufField,
-    pipeField,
-    bytesField,
-    quietField,
-    h("div.pipebook-buttons", null, runButton, cancelButton),
-  );
+  const { form, sec, runButton, cancelButton, readParams } = runControls(catalogEntry, id);
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const chart = new LiveChart();
   chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
@@ -243,16 +169,6 @@ export function mountWidget(root, { online, catalogEntry }) {
     else if (busy || state === "done" || state === "error") yoursLabel.textContent = "This machine";
   };
   setState("idle");
-
-  // Values as the controls hold them; checked against the runner's own specs.
-  const readParams = () =>
-    collect(catalogEntry, {
-      seconds: seconds.value,
-      buf_size: bufField.querySelector("select").value,
-      pipe_size: pipeField.querySelector("select").value,
-      bytes: bytesField.querySelector("select").value,
-      quiet: quiet.checked,
-    });
 
   const onProgress = (msg) => {
     progressCount += 1;

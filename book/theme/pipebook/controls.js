@@ -1,0 +1,102 @@
+// The controls of a "Run this step" card, built from the runner's parameter specs
+// (see params.js): time budget, bytes per call, pipe, byte cap, quiet run, and the
+// Run / Cancel buttons. Hooks for tests: input.pipebook-seconds, .pipebook-buf-size,
+// .pipebook-pipe-size, .pipebook-bytes, input.pipebook-quiet.
+
+import { h } from "./dom.js";
+import * as fmt from "./format.js";
+import { collect, secondsControl, sizeChoices, spec } from "./params.js";
+
+// Caps offered for the bytes a run may pipe; the bound itself comes from the runner.
+// No small caps: the time budget decides, so every run lasts long enough to settle
+// (a 1 GiB cap would end a busy-loop run after ~20 ms).
+const BYTE_CAPS = [
+  ["", "no cap"],
+  [10 * (1 << 30), "10 GiB (the article's)"],
+];
+
+// Chunks beyond this are allowed by the runner but make no sense as a menu entry.
+const LARGEST_BUFFER_CHOICE = 16 * (1 << 20);
+
+function select(cls, label, choices, id) {
+  const el = h(
+    `select.${cls}`,
+    { id },
+    choices.map(([value, text]) => h("option", { value: String(value) }, text)),
+  );
+  return h("label.pipebook-field", { for: id }, h("span", null, label), el);
+}
+
+/**
+ * The form for `catalogEntry`'s step; `id` prefixes element ids.
+ * @returns {{form, sec, runButton, cancelButton, readParams: () => ({params}|{errors})}}
+ */
+export function runControls(catalogEntry, id) {
+  const sec = secondsControl(spec(catalogEntry, "seconds"));
+  const seconds = h("input.pipebook-seconds", {
+    id: `${id}-seconds`,
+    type: "number",
+    min: sec.min,
+    max: sec.max,
+    step: 0.5,
+    value: sec.value,
+    inputmode: "decimal",
+    required: true,
+  });
+  const pipeSpec = spec(catalogEntry, "pipe_size");
+  const bufField = select(
+    "pipebook-buf-size",
+    "Bytes per call",
+    sizeChoices(spec(catalogEntry, "buf_size"), { limit: LARGEST_BUFFER_CHOICE }),
+    `${id}-buf`,
+  );
+  const pipeField = select(
+    "pipebook-pipe-size",
+    "Pipe",
+    sizeChoices(pipeSpec, { own: fmt.isNumber(pipeSpec?.default) ? "step's own" : "kernel's default" }),
+    `${id}-pipe`,
+  );
+  const bytesSpec = spec(catalogEntry, "bytes");
+  const bytesField = select(
+    "pipebook-bytes",
+    "Bytes",
+    BYTE_CAPS.filter(([v]) => v === "" || !bytesSpec || v <= bytesSpec.max),
+    `${id}-bytes`,
+  );
+  const quiet = h("input.pipebook-quiet", { id: `${id}-quiet`, type: "checkbox" });
+  const quietField = h(
+    "label.pipebook-field.pipebook-check",
+    { for: quiet.id, title: "No live chart: the page and the runner stay out of the benchmark's way, and only the result is shown." },
+    quiet,
+    h("span", null, "Quiet run"),
+  );
+  const runButton = h("button.pipebook-run-button", { type: "submit" }, "Run this step");
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const form = h(
+    "form.pipebook-controls",
+    { novalidate: true },
+    h(
+      "label.pipebook-field",
+      { for: seconds.id },
+      h("span", null, "Time budget"),
+      h("span.pipebook-input-unit", null, seconds, h("span", null, "s")),
+    ),
+    bufField,
+    pipeField,
+    bytesField,
+    quietField,
+    h("div.pipebook-buttons", null, runButton, cancelButton),
+  );
+
+  // Values as the controls hold them; checked against the runner's own specs.
+  const readParams = () =>
+    collect(catalogEntry, {
+      seconds: seconds.value,
+      buf_size: bufField.querySelector("select").value,
+      pipe_size: pipeField.querySelector("select").value,
+      bytes: bytesField.querySelector("select").value,
+      quiet: quiet.checked,
+    });
+
+  return { form, sec, runButton, cancelButton, readParams };
+}
