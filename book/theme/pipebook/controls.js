@@ -28,21 +28,30 @@ function select(cls, label, choices, id) {
 }
 
 /**
- * The form for `catalogEntry`'s step; `id` prefixes element ids.
- * @returns {{form, sec, runButton, cancelButton, readParams: () => ({params}|{errors})}}
+ * The time-budget input, bounded by the runner's `seconds` spec; `value` overrides
+ * the spec's default. Returns the spec's bounds too.
  */
-export function runControls(catalogEntry, id) {
+export function secondsInput(catalogEntry, id, value) {
   const sec = secondsControl(spec(catalogEntry, "seconds"));
-  const seconds = h("input.pipebook-seconds", {
+  const input = h("input.pipebook-seconds", {
     id: `${id}-seconds`,
     type: "number",
     min: sec.min,
     max: sec.max,
     step: 0.5,
-    value: sec.value,
+    value: value ?? sec.value,
     inputmode: "decimal",
     required: true,
   });
+  return { sec, input };
+}
+
+/**
+ * The form for `catalogEntry`'s step; `id` prefixes element ids.
+ * @returns {{form, sec, runButton, cancelButton, readParams: () => ({params}|{errors})}}
+ */
+export function runControls(catalogEntry, id) {
+  const { sec, input: seconds } = secondsInput(catalogEntry, id);
   const pipeSpec = spec(catalogEntry, "pipe_size");
   const bufField = select(
     "pipebook-buf-size",

@@ -7,7 +7,8 @@
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
-import { secondsControl, spec, sweepDefaults } from "./params.js";
+import { secondsInput } from "./controls.js";
+import { spec, sweepDefaults } from "./params.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
@@ -57,15 +58,8 @@ export function mountSweep(root, { online, catalogEntry }) {
     spellcheck: "false",
     size: 28,
   });
-  const sec = secondsControl(spec(catalogEntry, "seconds"));
-  const seconds = h("input.pipebook-seconds", {
-    id: `${id}-seconds`,
-    type: "number",
-    min: sec.min,
-    max: sec.max,
-    step: 0.5,
-    value: 1,
-  });
+  // One second per point: a sweep has many points.
+  const { sec, input: seconds } = secondsInput(catalogEntry, id, 1);
   const repeats = h("input.pipebook-sweep-repeats", {
     id: `${id}-repeats`,
     type: "number",
