@@ -167,11 +167,23 @@ async fn bind_all(config: &Config) -> Result<Vec<TcpListener>, ServeError> {
     Ok(listeners)
 }
 
-/// Builds the book, serves it until SIGINT, SIGTERM or SIGHUP, and stops cleanly.
-pub async fn serve(config: Config) -> Result<(), ServeError> {
-    // Bind first: a busy port should fail at once, not after building the book.
-    let listeners = bind_all(&config).await?;
-    let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
+/// A server ready to accept connections: what [`prepare`] made.
+pub struct Prepared {
+    /// What every handler shares; hand it to [`run`].
+    pub state: AppState,
+    /// How long the book took to build.
+    pub book_built_in: Duration,
+}
+
+/// Everything before accepting: builds the book, loads it with a fresh token,
+/// opens the history, probes the machine and sets up the scheduler, whose runs
+/// start `program` as their ends. `port` is the one the listeners got (the Host
+/// check names it). Tests call this to serve in-process with [`run`].
+pub async fn prepare(
+    config: &Config,
+    port: u16,
+    program: EndProgram,
+) -> Result<Prepared, ServeError> {
     let system = tokio::task::spawn_blocking(|| {
         serde_json::to_vec(&SystemInfo::probe()).expect("system info serialises")
     });
@@ -190,18 +202,18 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let history =
         Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
     log_history(&history);
-    let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
     let shutdown = Shutdown::new();
     let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
     let connections = Arc::new(config.connections.fit_to_fd_limit());
-    let hosts = HostPolicy::new(config.bind, addr.port(), &config.allow_hosts);
+    let hosts = HostPolicy::new(config.bind, port, &config.allow_hosts);
     if !config.bind.is_loopback() {
         tracing::warn!(
-            "listening on {addr}, which is not a loopback address: anyone who can reach \
+            "listening on {}, which is not a loopback address: anyone who can reach \
              it can run the benchmark programs on this machine. Pages are served only to \
              the host names {}: to let others in by this machine's name or address, \
              add --allow-host NAME (repeatable)",
+            SocketAddr::new(config.bind, port),
             hosts.names().join(", ")
         );
     }
@@ -222,6 +234,19 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         connections,
     };
     release_build_memory();
+    Ok(Prepared {
+        state,
+        book_built_in: built.elapsed,
+    })
+}
+
+/// Builds the book, serves it until SIGINT, SIGTERM or SIGHUP, and stops cleanly.
+pub async fn serve(config: Config) -> Result<(), ServeError> {
+    // Bind first: a busy port should fail at once, not after building the book.
+    let listeners = bind_all(&config).await?;
+    let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
+    let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
+    let prepared = prepare(&config, addr.port(), program).await?;
     let shown = match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port()),
         _ => addr,
@@ -237,11 +262,11 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let _ = writeln!(
         stdout,
         "pipebook: serving http://{shown}/ (book built in {:.1} s)",
-        built.elapsed.as_secs_f64()
+        prepared.book_built_in.as_secs_f64()
     );
     let _ = stdout.flush();
     drop(stdout);
-    run(listeners, state, signals).await;
+    run(listeners, prepared.state, signals).await;
     Ok(())
 }
 
