@@ -1,10 +1,8 @@
 //! Bad flags, sizes and situations get a clear message and a clean exit.
 
-mod common;
-
 use std::process::Command;
 
-use common::{exe, pipebench, pipeline, stderr, stdout};
+use crate::common::{exe, pipebench, pipeline, stderr, stdout};
 
 #[test]
 fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {

@@ -1,11 +1,9 @@
 //! No child process outlives its run: after success, after drop, after Ctrl-C.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{alive, children_of, cpus, exe, gone_within};
+use crate::common::{alive, children_of, cpus, exe, gone_within};
 use pipebench::plan::{Limits, RunParams, RunPlan};
 use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::ByteSize;

@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Steps pin both CPUs (and some busy-loop on them), so the tests of one binary
+/// Steps pin both CPUs (and some busy-loop on them), so the tests
 /// that run steps take this lock and never overlap.
 static CPUS: Mutex<()> = Mutex::new(());
 

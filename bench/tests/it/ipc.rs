@@ -1,7 +1,5 @@
 //! The IPC lab end to end: real processes, real kernel objects, small sizes.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::Path;
@@ -22,7 +20,7 @@ fn params(bytes: u64, dir: &Path) -> IpcParams {
         bytes: ByteSize(bytes),
         dir: Some(dir.to_path_buf()),
         program: Some(EndProgram {
-            exe: common::exe(),
+            exe: crate::common::exe(),
             prefix: Vec::new(),
         }),
         ..Default::default()
@@ -53,7 +51,7 @@ fn leftovers(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let before = leftovers(dir.path());
     for id in ipc::ids() {
@@ -77,7 +75,7 @@ fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
 
 #[test]
 fn line_counts_agree_between_mmap_and_buffered_reads() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let mapped = ipc::run("lines-mmap", &params(3 * MIB + 17, dir.path())).unwrap();
     let read = ipc::run("lines-read", &params(3 * MIB + 17, dir.path())).unwrap();
@@ -90,7 +88,7 @@ fn line_counts_agree_between_mmap_and_buffered_reads() {
 
 #[test]
 fn copy_on_write_after_fork_faults_in_the_child_and_spares_the_parent() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let result = ipc::run("cow-fork", &params(4 * MIB, dir.path())).unwrap();
     let cow = result.cow.expect("cow report");
@@ -113,7 +111,7 @@ fn copy_on_write_after_fork_faults_in_the_child_and_spares_the_parent() {
 
 /// Starts `pipebench ipc ID ARGS` and returns it with the pid of its end `role`.
 fn start_and_find_end(args: &[&str], role: &str) -> (std::process::Child, u32) {
-    let mut harness = Command::new(common::exe())
+    let mut harness = Command::new(crate::common::exe())
         .arg("ipc")
         .args(args)
         .stdout(Stdio::null())
@@ -123,7 +121,7 @@ fn start_and_find_end(args: &[&str], role: &str) -> (std::process::Child, u32) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let needle = format!("\"role\":\"{role}\"");
     loop {
-        for pid in common::children_of(harness.id()) {
+        for pid in crate::common::children_of(harness.id()) {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             if String::from_utf8_lossy(&cmdline).contains(&needle) {
                 return (harness, pid);
@@ -139,7 +137,7 @@ fn start_and_find_end(args: &[&str], role: &str) -> (std::process::Child, u32) {
 
 #[test]
 fn killing_the_producer_leaves_nothing_behind() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let before = leftovers(dir.path());
@@ -172,7 +170,7 @@ fn killing_the_producer_leaves_nothing_behind() {
             output.status.code(),
             Some(1),
             "{id}: {}",
-            common::stderr(&output)
+            crate::common::stderr(&output)
         );
         assert_eq!(leftovers(dir.path()), before, "{id} left something behind");
     }
@@ -180,7 +178,7 @@ fn killing_the_producer_leaves_nothing_behind() {
 
 #[test]
 fn a_killed_harness_is_cleaned_up_by_the_next_run() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let before = leftovers(dir.path());
@@ -199,7 +197,7 @@ fn a_killed_harness_is_cleaned_up_by_the_next_run() {
     harness.kill().unwrap();
     harness.wait().unwrap();
     // The ends die with their harness (PR_SET_PDEATHSIG)...
-    assert!(common::gone_within(producer, Duration::from_secs(5)));
+    assert!(crate::common::gone_within(producer, Duration::from_secs(5)));
     // ...but its queue outlives it until the next run removes it.
     assert_ne!(leftovers(dir.path()), before);
     ipc::run("cow-fork", &params(MIB, dir.path())).unwrap();
@@ -208,7 +206,7 @@ fn a_killed_harness_is_cleaned_up_by_the_next_run() {
 
 #[test]
 fn a_cancelled_run_stops_and_cleans_up() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let before = leftovers(dir.path());
     let cancel = Arc::new(AtomicBool::new(false));
@@ -228,7 +226,7 @@ fn a_cancelled_run_stops_and_cleans_up() {
 
 #[test]
 fn limits_give_typed_errors_and_leave_nothing_behind() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let before = leftovers(dir.path());
     let limits = SysvLimits::read();
@@ -293,18 +291,18 @@ fn unknown_mechanisms_list_the_known_ones() {
     for id in ipc::ids() {
         assert!(known.contains(id), "{id} missing from {known}");
     }
-    let output = common::pipebench(&["ipc", "carrier-pigeon"]);
+    let output = crate::common::pipebench(&["ipc", "carrier-pigeon"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(common::stderr(&output).contains("posix-shm"));
+    assert!(crate::common::stderr(&output).contains("posix-shm"));
 }
 
 #[test]
 fn json_csv_and_svg_outputs_are_usable() {
-    let _cpus = common::cpus();
+    let _cpus = crate::common::cpus();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let svg = dir.path().join("chart.svg");
-    let output = common::pipebench(&[
+    let output = crate::common::pipebench(&[
         "ipc",
         "pipe-splice",
         "posix-shm",
@@ -318,8 +316,12 @@ fn json_csv_and_svg_outputs_are_usable() {
         "--svg",
         svg.to_str().unwrap(),
     ]);
-    assert!(output.status.success(), "{}", common::stderr(&output));
-    let value: serde_json::Value = serde_json::from_str(&common::stdout(&output)).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    let value: serde_json::Value = serde_json::from_str(&crate::common::stdout(&output)).unwrap();
     let table = value["table"].as_array().unwrap();
     assert_eq!(table.len(), 2);
     assert_eq!(table[0]["mechanism"], "pipe-splice");
@@ -334,7 +336,7 @@ fn json_csv_and_svg_outputs_are_usable() {
     assert!(drawn.contains("<svg") && drawn.contains("posix-shm"));
     std::fs::remove_file(&svg).unwrap();
 
-    let output = common::pipebench(&[
+    let output = crate::common::pipebench(&[
         "ipc",
         "memfd-scm",
         "--bytes",
@@ -345,8 +347,12 @@ fn json_csv_and_svg_outputs_are_usable() {
         d,
         "--csv",
     ]);
-    assert!(output.status.success(), "{}", common::stderr(&output));
-    let csv = common::stdout(&output);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    let csv = crate::common::stdout(&output);
     let mut lines = csv.lines();
     assert!(lines.next().unwrap().starts_with("mechanism,copies,"));
     assert!(lines.next().unwrap().starts_with("memfd-scm,0,1,"));

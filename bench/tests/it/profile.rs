@@ -1,8 +1,6 @@
 //! `pipebench run --profile`: real perf samples of both ends, or a clear refusal.
 
-mod common;
-
-use common::{cpus, pipebench, stderr, stdout};
+use crate::common::{cpus, pipebench, stderr, stdout};
 use serde_json::Value;
 
 #[test]
@@ -47,7 +45,7 @@ fn profiling_names_the_kernel_functions_that_copy() {
 
 #[test]
 fn profiling_without_perf_says_how_to_install_it() {
-    let output = std::process::Command::new(common::exe())
+    let output = std::process::Command::new(crate::common::exe())
         .args(["run", "write-read", "--bytes", "8MiB", "--profile"])
         .env("PATH", "/nonexistent")
         .output()

@@ -1,10 +1,8 @@
 //! Every step pipes real data between two real processes and gets every byte right.
 
-mod common;
-
 use std::process::Command;
 
-use common::{cpus, exe, pipebench, pipeline, stderr, stdout};
+use crate::common::{cpus, exe, pipebench, pipeline, stderr, stdout};
 use serde_json::Value;
 
 const MIB: u64 = 1 << 20;

@@ -1,16 +1,14 @@
 //! Whatever a page sends, it gets a clear `error` and the connection and the
 //! server stay usable.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{expect_error, recv, recv_until, send, Server, RUN_LOCK};
+use crate::common::{expect_error, recv, recv_until, send, Endpoint, InProcess, RUN_LOCK};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-async fn a_tiny_run_still_works(socket: &mut common::Socket) {
+async fn a_tiny_run_still_works(socket: &mut crate::common::Socket) {
     send(
         socket,
         json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
@@ -23,7 +21,7 @@ async fn a_tiny_run_still_works(socket: &mut common::Socket) {
 #[tokio::test]
 async fn bad_messages_get_errors_and_the_connection_survives() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let cases = [
         (
@@ -145,7 +143,7 @@ async fn bad_messages_get_errors_and_the_connection_survives() {
 #[tokio::test]
 async fn a_flood_of_runs_gets_one_run_and_errors_for_the_rest() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let run = json!({"type":"run","step":"write-read","params":{"seconds":10,"buf_size":"4KiB","pipe_size":"4KiB"}}).to_string();
     for _ in 0..300 {
@@ -182,14 +180,16 @@ async fn a_flood_of_runs_gets_one_run_and_errors_for_the_rest() {
     );
     send(&mut socket, json!({"type":"cancel"})).await;
     recv_until(&mut socket, "cancelled", Duration::from_secs(2)).await;
-    let pids = common::pids(&started.unwrap());
-    assert!(common::wait_gone(&pids, Duration::from_secs(1)).is_some());
+    let pids = crate::common::pids(&started.unwrap());
+    assert!(crate::common::wait_gone(&pids, Duration::from_secs(1))
+        .await
+        .is_some());
     a_tiny_run_still_works(&mut socket).await;
 }
 
 #[tokio::test]
 async fn a_huge_message_closes_only_its_own_connection() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut bystander = server.socket().await;
     let mut socket = server.socket().await;
     let huge = "x".repeat(1 << 20);
@@ -212,7 +212,7 @@ async fn a_huge_message_closes_only_its_own_connection() {
 }
 
 /// A socket whose own limits let it send (and read) messages of any size.
-async fn unlimited_socket(server: &Server) -> common::Socket {
+async fn unlimited_socket(server: &Endpoint) -> crate::common::Socket {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
     let token = server.token().await;
@@ -232,7 +232,7 @@ async fn unlimited_socket(server: &Server) -> common::Socket {
 }
 
 /// The close code the server sends next, skipping anything else.
-async fn close_code(socket: &mut common::Socket) -> Option<(u16, String)> {
+async fn close_code(socket: &mut crate::common::Socket) -> Option<(u16, String)> {
     tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             match socket.next().await {
@@ -250,7 +250,7 @@ async fn close_code(socket: &mut common::Socket) -> Option<(u16, String)> {
 
 #[tokio::test]
 async fn a_message_over_64_kib_gets_close_1009() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     // The whole message, 65,537 bytes.
     let mut socket = unlimited_socket(&server).await;
     let too_big = "x".repeat(64 * 1024 + 1);

@@ -1,14 +1,12 @@
 //! Building books with the server's preprocessors: real mdBook, temporary books.
 
-mod common;
-
 use std::path::Path;
 
 use pipebook::book::{build, BookError};
 
 fn tiny_book() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    common::write_tiny_book(dir.path());
+    crate::common::write_tiny_book(dir.path());
     dir
 }
 

@@ -819,6 +819,8 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn book_runs_steps_in_a_real_browser() {
+    // It runs steps and times page loads: nothing else may run meanwhile.
+    let _lock = crate::common::RUN_LOCK.lock().await;
     for tool in [CHROMIUM, CHROMEDRIVER] {
         assert!(Path::new(tool).exists(), "{tool} not found: {INSTALL_HINT}");
     }

@@ -1,5 +1,8 @@
-//! Test helpers: start the real `pipebook` binary on a free port with a tiny book,
-//! talk to it over raw HTTP/1.1 and a real WebSocket client.
+//! Test helpers: start the real server on a free port with a tiny book, either
+//! in this process ([`InProcess`]: `pipebook::server::prepare` + `run`) or as the
+//! `pipebook` binary ([`Server`], for signals, stdout, stderr and resource
+//! limits), and talk to it over raw HTTP/1.1 and a real WebSocket client
+//! ([`Endpoint`], which both dereference to).
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -49,10 +52,107 @@ pub fn write_tiny_book(root: &Path) {
     .unwrap();
 }
 
-/// A running server; killed (SIGKILL) when dropped if still running.
+/// A prepared server over a tiny book, not yet accepting: for [`InProcess`],
+/// or for a test that calls the router itself (`oneshot`).
+pub struct Tiny {
+    pub prepared: pipebook::server::Prepared,
+    pub book: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+impl Tiny {
+    /// Builds the tiny book and prepares a server whose Host check expects
+    /// `port`, whose runs start the `pipebook` binary's ends.
+    pub async fn prepare(port: u16) -> Tiny {
+        let book = tempfile::tempdir().unwrap();
+        write_tiny_book(book.path());
+        let state = tempfile::tempdir().unwrap();
+        let config = pipebook::server::Config {
+            bind: std::net::Ipv4Addr::LOCALHOST.into(),
+            port,
+            book_root: book.path().to_path_buf(),
+            build_dir: None,
+            state_dir: state.path().to_path_buf(),
+            allow_hosts: Vec::new(),
+            connections: pipebook::state::ConnectionLimits::default(),
+        };
+        let program = pipebench::runner::EndProgram {
+            exe: env!("CARGO_BIN_EXE_pipebook").into(),
+            prefix: vec!["end".into()],
+        };
+        let prepared = pipebook::server::prepare(&config, port, program)
+            .await
+            .expect("the server prepares");
+        Tiny {
+            prepared,
+            book,
+            state,
+        }
+    }
+}
+
+/// A server in this process, on a real loopback TCP socket: the same code as the
+/// binary's (`prepare` + `run`), without a process to spawn and a line to parse.
+/// Dropping it turns the server's stop switch on, which kills any run.
+pub struct InProcess {
+    endpoint: Endpoint,
+    pub state_dir: PathBuf,
+    stop: pipebook::shutdown::Shutdown,
+    task: Option<tokio::task::JoinHandle<()>>,
+    _book: tempfile::TempDir,
+    _state: tempfile::TempDir,
+}
+
+impl InProcess {
+    /// A server with a tiny book and a fresh state directory, whose runs start
+    /// the `pipebook` binary's ends (`pipebook end write|read`).
+    pub async fn start() -> InProcess {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let tiny = Tiny::prepare(port).await;
+        let stop = tiny.prepared.state.shutdown.clone();
+        let task = tokio::spawn(pipebook::server::run(
+            vec![listener],
+            tiny.prepared.state,
+            std::future::pending(),
+        ));
+        InProcess {
+            endpoint: Endpoint { port },
+            state_dir: tiny.state.path().to_path_buf(),
+            stop,
+            task: Some(task),
+            _book: tiny.book,
+            _state: tiny.state,
+        }
+    }
+
+    /// Stops it as a signal would and waits until it has stopped.
+    pub async fn stop(mut self) {
+        self.stop.trigger();
+        if let Some(task) = self.task.take() {
+            task.await.expect("the server task ends cleanly");
+        }
+    }
+}
+
+impl std::ops::Deref for InProcess {
+    type Target = Endpoint;
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        // Run threads watch the switch and kill their ends within a sample.
+        self.stop.trigger();
+    }
+}
+
+/// A `pipebook` process; killed (SIGKILL) when dropped if still running.
 pub struct Server {
     pub child: Child,
-    pub port: u16,
+    endpoint: Endpoint,
     pub state_dir: PathBuf,
     pub stderr_log: PathBuf,
     _book: tempfile::TempDir,
@@ -138,7 +238,7 @@ impl Server {
         assert!(line.contains("book built in"), "{line}");
         Ok(Server {
             child,
-            port,
+            endpoint: Endpoint { port },
             state_dir: state_dir.to_path_buf(),
             stderr_log,
             _book: book,
@@ -150,6 +250,42 @@ impl Server {
         self.child.id()
     }
 
+    /// Sends SIGTERM and waits for the exit status (at most `timeout`).
+    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        self.signal(libc::SIGTERM, timeout)
+    }
+
+    /// Sends `signal` and waits for the exit status (at most `timeout`).
+    pub fn signal(
+        &mut self,
+        signal: libc::c_int,
+        timeout: Duration,
+    ) -> Option<std::process::ExitStatus> {
+        unsafe {
+            libc::kill(self.child.id() as i32, signal);
+        }
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+}
+
+/// How a test reaches a server, in-process or not: its port and the calls a
+/// page makes (HTTP with our Host, the token, a WebSocket with our Origin).
+pub struct Endpoint {
+    pub port: u16,
+}
+
+impl Endpoint {
     pub fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
@@ -209,34 +345,6 @@ impl Server {
         }
     }
 
-    /// Sends SIGTERM and waits for the exit status (at most `timeout`).
-    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        self.signal(libc::SIGTERM, timeout)
-    }
-
-    /// Sends `signal` and waits for the exit status (at most `timeout`).
-    pub fn signal(
-        &mut self,
-        signal: libc::c_int,
-        timeout: Duration,
-    ) -> Option<std::process::ExitStatus> {
-        unsafe {
-            libc::kill(self.child.id() as i32, signal);
-        }
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        None
-    }
-
-    pub fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
-    }
-
     /// The history once it holds at least `count` results: a result reaches the
     /// page before it is saved, so a fresh one may take a moment to show.
     pub async fn results_once(&self, count: usize) -> Vec<Value> {
@@ -249,6 +357,13 @@ impl Server {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+}
+
+impl std::ops::Deref for Server {
+    type Target = Endpoint;
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
     }
 }
 
@@ -475,8 +590,9 @@ pub fn is_gone(pid: u64) -> bool {
     }
 }
 
-/// Waits until every pid is gone from /proc, returning how long that took.
-pub fn wait_gone(pids: &[u64], timeout: Duration) -> Option<Duration> {
+/// Waits until every pid is gone from /proc, returning how long that took. It
+/// sleeps the async way: an in-process server shares this thread.
+pub async fn wait_gone(pids: &[u64], timeout: Duration) -> Option<Duration> {
     let start = Instant::now();
     while start.elapsed() < timeout {
         if pids
@@ -485,7 +601,7 @@ pub fn wait_gone(pids: &[u64], timeout: Duration) -> Option<Duration> {
         {
             return Some(start.elapsed());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     None
 }

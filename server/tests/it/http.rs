@@ -1,17 +1,15 @@
 //! The HTTP side of the real server: API, pages, headers, Host checks.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{http_get, http_request, http_request_to, Server};
+use crate::common::{http_get, http_request, http_request_to, InProcess, Server, Tiny};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 #[tokio::test]
 async fn api_endpoints_answer_json() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     let health = server.get("/api/health").await;
     assert_eq!(health.status, 200);
     assert_eq!(health.header("content-type"), Some("application/json"));
@@ -52,7 +50,7 @@ async fn api_endpoints_answer_json() {
 
 #[tokio::test]
 async fn pages_carry_token_csp_and_no_cors() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     let page = server.get("/chapter.html").await;
     assert_eq!(page.status, 200);
     assert_eq!(
@@ -125,7 +123,7 @@ async fn pages_carry_token_csp_and_no_cors() {
 
 #[tokio::test]
 async fn static_files_directories_and_missing_pages() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     // mdBook fingerprints its static files: find the stylesheet's name in a page.
     let root = server.get("/").await;
     assert_eq!(root.status, 200);
@@ -159,7 +157,7 @@ async fn static_files_directories_and_missing_pages() {
 
 #[tokio::test]
 async fn foreign_host_names_are_refused() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     for host in [
         "localhost",
         "localhost:PORT",
@@ -186,6 +184,35 @@ async fn foreign_host_names_are_refused() {
     }
     let no_host = http_request(server.port, "GET / HTTP/1.0\r\n\r\n").await;
     assert_eq!(no_host.status, 403);
+}
+
+/// The router alone, as axum's testing example calls it: the Host rule and the
+/// page's headers hold without a socket in between.
+#[tokio::test]
+async fn the_router_alone_checks_the_host_and_sets_page_headers() {
+    use tower::ServiceExt;
+    let tiny = Tiny::prepare(8000).await;
+    let app = pipebook::app::router(tiny.prepared.state);
+    let request = |host: &str, path: &str| {
+        http::Request::get(path)
+            .header("host", host)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    };
+    let foreign = app
+        .clone()
+        .oneshot(request("evil.example:8000", "/api/health"))
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    let page = app
+        .oneshot(request("127.0.0.1:8000", "/chapter.html"))
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let csp = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src"), "{csp}");
+    assert!(page.headers().get("access-control-allow-origin").is_none());
 }
 
 #[tokio::test]
@@ -298,6 +325,7 @@ async fn idle_and_slow_connections_are_closed_after_the_header_timeout() {
 
 #[tokio::test]
 async fn loopback_ipv6_answers_too() {
+    // The binary: it is `serve` that also listens on [::1].
     let server = Server::start();
     let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, server.port));
     for host in ["[::1]:PORT", "localhost:PORT"] {

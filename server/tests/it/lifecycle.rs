@@ -1,10 +1,8 @@
 //! Start-up and shutdown: history across restarts, SIGTERM mid-run, busy ports.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{holding_run, pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
+use crate::common::{holding_run, pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
@@ -50,7 +48,9 @@ async fn sigterm_during_a_run_stops_the_ends_and_exits_cleanly() {
         .expect("exits within 3 s");
     assert!(status.success(), "{status:?}\n{}", server.stderr());
     assert!(
-        wait_gone(&pids(&started), Duration::from_secs(1)).is_some(),
+        wait_gone(&pids(&started), Duration::from_secs(1))
+            .await
+            .is_some(),
         "ends outlived the server"
     );
     // Both pages were told why.

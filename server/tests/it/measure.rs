@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo build --release -p pipebench
-//! cargo test --release -p pipebook --test measure -- --ignored --nocapture
+//! cargo test --release -p pipebook --test it measure:: -- --ignored --nocapture
 //! ```
 //!
 //! - throughput of a run through the server, live (a client reading progress) and
@@ -11,13 +11,11 @@
 //! - time from a `run` message to its first `progress`;
 //! - the server's idle resident memory, right after start and after the runs.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{recv, recv_until, send, Server};
+use crate::common::{recv, recv_until, send, Server};
 use serde_json::json;
 
 /// Runs per step and way; `PIPEBOOK_MEASURE_REPEATS` overrides (and

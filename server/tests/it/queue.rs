@@ -1,19 +1,17 @@
 //! Many pages at once: one run at a time, a bounded queue, clear refusals,
 //! and the book is still served meanwhile.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{holding_run, recv, recv_until, send, Server, RUN_LOCK};
+use crate::common::{holding_run, recv, recv_until, send, InProcess, RUN_LOCK};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_pages_at_once_get_a_bounded_queue() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let token = server.token().await;
     let origin = server.origin();
     // One page holds the machine until told to stop, so the others pile up
@@ -110,6 +108,6 @@ async fn fifty_pages_at_once_get_a_bounded_queue() {
     assert_eq!(server.results_once(8).await.len(), 8);
 }
 
-async fn recv_within_a_minute(socket: &mut common::Socket) -> Value {
-    common::recv_within(socket, Duration::from_secs(60)).await
+async fn recv_within_a_minute(socket: &mut crate::common::Socket) -> Value {
+    crate::common::recv_within(socket, Duration::from_secs(60)).await
 }

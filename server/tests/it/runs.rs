@@ -1,12 +1,10 @@
 //! Real runs over the WebSocket: results, budgets, cancels, disconnects.
 //! Runs pin both CPUs, so every test here holds `RUN_LOCK`.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{
-    holding_run, pids, recv, recv_until, send, start_holding_run, wait_gone, Server, RUN_LOCK,
+use crate::common::{
+    holding_run, pids, recv, recv_until, send, start_holding_run, wait_gone, InProcess, RUN_LOCK,
 };
 use futures_util::SinkExt;
 use serde_json::json;
@@ -16,7 +14,7 @@ const MIB: u64 = 1 << 20;
 #[tokio::test]
 async fn a_small_run_streams_progress_and_a_result() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     send(
         &mut socket,
@@ -46,7 +44,9 @@ async fn a_small_run_streams_progress_and_a_result() {
     assert!(result["options"]["writer"]["vmsplice"].as_bool().unwrap());
     assert!(result["writer"].get("minor_faults").is_some());
     assert!(result["reader"].get("voluntary_ctx_switches").is_some());
-    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1))
+        .await
+        .is_some());
 
     // The result is in the history, and the connection can run again.
     let history = server.results_once(1).await;
@@ -65,7 +65,7 @@ async fn a_small_run_streams_progress_and_a_result() {
 #[tokio::test]
 async fn a_time_budget_stops_the_run() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let asked = Instant::now();
     send(
@@ -86,7 +86,7 @@ async fn a_time_budget_stops_the_run() {
 #[tokio::test]
 async fn progress_comes_at_least_ten_times_a_second() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     send(&mut socket, holding_run(1)).await;
     assert_eq!(recv(&mut socket).await["type"], "started");
@@ -113,7 +113,7 @@ async fn progress_comes_at_least_ten_times_a_second() {
 #[tokio::test]
 async fn cancel_while_running_kills_the_ends() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let started = start_holding_run(&mut socket, 20).await;
     let asked = Instant::now();
@@ -121,19 +121,21 @@ async fn cancel_while_running_kills_the_ends() {
     let (_, _) = recv_until(&mut socket, "cancelled", Duration::from_secs(1)).await;
     assert!(asked.elapsed() < Duration::from_secs(1));
     assert!(
-        wait_gone(&pids(&started), Duration::from_secs(1)).is_some(),
+        wait_gone(&pids(&started), Duration::from_secs(1))
+            .await
+            .is_some(),
         "ends still alive"
     );
     assert_eq!(server.get("/api/health").await.json()["running"], false);
     // Nothing more arrives for the cancelled run; the connection works on.
     send(&mut socket, json!({"type":"cancel"})).await;
-    common::expect_error(&mut socket, "no run to cancel").await;
+    crate::common::expect_error(&mut socket, "no run to cancel").await;
 }
 
 #[tokio::test]
 async fn cancel_while_queued() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut first = server.socket().await;
     let mut second = server.socket().await;
     send(&mut first, holding_run(20)).await;
@@ -157,7 +159,9 @@ async fn cancel_while_queued() {
     assert_eq!(server.get("/api/health").await.json()["queued"], 0);
     send(&mut first, json!({"type":"cancel"})).await;
     recv_until(&mut first, "cancelled", Duration::from_secs(1)).await;
-    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1))
+        .await
+        .is_some());
     // The cancelled queued run never starts.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let health = server.get("/api/health").await.json();
@@ -170,11 +174,11 @@ async fn cancel_while_queued() {
 #[tokio::test]
 async fn a_disconnect_mid_run_kills_the_ends() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let started = start_holding_run(&mut socket, 20).await;
     drop(socket);
-    let gone = wait_gone(&pids(&started), Duration::from_secs(1));
+    let gone = wait_gone(&pids(&started), Duration::from_secs(1)).await;
     assert!(gone.is_some(), "ends outlived their page by a second");
     // The next page can run at once.
     let mut next = server.socket().await;
@@ -190,7 +194,7 @@ async fn a_disconnect_mid_run_kills_the_ends() {
 #[tokio::test]
 async fn a_queued_page_that_leaves_frees_its_place() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut first = server.socket().await;
     send(&mut first, holding_run(20)).await;
     let started = recv(&mut first).await;
@@ -215,7 +219,9 @@ async fn a_queued_page_that_leaves_frees_its_place() {
         (&json!("queued"), &json!(1))
     );
     drop(first);
-    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1))
+        .await
+        .is_some());
     assert_eq!(recv(&mut third).await["type"], "started");
     recv_until(&mut third, "result", Duration::from_secs(10)).await;
 }
@@ -223,7 +229,7 @@ async fn a_queued_page_that_leaves_frees_its_place() {
 #[tokio::test]
 async fn run_messages_carry_their_run_id_and_refusals_none() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let started = start_holding_run(&mut socket, 20).await;
     let run = started["run"].as_u64().expect("started carries the run id");
@@ -244,7 +250,9 @@ async fn run_messages_carry_their_run_id_and_refusals_none() {
     let (cancelled, progress) = recv_until(&mut socket, "cancelled", Duration::from_secs(2)).await;
     assert_eq!(cancelled["run"], run);
     assert!(progress.iter().all(|m| m["run"] == run), "{progress:?}");
-    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1))
+        .await
+        .is_some());
     send(&mut socket, json!({"type":"cancel"})).await;
     let nothing = recv(&mut socket).await;
     assert_eq!(nothing["type"], "error");
@@ -264,12 +272,15 @@ async fn run_messages_carry_their_run_id_and_refusals_none() {
 }
 
 /// Messages of a sweep until `done` (or an end of the sweep), at most `timeout`.
-async fn sweep_messages(socket: &mut common::Socket, timeout: Duration) -> Vec<serde_json::Value> {
+async fn sweep_messages(
+    socket: &mut crate::common::Socket,
+    timeout: Duration,
+) -> Vec<serde_json::Value> {
     let deadline = Instant::now() + timeout;
     let mut messages = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let message = common::recv_within(socket, left).await;
+        let message = crate::common::recv_within(socket, left).await;
         let kind = message["type"].as_str().unwrap_or_default().to_string();
         messages.push(message);
         if matches!(kind.as_str(), "done" | "cancelled" | "error") {
@@ -281,7 +292,7 @@ async fn sweep_messages(socket: &mut common::Socket, timeout: Duration) -> Vec<s
 #[tokio::test]
 async fn a_sweep_runs_every_value_as_a_queued_run_and_ends_with_done() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     send(
         &mut socket,
@@ -318,7 +329,7 @@ async fn a_sweep_runs_every_value_as_a_queued_run_and_ends_with_done() {
 #[tokio::test]
 async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     send(
         &mut socket,
@@ -338,9 +349,11 @@ async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
         "{messages:?}"
     );
     assert!(asked.elapsed() < Duration::from_secs(1));
-    assert!(wait_gone(&pids(&started), Duration::from_secs(1)).is_some());
+    assert!(wait_gone(&pids(&started), Duration::from_secs(1))
+        .await
+        .is_some());
     // Nothing else of the sweep starts afterwards.
-    let after = common::maybe_recv(&mut socket, Duration::from_millis(700)).await;
+    let after = crate::common::maybe_recv(&mut socket, Duration::from_millis(700)).await;
     assert!(after.is_none(), "{after:?}");
     assert_eq!(server.get("/api/health").await.json()["running"], false);
 }
@@ -348,7 +361,7 @@ async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
 #[tokio::test]
 async fn bad_sweeps_are_refused_before_anything_runs() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     for (values, needle) in [
         (json!(["64KiB", "16KiB"]), "must go up"),
@@ -382,7 +395,7 @@ async fn bad_sweeps_are_refused_before_anything_runs() {
 #[tokio::test]
 async fn a_quiet_run_sends_no_progress_only_its_result() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     send(
         &mut socket,
@@ -415,7 +428,7 @@ async fn an_end_failure_reaches_the_page_with_its_role_and_kind() {
     let _lock = RUN_LOCK.lock().await;
     let path = "/proc/sys/fs/pipe-max-size";
     let before = std::fs::read_to_string(path).unwrap();
-    let server = Server::start();
+    let server = InProcess::start().await;
     let limit: u64 = before.trim().parse().unwrap();
     assert!(
         limit >= 1 << 20,
@@ -443,7 +456,7 @@ async fn an_end_failure_reaches_the_page_with_its_role_and_kind() {
 #[tokio::test]
 async fn the_next_run_after_a_result_starts_without_queueing() {
     let _lock = RUN_LOCK.lock().await;
-    let server = Server::start();
+    let server = InProcess::start().await;
     let mut socket = server.socket().await;
     for round in 0..3 {
         send(

@@ -1,13 +1,11 @@
 //! Who may open the runner's WebSocket.
 
-mod common;
-
-use common::{http_request, recv, send, Server};
+use crate::common::{http_request, recv, send, InProcess, Server};
 use serde_json::json;
 
 #[tokio::test]
 async fn only_our_pages_with_the_token_may_connect() {
-    let server = Server::start();
+    let server = InProcess::start().await;
     let token = server.token().await;
     let ours = server.origin();
     let localhost = format!("http://localhost:{}", server.port);
@@ -64,8 +62,8 @@ async fn only_our_pages_with_the_token_may_connect() {
 
 #[tokio::test]
 async fn the_token_changes_on_every_start() {
-    let first = Server::start();
-    let second = Server::start();
+    let first = InProcess::start().await;
+    let second = InProcess::start().await;
     let (a, b) = (first.token().await, second.token().await);
     assert_ne!(a, b);
     let refused = second

@@ -1,0 +1,11 @@
+//! pipebench's integration tests, one binary: real processes, real pipes, real
+//! kernel objects. Tests that run steps pin both CPUs and take `common::cpus()`,
+//! so they never overlap, whichever module they live in.
+
+mod common;
+
+mod bad_input;
+mod cleanup;
+mod ipc;
+mod profile;
+mod steps;

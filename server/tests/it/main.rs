@@ -1,0 +1,19 @@
+//! pipebook's integration tests, one binary with one helper module (`common`):
+//! the real server (in-process or as its binary), real HTTP and WebSocket, the
+//! real native ends, and Debian's headless Chromium for the book.
+//!
+//! Tests that run steps pin both CPUs of a two-core machine: they hold
+//! `common::RUN_LOCK` for as long as runs may happen, whichever module they live
+//! in. The browser test holds it too, also because it times page loads.
+
+mod common;
+
+mod bad_input;
+mod book;
+mod browser;
+mod http;
+mod lifecycle;
+mod measure;
+mod queue;
+mod runs;
+mod ws_security;
