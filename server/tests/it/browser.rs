@@ -12,12 +12,10 @@
 //! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver`
 //! (`apt-get install chromium chromium-driver`); without them it fails, it does not skip.
 
-use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -113,48 +111,6 @@ fn chapters() -> Vec<String> {
     }
     assert!(!out.is_empty(), "no chapter found in {}", summary.display());
     out
-}
-
-/// Starts the real server on a free port; returns it and its base URL (ends with '/').
-fn start_server(state_dir: &Path) -> (Process, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pipebook"))
-        .args(["--port", "0", "--state-dir"])
-        .arg(state_dir)
-        .current_dir(workspace_root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("starting the pipebook server");
-    let stdout = child.stdout.take().expect("server stdout");
-    let server = Process {
-        name: "pipebook server",
-        child,
-    };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if let Some(rest) = line.split("serving ").nth(1) {
-                let url = rest.split_whitespace().next().unwrap_or("").to_string();
-                let _ = tx.send(url);
-            }
-            println!("[server] {line}");
-        }
-    });
-    let url = rx
-        .recv_timeout(Duration::from_secs(180))
-        .expect("the server did not print `pipebook: serving URL` within 180 s");
-    assert!(
-        url.starts_with("http://127.0.0.1:"),
-        "server URL should be on loopback: {url}"
-    );
-    let url = if url.ends_with('/') {
-        url
-    } else {
-        format!("{url}/")
-    };
-    (server, url)
 }
 
 fn free_port() -> u16 {
@@ -825,9 +781,9 @@ async fn book_runs_steps_in_a_real_browser() {
         assert!(Path::new(tool).exists(), "{tool} not found: {INSTALL_HINT}");
     }
     let chapters = chapters();
-    let state = tempfile::tempdir().expect("state dir");
     let profile = tempfile::tempdir().expect("chromium profile dir");
-    let (mut server, base) = start_server(state.path());
+    let server = crate::common::InProcess::start_book(Some(&workspace_root())).await;
+    let base = format!("{}/", server.origin());
     let (mut driver, port) = start_chromedriver();
     let client = connect_browser(port, profile.path()).await;
 
@@ -841,7 +797,7 @@ async fn book_runs_steps_in_a_real_browser() {
     }
     let _ = client.close().await;
     driver.stop();
-    server.stop();
+    server.stop().await;
     match outcome {
         Ok(Ok(())) => {}
         Ok(Err(message)) => panic!("{message}"),

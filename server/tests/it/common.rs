@@ -64,14 +64,26 @@ impl Tiny {
     /// Builds the tiny book and prepares a server whose Host check expects
     /// `port`, whose runs start the `pipebook` binary's ends.
     pub async fn prepare(port: u16) -> Tiny {
+        Tiny::prepare_book(port, None).await
+    }
+
+    /// Like [`Tiny::prepare`], serving the book at `book_root` (built into a
+    /// temporary folder) instead of the tiny one.
+    pub async fn prepare_book(port: u16, book_root: Option<&Path>) -> Tiny {
         let book = tempfile::tempdir().unwrap();
-        write_tiny_book(book.path());
+        let (book_root, build_dir) = match book_root {
+            Some(root) => (root.to_path_buf(), Some(book.path().join("out"))),
+            None => {
+                write_tiny_book(book.path());
+                (book.path().to_path_buf(), None)
+            }
+        };
         let state = tempfile::tempdir().unwrap();
         let config = pipebook::server::Config {
             bind: std::net::Ipv4Addr::LOCALHOST.into(),
             port,
-            book_root: book.path().to_path_buf(),
-            build_dir: None,
+            book_root,
+            build_dir,
             state_dir: state.path().to_path_buf(),
             allow_hosts: Vec::new(),
             connections: pipebook::state::ConnectionLimits::default(),
@@ -107,9 +119,14 @@ impl InProcess {
     /// A server with a tiny book and a fresh state directory, whose runs start
     /// the `pipebook` binary's ends (`pipebook end write|read`).
     pub async fn start() -> InProcess {
+        InProcess::start_book(None).await
+    }
+
+    /// A server of the book at `book_root` (the tiny one if `None`).
+    pub async fn start_book(book_root: Option<&Path>) -> InProcess {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let tiny = Tiny::prepare(port).await;
+        let tiny = Tiny::prepare_book(port, book_root).await;
         let stop = tiny.prepared.state.shutdown.clone();
         let task = tokio::spawn(pipebook::server::run(
             vec![listener],
