@@ -18,9 +18,13 @@ export function metric(result, name) {
       return cpu / elapsed;
     }
     case "corrupted_share": {
-      const corrupted = num(result?.corrupted_bytes);
       const bytes = num(result?.bytes);
-      return corrupted === null || !bytes ? null : corrupted / bytes;
+      if (!bytes) return null;
+      const corrupted = num(result?.corrupted_bytes);
+      if (corrupted !== null) return corrupted / bytes;
+      // A verifying reader that does not count stops the run at the first bad
+      // byte, so a verified run that finished had none.
+      return result?.options?.reader?.verify === true ? 0 : null;
     }
     case "huge_share": {
       const checked = num(result?.huge_pages?.checked_bytes);

@@ -71,9 +71,16 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(cpu / elapsed)
         }
         Metric::CorruptedShare => {
-            let corrupted = num("/corrupted_bytes")?;
             let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            Some(corrupted / bytes)
+            match num("/corrupted_bytes") {
+                Some(corrupted) => Some(corrupted / bytes),
+                // A verifying reader that does not count stops the run at the
+                // first bad byte, so a verified run that finished had none.
+                None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => {
+                    Some(0.0)
+                }
+                None => None,
+            }
         }
         Metric::HugeShare => {
             let checked = num("/huge_pages/checked_bytes").filter(|c| *c > 0.0)?;

@@ -206,8 +206,11 @@ mod tests {
 
     #[test]
     fn canonical_form_sorts_keys_and_survives_a_round_trip() {
-        let value = json!({"b": [1, 2.5, {"z": null, "a": "x"}], "a": 1.0});
-        assert_eq!(canonical(&value), r#"{"a":1.0,"b":[1,2.5,{"a":"x","z":null}]}"#);
+        let value = json!({"b": [1, 2.5, {"z": null, "a": "x"}], "a": 1.0, "c": 2.5420000000000003});
+        assert_eq!(
+            canonical(&value),
+            r#"{"a":1.0,"b":[1,2.5,{"a":"x","z":null}],"c":2.5420000000000003}"#
+        );
         let reread: Value = serde_json::from_str(&serde_json::to_string_pretty(&value).unwrap()).unwrap();
         assert_eq!(canonical(&reread), canonical(&value));
     }
