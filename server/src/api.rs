@@ -93,7 +93,11 @@ async fn lab_state(state: &AppState) -> Result<LabsState, Response> {
         Ok(Err(err)) => {
             let err = crate::error_chain(&err);
             tracing::error!("reading the lab records failed: {err}");
-            Err((StatusCode::INTERNAL_SERVER_ERROR, format!("cannot read the lab records: {err}\n")).into_response())
+            Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("cannot read the lab records: {err}\n"),
+            )
+                .into_response())
         }
         Err(err) => {
             tracing::error!("reading the lab records failed: {err}");
@@ -106,7 +110,9 @@ async fn lab_state(state: &AppState) -> Result<LabsState, Response> {
 /// the checks itself, from the same definitions).
 pub async fn labs(State(state): State<AppState>) -> Response {
     match lab_state(&state).await {
-        Ok(labs) => json_bytes(Bytes::from(serde_json::to_vec(&labs).expect("lab state serialises"))),
+        Ok(labs) => json_bytes(Bytes::from(
+            serde_json::to_vec(&labs).expect("lab state serialises"),
+        )),
         Err(response) => response,
     }
 }
@@ -115,7 +121,11 @@ pub async fn labs(State(state): State<AppState>) -> Response {
 async fn lab_report(state: &AppState, query: Option<&str>) -> Result<Value, Response> {
     let student = query_param(query, "student").unwrap_or_default();
     let student = export::student_name(&student).map_err(|err| {
-        (StatusCode::BAD_REQUEST, format!("{err}: add ?student=YOUR+NAME\n")).into_response()
+        (
+            StatusCode::BAD_REQUEST,
+            format!("{err}: add ?student=YOUR+NAME\n"),
+        )
+            .into_response()
     })?;
     let labs = lab_state(state).await?;
     let system: Value = serde_json::from_slice(&state.system_json).unwrap_or(Value::Null);
@@ -240,6 +250,9 @@ mod tests {
         assert_eq!(token_param(Some("a=1&token=ab%63")).as_deref(), Some("abc"));
         assert_eq!(token_param(Some("tokens=1")), None);
         assert_eq!(token_param(None), None);
-        assert_eq!(query_param(Some("token=1&student=Ada%20L"), "student").as_deref(), Some("Ada L"));
+        assert_eq!(
+            query_param(Some("token=1&student=Ada%20L"), "student").as_deref(),
+            Some("Ada L")
+        );
     }
 }

@@ -170,7 +170,14 @@ mod tests {
 
     #[test]
     fn report_takes_files_and_outputs() {
-        let cli = Cli::parse_from(["pipebook", "report", "a.json", "b.json", "--html", "class.html"]);
+        let cli = Cli::parse_from([
+            "pipebook",
+            "report",
+            "a.json",
+            "b.json",
+            "--html",
+            "class.html",
+        ]);
         let Some(Command::Report(args)) = cli.command else {
             panic!("not a report command")
         };

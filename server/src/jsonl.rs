@@ -38,7 +38,10 @@ pub(crate) fn open_locked(path: &Path) -> Result<File, FileFailure> {
 pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), FileFailure> {
     let path = dir.join(name);
     let file = open_locked(&path)?;
-    let len = file.metadata().map_err(fail("cannot inspect", &path))?.len();
+    let len = file
+        .metadata()
+        .map_err(fail("cannot inspect", &path))?
+        .len();
     let mut last = [b'\n'];
     if len > 0 {
         file.read_exact_at(&mut last, len - 1)

@@ -300,9 +300,9 @@ fn take_params(object: &mut serde_json::Map<String, Value>) -> Result<RunParams,
 fn take_lab(object: &mut serde_json::Map<String, Value>) -> Result<Option<LabTag>, String> {
     match object.remove("lab") {
         None | Some(Value::Null) => Ok(None),
-        Some(lab) => serde_json::from_value(lab)
-            .map(Some)
-            .map_err(|e| format!("bad lab tag ({e}): send \"lab\": {{\"id\": LAB, \"task\": TASK}}")),
+        Some(lab) => serde_json::from_value(lab).map(Some).map_err(|e| {
+            format!("bad lab tag ({e}): send \"lab\": {{\"id\": LAB, \"task\": TASK}}")
+        }),
     }
 }
 
@@ -454,9 +454,12 @@ mod tests {
 
     #[test]
     fn parses_lab_messages() {
-        let run = parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
-            .unwrap();
-        assert!(matches!(run, ClientMessage::Run { lab: Some(LabTag { ref id, .. }), .. } if id == "variance"));
+        let run =
+            parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
+                .unwrap();
+        assert!(
+            matches!(run, ClientMessage::Run { lab: Some(LabTag { ref id, .. }), .. } if id == "variance")
+        );
         assert_eq!(
             parse(r#"{"type":"predict","lab":"variance","value":3}"#).unwrap(),
             ClientMessage::Predict {
@@ -467,8 +470,14 @@ mod tests {
         for (text, expect) in [
             (r#"{"type":"predict","lab":"variance"}"#, "needs a `value`"),
             (r#"{"type":"predict","value":1}"#, "needs a `lab`"),
-            (r#"{"type":"run","step":"x","lab":{"id":"v"}}"#, "bad lab tag"),
-            (r#"{"type":"reset_lab","lab":"v","x":1}"#, "unknown field `x`"),
+            (
+                r#"{"type":"run","step":"x","lab":{"id":"v"}}"#,
+                "bad lab tag",
+            ),
+            (
+                r#"{"type":"reset_lab","lab":"v","x":1}"#,
+                "unknown field `x`",
+            ),
         ] {
             let err = parse(text).unwrap_err();
             assert!(err.contains(expect), "{text}: {err}");

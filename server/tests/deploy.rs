@@ -53,7 +53,10 @@ fn the_compose_file_validates_and_stays_local_and_unprivileged() {
         config.contains("- pipebook-state:/home/pipebook/state"),
         "{config}"
     );
-    assert!(config.contains("- lab.example"), "the host name is taken from PIPEBOOK_HOST");
+    assert!(
+        config.contains("- lab.example"),
+        "the host name is taken from PIPEBOOK_HOST"
+    );
     // Extra privileges stay off unless someone turns them on by hand.
     for privilege in ["privileged", "cap_add", "security_opt", "user:", "pid:"] {
         assert!(
@@ -63,8 +66,17 @@ fn the_compose_file_validates_and_stays_local_and_unprivileged() {
     }
     // ...and the file says how to turn each on.
     let file = std::fs::read_to_string(root().join("docker-compose.yml")).unwrap();
-    for needed in ["CAP_SYS_ADMIN", "pagemap", "perf_event_paranoid", "CAP_PERFMON", "seccomp"] {
-        assert!(file.contains(needed), "docker-compose.yml should explain {needed}");
+    for needed in [
+        "CAP_SYS_ADMIN",
+        "pagemap",
+        "perf_event_paranoid",
+        "CAP_PERFMON",
+        "seccomp",
+    ] {
+        assert!(
+            file.contains(needed),
+            "docker-compose.yml should explain {needed}"
+        );
     }
 }
 
@@ -91,7 +103,12 @@ fn binary_names() -> Vec<String> {
             }
         }
         // A crate with src/main.rs and no [[bin]] section builds a binary named after it.
-        if !has_bin_section && root().join(manifest).with_file_name("src/main.rs").is_file() {
+        if !has_bin_section
+            && root()
+                .join(manifest)
+                .with_file_name("src/main.rs")
+                .is_file()
+        {
             names.extend(package);
         }
     }
@@ -102,7 +119,10 @@ fn binary_names() -> Vec<String> {
 fn the_dockerfile_copies_what_exists_and_runs_what_is_built() {
     let dockerfile = std::fs::read_to_string(root().join("Dockerfile")).unwrap();
     let bins = binary_names();
-    assert!(bins.contains(&"pipebook".to_string()) && bins.contains(&"pipebench".to_string()), "{bins:?}");
+    assert!(
+        bins.contains(&"pipebook".to_string()) && bins.contains(&"pipebench".to_string()),
+        "{bins:?}"
+    );
     let book_toml = std::fs::read_to_string(root().join("book.toml")).unwrap();
     let build_dir = book_toml
         .lines()
@@ -132,7 +152,10 @@ fn the_dockerfile_copies_what_exists_and_runs_what_is_built() {
                 source
             };
             if let Some(binary) = relative.strip_prefix("target/release/") {
-                assert!(bins.iter().any(|b| b == binary), "{line}: no crate builds `{binary}` (binaries: {bins:?})");
+                assert!(
+                    bins.iter().any(|b| b == binary),
+                    "{line}: no crate builds `{binary}` (binaries: {bins:?})"
+                );
             } else if relative == build_dir || relative.starts_with(&format!("{build_dir}/")) {
                 // The book, built by `pipebook build` in the build stage.
                 assert!(
@@ -147,24 +170,35 @@ fn the_dockerfile_copies_what_exists_and_runs_what_is_built() {
             }
         }
     }
-    assert!(copies >= 3, "the Dockerfile should copy the build and the book");
+    assert!(
+        copies >= 3,
+        "the Dockerfile should copy the build and the book"
+    );
     // The entry point is one of the binaries, pointed at the folder the book was copied to.
     let entry = dockerfile
         .lines()
         .find_map(|l| l.trim().strip_prefix("ENTRYPOINT "))
         .expect("an ENTRYPOINT");
     let entry: Vec<String> = serde_json::from_str(entry).expect("ENTRYPOINT in exec form");
-    assert!(bins.contains(&entry[0]), "ENTRYPOINT runs `{}`, not a built binary", entry[0]);
+    assert!(
+        bins.contains(&entry[0]),
+        "ENTRYPOINT runs `{}`, not a built binary",
+        entry[0]
+    );
     let workdir = dockerfile
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("WORKDIR "))
-        .last()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("WORKDIR "))
         .unwrap();
     let book_root = entry
         .iter()
         .position(|a| a == "--book-root")
         .map(|i| entry[i + 1].clone());
-    assert_eq!(book_root.as_deref(), Some(workdir), "the book root is the runtime WORKDIR");
+    assert_eq!(
+        book_root.as_deref(),
+        Some(workdir),
+        "the book root is the runtime WORKDIR"
+    );
     // The state folder docker-compose.yml mounts is made, owned by the user.
     assert!(dockerfile.contains("mkdir -p /home/pipebook/state"));
 }

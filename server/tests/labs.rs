@@ -31,14 +31,29 @@ async fn a_lab_is_recorded_exported_and_merged() {
     let mut socket = server.socket().await;
 
     // A prediction is checked against its question, then saved.
-    send(&mut socket, json!({"type":"predict","lab":"vmsplice-safety","value":2})).await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":2}),
+    )
+    .await;
     expect_error(&mut socket, "from 0 to 1").await;
-    send(&mut socket, json!({"type":"predict","lab":"vmsplice-safety","value":0.3})).await;
-    assert_eq!(recv(&mut socket).await, json!({"type":"saved","lab":"vmsplice-safety"}));
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":0.3}),
+    )
+    .await;
+    assert_eq!(
+        recv(&mut socket).await,
+        json!({"type":"saved","lab":"vmsplice-safety"})
+    );
 
     // A lab run must be its task's step, and leaves the task's settings alone.
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
-    send(&mut socket, json!({"type":"run","step":"busy-loop","lab":tag})).await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"busy-loop","lab":tag}),
+    )
+    .await;
     expect_error(&mut socket, "runs step `vmsplice-read`, not `busy-loop`").await;
     send(
         &mut socket,
@@ -55,7 +70,10 @@ async fn a_lab_is_recorded_exported_and_merged() {
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     assert_eq!(result["bytes"], 16 * MIB);
-    assert_eq!(result["options"]["reader"]["verify"], true, "verified: {result}");
+    assert_eq!(
+        result["options"]["reader"]["verify"], true,
+        "verified: {result}"
+    );
     send(
         &mut socket,
         json!({"type":"run","step":"vmsplice-reuse","params":{"bytes":"16MiB"},
@@ -104,12 +122,18 @@ async fn a_lab_is_recorded_exported_and_merged() {
     assert_eq!(server.get("/api/labs/report.json").await.status, 400);
     let exported = server.get("/api/labs/report.json?student=Ada%20L").await;
     assert_eq!(exported.status, 200, "{}", exported.body);
-    assert!(exported.header("content-disposition").unwrap().starts_with("attachment"));
+    assert!(exported
+        .header("content-disposition")
+        .unwrap()
+        .starts_with("attachment"));
     let report = exported.json();
     assert_eq!(report["schema"], "pipebook-lab-report");
     assert_eq!(report["schema_version"], 1);
     assert_eq!(report["student"], "Ada L");
-    assert!(report["system"]["kernel"].is_string(), "machine info from /api/system");
+    assert!(
+        report["system"]["kernel"].is_string(),
+        "machine info from /api/system"
+    );
     export::verify_digest(&report).expect("the digest matches");
     let lab = report["labs"]
         .as_array()
@@ -117,14 +141,29 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .iter()
         .find(|l| l["id"] == "vmsplice-safety")
         .unwrap();
-    let clean = lab["checks"].as_array().unwrap().iter().find(|c| c["id"] == "double-buffer-clean").unwrap();
+    let clean = lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "double-buffer-clean")
+        .unwrap();
     assert_eq!(clean["status"], "pass", "{clean}");
-    assert!(lab["checks"].as_array().unwrap().iter().all(|c| c["status"] != "pending"));
+    assert!(lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["status"] != "pending"));
 
     let html = server.get("/api/labs/report.html?student=Ada%20L").await;
     assert_eq!(html.status, 200);
-    assert!(html.header("content-security-policy").unwrap().contains("default-src 'none'"));
-    assert!(!html.body.to_ascii_lowercase().contains("<script"), "the report runs no script");
+    assert!(html
+        .header("content-security-policy")
+        .unwrap()
+        .contains("default-src 'none'"));
+    assert!(
+        !html.body.to_ascii_lowercase().contains("<script"),
+        "the report runs no script"
+    );
     assert!(html.body.contains("<svg") && html.body.contains("Making vmsplice safe"));
 
     // The merge: the good report, a tampered copy, a malformed file, and one
@@ -141,7 +180,12 @@ async fn a_lab_is_recorded_exported_and_merged() {
     let tampered = write("mallory.json", &tampered.to_string());
     let malformed = write("broken.json", &exported.body[..exported.body.len() / 2]);
     let mut fast = report.clone();
-    let safety_index = fast["labs"].as_array().unwrap().iter().position(|l| l["id"] == "vmsplice-safety").unwrap();
+    let safety_index = fast["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "vmsplice-safety")
+        .unwrap();
     fast["labs"][safety_index]["measurements"][0]["result"]["gib_per_s"] = json!(5000.0);
     fast["student"] = json!("Flash");
     let fast = write("flash.json", &export::seal(fast).to_string());
@@ -173,8 +217,17 @@ async fn a_lab_is_recorded_exported_and_merged() {
     let csv = std::fs::read_to_string(&csv_out).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 2, "a header and one student: {csv}");
-    assert!(rows[0].contains("check: vmsplice-safety/double-buffer-clean"), "{}", rows[0]);
-    assert!(rows[0].contains("median GiB/s: write-read, buf_size 4 KiB") || rows[0].contains("median GiB/s: write-read, buf_size 4KiB"), "{}", rows[0]);
+    assert!(
+        rows[0].contains("check: vmsplice-safety/double-buffer-clean"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0].contains("median GiB/s: write-read, buf_size 4 KiB")
+            || rows[0].contains("median GiB/s: write-read, buf_size 4KiB"),
+        "{}",
+        rows[0]
+    );
     assert!(rows[1].starts_with("Ada L,"), "{}", rows[1]);
     let class = std::fs::read_to_string(&html_out).unwrap();
     assert!(class.contains("Ada L") && class.contains("mallory.json") && class.contains("<svg"));
@@ -185,7 +238,12 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .args(["report".as_ref(), good.as_os_str()])
         .output()
         .unwrap();
-    assert_eq!(clean.status.code(), Some(0), "{}", String::from_utf8_lossy(&clean.stderr));
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
     assert!(String::from_utf8_lossy(&clean.stdout).starts_with("student,file,"));
     assert!(Path::new(&good).exists());
 }
@@ -194,7 +252,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
 async fn lab_messages_are_checked() {
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(&mut socket, json!({"type":"predict","lab":"warp","value":1})).await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"warp","value":1}),
+    )
+    .await;
     expect_error(&mut socket, "unknown lab `warp`").await;
     send(&mut socket, json!({"type":"reset_lab","lab":"variance"})).await;
     assert_eq!(recv(&mut socket).await["type"], "saved");
@@ -211,5 +273,8 @@ async fn lab_messages_are_checked() {
     )
     .await;
     expect_error(&mut socket, "a sweep of pipe_size over").await;
-    assert_eq!(server.get("/api/labs/report.json?student=%0A").await.status, 400);
+    assert_eq!(
+        server.get("/api/labs/report.json?student=%0A").await.status,
+        400
+    );
 }

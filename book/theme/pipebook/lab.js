@@ -18,6 +18,12 @@ import { parseSize } from "./sizes.js";
 
 let nextId = 0;
 
+/** A share as a percentage that never rounds a few damaged bytes to zero. */
+function percent(share) {
+  if (share === null) return "—";
+  return share === 0 ? "0%" : `${labs.round(100 * share)}%`;
+}
+
 function taskText(t) {
   if (t.sweep) {
     const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
@@ -83,6 +89,7 @@ export function mountLab(root, { online, catalogEntry }) {
   const tasksList = h("ul.pipebook-lab-tasks");
   const checksList = h("ul.pipebook-lab-checks");
   const verdict = h("p.pipebook-lab-verdict");
+  const runsTable = h("table.pipebook-lab-runs");
   const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
   card.append(predictionBox);
 
@@ -132,7 +139,7 @@ export function mountLab(root, { online, catalogEntry }) {
       tasksList,
       status,
     ),
-    h("section", null, h("h4", null, "3. Check"), verdict, checksList),
+    h("section", null, h("h4", null, "3. Check"), verdict, checksList, runsTable),
   );
   const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
   const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
@@ -159,6 +166,33 @@ export function mountLab(root, { online, catalogEntry }) {
   let busy = null;
   const buttons = new Map();
 
+  // Every recorded run, with the figures the checks read: the huge-page share is
+  // what the writer found in its own page tables (the page inspector's view).
+  const showRuns = () => {
+    const cell = (v, digits) => (v === null ? "—" : v.toFixed(digits));
+    fill(
+      runsTable,
+      state.measurements.length
+        ? h(
+            "tr",
+            null,
+            ["task", "GiB/s", "CPU s per s", "corrupted", "in huge pages"].map((t) => h("th", null, t)),
+          )
+        : null,
+      state.measurements.map((m) =>
+        h(
+          "tr",
+          null,
+          h("td", null, m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`),
+          h("td", null, cell(labs.metric(m.result, "gib_per_s"), 2)),
+          h("td", null, cell(labs.metric(m.result, "cpu_per_wall"), 2)),
+          h("td", null, percent(labs.metric(m.result, "corrupted_share"))),
+          h("td", null, labs.metric(m.result, "huge_share") === null ? "—" : `${(100 * labs.metric(m.result, "huge_share")).toFixed(0)}%`),
+        ),
+      ),
+    );
+  };
+
   const render = () => {
     const hasPrediction = state.prediction !== null;
     const started = state.measurements.length > 0;
@@ -182,6 +216,7 @@ export function mountLab(root, { online, catalogEntry }) {
     const v = hasPrediction ? labs.predictionVerdict(lab, state.prediction.value, state.measurements) : null;
     fill(verdict, v ?? "");
     showChecks(state.measurements);
+    showRuns();
     root.dataset.state = busy ? "busy" : "idle";
     root.dataset.measurements = String(state.measurements.length);
   };

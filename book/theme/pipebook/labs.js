@@ -99,11 +99,11 @@ function series(lab, measurements, ref, name) {
   const need = required(lab, ref);
   const at = ref.value === undefined ? "" : ` at ${sizeText(ref.value)}`;
   if (runs.length < need) {
-    return { pending: `task \`${ref.task}\`${at} has ${runs.length} of its ${need} runs` };
+    return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs` };
   }
   const values = runs.map((m) => metric(m.result, name));
   if (values.some((v) => v === null)) {
-    return { missing: `task \`${ref.task}\`${at} has a run without its ${METRIC_NAME[name] || name}` };
+    return { missing: `task “${ref.task}”${at} has a run without its ${METRIC_NAME[name] || name}` };
   }
   return { values };
 }
@@ -121,7 +121,7 @@ export function evaluate(lab, measurements, measure) {
       if (!b.values) return b;
       const top = median(a.values);
       const bottom = median(b.values);
-      if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task \`${measure.den.task}\` is zero` };
+      if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task “${measure.den.task}” is zero` };
       return { number: top / bottom };
     }
     case "median":
@@ -152,11 +152,12 @@ export function evaluate(lab, measurements, measure) {
   }
 }
 
-/** Four significant digits. */
+/** Four significant digits, without trailing zeros or an exponent. */
 export function round(v) {
   if (v === 0 || !Number.isFinite(v)) return String(v);
-  const digits = Math.max(0, 3 - Math.floor(Math.log10(Math.abs(v))));
-  return v.toFixed(digits);
+  const digits = Math.min(20, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(v)))));
+  const text = v.toFixed(digits);
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
 
 /** A check's verdict: {id, status: pass|fail|pending, value, detail}. */
@@ -167,12 +168,13 @@ export function judge(lab, measurements, check) {
   if (e.missing) return out("fail", null, `not measured: ${e.missing}`);
   if (e.number === undefined || Number.isNaN(e.number)) return out("fail", null, "not measured");
   const v = e.number;
-  const low = check.min === undefined || check.min === null || v >= check.min;
-  const high = check.max === undefined || check.max === null || v <= check.max;
-  let bound = "any value";
-  if (check.min != null && check.max != null) bound = `between ${check.min} and ${check.max}`;
-  else if (check.min != null) bound = `at least ${check.min}`;
-  else if (check.max != null) bound = `at most ${check.max}`;
+  const low = (check.min == null || v >= check.min) && (check.above == null || v > check.above);
+  const high = check.max == null || v <= check.max;
+  const bounds = [];
+  if (check.above != null) bounds.push(`more than ${check.above}`);
+  if (check.min != null) bounds.push(`at least ${check.min}`);
+  if (check.max != null) bounds.push(`at most ${check.max}`);
+  const bound = bounds.length ? bounds.join(" and ") : "any value";
   return out(low && high ? "pass" : "fail", v, `measured ${round(v)}, needed ${bound}`);
 }
 

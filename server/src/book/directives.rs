@@ -126,16 +126,17 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(run_widget(&step))
         }
         Directive::Lab(id) => {
-            let lab = crate::labs::defs::labs()
-                .find(id)
-                .ok_or_else(|| BookError::BadDirective {
-                    chapter: chapter.to_string(),
-                    text: format!("{{{{#lab {id}}}}}"),
-                    reason: format!(
-                        "unknown lab `{id}`: the labs (book/labs/labs.json) are {}",
-                        crate::labs::defs::labs().ids()
-                    ),
-                })?;
+            let lab =
+                crate::labs::defs::labs()
+                    .find(id)
+                    .ok_or_else(|| BookError::BadDirective {
+                        chapter: chapter.to_string(),
+                        text: format!("{{{{#lab {id}}}}}"),
+                        reason: format!(
+                            "unknown lab `{id}`: the labs (book/labs/labs.json) are {}",
+                            crate::labs::defs::labs().ids()
+                        ),
+                    })?;
             Ok(lab_widget(lab))
         }
         Directive::Sweep(id, param) => {
@@ -268,9 +269,15 @@ mod tests {
             out.starts_with(r#"<div class="pipebook-lab" data-lab="variance" data-def="{&quot;id&quot;:&quot;variance&quot;"#),
             "{out}"
         );
-        assert!(out.contains("<strong>Lab: Baseline and variance.</strong>"), "{out}");
+        assert!(
+            out.contains("<strong>Lab: Baseline and variance.</strong>"),
+            "{out}"
+        );
         let err = expand("{{#lab warp}}", "x.md").unwrap_err().to_string();
-        assert!(err.contains("unknown lab `warp`") && err.contains("variance"), "{err}");
+        assert!(
+            err.contains("unknown lab `warp`") && err.contains("variance"),
+            "{err}"
+        );
     }
 
     #[test]

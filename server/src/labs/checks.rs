@@ -64,10 +64,15 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
         Metric::GibPerS => num("/gib_per_s"),
         Metric::CpuPerWall => {
             let elapsed = num("/elapsed_ms").filter(|e| *e > 0.0)?;
-            let cpu: f64 = ["/writer/user_ms", "/writer/system_ms", "/reader/user_ms", "/reader/system_ms"]
-                .iter()
-                .map(|p| num(p).unwrap_or(0.0))
-                .sum();
+            let cpu: f64 = [
+                "/writer/user_ms",
+                "/writer/system_ms",
+                "/reader/user_ms",
+                "/reader/system_ms",
+            ]
+            .iter()
+            .map(|p| num(p).unwrap_or(0.0))
+            .sum();
             Some(cpu / elapsed)
         }
         Metric::CorruptedShare => {
@@ -112,16 +117,23 @@ fn metric_name(metric: Metric) -> &'static str {
 
 /// The metric of every run a reference reads, in the order they were recorded,
 /// or why there is nothing to compute yet.
-fn series(lab: &Lab, measurements: &[Measurement], r: &Ref, m: Metric) -> Result<Vec<f64>, Evaluated> {
+fn series(
+    lab: &Lab,
+    measurements: &[Measurement],
+    r: &Ref,
+    m: Metric,
+) -> Result<Vec<f64>, Evaluated> {
     let runs: Vec<&Measurement> = measurements
         .iter()
         .filter(|x| x.task == r.task && (r.value.is_none() || x.value == r.value))
         .collect();
     let required = lab.required(r);
-    let at = r.value.map_or(String::new(), |v| format!(" at {}", pipebench::size::ByteSize(v)));
+    let at = r.value.map_or(String::new(), |v| {
+        format!(" at {}", pipebench::size::ByteSize(v))
+    });
     if runs.len() < required {
         return Err(Evaluated::Pending(format!(
-            "task `{}`{at} has {} of its {required} runs",
+            "task “{}”{at} has {} of its {required} runs",
             r.task,
             runs.len()
         )));
@@ -131,7 +143,7 @@ fn series(lab: &Lab, measurements: &[Measurement], r: &Ref, m: Metric) -> Result
         .collect::<Option<Vec<f64>>>()
         .ok_or_else(|| {
             Evaluated::Missing(format!(
-                "task `{}`{at} has a run without its {}",
+                "task “{}”{at} has a run without its {}",
                 r.task,
                 metric_name(m)
             ))
@@ -147,17 +159,31 @@ pub fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> E
                 let bottom = series(lab, measurements, den, *metric)?;
                 match (median(&top), median(&bottom)) {
                     (Some(a), Some(b)) if b > 0.0 => Evaluated::Number(a / b),
-                    _ => Evaluated::Missing(format!("the {} of task `{}` is zero", metric_name(*metric), den.task)),
+                    _ => Evaluated::Missing(format!(
+                        "the {} of task “{}” is zero",
+                        metric_name(*metric),
+                        den.task
+                    )),
                 }
             }
-            Measure::Median { metric, of } => Evaluated::Number(agg(series(lab, measurements, of, *metric)?, median)),
-            Measure::Max { metric, of } => Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
-                v.iter().copied().reduce(f64::max)
-            })),
-            Measure::Min { metric, of } => Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
-                v.iter().copied().reduce(f64::min)
-            })),
-            Measure::Settle { metric, of, tolerance } => {
+            Measure::Median { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, median))
+            }
+            Measure::Max { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
+                    v.iter().copied().reduce(f64::max)
+                }))
+            }
+            Measure::Min { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
+                    v.iter().copied().reduce(f64::min)
+                }))
+            }
+            Measure::Settle {
+                metric,
+                of,
+                tolerance,
+            } => {
                 let values = series(lab, measurements, of, *metric)?;
                 Evaluated::Number(settle(&values, *tolerance) as f64)
             }
@@ -215,32 +241,55 @@ pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOut
         Evaluated::Choice(task) => outcome(Status::Fail, None, format!("`{task}` is not a number")),
         Evaluated::Number(v) if v.is_nan() => outcome(Status::Fail, None, "not measured".into()),
         Evaluated::Number(v) => {
-            let low = check.min.is_none_or(|min| v >= min);
+            let low = check.min.is_none_or(|min| v >= min) && check.above.is_none_or(|a| v > a);
             let high = check.max.is_none_or(|max| v <= max);
-            let bound = match (check.min, check.max) {
-                (Some(min), Some(max)) => format!("between {min} and {max}"),
-                (Some(min), None) => format!("at least {min}"),
-                (None, Some(max)) => format!("at most {max}"),
-                (None, None) => "any value".into(),
+            let bounds: Vec<String> = [
+                check.above.map(|a| format!("more than {a}")),
+                check.min.map(|min| format!("at least {min}")),
+                check.max.map(|max| format!("at most {max}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let bound = if bounds.is_empty() {
+                "any value".to_string()
+            } else {
+                bounds.join(" and ")
             };
-            let status = if low && high { Status::Pass } else { Status::Fail };
-            outcome(status, Some(v), format!("measured {}, needed {bound}", round(v)))
+            let status = if low && high {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+            outcome(
+                status,
+                Some(v),
+                format!("measured {}, needed {bound}", round(v)),
+            )
         }
     }
 }
 
 /// Every check of a lab.
 pub fn judge_all(lab: &Lab, measurements: &[Measurement]) -> Vec<CheckOutcome> {
-    lab.checks.iter().map(|c| judge(lab, measurements, c)).collect()
+    lab.checks
+        .iter()
+        .map(|c| judge(lab, measurements, c))
+        .collect()
 }
 
-/// Four significant digits, for sentences.
+/// Four significant digits without trailing zeros, for sentences.
 fn round(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
     let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.digits$}")
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -267,7 +316,11 @@ mod tests {
     #[test]
     fn ratio_checks_pass_and_fail_and_wait() {
         let lab = labs().find("busy-cost").unwrap();
-        let check = lab.checks.iter().find(|c| c.id == "busy-not-slower").unwrap();
+        let check = lab
+            .checks
+            .iter()
+            .find(|c| c.id == "busy-not-slower")
+            .unwrap();
         let mut ms: Vec<Measurement> = (0..3).map(|_| run("blocking", None, 2.0)).collect();
         assert_eq!(judge(lab, &ms, check).status, Status::Pending);
         ms.extend((0..3).map(|_| run("busy", None, 3.0)));
@@ -285,7 +338,11 @@ mod tests {
         let ms = vec![run("verified", None, 1.0), run("reuse", None, 1.0)];
         let outcome = judge(lab, &ms, &lab.checks[0]);
         assert_eq!(outcome.status, Status::Fail);
-        assert!(outcome.detail.contains("share of corrupted bytes"), "{}", outcome.detail);
+        assert!(
+            outcome.detail.contains("share of corrupted bytes"),
+            "{}",
+            outcome.detail
+        );
     }
 
     /// The crafted cases the page's tests judge too: both must agree.
@@ -299,7 +356,8 @@ mod tests {
         for case in cases {
             let name = case["name"].as_str().unwrap();
             let lab = book.find(case["lab"].as_str().unwrap()).unwrap();
-            let ms: Vec<Measurement> = serde_json::from_value(case["measurements"].clone()).unwrap();
+            let ms: Vec<Measurement> =
+                serde_json::from_value(case["measurements"].clone()).unwrap();
             for (id, expect) in case["expect"].as_object().unwrap() {
                 let check = lab.checks.iter().find(|c| &c.id == id).unwrap();
                 let got = judge(lab, &ms, check);
@@ -317,7 +375,9 @@ mod tests {
                     _ => Value::Null,
                 };
                 match (got.as_f64(), answer.as_f64()) {
-                    (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{name}: answer {a} vs {b}"),
+                    (Some(a), Some(b)) => {
+                        assert!((a - b).abs() < 1e-9, "{name}: answer {a} vs {b}")
+                    }
                     _ => assert_eq!(&got, answer, "{name}: answer"),
                 }
             }

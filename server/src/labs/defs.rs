@@ -143,6 +143,9 @@ pub struct Check {
     /// Passes when the measure is at least this.
     #[serde(default)]
     pub min: Option<f64>,
+    /// Passes when the measure is more than this.
+    #[serde(default)]
+    pub above: Option<f64>,
     /// Passes when the measure is at most this.
     #[serde(default)]
     pub max: Option<f64>,
@@ -287,7 +290,10 @@ impl Lab {
         let at = |what: String| format!("lab `{}`: {what}", self.id);
         for task in &self.tasks {
             if catalog::find(&task.step).is_none() {
-                problems.push(at(format!("task `{}` runs unknown step `{}`", task.id, task.step)));
+                problems.push(at(format!(
+                    "task `{}` runs unknown step `{}`",
+                    task.id, task.step
+                )));
             }
             if task.runs == 0 || task.runs > MAX_TASK_RUNS {
                 problems.push(at(format!(
@@ -300,7 +306,10 @@ impl Lab {
                     problems.push(at(format!("task `{}` sweeps `{}`", task.id, sweep.param)));
                 }
                 if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
-                    problems.push(at(format!("task `{}`: sweep values must increase", task.id)));
+                    problems.push(at(format!(
+                        "task `{}`: sweep values must increase",
+                        task.id
+                    )));
                 }
             }
         }
@@ -317,9 +326,12 @@ impl Lab {
                     Some(task) => {
                         let sweep_values = task.sweep.as_ref().map(|s| &s.values);
                         match (r.value, sweep_values) {
-                            (Some(v), Some(values)) if !values.contains(&v) => problems.push(at(
-                                format!("`{name}` reads value {v} that task `{}` does not sweep", r.task),
-                            )),
+                            (Some(v), Some(values)) if !values.contains(&v) => {
+                                problems.push(at(format!(
+                                    "`{name}` reads value {v} that task `{}` does not sweep",
+                                    r.task
+                                )))
+                            }
                             (Some(_), None) => problems.push(at(format!(
                                 "`{name}` reads a value of task `{}`, which is no sweep",
                                 r.task

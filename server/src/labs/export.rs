@@ -25,7 +25,9 @@ pub const MAX_STUDENT: usize = 64;
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ExportError {
     /// A name the report cannot carry.
-    #[error("student name {name:?} must be 1 to {MAX_STUDENT} characters without control characters")]
+    #[error(
+        "student name {name:?} must be 1 to {MAX_STUDENT} characters without control characters"
+    )]
     BadStudent {
         /// What was given.
         name: String,
@@ -184,7 +186,9 @@ pub fn build(state: &LabsState, system: Value, student: &str, generated_at_ms: u
             let lab_state = state.labs.get(&lab.id);
             lab_entry(
                 lab,
-                lab_state.and_then(|s| s.prediction.as_ref()).map(|p| &p.value),
+                lab_state
+                    .and_then(|s| s.prediction.as_ref())
+                    .map(|p| &p.value),
                 lab_state.map_or(&[][..], |s| &s.measurements),
             )
         })
@@ -206,12 +210,14 @@ mod tests {
 
     #[test]
     fn canonical_form_sorts_keys_and_survives_a_round_trip() {
-        let value = json!({"b": [1, 2.5, {"z": null, "a": "x"}], "a": 1.0, "c": 2.5420000000000003});
+        let value =
+            json!({"b": [1, 2.5, {"z": null, "a": "x"}], "a": 1.0, "c": 2.5420000000000003});
         assert_eq!(
             canonical(&value),
             r#"{"a":1.0,"b":[1,2.5,{"a":"x","z":null}],"c":2.5420000000000003}"#
         );
-        let reread: Value = serde_json::from_str(&serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        let reread: Value =
+            serde_json::from_str(&serde_json::to_string_pretty(&value).unwrap()).unwrap();
         assert_eq!(canonical(&reread), canonical(&value));
     }
 
@@ -221,7 +227,10 @@ mod tests {
         assert_eq!(verify_digest(&report), Ok(()));
         let mut touched = report.clone();
         touched["student"] = json!("Bob");
-        assert!(matches!(verify_digest(&touched), Err(DigestError::Mismatch { .. })));
+        assert!(matches!(
+            verify_digest(&touched),
+            Err(DigestError::Mismatch { .. })
+        ));
         let mut unsealed = report;
         unsealed.as_object_mut().unwrap().remove("digest");
         assert_eq!(verify_digest(&unsealed), Err(DigestError::Missing));

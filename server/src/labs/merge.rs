@@ -115,7 +115,9 @@ fn check_figures(result: &Value, step: &str) -> Result<(), String> {
     }
     let gib = num("gib_per_s").ok_or("no gib_per_s")?;
     let elapsed = num("elapsed_ms").ok_or("no elapsed_ms")?;
-    let bytes = result["bytes"].as_u64().ok_or("no bytes (a whole number)")?;
+    let bytes = result["bytes"]
+        .as_u64()
+        .ok_or("no bytes (a whole number)")?;
     if !gib.is_finite() || gib < 0.0 {
         return Err(format!("throughput {gib} GiB/s is negative"));
     }
@@ -164,7 +166,9 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         .ok_or_else(|| malformed("no `labs` array"))?;
     let mut results = Vec::new();
     for entry in entries {
-        let id = entry["id"].as_str().ok_or_else(|| malformed("a lab without `id`"))?;
+        let id = entry["id"]
+            .as_str()
+            .ok_or_else(|| malformed("a lab without `id`"))?;
         let lab = labs()
             .find(id)
             .ok_or_else(|| malformed(format!("lab `{id}` is not one of {}", labs().ids())))?;
@@ -197,7 +201,12 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
                 .find(|c| c["id"].as_str() == Some(&outcome.id))
                 .and_then(|c| c["status"].as_str())
                 .unwrap_or("(missing)");
-            if serde_json::to_value(outcome.status).ok().as_ref().and_then(Value::as_str) != Some(said) {
+            if serde_json::to_value(outcome.status)
+                .ok()
+                .as_ref()
+                .and_then(Value::as_str)
+                != Some(said)
+            {
                 return Err(ReportError::ChecksDisagree {
                     lab: id.to_string(),
                     check: outcome.id.clone(),
@@ -208,8 +217,14 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         }
         results.push(LabResult {
             id: id.to_string(),
-            prediction: entry.pointer("/prediction/value").cloned().unwrap_or(Value::Null),
-            answer: entry.pointer("/prediction/answer").cloned().unwrap_or(Value::Null),
+            prediction: entry
+                .pointer("/prediction/value")
+                .cloned()
+                .unwrap_or(Value::Null),
+            answer: entry
+                .pointer("/prediction/answer")
+                .cloned()
+                .unwrap_or(Value::Null),
             measurements,
             checks: computed,
         });
@@ -283,9 +298,19 @@ impl Class {
     pub fn csv(&self) -> String {
         let keys = self.figure_keys();
         let checks = Class::all_checks();
-        let mut header = vec!["student".to_string(), "file".into(), "cpu_model".into(), "kernel".into(), "virtualization".into()];
+        let mut header = vec![
+            "student".to_string(),
+            "file".into(),
+            "cpu_model".into(),
+            "kernel".into(),
+            "virtualization".into(),
+        ];
         header.extend(keys.iter().map(|k| format!("median GiB/s: {k}")));
-        header.extend(checks.iter().map(|(lab, check, _)| format!("check: {lab}/{check}")));
+        header.extend(
+            checks
+                .iter()
+                .map(|(lab, check, _)| format!("check: {lab}/{check}")),
+        );
         let mut out = csv_row(&header);
         for s in &self.students {
             let medians = step_medians(s);
@@ -296,8 +321,15 @@ impl Class {
                 text(&s.system["kernel"]),
                 text(&s.system["virtualization"]),
             ];
-            row.extend(keys.iter().map(|k| medians.get(k).map_or(String::new(), |m| format!("{m:.4}"))));
-            row.extend(checks.iter().map(|(lab, check, _)| outcome(s, lab, check).to_string()));
+            row.extend(
+                keys.iter()
+                    .map(|k| medians.get(k).map_or(String::new(), |m| format!("{m:.4}"))),
+            );
+            row.extend(
+                checks
+                    .iter()
+                    .map(|(lab, check, _)| outcome(s, lab, check).to_string()),
+            );
             out.push_str(&csv_row(&row));
         }
         out
@@ -323,7 +355,9 @@ impl Class {
             }
             body.push_str("</table>\n");
         }
-        body.push_str("<h2>Who passed which check</h2>\n<table><tr><th>student</th><th>machine</th>");
+        body.push_str(
+            "<h2>Who passed which check</h2>\n<table><tr><th>student</th><th>machine</th>",
+        );
         for (lab, check, title) in &checks {
             body.push_str(&format!(
                 "<th title=\"{}\">{}/{}</th>",
@@ -341,7 +375,10 @@ impl Class {
                 escape(&text(&s.system["kernel"]))
             ));
             for (lab, check, _) in &checks {
-                body.push_str(&format!("<td>{}</td>", render::status(outcome(s, lab, check))));
+                body.push_str(&format!(
+                    "<td>{}</td>",
+                    render::status(outcome(s, lab, check))
+                ));
             }
             body.push_str("</tr>");
         }
@@ -374,7 +411,10 @@ impl Class {
         }
         body.push_str("</table>\n");
         if !rows.is_empty() {
-            body.push_str(&render::strip_chart("Each machine's median, per figure", &rows));
+            body.push_str(&render::strip_chart(
+                "Each machine's median, per figure",
+                &rows,
+            ));
         }
         body.push_str("<h2>Predictions</h2>\n<table><tr><th>student</th><th>lab</th><th>predicted</th><th>measured</th></tr>");
         for s in &self.students {
@@ -479,7 +519,12 @@ mod tests {
                 measurements,
             },
         );
-        export::build(&state, json!({"cpu_model": "Test CPU", "kernel": "6.12"}), "Ada", 1)
+        export::build(
+            &state,
+            json!({"cpu_model": "Test CPU", "kernel": "6.12"}),
+            "Ada",
+            1,
+        )
     }
 
     fn three(task: &str, step: &str, gibs: f64) -> Vec<Measurement> {
@@ -514,8 +559,14 @@ mod tests {
 
     #[test]
     fn bad_reports_are_named_with_the_reason() {
-        assert!(matches!(validate(Path::new("x"), b"{not json"), Err(ReportError::Json(_))));
-        assert!(matches!(check(&json!({"schema": "other"})), Err(ReportError::NotAReport { .. })));
+        assert!(matches!(
+            validate(Path::new("x"), b"{not json"),
+            Err(ReportError::Json(_))
+        ));
+        assert!(matches!(
+            check(&json!({"schema": "other"})),
+            Err(ReportError::NotAReport { .. })
+        ));
         let mut old = good();
         old["schema_version"] = json!(0);
         assert!(matches!(check(&old), Err(ReportError::Version { .. })));
@@ -544,6 +595,9 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
-        assert_eq!(csv_row(&["a".into(), "b,c".into(), "say \"hi\"".into()]), "a,\"b,c\",\"say \"\"hi\"\"\"\n");
+        assert_eq!(
+            csv_row(&["a".into(), "b,c".into(), "say \"hi\"".into()]),
+            "a,\"b,c\",\"say \"\"hi\"\"\"\n"
+        );
     }
 }

@@ -76,7 +76,9 @@ pub enum LabError {
         expected: String,
     },
     /// The message sets a parameter the task fixes or the labs leave alone.
-    #[error("a lab run may set only seconds, bytes and quiet; `{param}` is fixed by task `{task}`")]
+    #[error(
+        "a lab run may set only seconds, bytes and quiet; `{param}` is fixed by task `{task}`"
+    )]
     FixedParam {
         /// Task id.
         task: String,
@@ -253,7 +255,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(params.verify, Some(true));
-        let err = lab_run(&tag("vmsplice-safety", "verified"), "busy-loop", &RunParams::default());
+        let err = lab_run(
+            &tag("vmsplice-safety", "verified"),
+            "busy-loop",
+            &RunParams::default(),
+        );
         assert!(matches!(err, Err(LabError::WrongStep { .. })));
         let err = lab_run(
             &tag("vmsplice-safety", "verified"),
@@ -263,7 +269,13 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(matches!(err, Err(LabError::FixedParam { param: "verify", .. })));
+        assert!(matches!(
+            err,
+            Err(LabError::FixedParam {
+                param: "verify",
+                ..
+            })
+        ));
         assert!(matches!(
             lab_run(&tag("nope", "x"), "write-read", &RunParams::default()),
             Err(LabError::UnknownLab { .. })

@@ -128,9 +128,26 @@ pub(crate) fn strip_chart(title: &str, rows: &[(String, Vec<f64>)]) -> String {
     let plot_w = 330.0;
     let row = 26.0;
     let height = row * rows.len() as f64 + 48.0;
-    let all: Vec<f64> = rows.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| *v > 0.0).collect();
-    let lo = all.iter().copied().fold(f64::INFINITY, f64::min).min(1.0).log10().floor();
-    let hi = all.iter().copied().fold(0.0_f64, f64::max).max(1.0).log10().ceil().max(lo + 1.0);
+    let all: Vec<f64> = rows
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .filter(|v| *v > 0.0)
+        .collect();
+    let lo = all
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .min(1.0)
+        .log10()
+        .floor();
+    let hi = all
+        .iter()
+        .copied()
+        .fold(0.0_f64, f64::max)
+        .max(1.0)
+        .log10()
+        .ceil()
+        .max(lo + 1.0);
     let x = |v: f64| label_w + plot_w * (v.max(10f64.powf(lo)).log10() - lo) / (hi - lo);
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"660\" height=\"{height}\" viewBox=\"0 0 660 {height}\" role=\"img\" aria-label=\"{t}\">\
@@ -181,27 +198,6 @@ pub(crate) fn strip_chart(title: &str, rows: &[(String, Vec<f64>)]) -> String {
     svg
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_run_nothing_and_escape_text() {
-        let html = page("<x>", "<p>hi</p>");
-        assert!(html.contains("&lt;x&gt;") && !html.contains("<script"));
-        assert!(html.contains("default-src 'none'"));
-    }
-
-    #[test]
-    fn dates_and_numbers_read_well() {
-        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
-        assert_eq!(utc(1_700_000_000_000), "2023-11-14 22:13 UTC");
-        assert_eq!(num(Some(3.14159)), "3.14");
-        assert_eq!(num(Some(0.012345)), "0.0123");
-        assert_eq!(num(None), "—");
-    }
-}
-
 /// Median of a metric per task (and sweep value) of a lab entry, for its chart.
 fn lab_bars(lab: &Value) -> Vec<(String, f64)> {
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
@@ -234,7 +230,12 @@ pub fn report_html(report: &Value) -> String {
         escape(student),
         utc(report["generated_at_ms"].as_u64().unwrap_or(0)),
         escape(report["pipebook_version"].as_str().unwrap_or("?")),
-        escape(report.pointer("/digest/value").and_then(Value::as_str).unwrap_or("none")),
+        escape(
+            report
+                .pointer("/digest/value")
+                .and_then(Value::as_str)
+                .unwrap_or("none")
+        ),
     );
     let sys = &report["system"];
     body.push_str("<h2>Machine</h2>\n<table>");
@@ -253,7 +254,10 @@ pub fn report_html(report: &Value) -> String {
     }
     body.push_str("</table>\n");
     for lab in report["labs"].as_array().into_iter().flatten() {
-        body.push_str(&format!("<h2>{}</h2>\n", escape(lab["title"].as_str().unwrap_or("?"))));
+        body.push_str(&format!(
+            "<h2>{}</h2>\n",
+            escape(lab["title"].as_str().unwrap_or("?"))
+        ));
         let p = &lab["prediction"];
         body.push_str(&format!(
             "<p><strong>Prediction.</strong> {} Predicted: <strong>{}</strong>; measured: <strong>{}</strong> {}</p>\n",
@@ -303,4 +307,25 @@ pub fn report_html(report: &Value) -> String {
         body.push_str("</table>\n");
     }
     page(&format!("pipebook lab report: {student}"), &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_run_nothing_and_escape_text() {
+        let html = page("<x>", "<p>hi</p>");
+        assert!(html.contains("&lt;x&gt;") && !html.contains("<script"));
+        assert!(html.contains("default-src 'none'"));
+    }
+
+    #[test]
+    fn dates_and_numbers_read_well() {
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(1_700_000_000_000), "2023-11-14 22:13 UTC");
+        assert_eq!(num(Some(4.56789)), "4.57");
+        assert_eq!(num(Some(0.012345)), "0.0123");
+        assert_eq!(num(None), "—");
+    }
 }

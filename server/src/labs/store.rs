@@ -228,12 +228,18 @@ mod tests {
             .unwrap();
         let state = LabStore::new(dir.path()).state().unwrap();
         assert!(state.torn_tail);
-        assert_eq!(state.labs["variance"].prediction.as_ref().unwrap().value, json!(3.0));
+        assert_eq!(
+            state.labs["variance"].prediction.as_ref().unwrap().value,
+            json!(3.0)
+        );
         // The next save ends the torn line first and is read back whole.
         store.append(&prediction("variance", 4.0)).unwrap();
         let state = store.state().unwrap();
         assert_eq!((state.torn_tail, state.rejected), (false, 1));
-        assert_eq!(state.labs["variance"].prediction.as_ref().unwrap().value, json!(4.0));
+        assert_eq!(
+            state.labs["variance"].prediction.as_ref().unwrap().value,
+            json!(4.0)
+        );
     }
 
     #[test]
