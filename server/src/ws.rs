@@ -226,10 +226,29 @@ async fn close_too_big(socket: &mut WebSocket) {
 }
 
 /// Appends a lab record off the async threads; the error is a sentence for the page.
+/// A prediction comes before the runs: once a lab has a measurement, its
+/// prediction is locked until the lab starts over.
 async fn save(state: &AppState, record: Record) -> Result<(), String> {
     let store = std::sync::Arc::clone(&state.labs);
-    match tokio::task::spawn_blocking(move || store.append(&record)).await {
-        Ok(Ok(())) => Ok(()),
+    let saved = tokio::task::spawn_blocking(move || {
+        if let Record::Prediction { lab, .. } = &record {
+            let started = store
+                .state()?
+                .labs
+                .get(lab)
+                .is_some_and(|l| !l.measurements.is_empty());
+            if started {
+                return Ok(Err(format!(
+                    "the runs of lab `{lab}` have started, so its prediction is locked: \
+                     start the lab over to predict again"
+                )));
+            }
+        }
+        store.append(&record).map(Ok)
+    })
+    .await;
+    match saved {
+        Ok(Ok(refused)) => refused,
         Ok(Err(err)) => {
             let err = crate::error_chain(&err);
             tracing::error!("lab record not saved: {err}");
