@@ -95,7 +95,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
     assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 3);
 
     // Once the runs have started, the prediction is locked.
-    send(&mut socket, json!({"type":"predict","lab":"vmsplice-safety","value":0.9})).await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":0.9}),
+    )
+    .await;
     expect_error(&mut socket, "prediction is locked").await;
 
     let safety = lab_state(&server, "vmsplice-safety").await;

@@ -271,14 +271,14 @@ impl Class {
     /// The figures compared across machines: "step" for plain runs, "step,
     /// pipe_size 16 KiB" for a sweep's points.
     fn figure_keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self
+        let mut keys: Vec<(String, Option<(String, u64)>)> = self
             .students
             .iter()
-            .flat_map(|s| step_medians(s).into_keys())
+            .flat_map(|s| figures(s).into_keys())
             .collect();
         keys.sort();
         keys.dedup();
-        keys
+        keys.iter().map(figure_name).collect()
     }
 
     /// Every check, as (lab id, check id, title), in the book's order.
@@ -356,11 +356,11 @@ impl Class {
             body.push_str("</table>\n");
         }
         body.push_str(
-            "<h2>Who passed which check</h2>\n<table><tr><th>student</th><th>machine</th>",
+            "<h2>Who passed which check</h2>\n<div class=\"wide\"><table><tr><th>student</th><th>machine</th>",
         );
         for (lab, check, title) in &checks {
             body.push_str(&format!(
-                "<th title=\"{}\">{}/{}</th>",
+                "<th class=\"check\" title=\"{}\">{}<br>{}</th>",
                 escape(title),
                 escape(lab),
                 escape(check)
@@ -382,7 +382,7 @@ impl Class {
             }
             body.push_str("</tr>");
         }
-        body.push_str("</table>\n<h2>Figures across machines</h2>\n");
+        body.push_str("</table></div>\n<h2>Figures across machines</h2>\n");
         let keys = self.figure_keys();
         let mut rows = Vec::new();
         body.push_str(
@@ -455,9 +455,27 @@ fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
         })
 }
 
+/// A figure: a step, or a step at one value of a swept parameter.
+type FigureKey = (String, Option<(String, u64)>);
+
+/// "step" for plain runs, "step, pipe_size 16 KiB" for a sweep's points.
+fn figure_name((step, sweep): &FigureKey) -> String {
+    match sweep {
+        Some((param, value)) => format!("{step}, {param} {}", ByteSize(*value)),
+        None => step.clone(),
+    }
+}
+
 /// A student's median throughput per figure, over all their labs.
 pub fn step_medians(s: &StudentReport) -> BTreeMap<String, f64> {
-    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    figures(s)
+        .into_iter()
+        .map(|(key, m)| (figure_name(&key), m))
+        .collect()
+}
+
+fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
+    let mut groups: BTreeMap<FigureKey, Vec<f64>> = BTreeMap::new();
     for lab_result in &s.labs {
         let Some(lab) = labs().find(&lab_result.id) else {
             continue;
@@ -467,8 +485,8 @@ pub fn step_medians(s: &StudentReport) -> BTreeMap<String, f64> {
                 continue;
             };
             let key = match (m.value, &task.sweep) {
-                (Some(v), Some(sweep)) => format!("{}, {} {}", task.step, sweep.param, ByteSize(v)),
-                _ => task.step.clone(),
+                (Some(v), Some(sweep)) => (task.step.clone(), Some((sweep.param.clone(), v))),
+                _ => (task.step.clone(), None),
             };
             if let Some(g) = m.result["gib_per_s"].as_f64() {
                 groups.entry(key).or_default().push(g);

@@ -14,7 +14,8 @@ h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px sol
 table{border-collapse:collapse;margin:.6rem 0}th,td{border:1px solid #ccd;padding:.25rem .5rem;text-align:left;vertical-align:top}\
 th{background:#f1f3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}\
 .pass{color:#0b6b2f;font-weight:600}.fail{color:#a4161a;font-weight:600}.pending{color:#6b6f7b}\
-.note{color:#4a5060}svg{display:block;margin:.6rem 0;max-width:100%}code{font-size:.9em}";
+.note{color:#4a5060}svg{display:block;margin:.6rem 0;max-width:100%}code{font-size:.9em}\
+.wide{overflow-x:auto}th.check{font-size:12px;font-weight:600;min-width:6em}";
 
 /// A whole page around `body`, with its CSP.
 pub(crate) fn page(title: &str, body: &str) -> String {
@@ -58,10 +59,17 @@ pub(crate) fn num(v: Option<f64>) -> String {
     }
 }
 
+/// A decade for an axis: 0.1, 1, 10, 100.
+fn decade_text(v: f64) -> String {
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A JSON value in a cell (a prediction: a number or a choice).
 pub(crate) fn value_text(v: &Value) -> String {
     match v {
         Value::Null => "—".into(),
+        Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
         Value::Number(n) => num(n.as_f64()),
         Value::String(s) => escape(s),
         other => escape(&other.to_string()),
@@ -162,7 +170,7 @@ pub(crate) fn strip_chart(title: &str, rows: &[(String, Vec<f64>)]) -> String {
         svg.push_str(&format!(
             "<line x1=\"{gx:.1}\" y1=\"24\" x2=\"{gx:.1}\" y2=\"{bottom}\" stroke=\"#dde\"/>\
              <text x=\"{gx:.1}\" y=\"{ly}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#4a5060\">{}</text>",
-            num(Some(v)),
+            decade_text(v),
             ly = bottom + 14.0
         ));
         decade += 1.0;
@@ -199,25 +207,36 @@ pub(crate) fn strip_chart(title: &str, rows: &[(String, Vec<f64>)]) -> String {
 }
 
 /// Median of a metric per task (and sweep value) of a lab entry, for its chart.
+/// Where a bar goes: its task's first appearance, then the swept value.
+type BarOrder = (usize, Option<u64>);
+
 fn lab_bars(lab: &Value) -> Vec<(String, f64)> {
-    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    // Tasks in the order first run, a sweep's values in increasing order.
+    let mut groups: Vec<(BarOrder, String, Vec<f64>)> = Vec::new();
+    let mut tasks: Vec<&str> = Vec::new();
     for m in lab["measurements"].as_array().into_iter().flatten() {
         let task = m["task"].as_str().unwrap_or("?");
-        let label = match m["value"].as_u64() {
+        let order = tasks.iter().position(|t| *t == task).unwrap_or_else(|| {
+            tasks.push(task);
+            tasks.len() - 1
+        });
+        let value = m["value"].as_u64();
+        let label = match value {
             Some(v) => format!("{task} @ {}", pipebench::size::ByteSize(v)),
             None => task.to_string(),
         };
         let Some(g) = m.pointer("/result/gib_per_s").and_then(Value::as_f64) else {
             continue;
         };
-        match groups.iter_mut().find(|(l, _)| *l == label) {
-            Some((_, values)) => values.push(g),
-            None => groups.push((label, vec![g])),
+        match groups.iter_mut().find(|(_, l, _)| *l == label) {
+            Some((_, _, values)) => values.push(g),
+            None => groups.push(((order, value), label, vec![g])),
         }
     }
+    groups.sort_by_key(|(key, _, _)| *key);
     groups
         .into_iter()
-        .filter_map(|(label, values)| super::checks::median(&values).map(|m| (label, m)))
+        .filter_map(|(_, label, values)| super::checks::median(&values).map(|m| (label, m)))
         .collect()
 }
 
