@@ -340,6 +340,20 @@ mod tests {
     }
 
     #[test]
+    fn a_report_page_escapes_what_students_typed() {
+        let report = crate::labs::export::build(
+            &Default::default(),
+            serde_json::json!({"kernel": "<i>6.12</i>"}),
+            "<b>Ada</b>",
+            0,
+        );
+        let html = report_html(&report);
+        assert!(html.contains("&lt;b&gt;Ada&lt;/b&gt;") && html.contains("&lt;i&gt;6.12"));
+        assert!(!html.contains("<b>Ada") && !html.to_ascii_lowercase().contains("<script"));
+        assert!(html.contains("Baseline and variance") && html.contains("No runs yet."));
+    }
+
+    #[test]
     fn dates_and_numbers_read_well() {
         assert_eq!(utc(0), "1970-01-01 00:00 UTC");
         assert_eq!(utc(1_700_000_000_000), "2023-11-14 22:13 UTC");
