@@ -12,7 +12,8 @@ COPY --from=build /src/book.toml ./book.toml
 COPY --from=build /src/book ./book
 COPY --from=build /src/bench/src ./bench/src
 COPY --from=build /src/target/book ./target/book
-RUN chown -R pipebook:pipebook /home/pipebook
+# The state folder (results.jsonl, labs.jsonl); docker-compose.yml mounts a volume here.
+RUN mkdir -p /home/pipebook/state && chown -R pipebook:pipebook /home/pipebook
 USER pipebook
 EXPOSE 8000
 ENTRYPOINT ["pipebook", "--book-root", "/home/pipebook/app"]

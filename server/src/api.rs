@@ -6,13 +6,18 @@ use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{RawQuery, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ORIGIN};
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_SECURITY_POLICY, CONTENT_TYPE, ORIGIN,
+};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::html::percent_decode;
+use crate::labs::export;
+use crate::labs::render;
+use crate::labs::store::{now_ms, LabsState};
 use crate::security::forbidden;
 use crate::state::AppState;
 use crate::ws;
@@ -69,10 +74,110 @@ pub async fn results(State(state): State<AppState>) -> Response {
 
 /// The `token` query parameter.
 fn token_param(query: Option<&str>) -> Option<String> {
+    query_param(query, "token")
+}
+
+/// A query parameter, percent-decoded.
+fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     query?
         .split('&')
-        .find_map(|pair| pair.strip_prefix("token="))
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
         .map(percent_decode)
+}
+
+/// Every lab's state, read off the async threads.
+async fn lab_state(state: &AppState) -> Result<LabsState, Response> {
+    let store = Arc::clone(&state.labs);
+    match tokio::task::spawn_blocking(move || store.state()).await {
+        Ok(Ok(labs)) => Ok(labs),
+        Ok(Err(err)) => {
+            let err = crate::error_chain(&err);
+            tracing::error!("reading the lab records failed: {err}");
+            Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("cannot read the lab records: {err}\n"),
+            )
+                .into_response())
+        }
+        Err(err) => {
+            tracing::error!("reading the lab records failed: {err}");
+            Err(StatusCode::INTERNAL_SERVER_ERROR.into_response())
+        }
+    }
+}
+
+/// `GET /api/labs`: every lab's prediction and measurements (the page judges
+/// the checks itself, from the same definitions).
+pub async fn labs(State(state): State<AppState>) -> Response {
+    match lab_state(&state).await {
+        Ok(labs) => json_bytes(Bytes::from(
+            serde_json::to_vec(&labs).expect("lab state serialises"),
+        )),
+        Err(response) => response,
+    }
+}
+
+/// The report of every lab, for `?student=NAME`.
+async fn lab_report(state: &AppState, query: Option<&str>) -> Result<Value, Response> {
+    let student = query_param(query, "student").unwrap_or_default();
+    let student = export::student_name(&student).map_err(|err| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("{err}: add ?student=YOUR+NAME\n"),
+        )
+            .into_response()
+    })?;
+    let labs = lab_state(state).await?;
+    let system: Value = serde_json::from_slice(&state.system_json).unwrap_or(Value::Null);
+    Ok(export::build(&labs, system, &student, now_ms()))
+}
+
+/// A download: `Content-Disposition: attachment` with a file name.
+fn download(content_type: &'static str, name: &str, body: String) -> Response {
+    (
+        [
+            (CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                CONTENT_DISPOSITION,
+                HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+                    .unwrap_or(HeaderValue::from_static("attachment")),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/labs/report.json?student=NAME`: the lab report, sealed with its digest.
+pub async fn lab_report_json(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
+    match lab_report(&state, query.as_deref()).await {
+        Ok(report) => download(
+            "application/json",
+            "pipebook-lab-report.json",
+            serde_json::to_string_pretty(&report).expect("reports serialise"),
+        ),
+        Err(response) => response,
+    }
+}
+
+/// `GET /api/labs/report.html?student=NAME`: the same report to read, a page
+/// that runs no script, with a CSP that allows only its own style.
+pub async fn lab_report_html(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
+    match lab_report(&state, query.as_deref()).await {
+        Ok(report) => {
+            let mut response = download(
+                "text/html; charset=utf-8",
+                "pipebook-lab-report.html",
+                render::report_html(&report),
+            );
+            if let Ok(csp) = HeaderValue::from_str(&render::content_security_policy()) {
+                response.headers_mut().insert(CONTENT_SECURITY_POLICY, csp);
+            }
+            response
+        }
+        Err(response) => response,
+    }
 }
 
 /// `GET /api/run?token=TOKEN`: upgrades to the run protocol, but only for our
@@ -145,5 +250,9 @@ mod tests {
         assert_eq!(token_param(Some("a=1&token=ab%63")).as_deref(), Some("abc"));
         assert_eq!(token_param(Some("tokens=1")), None);
         assert_eq!(token_param(None), None);
+        assert_eq!(
+            query_param(Some("token=1&student=Ada%20L"), "student").as_deref(),
+            Some("Ada L")
+        );
     }
 }

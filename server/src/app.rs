@@ -21,6 +21,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/system", get(api::system))
         .route("/api/results", get(api::results))
         .route("/api/run", get(api::run_socket))
+        .route("/api/labs", get(api::labs))
+        .route("/api/labs/report.json", get(api::lab_report_json))
+        .route("/api/labs/report.html", get(api::lab_report_html))
         // The book, compressed (Mermaid's 3.5 MB go out as about 1 MB); the API
         // and the WebSocket upgrade stay uncompressed.
         .merge(

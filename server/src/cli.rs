@@ -30,6 +30,13 @@ pub enum Command {
     Serve,
     /// Build the book only, then exit.
     Build,
+    /// Merge students' exported lab reports into one class table and page.
+    ///
+    /// Each file is validated first (JSON, schema version, digest, figures that
+    /// can be, checks that follow from the measurements); a file that fails is
+    /// named with the reason and left out. Exit status: 0 when every file was
+    /// merged, 3 when some were left out, 1 on an error (e.g. OUT not writable).
+    Report(ReportArgs),
     /// One end of a run (internal: the server starts itself as writer and reader).
     #[command(hide = true)]
     End {
@@ -37,6 +44,20 @@ pub enum Command {
         #[command(subcommand)]
         end: EndCommand,
     },
+}
+
+/// `pipebook report FILES... [--html OUT] [--csv OUT]`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The students' `pipebook-lab-report.json` files.
+    #[arg(required = true, value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+    /// Write the class page (HTML) here.
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+    /// Write the class table (CSV) here; without --html or --csv it goes to stdout.
+    #[arg(long, value_name = "OUT")]
+    pub csv: Option<PathBuf>,
 }
 
 /// Options of `serve` and `build`.
@@ -145,6 +166,24 @@ mod tests {
             ("127.0.0.1".into(), 8000)
         );
         assert!(config.state_dir.ends_with("target/pipebook-state"));
+    }
+
+    #[test]
+    fn report_takes_files_and_outputs() {
+        let cli = Cli::parse_from([
+            "pipebook",
+            "report",
+            "a.json",
+            "b.json",
+            "--html",
+            "class.html",
+        ]);
+        let Some(Command::Report(args)) = cli.command else {
+            panic!("not a report command")
+        };
+        assert_eq!(args.files.len(), 2);
+        assert_eq!(args.html.as_deref(), Some(Path::new("class.html")));
+        assert!(Cli::try_parse_from(["pipebook", "report"]).is_err());
     }
 
     #[test]

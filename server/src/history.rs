@@ -16,13 +16,12 @@
 use std::collections::{HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::report::RunResult;
-use rustix::fs::{flock, FlockOperation};
 
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
@@ -185,48 +184,13 @@ impl History {
 
     /// Appends complete lines under the lock, after closing a torn last line.
     fn append_lines(&self, lines: &[u8]) -> Result<(), HistoryError> {
-        let path = self.path();
-        let file = self.open_locked()?;
-        let len = file
-            .metadata()
-            .map_err(io_error("cannot inspect", &path))?
-            .len();
-        let mut last = [b'\n'];
-        if len > 0 {
-            file.read_exact_at(&mut last, len - 1)
-                .map_err(io_error("cannot read", &path))?;
-        }
-        let mut bytes = Vec::with_capacity(lines.len() + 1);
-        if last[0] != b'\n' {
-            // A save died mid-line: end that line so it cannot swallow this one.
-            bytes.push(b'\n');
-        }
-        bytes.extend_from_slice(lines);
-        (&file)
-            .write_all(&bytes)
-            .map_err(io_error("cannot append to", &path))?;
-        file.sync_all().map_err(io_error("cannot sync", &path))?;
-        if len == 0 {
-            // A new file lives in the directory: sync it, or a power cut may lose it.
-            sync_dir(&self.dir)?;
-        }
-        Ok(())
+        crate::jsonl::append(&self.dir, FILE_NAME, lines).map_err(HistoryError::from)
     }
 
     /// The results file opened for appending, under an exclusive lock that is
     /// released when the file is closed.
     fn open_locked(&self) -> Result<File, HistoryError> {
-        let path = self.path();
-        // Readable too: an append looks at the last byte for a torn line.
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(io_error("cannot open", &path))?;
-        flock(&file, FlockOperation::LockExclusive)
-            .map_err(|errno| io_error("cannot lock", &path)(errno.into()))?;
-        Ok(file)
+        crate::jsonl::open_locked(&self.path()).map_err(HistoryError::from)
     }
 
     /// Reads the lines appended since the last read.
@@ -368,9 +332,17 @@ impl History {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io_error("cannot sync", dir))
+    crate::jsonl::sync_dir(dir).map_err(HistoryError::from)
+}
+
+impl From<crate::jsonl::FileFailure> for HistoryError {
+    fn from((action, path, source): crate::jsonl::FileFailure) -> Self {
+        HistoryError::Io {
+            action,
+            path,
+            source,
+        }
+    }
 }
 
 fn now_ms() -> u128 {

@@ -4,7 +4,8 @@
 //! loads it ([`site`]) and serves it ([`app`], [`pages`]) next to a JSON API
 //! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
 //! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), and
-//! their results are kept across restarts ([`history`]). [`security`] holds the
+//! their results are kept across restarts ([`history`]). Course labs, their
+//! progress, the exported reports and the instructor's merge live in [`labs`]. [`security`] holds the
 //! checks that keep a server which runs programs on click local.
 
 #![warn(missing_docs)]
@@ -15,6 +16,8 @@ pub mod book;
 pub mod cli;
 pub mod history;
 pub mod html;
+pub(crate) mod jsonl;
+pub mod labs;
 pub mod pages;
 pub mod plan;
 pub mod protocol;
@@ -28,7 +31,7 @@ pub mod ws;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here
 /// never repeat their source in their own message, so logs print the chain.
-pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+pub fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use pipebook::cli::{Cli, Command};
+use pipebook::cli::{Cli, Command, ReportArgs};
+use pipebook::labs::merge::Class;
 use pipebook::server;
 use tracing_subscriber::EnvFilter;
 
@@ -26,6 +27,15 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
+    if let Some(Command::Report(args)) = &cli.command {
+        return match report(args) {
+            Ok(code) => code,
+            Err(err) => {
+                eprintln!("pipebook report: error: {err:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -33,6 +43,42 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Exit status of `pipebook report` when some files were left out.
+const SOME_SKIPPED: u8 = 3;
+
+/// `pipebook report`: merges, writes, and says which files were left out and why.
+fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let class = Class::load(&args.files);
+    for (file, err) in &class.skipped {
+        eprintln!(
+            "pipebook report: skipped {}: {}",
+            file.display(),
+            pipebook::error_chain(err)
+        );
+    }
+    if let Some(out) = &args.html {
+        std::fs::write(out, class.html())
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    if let Some(out) = &args.csv {
+        std::fs::write(out, class.csv())
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    if args.html.is_none() && args.csv.is_none() {
+        print!("{}", class.csv());
+    }
+    eprintln!(
+        "pipebook report: merged {} report(s), skipped {}",
+        class.students.len(),
+        class.skipped.len()
+    );
+    Ok(if class.skipped.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(SOME_SKIPPED)
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -53,6 +99,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .context("cannot start the async runtime")?
             .block_on(server::serve(config))
             .map_err(Into::into),
-        Some(Command::End { .. }) => unreachable!("handled before logging starts"),
+        Some(Command::End { .. } | Command::Report(_)) => {
+            unreachable!("handled before logging starts")
+        }
     }
 }

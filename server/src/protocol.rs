@@ -9,6 +9,7 @@ use pipebench::sweep::SweepParam;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::labs::LabTag;
 use crate::scheduler::RunEvent;
 
 /// Most runs per value a sweep from the page may ask for.
@@ -23,6 +24,8 @@ pub enum ClientMessage {
         step: String,
         /// What the reader changed (sizes as numbers or strings like "1GiB").
         params: RunParams,
+        /// The lab task this run is for (`"lab": {"id": LAB, "task": TASK}`).
+        lab: Option<LabTag>,
     },
     /// `{"type":"sweep","step":ID,"param":"pipe_size","values":[...],"repeats":N,"params":{...}}`
     Sweep {
@@ -36,9 +39,23 @@ pub enum ClientMessage {
         repeats: usize,
         /// The rest of each run's parameters.
         params: RunParams,
+        /// The lab task this sweep is for.
+        lab: Option<LabTag>,
     },
     /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
+    /// `{"type":"predict","lab":LAB,"value":V}`: the student's prediction.
+    Predict {
+        /// Lab id.
+        lab: String,
+        /// A number, or a task id for a choice question.
+        value: Value,
+    },
+    /// `{"type":"reset_lab","lab":LAB}`: start a lab over.
+    ResetLab {
+        /// Lab id.
+        lab: String,
+    },
 }
 
 /// The parameters a run actually uses, after defaults and validation.
@@ -123,6 +140,11 @@ pub enum ServerMessage {
     },
     /// The run was cancelled.
     Cancelled,
+    /// A prediction or a fresh start of a lab was saved.
+    Saved {
+        /// Lab id.
+        lab: String,
+    },
     /// Something went wrong; the connection stays usable.
     Error {
         /// What, and what to do.
@@ -234,16 +256,31 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
                 None => return Err(format!("a run needs a `step`; send e.g. {EXAMPLE}")),
             };
             let params = take_params(&mut object)?;
+            let lab = take_lab(&mut object)?;
             no_more_fields(&object, "run")?;
-            Ok(ClientMessage::Run { step, params })
+            Ok(ClientMessage::Run { step, params, lab })
         }
         "sweep" => parse_sweep(object),
+        "predict" => {
+            let lab = take_lab_id(&mut object, "predict")?;
+            let value = match object.remove("value") {
+                Some(value @ (Value::Number(_) | Value::String(_))) => value,
+                _ => return Err("a prediction needs a `value`: a number or a choice".into()),
+            };
+            no_more_fields(&object, "predict")?;
+            Ok(ClientMessage::Predict { lab, value })
+        }
+        "reset_lab" => {
+            let lab = take_lab_id(&mut object, "reset_lab")?;
+            no_more_fields(&object, "reset_lab")?;
+            Ok(ClientMessage::ResetLab { lab })
+        }
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\" or \"cancel\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }
@@ -256,6 +293,24 @@ fn take_params(object: &mut serde_json::Map<String, Value>) -> Result<RunParams,
             serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))
         }
         Some(_) => Err("`params` must be an object".into()),
+    }
+}
+
+/// The optional `lab` tag of a run or sweep: `{"id": LAB, "task": TASK}`.
+fn take_lab(object: &mut serde_json::Map<String, Value>) -> Result<Option<LabTag>, String> {
+    match object.remove("lab") {
+        None | Some(Value::Null) => Ok(None),
+        Some(lab) => serde_json::from_value(lab).map(Some).map_err(|e| {
+            format!("bad lab tag ({e}): send \"lab\": {{\"id\": LAB, \"task\": TASK}}")
+        }),
+    }
+}
+
+/// The `lab` id string of a lab message.
+fn take_lab_id(object: &mut serde_json::Map<String, Value>, kind: &str) -> Result<String, String> {
+    match object.remove("lab") {
+        Some(Value::String(lab)) => Ok(lab),
+        _ => Err(format!("a {kind} message needs a `lab` id string")),
     }
 }
 
@@ -310,6 +365,7 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
         Some(_) => return Err("`repeats` must be a number".into()),
     };
     let params = take_params(&mut object)?;
+    let lab = take_lab(&mut object)?;
     no_more_fields(&object, "sweep")?;
     Ok(ClientMessage::Sweep {
         step,
@@ -317,6 +373,7 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
         values,
         repeats,
         params,
+        lab,
     })
 }
 
@@ -330,7 +387,7 @@ mod tests {
         let run =
             parse(r#"{"type":"run","step":"busy-loop","params":{"bytes":"1GiB","seconds":2}}"#)
                 .unwrap();
-        let ClientMessage::Run { step, params } = run else {
+        let ClientMessage::Run { step, params, .. } = run else {
             panic!()
         };
         assert_eq!(step, "busy-loop");
@@ -340,7 +397,8 @@ mod tests {
             parse(r#"{"type":"run","step":"x"}"#).unwrap(),
             ClientMessage::Run {
                 step: "x".into(),
-                params: RunParams::default()
+                params: RunParams::default(),
+                lab: None,
             }
         );
         assert_eq!(
@@ -363,6 +421,7 @@ mod tests {
                     seconds: Some(1.0),
                     ..Default::default()
                 },
+                lab: None,
             }
         );
         for (text, expect) in [
@@ -386,6 +445,38 @@ mod tests {
             (
                 r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"oops":1}"#,
                 "unknown field `oops`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn parses_lab_messages() {
+        let run =
+            parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
+                .unwrap();
+        assert!(
+            matches!(run, ClientMessage::Run { lab: Some(LabTag { ref id, .. }), .. } if id == "variance")
+        );
+        assert_eq!(
+            parse(r#"{"type":"predict","lab":"variance","value":3}"#).unwrap(),
+            ClientMessage::Predict {
+                lab: "variance".into(),
+                value: serde_json::json!(3)
+            }
+        );
+        for (text, expect) in [
+            (r#"{"type":"predict","lab":"variance"}"#, "needs a `value`"),
+            (r#"{"type":"predict","value":1}"#, "needs a `lab`"),
+            (
+                r#"{"type":"run","step":"x","lab":{"id":"v"}}"#,
+                "bad lab tag",
+            ),
+            (
+                r#"{"type":"reset_lab","lab":"v","x":1}"#,
+                "unknown field `x`",
             ),
         ] {
             let err = parse(text).unwrap_err();

@@ -22,6 +22,7 @@ use tokio::sync::Semaphore;
 use crate::app::router;
 use crate::book::{self, BookError, BuiltBook};
 use crate::history::{self, History, HistoryError};
+use crate::labs::store::LabStore;
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
@@ -229,6 +230,7 @@ pub async fn prepare(
         ),
         system_json: Bytes::from(system_json),
         history,
+        labs: Arc::new(LabStore::new(&config.state_dir)),
         shutdown,
         websockets: Arc::new(Semaphore::new(connections.max_websockets)),
         connections,

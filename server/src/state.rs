@@ -9,6 +9,7 @@ use pipebench::plan::Limits;
 use tokio::sync::Semaphore;
 
 use crate::history::History;
+use crate::labs::store::LabStore;
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub system_json: Bytes,
     /// Past results.
     pub history: Arc<History>,
+    /// The labs' predictions and measurements.
+    pub labs: Arc<LabStore>,
     /// The server's stop switch; WebSocket connections close when it turns on.
     pub shutdown: Shutdown,
     /// One permit per open WebSocket: past the cap, upgrades get a 503.

@@ -9,6 +9,8 @@ use pipebench::plan::RunPlan;
 use pipebench::size::ByteSize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::labs::store::{now_ms, Record};
+use crate::labs::{self, LabTag};
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
 use crate::scheduler::{RunEvent, Ticket};
@@ -50,12 +52,21 @@ struct Sweep {
 pub async fn serve(mut socket: WebSocket, state: AppState) {
     let mut current: Current = None;
     let mut sweep: Option<Sweep> = None;
+    // The lab task the current run or sweep is for: its results are recorded there.
+    let mut lab: Option<LabTag> = None;
     loop {
         let replies = tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(message)) => match on_message(message, &mut current, &mut sweep, &state) {
+                Some(Ok(message)) => match on_message(message, &mut current, &mut sweep, &mut lab, &state) {
                     // A refusal: it belongs to no run, so it carries no run id.
                     Flow::Reply(reply) => vec![reply.to_json()],
+                    Flow::Save(record) => {
+                        let id = record.lab().to_string();
+                        match save(&state, record).await {
+                            Ok(()) => vec![ServerMessage::Saved { lab: id }.to_json()],
+                            Err(err) => vec![ServerMessage::error(err).to_json()],
+                        }
+                    }
                     Flow::Quiet => Vec::new(),
                     Flow::Close => break,
                 },
@@ -68,14 +79,36 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                 }
                 None => break,
             },
-            event = next_event(&mut current) => if sweep.is_some() {
-                on_sweep_event(event, &mut current, &mut sweep, &state)
-            } else {
-                let json = tagged(&current, &event);
-                if event.is_final() {
-                    current = None;
+            event = next_event(&mut current) => {
+                let mut notes = Vec::new();
+                if let (Some(tag), ServerMessage::Result(result)) = (&lab, &event) {
+                    // Recorded before the page hears of it, so the page's next
+                    // read of /api/labs already has it.
+                    let record = Record::Measurement {
+                        lab: tag.id.clone(),
+                        task: tag.task.clone(),
+                        value: sweep.as_ref().map(|s| s.values[s.current].bytes()),
+                        result: result.clone(),
+                        at_ms: now_ms(),
+                    };
+                    if let Err(err) = save(&state, record).await {
+                        notes.push(ServerMessage::error(err).to_json());
+                    }
                 }
-                vec![json]
+                let mut replies = if sweep.is_some() {
+                    on_sweep_event(event, &mut current, &mut sweep, &state)
+                } else {
+                    let json = tagged(&current, &event);
+                    if event.is_final() {
+                        current = None;
+                    }
+                    vec![json]
+                };
+                if current.is_none() && sweep.is_none() {
+                    lab = None;
+                }
+                replies.append(&mut notes);
+                replies
             },
             () = state.shutdown.wait() => {
                 say_last_words(&mut socket, &mut current).await;
@@ -192,9 +225,44 @@ async fn close_too_big(socket: &mut WebSocket) {
         .await;
 }
 
+/// Appends a lab record off the async threads; the error is a sentence for the page.
+/// A prediction comes before the runs: once a lab has a measurement, its
+/// prediction is locked until the lab starts over.
+async fn save(state: &AppState, record: Record) -> Result<(), String> {
+    let store = std::sync::Arc::clone(&state.labs);
+    let saved = tokio::task::spawn_blocking(move || {
+        if let Record::Prediction { lab, .. } = &record {
+            let started = store
+                .state()?
+                .labs
+                .get(lab)
+                .is_some_and(|l| !l.measurements.is_empty());
+            if started {
+                return Ok(Err(format!(
+                    "the runs of lab `{lab}` have started, so its prediction is locked: \
+                     start the lab over to predict again"
+                )));
+            }
+        }
+        store.append(&record).map(Ok)
+    })
+    .await;
+    match saved {
+        Ok(Ok(refused)) => refused,
+        Ok(Err(err)) => {
+            let err = crate::error_chain(&err);
+            tracing::error!("lab record not saved: {err}");
+            Err(format!("the lab record could not be saved: {err}"))
+        }
+        Err(err) => Err(format!("the lab record could not be saved: {err}")),
+    }
+}
+
 /// What to do after a message from the page.
 enum Flow {
     Reply(ServerMessage),
+    /// Save a lab record, then answer `saved`.
+    Save(Record),
     Quiet,
     Close,
 }
@@ -214,6 +282,7 @@ fn on_message(
     message: Message,
     current: &mut Current,
     sweep: &mut Option<Sweep>,
+    lab: &mut Option<LabTag>,
     state: &AppState,
 ) -> Flow {
     let text =
@@ -245,6 +314,21 @@ fn on_message(
             }
             None => Flow::Reply(ServerMessage::error("there is no run to cancel")),
         },
+        Ok(ClientMessage::Predict { lab, value }) => match labs::check_prediction(&lab, &value) {
+            Ok(()) => Flow::Save(Record::Prediction {
+                lab,
+                value,
+                at_ms: now_ms(),
+            }),
+            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+        },
+        Ok(ClientMessage::ResetLab { lab }) => match labs::lab(&lab) {
+            Ok(_) => Flow::Save(Record::Reset {
+                lab,
+                at_ms: now_ms(),
+            }),
+            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+        },
         Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. }) if current.is_some() => {
             Flow::Reply(ServerMessage::error(
                 "this page already has a run queued or running: cancel it or wait for its result",
@@ -256,7 +340,15 @@ fn on_message(
             values,
             repeats,
             params,
+            lab: tag,
         }) => {
+            let params = match &tag {
+                Some(tag) => match labs::lab_sweep(tag, &step, param, &values, repeats, &params) {
+                    Ok(params) => params,
+                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                },
+                None => params,
+            };
             let planned = match plan::sweep(&step, param, &values, repeats, &params, &state.limits)
             {
                 Ok(planned) => planned,
@@ -270,6 +362,7 @@ fn on_message(
             match state.scheduler.submit(plan) {
                 Ok(run) => {
                     *current = Some(run);
+                    *lab = tag;
                     *sweep = Some(Sweep {
                         values: planned.values,
                         pending,
@@ -282,7 +375,18 @@ fn on_message(
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
             }
         }
-        Ok(ClientMessage::Run { step, params }) => {
+        Ok(ClientMessage::Run {
+            step,
+            params,
+            lab: tag,
+        }) => {
+            let params = match &tag {
+                Some(tag) => match labs::lab_run(tag, &step, &params) {
+                    Ok(params) => params,
+                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                },
+                None => params,
+            };
             let plan = match plan::plan(&step, &params, &state.limits) {
                 Ok(plan) => plan,
                 Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
@@ -290,6 +394,7 @@ fn on_message(
             match state.scheduler.submit(plan) {
                 Ok(run) => {
                     *current = Some(run);
+                    *lab = tag;
                     Flow::Quiet
                 }
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),

@@ -66,6 +66,17 @@ export async function history() {
   }
 }
 
+/** Every lab's prediction and measurements from the runner, or null without one. */
+export async function labState() {
+  if (!(await runnerAvailable())) return null;
+  return getJSON("/api/labs");
+}
+
+/** Where the lab report downloads from. */
+export function labReportUrl(format, student) {
+  return `/api/labs/report.${format}?student=${encodeURIComponent(student)}`;
+}
+
 export function runSocketUrl(token) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/api/run?token=${encodeURIComponent(token)}`;

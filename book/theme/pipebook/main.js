@@ -3,6 +3,7 @@
 // render when the book is opened from files).
 
 import { catalog, runnerAvailable } from "./api.js";
+import { mountLab } from "./lab.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
@@ -14,7 +15,8 @@ async function main() {
   const results = [...document.querySelectorAll(".pipebook-results")];
   const systems = [...document.querySelectorAll(".pipebook-system")];
   const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
-  if (!runs.length && !results.length && !systems.length && !sweeps.length) return;
+  const labCards = [...document.querySelectorAll(".pipebook-lab[data-lab][data-def]")];
+  if (!runs.length && !results.length && !systems.length && !sweeps.length && !labCards.length) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
@@ -32,6 +34,15 @@ async function main() {
       mountSweep(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: sweep", el.dataset.step, err);
+    }
+  }
+  for (const el of labCards) {
+    try {
+      // The time budget's bounds are the same for every step: take the first task's.
+      const def = JSON.parse(el.dataset.def);
+      mountLab(el, { online, catalogEntry: byId.get(def.tasks?.[0]?.step) });
+    } catch (err) {
+      console.error("pipebook: lab", el.dataset.lab, err);
     }
   }
   await Promise.all([

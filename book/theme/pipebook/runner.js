@@ -8,8 +8,8 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), result(msg), done(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result" or "done")
+ *   point(msg), result(msg), done(msg), saved(msg), cancelled(), error(message), notice(message)
+ * @param {string} endsWith the message type that ends the session ("result", "done" or "saved")
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
@@ -75,6 +75,9 @@ function session(first, on, endsWith) {
       case "cancelled":
         finish("cancelled");
         break;
+      case "saved":
+        finish("saved", msg);
+        break;
       case "error":
         if (started && msg.run === undefined) on.notice?.(msg.message);
         else finish("error", msg.message || "The runner reported an error.");
@@ -108,15 +111,26 @@ function session(first, on, endsWith) {
   };
 }
 
-/** One run of `step` with `params` (validated by the server); ends with result/cancelled/error. */
-export function startRun(step, params, on) {
-  return session({ type: "run", step, params }, on, "result");
+/**
+ * One run of `step` with `params` (validated by the server); ends with
+ * result/cancelled/error. `lab` ({id, task}) records the result for a lab task.
+ */
+export function startRun(step, params, on, lab) {
+  return session({ type: "run", step, params, ...(lab ? { lab } : {}) }, on, "result");
+}
+
+/**
+ * A lab message that saves something (`predict`, `reset_lab`): ends with
+ * saved(msg) or error(message).
+ */
+export function saveLab(message, on) {
+  return session(message, on, "saved");
 }
 
 /**
  * A sweep: `step` run at each of `values` of `param`, each value a queued run; the
  * server sends `point {value, result}` per run and `done` at the end.
  */
-export function startSweep(step, param, values, repeats, params, on) {
-  return session({ type: "sweep", step, param, values, repeats, params }, on, "done");
+export function startSweep(step, param, values, repeats, params, on, lab) {
+  return session({ type: "sweep", step, param, values, repeats, params, ...(lab ? { lab } : {}) }, on, "done");
 }

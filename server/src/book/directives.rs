@@ -1,5 +1,5 @@
-//! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#results}}` and
-//! `{{#system}}` directives.
+//! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
+//! `{{#results}}` and `{{#system}}` directives.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -22,6 +22,7 @@ http://127.0.0.1:8000 to run this step on your machine.";
 enum Directive<'a> {
     Run(&'a str),
     Sweep(&'a str, SweepParam),
+    Lab(&'a str),
     Results,
     System,
 }
@@ -96,6 +97,13 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err(format!("a sweep names one step and one parameter: {usage}")),
             }
         }
+        "lab" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Lab(id))),
+                _ => Err("one lab id per card: write `{{#lab LAB-ID}}`".into()),
+            }
+        }
         "results" | "system" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -117,6 +125,20 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             })?;
             Ok(run_widget(&step))
         }
+        Directive::Lab(id) => {
+            let lab =
+                crate::labs::defs::labs()
+                    .find(id)
+                    .ok_or_else(|| BookError::BadDirective {
+                        chapter: chapter.to_string(),
+                        text: format!("{{{{#lab {id}}}}}"),
+                        reason: format!(
+                            "unknown lab `{id}`: the labs (book/labs/labs.json) are {}",
+                            crate::labs::defs::labs().ids()
+                        ),
+                    })?;
+            Ok(lab_widget(lab))
+        }
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
@@ -126,6 +148,20 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(sweep_widget(&step, *param))
         }
     }
+}
+
+/// The lab card's HTML contract: the lab's definition travels with the page
+/// (the page judges its checks from it), with a static fallback that says what
+/// the lab is and how to start the runner.
+fn lab_widget(lab: &crate::labs::defs::Lab) -> String {
+    let def = serde_json::to_string(lab).expect("lab definitions serialise");
+    format!(
+        r#"<div class="pipebook-lab" data-lab="{}" data-def="{}"><p class="pipebook-run-static"><strong>Lab: {}.</strong> {} {START_HINT}</p></div>"#,
+        escape(&lab.id),
+        escape(&def),
+        escape(&lab.title),
+        escape(&lab.goal),
+    )
 }
 
 /// The sweep widget's HTML contract, on one line like [`run_widget`]'s.
@@ -224,6 +260,24 @@ mod tests {
             let err = expand(md, "x.md").unwrap_err().to_string();
             assert!(err.contains(needle), "{md}: {err}");
         }
+    }
+
+    #[test]
+    fn lab_expands_to_its_card_with_its_definition() {
+        let out = expand("{{#lab variance}}", "labs/variance.md").unwrap();
+        assert!(
+            out.starts_with(r#"<div class="pipebook-lab" data-lab="variance" data-def="{&quot;id&quot;:&quot;variance&quot;"#),
+            "{out}"
+        );
+        assert!(
+            out.contains("<strong>Lab: Baseline and variance.</strong>"),
+            "{out}"
+        );
+        let err = expand("{{#lab warp}}", "x.md").unwrap_err().to_string();
+        assert!(
+            err.contains("unknown lab `warp`") && err.contains("variance"),
+            "{err}"
+        );
     }
 
     #[test]

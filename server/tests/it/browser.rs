@@ -33,6 +33,9 @@ const INSTALL_HINT: &str = "the browser test needs Debian's Chromium and ChromeD
 const RUN_CHAPTER: &str = "baseline";
 const RUN_STEP: &str = "write-read";
 
+/// The lab the test completes end to end, from its page.
+const LAB_CHAPTER: &str = "lab-vmsplice-safety";
+
 /// Chapters also shot in mdBook's navy theme.
 const DARK_CHAPTERS: &[&str] = &["baseline", "inside-a-pipe"];
 
@@ -291,7 +294,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 /// Waits until the page is fully set up: widgets mounted and diagrams rendered.
 const READY: &str = r#"
 if (document.readyState !== "complete") return false;
-const needsWidgets = document.querySelector(".pipebook-run, .pipebook-results, .pipebook-system");
+const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-results, .pipebook-system");
 if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
 const diagrams = document.querySelectorAll("pre.mermaid");
 if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) return false;
@@ -634,6 +637,180 @@ async fn run_sweep(client: &Client) -> TestResult {
     Ok(())
 }
 
+/// Clicks the element `css`.
+async fn click(client: &Client, css: &str) -> TestResult {
+    client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| format!("{css}: {e}"))?
+        .click()
+        .await
+        .map_err(|e| format!("clicking {css}: {e}"))
+}
+
+/// Completes one lab from its page: a prediction, its two runs (small), the
+/// checks judged, progress kept across a reload, and the export fetched from the
+/// page and checked (schema and digest) by the same code `pipebook report` uses.
+async fn do_lab(client: &Client, base: &str) -> TestResult {
+    let root = ".pipebook-lab[data-lab=\"vmsplice-safety\"]";
+    open(client, base, LAB_CHAPTER).await?;
+    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
+    wait_js(client, &idle, Duration::from_secs(10), "the lab card").await?;
+    // Runs stay locked until a prediction is saved.
+    let locked = js(
+        client,
+        &format!("return document.querySelector('{root} button.pipebook-lab-run').disabled;"),
+    )
+    .await?;
+    if locked != json!(true) {
+        return Err("the lab's runs should wait for a prediction".into());
+    }
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.scrollIntoView({{ block: 'start' }});
+             r.querySelector('.pipebook-prediction-input').value = '0.3';
+             r.querySelector('.pipebook-lab-bytes').value = '16MiB';
+             r.querySelector('input.pipebook-seconds').value = '1';
+             return true;"
+        ),
+    )
+    .await?;
+    click(client, &format!("{root} .pipebook-prediction-save")).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.querySelector('.pipebook-lab-predicted').textContent.includes('0.3')
+                 && !r.querySelector('button.pipebook-lab-run').disabled;"
+        ),
+        Duration::from_secs(10),
+        "the saved prediction",
+    )
+    .await?;
+    for (task, count) in [("verified", 1), ("reuse", 2)] {
+        click(
+            client,
+            &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
+        )
+        .await?;
+        wait_js(
+            client,
+            &format!(
+                "const r = document.querySelector('{root}');
+                 const status = r.querySelector('.pipebook-lab-status').textContent;
+                 if (status.startsWith('Error')) return 'error: ' + status;
+                 return r.dataset.state === 'idle' && r.dataset.measurements === '{count}';"
+            ),
+            Duration::from_secs(60),
+            &format!("the lab's {task} run"),
+        )
+        .await
+        .and_then(|v| match v.as_str() {
+            Some(err) => Err(err.to_string()),
+            None => Ok(v),
+        })?;
+    }
+    let checks = js(
+        client,
+        &format!(
+            "return [...document.querySelectorAll('{root} li[data-check]')]
+               .map((li) => [li.dataset.check, li.dataset.status]);"
+        ),
+    )
+    .await?;
+    let statuses: Vec<(String, String)> =
+        serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    if !statuses.contains(&("double-buffer-clean".into(), "pass".into()))
+        || statuses.iter().any(|(_, s)| s == "pending")
+    {
+        return Err(format!(
+            "the checks should be judged, double buffering clean: {checks}"
+        ));
+    }
+    let verdict = js(
+        client,
+        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
+    )
+    .await?;
+    if !verdict.as_str().unwrap_or("").contains("You predicted 0.3") {
+        return Err(format!(
+            "the prediction should be compared with the measurement: {verdict}"
+        ));
+    }
+    // From the top, so mdBook's sticky bar does not cover the card.
+    js(client, "window.scrollTo(0, 0); return true;").await?;
+    let path = screenshot_element(client, root, "lab-done").await?;
+    println!("lab: checks {checks}, {verdict}; {}", path.display());
+
+    // A reload shows the same lab, from the runner.
+    open(client, base, LAB_CHAPTER).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.dataset.measurements === '2' && r.querySelector('.pipebook-prediction-input').disabled
+                 && r.dataset.checks === '{}';",
+            statuses.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(",")
+        ),
+        Duration::from_secs(10),
+        "the lab's progress after a reload",
+    )
+    .await?;
+
+    // The export, fetched by the page from the link it offers.
+    js(
+        client,
+        &format!(
+            "const input = document.querySelector('{root} .pipebook-lab-student');
+             input.value = 'Test Student';
+             input.dispatchEvent(new Event('input'));
+             return true;"
+        ),
+    )
+    .await?;
+    let fetched = client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 const a = document.querySelector('{root} a.pipebook-lab-export-json');
+                 fetch(a.href).then(async (r) => done({{ status: r.status, href: a.getAttribute('href'),
+                   disposition: r.headers.get('content-disposition'), text: await r.text() }}))
+                   .catch((e) => done({{ error: String(e) }}));"
+            ),
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("fetching the export: {e}"))?;
+    if fetched["status"] != json!(200) {
+        return Err(format!("the export failed: {fetched}"));
+    }
+    let report: Value = serde_json::from_str(fetched["text"].as_str().unwrap_or(""))
+        .map_err(|e| format!("the export is not JSON: {e}"))?;
+    if report["schema"] != json!("pipebook-lab-report")
+        || report["schema_version"] != json!(1)
+        || report["student"] != json!("Test Student")
+    {
+        return Err(format!(
+            "the export's schema and name: {} {} {}",
+            report["schema"], report["schema_version"], report["student"]
+        ));
+    }
+    pipebook::labs::export::verify_digest(&report)
+        .map_err(|e| format!("the export's digest: {e}"))?;
+    let html = js(
+        client,
+        &format!("return document.querySelector('{root} a.pipebook-lab-export-html').href;"),
+    )
+    .await?;
+    println!(
+        "lab export: {} bytes, digest ok, HTML at {html}",
+        fetched["text"].as_str().unwrap_or("").len()
+    );
+    Ok(())
+}
+
 async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResult {
     cdp(
         client,
@@ -656,6 +833,13 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
     run_step(client).await?;
     run_sweep(client).await?;
     check_page(client, base, RUN_CHAPTER).await?;
+
+    // 1b. Complete a lab from its page.
+    if !chapters.iter().any(|c| c == LAB_CHAPTER) {
+        return Err(format!("SUMMARY.md has no {LAB_CHAPTER}.md"));
+    }
+    do_lab(client, base).await?;
+    check_page(client, base, LAB_CHAPTER).await?;
 
     // 2. Every chapter: local only, no CSP violation, no console error, diagrams drawn.
     let mut diagrams = 0;

@@ -1,0 +1,98 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import {
+  evaluate,
+  judge,
+  judgeAll,
+  median,
+  parsePrediction,
+  predictionVerdict,
+  progress,
+  round,
+  settle,
+} from "../../theme/pipebook/labs.js";
+
+const book = JSON.parse(readFileSync(new URL("../../labs/labs.json", import.meta.url)));
+const cases = JSON.parse(readFileSync(new URL("../../labs/check-cases.json", import.meta.url)));
+const lab = (id) => book.labs.find((l) => l.id === id);
+
+test("the server's crafted cases judge the same here", () => {
+  assert.ok(cases.length >= 6);
+  for (const c of cases) {
+    const l = lab(c.lab);
+    for (const [id, expect] of Object.entries(c.expect)) {
+      const got = judge(l, c.measurements, l.checks.find((x) => x.id === id));
+      assert.equal(got.status, expect.status, `${c.name}: ${id}: ${got.detail}`);
+      if (typeof expect.value === "number") assert.ok(Math.abs(got.value - expect.value) < 1e-9, `${c.name}: ${id}: ${got.value}`);
+    }
+    if ("answer" in c) {
+      const e = evaluate(l, c.measurements, l.prediction.answer);
+      const got = e.number ?? e.choice;
+      if (typeof c.answer === "number") assert.ok(Math.abs(got - c.answer) < 1e-9, `${c.name}: answer ${got}`);
+      else assert.equal(got, c.answer, `${c.name}: answer`);
+    }
+  }
+});
+
+const run = (task, gibs, extra = {}) => ({
+  task,
+  result: { gib_per_s: gibs, bytes: 2 ** 30, elapsed_ms: 1000 / gibs, ...extra },
+});
+
+test("a ratio check passes, fails and waits on crafted measurements", () => {
+  const l = lab("choose-ipc");
+  const check = l.checks.find((c) => c.id === "forward-beats-copy");
+  const copies = [1, 1, 1].map((g) => run("copy", g));
+  assert.equal(judge(l, copies, check).status, "pending");
+  assert.match(judge(l, copies, check).detail, /“forward” has 0 of its 3 runs/);
+  const fast = [...copies, ...[2, 2, 2].map((g) => run("forward", g))];
+  assert.deepEqual(
+    [judge(l, fast, check).status, judge(l, fast, check).value],
+    ["pass", 2],
+  );
+  const slow = [...copies, ...[0.5, 0.5, 0.5].map((g) => run("forward", g))];
+  assert.equal(judge(l, slow, check).status, "fail");
+});
+
+test("a run without the figure a check reads fails and names it", () => {
+  const l = lab("huge-pages");
+  const ms = [1, 1, 1].map((g) => run("huge", g)).concat([1, 1, 1].map((g) => run("small", g)));
+  const [gotHuge] = judgeAll(l, ms);
+  assert.equal(gotHuge.status, "fail");
+  assert.match(gotHuge.detail, /share of huge pages/);
+});
+
+test("numbers read without exponents", () => {
+  assert.equal(round(9.537e-7), "0.0000009537");
+  assert.equal(round(2), "2");
+  assert.equal(round(1234.5678), "1235");
+  assert.equal(round(0.30000000000000004), "0.3");
+});
+
+test("medians and settling", () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
+  assert.equal(median([]), null);
+  assert.equal(settle([3, 1, 1, 1, 1, 1], 0.1), 3);
+  assert.equal(settle([1, 2, 1, 2, 3, 3], 0.1), 5);
+});
+
+test("predictions are read within the question's bounds", () => {
+  assert.deepEqual(parsePrediction(lab("variance"), " 3 "), { value: 3 });
+  assert.ok(parsePrediction(lab("variance"), "60").error);
+  assert.ok(parsePrediction(lab("variance"), "").error);
+  assert.deepEqual(parsePrediction(lab("choose-ipc"), "map"), { value: "map" });
+  assert.ok(parsePrediction(lab("choose-ipc"), "pigeon").error);
+});
+
+test("the verdict compares the prediction with the measurement", () => {
+  const l = lab("busy-cost");
+  assert.equal(predictionVerdict(l, 1, []), null);
+  const cpu = { writer: { user_ms: 1000, system_ms: 0 }, reader: { user_ms: 1000, system_ms: 0 } };
+  const ms = [1, 1, 1].map(() => run("blocking", 1, cpu)).concat([1, 1, 1].map(() => ({ task: "busy", result: { gib_per_s: 1, bytes: 2 ** 30, elapsed_ms: 1000, ...cpu } })));
+  assert.match(predictionVerdict(l, 2, ms), /you measured 2 CPU s per s \(close\)/);
+  assert.match(predictionVerdict(l, 0.5, ms), /far off/);
+  assert.equal(progress(l, ms, l.tasks[0]).done, 3);
+});

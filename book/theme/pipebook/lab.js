@@ -1,0 +1,352 @@
+// A lab card, mounted on each <div class="pipebook-lab" data-lab data-def> the
+// `{{#lab ID}}` directive leaves. The student enters a prediction, runs the lab's
+// tasks (each a run or a sweep tagged with the lab, so the runner records the
+// results), and sees the checks judged on their own measurements (labs.js). The
+// runner's /api/labs is the one source of progress: a reload or a restart shows
+// the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
+// .pipebook-lab-bytes, button.pipebook-lab-run[data-task], li[data-check][data-status],
+// .pipebook-lab-status, .pipebook-lab-student, a.pipebook-lab-export-json/-html,
+// data-state on the root (offline, idle, busy).
+
+import { START_HINT, labReportUrl, labState } from "./api.js";
+import { secondsInput } from "./controls.js";
+import { fill, h, offlineHint } from "./dom.js";
+import * as fmt from "./format.js";
+import * as labs from "./labs.js";
+import { saveLab, startRun, startSweep } from "./runner.js";
+import { parseSize } from "./sizes.js";
+
+let nextId = 0;
+
+/** A share as a percentage that never rounds a few damaged bytes to zero. */
+function percent(share) {
+  if (share === null) return "—";
+  return share === 0 ? "0%" : `${labs.round(100 * share)}%`;
+}
+
+function taskText(t) {
+  if (t.sweep) {
+    const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
+    return `${t.step}, ${t.sweep.param} over ${values}`;
+  }
+  return `${t.step}${t.params?.verify ? ", every byte verified" : ""}`;
+}
+
+function checkItem(check, outcome) {
+  const item = h(
+    "li",
+    { dataset: { check: check.id, status: outcome.status } },
+    h("span.pipebook-check-status", null, outcome.status),
+    h("span.pipebook-check-title", null, check.title),
+    h("p.pipebook-check-detail", null, outcome.detail),
+  );
+  if (outcome.status === "fail") {
+    item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
+  }
+  return item;
+}
+
+function predictionInput(lab, id) {
+  const p = lab.prediction;
+  if (p.kind === "choice") {
+    return h(
+      "select.pipebook-prediction-input",
+      { id },
+      h("option", { value: "" }, "choose…"),
+      p.options.map((o) => h("option", { value: o }, o)),
+    );
+  }
+  return h("input.pipebook-prediction-input", {
+    id,
+    type: "number",
+    min: p.min,
+    max: p.max,
+    step: "any",
+    inputmode: "decimal",
+  });
+}
+
+export function mountLab(root, { online, catalogEntry }) {
+  const lab = JSON.parse(root.dataset.def);
+  const id = `pipebook-lab-${++nextId}`;
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+
+  const card = h(
+    "div.pipebook-card",
+    { role: "group", "aria-label": `Lab: ${lab.title}` },
+    h(
+      "div.pipebook-card-head",
+      null,
+      h("span.pipebook-kind", null, "Lab"),
+      h("p.pipebook-title", null, lab.title),
+      h("p.pipebook-summary", null, lab.goal),
+    ),
+  );
+  root.append(card);
+
+  const predictionBox = h("section.pipebook-lab-prediction", null, h("h4", null, "1. Predict"), h("p", null, lab.prediction.question));
+  const tasksList = h("ul.pipebook-lab-tasks");
+  const checksList = h("ul.pipebook-lab-checks");
+  const verdict = h("p.pipebook-lab-verdict");
+  const runsTable = h("table.pipebook-lab-runs");
+  const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
+  card.append(predictionBox);
+
+  const showChecks = (measurements) => {
+    const outcomes = labs.judgeAll(lab, measurements);
+    fill(checksList, lab.checks.map((c, i) => checkItem(c, outcomes[i])));
+    root.dataset.checks = outcomes.map((o) => o.status).join(",");
+  };
+
+  if (!online) {
+    card.append(
+      h("section", null, h("h4", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((t) => h("li", null, `${t.title} (${taskText(t)})`)))),
+      h("section", null, h("h4", null, "3. Check"), checksList),
+      offlineHint("To do this lab on your own machine", START_HINT, " and come back to this page."),
+    );
+    showChecks([]);
+    return;
+  }
+
+  // Controls: the prediction, the time budget and byte cap of each run, the export.
+  const input = predictionInput(lab, `${id}-prediction`);
+  const saveButton = h("button.pipebook-run-button.pipebook-prediction-save", { type: "button" }, "Save my prediction");
+  const predicted = h("p.pipebook-lab-predicted");
+  predictionBox.append(
+    h(
+      "div.pipebook-lab-row",
+      null,
+      h("label.pipebook-field", { for: input.id }, h("span", null, lab.prediction.unit ? `Your prediction (${lab.prediction.unit})` : "Your prediction"), input),
+      saveButton,
+    ),
+    predicted,
+  );
+  const { input: seconds } = secondsInput(catalogEntry, id, lab.seconds);
+  const bytes = h("input.pipebook-lab-bytes", { id: `${id}-bytes`, type: "text", placeholder: "no cap", size: 8 });
+  const resetButton = h("button.pipebook-cancel-button.pipebook-lab-reset", { type: "button" }, "Start this lab over");
+  card.append(
+    h(
+      "section",
+      null,
+      h("h4", null, "2. Run"),
+      h(
+        "div.pipebook-lab-row",
+        null,
+        h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds),
+        h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes),
+      ),
+      tasksList,
+      status,
+    ),
+    h("section", null, h("h4", null, "3. Check"), verdict, checksList, runsTable),
+  );
+  const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
+  const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
+  const htmlLink = h("a.pipebook-lab-export-html", { download: "pipebook-lab-report.html" }, "Export my lab report (HTML)");
+  const updateLinks = () => {
+    const name = student.value.trim() || "student";
+    jsonLink.href = labReportUrl("json", name);
+    htmlLink.href = labReportUrl("html", name);
+  };
+  student.addEventListener("input", updateLinks);
+  updateLinks();
+  card.append(
+    h(
+      "section.pipebook-lab-export",
+      null,
+      h("h4", null, "4. Hand in"),
+      h("p", null, "The report holds every lab's prediction, runs and checks, with this machine's description, sealed with a SHA-256 digest."),
+      h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: student.id }, h("span", null, "Name on the report"), student), jsonLink, htmlLink),
+      h("p", null, resetButton),
+    ),
+  );
+
+  let state = { prediction: null, measurements: [] };
+  let busy = null;
+  const buttons = new Map();
+
+  // Every recorded run, with the figures the checks read: the huge-page share is
+  // what the writer found in its own page tables (the page inspector's view).
+  const showRuns = () => {
+    const cell = (v, digits) => (v === null ? "—" : v.toFixed(digits));
+    fill(
+      runsTable,
+      state.measurements.length
+        ? h(
+            "tr",
+            null,
+            ["task", "GiB/s", "CPU s per s", "corrupted", "in huge pages"].map((t) => h("th", null, t)),
+          )
+        : null,
+      state.measurements.map((m) =>
+        h(
+          "tr",
+          null,
+          h("td", null, m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`),
+          h("td", null, cell(labs.metric(m.result, "gib_per_s"), 2)),
+          h("td", null, cell(labs.metric(m.result, "cpu_per_wall"), 2)),
+          h("td", null, percent(labs.metric(m.result, "corrupted_share"))),
+          h("td", null, labs.metric(m.result, "huge_share") === null ? "—" : `${(100 * labs.metric(m.result, "huge_share")).toFixed(0)}%`),
+        ),
+      ),
+    );
+  };
+
+  const render = () => {
+    const hasPrediction = state.prediction !== null;
+    const started = state.measurements.length > 0;
+    if (hasPrediction) {
+      const v = state.prediction.value;
+      fill(predicted, "Saved prediction: ", h("strong", null, typeof v === "number" ? labs.round(v) : String(v)), lab.prediction.unit ? ` ${lab.prediction.unit}` : "", started ? " (locked: the runs have started)." : ".");
+      if (document.activeElement !== input) input.value = String(v);
+    } else {
+      fill(predicted, "Save a prediction first: the runs unlock once it is saved.");
+    }
+    input.disabled = started || !!busy;
+    saveButton.disabled = started || !!busy;
+    resetButton.disabled = !!busy;
+    for (const t of lab.tasks) {
+      const { done, needed } = labs.progress(lab, state.measurements, t);
+      const entry = buttons.get(t.id);
+      entry.count.textContent = `${Math.min(done, needed)} of ${needed} run${needed === 1 ? "" : "s"}`;
+      entry.button.textContent = done >= needed ? "Run again" : done ? "Run the rest" : "Run";
+      entry.button.disabled = !hasPrediction || !!busy;
+    }
+    const v = hasPrediction ? labs.predictionVerdict(lab, state.prediction.value, state.measurements) : null;
+    fill(verdict, v ?? "");
+    showChecks(state.measurements);
+    showRuns();
+    root.dataset.state = busy ? "busy" : "idle";
+    root.dataset.measurements = String(state.measurements.length);
+  };
+
+  const refresh = async () => {
+    try {
+      const all = await labState();
+      state = all?.labs?.[lab.id] ?? { prediction: null, measurements: [] };
+    } catch (err) {
+      status.textContent = `Could not read the lab's progress from the runner: ${err.message}`;
+    }
+    render();
+  };
+
+  const params = () => {
+    const p = { seconds: Number(seconds.value) };
+    const cap = bytes.value.trim();
+    if (cap) {
+      const b = parseSize(cap);
+      if (b === null || b < 1) return { error: `“${cap}” is not a size such as 64MiB` };
+      p.bytes = b;
+    }
+    if (!(p.seconds > 0)) return { error: "give the seconds per run" };
+    return { params: p };
+  };
+
+  const runTask = (t) => {
+    const read = params();
+    if (read.error) {
+      status.textContent = `Error: ${read.error}.`;
+      return;
+    }
+    const tag = { id: lab.id, task: t.id };
+    const cancel = h("button.pipebook-cancel-button", { type: "button" }, "Cancel");
+    const finish = async (text) => {
+      busy = null;
+      cancel.remove();
+      await refresh();
+      status.textContent = text;
+    };
+    const callbacks = (onEnd) => ({
+      connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
+      queued: (position) => (status.textContent = `Waiting for place ${position} in the runner's queue…`),
+      started: () => (status.textContent = `Running ${t.step}…`),
+      point: (msg) => {
+        status.textContent = `Point ${msg.index} of ${msg.of}: ${fmt.bytes(msg.value)}, ${fmt.gib(msg.result.gib_per_s)} GiB/s.`;
+      },
+      result: onEnd,
+      done: onEnd,
+      cancelled: () => finish("Cancelled. Nothing is left running."),
+      error: (message) => finish(`Error: ${message}`),
+      notice: (message) => (status.textContent = message),
+    });
+    status.after(cancel);
+    cancel.addEventListener("click", () => busy?.cancel());
+    if (t.sweep) {
+      busy = startSweep(t.step, t.sweep.param, t.sweep.values, t.runs, read.params, callbacks(() => finish(`Sweep done: ${t.title}.`)), tag);
+      render();
+      return;
+    }
+    // Plain runs one after another, until the task has its runs (at least one).
+    const { done, needed } = labs.progress(lab, state.measurements, t);
+    let left = Math.max(needed - done, 1);
+    const next = () => {
+      busy = startRun(
+        t.step,
+        read.params,
+        callbacks(async (result) => {
+          left -= 1;
+          if (left > 0) {
+            status.textContent = `Run done (${fmt.gib(result.gib_per_s)} GiB/s); ${left} to go…`;
+            const all = await labState().catch(() => null);
+            state = all?.labs?.[lab.id] ?? state;
+            next();
+            render();
+          } else {
+            finish(`Done: ${t.title}, last run ${fmt.gib(result.gib_per_s)} GiB/s.`);
+          }
+        }),
+        tag,
+      );
+    };
+    next();
+    render();
+  };
+
+  for (const t of lab.tasks) {
+    const button = h("button.pipebook-run-button.pipebook-lab-run", { type: "button", dataset: { task: t.id } }, "Run");
+    const count = h("span.pipebook-lab-count");
+    button.addEventListener("click", () => {
+      if (!busy) runTask(t);
+    });
+    buttons.set(t.id, { button, count });
+    tasksList.append(
+      h(
+        "li",
+        { dataset: { task: t.id } },
+        h("div.pipebook-lab-task", null, h("span.pipebook-lab-task-title", null, t.title, h("br"), h("code", null, taskText(t))), count, button),
+      ),
+    );
+  }
+
+  const save = (message, done) => {
+    busy = saveLab(message, {
+      saved: async () => {
+        busy = null;
+        await refresh();
+        status.textContent = done;
+      },
+      error: async (message) => {
+        busy = null;
+        await refresh();
+        status.textContent = `Error: ${message}`;
+      },
+    });
+    render();
+  };
+
+  saveButton.addEventListener("click", () => {
+    const read = labs.parsePrediction(lab, input.value);
+    if (read.error) {
+      status.textContent = `Your prediction: ${read.error}.`;
+      return;
+    }
+    save({ type: "predict", lab: lab.id, value: read.value }, "Prediction saved. Now run the tasks.");
+  });
+  resetButton.addEventListener("click", () => {
+    save({ type: "reset_lab", lab: lab.id }, "The lab starts over: its earlier prediction and runs no longer count.");
+  });
+
+  render();
+  refresh();
+}

@@ -1,0 +1,223 @@
+// The lab checks, judged in the page (pure: no DOM, no network). The checks are
+// data, defined once in book/labs/labs.json and embedded in each lab's placeholder;
+// the server judges the same definitions for exported reports, and
+// book/labs/check-cases.json holds crafted measurements both judges must agree on.
+// Speeds only ever enter a check as a ratio of two of the student's own medians.
+
+/** The figure `name` of one run result, or null when the run does not carry it. */
+export function metric(result, name) {
+  const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  switch (name) {
+    case "gib_per_s":
+      return num(result?.gib_per_s);
+    case "cpu_per_wall": {
+      const elapsed = num(result?.elapsed_ms);
+      if (elapsed === null || elapsed <= 0) return null;
+      const part = (end, key) => num(result?.[end]?.[key]) ?? 0;
+      const cpu = part("writer", "user_ms") + part("writer", "system_ms") + part("reader", "user_ms") + part("reader", "system_ms");
+      return cpu / elapsed;
+    }
+    case "corrupted_share": {
+      const bytes = num(result?.bytes);
+      if (!bytes) return null;
+      const corrupted = num(result?.corrupted_bytes);
+      if (corrupted !== null) return corrupted / bytes;
+      // A verifying reader that does not count stops the run at the first bad
+      // byte, so a verified run that finished had none.
+      return result?.options?.reader?.verify === true ? 0 : null;
+    }
+    case "huge_share": {
+      const checked = num(result?.huge_pages?.checked_bytes);
+      const huge = num(result?.huge_pages?.huge_bytes);
+      return !checked || huge === null ? null : huge / checked;
+    }
+    default:
+      return null;
+  }
+}
+
+const METRIC_NAME = {
+  gib_per_s: "throughput",
+  cpu_per_wall: "CPU time per wall second",
+  corrupted_share: "share of corrupted bytes",
+  huge_share: "share of huge pages",
+};
+
+/** The median (the mean of the middle two for an even count), or null. */
+export function median(values) {
+  if (!values.length) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/** After how many runs the running median stays within `tolerance` of the final one. */
+export function settle(values, tolerance) {
+  const last = median(values);
+  if (last === null) return 0;
+  let k = values.length;
+  for (let j = values.length; j >= 1; j -= 1) {
+    if (Math.abs(median(values.slice(0, j)) - last) <= tolerance * Math.abs(last)) k = j;
+    else break;
+  }
+  return k;
+}
+
+export function task(lab, id) {
+  return lab.tasks.find((t) => t.id === id) || null;
+}
+
+/** How many runs a reference needs before a measure reads it. */
+export function required(lab, ref) {
+  const t = task(lab, ref.task);
+  if (!t) return Infinity;
+  if (t.sweep && ref.value === undefined) return t.sweep.values.length * t.runs;
+  return t.runs;
+}
+
+const valueOf = (m) => (m.value === undefined || m.value === null ? undefined : m.value);
+
+function runsOf(measurements, ref) {
+  return measurements.filter((m) => m.task === ref.task && (ref.value === undefined || valueOf(m) === ref.value));
+}
+
+function sizeText(bytes) {
+  for (const [unit, size] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]]) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} B`;
+}
+
+/** Progress of a task: runs recorded and runs needed. */
+export function progress(lab, measurements, t) {
+  const done = measurements.filter((m) => m.task === t.id).length;
+  return { done, needed: required(lab, { task: t.id }) };
+}
+
+function series(lab, measurements, ref, name) {
+  const runs = runsOf(measurements, ref);
+  const need = required(lab, ref);
+  const at = ref.value === undefined ? "" : ` at ${sizeText(ref.value)}`;
+  if (runs.length < need) {
+    return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs` };
+  }
+  const values = runs.map((m) => metric(m.result, name));
+  if (values.some((v) => v === null)) {
+    return { missing: `task “${ref.task}”${at} has a run without its ${METRIC_NAME[name] || name}` };
+  }
+  return { values };
+}
+
+/**
+ * Computes a measure: {pending: why} | {missing: why} | {number} | {choice}.
+ */
+export function evaluate(lab, measurements, measure) {
+  const one = (ref) => series(lab, measurements, ref, measure.metric);
+  switch (measure.op) {
+    case "ratio": {
+      const a = one(measure.num);
+      if (!a.values) return a;
+      const b = one(measure.den);
+      if (!b.values) return b;
+      const top = median(a.values);
+      const bottom = median(b.values);
+      if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task “${measure.den.task}” is zero` };
+      return { number: top / bottom };
+    }
+    case "median":
+    case "max":
+    case "min": {
+      const s = one(measure.of);
+      if (!s.values) return s;
+      const agg = { median, max: (v) => Math.max(...v), min: (v) => Math.min(...v) }[measure.op];
+      return { number: agg(s.values) };
+    }
+    case "settle": {
+      const s = one(measure.of);
+      if (!s.values) return s;
+      return { number: settle(s.values, measure.tolerance) };
+    }
+    case "fastest": {
+      let best = null;
+      for (const ref of measure.among) {
+        const s = one(ref);
+        if (!s.values) return s;
+        const m = median(s.values);
+        if (best === null || m > best.m) best = { m, task: ref.task };
+      }
+      return best ? { choice: best.task } : { missing: "no candidates" };
+    }
+    default:
+      return { missing: `unknown measure ${measure.op}` };
+  }
+}
+
+/** Four significant digits, without trailing zeros or an exponent. */
+export function round(v) {
+  if (v === 0 || !Number.isFinite(v)) return String(v);
+  const digits = Math.min(20, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(v)))));
+  const text = v.toFixed(digits);
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
+/** A check's verdict: {id, status: pass|fail|pending, value, detail}. */
+export function judge(lab, measurements, check) {
+  const out = (status, value, detail) => ({ id: check.id, status, value, detail });
+  const e = evaluate(lab, measurements, check.measure);
+  if (e.pending) return out("pending", null, `waiting: ${e.pending}`);
+  if (e.missing) return out("fail", null, `not measured: ${e.missing}`);
+  if (e.number === undefined || Number.isNaN(e.number)) return out("fail", null, "not measured");
+  const v = e.number;
+  const low = (check.min == null || v >= check.min) && (check.above == null || v > check.above);
+  const high = check.max == null || v <= check.max;
+  const bounds = [];
+  if (check.above != null) bounds.push(`more than ${check.above}`);
+  if (check.min != null) bounds.push(`at least ${check.min}`);
+  if (check.max != null) bounds.push(`at most ${check.max}`);
+  const bound = bounds.length ? bounds.join(" and ") : "any value";
+  return out(low && high ? "pass" : "fail", v, `measured ${round(v)}, needed ${bound}`);
+}
+
+export function judgeAll(lab, measurements) {
+  return lab.checks.map((c) => judge(lab, measurements, c));
+}
+
+/** Reads what the student typed as a prediction: {value} or {error}. */
+export function parsePrediction(lab, text) {
+  const p = lab.prediction;
+  const raw = String(text ?? "").trim();
+  if (p.kind === "choice") {
+    return p.options.includes(raw) ? { value: raw } : { error: `choose one of ${p.options.join(", ")}` };
+  }
+  const v = Number(raw);
+  if (raw === "" || !Number.isFinite(v)) return { error: "enter a number" };
+  if ((p.min != null && v < p.min) || (p.max != null && v > p.max)) {
+    return { error: `enter a number from ${p.min} to ${p.max}` };
+  }
+  return { value: v };
+}
+
+/** The prediction next to what was measured, as a sentence (null until measured). */
+export function predictionVerdict(lab, predicted, measurements) {
+  const e = evaluate(lab, measurements, lab.prediction.answer);
+  if (e.choice !== undefined) {
+    return e.choice === predicted
+      ? `You predicted ${predicted}, and ${e.choice} was fastest.`
+      : `You predicted ${predicted}; ${e.choice} was fastest here.`;
+  }
+  if (e.number === undefined) return null;
+  const unit = lab.prediction.unit ? ` ${lab.prediction.unit}` : "";
+  const measured = round(e.number);
+  if (typeof predicted !== "number") return `Measured: ${measured}${unit}.`;
+  // How many times off, either way; near zero (a share of corrupted bytes) the
+  // distance itself decides.
+  const m = e.number;
+  let closeness;
+  if (predicted > 0 && m > 0) {
+    const times = Math.max(predicted / m, m / predicted);
+    closeness = times <= 1.25 ? "close" : times <= 2 ? "within 2x" : "far off";
+  } else {
+    closeness = Math.abs(predicted - m) <= 0.05 ? "close" : "far off";
+  }
+  return `You predicted ${round(predicted)}${unit}; you measured ${measured}${unit} (${closeness}).`;
+}

@@ -1,0 +1,82 @@
+//! Append-only JSON-lines files shared by several servers: one exclusive
+//! `flock` per write, `O_APPEND`, one `write_all`, fsync (and the directory's
+//! fsync when the file is new). A save that died mid-line leaves a torn last
+//! line; the next append ends it with a newline first, and readers skip a last
+//! line without its newline. The results history and the lab records use it.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{flock, FlockOperation};
+
+/// A failed file operation: what was being done, on which path.
+pub(crate) type FileFailure = (&'static str, PathBuf, std::io::Error);
+
+fn fail(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> FileFailure {
+    let path = path.to_path_buf();
+    move |err| (action, path, err)
+}
+
+/// `path` opened for appending (and reading its last byte), under an exclusive
+/// lock released when the file is closed.
+pub(crate) fn open_locked(path: &Path) -> Result<File, FileFailure> {
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(fail("cannot open", path))?;
+    flock(&file, FlockOperation::LockExclusive)
+        .map_err(|errno| fail("cannot lock", path)(errno.into()))?;
+    Ok(file)
+}
+
+/// Appends complete lines to `dir/name` under the lock, after ending a torn
+/// last line, and makes them durable.
+pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), FileFailure> {
+    let path = dir.join(name);
+    let file = open_locked(&path)?;
+    let len = file
+        .metadata()
+        .map_err(fail("cannot inspect", &path))?
+        .len();
+    let mut last = [b'\n'];
+    if len > 0 {
+        file.read_exact_at(&mut last, len - 1)
+            .map_err(fail("cannot read", &path))?;
+    }
+    let mut bytes = Vec::with_capacity(lines.len() + 1);
+    if last[0] != b'\n' {
+        // A save died mid-line: end that line so it cannot swallow this one.
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(lines);
+    (&file)
+        .write_all(&bytes)
+        .map_err(fail("cannot append to", &path))?;
+    file.sync_all().map_err(fail("cannot sync", &path))?;
+    if len == 0 {
+        // A new file lives in the directory: sync it, or a power cut may lose it.
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// Syncs a directory's entries.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), FileFailure> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(fail("cannot sync", dir))
+}
+
+/// The complete lines of `bytes` (a file's content) and whether a torn line
+/// without its newline follows them.
+pub(crate) fn complete_lines(bytes: &[u8]) -> (impl Iterator<Item = &[u8]>, bool) {
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let lines = bytes[..complete]
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace));
+    (lines, complete < bytes.len())
+}

@@ -1,0 +1,386 @@
+//! The checks, judged on the student's own measurements (pure). `labs.js` in the
+//! page does the same from the same definitions; `book/labs/check-cases.json`
+//! holds crafted measurements both must judge alike.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::defs::{Check, Lab, Measure, Metric, Ref};
+
+/// One result recorded for a lab task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// The lab task it belongs to.
+    pub task: String,
+    /// The swept value (bytes), for a sweep task's point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<u64>,
+    /// The run's result, as pipebench reports it.
+    pub result: Value,
+}
+
+/// Whether a check holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// It holds on these measurements.
+    Pass,
+    /// It does not (or what it reads was not measured).
+    Fail,
+    /// Not enough runs yet.
+    Pending,
+}
+
+/// A check's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckOutcome {
+    /// The check's id.
+    pub id: String,
+    /// The verdict.
+    pub status: Status,
+    /// The measure, when there was one.
+    pub value: Option<f64>,
+    /// The measure and the bound, or what is missing.
+    pub detail: String,
+}
+
+/// What a measure came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Evaluated {
+    /// Too few runs: which task, how many it has and needs.
+    Pending(String),
+    /// The runs are there but do not carry the figure (e.g. no verification).
+    Missing(String),
+    /// A number.
+    Number(f64),
+    /// A task id (for `fastest`).
+    Choice(String),
+}
+
+/// The figure `metric` of one result, if the result carries it.
+pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
+    let num = |path: &str| result.pointer(path).and_then(Value::as_f64);
+    match metric {
+        Metric::GibPerS => num("/gib_per_s"),
+        Metric::CpuPerWall => {
+            let elapsed = num("/elapsed_ms").filter(|e| *e > 0.0)?;
+            let cpu: f64 = [
+                "/writer/user_ms",
+                "/writer/system_ms",
+                "/reader/user_ms",
+                "/reader/system_ms",
+            ]
+            .iter()
+            .map(|p| num(p).unwrap_or(0.0))
+            .sum();
+            Some(cpu / elapsed)
+        }
+        Metric::CorruptedShare => {
+            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
+            match num("/corrupted_bytes") {
+                Some(corrupted) => Some(corrupted / bytes),
+                // A verifying reader that does not count stops the run at the
+                // first bad byte, so a verified run that finished had none.
+                None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => {
+                    Some(0.0)
+                }
+                None => None,
+            }
+        }
+        Metric::HugeShare => {
+            let checked = num("/huge_pages/checked_bytes").filter(|c| *c > 0.0)?;
+            Some(num("/huge_pages/huge_bytes")? / checked)
+        }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+fn metric_name(metric: Metric) -> &'static str {
+    match metric {
+        Metric::GibPerS => "throughput",
+        Metric::CpuPerWall => "CPU time per wall second",
+        Metric::CorruptedShare => "share of corrupted bytes",
+        Metric::HugeShare => "share of huge pages",
+    }
+}
+
+/// The metric of every run a reference reads, in the order they were recorded,
+/// or why there is nothing to compute yet.
+fn series(
+    lab: &Lab,
+    measurements: &[Measurement],
+    r: &Ref,
+    m: Metric,
+) -> Result<Vec<f64>, Evaluated> {
+    let runs: Vec<&Measurement> = measurements
+        .iter()
+        .filter(|x| x.task == r.task && (r.value.is_none() || x.value == r.value))
+        .collect();
+    let required = lab.required(r);
+    let at = r.value.map_or(String::new(), |v| {
+        format!(" at {}", pipebench::size::ByteSize(v))
+    });
+    if runs.len() < required {
+        return Err(Evaluated::Pending(format!(
+            "task “{}”{at} has {} of its {required} runs",
+            r.task,
+            runs.len()
+        )));
+    }
+    runs.iter()
+        .map(|x| metric(&x.result, m))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| {
+            Evaluated::Missing(format!(
+                "task “{}”{at} has a run without its {}",
+                r.task,
+                metric_name(m)
+            ))
+        })
+}
+
+/// Computes a measure on a lab's measurements.
+pub fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> Evaluated {
+    let run = || -> Result<Evaluated, Evaluated> {
+        Ok(match measure {
+            Measure::Ratio { metric, num, den } => {
+                let top = series(lab, measurements, num, *metric)?;
+                let bottom = series(lab, measurements, den, *metric)?;
+                match (median(&top), median(&bottom)) {
+                    (Some(a), Some(b)) if b > 0.0 => Evaluated::Number(a / b),
+                    _ => Evaluated::Missing(format!(
+                        "the {} of task “{}” is zero",
+                        metric_name(*metric),
+                        den.task
+                    )),
+                }
+            }
+            Measure::Median { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, median))
+            }
+            Measure::Max { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
+                    v.iter().copied().reduce(f64::max)
+                }))
+            }
+            Measure::Min { metric, of } => {
+                Evaluated::Number(agg(series(lab, measurements, of, *metric)?, |v| {
+                    v.iter().copied().reduce(f64::min)
+                }))
+            }
+            Measure::Settle {
+                metric,
+                of,
+                tolerance,
+            } => {
+                let values = series(lab, measurements, of, *metric)?;
+                Evaluated::Number(settle(&values, *tolerance) as f64)
+            }
+            Measure::Fastest { metric, among } => {
+                let mut best: Option<(f64, &str)> = None;
+                for r in among {
+                    let m = agg(series(lab, measurements, r, *metric)?, median);
+                    if best.is_none_or(|(b, _)| m > b) {
+                        best = Some((m, &r.task));
+                    }
+                }
+                best.map_or(Evaluated::Missing("no candidates".into()), |(_, task)| {
+                    Evaluated::Choice(task.to_string())
+                })
+            }
+        })
+    };
+    run().unwrap_or_else(|e| e)
+}
+
+/// `f` over values that are never empty (a task needs at least one run).
+fn agg(values: Vec<f64>, f: impl Fn(&[f64]) -> Option<f64>) -> f64 {
+    f(&values).unwrap_or(f64::NAN)
+}
+
+/// The smallest k such that the median of the first j runs is within
+/// `tolerance` of the median of all runs for every j from k on.
+pub fn settle(values: &[f64], tolerance: f64) -> usize {
+    let Some(last) = median(values) else {
+        return 0;
+    };
+    let mut k = values.len();
+    for j in (1..=values.len()).rev() {
+        let running = median(&values[..j]).unwrap_or(last);
+        if (running - last).abs() <= tolerance * last.abs() {
+            k = j;
+        } else {
+            break;
+        }
+    }
+    k
+}
+
+/// A check's verdict on a lab's measurements.
+pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOutcome {
+    let outcome = |status, value, detail| CheckOutcome {
+        id: check.id.clone(),
+        status,
+        value,
+        detail,
+    };
+    match evaluate(lab, measurements, &check.measure) {
+        Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
+        Evaluated::Missing(why) => outcome(Status::Fail, None, format!("not measured: {why}")),
+        Evaluated::Choice(task) => outcome(Status::Fail, None, format!("`{task}` is not a number")),
+        Evaluated::Number(v) if v.is_nan() => outcome(Status::Fail, None, "not measured".into()),
+        Evaluated::Number(v) => {
+            let low = check.min.is_none_or(|min| v >= min) && check.above.is_none_or(|a| v > a);
+            let high = check.max.is_none_or(|max| v <= max);
+            let bounds: Vec<String> = [
+                check.above.map(|a| format!("more than {a}")),
+                check.min.map(|min| format!("at least {min}")),
+                check.max.map(|max| format!("at most {max}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let bound = if bounds.is_empty() {
+                "any value".to_string()
+            } else {
+                bounds.join(" and ")
+            };
+            let status = if low && high {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+            outcome(
+                status,
+                Some(v),
+                format!("measured {}, needed {bound}", round(v)),
+            )
+        }
+    }
+}
+
+/// Every check of a lab.
+pub fn judge_all(lab: &Lab, measurements: &[Measurement]) -> Vec<CheckOutcome> {
+    lab.checks
+        .iter()
+        .map(|c| judge(lab, measurements, c))
+        .collect()
+}
+
+/// Four significant digits without trailing zeros, for sentences.
+fn round(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::defs::{labs, parse, LABS_JSON};
+    use serde_json::json;
+
+    fn run(task: &str, value: Option<u64>, gibs: f64) -> Measurement {
+        Measurement {
+            task: task.into(),
+            value,
+            result: json!({"gib_per_s": gibs, "bytes": 1 << 30, "elapsed_ms": 1000.0 / gibs}),
+        }
+    }
+
+    #[test]
+    fn settle_finds_where_the_median_stops_moving() {
+        assert_eq!(settle(&[1.0, 1.0, 1.0, 1.0], 0.1), 1);
+        assert_eq!(settle(&[3.0, 1.0, 1.0, 1.0, 1.0, 1.0], 0.1), 3);
+        assert_eq!(settle(&[1.0, 2.0, 1.0, 2.0, 3.0, 3.0], 0.1), 5);
+    }
+
+    #[test]
+    fn ratio_checks_pass_and_fail_and_wait() {
+        let lab = labs().find("busy-cost").unwrap();
+        let check = lab
+            .checks
+            .iter()
+            .find(|c| c.id == "busy-not-slower")
+            .unwrap();
+        let mut ms: Vec<Measurement> = (0..3).map(|_| run("blocking", None, 2.0)).collect();
+        assert_eq!(judge(lab, &ms, check).status, Status::Pending);
+        ms.extend((0..3).map(|_| run("busy", None, 3.0)));
+        let passed = judge(lab, &ms, check);
+        assert_eq!((passed.status, passed.value), (Status::Pass, Some(1.5)));
+        for m in ms.iter_mut().filter(|m| m.task == "busy") {
+            *m = run("busy", None, 1.0);
+        }
+        assert_eq!(judge(lab, &ms, check).status, Status::Fail);
+    }
+
+    #[test]
+    fn a_missing_figure_fails_and_says_so() {
+        let lab = labs().find("vmsplice-safety").unwrap();
+        let ms = vec![run("verified", None, 1.0), run("reuse", None, 1.0)];
+        let outcome = judge(lab, &ms, &lab.checks[0]);
+        assert_eq!(outcome.status, Status::Fail);
+        assert!(
+            outcome.detail.contains("share of corrupted bytes"),
+            "{}",
+            outcome.detail
+        );
+    }
+
+    /// The crafted cases the page's tests judge too: both must agree.
+    #[test]
+    fn shared_check_cases_judge_alike() {
+        let book = parse(LABS_JSON).unwrap();
+        let cases: Value =
+            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
+        let cases = cases.as_array().unwrap();
+        assert!(cases.len() >= 6);
+        for case in cases {
+            let name = case["name"].as_str().unwrap();
+            let lab = book.find(case["lab"].as_str().unwrap()).unwrap();
+            let ms: Vec<Measurement> =
+                serde_json::from_value(case["measurements"].clone()).unwrap();
+            for (id, expect) in case["expect"].as_object().unwrap() {
+                let check = lab.checks.iter().find(|c| &c.id == id).unwrap();
+                let got = judge(lab, &ms, check);
+                let status = serde_json::to_value(got.status).unwrap();
+                assert_eq!(status, expect["status"], "{name}: {id}: {}", got.detail);
+                if let Some(value) = expect.get("value").and_then(Value::as_f64) {
+                    let v = got.value.unwrap();
+                    assert!((v - value).abs() < 1e-9, "{name}: {id}: {v} vs {value}");
+                }
+            }
+            if let Some(answer) = case.get("answer") {
+                let got = match evaluate(lab, &ms, &lab.prediction.answer) {
+                    Evaluated::Number(v) => json!(v),
+                    Evaluated::Choice(c) => json!(c),
+                    _ => Value::Null,
+                };
+                match (got.as_f64(), answer.as_f64()) {
+                    (Some(a), Some(b)) => {
+                        assert!((a - b).abs() < 1e-9, "{name}: answer {a} vs {b}")
+                    }
+                    _ => assert_eq!(&got, answer, "{name}: answer"),
+                }
+            }
+        }
+    }
+}

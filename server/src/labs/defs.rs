@@ -1,0 +1,418 @@
+//! The labs as `book/labs/labs.json` defines them: goal, prediction, tasks and
+//! checks. The same file is embedded in the lab pages for the page's own check
+//! logic (`labs.js`), so a check is written once, as data.
+
+use std::sync::OnceLock;
+
+use pipebench::catalog;
+use pipebench::sweep::SweepParam;
+use serde::{Deserialize, Serialize};
+
+/// The definitions, compiled in so the server and its exports always agree
+/// with the book they were built with.
+pub const LABS_JSON: &str = include_str!("../../../book/labs/labs.json");
+
+/// Version of the definitions' format.
+pub const DEFINITIONS_VERSION: u64 = 1;
+
+/// Most runs a lab task may ask for (per value, for a sweep).
+pub const MAX_TASK_RUNS: usize = 10;
+
+/// The whole file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabBook {
+    /// Format version.
+    pub schema_version: u64,
+    /// The labs, in the book's order.
+    pub labs: Vec<Lab>,
+}
+
+/// One lab.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lab {
+    /// Identifier (`{{#lab ID}}`).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The chapter it follows.
+    pub chapter: String,
+    /// What the student finds out.
+    pub goal: String,
+    /// Default seconds per run.
+    pub seconds: f64,
+    /// What the student predicts before running.
+    pub prediction: Prediction,
+    /// The runs and sweeps.
+    pub tasks: Vec<Task>,
+    /// The automatic checks.
+    pub checks: Vec<Check>,
+}
+
+/// The question asked before any run, and how the measurements answer it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prediction {
+    /// The question.
+    pub question: String,
+    /// `number` or `choice`.
+    pub kind: PredictionKind,
+    /// Unit of a number.
+    #[serde(default)]
+    pub unit: Option<String>,
+    /// Smallest number accepted.
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// Largest number accepted.
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// The choices (task ids), for `choice`.
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// What the measurements say.
+    pub answer: Measure,
+}
+
+/// The kind of answer a prediction takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PredictionKind {
+    /// A number within `min..=max`.
+    Number,
+    /// One of `options`.
+    Choice,
+}
+
+/// A run or a sweep of one catalog step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// Identifier within the lab.
+    pub id: String,
+    /// What the button says.
+    pub title: String,
+    /// Catalog step id.
+    pub step: String,
+    /// Parameters the task fixes (e.g. `verify`), beyond the student's seconds and bytes.
+    #[serde(default)]
+    pub params: TaskParams,
+    /// A sweep instead of plain runs.
+    #[serde(default)]
+    pub sweep: Option<TaskSweep>,
+    /// Runs needed (per value, for a sweep).
+    pub runs: usize,
+}
+
+/// What a task fixes about its runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskParams {
+    /// The reader checks every byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+}
+
+/// The swept parameter and its values.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSweep {
+    /// `pipe_size` or `buf_size`.
+    pub param: String,
+    /// Values in bytes, increasing.
+    pub values: Vec<u64>,
+}
+
+impl TaskSweep {
+    /// The swept parameter.
+    pub fn param(&self) -> Option<SweepParam> {
+        self.param.parse().ok()
+    }
+}
+
+/// An automatic check: a measure and the bounds it must fall within.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// Identifier within the lab.
+    pub id: String,
+    /// What passing means.
+    pub title: String,
+    /// What is computed from the measurements.
+    pub measure: Measure,
+    /// Passes when the measure is at least this.
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// Passes when the measure is more than this.
+    #[serde(default)]
+    pub above: Option<f64>,
+    /// Passes when the measure is at most this.
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// Why it may have failed.
+    pub explain: String,
+    /// What to try then.
+    #[serde(rename = "try")]
+    pub try_next: String,
+}
+
+/// Which results a measure reads: a task's, or one value of a sweep task's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ref {
+    /// Task id.
+    pub task: String,
+    /// Only the sweep points at this value (bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<u64>,
+}
+
+/// A per-run figure. None of them is an absolute speed judged against a bound:
+/// speeds only enter checks as ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Throughput, GiB/s.
+    GibPerS,
+    /// CPU time of both ends (user + system) per wall-clock time.
+    CpuPerWall,
+    /// Share of the bytes the reader found corrupted (runs that verified).
+    CorruptedShare,
+    /// Share of the writer's checked buffer bytes in huge pages.
+    HugeShare,
+}
+
+/// What a check or a prediction's answer computes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Measure {
+    /// median(num) / median(den).
+    Ratio {
+        /// The figure compared.
+        metric: Metric,
+        /// Numerator's results.
+        num: Ref,
+        /// Denominator's results.
+        den: Ref,
+    },
+    /// The median over the runs.
+    Median {
+        /// The figure.
+        metric: Metric,
+        /// Whose runs.
+        of: Ref,
+    },
+    /// The largest over the runs.
+    Max {
+        /// The figure.
+        metric: Metric,
+        /// Whose runs.
+        of: Ref,
+    },
+    /// The smallest over the runs.
+    Min {
+        /// The figure.
+        metric: Metric,
+        /// Whose runs.
+        of: Ref,
+    },
+    /// After how many runs the running median stays within `tolerance` (a
+    /// fraction) of the median of all of them.
+    Settle {
+        /// The figure.
+        metric: Metric,
+        /// Whose runs, in the order they finished.
+        of: Ref,
+        /// Allowed distance, as a fraction of the final median.
+        tolerance: f64,
+    },
+    /// The task whose median is highest.
+    Fastest {
+        /// The figure.
+        metric: Metric,
+        /// The candidates.
+        among: Vec<Ref>,
+    },
+}
+
+impl Measure {
+    /// The results this measure reads.
+    pub fn refs(&self) -> Vec<&Ref> {
+        match self {
+            Measure::Ratio { num, den, .. } => vec![num, den],
+            Measure::Median { of, .. }
+            | Measure::Max { of, .. }
+            | Measure::Min { of, .. }
+            | Measure::Settle { of, .. } => vec![of],
+            Measure::Fastest { among, .. } => among.iter().collect(),
+        }
+    }
+}
+
+impl LabBook {
+    /// A lab by id.
+    pub fn find(&self, id: &str) -> Option<&Lab> {
+        self.labs.iter().find(|lab| lab.id == id)
+    }
+
+    /// The lab ids, for error messages.
+    pub fn ids(&self) -> String {
+        self.labs
+            .iter()
+            .map(|lab| lab.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl Lab {
+    /// A task by id.
+    pub fn task(&self, id: &str) -> Option<&Task> {
+        self.tasks.iter().find(|task| task.id == id)
+    }
+
+    /// The results a reference must have before a measure reads it.
+    pub fn required(&self, r: &Ref) -> usize {
+        match self.task(&r.task) {
+            Some(Task {
+                sweep: Some(sweep),
+                runs,
+                ..
+            }) if r.value.is_none() => sweep.values.len() * runs,
+            Some(task) => task.runs,
+            None => usize::MAX,
+        }
+    }
+
+    /// Every problem with this lab's definition.
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let at = |what: String| format!("lab `{}`: {what}", self.id);
+        for task in &self.tasks {
+            if catalog::find(&task.step).is_none() {
+                problems.push(at(format!(
+                    "task `{}` runs unknown step `{}`",
+                    task.id, task.step
+                )));
+            }
+            if task.runs == 0 || task.runs > MAX_TASK_RUNS {
+                problems.push(at(format!(
+                    "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
+                    task.id, task.runs
+                )));
+            }
+            if let Some(sweep) = &task.sweep {
+                if sweep.param().is_none() {
+                    problems.push(at(format!("task `{}` sweeps `{}`", task.id, sweep.param)));
+                }
+                if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
+                    problems.push(at(format!(
+                        "task `{}`: sweep values must increase",
+                        task.id
+                    )));
+                }
+            }
+        }
+        let mut measures: Vec<(&str, &Measure)> = self
+            .checks
+            .iter()
+            .map(|c| (c.id.as_str(), &c.measure))
+            .collect();
+        measures.push(("prediction", &self.prediction.answer));
+        for (name, measure) in measures {
+            for r in measure.refs() {
+                match self.task(&r.task) {
+                    None => problems.push(at(format!("`{name}` reads unknown task `{}`", r.task))),
+                    Some(task) => {
+                        let sweep_values = task.sweep.as_ref().map(|s| &s.values);
+                        match (r.value, sweep_values) {
+                            (Some(v), Some(values)) if !values.contains(&v) => {
+                                problems.push(at(format!(
+                                    "`{name}` reads value {v} that task `{}` does not sweep",
+                                    r.task
+                                )))
+                            }
+                            (Some(_), None) => problems.push(at(format!(
+                                "`{name}` reads a value of task `{}`, which is no sweep",
+                                r.task
+                            ))),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        if self.prediction.kind == PredictionKind::Choice {
+            for option in &self.prediction.options {
+                if self.task(option).is_none() {
+                    problems.push(at(format!("prediction option `{option}` is not a task")));
+                }
+            }
+        }
+        problems
+    }
+}
+
+/// Why the lab definitions cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DefinitionError {
+    /// Not the expected JSON.
+    #[error("book/labs/labs.json does not parse: {0}")]
+    Parse(#[from] serde_json::Error),
+    /// Parsed, but inconsistent with itself or the catalog.
+    #[error("book/labs/labs.json is inconsistent: {}", .0.join("; "))]
+    Inconsistent(Vec<String>),
+}
+
+/// Parses and checks definitions (the compiled-in ones, or a test's).
+pub fn parse(text: &str) -> Result<LabBook, DefinitionError> {
+    let book: LabBook = serde_json::from_str(text)?;
+    let mut problems: Vec<String> = book.labs.iter().flat_map(Lab::problems).collect();
+    if book.schema_version != DEFINITIONS_VERSION {
+        problems.push(format!(
+            "schema_version {} where {DEFINITIONS_VERSION} is expected",
+            book.schema_version
+        ));
+    }
+    let mut ids: Vec<&str> = book.labs.iter().map(|l| l.id.as_str()).collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|w| w[0] == w[1]) {
+        problems.push("two labs share an id".into());
+    }
+    if problems.is_empty() {
+        Ok(book)
+    } else {
+        Err(DefinitionError::Inconsistent(problems))
+    }
+}
+
+/// The compiled-in labs. Their consistency is a unit test, so this cannot fail
+/// in a tested build.
+pub fn labs() -> &'static LabBook {
+    static LABS: OnceLock<LabBook> = OnceLock::new();
+    LABS.get_or_init(|| parse(LABS_JSON).expect("book/labs/labs.json is checked by the tests"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_book_labs_are_consistent() {
+        let book = parse(LABS_JSON).unwrap();
+        assert!(book.labs.len() >= 6, "the issue asks for at least six labs");
+        for lab in &book.labs {
+            assert!(!lab.checks.is_empty(), "lab {} has no check", lab.id);
+        }
+    }
+
+    #[test]
+    fn inconsistent_labs_are_named() {
+        let text = LABS_JSON.replacen("\"step\": \"write-read\"", "\"step\": \"teleport\"", 1);
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("unknown step `teleport`"), "{err}");
+        let text = LABS_JSON.replacen("\"task\": \"repeat\"", "\"task\": \"nope\"", 1);
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("unknown task `nope`"), "{err}");
+    }
+}

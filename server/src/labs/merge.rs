@@ -1,0 +1,621 @@
+//! `pipebook report FILES...`: an instructor's merge of students' exported lab
+//! reports into one class table (CSV) and page (HTML). Each file is validated
+//! first (pure: [`validate`]); a file that fails is named with the reason and
+//! left out, never a crash.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pipebench::size::ByteSize;
+use serde_json::Value;
+
+use super::checks::{self, CheckOutcome, Measurement, Status};
+use super::defs::labs;
+use super::export::{self, DigestError};
+use super::render;
+use crate::html::escape;
+
+/// Throughput beyond any machine's memory bandwidth: a figure above it is made up.
+pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
+
+/// How far `gib_per_s` may stray from `bytes / elapsed` (rounding only).
+const RATE_TOLERANCE: f64 = 0.01;
+
+/// Why a report was left out of the class.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The file could not be read.
+    #[error("cannot read it")]
+    Read(#[source] std::io::Error),
+    /// Not JSON.
+    #[error("malformed JSON")]
+    Json(#[source] serde_json::Error),
+    /// JSON, but not a lab report.
+    #[error("not a pipebook lab report (`schema` is {found})")]
+    NotAReport {
+        /// The `schema` field found.
+        found: String,
+    },
+    /// Another version of the format.
+    #[error("schema version {found}, but this pipebook reads version {}: export it again with this pipebook", export::SCHEMA_VERSION)]
+    Version {
+        /// The version found.
+        found: String,
+    },
+    /// Changed after it was sealed.
+    #[error(transparent)]
+    Digest(#[from] DigestError),
+    /// A field missing or of the wrong type.
+    #[error("malformed report: {0}")]
+    Malformed(String),
+    /// A figure no run can produce.
+    #[error("impossible figure in lab `{lab}`, task `{task}`, run {run}: {what}")]
+    Impossible {
+        /// Lab id.
+        lab: String,
+        /// Task id.
+        task: String,
+        /// Run number within the lab, from 1.
+        run: usize,
+        /// What is impossible.
+        what: String,
+    },
+    /// A recorded check outcome the measurements do not give.
+    #[error("lab `{lab}`, check `{check}`: the report says {recorded:?}, its measurements give {computed:?}")]
+    ChecksDisagree {
+        /// Lab id.
+        lab: String,
+        /// Check id.
+        check: String,
+        /// In the file.
+        recorded: String,
+        /// Recomputed.
+        computed: Status,
+    },
+}
+
+/// One lab of a valid report.
+#[derive(Debug, Clone)]
+pub struct LabResult {
+    /// Lab id.
+    pub id: String,
+    /// The prediction (null when none).
+    pub prediction: Value,
+    /// What the measurements answer.
+    pub answer: Value,
+    /// The runs.
+    pub measurements: Vec<Measurement>,
+    /// Recomputed check outcomes.
+    pub checks: Vec<CheckOutcome>,
+}
+
+/// A valid report.
+#[derive(Debug, Clone)]
+pub struct StudentReport {
+    /// The file it came from.
+    pub file: PathBuf,
+    /// The student's name.
+    pub student: String,
+    /// The machine, from the report's system section.
+    pub system: Value,
+    /// Its labs.
+    pub labs: Vec<LabResult>,
+}
+
+fn malformed(what: impl Into<String>) -> ReportError {
+    ReportError::Malformed(what.into())
+}
+
+/// Checks one run's figures against each other and against physics.
+fn check_figures(result: &Value, step: &str) -> Result<(), String> {
+    let num = |key: &str| result.get(key).and_then(Value::as_f64);
+    let found = result["step"].as_str().unwrap_or("(none)");
+    if found != step {
+        return Err(format!("its step is `{found}` but the task runs `{step}`"));
+    }
+    let gib = num("gib_per_s").ok_or("no gib_per_s")?;
+    let elapsed = num("elapsed_ms").ok_or("no elapsed_ms")?;
+    let bytes = result["bytes"]
+        .as_u64()
+        .ok_or("no bytes (a whole number)")?;
+    if !gib.is_finite() || gib < 0.0 {
+        return Err(format!("throughput {gib} GiB/s is negative"));
+    }
+    if gib > MAX_PLAUSIBLE_GIB_S {
+        return Err(format!(
+            "throughput {gib} GiB/s is beyond any machine (limit {MAX_PLAUSIBLE_GIB_S})"
+        ));
+    }
+    if !elapsed.is_finite() || elapsed <= 0.0 {
+        return Err(format!("elapsed_ms {elapsed} is not a positive time"));
+    }
+    let expected = pipebench::report::gib_per_s(bytes, elapsed);
+    if (gib - expected).abs() > RATE_TOLERANCE * expected.max(1e-9) + 1e-9 {
+        return Err(format!(
+            "{bytes} bytes in {elapsed} ms is {expected:.4} GiB/s, not the {gib} GiB/s it claims"
+        ));
+    }
+    if let Some(corrupted) = result["corrupted_bytes"].as_u64() {
+        if corrupted > bytes {
+            return Err(format!("{corrupted} corrupted bytes out of {bytes}"));
+        }
+    }
+    Ok(())
+}
+
+/// Validates a report's text; `file` names it.
+pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> {
+    let report: Value = serde_json::from_slice(text).map_err(ReportError::Json)?;
+    if report["schema"].as_str() != Some(export::SCHEMA) {
+        return Err(ReportError::NotAReport {
+            found: report["schema"].to_string(),
+        });
+    }
+    if report["schema_version"].as_u64() != Some(export::SCHEMA_VERSION) {
+        return Err(ReportError::Version {
+            found: report["schema_version"].to_string(),
+        });
+    }
+    export::verify_digest(&report)?;
+    let student = report["student"]
+        .as_str()
+        .ok_or_else(|| malformed("no `student` name"))?
+        .to_string();
+    let entries = report["labs"]
+        .as_array()
+        .ok_or_else(|| malformed("no `labs` array"))?;
+    let mut results = Vec::new();
+    for entry in entries {
+        let id = entry["id"]
+            .as_str()
+            .ok_or_else(|| malformed("a lab without `id`"))?;
+        let lab = labs()
+            .find(id)
+            .ok_or_else(|| malformed(format!("lab `{id}` is not one of {}", labs().ids())))?;
+        let measurements: Vec<Measurement> = serde_json::from_value(entry["measurements"].clone())
+            .map_err(|e| malformed(format!("lab `{id}`: measurements: {e}")))?;
+        for (index, m) in measurements.iter().enumerate() {
+            let impossible = |what: String| ReportError::Impossible {
+                lab: id.to_string(),
+                task: m.task.clone(),
+                run: index + 1,
+                what,
+            };
+            let task = lab
+                .task(&m.task)
+                .ok_or_else(|| impossible("the lab has no such task".into()))?;
+            check_figures(&m.result, &task.step).map_err(impossible)?;
+            if let (Some(v), Some(sweep)) = (m.value, &task.sweep) {
+                if !sweep.values.contains(&v) {
+                    return Err(impossible(format!("{v} is not a value the task sweeps")));
+                }
+            }
+        }
+        let computed = checks::judge_all(lab, &measurements);
+        let recorded = entry["checks"]
+            .as_array()
+            .ok_or_else(|| malformed(format!("lab `{id}` has no `checks`")))?;
+        for outcome in &computed {
+            let said = recorded
+                .iter()
+                .find(|c| c["id"].as_str() == Some(&outcome.id))
+                .and_then(|c| c["status"].as_str())
+                .unwrap_or("(missing)");
+            if serde_json::to_value(outcome.status)
+                .ok()
+                .as_ref()
+                .and_then(Value::as_str)
+                != Some(said)
+            {
+                return Err(ReportError::ChecksDisagree {
+                    lab: id.to_string(),
+                    check: outcome.id.clone(),
+                    recorded: said.to_string(),
+                    computed: outcome.status,
+                });
+            }
+        }
+        results.push(LabResult {
+            id: id.to_string(),
+            prediction: entry
+                .pointer("/prediction/value")
+                .cloned()
+                .unwrap_or(Value::Null),
+            answer: entry
+                .pointer("/prediction/answer")
+                .cloned()
+                .unwrap_or(Value::Null),
+            measurements,
+            checks: computed,
+        });
+    }
+    Ok(StudentReport {
+        file: file.to_path_buf(),
+        student,
+        system: report["system"].clone(),
+        labs: results,
+    })
+}
+
+/// Reads and validates one file.
+pub fn load(file: &Path) -> Result<StudentReport, ReportError> {
+    let text = std::fs::read(file).map_err(ReportError::Read)?;
+    validate(file, &text)
+}
+
+/// The merged class: valid reports, and the files left out with why.
+#[derive(Debug)]
+pub struct Class {
+    /// Valid reports, in the order given.
+    pub students: Vec<StudentReport>,
+    /// Files left out.
+    pub skipped: Vec<(PathBuf, ReportError)>,
+}
+
+impl Class {
+    /// Loads every file; never fails as a whole.
+    pub fn load(files: &[PathBuf]) -> Class {
+        let mut class = Class {
+            students: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for file in files {
+            match load(file) {
+                Ok(report) => class.students.push(report),
+                Err(err) => class.skipped.push((file.clone(), err)),
+            }
+        }
+        class
+    }
+
+    /// The figures compared across machines: "step" for plain runs, "step,
+    /// pipe_size 16 KiB" for a sweep's points.
+    fn figure_keys(&self) -> Vec<String> {
+        let mut keys: Vec<(String, Option<(String, u64)>)> = self
+            .students
+            .iter()
+            .flat_map(|s| figures(s).into_keys())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys.iter().map(figure_name).collect()
+    }
+
+    /// Every check, as (lab id, check id, title), in the book's order.
+    fn all_checks() -> Vec<(String, String, String)> {
+        labs()
+            .labs
+            .iter()
+            .flat_map(|lab| {
+                lab.checks
+                    .iter()
+                    .map(|c| (lab.id.clone(), c.id.clone(), c.title.clone()))
+            })
+            .collect()
+    }
+
+    /// The class table: one row per student.
+    pub fn csv(&self) -> String {
+        let keys = self.figure_keys();
+        let checks = Class::all_checks();
+        let mut header = vec![
+            "student".to_string(),
+            "file".into(),
+            "cpu_model".into(),
+            "kernel".into(),
+            "virtualization".into(),
+        ];
+        header.extend(keys.iter().map(|k| format!("median GiB/s: {k}")));
+        header.extend(
+            checks
+                .iter()
+                .map(|(lab, check, _)| format!("check: {lab}/{check}")),
+        );
+        let mut out = csv_row(&header);
+        for s in &self.students {
+            let medians = step_medians(s);
+            let mut row = vec![
+                s.student.clone(),
+                s.file.display().to_string(),
+                text(&s.system["cpu_model"]),
+                text(&s.system["kernel"]),
+                text(&s.system["virtualization"]),
+            ];
+            row.extend(
+                keys.iter()
+                    .map(|k| medians.get(k).map_or(String::new(), |m| format!("{m:.4}"))),
+            );
+            row.extend(
+                checks
+                    .iter()
+                    .map(|(lab, check, _)| outcome(s, lab, check).to_string()),
+            );
+            out.push_str(&csv_row(&row));
+        }
+        out
+    }
+
+    /// The class page: who passed which check, each figure's spread across
+    /// machines, and the files left out.
+    pub fn html(&self) -> String {
+        let checks = Class::all_checks();
+        let mut body = format!(
+            "<h1>pipebook labs: class report</h1>\n<p class=\"note\">{} report(s) merged, {} left out.</p>\n",
+            self.students.len(),
+            self.skipped.len()
+        );
+        if !self.skipped.is_empty() {
+            body.push_str("<h2>Left out</h2>\n<table><tr><th>file</th><th>why</th></tr>");
+            for (file, err) in &self.skipped {
+                body.push_str(&format!(
+                    "<tr><td>{}</td><td>{}</td></tr>",
+                    escape(&file.display().to_string()),
+                    escape(&crate::error_chain(err))
+                ));
+            }
+            body.push_str("</table>\n");
+        }
+        body.push_str(
+            "<h2>Who passed which check</h2>\n<div class=\"wide\"><table><tr><th>student</th><th>machine</th>",
+        );
+        for (lab, check, title) in &checks {
+            body.push_str(&format!(
+                "<th class=\"check\" title=\"{}\">{}<br>{}</th>",
+                escape(title),
+                escape(lab),
+                escape(check)
+            ));
+        }
+        body.push_str("</tr>");
+        for s in &self.students {
+            body.push_str(&format!(
+                "<tr><td>{}</td><td>{}<br><span class=\"note\">{}</span></td>",
+                escape(&s.student),
+                escape(&text(&s.system["cpu_model"])),
+                escape(&text(&s.system["kernel"]))
+            ));
+            for (lab, check, _) in &checks {
+                body.push_str(&format!(
+                    "<td>{}</td>",
+                    render::status(outcome(s, lab, check))
+                ));
+            }
+            body.push_str("</tr>");
+        }
+        body.push_str("</table></div>\n<h2>Figures across machines</h2>\n");
+        let keys = self.figure_keys();
+        let mut rows = Vec::new();
+        body.push_str(
+            "<table><tr><th>figure</th><th>machines</th><th>min</th><th>median</th><th>max</th><th>max / min</th></tr>",
+        );
+        for key in &keys {
+            let values: Vec<f64> = self
+                .students
+                .iter()
+                .filter_map(|s| step_medians(s).get(key).copied())
+                .collect();
+            let (min, max) = (
+                values.iter().copied().fold(f64::INFINITY, f64::min),
+                values.iter().copied().fold(0.0, f64::max),
+            );
+            body.push_str(&format!(
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(key),
+                values.len(),
+                render::num(Some(min)),
+                render::num(checks::median(&values)),
+                render::num(Some(max)),
+                render::num((min > 0.0).then(|| max / min)),
+            ));
+            rows.push((key.clone(), values));
+        }
+        body.push_str("</table>\n");
+        if !rows.is_empty() {
+            body.push_str(&render::strip_chart(
+                "Each machine's median, per figure",
+                &rows,
+            ));
+        }
+        body.push_str("<h2>Predictions</h2>\n<table><tr><th>student</th><th>lab</th><th>predicted</th><th>measured</th></tr>");
+        for s in &self.students {
+            for lab in s.labs.iter().filter(|l| !l.prediction.is_null()) {
+                body.push_str(&format!(
+                    "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                    escape(&s.student),
+                    escape(&lab.id),
+                    render::value_text(&lab.prediction),
+                    render::value_text(&lab.answer)
+                ));
+            }
+        }
+        body.push_str("</table>\n");
+        render::page("pipebook labs: class report", &body)
+    }
+}
+
+/// A JSON field as plain text.
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A student's outcome of one check: pass, fail, pending, or "" when absent.
+fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
+    s.labs
+        .iter()
+        .find(|l| l.id == lab)
+        .and_then(|l| l.checks.iter().find(|c| c.id == check))
+        .map_or("", |c| match c.status {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Pending => "pending",
+        })
+}
+
+/// A figure: a step, or a step at one value of a swept parameter.
+type FigureKey = (String, Option<(String, u64)>);
+
+/// "step" for plain runs, "step, pipe_size 16 KiB" for a sweep's points.
+fn figure_name((step, sweep): &FigureKey) -> String {
+    match sweep {
+        Some((param, value)) => format!("{step}, {param} {}", ByteSize(*value)),
+        None => step.clone(),
+    }
+}
+
+/// A student's median throughput per figure, over all their labs.
+pub fn step_medians(s: &StudentReport) -> BTreeMap<String, f64> {
+    figures(s)
+        .into_iter()
+        .map(|(key, m)| (figure_name(&key), m))
+        .collect()
+}
+
+fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
+    let mut groups: BTreeMap<FigureKey, Vec<f64>> = BTreeMap::new();
+    for lab_result in &s.labs {
+        let Some(lab) = labs().find(&lab_result.id) else {
+            continue;
+        };
+        for m in &lab_result.measurements {
+            let Some(task) = lab.task(&m.task) else {
+                continue;
+            };
+            let key = match (m.value, &task.sweep) {
+                (Some(v), Some(sweep)) => (task.step.clone(), Some((sweep.param.clone(), v))),
+                _ => (task.step.clone(), None),
+            };
+            if let Some(g) = m.result["gib_per_s"].as_f64() {
+                groups.entry(key).or_default().push(g);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(k, v)| checks::median(&v).map(|m| (k, m)))
+        .collect()
+}
+
+fn csv_row(fields: &[String]) -> String {
+    let mut line = fields
+        .iter()
+        .map(|f| {
+            if f.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push('\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::store::{LabState, LabsState, PredictionRecord};
+    use serde_json::json;
+
+    fn run(step: &str, gibs: f64) -> Value {
+        json!({"step": step, "gib_per_s": gibs, "bytes": 1u64 << 30, "elapsed_ms": 1000.0 / gibs})
+    }
+
+    fn sealed(measurements: Vec<Measurement>) -> Value {
+        let mut state = LabsState::default();
+        state.labs.insert(
+            "choose-ipc".into(),
+            LabState {
+                prediction: Some(PredictionRecord {
+                    value: json!("forward"),
+                    at_ms: 1,
+                }),
+                measurements,
+            },
+        );
+        export::build(
+            &state,
+            json!({"cpu_model": "Test CPU", "kernel": "6.12"}),
+            "Ada",
+            1,
+        )
+    }
+
+    fn three(task: &str, step: &str, gibs: f64) -> Vec<Measurement> {
+        (0..3)
+            .map(|_| Measurement {
+                task: task.into(),
+                value: None,
+                result: run(step, gibs),
+            })
+            .collect()
+    }
+
+    fn good() -> Value {
+        let mut ms = three("copy", "write-read", 1.0);
+        ms.extend(three("map", "vmsplice-read", 2.0));
+        ms.extend(three("forward", "vmsplice-splice", 3.0));
+        sealed(ms)
+    }
+
+    fn check(report: &Value) -> Result<StudentReport, ReportError> {
+        validate(Path::new("r.json"), report.to_string().as_bytes())
+    }
+
+    #[test]
+    fn a_sealed_report_validates_and_merges() {
+        let s = check(&good()).unwrap();
+        let ipc = s.labs.iter().find(|l| l.id == "choose-ipc").unwrap();
+        assert!(ipc.checks.iter().all(|c| c.status == Status::Pass));
+        assert_eq!(ipc.answer, json!("forward"));
+        assert_eq!(step_medians(&s)["vmsplice-splice"], 3.0);
+    }
+
+    #[test]
+    fn bad_reports_are_named_with_the_reason() {
+        assert!(matches!(
+            validate(Path::new("x"), b"{not json"),
+            Err(ReportError::Json(_))
+        ));
+        assert!(matches!(
+            check(&json!({"schema": "other"})),
+            Err(ReportError::NotAReport { .. })
+        ));
+        let mut old = good();
+        old["schema_version"] = json!(0);
+        assert!(matches!(check(&old), Err(ReportError::Version { .. })));
+        let mut tampered = good();
+        tampered["labs"][5]["measurements"][0]["result"]["gib_per_s"] = json!(1.1);
+        assert!(matches!(check(&tampered), Err(ReportError::Digest(_))));
+        // Figures that cannot be, even with a fresh digest.
+        for (gibs, elapsed, what) in [
+            (-1.0, 1000.0, "negative"),
+            (5000.0, 0.2, "beyond any machine"),
+            (9.0, 1000.0, "not the 9 GiB/s"),
+        ] {
+            let mut ms = three("copy", "write-read", 1.0);
+            ms[0].result["gib_per_s"] = json!(gibs);
+            ms[0].result["elapsed_ms"] = json!(elapsed);
+            let err = check(&sealed(ms)).unwrap_err();
+            assert!(matches!(err, ReportError::Impossible { .. }), "{err}");
+            assert!(err.to_string().contains(what), "{err}");
+        }
+        // A check outcome edited by hand, then resealed.
+        let mut edited = good();
+        edited["labs"][5]["checks"][0]["status"] = json!("fail");
+        let err = check(&export::seal(edited)).unwrap_err();
+        assert!(matches!(err, ReportError::ChecksDisagree { .. }), "{err}");
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        assert_eq!(
+            csv_row(&["a".into(), "b,c".into(), "say \"hi\"".into()]),
+            "a,\"b,c\",\"say \"\"hi\"\"\"\n"
+        );
+    }
+}

@@ -1,0 +1,321 @@
+//! Course labs: definitions ([`defs`], from `book/labs/labs.json`), the checks
+//! ([`checks`], pure), the students' progress ([`store`], `labs.jsonl`), the
+//! exported report ([`export`]: JSON with a digest, and HTML), and the
+//! instructor's merge of many reports ([`merge`], `pipebook report`).
+//!
+//! This module also decides what a lab may ask of the runner: a run or sweep
+//! tagged with a lab task must be that task's step (and sweep), with only the
+//! student's time budget and byte cap left free.
+
+pub mod checks;
+pub mod defs;
+pub mod export;
+pub mod merge;
+pub mod render;
+pub mod store;
+
+use pipebench::plan::RunParams;
+use pipebench::size::ByteSize;
+use pipebench::sweep::SweepParam;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use defs::{labs, Lab, PredictionKind, Task};
+
+/// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabTag {
+    /// Lab id.
+    pub id: String,
+    /// Task id within the lab.
+    pub task: String,
+}
+
+/// Why a lab request was refused; each says what to send instead.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum LabError {
+    /// No such lab.
+    #[error("unknown lab `{id}`: the labs are {known}")]
+    UnknownLab {
+        /// Asked for.
+        id: String,
+        /// What exists.
+        known: String,
+    },
+    /// No such task in the lab.
+    #[error("lab `{lab}` has no task `{task}`: its tasks are {known}")]
+    UnknownTask {
+        /// Lab id.
+        lab: String,
+        /// Asked for.
+        task: String,
+        /// What exists.
+        known: String,
+    },
+    /// The message runs another step than the task's.
+    #[error("task `{task}` of lab `{lab}` runs step `{expected}`, not `{found}`")]
+    WrongStep {
+        /// Lab id.
+        lab: String,
+        /// Task id.
+        task: String,
+        /// The task's step.
+        expected: String,
+        /// The message's.
+        found: String,
+    },
+    /// A plain run for a sweep task, or the other way round, or other values.
+    #[error("task `{task}` of lab `{lab}` is {expected}: send exactly that")]
+    WrongShape {
+        /// Lab id.
+        lab: String,
+        /// Task id.
+        task: String,
+        /// What the task is.
+        expected: String,
+    },
+    /// The message sets a parameter the task fixes or the labs leave alone.
+    #[error(
+        "a lab run may set only seconds, bytes and quiet; `{param}` is fixed by task `{task}`"
+    )]
+    FixedParam {
+        /// Task id.
+        task: String,
+        /// The parameter.
+        param: &'static str,
+    },
+    /// A prediction of the wrong kind or out of range.
+    #[error("prediction for lab `{lab}`: {reason}")]
+    BadPrediction {
+        /// Lab id.
+        lab: String,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
+}
+
+/// The lab by id.
+pub fn lab(id: &str) -> Result<&'static Lab, LabError> {
+    labs().find(id).ok_or_else(|| LabError::UnknownLab {
+        id: id.to_string(),
+        known: labs().ids(),
+    })
+}
+
+fn task<'a>(lab: &'a Lab, tag: &LabTag) -> Result<&'a Task, LabError> {
+    lab.task(&tag.task).ok_or_else(|| LabError::UnknownTask {
+        lab: lab.id.clone(),
+        task: tag.task.clone(),
+        known: lab
+            .tasks
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// The task's own parameters over the student's time budget and byte cap;
+/// anything else the page set is refused rather than silently replaced.
+fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
+    let fixed = |param| LabError::FixedParam {
+        task: task.id.clone(),
+        param,
+    };
+    if params.buf_size.is_some() {
+        return Err(fixed("buf_size"));
+    }
+    if params.pipe_size.is_some() {
+        return Err(fixed("pipe_size"));
+    }
+    if params.writer_cpu.is_some() || params.reader_cpu.is_some() {
+        return Err(fixed("writer_cpu/reader_cpu"));
+    }
+    if params.verify.is_some() && params.verify != task.params.verify {
+        return Err(fixed("verify"));
+    }
+    Ok(RunParams {
+        verify: task.params.verify,
+        ..params.clone()
+    })
+}
+
+/// Checks a lab-tagged run; returns the parameters to run it with.
+pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams, LabError> {
+    let lab = lab(&tag.id)?;
+    let task = task(lab, tag)?;
+    if task.step != step {
+        return Err(LabError::WrongStep {
+            lab: lab.id.clone(),
+            task: task.id.clone(),
+            expected: task.step.clone(),
+            found: step.to_string(),
+        });
+    }
+    if task.sweep.is_some() {
+        return Err(LabError::WrongShape {
+            lab: lab.id.clone(),
+            task: task.id.clone(),
+            expected: "a sweep".into(),
+        });
+    }
+    task_params(task, params)
+}
+
+/// Checks a lab-tagged sweep; returns the parameters of each of its runs.
+pub fn lab_sweep(
+    tag: &LabTag,
+    step: &str,
+    param: SweepParam,
+    values: &[ByteSize],
+    repeats: usize,
+    params: &RunParams,
+) -> Result<RunParams, LabError> {
+    let lab = lab(&tag.id)?;
+    let task = task(lab, tag)?;
+    if task.step != step {
+        return Err(LabError::WrongStep {
+            lab: lab.id.clone(),
+            task: task.id.clone(),
+            expected: task.step.clone(),
+            found: step.to_string(),
+        });
+    }
+    let asked: Vec<u64> = values.iter().map(|v| v.bytes()).collect();
+    match &task.sweep {
+        Some(sweep)
+            if sweep.param() == Some(param) && sweep.values == asked && repeats == task.runs => {}
+        Some(sweep) => {
+            return Err(LabError::WrongShape {
+                lab: lab.id.clone(),
+                task: task.id.clone(),
+                expected: format!(
+                    "a sweep of {} over {:?} with {} repeat(s)",
+                    sweep.param, sweep.values, task.runs
+                ),
+            })
+        }
+        None => {
+            return Err(LabError::WrongShape {
+                lab: lab.id.clone(),
+                task: task.id.clone(),
+                expected: "a plain run".into(),
+            })
+        }
+    }
+    task_params(task, params)
+}
+
+/// Checks a prediction against its question: a number within bounds, or one
+/// of the choices.
+pub fn check_prediction(lab_id: &str, value: &Value) -> Result<(), LabError> {
+    let lab = lab(lab_id)?;
+    let p = &lab.prediction;
+    let bad = |reason: String| LabError::BadPrediction {
+        lab: lab.id.clone(),
+        reason,
+    };
+    match p.kind {
+        PredictionKind::Number => {
+            let (min, max) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
+            match value.as_f64() {
+                Some(v) if v.is_finite() && v >= min && v <= max => Ok(()),
+                _ => Err(bad(format!("{value} is not a number from {min} to {max}"))),
+            }
+        }
+        PredictionKind::Choice => match value.as_str() {
+            Some(choice) if p.options.iter().any(|o| o == choice) => Ok(()),
+            _ => Err(bad(format!(
+                "{value} is not one of {}",
+                p.options.join(", ")
+            ))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tag(id: &str, task: &str) -> LabTag {
+        LabTag {
+            id: id.into(),
+            task: task.into(),
+        }
+    }
+
+    #[test]
+    fn a_lab_run_is_its_task_and_nothing_else() {
+        let params = lab_run(
+            &tag("vmsplice-safety", "verified"),
+            "vmsplice-read",
+            &RunParams::default(),
+        )
+        .unwrap();
+        assert_eq!(params.verify, Some(true));
+        let err = lab_run(
+            &tag("vmsplice-safety", "verified"),
+            "busy-loop",
+            &RunParams::default(),
+        );
+        assert!(matches!(err, Err(LabError::WrongStep { .. })));
+        let err = lab_run(
+            &tag("vmsplice-safety", "verified"),
+            "vmsplice-read",
+            &RunParams {
+                verify: Some(false),
+                ..Default::default()
+            },
+        );
+        assert!(matches!(
+            err,
+            Err(LabError::FixedParam {
+                param: "verify",
+                ..
+            })
+        ));
+        assert!(matches!(
+            lab_run(&tag("nope", "x"), "write-read", &RunParams::default()),
+            Err(LabError::UnknownLab { .. })
+        ));
+        assert!(matches!(
+            lab_run(&tag("sizes", "pipe"), "write-read", &RunParams::default()),
+            Err(LabError::WrongShape { .. })
+        ));
+    }
+
+    #[test]
+    fn a_lab_sweep_must_match_its_task() {
+        let values: Vec<ByteSize> = [16384u64, 65536, 262144, 1048576].map(ByteSize).to_vec();
+        let ok = lab_sweep(
+            &tag("sizes", "pipe"),
+            "write-read",
+            SweepParam::PipeSize,
+            &values,
+            1,
+            &RunParams::default(),
+        );
+        assert!(ok.is_ok());
+        let err = lab_sweep(
+            &tag("sizes", "pipe"),
+            "write-read",
+            SweepParam::PipeSize,
+            &values[..2],
+            1,
+            &RunParams::default(),
+        );
+        assert!(matches!(err, Err(LabError::WrongShape { .. })));
+    }
+
+    #[test]
+    fn predictions_are_bounded() {
+        assert!(check_prediction("variance", &json!(3)).is_ok());
+        assert!(check_prediction("variance", &json!(60)).is_err());
+        assert!(check_prediction("variance", &json!("six")).is_err());
+        assert!(check_prediction("choose-ipc", &json!("forward")).is_ok());
+        let err = check_prediction("choose-ipc", &json!("carrier pigeon")).unwrap_err();
+        assert!(err.to_string().contains("copy, map, forward"), "{err}");
+    }
+}

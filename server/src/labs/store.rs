@@ -1,0 +1,261 @@
+//! The labs' progress, kept in `<state-dir>/labs.jsonl` beside the results: one
+//! record a line (a prediction, a measurement with its full result, or a fresh
+//! start), written like the results history (see `jsonl`). A lab's state is the
+//! fold of its records, so a reload or a restart of the server shows the same.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use pipebench::report::RunResult;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::checks::Measurement;
+
+const FILE_NAME: &str = "labs.jsonl";
+
+/// One line of `labs.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Record {
+    /// The student's prediction (a later one replaces it).
+    Prediction {
+        /// Lab id.
+        lab: String,
+        /// A number, or a task id for a choice.
+        value: Value,
+        /// When, Unix ms.
+        at_ms: u64,
+    },
+    /// A result recorded for a lab task.
+    Measurement {
+        /// Lab id.
+        lab: String,
+        /// Task id.
+        task: String,
+        /// The swept value, for a sweep task.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<u64>,
+        /// The run's result.
+        result: Box<RunResult>,
+        /// When, Unix ms.
+        at_ms: u64,
+    },
+    /// Start the lab over: earlier predictions and measurements no longer count.
+    Reset {
+        /// Lab id.
+        lab: String,
+        /// When, Unix ms.
+        at_ms: u64,
+    },
+}
+
+impl Record {
+    /// The lab it belongs to.
+    pub fn lab(&self) -> &str {
+        match self {
+            Record::Prediction { lab, .. }
+            | Record::Measurement { lab, .. }
+            | Record::Reset { lab, .. } => lab,
+        }
+    }
+}
+
+/// Now, in Unix ms.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A prediction as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictionRecord {
+    /// What was predicted.
+    pub value: Value,
+    /// When.
+    pub at_ms: u64,
+}
+
+/// Where one lab stands.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabState {
+    /// The latest prediction since the last fresh start.
+    pub prediction: Option<PredictionRecord>,
+    /// Results since the last fresh start, oldest first.
+    pub measurements: Vec<Measurement>,
+}
+
+/// Every lab's state, and what reading found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LabsState {
+    /// By lab id.
+    pub labs: BTreeMap<String, LabState>,
+    /// Lines that are not a record (skipped).
+    pub rejected: usize,
+    /// Whether the last line is incomplete (a save was interrupted).
+    pub torn_tail: bool,
+}
+
+/// Why the lab records could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[error("{action} {}", path.display())]
+pub struct StoreError {
+    action: &'static str,
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+impl From<crate::jsonl::FileFailure> for StoreError {
+    fn from((action, path, source): crate::jsonl::FileFailure) -> Self {
+        StoreError {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+/// The lab records of one state folder.
+#[derive(Debug)]
+pub struct LabStore {
+    dir: PathBuf,
+}
+
+impl LabStore {
+    /// The store in `dir` (created on first write).
+    pub fn new(dir: &Path) -> LabStore {
+        LabStore {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Where the records are.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(FILE_NAME)
+    }
+
+    /// Appends one record durably. Blocking.
+    pub fn append(&self, record: &Record) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError {
+            action: "cannot create",
+            path: self.dir.clone(),
+            source,
+        })?;
+        let mut line = serde_json::to_vec(record).expect("records serialise");
+        line.push(b'\n');
+        crate::jsonl::append(&self.dir, FILE_NAME, &line).map_err(StoreError::from)
+    }
+
+    /// Every lab's state. Blocking: reads the whole file (a class's labs are
+    /// a few hundred lines).
+    pub fn state(&self) -> Result<LabsState, StoreError> {
+        let path = self.path();
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => {
+                return Err(StoreError {
+                    action: "cannot read",
+                    path,
+                    source,
+                })
+            }
+        };
+        Ok(fold(&bytes))
+    }
+}
+
+/// The state the records in `bytes` describe.
+pub fn fold(bytes: &[u8]) -> LabsState {
+    let (lines, torn_tail) = crate::jsonl::complete_lines(bytes);
+    let mut state = LabsState {
+        torn_tail,
+        ..LabsState::default()
+    };
+    for line in lines {
+        let Ok(record) = serde_json::from_slice::<Record>(line) else {
+            state.rejected += 1;
+            continue;
+        };
+        let lab = state.labs.entry(record.lab().to_string()).or_default();
+        match record {
+            Record::Prediction { value, at_ms, .. } => {
+                lab.prediction = Some(PredictionRecord { value, at_ms })
+            }
+            Record::Measurement {
+                task,
+                value,
+                result,
+                ..
+            } => lab.measurements.push(Measurement {
+                task,
+                value,
+                result: serde_json::to_value(&*result).expect("results serialise"),
+            }),
+            Record::Reset { .. } => *lab = LabState::default(),
+        }
+    }
+    state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn prediction(lab: &str, value: f64) -> Record {
+        Record::Prediction {
+            lab: lab.into(),
+            value: json!(value),
+            at_ms: 1,
+        }
+    }
+
+    #[test]
+    fn records_survive_a_new_store_and_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LabStore::new(dir.path());
+        store.append(&prediction("variance", 3.0)).unwrap();
+        store.append(&prediction("sizes", 2.0)).unwrap();
+        // A save that died mid-line.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(store.path())
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"kind\":\"predic"))
+            .unwrap();
+        let state = LabStore::new(dir.path()).state().unwrap();
+        assert!(state.torn_tail);
+        assert_eq!(
+            state.labs["variance"].prediction.as_ref().unwrap().value,
+            json!(3.0)
+        );
+        // The next save ends the torn line first and is read back whole.
+        store.append(&prediction("variance", 4.0)).unwrap();
+        let state = store.state().unwrap();
+        assert_eq!((state.torn_tail, state.rejected), (false, 1));
+        assert_eq!(
+            state.labs["variance"].prediction.as_ref().unwrap().value,
+            json!(4.0)
+        );
+    }
+
+    #[test]
+    fn a_fresh_start_forgets_the_lab_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LabStore::new(dir.path());
+        store.append(&prediction("variance", 3.0)).unwrap();
+        store.append(&prediction("sizes", 2.0)).unwrap();
+        store
+            .append(&Record::Reset {
+                lab: "variance".into(),
+                at_ms: 2,
+            })
+            .unwrap();
+        let state = store.state().unwrap();
+        assert_eq!(state.labs["variance"], LabState::default());
+        assert!(state.labs["sizes"].prediction.is_some());
+    }
+}

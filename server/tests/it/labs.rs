@@ -1,0 +1,286 @@
+//! Labs against the real server: a prediction and lab-tagged runs and sweeps
+//! over the real WebSocket, recorded in labs.jsonl and still there after a
+//! restart; the exported report (JSON sealed with its digest, HTML that runs
+//! nothing); and the instructor's merge with the real `pipebook report` binary,
+//! with a tampered, a malformed and an impossible report among the files.
+//! Runs pin both CPUs, so the test holds `RUN_LOCK`.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::common::{expect_error, recv, recv_until, send, Server, RUN_LOCK};
+use pipebook::labs::export;
+use serde_json::{json, Value};
+
+const MIB: u64 = 1 << 20;
+
+async fn lab_state(server: &Server, lab: &str) -> Value {
+    let state = server.get("/api/labs").await;
+    assert_eq!(state.status, 200, "{}", state.body);
+    state.json()["labs"][lab].clone()
+}
+
+#[tokio::test]
+async fn a_lab_is_recorded_exported_and_merged() {
+    let _lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with_state(state_dir.path());
+    let mut socket = server.socket().await;
+
+    // A prediction is checked against its question, then saved.
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":2}),
+    )
+    .await;
+    expect_error(&mut socket, "from 0 to 1").await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":0.3}),
+    )
+    .await;
+    assert_eq!(
+        recv(&mut socket).await,
+        json!({"type":"saved","lab":"vmsplice-safety"})
+    );
+
+    // A lab run must be its task's step, and leaves the task's settings alone.
+    let tag = json!({"id":"vmsplice-safety","task":"verified"});
+    send(
+        &mut socket,
+        json!({"type":"run","step":"busy-loop","lab":tag}),
+    )
+    .await;
+    expect_error(&mut socket, "runs step `vmsplice-read`, not `busy-loop`").await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","pipe_size":"1MiB"},"lab":tag}),
+    )
+    .await;
+    expect_error(&mut socket, "`pipe_size` is fixed").await;
+
+    // The task's own setting (verify) is applied by the server.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"16MiB"},"lab":tag}),
+    )
+    .await;
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert_eq!(result["bytes"], 16 * MIB);
+    assert_eq!(
+        result["options"]["reader"]["verify"], true,
+        "verified: {result}"
+    );
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-reuse","params":{"bytes":"16MiB"},
+               "lab":{"id":"vmsplice-safety","task":"reuse"}}),
+    )
+    .await;
+    let (reuse, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert!(reuse["corrupted_bytes"].is_u64(), "{reuse}");
+
+    // A sweep task records each point with its value.
+    send(
+        &mut socket,
+        json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
+               "repeats":1,"params":{"bytes":"4MiB"},"lab":{"id":"sizes","task":"buf"}}),
+    )
+    .await;
+    let (done, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;
+    assert_eq!(done["runs"], 3);
+    assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 3);
+
+    // Once the runs have started, the prediction is locked.
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"vmsplice-safety","value":0.9}),
+    )
+    .await;
+    expect_error(&mut socket, "prediction is locked").await;
+
+    let safety = lab_state(&server, "vmsplice-safety").await;
+    assert_eq!(safety["prediction"]["value"], 0.3);
+    let tasks: Vec<&str> = safety["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(tasks, ["verified", "reuse"]);
+    let mut values: Vec<u64> = lab_state(&server, "sizes").await["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["value"].as_u64().unwrap())
+        .collect();
+    values.sort_unstable();
+    assert_eq!(values, [4096, 65536, 262144]);
+    drop(socket);
+
+    // A restart on the same state folder shows the same labs.
+    assert!(server.terminate(Duration::from_secs(10)).is_some());
+    let server = Server::start_with_state(state_dir.path());
+    assert_eq!(lab_state(&server, "vmsplice-safety").await, safety);
+
+    // The export: a download, sealed, every check judged.
+    assert_eq!(server.get("/api/labs/report.json").await.status, 400);
+    let exported = server.get("/api/labs/report.json?student=Ada%20L").await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    assert!(exported
+        .header("content-disposition")
+        .unwrap()
+        .starts_with("attachment"));
+    let report = exported.json();
+    assert_eq!(report["schema"], "pipebook-lab-report");
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["student"], "Ada L");
+    assert!(
+        report["system"]["kernel"].is_string(),
+        "machine info from /api/system"
+    );
+    export::verify_digest(&report).expect("the digest matches");
+    let lab = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "vmsplice-safety")
+        .unwrap();
+    let clean = lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "double-buffer-clean")
+        .unwrap();
+    assert_eq!(clean["status"], "pass", "{clean}");
+    assert!(lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["status"] != "pending"));
+
+    let html = server.get("/api/labs/report.html?student=Ada%20L").await;
+    assert_eq!(html.status, 200);
+    assert!(html
+        .header("content-security-policy")
+        .unwrap()
+        .contains("default-src 'none'"));
+    assert!(
+        !html.body.to_ascii_lowercase().contains("<script"),
+        "the report runs no script"
+    );
+    assert!(html.body.contains("<svg") && html.body.contains("Making vmsplice safe"));
+
+    // The merge: the good report, a tampered copy, a malformed file, and one
+    // with an impossible figure (resealed, so only the figure check can catch it).
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let good = write("ada.json", &exported.body);
+    let mut tampered = report.clone();
+    tampered["student"] = json!("Mallory");
+    let tampered = write("mallory.json", &tampered.to_string());
+    let malformed = write("broken.json", &exported.body[..exported.body.len() / 2]);
+    let mut fast = report.clone();
+    let safety_index = fast["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "vmsplice-safety")
+        .unwrap();
+    fast["labs"][safety_index]["measurements"][0]["result"]["gib_per_s"] = json!(5000.0);
+    fast["student"] = json!("Flash");
+    let fast = write("flash.json", &export::seal(fast).to_string());
+    let html_out = dir.path().join("class.html");
+    let csv_out = dir.path().join("class.csv");
+    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .arg("report")
+        .args([&good, &tampered, &malformed, &fast])
+        .arg("--html")
+        .arg(&html_out)
+        .arg("--csv")
+        .arg(&csv_out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(3), "some were skipped: {stderr}");
+    for (file, reason) in [
+        (&tampered, "digest mismatch"),
+        (&malformed, "malformed JSON"),
+        (&fast, "beyond any machine"),
+    ] {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&*file.display().to_string()))
+            .unwrap_or_else(|| panic!("{} is not named: {stderr}", file.display()));
+        assert!(line.contains(reason), "{line}");
+    }
+    assert!(!stderr.lines().any(|l| l.contains("ada.json")), "{stderr}");
+    let csv = std::fs::read_to_string(&csv_out).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 2, "a header and one student: {csv}");
+    assert!(
+        rows[0].contains("check: vmsplice-safety/double-buffer-clean"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0].contains("median GiB/s: write-read, buf_size 4 KiB")
+            || rows[0].contains("median GiB/s: write-read, buf_size 4KiB"),
+        "{}",
+        rows[0]
+    );
+    assert!(rows[1].starts_with("Ada L,"), "{}", rows[1]);
+    let class = std::fs::read_to_string(&html_out).unwrap();
+    assert!(class.contains("Ada L") && class.contains("mallory.json") && class.contains("<svg"));
+    assert!(!class.to_ascii_lowercase().contains("<script"));
+
+    // Only good reports: exit status 0.
+    let clean = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .args(["report".as_ref(), good.as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
+    assert!(String::from_utf8_lossy(&clean.stdout).starts_with("student,file,"));
+    assert!(Path::new(&good).exists());
+}
+
+#[tokio::test]
+async fn lab_messages_are_checked() {
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"warp","value":1}),
+    )
+    .await;
+    expect_error(&mut socket, "unknown lab `warp`").await;
+    send(&mut socket, json!({"type":"reset_lab","lab":"variance"})).await;
+    assert_eq!(recv(&mut socket).await["type"], "saved");
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","lab":{"id":"variance","task":"nope"}}),
+    )
+    .await;
+    expect_error(&mut socket, "has no task `nope`: its tasks are repeat").await;
+    send(
+        &mut socket,
+        json!({"type":"sweep","step":"write-read","param":"pipe_size","values":[16384],
+               "lab":{"id":"sizes","task":"pipe"}}),
+    )
+    .await;
+    expect_error(&mut socket, "a sweep of pipe_size over").await;
+    assert_eq!(
+        server.get("/api/labs/report.json?student=%0A").await.status,
+        400
+    );
+}
