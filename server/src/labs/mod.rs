@@ -141,8 +141,8 @@ fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
     })
 }
 
-/// Checks a lab-tagged run; returns the parameters to run it with.
-pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams, LabError> {
+/// The lab and task a tag names, if the task runs `step`.
+fn task_of_step(tag: &LabTag, step: &str) -> Result<(&'static Lab, &'static Task), LabError> {
     let lab = lab(&tag.id)?;
     let task = task(lab, tag)?;
     if task.step != step {
@@ -153,6 +153,12 @@ pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams
             found: step.to_string(),
         });
     }
+    Ok((lab, task))
+}
+
+/// Checks a lab-tagged run; returns the parameters to run it with.
+pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams, LabError> {
+    let (lab, task) = task_of_step(tag, step)?;
     if task.sweep.is_some() {
         return Err(LabError::WrongShape {
             lab: lab.id.clone(),
@@ -172,16 +178,7 @@ pub fn lab_sweep(
     repeats: usize,
     params: &RunParams,
 ) -> Result<RunParams, LabError> {
-    let lab = lab(&tag.id)?;
-    let task = task(lab, tag)?;
-    if task.step != step {
-        return Err(LabError::WrongStep {
-            lab: lab.id.clone(),
-            task: task.id.clone(),
-            expected: task.step.clone(),
-            found: step.to_string(),
-        });
-    }
+    let (lab, task) = task_of_step(tag, step)?;
     let asked: Vec<u64> = values.iter().map(|v| v.bytes()).collect();
     match &task.sweep {
         Some(sweep)
