@@ -3,7 +3,8 @@
 //! Start-up ([`server`]) builds the book with mdBook as a library ([`book`]),
 //! loads it ([`site`]) and serves it ([`app`], [`pages`]) next to a JSON API
 //! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
-//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), and
+//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), also
+//! the runs of the IPC lab ([`ipc`]), and
 //! their results are kept across restarts ([`history`]). [`security`] holds the
 //! checks that keep a server which runs programs on click local.
 
@@ -15,6 +16,7 @@ pub mod book;
 pub mod cli;
 pub mod history;
 pub mod html;
+pub mod ipc;
 pub mod pages;
 pub mod plan;
 pub mod protocol;

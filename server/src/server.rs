@@ -215,6 +215,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
             serde_json::to_vec(&pipebench::plan::published_catalog(&Limits::default()))
                 .expect("catalog serialises"),
         ),
+        ipc_json: Bytes::from(crate::ipc::published_json()),
         system_json: Bytes::from(system_json),
         history,
         shutdown,

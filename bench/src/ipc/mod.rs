@@ -453,7 +453,81 @@ pub enum IpcError {
     Timeout(Duration),
 }
 
+/// What kind of [`IpcError`] happened, without its details: what a program (the
+/// server, a page) decides on, never the message's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IpcErrorKind {
+    /// [`IpcError::UnknownMechanism`].
+    UnknownMechanism,
+    /// [`IpcError::OutOfRange`].
+    OutOfRange,
+    /// [`IpcError::Invalid`].
+    Invalid,
+    /// [`IpcError::MsgMax`]: the sysctl kernel.msgmax.
+    MsgMax,
+    /// [`IpcError::MsgMnb`]: the sysctl kernel.msgmnb.
+    MsgMnb,
+    /// [`IpcError::ShmMax`]: the sysctl kernel.shmmax.
+    ShmMax,
+    /// [`IpcError::ShmAll`]: the sysctl kernel.shmall.
+    ShmAll,
+    /// [`IpcError::DevShmTooSmall`].
+    DevShmTooSmall,
+    /// [`IpcError::DirectIoUnsupported`].
+    DirectIoUnsupported,
+    /// [`IpcError::DirectIoOnTmpfs`].
+    DirectIoOnTmpfs,
+    /// [`IpcError::PortInUse`].
+    PortInUse,
+    /// [`IpcError::DirTooSmall`].
+    DirTooSmall,
+    /// [`IpcError::Setup`].
+    Setup,
+    /// [`IpcError::EndFailed`].
+    EndFailed,
+    /// [`IpcError::ChecksumMismatch`].
+    ChecksumMismatch,
+    /// [`IpcError::Cancelled`].
+    Cancelled,
+    /// [`IpcError::Timeout`].
+    Timeout,
+}
+
 impl IpcError {
+    /// The kind of this error.
+    pub fn kind(&self) -> IpcErrorKind {
+        use IpcErrorKind as K;
+        match self {
+            IpcError::UnknownMechanism { .. } => K::UnknownMechanism,
+            IpcError::OutOfRange { .. } => K::OutOfRange,
+            IpcError::Invalid(_) => K::Invalid,
+            IpcError::MsgMax { .. } => K::MsgMax,
+            IpcError::MsgMnb { .. } => K::MsgMnb,
+            IpcError::ShmMax { .. } => K::ShmMax,
+            IpcError::ShmAll { .. } => K::ShmAll,
+            IpcError::DevShmTooSmall { .. } => K::DevShmTooSmall,
+            IpcError::DirectIoUnsupported { .. } => K::DirectIoUnsupported,
+            IpcError::DirectIoOnTmpfs { .. } => K::DirectIoOnTmpfs,
+            IpcError::PortInUse { .. } => K::PortInUse,
+            IpcError::DirTooSmall { .. } => K::DirTooSmall,
+            IpcError::Setup { .. } => K::Setup,
+            IpcError::EndFailed { .. } => K::EndFailed,
+            IpcError::ChecksumMismatch { .. } => K::ChecksumMismatch,
+            IpcError::Cancelled => K::Cancelled,
+            IpcError::Timeout(_) => K::Timeout,
+        }
+    }
+
+    /// The end that failed (`producer`, `consumer` or `solo`), for
+    /// [`IpcError::EndFailed`].
+    pub fn role(&self) -> Option<&str> {
+        match self {
+            IpcError::EndFailed { role, .. } => Some(role),
+            _ => None,
+        }
+    }
+
     /// Whether the error is about the caller's input or the system's limits (exit
     /// code 2 in the CLI) rather than a failure during the run.
     pub fn is_input_error(&self) -> bool {

@@ -2,7 +2,8 @@
 // the widgets. Diagrams are started by diagrams.js (a classic script, so they also
 // render when the book is opened from files).
 
-import { catalog, runnerAvailable } from "./api.js";
+import { catalog, ipcLab, runnerAvailable } from "./api.js";
+import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
@@ -14,7 +15,9 @@ async function main() {
   const results = [...document.querySelectorAll(".pipebook-results")];
   const systems = [...document.querySelectorAll(".pipebook-system")];
   const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
-  if (!runs.length && !results.length && !systems.length && !sweeps.length) return;
+  const ipcs = [...document.querySelectorAll(".pipebook-ipc[data-mechanism]")];
+  const matrices = [...document.querySelectorAll(".pipebook-ipc-matrix")];
+  if (!runs.length && !results.length && !systems.length && !sweeps.length && !ipcs.length && !matrices.length) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
@@ -32,6 +35,21 @@ async function main() {
       mountSweep(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: sweep", el.dataset.step, err);
+    }
+  }
+  const lab = online && (ipcs.length || matrices.length) ? await ipcLab() : null;
+  for (const el of ipcs) {
+    try {
+      mountIpc(el, { online, lab });
+    } catch (err) {
+      console.error("pipebook: ipc", el.dataset.mechanism, err);
+    }
+  }
+  for (const el of matrices) {
+    try {
+      mountIpcMatrix(el, { online, lab });
+    } catch (err) {
+      console.error("pipebook: ipc matrix", err);
     }
   }
   await Promise.all([

@@ -120,3 +120,8 @@ export function startRun(step, params, on) {
 export function startSweep(step, param, values, repeats, params, on) {
   return session({ type: "sweep", step, param, values, repeats, params }, on, "done");
 }
+
+/** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. */
+export function startIpc(mechanism, params, on) {
+  return session({ type: "ipc", mechanism, params }, on, "result");
+}
