@@ -44,6 +44,32 @@ function surveyLine(m) {
   );
 }
 
+/** The survey's kernel functions, and the ones a profile showed on the project's machine. */
+function kernelLine(m) {
+  if (!m.kernel_functions?.length) return null;
+  const seen = new Set(m.seen_here || []);
+  const code = (names) => names.flatMap((f, i) => [i ? ", " : "", h("code", null, f)]);
+  const extra = (m.seen_here || []).filter((f) => !m.kernel_functions.includes(f));
+  const unseen = m.kernel_functions.filter((f) => !seen.has(f));
+  return h(
+    "details.pipebook-ipc-kernel",
+    null,
+    h("summary", null, "Kernel functions on the path"),
+    h("p", null, "Listed: ", code(m.kernel_functions), "."),
+    seen.size
+      ? h(
+          "p",
+          null,
+          "Seen by perf on the project's machine (Linux 6.18, KVM guest): ",
+          code(m.kernel_functions.filter((f) => seen.has(f))),
+          extra.length ? ["; also ", code(extra)] : "",
+          ".",
+          unseen.length ? [" Not seen there (inlined, too brief to sample, or renamed): ", code(unseen), "."] : "",
+        )
+      : null,
+  );
+}
+
 function bound(lab, name) {
   return lab?.params?.find((p) => p.name === name) || null;
 }
@@ -75,6 +101,17 @@ function resultTable(m, r) {
     row("checksum", r.checksum_ok ? "OK" : "not checked", ""),
     row("copies per byte", r.copies ?? "—", m.copies ?? "—"),
   ];
+  if (fmt.isNumber(r.lines)) rows.push(row("lines counted", fmt.count(r.lines), ""));
+  if (r.cow) {
+    rows.push(
+      row(
+        "copy-on-write",
+        `the child wrote ${fmt.count(r.cow.pages)} pages and took ${fmt.count(r.cow.child_faults_after - r.cow.child_faults_before)} faults doing it; the parent ${r.cow.parent_sees_original ? "still saw its own bytes" : "saw the child's bytes"}`,
+        "",
+      ),
+    );
+  }
+  if (r.filesystem) rows.push(row("files on", r.filesystem, ""));
   for (const end of r.ends || []) {
     const u = end.usage || {};
     rows.push(
@@ -99,7 +136,7 @@ function controls(id, lab, defaults) {
   const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value: defaults.bytes, size: 9, spellcheck: "false" });
   const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: "default", size: 9, spellcheck: "false" });
   const field = (input, text, help) => h("label.pipebook-field", { for: input.id, title: help || "" }, h("span", null, text), input);
-  const runButton = h("button.pipebook-ipc-button", { type: "submit" }, defaults.button);
+  const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h(
     "form.pipebook-controls",
@@ -151,6 +188,7 @@ export function mountIpc(root, { online, lab }) {
       h("p.pipebook-summary", null, [copies, m.copy_path].filter(Boolean).join(": ")),
     ),
     surveyLine(m),
+    kernelLine(m),
   );
   root.append(card);
   if (!online || !lab) {
