@@ -250,3 +250,46 @@ async fn bad_requests_get_typed_errors_and_the_connection_stays_usable() {
     assert_eq!(lab["params"][0]["name"], "bytes");
     assert_eq!(lab["params"][0]["max"], 1u64 << 30);
 }
+
+#[tokio::test]
+async fn ipc_runs_share_the_queue_and_stop_with_the_server() {
+    let _lock = RUN_LOCK.lock().await;
+    let mut server = Server::start();
+    let before = ipc_snapshot();
+    let mut socket = server.socket().await;
+    let mut waiting = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"sysv-msgqueue","params":{"bytes":"1GiB","chunk":8}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    // A pipe run waits behind the IPC run: one run at a time, machine-wide.
+    send(
+        &mut waiting,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let queued = recv(&mut waiting).await;
+    assert_eq!(queued["type"], "queued", "{queued}");
+    assert_eq!(queued["position"], 1);
+    let start = std::time::Instant::now();
+    while children(server.pid()).len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no ends");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let ends = children(server.pid());
+    let status = server
+        .terminate(Duration::from_secs(5))
+        .expect("exits within 5 s");
+    assert!(status.success(), "{status:?}\n{}", server.stderr());
+    assert!(ends.iter().all(|&p| common::is_gone(p.into())), "{ends:?}");
+    for page in [&mut waiting, &mut socket] {
+        let (error, _) = recv_until(page, "error", Duration::from_secs(2)).await;
+        assert!(
+            error["message"].as_str().unwrap().contains("shutting down"),
+            "{error}"
+        );
+    }
+    assert_eq!(ipc_snapshot(), before, "the stopped run left something");
+}
