@@ -86,7 +86,7 @@ export class IpcChart {
         h("span.pipebook-ipc-key-mine", null, "■"),
         " this machine  ",
         h("span.pipebook-ipc-key-survey", null, "■"),
-        ` survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's. ${label}`,
+        " survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's.",
       ),
     );
   }

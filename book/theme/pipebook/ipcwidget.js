@@ -273,6 +273,7 @@ export function mountIpcMatrix(root, { online, lab }) {
   const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const chart = new IpcChart(title);
+  chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");
   card.append(ui.form, status, chart.el, table);
   const setState = stateSetter(root, card, status, ui);
@@ -280,6 +281,7 @@ export function mountIpcMatrix(root, { online, lab }) {
 
   let rows = [];
   const redraw = () => {
+    chart.el.hidden = false;
     chart.draw(rows);
     root.dataset.rows = String(rows.filter((r) => fmt.isNumber(r.mine)).length);
     fill(
