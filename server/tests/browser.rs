@@ -748,6 +748,17 @@ async fn run_ipc(client: &Client) -> TestResult {
             return Err(format!("the IPC result table lacks {needle:?}: {cells}"));
         }
     }
+    // The card then lists the run among the earlier ones, from the history.
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return Number(r.dataset.earlierRuns) >= 1 ? r.dataset.earlierRuns : null;"
+        ),
+        Duration::from_secs(10),
+        "the IPC card to list the run from the history",
+    )
+    .await?;
     let path = screenshot_element(client, &root, "ipc-done").await?;
     println!(
         "ipc: {IPC_MECHANISM} at {} MiB/s; {}",

@@ -7,10 +7,11 @@
 // and on the root data-state, data-mib-per-s, data-checksum (and data-rows on the
 // matrix).
 
-import { START_HINT } from "./api.js";
+import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
+import { earlierRuns } from "./ipchistory.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
@@ -201,9 +202,18 @@ export function mountIpc(root, { online, lab }) {
   const summary = h("p.pipebook-ipc-summary");
   const notes = h("ul.pipebook-ipc-notes");
   const command = h("p.pipebook-sweep-command");
-  card.append(ui.form, status, table, summary, notes, command);
+  const earlier = h("p.pipebook-ipc-earlier");
+  card.append(ui.form, status, table, summary, notes, command, earlier);
   const setState = stateSetter(root, card, status, ui);
   setState("idle", "Ready: the run takes the machine for itself, after any run ahead of it.");
+  const showEarlier = async () => {
+    const e = earlierRuns(await history(), m.id);
+    root.dataset.earlierRuns = String(e.runs);
+    earlier.textContent = e.runs
+      ? `Runs of ${m.id} on this machine so far (the runner's history): ${e.runs}, best ${fmt.figure(e.best.mib_per_s)} MiB/s (${fmt.bytes(e.best.bytes)}), latest ${fmt.figure(e.last.mib_per_s)} MiB/s.`
+      : "";
+  };
+  showEarlier().catch(() => {});
 
   let run = null;
   ui.form.addEventListener("submit", (event) => {
@@ -225,6 +235,8 @@ export function mountIpc(root, { online, lab }) {
         root.dataset.mibPerS = String(r.mib_per_s);
         root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
         setState("done", `Done: ${fmt.figure(r.mib_per_s)} MiB/s.`);
+        // The runner answers first and saves after: read the history a moment later.
+        setTimeout(() => showEarlier().catch(() => {}), 500);
       },
       cancelled: () => {
         run = null;
