@@ -3,7 +3,6 @@
 //! the record a finished run leaves in the history, and the mechanisms as
 //! published at `/api/ipc`.
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,19 +44,17 @@ pub struct IpcRequest {
     pub bytes: u64,
     /// Bytes per call, as the lab will use it.
     pub chunk: u64,
-    /// Where the run's files go (`None`: the lab's default, a disk directory).
-    #[serde(skip)]
-    pub dir: Option<PathBuf>,
 }
 
 impl IpcRequest {
     /// The library's parameters for this request: ends started by `program`,
-    /// stopped when `cancel` turns true.
+    /// stopped when `cancel` turns true, files where the lab puts them by default
+    /// (the temp dir unless it is tmpfs).
     pub fn params(&self, program: &EndProgram, cancel: Arc<AtomicBool>) -> IpcParams {
         IpcParams {
             bytes: ByteSize(self.bytes),
             chunk: Some(ByteSize(self.chunk)),
-            dir: self.dir.clone(),
+            dir: None,
             port: None,
             timeout: RUN_TIMEOUT,
             cancel: Some(cancel),
@@ -88,7 +85,6 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcRequest, IpcErr
         mechanism: mechanism.id.to_string(),
         bytes,
         chunk,
-        dir: None,
     })
 }
 

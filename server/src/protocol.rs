@@ -260,7 +260,6 @@ impl From<RunEvent> for ServerMessage {
                     mechanism,
                     bytes,
                     chunk,
-                    ..
                 } = *request;
                 ServerMessage::IpcStarted {
                     kind: RecordKind::Ipc,
