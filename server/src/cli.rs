@@ -1,5 +1,5 @@
 //! The command line: `pipebook [serve]`, `pipebook build`, and the hidden
-//! `pipebook end write|read` that runs use to start their two ends.
+//! `pipebook end write|read|ipc-end` that runs use to start their ends.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,8 @@ pub enum Command {
     Serve,
     /// Build the book only, then exit.
     Build,
-    /// One end of a run (internal: the server starts itself as writer and reader).
+    /// One end of a run (internal: the server starts itself as writer and reader,
+    /// or as an IPC lab run's producer and consumer).
     #[command(hide = true)]
     End {
         /// `write` or `read`, with their options.
@@ -145,6 +146,17 @@ mod tests {
             ("127.0.0.1".into(), 8000)
         );
         assert!(config.state_dir.ends_with("target/pipebook-state"));
+    }
+
+    #[test]
+    fn ipc_ends_are_end_subcommands_too() {
+        let cli = Cli::parse_from(["pipebook", "end", "ipc-end", "{}"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::End {
+                end: EndCommand::IpcEnd { .. }
+            })
+        ));
     }
 
     #[test]
