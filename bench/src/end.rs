@@ -24,6 +24,12 @@ pub enum EndCommand {
     Write(WriterOptions),
     /// The reading end: reads (or splices) stdin to the end and reports throughput.
     Read(ReaderOptions),
+    /// One end of an IPC lab run (started by the lab's harness, [`crate::ipc::run`]).
+    #[command(hide = true)]
+    IpcEnd {
+        /// The end's specification, as JSON.
+        spec: String,
+    },
 }
 
 impl EndCommand {
@@ -32,6 +38,8 @@ impl EndCommand {
         let (role, common, outcome) = match self {
             EndCommand::Write(options) => ("write", &options.common, run_writer(options)),
             EndCommand::Read(options) => ("read", &options.common, run_reader(options)),
+            // The lab's ends report on their own fds, in their own format.
+            EndCommand::IpcEnd { spec } => return crate::ipc::end_main(spec),
         };
         match outcome {
             Ok(()) => ExitCode::SUCCESS,

@@ -36,12 +36,6 @@ enum Command {
     Sweep(commands::SweepArgs),
     /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
     Ipc(commands::IpcArgs),
-    /// One end of an IPC lab run (started by `pipebench ipc`).
-    #[command(hide = true)]
-    IpcEnd {
-        /// The end's specification, as JSON.
-        spec: String,
-    },
 }
 
 fn main() -> ExitCode {
@@ -55,7 +49,6 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::End(end) => return end.main(),
-        Command::IpcEnd { spec } => return pipebench::ipc::end_main(&spec),
         Command::Run(args) => commands::run(args),
         Command::All(args) => commands::all(args),
         Command::List(args) => commands::list(args),

@@ -54,6 +54,11 @@ pub async fn steps(State(state): State<AppState>) -> Response {
     json_bytes(state.steps_json.clone())
 }
 
+/// `GET /api/ipc`: the IPC lab's mechanisms and the bounds of its parameters.
+pub async fn ipc(State(state): State<AppState>) -> Response {
+    json_bytes(state.ipc_json.clone())
+}
+
 /// `GET /api/system`: this machine, as probed at start-up.
 pub async fn system(State(state): State<AppState>) -> Response {
     json_bytes(state.system_json.clone())

@@ -19,6 +19,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/health", get(api::health))
         .route("/api/steps", get(api::steps))
         .route("/api/system", get(api::system))
+        .route("/api/ipc", get(api::ipc))
         .route("/api/results", get(api::results))
         .route("/api/run", get(api::run_socket))
         .route("/api/labs", get(api::labs))

@@ -1,5 +1,5 @@
 //! The command line: `pipebook [serve]`, `pipebook build`, and the hidden
-//! `pipebook end write|read` that runs use to start their two ends.
+//! `pipebook end write|read|ipc-end` that runs use to start their ends.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,8 @@ pub enum Command {
     /// named with the reason and left out. Exit status: 0 when every file was
     /// merged, 3 when some were left out, 1 on an error (e.g. OUT not writable).
     Report(ReportArgs),
-    /// One end of a run (internal: the server starts itself as writer and reader).
+    /// One end of a run (internal: the server starts itself as writer and reader,
+    /// or as an IPC lab run's producer and consumer).
     #[command(hide = true)]
     End {
         /// `write` or `read`, with their options.
@@ -184,6 +185,17 @@ mod tests {
         assert_eq!(args.files.len(), 2);
         assert_eq!(args.html.as_deref(), Some(Path::new("class.html")));
         assert!(Cli::try_parse_from(["pipebook", "report"]).is_err());
+    }
+
+    #[test]
+    fn ipc_ends_are_end_subcommands_too() {
+        let cli = Cli::parse_from(["pipebook", "end", "ipc-end", "{}"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::End {
+                end: EndCommand::IpcEnd { .. }
+            })
+        ));
     }
 
     #[test]

@@ -23,6 +23,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::report::RunResult;
 
+use crate::ipc::IpcRecord;
+
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
 
@@ -182,6 +184,14 @@ impl History {
         self.append_lines(line.as_bytes())
     }
 
+    /// Appends an IPC lab result (tagged `"kind":"ipc"`) as one line. Blocking,
+    /// like [`Self::append`].
+    pub fn append_ipc(&self, record: &IpcRecord) -> Result<(), HistoryError> {
+        let mut line = serde_json::to_string(record).expect("records serialise");
+        line.push('\n');
+        self.append_lines(line.as_bytes())
+    }
+
     /// Appends complete lines under the lock, after closing a torn last line.
     fn append_lines(&self, lines: &[u8]) -> Result<(), HistoryError> {
         crate::jsonl::append(&self.dir, FILE_NAME, lines).map_err(HistoryError::from)
@@ -228,11 +238,11 @@ impl History {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<RunResult>(line) {
-                Ok(_) => cache
+            match is_record(line) {
+                true => cache
                     .lines
                     .push_back(String::from_utf8_lossy(line).into_owned()),
-                Err(_) => scan.rejected.push(line.to_vec()),
+                false => scan.rejected.push(line.to_vec()),
             }
         }
         while cache.lines.len() > self.limit {
@@ -329,6 +339,13 @@ impl History {
         );
         Ok(imported)
     }
+}
+
+/// Whether a line is a result: a pipe run's (no `kind`, as every line before the
+/// IPC lab) or an IPC lab run's (`"kind":"ipc"`).
+fn is_record(line: &[u8]) -> bool {
+    serde_json::from_slice::<RunResult>(line).is_ok()
+        || serde_json::from_slice::<IpcRecord>(line).is_ok()
 }
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
@@ -436,6 +453,45 @@ mod tests {
         assert_eq!(bytes_of(&again), [7]);
         again.append(&result("busy-loop", 9)).unwrap();
         assert_eq!(bytes_of(&again), [7, 9]);
+    }
+
+    #[test]
+    fn ipc_records_are_kept_beside_pipe_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::open(dir.path(), 10).unwrap();
+        history.append(&result("write-read", 1)).unwrap();
+        let record = IpcRecord::now(pipebench::ipc::IpcResult {
+            mechanism: "posix-shm".into(),
+            bytes: 8,
+            chunk: 8,
+            elapsed_ms: 1.0,
+            gib_per_s: 1.0,
+            mib_per_s: 1024.0,
+            copies: Some(0),
+            kernel_functions: Vec::new(),
+            survey_ms: None,
+            survey_bytes: None,
+            checksum_ok: true,
+            ends: Vec::new(),
+            lines: None,
+            cow: None,
+            filesystem: None,
+            notes: Vec::new(),
+        });
+        history.append_ipc(&record).unwrap();
+        // An IPC line without its tag is not a result of either kind.
+        let mut untagged = serde_json::to_value(&record).unwrap();
+        untagged.as_object_mut().unwrap().remove("kind");
+        history
+            .append_lines(format!("{untagged}\n").as_bytes())
+            .unwrap();
+        let reopened = History::open(dir.path(), 10).unwrap();
+        assert_eq!(reopened.load_report().rejected, 1);
+        let list: Vec<serde_json::Value> = serde_json::from_slice(&reopened.to_json()).unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0]["step"], "write-read");
+        assert_eq!(list[1]["kind"], "ipc");
+        assert_eq!(list[1]["mechanism"], "posix-shm");
     }
 
     #[test]

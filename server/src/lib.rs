@@ -3,9 +3,10 @@
 //! Start-up ([`server`]) builds the book with mdBook as a library ([`book`]),
 //! loads it ([`site`]) and serves it ([`app`], [`pages`]) next to a JSON API
 //! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
-//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), and
-//! their results are kept across restarts ([`history`]). Course labs, their
-//! progress, the exported reports and the instructor's merge live in [`labs`]. [`security`] holds the
+//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), also
+//! the runs of the IPC lab ([`ipc`]), and their results are kept across
+//! restarts ([`history`]). Course labs, their progress, the exported reports and
+//! the instructor's merge live in [`labs`]. [`security`] holds the
 //! checks that keep a server which runs programs on click local.
 
 #![warn(missing_docs)]
@@ -16,6 +17,7 @@ pub mod book;
 pub mod cli;
 pub mod history;
 pub mod html;
+pub mod ipc;
 pub(crate) mod jsonl;
 pub mod labs;
 pub mod pages;

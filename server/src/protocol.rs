@@ -1,6 +1,7 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
 use pipebench::error::EndErrorKind;
+use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
@@ -9,8 +10,9 @@ use pipebench::sweep::SweepParam;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ipc::{IpcRecord, IpcRequest, IpcRunParams, RecordKind};
 use crate::labs::LabTag;
-use crate::scheduler::RunEvent;
+use crate::scheduler::{FailureCause, RunEvent};
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -41,6 +43,14 @@ pub enum ClientMessage {
         params: RunParams,
         /// The lab task this sweep is for.
         lab: Option<LabTag>,
+    },
+    /// `{"type":"ipc","mechanism":ID,"params":{"bytes":...,"chunk":...}}`: one run
+    /// of the IPC lab.
+    Ipc {
+        /// Mechanism id.
+        mechanism: String,
+        /// What the reader chose.
+        params: IpcRunParams,
     },
     /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
@@ -111,6 +121,17 @@ pub enum ServerMessage {
         /// Things the reader should know (e.g. only one CPU).
         warnings: Vec<String>,
     },
+    /// An IPC lab run is starting its ends (`"kind":"ipc"`; no pids: the lab's
+    /// harness starts them itself).
+    #[serde(rename = "started")]
+    IpcStarted {
+        /// Always `ipc`.
+        kind: RecordKind,
+        /// Mechanism id.
+        mechanism: String,
+        /// The parameters in force.
+        params: IpcEffective,
+    },
     /// A sample, at least ten a second.
     Progress {
         /// Bytes the reader has received.
@@ -122,6 +143,10 @@ pub enum ServerMessage {
     },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
+    /// An IPC lab run finished: `"kind":"ipc"` and the lab's result, fields at
+    /// the top level, as the history keeps it.
+    #[serde(rename = "result")]
+    IpcResult(Box<IpcRecord>),
     /// A sweep's run finished: the value it ran at and its result.
     Point {
         /// The swept parameter's value, bytes.
@@ -156,13 +181,43 @@ pub enum ServerMessage {
     },
 }
 
-/// Which end of a run failed, and how.
+/// The parameters of an IPC lab run in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IpcEffective {
+    /// Bytes to move.
+    pub bytes: u64,
+    /// Bytes per call.
+    pub chunk: u64,
+}
+
+/// What failed, typed, so a page can explain it without reading the sentence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FailureReason {
-    /// `writer` or `reader`.
-    pub role: &'static str,
-    /// The kind of failure the end reported.
-    pub kind: EndErrorKind,
+#[serde(untagged)]
+pub enum FailureReason {
+    /// An end of a pipe run: `{"role":"writer","kind":...}`.
+    End {
+        /// `writer` or `reader`.
+        role: &'static str,
+        /// The kind of failure the end reported.
+        kind: EndErrorKind,
+    },
+    /// An IPC lab run: `{"kind":"shm_max"}`, with `role` when an end failed.
+    Ipc {
+        /// The kind of [`IpcError`].
+        kind: IpcErrorKind,
+        /// `producer`, `consumer` or `solo`, when an end failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        role: Option<String>,
+    },
+}
+
+impl From<FailureCause> for FailureReason {
+    fn from(cause: FailureCause) -> Self {
+        match cause {
+            FailureCause::End(role, kind) => FailureReason::End { role, kind },
+            FailureCause::Ipc(kind, role) => FailureReason::Ipc { kind, role },
+        }
+    }
 }
 
 impl ServerMessage {
@@ -174,11 +229,25 @@ impl ServerMessage {
         }
     }
 
+    /// The refusal of an IPC request, with its kind (e.g. `out_of_range`).
+    pub fn ipc_error(err: &IpcError) -> Self {
+        ServerMessage::Error {
+            message: err.to_string(),
+            reason: Some(FailureReason::Ipc {
+                kind: err.kind(),
+                role: err.role().map(str::to_string),
+            }),
+        }
+    }
+
     /// Whether this ends a run (nothing more will come for it).
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            ServerMessage::Result(_) | ServerMessage::Cancelled | ServerMessage::Error { .. }
+            ServerMessage::Result(_)
+                | ServerMessage::IpcResult(_)
+                | ServerMessage::Cancelled
+                | ServerMessage::Error { .. }
         )
     }
 
@@ -208,12 +277,25 @@ impl From<RunEvent> for ServerMessage {
                 pids,
                 warnings: plan.warnings.clone(),
             },
+            RunEvent::IpcStarted(request) => {
+                let IpcRequest {
+                    mechanism,
+                    bytes,
+                    chunk,
+                } = *request;
+                ServerMessage::IpcStarted {
+                    kind: RecordKind::Ipc,
+                    mechanism,
+                    params: IpcEffective { bytes, chunk },
+                }
+            }
             RunEvent::Progress(progress) => progress.into(),
             RunEvent::Finished(result) => ServerMessage::Result(result),
+            RunEvent::IpcFinished(record) => ServerMessage::IpcResult(record),
             RunEvent::Cancelled => ServerMessage::Cancelled,
             RunEvent::Failed(failure) => ServerMessage::Error {
                 message: failure.message,
-                reason: failure.end.map(|(role, kind)| FailureReason { role, kind }),
+                reason: failure.cause.map(FailureReason::from),
             },
         }
     }
@@ -275,12 +357,13 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             no_more_fields(&object, "reset_lab")?;
             Ok(ClientMessage::ResetLab { lab })
         }
+        "ipc" => parse_ipc(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }
@@ -320,6 +403,29 @@ fn no_more_fields(object: &serde_json::Map<String, Value>, kind: &str) -> Result
         Some(extra) => Err(format!("unknown field `{extra}` in a {kind} message")),
         None => Ok(()),
     }
+}
+
+/// An example of a good IPC message, quoted in errors.
+const IPC_EXAMPLE: &str =
+    r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"200MiB","chunk":"64KiB"}}"#;
+
+fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    let mechanism = match object.remove("mechanism") {
+        Some(Value::String(mechanism)) => mechanism,
+        _ => {
+            return Err(format!(
+                "an ipc run needs a `mechanism` string; send e.g. {IPC_EXAMPLE}"
+            ))
+        }
+    };
+    let params = match object.remove("params") {
+        None | Some(Value::Null) => IpcRunParams::default(),
+        Some(params @ Value::Object(_)) => serde_json::from_value(params)
+            .map_err(|e| format!("bad params: {e}; an ipc run takes `bytes` and `chunk`"))?,
+        Some(_) => return Err("`params` must be an object".into()),
+    };
+    no_more_fields(&object, "ipc")?;
+    Ok(ClientMessage::Ipc { mechanism, params })
 }
 
 /// An example of a good sweep message, quoted in errors.
@@ -515,6 +621,48 @@ mod tests {
             let err = parse(text).unwrap_err();
             assert!(err.contains(expect), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn parses_ipc_runs_and_explains_bad_ones() {
+        assert_eq!(
+            parse(IPC_EXAMPLE).unwrap(),
+            ClientMessage::Ipc {
+                mechanism: "posix-shm".into(),
+                params: IpcRunParams {
+                    bytes: Some(ByteSize(200 << 20)),
+                    chunk: Some(ByteSize(64 << 10)),
+                },
+            }
+        );
+        for (text, expect) in [
+            (r#"{"type":"ipc"}"#, "needs a `mechanism`"),
+            (
+                r#"{"type":"ipc","mechanism":"x","params":{"dir":"/"}}"#,
+                "dir",
+            ),
+            (
+                r#"{"type":"ipc","mechanism":"x","params":7}"#,
+                "must be an object",
+            ),
+            (
+                r#"{"type":"ipc","mechanism":"x","oops":1}"#,
+                "unknown field `oops`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn ipc_errors_carry_their_kind() {
+        let err = crate::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
+        let json = ServerMessage::ipc_error(&err).to_json();
+        assert!(
+            json.contains(r#""reason":{"kind":"unknown_mechanism"}"#),
+            "{json}"
+        );
     }
 
     #[test]

@@ -228,6 +228,7 @@ pub async fn prepare(
             serde_json::to_vec(&pipebench::plan::published_catalog(&Limits::default()))
                 .expect("catalog serialises"),
         ),
+        ipc_json: Bytes::from(crate::ipc::published_json()),
         system_json: Bytes::from(system_json),
         history,
         labs: Arc::new(LabStore::new(&config.state_dir)),

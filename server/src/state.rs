@@ -30,6 +30,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// `/api/steps`, serialised once.
     pub steps_json: Bytes,
+    /// `/api/ipc`, serialised once.
+    pub ipc_json: Bytes,
     /// `/api/system`, probed once at start-up.
     pub system_json: Bytes,
     /// Past results.

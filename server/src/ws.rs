@@ -329,7 +329,9 @@ fn on_message(
             }),
             Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
         },
-        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. }) if current.is_some() => {
+        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. } | ClientMessage::Ipc { .. })
+            if current.is_some() =>
+        {
             Flow::Reply(ServerMessage::error(
                 "this page already has a run queued or running: cancel it or wait for its result",
             ))
@@ -370,6 +372,20 @@ fn on_message(
                         done: 0,
                         total,
                     });
+                    Flow::Quiet
+                }
+                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            }
+        }
+        Ok(ClientMessage::Ipc { mechanism, params }) => {
+            let request = match crate::ipc::plan(&mechanism, &params) {
+                Ok(request) => request,
+                Err(err) => return Flow::Reply(ServerMessage::ipc_error(&err)),
+            };
+            match state.scheduler.submit(request) {
+                Ok(run) => {
+                    *current = Some(run);
+                    *lab = None;
                     Flow::Quiet
                 }
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),

@@ -104,10 +104,221 @@ pub struct Mechanism {
     pub copy_path: &'static str,
     /// Kernel functions on the data path (from the survey and `perf` here).
     pub kernel_functions: &'static [&'static str],
+    /// Kernel functions a sampling profile of this mechanism actually showed in
+    /// its ends' kernel stacks on the project's machine (see [`SEEN_HERE`]);
+    /// empty where it was not profiled.
+    pub seen_here: &'static [&'static str],
     /// The survey's figure, when it has one.
     pub survey: Option<SurveyFigure>,
     /// Whether the run needs files in `dir`.
     pub uses_files: bool,
+}
+
+/// The kernel functions `perf` saw in each mechanism's kernel stacks, on the
+/// project's machine: a 2-core AMD EPYC KVM guest, Linux 6.18.44, ext4, with
+///
+/// ```text
+/// perf record -a -g -e cpu-clock -F 2000 -- pipebench ipc MECHANISM --repeats 1
+/// ```
+///
+/// at the default 200 MiB, counting only the samples of the two ends (not the
+/// harness writing the source file). A function on the survey's list that is
+/// missing here was not seen because it is inlined (`load_msg` is not, but
+/// `skb_copy_to_page_nocache`, `do_shared_fault` and `wp_page_copy` are), runs
+/// once per run (`memfd_create`, `scm_fp_copy`, `do_shmat`), or was renamed:
+/// Linux 6.12's `pipe_read` and `pipe_write` are `anon_pipe_read` and
+/// `anon_pipe_write` on 6.18 (a FIFO's go through `fifo_pipe_read`/
+/// `fifo_pipe_write` first), and copy-on-write copies with
+/// `copy_mc_enhanced_fast_string` on this CPU. Extra functions (not on the survey's list) are the ones that carry the
+/// copies here: `copy_folio_from_iter_atomic` into the page cache, `_copy_to_iter`
+/// out of it.
+pub const SEEN_HERE: &[(&str, &[&str])] = &[
+    (
+        "sysv-msgqueue",
+        &[
+            "do_msgsnd",
+            "load_msg",
+            "do_msg_fill",
+            "do_msgrcv",
+            "store_msg",
+            "free_msg",
+        ],
+    ),
+    (
+        "fifo-rw",
+        &[
+            "filemap_read",
+            "fifo_pipe_write",
+            "anon_pipe_write",
+            "copy_page_from_iter",
+            "fifo_pipe_read",
+            "anon_pipe_read",
+            "copy_page_to_iter",
+            "ext4_buffered_write_iter",
+            "generic_perform_write",
+            "copy_folio_from_iter_atomic",
+        ],
+    ),
+    (
+        "fifo-splice",
+        &[
+            "do_splice",
+            "splice_file_to_pipe",
+            "filemap_splice_read",
+            "iter_file_splice_write",
+            "ext4_buffered_write_iter",
+            "generic_perform_write",
+            "copy_folio_from_iter_atomic",
+        ],
+    ),
+    (
+        "pipe-rw",
+        &[
+            "filemap_read",
+            "anon_pipe_write",
+            "copy_page_from_iter",
+            "anon_pipe_read",
+            "copy_page_to_iter",
+            "ext4_buffered_write_iter",
+            "generic_perform_write",
+            "copy_folio_from_iter_atomic",
+        ],
+    ),
+    (
+        "pipe-splice",
+        &[
+            "do_splice",
+            "splice_file_to_pipe",
+            "filemap_splice_read",
+            "iter_file_splice_write",
+            "ext4_buffered_write_iter",
+            "generic_perform_write",
+            "copy_folio_from_iter_atomic",
+        ],
+    ),
+    (
+        "tcp-rw",
+        &[
+            "filemap_read",
+            "tcp_sendmsg_locked",
+            "_copy_from_iter",
+            "__tcp_transmit_skb",
+            "tcp_v4_rcv",
+            "tcp_recvmsg",
+            "skb_copy_datagram_iter",
+            "generic_perform_write",
+        ],
+    ),
+    (
+        "tcp-sendfile",
+        &[
+            "do_sendfile",
+            "do_splice_direct",
+            "splice_direct_to_actor",
+            "filemap_splice_read",
+            "splice_to_socket",
+            "tcp_sendmsg_locked",
+            "skb_splice_from_iter",
+            "tcp_recvmsg",
+            "skb_copy_datagram_iter",
+        ],
+    ),
+    (
+        "tcp-splice",
+        &[
+            "do_splice",
+            "filemap_splice_read",
+            "splice_to_socket",
+            "tcp_sendmsg_locked",
+            "skb_splice_from_iter",
+            "tcp_recvmsg",
+            "skb_copy_datagram_iter",
+        ],
+    ),
+    (
+        "unix-stream",
+        &[
+            "unix_stream_sendmsg",
+            "skb_copy_datagram_from_iter",
+            "unix_stream_read_generic",
+            "skb_copy_datagram_iter",
+            "generic_perform_write",
+        ],
+    ),
+    (
+        "file-flock",
+        &[
+            "flock_lock_inode",
+            "generic_perform_write",
+            "copy_folio_from_iter_atomic",
+            "filemap_read",
+            "copy_page_to_iter",
+        ],
+    ),
+    (
+        "file-mmap",
+        &[
+            "do_fault",
+            "filemap_fault",
+            "ext4_page_mkwrite",
+            "finish_fault",
+        ],
+    ),
+    (
+        "sysv-shm",
+        &[
+            "shm_fault",
+            "shmem_fault",
+            "shmem_get_folio_gfp",
+            "shmem_alloc_and_add_folio",
+            "finish_fault",
+        ],
+    ),
+    (
+        "posix-shm",
+        &[
+            "do_fault",
+            "shmem_fault",
+            "shmem_get_folio_gfp",
+            "shmem_alloc_and_add_folio",
+            "finish_fault",
+        ],
+    ),
+    (
+        "memfd-scm",
+        &[
+            "shmem_fault",
+            "shmem_get_folio_gfp",
+            "shmem_alloc_and_add_folio",
+            "finish_fault",
+            "shmem_evict_inode",
+        ],
+    ),
+    ("lines-mmap", &["filemap_map_pages"]),
+    ("lines-read", &["filemap_read", "copy_page_to_iter"]),
+    (
+        "direct-io",
+        &["ext4_file_read_iter", "iomap_dio_rw", "submit_bio"],
+    ),
+    (
+        "buffered-io",
+        &["filemap_read", "filemap_get_pages", "copy_page_to_iter"],
+    ),
+    (
+        "cow-fork",
+        &[
+            "do_wp_page",
+            "vma_alloc_folio_noprof",
+            "copy_mc_enhanced_fast_string",
+        ],
+    ),
+];
+
+fn seen_here(id: &str) -> &'static [&'static str] {
+    SEEN_HERE
+        .iter()
+        .find(|(m, _)| *m == id)
+        .map_or(&[], |(_, seen)| seen)
 }
 
 const fn survey(ms: f64, bytes: u64) -> Option<SurveyFigure> {
@@ -127,6 +338,7 @@ pub fn mechanisms() -> Vec<Mechanism> {
             copies,
             copy_path,
             kernel_functions,
+            seen_here: seen_here(id),
             survey,
             uses_files,
         };
@@ -453,7 +665,81 @@ pub enum IpcError {
     Timeout(Duration),
 }
 
+/// What kind of [`IpcError`] happened, without its details: what a program (the
+/// server, a page) decides on, never the message's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IpcErrorKind {
+    /// [`IpcError::UnknownMechanism`].
+    UnknownMechanism,
+    /// [`IpcError::OutOfRange`].
+    OutOfRange,
+    /// [`IpcError::Invalid`].
+    Invalid,
+    /// [`IpcError::MsgMax`]: the sysctl kernel.msgmax.
+    MsgMax,
+    /// [`IpcError::MsgMnb`]: the sysctl kernel.msgmnb.
+    MsgMnb,
+    /// [`IpcError::ShmMax`]: the sysctl kernel.shmmax.
+    ShmMax,
+    /// [`IpcError::ShmAll`]: the sysctl kernel.shmall.
+    ShmAll,
+    /// [`IpcError::DevShmTooSmall`].
+    DevShmTooSmall,
+    /// [`IpcError::DirectIoUnsupported`].
+    DirectIoUnsupported,
+    /// [`IpcError::DirectIoOnTmpfs`].
+    DirectIoOnTmpfs,
+    /// [`IpcError::PortInUse`].
+    PortInUse,
+    /// [`IpcError::DirTooSmall`].
+    DirTooSmall,
+    /// [`IpcError::Setup`].
+    Setup,
+    /// [`IpcError::EndFailed`].
+    EndFailed,
+    /// [`IpcError::ChecksumMismatch`].
+    ChecksumMismatch,
+    /// [`IpcError::Cancelled`].
+    Cancelled,
+    /// [`IpcError::Timeout`].
+    Timeout,
+}
+
 impl IpcError {
+    /// The kind of this error.
+    pub fn kind(&self) -> IpcErrorKind {
+        use IpcErrorKind as K;
+        match self {
+            IpcError::UnknownMechanism { .. } => K::UnknownMechanism,
+            IpcError::OutOfRange { .. } => K::OutOfRange,
+            IpcError::Invalid(_) => K::Invalid,
+            IpcError::MsgMax { .. } => K::MsgMax,
+            IpcError::MsgMnb { .. } => K::MsgMnb,
+            IpcError::ShmMax { .. } => K::ShmMax,
+            IpcError::ShmAll { .. } => K::ShmAll,
+            IpcError::DevShmTooSmall { .. } => K::DevShmTooSmall,
+            IpcError::DirectIoUnsupported { .. } => K::DirectIoUnsupported,
+            IpcError::DirectIoOnTmpfs { .. } => K::DirectIoOnTmpfs,
+            IpcError::PortInUse { .. } => K::PortInUse,
+            IpcError::DirTooSmall { .. } => K::DirTooSmall,
+            IpcError::Setup { .. } => K::Setup,
+            IpcError::EndFailed { .. } => K::EndFailed,
+            IpcError::ChecksumMismatch { .. } => K::ChecksumMismatch,
+            IpcError::Cancelled => K::Cancelled,
+            IpcError::Timeout(_) => K::Timeout,
+        }
+    }
+
+    /// The end that failed (`producer`, `consumer` or `solo`), for
+    /// [`IpcError::EndFailed`].
+    pub fn role(&self) -> Option<&str> {
+        match self {
+            IpcError::EndFailed { role, .. } => Some(role),
+            _ => None,
+        }
+    }
+
     /// Whether the error is about the caller's input or the system's limits (exit
     /// code 2 in the CLI) rather than a failure during the run.
     pub fn is_input_error(&self) -> bool {
@@ -465,5 +751,47 @@ impl IpcError {
                 | IpcError::Cancelled
                 | IpcError::Timeout(_)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profiled_id_is_a_mechanism_and_each_has_its_profile() {
+        let ids = ids();
+        for (id, seen) in SEEN_HERE {
+            assert!(ids.contains(id), "{id} is not a mechanism");
+            assert!(!seen.is_empty(), "{id}: nothing seen");
+        }
+        assert_eq!(SEEN_HERE.len(), ids.len(), "every mechanism was profiled");
+        assert!(find("fifo-rw")
+            .unwrap()
+            .seen_here
+            .contains(&"anon_pipe_write"));
+    }
+
+    #[test]
+    fn every_error_has_a_kind_and_end_failures_a_role() {
+        let err = IpcError::EndFailed {
+            role: "consumer".into(),
+            status: "exit code 1".into(),
+            message: "x".into(),
+        };
+        assert_eq!(err.kind(), IpcErrorKind::EndFailed);
+        assert_eq!(err.role(), Some("consumer"));
+        assert_eq!(
+            serde_json::to_string(
+                &IpcError::ShmMax {
+                    requested: 2,
+                    limit: 1
+                }
+                .kind()
+            )
+            .unwrap(),
+            r#""shm_max""#
+        );
+        assert_eq!(IpcError::Cancelled.role(), None);
     }
 }

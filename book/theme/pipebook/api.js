@@ -51,6 +51,18 @@ export function catalog() {
   });
 }
 
+/** The IPC lab's mechanisms and parameter bounds (/api/ipc), or null without a runner. */
+export function ipcLab() {
+  return once("ipc", async () => {
+    if (!(await runnerAvailable())) return null;
+    try {
+      return await getJSON("/api/ipc");
+    } catch {
+      return null;
+    }
+  });
+}
+
 export function system() {
   return once("system", async () => ((await runnerAvailable()) ? getJSON("/api/system") : null));
 }

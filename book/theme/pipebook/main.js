@@ -2,7 +2,8 @@
 // the widgets. Diagrams are started by diagrams.js (a classic script, so they also
 // render when the book is opened from files).
 
-import { catalog, runnerAvailable } from "./api.js";
+import { catalog, ipcLab, runnerAvailable } from "./api.js";
+import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountLab } from "./lab.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
@@ -16,7 +17,10 @@ async function main() {
   const systems = [...document.querySelectorAll(".pipebook-system")];
   const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
   const labCards = [...document.querySelectorAll(".pipebook-lab[data-lab][data-def]")];
-  if (!runs.length && !results.length && !systems.length && !sweeps.length && !labCards.length) return;
+  const ipcs = [...document.querySelectorAll(".pipebook-ipc[data-mechanism]")];
+  const matrices = [...document.querySelectorAll(".pipebook-ipc-matrix")];
+  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices];
+  if (cards.every((list) => !list.length)) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
@@ -43,6 +47,21 @@ async function main() {
       mountLab(el, { online, catalogEntry: byId.get(def.tasks?.[0]?.step) });
     } catch (err) {
       console.error("pipebook: lab", el.dataset.lab, err);
+    }
+  }
+  const lab = online && (ipcs.length || matrices.length) ? await ipcLab() : null;
+  for (const el of ipcs) {
+    try {
+      mountIpc(el, { online, lab });
+    } catch (err) {
+      console.error("pipebook: ipc", el.dataset.mechanism, err);
+    }
+  }
+  for (const el of matrices) {
+    try {
+      mountIpcMatrix(el, { online, lab });
+    } catch (err) {
+      console.error("pipebook: ipc matrix", err);
     }
   }
   await Promise.all([

@@ -134,3 +134,8 @@ export function saveLab(message, on) {
 export function startSweep(step, param, values, repeats, params, on, lab) {
   return session({ type: "sweep", step, param, values, repeats, params, ...(lab ? { lab } : {}) }, on, "done");
 }
+
+/** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. */
+export function startIpc(mechanism, params, on) {
+  return session({ type: "ipc", mechanism, params }, on, "result");
+}

@@ -1,5 +1,6 @@
 //! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
-//! `{{#results}}` and `{{#system}}` directives.
+//! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#results}}` and `{{#system}}`
+//! directives.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -7,6 +8,8 @@
 //! is and how to run it.
 
 use pipebench::catalog::{self, Step};
+use pipebench::ipc::{self, Mechanism};
+use pipebench::size::ByteSize;
 use pipebench::sweep::SweepParam;
 
 use super::error::BookError;
@@ -23,6 +26,8 @@ enum Directive<'a> {
     Run(&'a str),
     Sweep(&'a str, SweepParam),
     Lab(&'a str),
+    Ipc(&'a str),
+    IpcMatrix,
     Results,
     System,
 }
@@ -104,11 +109,19 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err("one lab id per card: write `{{#lab LAB-ID}}`".into()),
             }
         }
-        "results" | "system" if !args.is_empty() => Err(format!(
+        "ipc" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Ipc(id))),
+                _ => Err("one mechanism per widget: write `{{#ipc MECHANISM}}`".into()),
+            }
+        }
+        "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
         "results" => Ok(Some(Directive::Results)),
         "system" => Ok(Some(Directive::System)),
+        "ipc-matrix" => Ok(Some(Directive::IpcMatrix)),
         _ => Ok(None),
     }
 }
@@ -139,6 +152,15 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                     })?;
             Ok(lab_widget(lab))
         }
+        Directive::Ipc(id) => {
+            let mechanism = ipc::find(id).ok_or_else(|| BookError::UnknownMechanism {
+                chapter: chapter.to_string(),
+                id: id.to_string(),
+                known: ipc::ids().join(", "),
+            })?;
+            Ok(ipc_widget(&mechanism))
+        }
+        Directive::IpcMatrix => Ok(ipc_matrix_widget()),
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
@@ -161,6 +183,57 @@ fn lab_widget(lab: &crate::labs::defs::Lab) -> String {
         escape(&def),
         escape(&lab.title),
         escape(&lab.goal),
+    )
+}
+
+/// Where the survey's figures come from, said the same way on every card.
+const SURVEY_SOURCE: &str = "the BiscuitOS zero-copy survey, Linux 6.10 x86_64, run in an \
+emulator on hardware it does not name";
+
+/// An IPC mechanism's card, on one line like [`run_widget`]'s. The static text
+/// says what the mechanism is, its copies, and the survey's figure with its
+/// source; the page adds the button and the measurement.
+fn ipc_widget(mechanism: &Mechanism) -> String {
+    let mut attrs = format!(
+        r#"class="pipebook-ipc" data-mechanism="{}" data-title="{}""#,
+        escape(mechanism.id),
+        escape(mechanism.title),
+    );
+    let mut text = format!("<strong>{}.</strong> ", escape(mechanism.title));
+    if let Some(copies) = mechanism.copies {
+        attrs.push_str(&format!(r#" data-copies="{copies}""#));
+        text.push_str(&format!(
+            "Copies per byte: {copies} ({}). ",
+            escape(mechanism.copy_path)
+        ));
+    }
+    match mechanism.survey {
+        Some(figure) => {
+            attrs.push_str(&format!(
+                r#" data-survey-ms="{}" data-survey-bytes="{}""#,
+                figure.ms, figure.bytes
+            ));
+            text.push_str(&format!(
+                "The survey measured {} ms for {} ({SURVEY_SOURCE}). ",
+                figure.ms,
+                ByteSize(figure.bytes)
+            ));
+        }
+        None => text.push_str("The survey gives no time for this one. "),
+    }
+    text.push_str(&format!(
+        "Start the runner with <code>cargo run --release</code> and open \
+         http://127.0.0.1:8000 to run it on your machine, or run \
+         <code>pipebench ipc {}</code>.",
+        escape(mechanism.id)
+    ));
+    format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
+}
+
+/// The card that runs every mechanism in turn and charts them beside the survey.
+fn ipc_matrix_widget() -> String {
+    format!(
+        r#"<div class="pipebook-ipc-matrix"><p class="pipebook-run-static"><strong>All mechanisms, one after another, against the survey.</strong> {START_HINT} The same table on the command line: <code>pipebench ipc</code>.</p></div>"#
     )
 }
 
@@ -278,6 +351,46 @@ mod tests {
             err.contains("unknown lab `warp`") && err.contains("variance"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn ipc_cards_carry_the_mechanism_and_the_surveys_source() {
+        let out = expand("{{#ipc posix-shm}}", "zero-copy.md").unwrap();
+        assert!(
+            out.starts_with(
+                r#"<div class="pipebook-ipc" data-mechanism="posix-shm" data-title="POSIX shared memory"#
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"data-copies="0" data-survey-ms="1373" data-survey-bytes="209715200""#),
+            "{out}"
+        );
+        assert!(
+            out.contains("in an emulator") && out.contains("200MiB"),
+            "{out}"
+        );
+        assert!(out.contains("pipebench ipc posix-shm"), "{out}");
+        let none = expand("{{#ipc unix-stream}}", "x.md").unwrap();
+        assert!(
+            !none.contains("data-survey-ms") && none.contains("no time"),
+            "{none}"
+        );
+        assert!(expand("{{#ipc-matrix}}", "x.md")
+            .unwrap()
+            .starts_with(r#"<div class="pipebook-ipc-matrix">"#));
+        for (md, needle) in [
+            ("{{#ipc}}", "one mechanism per widget"),
+            ("{{#ipc a b}}", "one mechanism per widget"),
+            ("{{#ipc-matrix now}}", "takes no arguments"),
+            (
+                "{{#ipc carrier-pigeon}}",
+                "unknown IPC mechanism `carrier-pigeon`",
+            ),
+        ] {
+            let err = expand(md, "x.md").unwrap_err().to_string();
+            assert!(err.contains(needle), "{md}: {err}");
+        }
     }
 
     #[test]

@@ -15,6 +15,16 @@ pub enum BookError {
         /// The catalog's ids, comma-separated.
         known: String,
     },
+    /// `{{#ipc ID}}` names a mechanism the IPC lab does not have.
+    #[error("{chapter}: unknown IPC mechanism `{id}` in `{{{{#ipc {id}}}}}`; known: {known}")]
+    UnknownMechanism {
+        /// Chapter file.
+        chapter: String,
+        /// The id that was written.
+        id: String,
+        /// The lab's ids, comma-separated.
+        known: String,
+    },
     /// A directive that cannot be read.
     #[error("{chapter}: cannot read `{text}`: {reason}")]
     BadDirective {

@@ -16,17 +16,41 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pipebench::error::EndErrorKind;
+use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::plan::RunPlan;
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
+use crate::ipc::{IpcRecord, IpcRequest};
 use crate::shutdown::Shutdown;
 
+/// What the scheduler runs: a pipe step, or a mechanism of the IPC lab. Both take
+/// the machine for themselves, so both wait in the one queue.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// Two pinned ends of a pipe step.
+    Pipe(RunPlan),
+    /// A producer and a consumer (or one process) of the IPC lab.
+    Ipc(IpcRequest),
+}
+
+impl From<RunPlan> for Work {
+    fn from(plan: RunPlan) -> Self {
+        Work::Pipe(plan)
+    }
+}
+
+impl From<IpcRequest> for Work {
+    fn from(request: IpcRequest) -> Self {
+        Work::Ipc(request)
+    }
+}
+
 /// What happens to a run, in order: at most one `Queued` per change of place,
-/// `Started`, `Progress` samples, and exactly one of `Finished`, `Cancelled` or
-/// `Failed` at the end.
+/// `Started` (or `IpcStarted`), `Progress` samples (pipe runs only), and exactly
+/// one of `Finished`, `IpcFinished`, `Cancelled` or `Failed` at the end.
 #[derive(Debug, Clone)]
 pub enum RunEvent {
     /// Waiting; 1 means next.
@@ -41,10 +65,14 @@ pub enum RunEvent {
         /// Writer and reader process ids.
         pids: [u32; 2],
     },
+    /// An IPC lab run is starting its ends.
+    IpcStarted(Box<IpcRequest>),
     /// A progress sample.
     Progress(Progress),
     /// The run finished with this result.
     Finished(Box<RunResult>),
+    /// An IPC lab run finished with this result.
+    IpcFinished(Box<IpcRecord>),
     /// The run was cancelled.
     Cancelled,
     /// The run failed.
@@ -56,19 +84,32 @@ impl RunEvent {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            RunEvent::Finished(_) | RunEvent::Cancelled | RunEvent::Failed(_)
+            RunEvent::Finished(_)
+                | RunEvent::IpcFinished(_)
+                | RunEvent::Cancelled
+                | RunEvent::Failed(_)
         )
     }
 }
 
-/// Why a run failed: a sentence, and the failing end with its kind when an end
-/// failed (so the page can explain it without reading the sentence).
+/// Why a run failed: a sentence, and its typed cause when there is one (so the
+/// page can explain it without reading the sentence).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFailure {
     /// What happened and what to do.
     pub message: String,
-    /// `(writer|reader, kind)` when an end failed.
-    pub end: Option<(&'static str, EndErrorKind)>,
+    /// What failed, when the run itself did.
+    pub cause: Option<FailureCause>,
+}
+
+/// The typed part of a [`RunFailure`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureCause {
+    /// An end of a pipe run failed: `writer` or `reader`, and how.
+    End(&'static str, EndErrorKind),
+    /// An IPC lab run failed or was refused: the kind of [`IpcError`], and the
+    /// end (`producer`, `consumer`, `solo`) when one failed.
+    Ipc(IpcErrorKind, Option<String>),
 }
 
 impl RunFailure {
@@ -76,7 +117,7 @@ impl RunFailure {
     pub fn other(message: impl Into<String>) -> Self {
         RunFailure {
             message: message.into(),
-            end: None,
+            cause: None,
         }
     }
 }
@@ -85,9 +126,21 @@ impl From<&RunError> for RunFailure {
     fn from(err: &RunError) -> Self {
         RunFailure {
             message: err.to_string(),
-            end: err
+            cause: err
                 .end_failure()
-                .map(|(role, failure)| (role, failure.kind)),
+                .map(|(role, failure)| FailureCause::End(role, failure.kind)),
+        }
+    }
+}
+
+impl From<&IpcError> for RunFailure {
+    fn from(err: &IpcError) -> Self {
+        RunFailure {
+            message: err.to_string(),
+            cause: Some(FailureCause::Ipc(
+                err.kind(),
+                err.role().map(str::to_string),
+            )),
         }
     }
 }
@@ -111,7 +164,7 @@ pub(crate) struct Job {
     /// Scheduler-wide id.
     pub id: u64,
     /// What to run.
-    pub plan: RunPlan,
+    pub work: Work,
     /// Where to send messages for the page.
     pub events: UnboundedSender<RunEvent>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
@@ -236,11 +289,13 @@ impl Scheduler {
         }
     }
 
-    /// Queues `plan` (or starts it, if nothing runs).
+    /// Queues `work` (a [`RunPlan`] or an [`IpcRequest`]), or starts it if
+    /// nothing runs.
     pub fn submit(
         &self,
-        plan: RunPlan,
+        work: impl Into<Work>,
     ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
+        let work = work.into();
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -257,7 +312,7 @@ impl Scheduler {
         let (stop_sender, stop) = std_mpsc::channel();
         let job = Job {
             id,
-            plan,
+            work,
             events,
             stop,
         };

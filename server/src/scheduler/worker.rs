@@ -1,13 +1,18 @@
-//! The body of a run thread: start both ends, sample them every 50 ms, and make
+//! The body of a run thread: start both ends, sample them every 50 ms (a pipe
+//! run) or watch for a cancel while the lab's harness runs (an IPC run), and make
 //! sure they are dead and reaped before the thread ends.
 
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::Duration;
 
+use pipebench::ipc::IpcError;
+use pipebench::plan::RunPlan;
 use pipebench::runner::RunHandle;
 
-use super::{Job, RunEvent, RunFailure, Shared};
+use super::{Job, RunEvent, RunFailure, Shared, Work};
+use crate::ipc::{IpcRecord, IpcRequest};
 
 /// How often progress is sampled and sent: 20 a second.
 pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -51,9 +56,18 @@ fn step_aside(ends: [Option<usize>; 2]) {
 
 /// Runs `job` to its end on the calling thread, then hands the machine to the next.
 pub(super) fn run(shared: &Arc<Shared>, job: Job) {
-    let last = execute(shared, &job);
+    // Cancelled between leaving the queue and getting here?
+    let last = match job.stop.try_recv() {
+        Ok(()) => Some(RunEvent::Cancelled),
+        Err(TryRecvError::Disconnected) => None,
+        Err(TryRecvError::Empty) => match &job.work {
+            Work::Pipe(plan) => execute(shared, &job, plan),
+            Work::Ipc(request) => execute_ipc(shared, &job, request),
+        },
+    };
     let result = match &last {
-        Some(RunEvent::Finished(result)) => Some(result.clone()),
+        Some(RunEvent::Finished(result)) => Some(Saved::Pipe(result.clone())),
+        Some(RunEvent::IpcFinished(record)) => Some(Saved::Ipc(record.clone())),
         _ => None,
     };
     // Free the machine before saying the run ended, so a page that hears its
@@ -65,22 +79,99 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     }
     // The page first: saving waits for a file lock and the disk.
     if let Some(result) = result {
-        if let Err(err) = shared.history.append(&result) {
+        let saved = match &result {
+            Saved::Pipe(result) => shared.history.append(result),
+            Saved::Ipc(record) => shared.history.append_ipc(record),
+        };
+        if let Err(err) = saved {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
         }
         shared.saved();
     }
 }
 
-/// Runs the job; returns the event that ends it, if it is still to be sent.
-fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
-    // Cancelled between leaving the queue and getting here?
-    match job.stop.try_recv() {
-        Ok(()) => return Some(RunEvent::Cancelled),
-        Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
-        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+/// A finished run's result, to append to the history.
+enum Saved {
+    Pipe(Box<pipebench::report::RunResult>),
+    Ipc(Box<IpcRecord>),
+}
+
+/// Why an IPC run's watcher asked the harness to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Cancelled,
+    PageGone,
+    ShuttingDown,
+}
+
+/// Runs one mechanism of the IPC lab. The lab's harness blocks until its ends are
+/// reaped, so it runs on a scoped thread (which lives until the harness returns,
+/// as `PR_SET_PDEATHSIG` requires), while this thread watches for a cancel, a page
+/// that went away, or the server stopping, and turns any of them into the
+/// harness's cancel flag; the harness then kills its ends and removes every
+/// resource before it returns.
+fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEvent> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let params = request.params(&shared.program, Arc::clone(&cancel));
+    tracing::info!(mechanism = %request.mechanism, bytes = request.bytes, "ipc run started");
+    job.send(RunEvent::IpcStarted(Box::new(request.clone())));
+    let (outcome, stop) = std::thread::scope(|scope| {
+        let harness = std::thread::Builder::new()
+            .name(format!("ipc-{}", job.id))
+            .spawn_scoped(scope, || pipebench::ipc::run(&request.mechanism, &params));
+        let harness = match harness {
+            Ok(harness) => harness,
+            Err(err) => {
+                let failure = RunFailure::other(format!("cannot start the run's thread: {err}"));
+                return (Err(failure), None);
+            }
+        };
+        let mut stop = None;
+        while !harness.is_finished() {
+            stop = match job.stop.recv_timeout(SAMPLE_INTERVAL) {
+                Ok(()) => Some(Stop::Cancelled),
+                Err(RecvTimeoutError::Disconnected) => Some(Stop::PageGone),
+                Err(RecvTimeoutError::Timeout) if shared.shutdown.is_triggered() => {
+                    Some(Stop::ShuttingDown)
+                }
+                Err(RecvTimeoutError::Timeout) => None,
+            };
+            if stop.is_some() {
+                cancel.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        let outcome = harness
+            .join()
+            .map_err(|_| RunFailure::other("the IPC run's thread panicked"));
+        (outcome, stop)
+    });
+    match (outcome, stop) {
+        (Err(failure), _) => Some(RunEvent::Failed(failure)),
+        (Ok(Ok(result)), _) => {
+            tracing::info!(mechanism = %result.mechanism, mib_per_s = result.mib_per_s, "ipc run finished");
+            Some(RunEvent::IpcFinished(Box::new(IpcRecord::now(result))))
+        }
+        (Ok(Err(IpcError::Cancelled)), Some(Stop::PageGone)) => {
+            tracing::info!(mechanism = %request.mechanism, "ipc run stopped: the page went away");
+            None
+        }
+        (Ok(Err(IpcError::Cancelled)), Some(Stop::ShuttingDown)) => Some(RunEvent::Failed(
+            RunFailure::other("the server is shutting down"),
+        )),
+        (Ok(Err(IpcError::Cancelled)), _) => {
+            tracing::info!(mechanism = %request.mechanism, "ipc run cancelled");
+            Some(RunEvent::Cancelled)
+        }
+        (Ok(Err(err)), _) => {
+            tracing::warn!(mechanism = %request.mechanism, "ipc run failed: {err}");
+            Some(RunEvent::Failed(RunFailure::from(&err)))
+        }
     }
-    let plan = &job.plan;
+}
+
+/// Runs a pipe step; returns the event that ends it, if it is still to be sent.
+fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
     let mut handle = match RunHandle::start(plan, &shared.program) {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),

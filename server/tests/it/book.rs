@@ -62,6 +62,26 @@ fn an_unknown_step_fails_the_build_naming_chapter_and_id() {
 }
 
 #[test]
+fn an_unknown_ipc_mechanism_fails_the_build_naming_chapter_and_id() {
+    let book = tiny_book();
+    write(
+        book.path(),
+        "chapter.md",
+        "# Chapter\n\n{{#ipc posix-shm}}\n\n{{#ipc carrier-pigeon}}\n",
+    );
+    let text = build(book.path(), None).unwrap_err().to_string();
+    assert!(text.contains("src/chapter.md"), "{text}");
+    assert!(
+        text.contains("unknown IPC mechanism `carrier-pigeon`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("posix-shm") && text.contains("memfd-scm"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_broken_link_fails_the_build_naming_page_and_link() {
     let book = tiny_book();
     write(book.path(), "chapter.md", "# Chapter\n\n[gone](missing.md) and ![fig](figs/none.svg) and [ok](index.md) and [web](https://example.org/x)\n");

@@ -36,6 +36,11 @@ const RUN_STEP: &str = "write-read";
 /// The lab the test completes end to end, from its page.
 const LAB_CHAPTER: &str = "lab-vmsplice-safety";
 
+/// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
+const IPC_CHAPTER: &str = "zero-copy-shared";
+const IPC_MECHANISM: &str = "posix-shm";
+const IPC_BYTES: &str = "8MiB";
+
 /// Chapters also shot in mdBook's navy theme.
 const DARK_CHAPTERS: &[&str] = &["baseline", "inside-a-pipe"];
 
@@ -294,7 +299,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 /// Waits until the page is fully set up: widgets mounted and diagrams rendered.
 const READY: &str = r#"
 if (document.readyState !== "complete") return false;
-const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-results, .pipebook-system");
+const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-sweep, .pipebook-ipc, .pipebook-ipc-matrix, .pipebook-results, .pipebook-system");
 if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
 const diagrams = document.querySelectorAll("pre.mermaid");
 if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) return false;
@@ -811,6 +816,150 @@ async fn do_lab(client: &Client, base: &str) -> TestResult {
     Ok(())
 }
 
+/// Runs one IPC mechanism from its card, with a small size typed into the card's
+/// own control, and reads the result the card shows.
+async fn run_ipc(client: &Client) -> TestResult {
+    let root = format!(".pipebook-ipc[data-mechanism=\"{IPC_MECHANISM}\"]");
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
+             r.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
+             return true;"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|found| *found)
+    .ok_or_else(|| format!("{IPC_CHAPTER}.html has no runnable {IPC_MECHANISM} card"))?;
+    client
+        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let probe = format!(
+        "const r = document.querySelector('{root}');
+         const cells = [...r.querySelectorAll('table.pipebook-ipc-result tr')]
+           .map((tr) => [...tr.children].map((c) => c.textContent));
+         return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),
+                  checksum: r.dataset.checksum ?? null, cells,
+                  status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let last = loop {
+        let s = js(client, &probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            break s;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the IPC run did not finish within 60 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    };
+    if last["state"] != json!("done") || last["checksum"] != json!("ok") {
+        return Err(format!("the IPC card ended as {last}"));
+    }
+    if !last["mibs"].as_f64().is_some_and(|m| m > 0.0) {
+        return Err(format!("the IPC card shows no rate: {last}"));
+    }
+    // The table names the bytes moved, the checksum, and both ends' counters,
+    // beside the survey's 1373 ms.
+    let cells = last["cells"].to_string();
+    for needle in [
+        "8 MiB",
+        "OK",
+        "producer",
+        "consumer",
+        "faults",
+        "1.37 s for 200 MiB",
+    ] {
+        if !cells.contains(needle) {
+            return Err(format!("the IPC result table lacks {needle:?}: {cells}"));
+        }
+    }
+    // The card then lists the run among the earlier ones, from the history.
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return Number(r.dataset.earlierRuns) >= 1 ? r.dataset.earlierRuns : null;"
+        ),
+        Duration::from_secs(10),
+        "the IPC card to list the run from the history",
+    )
+    .await?;
+    let path = screenshot_element(client, &root, "ipc-done").await?;
+    println!(
+        "ipc: {IPC_MECHANISM} at {} MiB/s; {}",
+        last["mibs"],
+        path.display()
+    );
+    Ok(())
+}
+
+/// Runs every IPC mechanism in turn from the matrix card, small, and checks the
+/// chart got a bar of this machine for each beside the survey's.
+async fn run_ipc_matrix(client: &Client) -> TestResult {
+    let root = ".pipebook-ipc-matrix";
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
+             r.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-ipc-bytes').value = '2MiB';
+             return true;"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|found| *found)
+    .ok_or("zero-copy.html has no runnable matrix card")?;
+    client
+        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let probe = format!(
+        "const r = document.querySelector('{root}');
+         return {{ state: r.dataset.state, rows: Number(r.dataset.rows),
+                  mine: r.querySelectorAll('rect.pipebook-ipc-bar-mine').length,
+                  survey: r.querySelectorAll('rect.pipebook-ipc-bar-survey').length,
+                  table: r.querySelectorAll('table tr').length,
+                  status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let last = loop {
+        let s = js(client, &probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            break s;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the IPC matrix did not finish within 120 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Fourteen producer/consumer mechanisms; the survey has figures for thirteen
+    // of them (not the Unix domain socket).
+    if last["state"] != json!("done")
+        || last["rows"] != json!(14)
+        || last["mine"] != json!(14)
+        || last["survey"] != json!(13)
+        || last["table"] != json!(15)
+    {
+        return Err(format!("the IPC matrix ended as {last}"));
+    }
+    let path = screenshot_element(client, root, "ipc-matrix-done").await?;
+    println!("ipc matrix: {last}; {}", path.display());
+    Ok(())
+}
+
 async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResult {
     cdp(
         client,
@@ -833,6 +982,14 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
     run_step(client).await?;
     run_sweep(client).await?;
     check_page(client, base, RUN_CHAPTER).await?;
+    if !chapters.iter().any(|c| c == IPC_CHAPTER) {
+        return Err(format!("SUMMARY.md has no {IPC_CHAPTER}.md"));
+    }
+    open(client, base, IPC_CHAPTER).await?;
+    run_ipc(client).await?;
+    check_page(client, base, IPC_CHAPTER).await?;
+    open(client, base, "zero-copy").await?;
+    run_ipc_matrix(client).await?;
 
     // 1b. Complete a lab from its page.
     if !chapters.iter().any(|c| c == LAB_CHAPTER) {

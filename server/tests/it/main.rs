@@ -13,6 +13,7 @@ mod book;
 mod browser;
 mod deploy;
 mod http;
+mod ipc;
 mod labs;
 mod lifecycle;
 mod measure;

@@ -1,0 +1,353 @@
+// The IPC lab's cards. Each <div class="pipebook-ipc" data-mechanism=ID> becomes a
+// card with the mechanism, its copies, the survey's figure (with its source) and a
+// "Run this mechanism" button; <div class="pipebook-ipc-matrix"> runs every
+// mechanism in turn, each its own queued run, and charts them beside the survey.
+// Hooks for tests: button.pipebook-ipc-button, button.pipebook-cancel-button,
+// input.pipebook-ipc-bytes, .pipebook-status[data-state], table.pipebook-ipc-result,
+// and on the root data-state, data-mib-per-s, data-checksum (and data-rows on the
+// matrix).
+
+import { START_HINT, history } from "./api.js";
+import { fill, h, offlineHint } from "./dom.js";
+import * as fmt from "./format.js";
+import { IpcChart, rate, ratioText } from "./ipcchart.js";
+import { earlierRuns } from "./ipchistory.js";
+import { startIpc } from "./runner.js";
+import { parseSize } from "./sizes.js";
+
+const SURVEY_SOURCE =
+  "BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name";
+
+/** The mechanism as the card shows it: from /api/ipc, else from the static attributes. */
+function describe(root, lab) {
+  const id = root.dataset.mechanism;
+  const m = lab?.mechanisms?.find((x) => x.id === id);
+  if (m) return m;
+  const copies = fmt.number(root.dataset.copies);
+  const ms = fmt.number(root.dataset.surveyMs);
+  return {
+    id,
+    title: root.dataset.title || id,
+    copies,
+    copy_path: "",
+    kernel_functions: [],
+    survey: ms === null ? null : { ms, bytes: fmt.number(root.dataset.surveyBytes) },
+  };
+}
+
+function surveyLine(m) {
+  if (!m.survey) return h("p.pipebook-ipc-survey", null, "The survey gives no time for this one.");
+  return h(
+    "p.pipebook-ipc-survey",
+    null,
+    h("strong", null, `Survey: ${fmt.ms(m.survey.ms)} for ${fmt.bytes(m.survey.bytes)}`),
+    ` (${fmt.figure(rate(m.survey.ms, m.survey.bytes))} MiB/s). Source: ${SURVEY_SOURCE}; compare mechanisms within it, not with your machine's absolute figures.`,
+  );
+}
+
+/** The survey's kernel functions, and the ones a profile showed on the project's machine. */
+function kernelLine(m) {
+  if (!m.kernel_functions?.length) return null;
+  const seen = new Set(m.seen_here || []);
+  const code = (names) => names.flatMap((f, i) => [i ? ", " : "", h("code", null, f)]);
+  const extra = (m.seen_here || []).filter((f) => !m.kernel_functions.includes(f));
+  const unseen = m.kernel_functions.filter((f) => !seen.has(f));
+  return h(
+    "details.pipebook-ipc-kernel",
+    null,
+    h("summary", null, "Kernel functions on the path"),
+    h("p", null, "Listed: ", code(m.kernel_functions), "."),
+    seen.size
+      ? h(
+          "p",
+          null,
+          "Seen by perf on the project's machine (Linux 6.18, KVM guest): ",
+          code(m.kernel_functions.filter((f) => seen.has(f))),
+          extra.length ? ["; also ", code(extra)] : "",
+          ".",
+          unseen.length ? [" Not seen there (inlined, too brief to sample, or renamed): ", code(unseen), "."] : "",
+        )
+      : null,
+  );
+}
+
+function bound(lab, name) {
+  return lab?.params?.find((p) => p.name === name) || null;
+}
+
+/** Bytes from a text field, checked against the server's bounds: {value} or {error}. */
+function readSize(text, b, label, optional) {
+  if (optional && String(text).trim() === "") return { value: null };
+  const value = parseSize(text);
+  if (value === null) return { error: `${label}: “${text}” is not a size such as 200MiB` };
+  if (b && (value < b.min || value > b.max)) {
+    return { error: `${label} must be ${fmt.bytes(b.min)} to ${fmt.bytes(b.max)}, not ${fmt.bytes(value)}` };
+  }
+  return { value };
+}
+
+function commandLine(id, bytes, chunk) {
+  return `pipebench ipc ${id} --bytes ${fmt.sizeArg(bytes)}${chunk ? ` --chunk ${fmt.sizeArg(chunk)}` : ""} --repeats 1`;
+}
+
+/** The result table: yours beside the survey's, then each end's counters. */
+function resultTable(m, r) {
+  const survey = m.survey;
+  const surveyRate = survey ? rate(survey.ms, survey.bytes) : null;
+  const row = (label, ...cells) => h("tr", null, h("th", null, label), ...cells.map((c) => h("td", null, c)));
+  const rows = [
+    h("tr", null, h("th", null, ""), h("th", null, "this machine"), h("th", null, "survey")),
+    row("time", `${fmt.ms(r.elapsed_ms)} for ${fmt.bytes(r.bytes)}`, survey ? `${fmt.ms(survey.ms)} for ${fmt.bytes(survey.bytes)}` : "—"),
+    row("MiB/s", h("span.pipebook-ipc-mibs", null, fmt.figure(r.mib_per_s)), surveyRate ? fmt.figure(surveyRate) : "—"),
+    row("checksum", r.checksum_ok ? "OK" : "not checked", ""),
+    row("copies per byte", r.copies ?? "—", m.copies ?? "—"),
+  ];
+  if (fmt.isNumber(r.lines)) rows.push(row("lines counted", fmt.count(r.lines), ""));
+  if (r.cow) {
+    rows.push(
+      row(
+        "copy-on-write",
+        `the child wrote ${fmt.count(r.cow.pages)} pages and took ${fmt.count(r.cow.child_faults_after - r.cow.child_faults_before)} faults doing it; the parent ${r.cow.parent_sees_original ? "still saw its own bytes" : "saw the child's bytes"}`,
+        "",
+      ),
+    );
+  }
+  if (r.filesystem) rows.push(row("files on", r.filesystem, ""));
+  for (const end of r.ends || []) {
+    const u = end.usage || {};
+    rows.push(
+      row(
+        end.role,
+        `${fmt.count(u.minor_faults)} minor / ${fmt.count(u.major_faults)} major faults, ${fmt.count(u.voluntary_ctx_switches)} voluntary / ${fmt.count(u.involuntary_ctx_switches)} involuntary context switches, ${fmt.ms(u.user_ms)} user + ${fmt.ms(u.system_ms)} system CPU`,
+        "",
+      ),
+    );
+  }
+  const ratio = ratioText(r.mib_per_s, surveyRate);
+  return {
+    table: rows,
+    summary: ratio ? `This machine moved the bytes at ${ratio} the survey's rate.` : "",
+  };
+}
+
+/** The run/cancel form shared by both cards: returns the elements and a setState. */
+function controls(id, lab, defaults) {
+  const bytesBound = bound(lab, "bytes");
+  const chunkBound = bound(lab, "chunk");
+  const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value: defaults.bytes, size: 9, spellcheck: "false" });
+  const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: "default", size: 9, spellcheck: "false" });
+  const field = (input, text, help) => h("label.pipebook-field", { for: input.id, title: help || "" }, h("span", null, text), input);
+  const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const form = h(
+    "form.pipebook-controls",
+    { novalidate: true },
+    field(bytes, `Bytes (at most ${fmt.bytes(bytesBound?.max)})`, bytesBound?.help),
+    field(chunk, "Bytes per call", chunkBound?.help),
+    h("div.pipebook-buttons", null, runButton, cancelButton),
+  );
+  const read = () => {
+    const b = readSize(bytes.value, bytesBound, "bytes", false);
+    if (b.error) return b;
+    const c = readSize(chunk.value, chunkBound, "bytes per call", true);
+    if (c.error) return c;
+    const params = { bytes: b.value };
+    if (c.value !== null) params.chunk = c.value;
+    return { params };
+  };
+  return { form, runButton, cancelButton, read };
+}
+
+function stateSetter(root, card, status, ui) {
+  return (state, text) => {
+    root.dataset.state = state;
+    card.dataset.state = state;
+    status.dataset.state = state;
+    status.textContent = text;
+    const busy = state === "connecting" || state === "running";
+    ui.runButton.disabled = busy;
+    ui.cancelButton.disabled = !busy;
+    for (const el of ui.form.querySelectorAll("input")) el.disabled = busy;
+  };
+}
+
+/** One mechanism's card. */
+export function mountIpc(root, { online, lab }) {
+  const m = describe(root, lab);
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online && lab ? "idle" : "offline";
+  const copies = m.copies === null || m.copies === undefined ? "" : `${m.copies} ${m.copies === 1 ? "copy" : "copies"} per byte`;
+  const card = h(
+    "div.pipebook-card.pipebook-ipc-card",
+    { role: "group", "aria-label": `IPC mechanism: ${m.title}` },
+    h(
+      "div.pipebook-card-head",
+      null,
+      h("span.pipebook-kind", { dataset: { kind: "ipc" } }, "IPC"),
+      h("span.pipebook-step-id", null, m.id),
+      h("p.pipebook-title", null, m.title),
+      h("p.pipebook-summary", null, [copies, m.copy_path].filter(Boolean).join(": ")),
+    ),
+    surveyLine(m),
+    kernelLine(m),
+  );
+  root.append(card);
+  if (!online || !lab) {
+    card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
+    return;
+  }
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
+  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const table = h("table.pipebook-ipc-result");
+  const summary = h("p.pipebook-ipc-summary");
+  const notes = h("ul.pipebook-ipc-notes");
+  const command = h("p.pipebook-sweep-command");
+  const earlier = h("p.pipebook-ipc-earlier");
+  card.append(ui.form, status, table, summary, notes, command, earlier);
+  const setState = stateSetter(root, card, status, ui);
+  setState("idle", "Ready: the run takes the machine for itself, after any run ahead of it.");
+  const showEarlier = async () => {
+    const e = earlierRuns(await history(), m.id);
+    root.dataset.earlierRuns = String(e.runs);
+    earlier.textContent = e.runs
+      ? `Runs of ${m.id} on this machine so far (the runner's history): ${e.runs}, best ${fmt.figure(e.best.mib_per_s)} MiB/s (${fmt.bytes(e.best.bytes)}), latest ${fmt.figure(e.last.mib_per_s)} MiB/s.`
+      : "";
+  };
+  showEarlier().catch(() => {});
+
+  let run = null;
+  ui.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (run) return;
+    const asked = ui.read();
+    if (asked.error) return setState("error", `Error: ${asked.error}.`);
+    fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk)));
+    setState("connecting", "Connecting to the runner…");
+    run = startIpc(m.id, asked.params, {
+      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      started: (msg) => setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}…`),
+      result: (r) => {
+        run = null;
+        const out = resultTable(m, r);
+        fill(table, out.table);
+        summary.textContent = out.summary;
+        fill(notes, (r.notes || []).map((n) => h("li", null, n)));
+        root.dataset.mibPerS = String(r.mib_per_s);
+        root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
+        setState("done", `Done: ${fmt.figure(r.mib_per_s)} MiB/s.`);
+        // The runner answers first and saves after: read the history a moment later.
+        setTimeout(() => showEarlier().catch(() => {}), 500);
+      },
+      cancelled: () => {
+        run = null;
+        setState("cancelled", "Cancelled. The runner removed the run's files, queues and segments.");
+      },
+      error: (message) => {
+        run = null;
+        setState("error", `Error: ${message}`);
+      },
+      notice: (message) => {
+        status.textContent = `${status.textContent} (${message})`;
+      },
+    });
+  });
+  ui.cancelButton.addEventListener("click", () => {
+    if (run) {
+      status.textContent = "Cancelling…";
+      run.cancel();
+    }
+  });
+}
+
+/** The "all mechanisms" card: one queued run per mechanism, in table order. */
+export function mountIpcMatrix(root, { online, lab }) {
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online && lab ? "idle" : "offline";
+  root.dataset.rows = "0";
+  const title = "Every mechanism on this machine beside the survey";
+  const card = h(
+    "div.pipebook-card.pipebook-ipc-card",
+    { role: "group", "aria-label": title },
+    h(
+      "div.pipebook-card-head",
+      null,
+      h("span.pipebook-kind", { dataset: { kind: "ipc" } }, "IPC matrix"),
+      h("p.pipebook-title", null, title),
+      h("p.pipebook-summary", null, `Each mechanism runs as its own queued run, one after another. Survey: ${SURVEY_SOURCE}.`),
+    ),
+  );
+  root.append(card);
+  if (!online || !lab) {
+    card.append(offlineHint("To run every mechanism on your own machine", START_HINT, ", or run ", h("code", null, "pipebench ipc"), "."));
+    return;
+  }
+  const mechanisms = lab.mechanisms.filter((m) => m.pair);
+  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
+  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const chart = new IpcChart(title);
+  chart.el.hidden = true; // until the first run starts
+  const table = h("table.pipebook-sweep-table");
+  card.append(ui.form, status, chart.el, table);
+  const setState = stateSetter(root, card, status, ui);
+  setState("idle", `Ready: ${mechanisms.length} producer/consumer mechanisms.`);
+
+  let rows = [];
+  const redraw = () => {
+    chart.el.hidden = false;
+    chart.draw(rows);
+    root.dataset.rows = String(rows.filter((r) => fmt.isNumber(r.mine)).length);
+    fill(
+      table,
+      h("tr", null, h("th", null, "mechanism"), h("th", null, "copies"), h("th", null, "MiB/s here"), h("th", null, "survey MiB/s"), h("th", null, "ratio")),
+      rows.map((r) => h("tr", null, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td", null, ratioText(r.mine, r.survey)))),
+    );
+  };
+
+  let run = null;
+  let stopped = false;
+  ui.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (run) return;
+    const asked = ui.read();
+    if (asked.error) return setState("error", `Error: ${asked.error}.`);
+    stopped = false;
+    rows = mechanisms.map((m) => ({ id: m.id, copies: m.copies, mine: null, survey: m.survey ? rate(m.survey.ms, m.survey.bytes) : null }));
+    redraw();
+    const next = (index) => {
+      if (stopped) return;
+      if (index >= mechanisms.length) {
+        run = null;
+        return setState("done", `Done: ${mechanisms.length} mechanisms.`);
+      }
+      const m = mechanisms[index];
+      setState("running", `Connecting for ${m.id} (${index + 1} of ${mechanisms.length})…`);
+      run = startIpc(m.id, asked.params, {
+        queued: (position) => setState("running", `${m.id}: waiting, place ${position} in the queue.`),
+        started: () => setState("running", `Running ${m.id} (${index + 1} of ${mechanisms.length})…`),
+        result: (r) => {
+          rows[index].mine = r.mib_per_s;
+          redraw();
+          next(index + 1);
+        },
+        cancelled: () => {
+          run = null;
+          setState("cancelled", `Cancelled at ${m.id}. Nothing is left running.`);
+        },
+        error: (message) => {
+          // One mechanism refused (e.g. a System V limit): say so and go on.
+          rows[index].error = message;
+          status.textContent = `${m.id}: ${message}`;
+          next(index + 1);
+        },
+      });
+    };
+    next(0);
+  });
+  ui.cancelButton.addEventListener("click", () => {
+    if (run) {
+      stopped = true;
+      status.textContent = "Cancelling…";
+      run.cancel();
+    }
+  });
+}

@@ -1,0 +1,299 @@
+//! The IPC lab over the real WebSocket: runs of real producer and consumer
+//! processes (the server re-executing itself as `pipebook end ipc-end`), the
+//! history, cancels that leave nothing behind, and refusals that keep the
+//! connection usable. Runs take the machine, so every test holds `RUN_LOCK`.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::common::{recv, recv_until, send, Server, Socket, RUN_LOCK};
+use serde_json::{json, Value};
+
+const MIB: u64 = 1 << 20;
+
+/// Runs `mechanism` over `socket` and returns its `started` and `result`.
+async fn run(socket: &mut Socket, mechanism: &str, bytes: u64) -> (Value, Value) {
+    send(
+        socket,
+        json!({"type":"ipc","mechanism":mechanism,"params":{"bytes":bytes}}),
+    )
+    .await;
+    let started = recv(socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    let (result, before) = recv_until(socket, "result", Duration::from_secs(60)).await;
+    assert!(
+        before.is_empty(),
+        "nothing between started and result: {before:?}"
+    );
+    (started, result)
+}
+
+#[tokio::test]
+async fn two_mechanisms_run_verify_and_are_kept_in_the_history() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+
+    let (started, result) = run(&mut socket, "posix-shm", 4 * MIB).await;
+    assert_eq!(started["kind"], "ipc");
+    assert_eq!(started["mechanism"], "posix-shm");
+    assert_eq!(started["params"]["bytes"], 4 * MIB);
+    assert_eq!(started["params"]["chunk"], 64 * 1024);
+    assert!(started["run"].as_u64().is_some(), "{started}");
+    assert_eq!(result["kind"], "ipc");
+    assert_eq!(result["mechanism"], "posix-shm");
+    assert_eq!(result["bytes"], 4 * MIB);
+    assert_eq!(result["checksum_ok"], true, "{result}");
+    assert_eq!(result["copies"], 0);
+    assert_eq!(result["survey_ms"], 1373.0);
+    assert!(result["elapsed_ms"].as_f64().unwrap() > 0.0, "{result}");
+    assert!(result["mib_per_s"].as_f64().unwrap() > 0.0, "{result}");
+    let roles: Vec<&str> = result["ends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles.len(), 2, "{result}");
+    assert!(roles.contains(&"producer") && roles.contains(&"consumer"));
+    // Both ends were real processes: the consumer faulted the shared pages in.
+    let consumer = &result["ends"][roles.iter().position(|r| *r == "consumer").unwrap()];
+    assert!(
+        consumer["usage"]["minor_faults"].as_u64().unwrap() > 0,
+        "{result}"
+    );
+
+    // The same connection runs a second mechanism, with a chunk of its own.
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-splice","params":{"bytes":"3MiB","chunk":"16KiB"}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["params"]["chunk"], 16 * 1024);
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+    assert_eq!(result["mechanism"], "pipe-splice");
+    assert_eq!(result["bytes"], 3 * MIB);
+    assert_eq!(result["chunk"], 16 * 1024);
+    assert_eq!(result["checksum_ok"], true, "{result}");
+
+    // Both are in the history, tagged, and a pipe run beside them still reads.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let (pipe, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert_eq!(pipe["step"], "write-read");
+    assert!(pipe.get("kind").is_none(), "{pipe}");
+    let history = server.results_once(3).await;
+    assert_eq!(history.len(), 3, "{history:?}");
+    assert_eq!(history[0]["kind"], "ipc");
+    assert_eq!(history[0]["mechanism"], "posix-shm");
+    assert_eq!(history[1]["mechanism"], "pipe-splice");
+    assert!(history[0]["finished_at_ms"].as_u64().unwrap() > 0);
+    assert_eq!(history[2]["step"], "write-read");
+}
+
+/// What System V IPC and /dev/shm hold right now (`ipcs` output without its
+/// headers, and the names in /dev/shm).
+fn ipc_snapshot() -> (String, BTreeSet<String>) {
+    let ipcs = std::process::Command::new("ipcs")
+        .args(["-q", "-m"])
+        .output()
+        .expect("ipcs runs");
+    let shm = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    (String::from_utf8_lossy(&ipcs.stdout).into_owned(), shm)
+}
+
+/// The pids of the server's child processes.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let path = task.path().join("children");
+        for child in std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .split_whitespace()
+        {
+            found.extend(child.parse::<u32>().ok());
+        }
+    }
+    found
+}
+
+/// Waits until the server has no children left.
+fn wait_childless(pid: u32, timeout: Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < timeout {
+        if children(pid).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_cancelled_run_leaves_no_queue_segment_file_or_process() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let before = ipc_snapshot();
+    // 8-byte calls make a 1 GiB run take minutes: long enough to cancel in the
+    // middle. One System V object and one /dev/shm object.
+    for mechanism in ["sysv-msgqueue", "posix-shm"] {
+        send(
+            &mut socket,
+            json!({"type":"ipc","mechanism":mechanism,"params":{"bytes":"1GiB","chunk":8}}),
+        )
+        .await;
+        let started = recv(&mut socket).await;
+        assert_eq!(started["type"], "started", "{started}");
+        // Wait until both ends run, so the cancel hits a run in full flight.
+        let start = std::time::Instant::now();
+        while children(server.pid()).len() < 2 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{mechanism}: the ends never started"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let ends = children(server.pid());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let during = ipc_snapshot();
+        assert_ne!(during, before, "{mechanism}: the run's object is visible");
+        send(&mut socket, json!({"type":"cancel"})).await;
+        let cancelled = recv(&mut socket).await;
+        assert_eq!(cancelled["type"], "cancelled", "{cancelled}");
+        assert!(
+            wait_childless(server.pid(), Duration::from_secs(2)),
+            "{mechanism}: children left: {:?}",
+            children(server.pid())
+        );
+        assert!(
+            ends.iter().all(|&p| crate::common::is_gone(p.into())),
+            "{ends:?}"
+        );
+        assert_eq!(ipc_snapshot(), before, "{mechanism}: something was left");
+    }
+    // Closing the page mid-run stops the run the same way.
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"sysv-msgqueue","params":{"bytes":"1GiB","chunk":8}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(socket);
+    assert!(wait_childless(server.pid(), Duration::from_secs(5)));
+    let start = std::time::Instant::now();
+    while ipc_snapshot() != before && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(ipc_snapshot(), before);
+}
+
+#[tokio::test]
+async fn bad_requests_get_typed_errors_and_the_connection_stays_usable() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    for (message, kind, fragment) in [
+        (
+            json!({"type":"ipc","mechanism":"carrier-pigeon"}),
+            Some("unknown_mechanism"),
+            "known: sysv-msgqueue",
+        ),
+        (
+            json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"2GiB"}}),
+            Some("out_of_range"),
+            "bytes = 2GiB is out of range: allowed 1B to 1GiB",
+        ),
+        (
+            json!({"type":"ipc","mechanism":"pipe-rw","params":{"chunk":3}}),
+            Some("out_of_range"),
+            "chunk",
+        ),
+        (
+            json!({"type":"ipc","mechanism":"posix-shm","params":{"dir":"/etc"}}),
+            None,
+            "unknown field `dir`",
+        ),
+    ] {
+        send(&mut socket, message.clone()).await;
+        let reply = recv(&mut socket).await;
+        assert_eq!(reply["type"], "error", "{message}: {reply}");
+        assert!(reply.get("run").is_none(), "a refusal belongs to no run");
+        let text = reply["message"].as_str().unwrap();
+        assert!(text.contains(fragment), "{message}: {text}");
+        match kind {
+            Some(kind) => assert_eq!(reply["reason"]["kind"], kind, "{reply}"),
+            None => assert!(reply.get("reason").is_none(), "{reply}"),
+        }
+    }
+    // Still usable: a good run goes through.
+    let (_, result) = run(&mut socket, "unix-stream", 2 * MIB).await;
+    assert_eq!(result["checksum_ok"], true, "{result}");
+    // And /api/ipc publishes what the page needs.
+    let lab = server.get("/api/ipc").await.json();
+    let mechanisms = lab["mechanisms"].as_array().unwrap();
+    assert!(mechanisms.len() >= 14, "{lab}");
+    let shm = mechanisms.iter().find(|m| m["id"] == "posix-shm").unwrap();
+    assert_eq!(shm["copies"], 0);
+    assert_eq!(shm["survey"]["ms"], 1373.0);
+    assert!(shm["kernel_functions"].as_array().unwrap().len() > 1);
+    assert_eq!(lab["params"][0]["name"], "bytes");
+    assert_eq!(lab["params"][0]["max"], 1u64 << 30);
+}
+
+#[tokio::test]
+async fn ipc_runs_share_the_queue_and_stop_with_the_server() {
+    let _lock = RUN_LOCK.lock().await;
+    let mut server = Server::start();
+    let before = ipc_snapshot();
+    let mut socket = server.socket().await;
+    let mut waiting = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"sysv-msgqueue","params":{"bytes":"1GiB","chunk":8}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    // A pipe run waits behind the IPC run: one run at a time, machine-wide.
+    send(
+        &mut waiting,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let queued = recv(&mut waiting).await;
+    assert_eq!(queued["type"], "queued", "{queued}");
+    assert_eq!(queued["position"], 1);
+    let start = std::time::Instant::now();
+    while children(server.pid()).len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no ends");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let ends = children(server.pid());
+    let status = server
+        .terminate(Duration::from_secs(5))
+        .expect("exits within 5 s");
+    assert!(status.success(), "{status:?}\n{}", server.stderr());
+    assert!(
+        ends.iter().all(|&p| crate::common::is_gone(p.into())),
+        "{ends:?}"
+    );
+    for page in [&mut waiting, &mut socket] {
+        let (error, _) = recv_until(page, "error", Duration::from_secs(2)).await;
+        assert!(
+            error["message"].as_str().unwrap().contains("shutting down"),
+            "{error}"
+        );
+    }
+    assert_eq!(ipc_snapshot(), before, "the stopped run left something");
+}
