@@ -86,7 +86,8 @@ export class IpcChart {
         h("span.pipebook-ipc-key-mine", null, "■"),
         " this machine  ",
         h("span.pipebook-ipc-key-survey", null, "■"),
-        " survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's.",
+        " survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's. " +
+          "The survey moved 200 MiB a run (its splice-to-socket case 1 GiB): compare at that size, since set-up weighs more in a small run.",
       ),
     );
   }
