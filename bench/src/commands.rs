@@ -24,7 +24,7 @@ use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::{ByteSize, MIB};
 use pipebench::sweep::{self, SweepParam, SweepPlan};
 use pipebench::system::SystemInfo;
-use pipebench::{chart, profile, stats, vmsplice_probe};
+use pipebench::{chart, occupancy, occupancy_chart, profile, stats, vmsplice_probe};
 
 /// A command line that cannot be used as given (exit code 2, like clap's own).
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +103,13 @@ pub struct RunArgs {
     /// Where to keep the perf data with --profile (default: a temporary folder).
     #[arg(long, value_name = "DIR", requires = "profile")]
     profile_dir: Option<PathBuf>,
+    /// Also sample how many bytes sit in the pipe (every 2 ms) and how often each
+    /// end slept: the result gains an `occupancy` series.
+    #[arg(long, conflicts_with = "profile")]
+    occupancy: bool,
+    /// With --occupancy: draw the occupancy over time as an SVG file.
+    #[arg(long, value_name = "FILE", requires = "occupancy")]
+    svg: Option<PathBuf>,
 }
 
 /// How a session of repeated runs (`all`, `sweep`, `ipc`) is ordered and reported:
@@ -252,8 +259,16 @@ fn session_bar(total: usize) -> Option<ProgressBar> {
 
 /// Runs one plan to completion with an optional progress bar.
 fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
+    run_plan_watched(plan, show_progress, false)
+}
+
+/// [`run_plan`], with the pipe's occupancy sampled when `watch` is set.
+fn run_plan_watched(plan: &RunPlan, show_progress: bool, watch: bool) -> Result<RunResult> {
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
-    let mut handle = RunHandle::start(plan, &program)?;
+    let mut handle = match watch {
+        true => RunHandle::start_watched(plan, &program, occupancy::SAMPLE_INTERVAL)?,
+        false => RunHandle::start(plan, &program)?,
+    };
     let bar = (show_progress && std::io::stderr().is_terminal())
         .then(|| progress_bar(plan.writer.common.bytes.bytes(), &plan.step));
     let result = handle.wait_with(Duration::from_millis(50), |p| {
@@ -317,6 +332,18 @@ fn print_result(result: &RunResult) {
     if result.stopped_by_budget {
         println!("  (stopped at the time budget)");
     }
+    if let Some(o) = &result.occupancy {
+        println!(
+            "  pipe occupancy: full {:.0}% and empty {:.0}% of {} samples (every {} ms); \
+             the writer slept {} times, the reader {}",
+            100.0 * o.full_share,
+            100.0 * o.empty_share,
+            o.samples,
+            o.interval_ms,
+            o.writer_sleeps,
+            o.reader_sleeps,
+        );
+    }
     println!("  again: {}", result.argv.join(" "));
     for warning in &result.warnings {
         eprintln!("pipebench: warning: {warning}");
@@ -330,7 +357,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if args.profile {
         return run_profiled(&args, &plan);
     }
-    let result = run_plan(&plan, !args.json)?;
+    let result = run_plan_watched(&plan, !args.json, args.occupancy)?;
+    if let Some(path) = &args.svg {
+        let occupancy = result
+            .occupancy
+            .as_ref()
+            .context("the run ended before any byte moved, so there is no occupancy to draw")?;
+        let svg = occupancy_chart::render_svg(occupancy, &result.step)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

@@ -16,6 +16,8 @@ pub mod end;
 pub mod error;
 pub mod hugepage;
 pub mod ipc;
+pub mod occupancy;
+pub mod occupancy_chart;
 pub mod options;
 pub mod paging;
 pub mod pattern;

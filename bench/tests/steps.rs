@@ -438,3 +438,85 @@ fn bad_sweep_values_are_refused_with_a_reason() {
     let neither = pipebench(&["sweep", "write-read"]);
     assert_eq!(neither.status.code(), Some(2));
 }
+
+/// The baseline's 16-slot ring both fills (the writer waits) and drains (the reader
+/// waits) within a few tens of MiB, and the harness sees both through FIONREAD.
+#[test]
+fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("occupancy.svg");
+    let result = run_json(
+        "write-read",
+        &[
+            "--bytes",
+            "64MiB",
+            "--occupancy",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(result["bytes"], 64 * MIB, "{result}");
+    let o = &result["occupancy"];
+    assert_eq!(o["capacity"], 65536, "{o}");
+    let samples = o["samples"].as_u64().unwrap();
+    assert!(samples >= 10, "{samples} samples");
+    let full = o["full_share"].as_f64().unwrap();
+    let empty = o["empty_share"].as_f64().unwrap();
+    assert!(full > 0.0 && empty > 0.0, "full {full}, empty {empty}");
+    assert!(full + empty <= 1.0 + 1e-9);
+    let s = &o["series"];
+    let n = s["t_ms"].as_array().unwrap().len();
+    assert!(n > 0 && n <= pipebench::occupancy::MAX_POINTS);
+    for key in ["min", "max", "writer_sleeps", "reader_sleeps"] {
+        assert_eq!(s[key].as_array().unwrap().len(), n, "{key}");
+    }
+    assert!(s["max"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m.as_u64().unwrap() <= 65536));
+    // A blocking pair sleeps on both sides of a ring that fills and drains.
+    assert!(o["writer_sleeps"].as_u64().unwrap() > 0, "{o}");
+    assert!(o["reader_sleeps"].as_u64().unwrap() > 0, "{o}");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.contains("16 slots of 4 KiB"),
+        "the capacity line names its slots"
+    );
+    // Without --occupancy the result has no series.
+    let plain = run_json("write-read", &["--bytes", "8MiB"]);
+    assert!(plain.get("occupancy").is_none(), "{plain}");
+}
+
+/// Watching adds a reader-side duplicate of the pipe to the harness. A budget stop
+/// goes writer first (it sees the flag and closes; the reader reads to EOF), so the
+/// duplicate must not change how a watched run ends: at its budget, with a series.
+#[test]
+fn a_watched_run_still_stops_at_its_budget() {
+    let _cpus = cpus();
+    use pipebench::plan::{Limits, RunParams, RunPlan};
+    use pipebench::runner::{EndProgram, RunHandle};
+    let params = RunParams {
+        seconds: Some(0.4),
+        ..Default::default()
+    };
+    let plan = RunPlan::for_step_id("write-read", &params, &Limits::default()).unwrap();
+    let program = EndProgram {
+        exe: exe(),
+        prefix: Vec::new(),
+    };
+    let started = std::time::Instant::now();
+    let mut handle =
+        RunHandle::start_watched(&plan, &program, pipebench::occupancy::SAMPLE_INTERVAL).unwrap();
+    let result = handle
+        .wait_with(std::time::Duration::from_millis(50), |_| {})
+        .unwrap();
+    let took = started.elapsed();
+    assert!(result.stopped_by_budget, "{result:?}");
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    let o = result
+        .occupancy
+        .expect("a watched run has an occupancy series");
+    assert!(o.samples > 0);
+}

@@ -102,6 +102,9 @@ pub enum ServerMessage {
         elapsed_ms: f64,
         /// Throughput over the last sample, GiB/s.
         gib_per_s: f64,
+        /// Bytes in the pipe at the latest occupancy sample (absent if not watched).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pipe_bytes: Option<u64>,
     },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
@@ -203,6 +206,7 @@ impl From<Progress> for ServerMessage {
             bytes: p.bytes,
             elapsed_ms: p.elapsed_ms,
             gib_per_s: p.gib_per_s,
+            pipe_bytes: p.pipe_bytes,
         }
     }
 }

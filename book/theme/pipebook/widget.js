@@ -12,6 +12,7 @@ import { runControls } from "./controls.js";
 import { EndStats, resultNotes } from "./details.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
+import { OccupancyChart } from "./occchart.js";
 import { begin, buttonText, isBusy, statusText, step } from "./runlife.js";
 import { startRun } from "./runner.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
@@ -43,10 +44,11 @@ export function mountWidget(root, { online, catalogEntry }) {
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const chart = new LiveChart();
   chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
+  const occupancy = new OccupancyChart();
   const compare = h("p.pipebook-compare");
   const stats = new EndStats();
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, h("div.pipebook-body", null, chart.el, figures.el), compare, stats.el, notes);
+  card.append(form, status, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, notes);
   stats.show(null);
 
   // The session of the run under way, and its state (null between runs).
@@ -95,6 +97,7 @@ export function mountWidget(root, { online, catalogEntry }) {
       figures.yours.textContent = fmt.gib(result.gib_per_s);
     }
     chart.finish(Number(result.elapsed_ms) / 1000);
+    occupancy.show(result);
     const text = comparison(info, result.gib_per_s);
     fill(compare, text ? h("strong", null, text) : "");
     stats.show(result);
@@ -105,6 +108,7 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   // One event of the session: fold it into the state, then show what changed.
   const on = (event) => {
+    const before = life;
     life = step(life, event);
     if (!isBusy(life.phase)) session = null;
     showPhase(life.phase, life.status);
@@ -116,6 +120,7 @@ export function mountWidget(root, { online, catalogEntry }) {
         root.dataset.progressCount = String(life.progressCount);
         figures.live.textContent = life.live;
         if (life.chartPoint) chart.push(...life.chartPoint);
+        if (life.pipeBytes !== before.pipeBytes) occupancy.live(life.pipeBytes);
         break;
       case "result":
         showResult(event.result);
@@ -145,6 +150,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     stats.show(null);
     fill(compare, "");
     chart.reset({ article: info.article, reference: info.reference, seconds: life.budget });
+    occupancy.reset({ quiet: life.quiet });
     card.classList.add("pipebook-used");
     showPhase(life.phase, life.status);
     session = startRun(info.step, params, {

@@ -1,9 +1,10 @@
-//! The body of a run thread: start both ends, sample them every 50 ms, and make
-//! sure they are dead and reaped before the thread ends.
+//! The body of a run thread: start both ends, sample the pipe's occupancy every
+//! 2 ms and progress every 50 ms, and make sure the ends are dead and reaped before
+//! the thread ends.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pipebench::runner::RunHandle;
 
@@ -11,6 +12,9 @@ use super::{Job, RunEvent, RunFailure, Shared};
 
 /// How often progress is sampled and sent: 20 a second.
 pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
+
+/// How often the pipe's occupancy is sampled in a live run.
+const OCCUPANCY_INTERVAL: Duration = pipebench::occupancy::SAMPLE_INTERVAL;
 
 /// How often a quiet run is looked at: only to enforce its budget and notice its
 /// end, cancel and shutdown.
@@ -81,7 +85,12 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
     }
     let plan = &job.plan;
-    let mut handle = match RunHandle::start(plan, &shared.program) {
+    // A quiet run has no observer to speak of, so its pipe is not watched either.
+    let started = match plan.quiet {
+        true => RunHandle::start(plan, &shared.program),
+        false => RunHandle::start_watched(plan, &shared.program, OCCUPANCY_INTERVAL),
+    };
+    let mut handle = match started {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
@@ -90,6 +99,11 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         true => (QUIET_INTERVAL, false),
         false => (SAMPLE_INTERVAL, true),
     };
+    let tick = match handle.is_watched() {
+        true => OCCUPANCY_INTERVAL,
+        false => interval,
+    };
+    let mut last_progress = Instant::now();
     let (writer, reader) = handle.pids();
     tracing::info!(step = %plan.step, writer, reader, "run started");
     job.send(RunEvent::Started {
@@ -97,6 +111,7 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         pids: [writer, reader],
     });
     loop {
+        handle.sample_occupancy();
         match handle.poll() {
             Ok(Some(result)) => {
                 // A last sample, so even a run shorter than one interval shows progress.
@@ -106,14 +121,17 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
                 return Some(RunEvent::Finished(Box::new(result)));
             }
-            Ok(None) if live => job.send(RunEvent::Progress(handle.progress())),
+            Ok(None) if live && last_progress.elapsed() >= interval => {
+                job.send(RunEvent::Progress(handle.progress()));
+                last_progress = Instant::now();
+            }
             Ok(None) => {}
             Err(err) => {
                 tracing::warn!(step = %plan.step, "run failed: {err}");
                 return Some(RunEvent::Failed(RunFailure::from(&err)));
             }
         }
-        match job.stop.recv_timeout(interval) {
+        match job.stop.recv_timeout(tick) {
             Ok(()) => {
                 handle.kill();
                 tracing::info!(step = %plan.step, "run cancelled");
