@@ -15,6 +15,7 @@ use serde_json::json;
 use pipebench::buffer::{Buffer, BufferSpec, PAGE_SIZE};
 use pipebench::catalog::{self, StepKind};
 use pipebench::error::EndError;
+use pipebench::findings::{self, Finding, SystemReport};
 use pipebench::hugepage;
 use pipebench::ipc;
 use pipebench::paging;
@@ -24,6 +25,7 @@ use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::{ByteSize, MIB};
 use pipebench::sweep::{self, SweepParam, SweepPlan};
 use pipebench::system::SystemInfo;
+use pipebench::wakeup;
 use pipebench::{chart, occupancy, occupancy_chart, profile, stats, vmsplice_probe};
 
 /// A command line that cannot be used as given (exit code 2, like clap's own).
@@ -531,11 +533,12 @@ pub fn list(args: ListArgs) -> Result<ExitCode> {
 
 /// `pipebench system`.
 pub fn system(args: SystemArgs) -> Result<ExitCode> {
-    let info = SystemInfo::probe();
+    let report = SystemReport::probe();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
+    let info = &report.info;
     println!("kernel:         {}", info.kernel);
     println!(
         "cpu:            {} ({} online, allowed {:?})",
@@ -569,6 +572,56 @@ pub fn system(args: SystemArgs) -> Result<ExitCode> {
         println!("vmsplice:       {}", v.explain());
     }
     println!("mitigations:    {}", info.mitigations.len());
+    print_findings(&report.findings);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_findings(findings: &[Finding]) {
+    println!();
+    println!("what explains the differences from the article:");
+    for f in findings {
+        println!("- {}", f.title);
+        println!("    seen: {}", f.evidence);
+        println!("    so:   {}", f.effect);
+    }
+}
+
+/// `pipebench wakeup`.
+#[derive(Debug, Args)]
+pub struct WakeupArgs {
+    /// Round trips timed per mode (100 to 1000000).
+    #[arg(long, default_value_t = wakeup::DEFAULT_ROUND_TRIPS)]
+    round_trips: u32,
+    /// Print the figures and the findings they feed as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench wakeup`: the blocking and busy ping-pong, and the findings with them.
+pub fn wakeup(args: WakeupArgs) -> Result<ExitCode> {
+    let figures = wakeup::measure(None, args.round_trips).map_err(|e| match e {
+        wakeup::WakeupError::BadRoundTrips(_) => anyhow::Error::new(UsageError(e.to_string())),
+        other => other.into(),
+    })?;
+    let info = SystemInfo::probe();
+    let found = findings::findings(&info, Some(&figures));
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "wakeup": figures, "findings": found }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "one-byte round trip between CPUs {} and {} (median of {}):",
+        figures.cpus[0], figures.cpus[1], figures.round_trips
+    );
+    println!(
+        "  blocking:     {:8.2} µs (two sleeps and two wakeups)",
+        figures.blocking_us
+    );
+    println!("  busy-polling: {:8.2} µs (nobody sleeps)", figures.busy_us);
+    print_findings(&found);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -843,6 +843,34 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
         )
         .await?;
         println!("results table: {RUN_STEP} has {runs} run(s)");
+        // The machine report leads with its findings, each with its evidence.
+        let findings = wait_js(
+            client,
+            "const items = [...document.querySelectorAll('.pipebook-system .pipebook-finding')];
+             const full = items.filter((li) => li.dataset.id
+               && li.querySelector('.pipebook-finding-title').textContent
+               && li.querySelector('.pipebook-finding-evidence').textContent.startsWith('Seen: ')
+               && li.querySelector('.pipebook-finding-effect').textContent);
+             return full.length >= 3 && full.length === items.length
+               ? items.map((li) => li.dataset.id) : null;",
+            Duration::from_secs(10),
+            "the machine's findings to be listed",
+        )
+        .await?;
+        let ids = findings.to_string();
+        if !ids.contains("kernel-") || !(ids.contains("virtualised") || ids.contains("bare-metal"))
+        {
+            return Err(format!(
+                "the findings should cover the kernel and virtualisation: {ids}"
+            ));
+        }
+        js(
+            client,
+            "document.querySelector('.pipebook-findings').scrollIntoView({ block: 'start' }); return true;",
+        )
+        .await?;
+        let path = screenshot_element(client, ".pipebook-findings", "machine-findings").await?;
+        println!("findings: {ids}; {}", path.display());
     }
 
     // 5. A few pages in a dark theme.

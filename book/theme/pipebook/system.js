@@ -1,8 +1,10 @@
-// A small definition list of /api/system: the machine the steps run on.
+// /api/system on the page: the findings (what explains this machine's figures)
+// and a definition list of the facts behind them.
 
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { findingsOf, topologyLines } from "./machine.js";
 
 const LABELS = {
   kernel: "Kernel",
@@ -18,10 +20,15 @@ const LABELS = {
   cpus_allowed: "CPUs allowed",
   thp_defrag: "THP defrag",
   gigantic_pages: "1 GiB pages",
+  cpu_topology: "CPU topology",
 };
+
+/** Fields shown otherwise than in the list. */
+const NOT_LISTED = new Set(["findings"]);
 
 function show(key, value) {
   if (value === null || value === undefined || value === "") return "—";
+  if (key === "cpu_topology") return topologyLines(value).map((line) => h("div", null, line));
   if (key === "pipe_max_size" && fmt.isNumber(value)) return `${fmt.bytes(value)} (${fmt.count(value)} bytes)`;
   if (key === "vmsplice") {
     if (value === "maps-pages") return "maps the writer's pages into the pipe (zero copy)";
@@ -68,9 +75,27 @@ export async function mountSystem(el) {
     );
     return;
   }
-  const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))];
+  const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))].filter(
+    (k) => !NOT_LISTED.has(k),
+  );
+  const findings = findingsOf(info);
   fill(
     el,
+    findings.length
+      ? h(
+          "ul.pipebook-findings",
+          { "aria-label": "What explains this machine's figures" },
+          findings.map((f) =>
+            h(
+              "li.pipebook-finding",
+              { dataset: { id: f.id } },
+              h("strong.pipebook-finding-title", null, f.title),
+              h("span.pipebook-finding-evidence", null, `Seen: ${f.evidence}.`),
+              h("span.pipebook-finding-effect", null, f.effect),
+            ),
+          ),
+        )
+      : null,
     h(
       "dl.pipebook-system-list",
       null,
