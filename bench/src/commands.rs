@@ -105,7 +105,8 @@ pub struct RunArgs {
     /// Where to keep the perf data with --profile (default: a temporary folder).
     #[arg(long, value_name = "DIR", requires = "profile")]
     profile_dir: Option<PathBuf>,
-    /// Also sample how many bytes sit in the pipe (every 2 ms) and how often each
+    /// Also sample how many bytes sit in the pipe (every 5 ms, 20 ms when every CPU
+    /// runs an end) and how often each
     /// end slept: the result gains an `occupancy` series.
     #[arg(long, conflicts_with = "profile")]
     occupancy: bool,
@@ -268,7 +269,10 @@ fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
 fn run_plan_watched(plan: &RunPlan, show_progress: bool, watch: bool) -> Result<RunResult> {
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
     let mut handle = match watch {
-        true => RunHandle::start_watched(plan, &program, occupancy::SAMPLE_INTERVAL)?,
+        true => {
+            let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
+            RunHandle::start_watched(plan, &program, occupancy::interval_for(ends))?
+        }
         false => RunHandle::start(plan, &program)?,
     };
     let bar = (show_progress && std::io::stderr().is_terminal())

@@ -213,8 +213,7 @@ pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Findin
                 format!("CPU {w}'s thread_siblings_list is {:?}; {cores} cores in {} CPUs", pw.siblings, allowed.len()),
                 "Writer and reader share one core's caches and execution units: data handed over \
                  stays in the core's own cache, but the two hot loops compete for the same core. \
-                 The article's ends ran on two cores; pick --writer-cpu and --reader-cpu on \
-                 different cores to compare.",
+                 Pick --writer-cpu and --reader-cpu on different cores to compare.",
             )),
             (Some(pw), Some(pr)) => out.push(finding(
                 "ends-on-separate-cores",
@@ -227,7 +226,7 @@ pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Findin
                     show(pr.package),
                     allowed.len()
                 ),
-                "Each end has a core to itself, as in the article; every hand-over moves cache lines \
+                "Each end has a core to itself; every hand-over moves cache lines \
                  (the pipe's bookkeeping, and the data when it is copied) from one core to the other.",
             )),
             _ => {}

@@ -2,8 +2,8 @@
 //!
 //! The harness keeps a duplicate of the pipe's read end and asks the kernel how many
 //! bytes sit in it (`ioctl(FIONREAD)`, which sums the lengths of the ring's occupied
-//! slots under the pipe's mutex), every couple of milliseconds from the observing
-//! thread; every few samples it also reads each end's voluntary context switches
+//! slots under the pipe's mutex), every few milliseconds from the observing
+//! thread; every tenth sample it also reads each end's voluntary context switches
 //! from `/proc/PID/status` (a blocking end sleeps once per switch). A [`Recorder`]
 //! folds the samples into at most [`MAX_POINTS`] buckets that keep their minimum
 //! and maximum, so a ring that fills and drains inside one bucket still shows both.
@@ -19,10 +19,28 @@ use std::os::unix::fs::FileExt;
 
 use serde::{Deserialize, Serialize};
 
-/// How often the harness samples the pipe in a watched run (CLI and server alike):
-/// FIONREAD is one short system call, so even this often it costs the ends nothing
-/// that shows in their throughput.
-pub const SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(2);
+/// How often the harness samples the pipe in a watched run, with a CPU to spare
+/// for the observer. FIONREAD is one short system call, but it takes the pipe's
+/// mutex, which both ends take on every call, and each sample wakes the observer.
+pub const SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// How often when every CPU runs an end: the observer then preempts an end to
+/// sample, and can be preempted while it holds the pipe's mutex. On a 2-core VM,
+/// every 5 ms cost vmsplice-splice several per cent (the measure test); every
+/// 20 ms keeps the cost within the noise.
+pub const CROWDED_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The sampling interval for a run whose ends use `ends` (the CPUs they are
+/// pinned to, if any): short when this process may use a CPU neither end uses.
+pub fn interval_for(ends: [Option<usize>; 2]) -> std::time::Duration {
+    let spare = crate::end::allowed_cpus()
+        .into_iter()
+        .any(|cpu| !ends.contains(&Some(cpu)));
+    match spare {
+        true => SAMPLE_INTERVAL,
+        false => CROWDED_SAMPLE_INTERVAL,
+    }
+}
 
 /// Points a series keeps at most (each the minimum and maximum of its bucket).
 pub const MAX_POINTS: usize = 1000;
@@ -276,8 +294,9 @@ pub(crate) fn voluntary_switches(status: &[u8]) -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
-/// Reads sleeps every this many samples: the status file costs far more than FIONREAD.
-const SLEEPS_EVERY: u64 = 5;
+/// How often the ends' sleeps are read, in milliseconds of the run: the status
+/// file costs far more than FIONREAD, so not at every sample.
+const SLEEPS_EVERY_MS: f64 = 50.0;
 
 /// The harness's watch on a running pipe: a read-end duplicate for FIONREAD, the
 /// ends' status files, and the recorder. Lives inside a `RunHandle`.
@@ -288,7 +307,8 @@ pub struct PipeWatch {
     writer: Option<Sleeps>,
     reader: Option<Sleeps>,
     recorder: Option<Recorder>,
-    ticks: u64,
+    /// When the sleeps were last read, milliseconds since the start.
+    sleeps_at: f64,
     latest: Option<u64>,
 }
 
@@ -303,7 +323,7 @@ impl PipeWatch {
             writer: None,
             reader: None,
             recorder: None,
-            ticks: 0,
+            sleeps_at: 0.0,
             latest: None,
         })
     }
@@ -343,11 +363,12 @@ impl PipeWatch {
             for end in [&mut self.writer, &mut self.reader].into_iter().flatten() {
                 end.delta();
             }
+            self.sleeps_at = t_ms;
         }
         let recorder = self.recorder.as_mut().expect("set above");
         recorder.sample(t_ms, bytes);
-        self.ticks += 1;
-        if self.ticks.is_multiple_of(SLEEPS_EVERY) {
+        if t_ms - self.sleeps_at >= SLEEPS_EVERY_MS {
+            self.sleeps_at = t_ms;
             let writer = self.writer.as_mut().map_or(0, Sleeps::delta);
             let reader = self.reader.as_mut().map_or(0, Sleeps::delta);
             recorder.sleeps(t_ms, writer, reader);

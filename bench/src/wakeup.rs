@@ -112,11 +112,16 @@ pub fn measure(cpus: Option<[usize; 2]>, round_trips: u32) -> Result<WakeupFigur
 }
 
 /// The partner: echo every byte back until end of file. Only raw system calls, no
-/// allocation: it runs in a fork of a possibly multi-threaded process.
-fn partner(cpu: usize, input: i32, output: i32) -> ! {
+/// allocation: it runs in a fork of a possibly multi-threaded process. It first
+/// closes its copies of the caller's ends (`theirs`), or it would never see the
+/// end of file that tells it to leave.
+fn partner(cpu: usize, input: i32, output: i32, theirs: [i32; 2]) -> ! {
     // SAFETY: only async-signal-safe system calls on descriptors this process owns,
     // and _exit, which ends it without running the parent's destructors.
     unsafe {
+        for fd in theirs {
+            libc::close(fd);
+        }
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
@@ -154,13 +159,14 @@ fn ping_pong(partner_cpu: usize, round_trips: u32, busy: bool) -> Result<f64, Wa
     let (from_read, from_write) = pipe_with(flags).map_err(std::io::Error::from)?;
     let mut times = Vec::with_capacity(round_trips as usize);
     let (input, output) = (to_read.as_raw_fd(), from_write.as_raw_fd());
+    let theirs = [to_write.as_raw_fd(), from_read.as_raw_fd()];
     // SAFETY: the child only runs `partner`, which makes raw system calls and exits.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(std::io::Error::last_os_error().into());
     }
     if pid == 0 {
-        partner(partner_cpu, input, output);
+        partner(partner_cpu, input, output, theirs);
     }
     drop((to_read, from_write));
     let outcome = exchange(&to_write, &from_read, round_trips, &mut times);
@@ -170,9 +176,22 @@ fn ping_pong(partner_cpu: usize, round_trips: u32, busy: bool) -> Result<f64, Wa
         // SAFETY: pid is our own child, not yet reaped.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
+    // A partner that does not leave within a second is killed: a measurement must
+    // never hang its caller (a run thread of the server, say).
+    let deadline = Instant::now() + Duration::from_secs(1);
     let mut status = 0;
-    // SAFETY: reaps our own child.
-    unsafe { libc::waitpid(pid, &mut status, 0) };
+    // SAFETY: waits for and reaps our own child only.
+    while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == 0 {
+        if Instant::now() > deadline {
+            // SAFETY: pid is our own child, not yet reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            return Err(WakeupError::Timeout(Duration::from_secs(1)));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
     outcome?;
     times.sort_by(f64::total_cmp);
     Ok(times[times.len() / 2])

@@ -450,13 +450,13 @@ fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
         "write-read",
         &[
             "--bytes",
-            "64MiB",
+            "128MiB",
             "--occupancy",
             "--svg",
             svg.to_str().unwrap(),
         ],
     );
-    assert_eq!(result["bytes"], 64 * MIB, "{result}");
+    assert_eq!(result["bytes"], 128 * MIB, "{result}");
     let o = &result["occupancy"];
     assert_eq!(o["capacity"], 65536, "{o}");
     let samples = o["samples"].as_u64().unwrap();

@@ -1,11 +1,13 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
 use pipebench::error::EndErrorKind;
+use pipebench::findings::Finding;
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
 use pipebench::sweep::SweepParam;
+use pipebench::wakeup::WakeupFigures;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,6 +41,8 @@ pub enum ClientMessage {
     },
     /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
+    /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
+    Wakeup,
 }
 
 /// The parameters a run actually uses, after defaults and validation.
@@ -108,6 +112,13 @@ pub enum ServerMessage {
     },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
+    /// A wakeup measurement finished.
+    Wakeup {
+        /// The blocking and busy round trips.
+        wakeup: WakeupFigures,
+        /// The machine's findings, with the wakeup's cost.
+        findings: Vec<Finding>,
+    },
     /// A sweep's run finished: the value it ran at and its result.
     Point {
         /// The swept parameter's value, bytes.
@@ -159,7 +170,10 @@ impl ServerMessage {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            ServerMessage::Result(_) | ServerMessage::Cancelled | ServerMessage::Error { .. }
+            ServerMessage::Result(_)
+                | ServerMessage::Wakeup { .. }
+                | ServerMessage::Cancelled
+                | ServerMessage::Error { .. }
         )
     }
 
@@ -191,6 +205,10 @@ impl From<RunEvent> for ServerMessage {
             },
             RunEvent::Progress(progress) => progress.into(),
             RunEvent::Finished(result) => ServerMessage::Result(result),
+            RunEvent::Measured(report) => ServerMessage::Wakeup {
+                wakeup: report.wakeup,
+                findings: report.findings,
+            },
             RunEvent::Cancelled => ServerMessage::Cancelled,
             RunEvent::Failed(failure) => ServerMessage::Error {
                 message: failure.message,
@@ -246,8 +264,12 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
+        "wakeup" => match object.keys().next() {
+            Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
+            None => Ok(ClientMessage::Wakeup),
+        },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\" or \"cancel\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"wakeup\" or \"cancel\""
         )),
     }
 }

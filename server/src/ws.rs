@@ -11,7 +11,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
-use crate::scheduler::{RunEvent, Ticket};
+use crate::scheduler::{RunEvent, Ticket, Work};
 use crate::state::AppState;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
@@ -245,7 +245,9 @@ fn on_message(
             }
             None => Flow::Reply(ServerMessage::error("there is no run to cancel")),
         },
-        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. }) if current.is_some() => {
+        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. } | ClientMessage::Wakeup)
+            if current.is_some() =>
+        {
             Flow::Reply(ServerMessage::error(
                 "this page already has a run queued or running: cancel it or wait for its result",
             ))
@@ -282,6 +284,13 @@ fn on_message(
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
             }
         }
+        Ok(ClientMessage::Wakeup) => match state.scheduler.submit_work(Work::Wakeup) {
+            Ok(run) => {
+                *current = Some(run);
+                Flow::Quiet
+            }
+            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+        },
         Ok(ClientMessage::Run { step, params }) => {
             let plan = match plan::plan(&step, &params, &state.limits) {
                 Ok(plan) => plan,

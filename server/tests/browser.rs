@@ -869,8 +869,31 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
             "document.querySelector('.pipebook-findings').scrollIntoView({ block: 'start' }); return true;",
         )
         .await?;
-        let path = screenshot_element(client, ".pipebook-findings", "machine-findings").await?;
-        println!("findings: {ids}; {}", path.display());
+        // Measure a wakeup from the page: it queues like a run and adds its finding.
+        js(
+            client,
+            "document.querySelector('.pipebook-wakeup-button').click(); return true;",
+        )
+        .await?;
+        let measured = wait_js(
+            client,
+            "const panel = document.querySelector('.pipebook-wakeup');
+             if (panel.dataset.state === 'error') return panel.textContent;
+             return panel.dataset.state === 'done'
+               && document.querySelector('.pipebook-finding[data-id=\"wakeup-cost\"]')
+               ? panel.querySelector('.pipebook-wakeup-result').textContent : null;",
+            Duration::from_secs(60),
+            "the wakeup measurement to finish",
+        )
+        .await?;
+        let text = measured.as_str().unwrap_or("");
+        if !text.starts_with("Round trip between CPUs") {
+            return Err(format!(
+                "the wakeup measurement did not report round trips: {measured}"
+            ));
+        }
+        let path = screenshot_element(client, ".pipebook-system", "machine-findings").await?;
+        println!("findings: {ids}; wakeup: {text}; {}", path.display());
     }
 
     // 5. A few pages in a dark theme.

@@ -52,8 +52,12 @@ async fn api_endpoints_answer_json() {
             assert!(!f[key].as_str().unwrap_or("").is_empty(), "{key} in {f}");
         }
     }
-    assert!(findings.iter().any(|f| f["id"].as_str().unwrap().starts_with("kernel-")));
-    assert!(system["cpu_topology"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(findings
+        .iter()
+        .any(|f| f["id"].as_str().unwrap().starts_with("kernel-")));
+    assert!(system["cpu_topology"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
 
     let results = server.get("/api/results").await;
     assert_eq!(results.status, 200);

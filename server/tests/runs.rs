@@ -496,3 +496,39 @@ async fn the_next_run_after_a_result_starts_without_queueing() {
     }
     assert_eq!(server.results_once(3).await.len(), 3);
 }
+
+/// The page can measure a wakeup: the probe queues like a run (never beside one)
+/// and answers with both round trips and the findings they feed.
+#[tokio::test]
+async fn a_wakeup_probe_queues_like_a_run_and_returns_figures_and_findings() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(&mut socket, json!({"type":"wakeup","extra":1})).await;
+    let refused = recv(&mut socket).await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert!(refused.get("run").is_none());
+    send(&mut socket, json!({"type":"wakeup"})).await;
+    let (answer, before) = recv_until(&mut socket, "wakeup", Duration::from_secs(60)).await;
+    assert!(before.iter().all(|m| m["type"] == "queued"), "{before:?}");
+    assert!(answer["run"].as_u64().is_some(), "{answer}");
+    let w = &answer["wakeup"];
+    let (blocking, busy) = (
+        w["blocking_us"].as_f64().unwrap(),
+        w["busy_us"].as_f64().unwrap(),
+    );
+    assert!(blocking > 0.0 && busy > 0.0, "{w}");
+    let findings = answer["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["id"] == "wakeup-cost"),
+        "{findings:?}"
+    );
+    // The connection is free again for a run.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert_eq!(result["bytes"], 4 * MIB);
+}

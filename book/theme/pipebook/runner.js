@@ -9,7 +9,7 @@ import { pageToken, runSocketUrl } from "./api.js";
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
  *   point(msg), result(msg), done(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result" or "done")
+ * @param {string} endsWith the message type that ends the session ("result", "done" or "wakeup")
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
@@ -69,6 +69,9 @@ function session(first, on, endsWith) {
         if (endsWith === "result") finish("result", msg);
         else on.result?.(msg);
         break;
+      case "wakeup":
+        finish("wakeup", msg);
+        break;
       case "done":
         finish("done", msg);
         break;
@@ -119,4 +122,12 @@ export function startRun(step, params, on) {
  */
 export function startSweep(step, param, values, repeats, params, on) {
   return session({ type: "sweep", step, param, values, repeats, params }, on, "done");
+}
+
+/**
+ * A wakeup measurement (queued like a run): ends with `wakeup {wakeup, findings}`,
+ * cancelled or error.
+ */
+export function startWakeup(on) {
+  return session({ type: "wakeup" }, on, "wakeup");
 }

@@ -4,7 +4,9 @@
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
-import { findingsOf, topologyLines } from "./machine.js";
+import { findingsOf, gapText, historyGaps, topologyLines, wakeupText } from "./machine.js";
+import { startWakeup } from "./runner.js";
+import { allResults } from "./store.js";
 
 const LABELS = {
   kernel: "Kernel",
@@ -54,6 +56,67 @@ function show(key, value) {
   return String(value);
 }
 
+/** The findings as a list (null when there are none). */
+function findingsList(findings) {
+  if (!findings.length) return null;
+  return h(
+    "ul.pipebook-findings",
+    { "aria-label": "What explains this machine's figures" },
+    findings.map((f) =>
+      h(
+        "li.pipebook-finding",
+        { dataset: { id: f.id } },
+        h("strong.pipebook-finding-title", null, f.title),
+        h("span.pipebook-finding-evidence", null, `Seen: ${f.evidence}.`),
+        h("span.pipebook-finding-effect", null, f.effect),
+      ),
+    ),
+  );
+}
+
+/**
+ * The wakeup probe: a button that queues `pipebench wakeup` on the runner (like a
+ * run, so never beside one), then shows the round trips next to the reader's own
+ * blocking-vs-busy gap, and replaces `findingsBox`'s list with the findings the
+ * measurement adds to. Hooks: .pipebook-wakeup[data-state].
+ */
+function wakeupPanel(findingsBox) {
+  const button = h("button.pipebook-wakeup-button", { type: "button" }, "Measure a wakeup");
+  const status = h("p.pipebook-wakeup-result", { role: "status", "aria-live": "polite" });
+  const gap = h("p.pipebook-wakeup-gap");
+  const panel = h("div.pipebook-wakeup", { dataset: { state: "idle" } }, button, status, gap);
+  const end = (state, text) => {
+    panel.dataset.state = state;
+    status.textContent = text;
+    button.disabled = false;
+  };
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    panel.dataset.state = "running";
+    status.textContent = "Measuring: two processes bounce one byte, blocking and then busy-polling…";
+    startWakeup({
+      queued: (position) => {
+        status.textContent = `Waiting for the run ahead (place ${position} in the queue)…`;
+      },
+      wakeup: async (msg) => {
+        end("done", wakeupText(msg.wakeup));
+        const findings = findingsOf(msg);
+        if (findings.length) fill(findingsBox, findingsList(findings));
+        const gaps = historyGaps(await allResults());
+        fill(
+          gap,
+          gaps.length
+            ? gaps.map(gapText).join(" ")
+            : "Run huge-pages and busy-loop to see what blocking costs you here, next to this figure.",
+        );
+      },
+      cancelled: () => end("cancelled", "Cancelled."),
+      error: (message) => end("error", `Error: ${message}`),
+    });
+  });
+  return panel;
+}
+
 export async function mountSystem(el) {
   el.classList.add("pipebook-enhanced");
   let info = null;
@@ -78,24 +141,11 @@ export async function mountSystem(el) {
   const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))].filter(
     (k) => !NOT_LISTED.has(k),
   );
-  const findings = findingsOf(info);
+  const findingsBox = h("div.pipebook-findings-box", null, findingsList(findingsOf(info)));
   fill(
     el,
-    findings.length
-      ? h(
-          "ul.pipebook-findings",
-          { "aria-label": "What explains this machine's figures" },
-          findings.map((f) =>
-            h(
-              "li.pipebook-finding",
-              { dataset: { id: f.id } },
-              h("strong.pipebook-finding-title", null, f.title),
-              h("span.pipebook-finding-evidence", null, `Seen: ${f.evidence}.`),
-              h("span.pipebook-finding-effect", null, f.effect),
-            ),
-          ),
-        )
-      : null,
+    findingsBox,
+    wakeupPanel(findingsBox),
     h(
       "dl.pipebook-system-list",
       null,

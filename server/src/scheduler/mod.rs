@@ -16,9 +16,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pipebench::error::EndErrorKind;
+use pipebench::findings::Finding;
 use pipebench::plan::RunPlan;
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
+use pipebench::wakeup::WakeupFigures;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
@@ -45,6 +47,8 @@ pub enum RunEvent {
     Progress(Progress),
     /// The run finished with this result.
     Finished(Box<RunResult>),
+    /// A wakeup measurement finished: its figures and the findings with them.
+    Measured(Box<WakeupReport>),
     /// The run was cancelled.
     Cancelled,
     /// The run failed.
@@ -56,7 +60,10 @@ impl RunEvent {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            RunEvent::Finished(_) | RunEvent::Cancelled | RunEvent::Failed(_)
+            RunEvent::Finished(_)
+                | RunEvent::Measured(_)
+                | RunEvent::Cancelled
+                | RunEvent::Failed(_)
         )
     }
 }
@@ -106,12 +113,31 @@ pub enum SubmitError {
     ShuttingDown,
 }
 
+/// A wakeup measurement's outcome, as the page gets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WakeupReport {
+    /// The round trips.
+    pub wakeup: WakeupFigures,
+    /// The machine's findings, the wakeup's cost among them.
+    pub findings: Vec<Finding>,
+}
+
+/// What a job occupies the machine with: a step's run, or a probe of the machine
+/// that must not run beside one either.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// Both ends of a step.
+    Run(Box<RunPlan>),
+    /// The blocking and busy ping-pong of `pipebench wakeup`.
+    Wakeup,
+}
+
 /// A run waiting for its turn, or being handed to its thread.
 pub(crate) struct Job {
     /// Scheduler-wide id.
     pub id: u64,
     /// What to run.
-    pub plan: RunPlan,
+    pub work: Work,
     /// Where to send messages for the page.
     pub events: UnboundedSender<RunEvent>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
@@ -241,6 +267,15 @@ impl Scheduler {
         &self,
         plan: RunPlan,
     ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
+        self.submit_work(Work::Run(Box::new(plan)))
+    }
+
+    /// Queues `work` (or starts it, if nothing runs): runs and probes share the
+    /// one queue, so a probe never runs beside a benchmark.
+    pub fn submit_work(
+        &self,
+        work: Work,
+    ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -257,7 +292,7 @@ impl Scheduler {
         let (stop_sender, stop) = std_mpsc::channel();
         let job = Job {
             id,
-            plan,
+            work,
             events,
             stop,
         };

@@ -1,5 +1,5 @@
 //! The body of a run thread: start both ends, sample the pipe's occupancy every
-//! 2 ms and progress every 50 ms, and make sure the ends are dead and reaped before
+//! 5 or 20 ms and progress every 50 ms, and make sure the ends are dead and reaped before
 //! the thread ends.
 
 use std::sync::mpsc::RecvTimeoutError;
@@ -8,13 +8,10 @@ use std::time::{Duration, Instant};
 
 use pipebench::runner::RunHandle;
 
-use super::{Job, RunEvent, RunFailure, Shared};
+use super::{Job, RunEvent, RunFailure, Shared, WakeupReport, Work};
 
 /// How often progress is sampled and sent: 20 a second.
 pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
-
-/// How often the pipe's occupancy is sampled in a live run.
-const OCCUPANCY_INTERVAL: Duration = pipebench::occupancy::SAMPLE_INTERVAL;
 
 /// How often a quiet run is looked at: only to enforce its budget and notice its
 /// end, cancel and shutdown.
@@ -84,11 +81,16 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
     }
-    let plan = &job.plan;
+    let plan = match &job.work {
+        Work::Run(plan) => plan.as_ref(),
+        Work::Wakeup => return Some(measure_wakeup()),
+    };
     // A quiet run has no observer to speak of, so its pipe is not watched either.
+    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
+    let occupancy_interval = pipebench::occupancy::interval_for(ends);
     let started = match plan.quiet {
         true => RunHandle::start(plan, &shared.program),
-        false => RunHandle::start_watched(plan, &shared.program, OCCUPANCY_INTERVAL),
+        false => RunHandle::start_watched(plan, &shared.program, occupancy_interval),
     };
     let mut handle = match started {
         Ok(handle) => handle,
@@ -100,7 +102,7 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         false => (SAMPLE_INTERVAL, true),
     };
     let tick = match handle.is_watched() {
-        true => OCCUPANCY_INTERVAL,
+        true => occupancy_interval,
         false => interval,
     };
     let mut last_progress = Instant::now();
@@ -150,5 +152,24 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
             }
             Err(RecvTimeoutError::Timeout) => {}
         }
+    }
+}
+
+/// The wakeup ping-pong on this thread (it has the machine to itself), and the
+/// machine's findings with its figures. A probe takes a second or two and is not
+/// cancellable midway; each mode stops by itself within its time limit.
+fn measure_wakeup() -> RunEvent {
+    match pipebench::wakeup::measure(None, pipebench::wakeup::DEFAULT_ROUND_TRIPS) {
+        Ok(wakeup) => {
+            let info = pipebench::system::SystemInfo::probe();
+            let findings = pipebench::findings::findings(&info, Some(&wakeup));
+            tracing::info!(
+                blocking_us = wakeup.blocking_us,
+                busy_us = wakeup.busy_us,
+                "wakeup measured"
+            );
+            RunEvent::Measured(Box::new(WakeupReport { wakeup, findings }))
+        }
+        Err(err) => RunEvent::Failed(RunFailure::other(err.to_string())),
     }
 }
