@@ -106,6 +106,15 @@ pub fn render_svg(o: &Occupancy, step: &str) -> Result<String, ChartError> {
             .legend(|(x, y)| {
                 Rectangle::new([(x, y - 5), (x + 14, y + 5)], BAND.mix(0.55).filled())
             });
+        // Where min and max coincide the band has no area: its edges are drawn too.
+        for edge in [&s.max, &s.min] {
+            chart
+                .draw_series(LineSeries::new(
+                    (0..s.t_ms.len()).map(|i| (s.t_ms[i] / 1000.0, kib(edge[i]))),
+                    BAND.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?;
+        }
         let cap = kib(o.capacity);
         chart
             .draw_series(std::iter::once(PathElement::new(
