@@ -11,7 +11,7 @@ use crate::stats::TableRow;
 /// Why the chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot draw the chart: {0}")]
-pub struct ChartError(String);
+pub struct ChartError(pub(crate) String);
 
 const OURS: RGBColor = RGBColor(0x2b, 0x6c, 0xb0);
 const ARTICLE: RGBColor = RGBColor(0xdd, 0x7a, 0x1c);

@@ -15,6 +15,7 @@ use serde_json::json;
 use pipebench::buffer::{Buffer, BufferSpec, PAGE_SIZE};
 use pipebench::catalog::{self, StepKind};
 use pipebench::error::EndError;
+use pipebench::findings::{self, Finding, SystemReport};
 use pipebench::hugepage;
 use pipebench::ipc;
 use pipebench::paging;
@@ -24,7 +25,8 @@ use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::{ByteSize, MIB};
 use pipebench::sweep::{self, SweepParam, SweepPlan};
 use pipebench::system::SystemInfo;
-use pipebench::{chart, profile, stats, vmsplice_probe};
+use pipebench::wakeup;
+use pipebench::{chart, occupancy, occupancy_chart, profile, stats, vmsplice_probe};
 
 /// A command line that cannot be used as given (exit code 2, like clap's own).
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,14 @@ pub struct RunArgs {
     /// Where to keep the perf data with --profile (default: a temporary folder).
     #[arg(long, value_name = "DIR", requires = "profile")]
     profile_dir: Option<PathBuf>,
+    /// Also sample how many bytes sit in the pipe (every 5 ms, 20 ms when every CPU
+    /// runs an end) and how often each
+    /// end slept: the result gains an `occupancy` series.
+    #[arg(long, conflicts_with = "profile")]
+    occupancy: bool,
+    /// With --occupancy: draw the occupancy over time as an SVG file.
+    #[arg(long, value_name = "FILE", requires = "occupancy")]
+    svg: Option<PathBuf>,
 }
 
 /// How a session of repeated runs (`all`, `sweep`, `ipc`) is ordered and reported:
@@ -252,8 +262,19 @@ fn session_bar(total: usize) -> Option<ProgressBar> {
 
 /// Runs one plan to completion with an optional progress bar.
 fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
+    run_plan_watched(plan, show_progress, false)
+}
+
+/// [`run_plan`], with the pipe's occupancy sampled when `watch` is set.
+fn run_plan_watched(plan: &RunPlan, show_progress: bool, watch: bool) -> Result<RunResult> {
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
-    let mut handle = RunHandle::start(plan, &program)?;
+    let mut handle = match watch {
+        true => {
+            let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
+            RunHandle::start_watched(plan, &program, occupancy::interval_for(ends))?
+        }
+        false => RunHandle::start(plan, &program)?,
+    };
     let bar = (show_progress && std::io::stderr().is_terminal())
         .then(|| progress_bar(plan.writer.common.bytes.bytes(), &plan.step));
     let result = handle.wait_with(Duration::from_millis(50), |p| {
@@ -317,6 +338,18 @@ fn print_result(result: &RunResult) {
     if result.stopped_by_budget {
         println!("  (stopped at the time budget)");
     }
+    if let Some(o) = &result.occupancy {
+        println!(
+            "  pipe occupancy: full {:.0}% and empty {:.0}% of {} samples (every {} ms); \
+             the writer slept {} times, the reader {}",
+            100.0 * o.full_share,
+            100.0 * o.empty_share,
+            o.samples,
+            o.interval_ms,
+            o.writer_sleeps,
+            o.reader_sleeps,
+        );
+    }
     println!("  again: {}", result.argv.join(" "));
     for warning in &result.warnings {
         eprintln!("pipebench: warning: {warning}");
@@ -330,7 +363,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if args.profile {
         return run_profiled(&args, &plan);
     }
-    let result = run_plan(&plan, !args.json)?;
+    let result = run_plan_watched(&plan, !args.json, args.occupancy)?;
+    if let Some(path) = &args.svg {
+        let occupancy = result
+            .occupancy
+            .as_ref()
+            .context("the run ended before any byte moved, so there is no occupancy to draw")?;
+        let svg = occupancy_chart::render_svg(occupancy, &result.step)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
@@ -496,11 +537,12 @@ pub fn list(args: ListArgs) -> Result<ExitCode> {
 
 /// `pipebench system`.
 pub fn system(args: SystemArgs) -> Result<ExitCode> {
-    let info = SystemInfo::probe();
+    let report = SystemReport::probe();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
+    let info = &report.info;
     println!("kernel:         {}", info.kernel);
     println!(
         "cpu:            {} ({} online, allowed {:?})",
@@ -534,6 +576,56 @@ pub fn system(args: SystemArgs) -> Result<ExitCode> {
         println!("vmsplice:       {}", v.explain());
     }
     println!("mitigations:    {}", info.mitigations.len());
+    print_findings(&report.findings);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_findings(findings: &[Finding]) {
+    println!();
+    println!("what explains the differences from the article:");
+    for f in findings {
+        println!("- {}", f.title);
+        println!("    seen: {}", f.evidence);
+        println!("    so:   {}", f.effect);
+    }
+}
+
+/// `pipebench wakeup`.
+#[derive(Debug, Args)]
+pub struct WakeupArgs {
+    /// Round trips timed per mode (100 to 1000000).
+    #[arg(long, default_value_t = wakeup::DEFAULT_ROUND_TRIPS)]
+    round_trips: u32,
+    /// Print the figures and the findings they feed as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pipebench wakeup`: the blocking and busy ping-pong, and the findings with them.
+pub fn wakeup(args: WakeupArgs) -> Result<ExitCode> {
+    let figures = wakeup::measure(None, args.round_trips).map_err(|e| match e {
+        wakeup::WakeupError::BadRoundTrips(_) => anyhow::Error::new(UsageError(e.to_string())),
+        other => other.into(),
+    })?;
+    let info = SystemInfo::probe();
+    let found = findings::findings(&info, Some(&figures));
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "wakeup": figures, "findings": found }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "one-byte round trip between CPUs {} and {} (median of {}):",
+        figures.cpus[0], figures.cpus[1], figures.round_trips
+    );
+    println!(
+        "  blocking:     {:8.2} µs (two sleeps and two wakeups)",
+        figures.blocking_us
+    );
+    println!("  busy-polling: {:8.2} µs (nobody sleeps)", figures.busy_us);
+    print_findings(&found);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -28,6 +28,9 @@ enum Command {
     List(commands::ListArgs),
     /// Describe this machine: kernel, CPU, THP, pipe limits, perf, pagemap.
     System(commands::SystemArgs),
+    /// What one wakeup costs: a one-byte ping-pong between two pinned processes,
+    /// blocking and busy-polling.
+    Wakeup(commands::WakeupArgs),
     /// Does vmsplice map or copy on this kernel, and what early buffer reuse does.
     Reuse(commands::ReuseArgs),
     /// Show the pages behind a writer buffer: page-table indices, frames, huge pages.
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::All(args) => commands::all(args),
         Command::List(args) => commands::list(args),
         Command::System(args) => commands::system(args),
+        Command::Wakeup(args) => commands::wakeup(args),
         Command::Reuse(args) => commands::reuse(args),
         Command::Pages(args) => commands::pages(args),
         Command::Sweep(args) => commands::sweep(args),

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::EndFailure;
+use crate::occupancy::Occupancy;
 use crate::options::{ReaderOptions, WriterOptions};
 use crate::size::GIB;
 
@@ -160,6 +161,10 @@ pub struct RunResult {
     /// What the reader should know about this figure (a short run, one CPU, ...).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// How full the pipe was over the run and how often each end slept (watched
+    /// runs: `pipebench run --occupancy` and the server's live runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<Occupancy>,
     /// Unix time (ms) when the run finished.
     pub finished_at_ms: u64,
 }

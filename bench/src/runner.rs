@@ -25,6 +25,7 @@ use rustix::pipe::{pipe_with, PipeFlags};
 
 use crate::control::{ControlError, ControlRegion};
 use crate::error::{EndErrorKind, EndFailure};
+use crate::occupancy::PipeWatch;
 use crate::plan::{RunPlan, MIN_RELIABLE_MS};
 use crate::report::{gib_per_s, EndOutcome, EndReport, EndSummary, RunOptions, RunResult};
 
@@ -101,6 +102,8 @@ pub struct Progress {
     pub elapsed_ms: f64,
     /// Throughput since the previous sample, GiB/s.
     pub gib_per_s: f64,
+    /// Bytes sitting in the pipe at the latest occupancy sample (watched runs only).
+    pub pipe_bytes: Option<u64>,
 }
 
 /// One end's process and the pipes the harness reads from it.
@@ -122,6 +125,8 @@ pub struct RunHandle {
     started: Instant,
     last_sample: (Instant, u64),
     finished: bool,
+    /// The pipe's occupancy, for runs started with [`RunHandle::start_watched`].
+    watch: Option<PipeWatch>,
 }
 
 /// A high-numbered duplicate of `fd`, so that dup2 onto 3 and 4 in the child can
@@ -190,9 +195,33 @@ fn spawn_end(
 impl RunHandle {
     /// Spawns both ends of `plan` with `program`.
     pub fn start(plan: &RunPlan, program: &EndProgram) -> Result<RunHandle, RunError> {
+        Self::spawn(plan, program, None)
+    }
+
+    /// Spawns both ends like [`RunHandle::start`] and watches the pipe: the owner
+    /// calls [`RunHandle::sample_occupancy`] about every `interval` and the result
+    /// carries the `occupancy` series.
+    pub fn start_watched(
+        plan: &RunPlan,
+        program: &EndProgram,
+        interval: Duration,
+    ) -> Result<RunHandle, RunError> {
+        Self::spawn(plan, program, Some(interval))
+    }
+
+    fn spawn(
+        plan: &RunPlan,
+        program: &EndProgram,
+        watch_interval: Option<Duration>,
+    ) -> Result<RunHandle, RunError> {
         let control = ControlRegion::create()?;
         let (data_read, data_write) =
             pipe_with(PipeFlags::CLOEXEC).map_err(|e| RunError::Setup(format!("pipe: {e}")))?;
+        // A duplicate of the read end, taken before the reader owns it.
+        let mut watch = watch_interval
+            .map(|i| PipeWatch::new(&data_read, i.as_secs_f64() * 1000.0))
+            .transpose()
+            .map_err(|e| RunError::Setup(e.to_string()))?;
         let mut writer_options = plan.writer.clone();
         writer_options.common.control_fd = Some(3);
         writer_options.common.report_fd = Some(4);
@@ -226,6 +255,9 @@ impl RunHandle {
                 return Err(e);
             }
         };
+        if let Some(watch) = &mut watch {
+            watch.set_ends(writer.child.id(), reader.child.id());
+        }
         let now = Instant::now();
         Ok(RunHandle {
             plan: plan.clone(),
@@ -235,6 +267,7 @@ impl RunHandle {
             started: now,
             last_sample: (now, 0),
             finished: false,
+            watch,
         })
     }
 
@@ -259,6 +292,29 @@ impl RunHandle {
             bytes,
             elapsed_ms: now.duration_since(self.started).as_secs_f64() * 1000.0,
             gib_per_s: gib_per_s(bytes.saturating_sub(then_bytes), window_ms),
+            pipe_bytes: self.watch.as_ref().and_then(PipeWatch::latest),
+        }
+    }
+
+    /// Takes one occupancy sample (FIONREAD, and every few calls each end's sleeps);
+    /// does nothing for a run that is not watched or no longer has the pipe.
+    pub fn sample_occupancy(&mut self) {
+        if let Some(watch) = &mut self.watch {
+            let moved = self.control.shared().reader_bytes.load(Ordering::Relaxed) > 0;
+            watch.sample(self.started.elapsed().as_secs_f64() * 1000.0, moved);
+        }
+    }
+
+    /// Whether this run's pipe is watched.
+    pub fn is_watched(&self) -> bool {
+        self.watch.is_some()
+    }
+
+    /// Lets go of the harness's duplicate of the pipe, so that a writer blocked on a
+    /// full pipe sees EPIPE once the reader is gone, exactly as it would unwatched.
+    fn release_pipe(&mut self) {
+        if let Some(watch) = &mut self.watch {
+            watch.close();
         }
     }
 
@@ -269,6 +325,8 @@ impl RunHandle {
         if let Some(budget) = self.plan.time_budget {
             if elapsed >= budget {
                 self.control.shared().request_stop();
+                // The reader stops now; the writer must then see EPIPE, not us.
+                self.release_pipe();
             }
         }
         if elapsed >= self.plan.hard_timeout {
@@ -283,6 +341,9 @@ impl RunHandle {
                     .map_err(|e| RunError::Setup(format!("wait: {e}")))?;
             }
         }
+        if self.reader.status.is_some() {
+            self.release_pipe();
+        }
         // One end failing means the other can only fail or hang: stop it now.
         let failed = [&self.writer, &self.reader]
             .iter()
@@ -296,23 +357,34 @@ impl RunHandle {
         self.collect().map(Some)
     }
 
-    /// Blocks until the run is done, calling `on_progress` every `interval`.
+    /// Blocks until the run is done, calling `on_progress` every `interval`; a
+    /// watched run is also sampled at its own, shorter interval in between.
     pub fn wait_with(
         &mut self,
         interval: Duration,
         mut on_progress: impl FnMut(Progress),
     ) -> Result<RunResult, RunError> {
+        let tick = match &self.watch {
+            Some(watch) => watch.interval().min(interval),
+            None => interval,
+        };
+        let mut last_progress = Instant::now();
         loop {
+            self.sample_occupancy();
             if let Some(result) = self.poll()? {
                 return Ok(result);
             }
-            on_progress(self.progress());
-            std::thread::sleep(interval);
+            if last_progress.elapsed() >= interval {
+                on_progress(self.progress());
+                last_progress = Instant::now();
+            }
+            std::thread::sleep(tick);
         }
     }
 
     /// Kills both ends and reaps them.
     pub fn kill(&mut self) {
+        self.release_pipe();
         for end in [&mut self.writer, &mut self.reader] {
             if end.status.is_none() {
                 let _ = end.child.kill();
@@ -363,6 +435,7 @@ impl RunHandle {
             argv: self.plan.argv(),
             pipeline: self.plan.pipeline(),
             warnings,
+            occupancy: self.watch.as_mut().and_then(PipeWatch::finish),
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),

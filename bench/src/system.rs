@@ -39,6 +39,50 @@ pub struct SystemInfo {
     pub vmsplice: Option<VmspliceBehaviour>,
     /// CPU vulnerability mitigations in force, as the kernel reports them.
     pub mitigations: Vec<String>,
+    /// Where each CPU this process may use sits: its core, package and SMT siblings.
+    pub cpu_topology: Vec<CpuPlace>,
+}
+
+/// One CPU's place in the machine, from `/sys/devices/system/cpu/cpuN/topology`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CpuPlace {
+    /// The CPU number.
+    pub cpu: usize,
+    /// Its core's id within the package.
+    pub core: Option<u32>,
+    /// Its package (socket).
+    pub package: Option<u32>,
+    /// The CPUs sharing its core (itself included): more than one means SMT.
+    pub siblings: Vec<usize>,
+}
+
+/// Parses a kernel CPU list such as `0-3,8,10-11`.
+pub(crate) fn parse_cpu_list(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+                    out.extend(a..=b);
+                }
+            }
+            None => out.extend(part.trim().parse::<usize>().ok()),
+        }
+    }
+    out
+}
+
+fn cpu_place(cpu: usize) -> CpuPlace {
+    let dir = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+    let number = |name: &str| read_trimmed(format!("{dir}/{name}")).and_then(|v| v.parse().ok());
+    CpuPlace {
+        cpu,
+        core: number("core_id"),
+        package: number("physical_package_id"),
+        siblings: read_trimmed(format!("{dir}/thread_siblings_list"))
+            .map(|l| parse_cpu_list(&l))
+            .unwrap_or_else(|| vec![cpu]),
+    }
 }
 
 /// Whether a facility is usable, with a reason a person can act on.
@@ -193,6 +237,10 @@ impl SystemInfo {
             gigantic_pages: has_flag("pdpe1gb"),
             vmsplice: vmsplice_probe::probe().ok(),
             mitigations: mitigations(),
+            cpu_topology: crate::end::allowed_cpus()
+                .into_iter()
+                .map(cpu_place)
+                .collect(),
         }
     }
 }
@@ -209,5 +257,17 @@ mod tests {
         assert!(!info.cpus_allowed.is_empty());
         assert!(info.pipe_max_size.is_some());
         assert!(info.vmsplice.is_some());
+        assert_eq!(info.cpu_topology.len(), info.cpus_allowed.len());
+        assert!(info
+            .cpu_topology
+            .iter()
+            .all(|p| p.siblings.contains(&p.cpu)));
+    }
+
+    #[test]
+    fn cpu_lists_parse_like_the_kernel_writes_them() {
+        assert_eq!(parse_cpu_list("0-3,8,10-11\n"), vec![0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(parse_cpu_list("5"), vec![5]);
+        assert_eq!(parse_cpu_list(""), Vec::<usize>::new());
     }
 }

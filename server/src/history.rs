@@ -400,6 +400,7 @@ mod tests {
             argv: Vec::new(),
             pipeline: String::new(),
             warnings: Vec::new(),
+            occupancy: None,
             finished_at_ms: 1,
         }
     }

@@ -1,12 +1,14 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
 use pipebench::error::EndErrorKind;
+use pipebench::findings::Finding;
 use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
 use pipebench::sweep::SweepParam;
+use pipebench::wakeup::WakeupFigures;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -66,6 +68,8 @@ pub enum ClientMessage {
         /// Lab id.
         lab: String,
     },
+    /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
+    Wakeup,
 }
 
 /// The parameters a run actually uses, after defaults and validation.
@@ -140,6 +144,9 @@ pub enum ServerMessage {
         elapsed_ms: f64,
         /// Throughput over the last sample, GiB/s.
         gib_per_s: f64,
+        /// Bytes in the pipe at the latest occupancy sample (absent if not watched).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pipe_bytes: Option<u64>,
     },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
@@ -147,6 +154,13 @@ pub enum ServerMessage {
     /// the top level, as the history keeps it.
     #[serde(rename = "result")]
     IpcResult(Box<IpcRecord>),
+    /// A wakeup measurement finished.
+    Wakeup {
+        /// The blocking and busy round trips.
+        wakeup: WakeupFigures,
+        /// The machine's findings, with the wakeup's cost.
+        findings: Vec<Finding>,
+    },
     /// A sweep's run finished: the value it ran at and its result.
     Point {
         /// The swept parameter's value, bytes.
@@ -246,6 +260,7 @@ impl ServerMessage {
             self,
             ServerMessage::Result(_)
                 | ServerMessage::IpcResult(_)
+                | ServerMessage::Wakeup { .. }
                 | ServerMessage::Cancelled
                 | ServerMessage::Error { .. }
         )
@@ -292,6 +307,10 @@ impl From<RunEvent> for ServerMessage {
             RunEvent::Progress(progress) => progress.into(),
             RunEvent::Finished(result) => ServerMessage::Result(result),
             RunEvent::IpcFinished(record) => ServerMessage::IpcResult(record),
+            RunEvent::Measured(report) => ServerMessage::Wakeup {
+                wakeup: report.wakeup,
+                findings: report.findings,
+            },
             RunEvent::Cancelled => ServerMessage::Cancelled,
             RunEvent::Failed(failure) => ServerMessage::Error {
                 message: failure.message,
@@ -307,6 +326,7 @@ impl From<Progress> for ServerMessage {
             bytes: p.bytes,
             elapsed_ms: p.elapsed_ms,
             gib_per_s: p.gib_per_s,
+            pipe_bytes: p.pipe_bytes,
         }
     }
 }
@@ -362,8 +382,12 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
+        "wakeup" => match object.keys().next() {
+            Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
+            None => Ok(ClientMessage::Wakeup),
+        },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }

@@ -13,9 +13,9 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use pipebench::findings::SystemReport;
 use pipebench::plan::Limits;
 use pipebench::runner::EndProgram;
-use pipebench::system::SystemInfo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
@@ -186,7 +186,7 @@ pub async fn prepare(
     program: EndProgram,
 ) -> Result<Prepared, ServeError> {
     let system = tokio::task::spawn_blocking(|| {
-        serde_json::to_vec(&SystemInfo::probe()).expect("system info serialises")
+        serde_json::to_vec(&SystemReport::probe()).expect("system info serialises")
     });
     let build_config = config.clone();
     let built = blocking(move || build_book(&build_config)).await??;

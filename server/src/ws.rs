@@ -13,7 +13,7 @@ use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
-use crate::scheduler::{RunEvent, Ticket};
+use crate::scheduler::{RunEvent, Ticket, Work};
 use crate::state::AppState;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
@@ -329,13 +329,14 @@ fn on_message(
             }),
             Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
         },
-        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. } | ClientMessage::Ipc { .. })
-            if current.is_some() =>
-        {
-            Flow::Reply(ServerMessage::error(
-                "this page already has a run queued or running: cancel it or wait for its result",
-            ))
-        }
+        Ok(
+            ClientMessage::Run { .. }
+            | ClientMessage::Sweep { .. }
+            | ClientMessage::Ipc { .. }
+            | ClientMessage::Wakeup,
+        ) if current.is_some() => Flow::Reply(ServerMessage::error(
+            "this page already has a run queued or running: cancel it or wait for its result",
+        )),
         Ok(ClientMessage::Sweep {
             step,
             param,
@@ -377,6 +378,14 @@ fn on_message(
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
             }
         }
+        Ok(ClientMessage::Wakeup) => match state.scheduler.submit(Work::Wakeup) {
+            Ok(run) => {
+                *current = Some(run);
+                *lab = None;
+                Flow::Quiet
+            }
+            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+        },
         Ok(ClientMessage::Ipc { mechanism, params }) => {
             let request = match crate::ipc::plan(&mechanism, &params) {
                 Ok(request) => request,

@@ -9,3 +9,4 @@ mod cleanup;
 mod ipc;
 mod profile;
 mod steps;
+mod wakeup;

@@ -436,3 +436,103 @@ fn bad_sweep_values_are_refused_with_a_reason() {
     let neither = pipebench(&["sweep", "write-read"]);
     assert_eq!(neither.status.code(), Some(2));
 }
+
+/// The baseline's 16-slot ring both fills (the writer waits) and drains (the reader
+/// waits) within a few tens of MiB, and the harness sees both through FIONREAD.
+/// Where the ends take every CPU the sampler shares their CPUs, and when it gets
+/// to run is not independent of what they do: one run can see only one side, and
+/// at 20 ms a 64 MiB run gives only a few samples. So runs are of 128 MiB, up to
+/// five are made, and one must see both.
+#[test]
+fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("occupancy.svg");
+    let mut shares = Vec::new();
+    for _ in 0..5 {
+        let result = run_json(
+            "write-read",
+            &[
+                "--bytes",
+                "128MiB",
+                "--occupancy",
+                "--svg",
+                svg.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(result["bytes"], 128 * MIB, "{result}");
+        let o = &result["occupancy"];
+        assert_eq!(o["capacity"], 65536, "{o}");
+        assert!(o["samples"].as_u64().unwrap() >= 1, "{o}");
+        let full = o["full_share"].as_f64().unwrap();
+        let empty = o["empty_share"].as_f64().unwrap();
+        assert!(full + empty <= 1.0 + 1e-9);
+        let s = &o["series"];
+        let n = s["t_ms"].as_array().unwrap().len();
+        assert!(n > 0 && n <= pipebench::occupancy::MAX_POINTS);
+        for key in ["min", "max", "writer_sleeps", "reader_sleeps"] {
+            assert_eq!(s[key].as_array().unwrap().len(), n, "{key}");
+        }
+        assert!(s["max"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m.as_u64().unwrap() <= 65536));
+        // A blocking pair sleeps on both sides of a ring that fills and drains:
+        // about once per 64 KiB each, by the ends' own count.
+        for end in ["writer", "reader"] {
+            let sleeps = result[end]["voluntary_ctx_switches"].as_u64().unwrap();
+            assert!(sleeps >= 128 * MIB / 65536 / 2, "{end} slept {sleeps} times");
+        }
+        let drawn = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            drawn.contains("16 slots of 4 KiB"),
+            "the capacity line names its slots"
+        );
+        shares.push((full, empty));
+        if full > 0.0 && empty > 0.0 {
+            break;
+        }
+    }
+    assert!(
+        shares
+            .iter()
+            .any(|&(full, empty)| full > 0.0 && empty > 0.0),
+        "no run saw the ring both full and empty: (full, empty) shares {shares:?}"
+    );
+    // Without --occupancy the result has no series.
+    let plain = run_json("write-read", &["--bytes", "8MiB"]);
+    assert!(plain.get("occupancy").is_none(), "{plain}");
+}
+
+/// Watching adds a reader-side duplicate of the pipe to the harness. A budget stop
+/// goes writer first (it sees the flag and closes; the reader reads to EOF), so the
+/// duplicate must not change how a watched run ends: at its budget, with a series.
+#[test]
+fn a_watched_run_still_stops_at_its_budget() {
+    let _cpus = cpus();
+    use pipebench::plan::{Limits, RunParams, RunPlan};
+    use pipebench::runner::{EndProgram, RunHandle};
+    let params = RunParams {
+        seconds: Some(0.4),
+        ..Default::default()
+    };
+    let plan = RunPlan::for_step_id("write-read", &params, &Limits::default()).unwrap();
+    let program = EndProgram {
+        exe: exe(),
+        prefix: Vec::new(),
+    };
+    let started = std::time::Instant::now();
+    let mut handle =
+        RunHandle::start_watched(&plan, &program, pipebench::occupancy::SAMPLE_INTERVAL).unwrap();
+    let result = handle
+        .wait_with(std::time::Duration::from_millis(50), |_| {})
+        .unwrap();
+    let took = started.elapsed();
+    assert!(result.stopped_by_budget, "{result:?}");
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    let o = result
+        .occupancy
+        .expect("a watched run has an occupancy series");
+    assert!(o.samples > 0);
+}

@@ -8,8 +8,8 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), result(msg), done(msg), saved(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result", "done" or "saved")
+ *   point(msg), result(msg), done(msg), saved(msg), wakeup(msg), cancelled(), error(message), notice(message)
+ * @param {string} endsWith the message type that ends the session ("result", "done", "saved" or "wakeup")
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
@@ -68,6 +68,9 @@ function session(first, on, endsWith) {
       case "result":
         if (endsWith === "result") finish("result", msg);
         else on.result?.(msg);
+        break;
+      case "wakeup":
+        finish("wakeup", msg);
         break;
       case "done":
         finish("done", msg);
@@ -138,4 +141,12 @@ export function startSweep(step, param, values, repeats, params, on, lab) {
 /** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. */
 export function startIpc(mechanism, params, on) {
   return session({ type: "ipc", mechanism, params }, on, "result");
+}
+
+/**
+ * A wakeup measurement (queued like a run): ends with `wakeup {wakeup, findings}`,
+ * cancelled or error.
+ */
+export function startWakeup(on) {
+  return session({ type: "wakeup" }, on, "wakeup");
 }

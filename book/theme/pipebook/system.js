@@ -1,8 +1,12 @@
-// A small definition list of /api/system: the machine the steps run on.
+// /api/system on the page: the findings (what explains this machine's figures)
+// and a definition list of the facts behind them.
 
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { findingsOf, gapText, historyGaps, topologyLines, wakeupText } from "./machine.js";
+import { startWakeup } from "./runner.js";
+import { allResults } from "./store.js";
 
 const LABELS = {
   kernel: "Kernel",
@@ -18,10 +22,15 @@ const LABELS = {
   cpus_allowed: "CPUs allowed",
   thp_defrag: "THP defrag",
   gigantic_pages: "1 GiB pages",
+  cpu_topology: "CPU topology",
 };
+
+/** Fields shown otherwise than in the list. */
+const NOT_LISTED = new Set(["findings"]);
 
 function show(key, value) {
   if (value === null || value === undefined || value === "") return "—";
+  if (key === "cpu_topology") return topologyLines(value).map((line) => h("div", null, line));
   if (key === "pipe_max_size" && fmt.isNumber(value)) return `${fmt.bytes(value)} (${fmt.count(value)} bytes)`;
   if (key === "vmsplice") {
     if (value === "maps-pages") return "maps the writer's pages into the pipe (zero copy)";
@@ -47,6 +56,67 @@ function show(key, value) {
   return String(value);
 }
 
+/** The findings as a list (null when there are none). */
+function findingsList(findings) {
+  if (!findings.length) return null;
+  return h(
+    "ul.pipebook-findings",
+    { "aria-label": "What explains this machine's figures" },
+    findings.map((f) =>
+      h(
+        "li.pipebook-finding",
+        { dataset: { id: f.id } },
+        h("strong.pipebook-finding-title", null, f.title),
+        h("span.pipebook-finding-evidence", null, `Seen: ${f.evidence}.`),
+        h("span.pipebook-finding-effect", null, f.effect),
+      ),
+    ),
+  );
+}
+
+/**
+ * The wakeup probe: a button that queues `pipebench wakeup` on the runner (like a
+ * run, so never beside one), then shows the round trips next to the reader's own
+ * blocking-vs-busy gap, and replaces `findingsBox`'s list with the findings the
+ * measurement adds to. Hooks: .pipebook-wakeup[data-state].
+ */
+function wakeupPanel(findingsBox) {
+  const button = h("button.pipebook-wakeup-button", { type: "button" }, "Measure a wakeup");
+  const status = h("p.pipebook-wakeup-result", { role: "status", "aria-live": "polite" });
+  const gap = h("p.pipebook-wakeup-gap");
+  const panel = h("div.pipebook-wakeup", { dataset: { state: "idle" } }, button, status, gap);
+  const end = (state, text) => {
+    panel.dataset.state = state;
+    status.textContent = text;
+    button.disabled = false;
+  };
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    panel.dataset.state = "running";
+    status.textContent = "Measuring: two processes bounce one byte, blocking and then busy-polling…";
+    startWakeup({
+      queued: (position) => {
+        status.textContent = `Waiting for the run ahead (place ${position} in the queue)…`;
+      },
+      wakeup: async (msg) => {
+        end("done", wakeupText(msg.wakeup));
+        const findings = findingsOf(msg);
+        if (findings.length) fill(findingsBox, findingsList(findings));
+        const gaps = historyGaps(await allResults());
+        fill(
+          gap,
+          gaps.length
+            ? gaps.map(gapText).join(" ")
+            : "Run huge-pages and busy-loop to see what blocking costs you here, next to this figure.",
+        );
+      },
+      cancelled: () => end("cancelled", "Cancelled."),
+      error: (message) => end("error", `Error: ${message}`),
+    });
+  });
+  return panel;
+}
+
 export async function mountSystem(el) {
   el.classList.add("pipebook-enhanced");
   let info = null;
@@ -68,9 +138,14 @@ export async function mountSystem(el) {
     );
     return;
   }
-  const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))];
+  const keys = [...Object.keys(LABELS).filter((k) => k in info), ...Object.keys(info).filter((k) => !(k in LABELS))].filter(
+    (k) => !NOT_LISTED.has(k),
+  );
+  const findingsBox = h("div.pipebook-findings-box", null, findingsList(findingsOf(info)));
   fill(
     el,
+    findingsBox,
+    wakeupPanel(findingsBox),
     h(
       "dl.pipebook-system-list",
       null,

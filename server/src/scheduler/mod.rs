@@ -16,10 +16,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pipebench::error::EndErrorKind;
+use pipebench::findings::Finding;
 use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::plan::RunPlan;
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
+use pipebench::wakeup::WakeupFigures;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
@@ -34,6 +36,9 @@ pub enum Work {
     Pipe(RunPlan),
     /// A producer and a consumer (or one process) of the IPC lab.
     Ipc(IpcRequest),
+    /// The blocking and busy ping-pong of `pipebench wakeup`: a probe, queued like
+    /// a run so it never runs beside a benchmark.
+    Wakeup,
 }
 
 impl From<RunPlan> for Work {
@@ -73,6 +78,8 @@ pub enum RunEvent {
     Finished(Box<RunResult>),
     /// An IPC lab run finished with this result.
     IpcFinished(Box<IpcRecord>),
+    /// A wakeup measurement finished: its figures and the findings with them.
+    Measured(Box<WakeupReport>),
     /// The run was cancelled.
     Cancelled,
     /// The run failed.
@@ -86,6 +93,7 @@ impl RunEvent {
             self,
             RunEvent::Finished(_)
                 | RunEvent::IpcFinished(_)
+                | RunEvent::Measured(_)
                 | RunEvent::Cancelled
                 | RunEvent::Failed(_)
         )
@@ -157,6 +165,15 @@ pub enum SubmitError {
     /// The server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
+}
+
+/// A wakeup measurement's outcome, as the page gets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WakeupReport {
+    /// The round trips.
+    pub wakeup: WakeupFigures,
+    /// The machine's findings, the wakeup's cost among them.
+    pub findings: Vec<Finding>,
 }
 
 /// A run waiting for its turn, or being handed to its thread.

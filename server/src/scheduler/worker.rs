@@ -1,17 +1,18 @@
-//! The body of a run thread: start both ends, sample them every 50 ms (a pipe
-//! run) or watch for a cancel while the lab's harness runs (an IPC run), and make
-//! sure they are dead and reaped before the thread ends.
+//! The body of a run thread: start both ends of a pipe run, sample the pipe's
+//! occupancy every 5 or 20 ms and progress every 50 ms; or watch for a cancel while
+//! the lab's harness runs (an IPC run); or measure a wakeup. Whatever it ran is
+//! dead and reaped before the thread ends.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pipebench::ipc::IpcError;
 use pipebench::plan::RunPlan;
 use pipebench::runner::RunHandle;
 
-use super::{Job, RunEvent, RunFailure, Shared, Work};
+use super::{Job, RunEvent, RunFailure, Shared, WakeupReport, Work};
 use crate::ipc::{IpcRecord, IpcRequest};
 
 /// How often progress is sampled and sent: 20 a second.
@@ -63,6 +64,7 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
         Err(TryRecvError::Empty) => match &job.work {
             Work::Pipe(plan) => execute(shared, &job, plan),
             Work::Ipc(request) => execute_ipc(shared, &job, request),
+            Work::Wakeup => Some(measure_wakeup()),
         },
     };
     let result = match &last {
@@ -172,7 +174,14 @@ fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEv
 
 /// Runs a pipe step; returns the event that ends it, if it is still to be sent.
 fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
-    let mut handle = match RunHandle::start(plan, &shared.program) {
+    // A quiet run has no observer to speak of, so its pipe is not watched either.
+    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
+    let occupancy_interval = pipebench::occupancy::interval_for(ends);
+    let started = match plan.quiet {
+        true => RunHandle::start(plan, &shared.program),
+        false => RunHandle::start_watched(plan, &shared.program, occupancy_interval),
+    };
+    let mut handle = match started {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
@@ -181,6 +190,11 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
         true => (QUIET_INTERVAL, false),
         false => (SAMPLE_INTERVAL, true),
     };
+    let tick = match handle.is_watched() {
+        true => occupancy_interval,
+        false => interval,
+    };
+    let mut last_progress = Instant::now();
     let (writer, reader) = handle.pids();
     tracing::info!(step = %plan.step, writer, reader, "run started");
     job.send(RunEvent::Started {
@@ -188,6 +202,7 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
         pids: [writer, reader],
     });
     loop {
+        handle.sample_occupancy();
         match handle.poll() {
             Ok(Some(result)) => {
                 // A last sample, so even a run shorter than one interval shows progress.
@@ -197,14 +212,17 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
                 return Some(RunEvent::Finished(Box::new(result)));
             }
-            Ok(None) if live => job.send(RunEvent::Progress(handle.progress())),
+            Ok(None) if live && last_progress.elapsed() >= interval => {
+                job.send(RunEvent::Progress(handle.progress()));
+                last_progress = Instant::now();
+            }
             Ok(None) => {}
             Err(err) => {
                 tracing::warn!(step = %plan.step, "run failed: {err}");
                 return Some(RunEvent::Failed(RunFailure::from(&err)));
             }
         }
-        match job.stop.recv_timeout(interval) {
+        match job.stop.recv_timeout(tick) {
             Ok(()) => {
                 handle.kill();
                 tracing::info!(step = %plan.step, "run cancelled");
@@ -223,5 +241,24 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
             }
             Err(RecvTimeoutError::Timeout) => {}
         }
+    }
+}
+
+/// The wakeup ping-pong on this thread (it has the machine to itself), and the
+/// machine's findings with its figures. A probe takes a second or two and is not
+/// cancellable midway; each mode stops by itself within its time limit.
+fn measure_wakeup() -> RunEvent {
+    match pipebench::wakeup::measure(None, pipebench::wakeup::DEFAULT_ROUND_TRIPS) {
+        Ok(wakeup) => {
+            let info = pipebench::system::SystemInfo::probe();
+            let findings = pipebench::findings::findings(&info, Some(&wakeup));
+            tracing::info!(
+                blocking_us = wakeup.blocking_us,
+                busy_us = wakeup.busy_us,
+                "wakeup measured"
+            );
+            RunEvent::Measured(Box::new(WakeupReport { wakeup, findings }))
+        }
+        Err(err) => RunEvent::Failed(RunFailure::other(err.to_string())),
     }
 }

@@ -561,6 +561,60 @@ async fn run_step(client: &Client) -> TestResult {
         "{RUN_STEP}: {gibs} GiB/s after {progress} progress messages (live peak {max_live}); {}",
         path.display()
     );
+    check_occupancy(client, &root).await
+}
+
+/// After a live run the card draws the pipe's occupancy: a band with points, the
+/// capacity line named in slots, the legend and the summary.
+async fn check_occupancy(client: &Client, root: &str) -> TestResult {
+    let occ = js(
+        client,
+        &format!(
+            r#"const fig = document.querySelector('{root} figure.pipebook-occupancy');
+               if (!fig) return null;
+               const band = fig.querySelector('polygon.pipebook-occupancy-band');
+               const box = fig.querySelector('svg').getBoundingClientRect();
+               return {{
+                 state: fig.dataset.state,
+                 points: Number(fig.dataset.points),
+                 bandPoints: band ? band.getAttribute('points').trim().split(/\s+/).length : 0,
+                 capacity: fig.querySelector('.pipebook-occupancy-caplabel')?.textContent ?? '',
+                 legend: fig.querySelectorAll('.pipebook-occupancy-legend li').length,
+                 note: fig.querySelector('.pipebook-occupancy-note').textContent,
+                 height: box.height,
+               }};"#
+        ),
+    )
+    .await?;
+    if occ.is_null() {
+        return Err("the run card has no occupancy chart".into());
+    }
+    if occ["state"] != json!("done") || occ["points"].as_f64().unwrap_or(0.0) < 1.0 {
+        return Err(format!(
+            "the occupancy chart has no points after the run: {occ}"
+        ));
+    }
+    if occ["bandPoints"].as_f64().unwrap_or(0.0) < 2.0
+        || occ["height"].as_f64().unwrap_or(0.0) < 40.0
+    {
+        return Err(format!("the occupancy band is not drawn: {occ}"));
+    }
+    let capacity = occ["capacity"].as_str().unwrap_or("");
+    if !capacity.contains("16 slots") {
+        return Err(format!(
+            "the capacity line should name the 16 slots of {RUN_STEP}'s pipe: {occ}"
+        ));
+    }
+    if occ["legend"] != json!(3) || !occ["note"].as_str().unwrap_or("").starts_with("Full in ") {
+        return Err(format!("the occupancy legend or summary is missing: {occ}"));
+    }
+    let path = screenshot_element(
+        client,
+        &format!("{root} figure.pipebook-occupancy"),
+        "widget-occupancy",
+    )
+    .await?;
+    println!("occupancy: {} points; {}", occ["points"], path.display());
     Ok(())
 }
 
@@ -1086,6 +1140,57 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
         )
         .await?;
         println!("results table: {RUN_STEP} has {runs} run(s)");
+        // The machine report leads with its findings, each with its evidence.
+        let findings = wait_js(
+            client,
+            "const items = [...document.querySelectorAll('.pipebook-system .pipebook-finding')];
+             const full = items.filter((li) => li.dataset.id
+               && li.querySelector('.pipebook-finding-title').textContent
+               && li.querySelector('.pipebook-finding-evidence').textContent.startsWith('Seen: ')
+               && li.querySelector('.pipebook-finding-effect').textContent);
+             return full.length >= 3 && full.length === items.length
+               ? items.map((li) => li.dataset.id) : null;",
+            Duration::from_secs(10),
+            "the machine's findings to be listed",
+        )
+        .await?;
+        let ids = findings.to_string();
+        if !ids.contains("kernel-") || !(ids.contains("virtualised") || ids.contains("bare-metal"))
+        {
+            return Err(format!(
+                "the findings should cover the kernel and virtualisation: {ids}"
+            ));
+        }
+        js(
+            client,
+            "document.querySelector('.pipebook-findings').scrollIntoView({ block: 'start' }); return true;",
+        )
+        .await?;
+        // Measure a wakeup from the page: it queues like a run and adds its finding.
+        js(
+            client,
+            "document.querySelector('.pipebook-wakeup-button').click(); return true;",
+        )
+        .await?;
+        let measured = wait_js(
+            client,
+            "const panel = document.querySelector('.pipebook-wakeup');
+             if (panel.dataset.state === 'error') return panel.textContent;
+             return panel.dataset.state === 'done'
+               && document.querySelector('.pipebook-finding[data-id=\"wakeup-cost\"]')
+               ? panel.querySelector('.pipebook-wakeup-result').textContent : null;",
+            Duration::from_secs(60),
+            "the wakeup measurement to finish",
+        )
+        .await?;
+        let text = measured.as_str().unwrap_or("");
+        if !text.starts_with("Round trip between CPUs") {
+            return Err(format!(
+                "the wakeup measurement did not report round trips: {measured}"
+            ));
+        }
+        let path = screenshot_element(client, ".pipebook-system", "machine-findings").await?;
+        println!("findings: {ids}; wakeup: {text}; {}", path.display());
     }
 
     // 5. A few pages in a dark theme.

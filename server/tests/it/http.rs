@@ -42,6 +42,20 @@ async fn api_endpoints_answer_json() {
     assert!(!system["kernel"].as_str().unwrap().is_empty());
     assert!(system["cpus_online"].as_u64().unwrap() >= 1);
     assert!(system.get("thp_mode").is_some() && system.get("pipe_max_size").is_some());
+    // The findings come with the facts, each with its evidence.
+    let findings = system["findings"].as_array().expect("findings are listed");
+    assert!(findings.len() >= 3, "{findings:?}");
+    for f in findings {
+        for key in ["id", "title", "evidence", "effect"] {
+            assert!(!f[key].as_str().unwrap_or("").is_empty(), "{key} in {f}");
+        }
+    }
+    assert!(findings
+        .iter()
+        .any(|f| f["id"].as_str().unwrap().starts_with("kernel-")));
+    assert!(system["cpu_topology"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
 
     let results = server.get("/api/results").await;
     assert_eq!(results.status, 200);

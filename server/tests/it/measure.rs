@@ -5,9 +5,10 @@
 //! cargo test --release -p pipebook --test it measure:: -- --ignored --nocapture
 //! ```
 //!
-//! - throughput of a run through the server, live (a client reading progress) and
-//!   quiet (no progress), vs `pipebench run` of the same step, in rotating order,
-//!   medians;
+//! - throughput of a run through the server, live (a client reading progress, the
+//!   pipe's occupancy sampled every 2 ms) and quiet (neither), vs `pipebench run` of
+//!   the same step, and vs `pipebench run --occupancy` (`cli-occupancy`: the CLI
+//!   sampling like a live run), in rotating order, medians;
 //! - time from a `run` message to its first `progress`;
 //! - the server's idle resident memory, right after start and after the runs.
 
@@ -27,12 +28,15 @@ fn repeats() -> usize {
         .unwrap_or(9)
 }
 
-/// Which ways to compare: `PIPEBOOK_MEASURE_WAYS=cli,quiet` (default all three).
+/// The ways a run can be made, by index.
+const WAYS: [&str; 4] = ["cli", "live", "quiet", "cli-occupancy"];
+
+/// Which ways to compare: `PIPEBOOK_MEASURE_WAYS=cli,quiet` (default cli, live, quiet).
 fn ways() -> Vec<usize> {
     let names = std::env::var("PIPEBOOK_MEASURE_WAYS").unwrap_or_else(|_| "cli,live,quiet".into());
     let mut ways: Vec<usize> = names
         .split(',')
-        .filter_map(|w| ["cli", "live", "quiet"].iter().position(|n| *n == w))
+        .filter_map(|w| WAYS.iter().position(|n| *n == w))
         .collect();
     ways.dedup();
     ways
@@ -56,9 +60,10 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap()
 }
 
-fn cli_run(pipebench: &Path, step: &str) -> f64 {
+fn cli_run(pipebench: &Path, step: &str, occupancy: bool) -> f64 {
     let output = Command::new(pipebench)
         .args(["run", step, "--bytes", &bytes(), "--json"])
+        .args(occupancy.then_some("--occupancy"))
         .output()
         .unwrap();
     assert!(
@@ -109,13 +114,15 @@ async fn measure_server_against_the_cli() {
         .unwrap_or_else(|_| "busy-loop,write-read,vmsplice-splice".into());
     for step in steps.split(',') {
         let (mut live, mut quiet, mut via_cli) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cli_watched = Vec::new();
         for round in 0..repeats {
             // Rotate the order of the three ways, so a drift in the machine's speed
             // hits each alike.
             let ways = ways();
             for way in (0..ways.len()).map(|k| ways[(k + round) % ways.len()]) {
                 match way {
-                    0 => via_cli.push(cli_run(&pipebench, step)),
+                    0 => via_cli.push(cli_run(&pipebench, step, false)),
+                    3 => cli_watched.push(cli_run(&pipebench, step, true)),
                     _ => {
                         let is_quiet = way == 2;
                         let asked = Instant::now();
@@ -149,15 +156,17 @@ async fn measure_server_against_the_cli() {
             }
         }
         let median_or_nan = |v: &mut Vec<f64>| if v.is_empty() { f64::NAN } else { median(v) };
-        let (l, q, c) = (
+        let (l, q, c, w) = (
             median_or_nan(&mut live),
             median_or_nan(&mut quiet),
             median_or_nan(&mut via_cli),
+            median_or_nan(&mut cli_watched),
         );
         println!(
-            "{step:16} cli {c:7.2}  quiet {q:7.2} ({:5.1}%)  live {l:7.2} ({:5.1}%)   cli {via_cli:.2?} quiet {quiet:.2?} live {live:.2?}",
+            "{step:16} cli {c:7.2}  quiet {q:7.2} ({:5.1}%)  live {l:7.2} ({:5.1}%)  cli-occupancy {w:7.2} ({:5.1}%)   cli {via_cli:.2?} quiet {quiet:.2?} live {live:.2?} cli-occupancy {cli_watched:.2?}",
             100.0 * q / c,
-            100.0 * l / c
+            100.0 * l / c,
+            100.0 * w / c
         );
     }
     if !first_progress_ms.is_empty() {

@@ -409,6 +409,44 @@ async fn a_quiet_run_sends_no_progress_only_its_result() {
     assert!(before.is_empty(), "a quiet run sent {before:?}");
     assert_eq!(result["bytes"], 256 * MIB);
     assert_eq!(result["pipe_capacity"], 128 * 1024);
+    assert!(
+        result.get("occupancy").is_none(),
+        "a quiet run is not watched"
+    );
+}
+
+/// A live run watches its pipe: progress carries the bytes in the pipe and the
+/// result the occupancy series, which the history keeps too.
+#[tokio::test]
+async fn a_live_run_carries_the_pipes_occupancy() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"32MiB"}}),
+    )
+    .await;
+    let started = recv(&mut socket).await;
+    assert_eq!(started["type"], "started", "{started}");
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert!(
+        before.iter().any(|m| m["pipe_bytes"].as_u64().is_some()),
+        "no progress message carried pipe_bytes: {before:?}"
+    );
+    assert!(before
+        .iter()
+        .filter_map(|m| m["pipe_bytes"].as_u64())
+        .all(|b| b <= 65536));
+    let o = &result["occupancy"];
+    assert_eq!(o["capacity"], 65536, "{result}");
+    assert!(o["samples"].as_u64().unwrap() > 0, "{o}");
+    assert!(o["full_share"].as_f64().unwrap() + o["empty_share"].as_f64().unwrap() <= 1.0 + 1e-9);
+    let n = o["series"]["t_ms"].as_array().unwrap().len();
+    assert!(n > 0, "{o}");
+    assert_eq!(o["series"]["max"].as_array().unwrap().len(), n);
+    let history = server.results_once(1).await;
+    assert_eq!(history[0]["occupancy"]["samples"], o["samples"]);
 }
 
 /// Restores /proc/sys/fs/pipe-max-size when dropped, even if the test fails.
@@ -470,4 +508,40 @@ async fn the_next_run_after_a_result_starts_without_queueing() {
         assert_eq!(server.get("/api/health").await.json()["running"], false);
     }
     assert_eq!(server.results_once(3).await.len(), 3);
+}
+
+/// The page can measure a wakeup: the probe queues like a run (never beside one)
+/// and answers with both round trips and the findings they feed.
+#[tokio::test]
+async fn a_wakeup_probe_queues_like_a_run_and_returns_figures_and_findings() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut socket = server.socket().await;
+    send(&mut socket, json!({"type":"wakeup","extra":1})).await;
+    let refused = recv(&mut socket).await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert!(refused.get("run").is_none());
+    send(&mut socket, json!({"type":"wakeup"})).await;
+    let (answer, before) = recv_until(&mut socket, "wakeup", Duration::from_secs(60)).await;
+    assert!(before.iter().all(|m| m["type"] == "queued"), "{before:?}");
+    assert!(answer["run"].as_u64().is_some(), "{answer}");
+    let w = &answer["wakeup"];
+    let (blocking, busy) = (
+        w["blocking_us"].as_f64().unwrap(),
+        w["busy_us"].as_f64().unwrap(),
+    );
+    assert!(blocking > 0.0 && busy > 0.0, "{w}");
+    let findings = answer["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["id"] == "wakeup-cost"),
+        "{findings:?}"
+    );
+    // The connection is free again for a run.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    assert_eq!(result["bytes"], 4 * MIB);
 }

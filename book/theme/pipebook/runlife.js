@@ -1,0 +1,115 @@
+// A run's life as data: the session's events (queued, started, progress, result,
+// cancelled, error) fold into one state, which the card then shows. Pure: no DOM, no
+// socket, tested in Node; widget.js feeds it events and renders what it returns.
+
+import * as fmt from "./format.js";
+
+/** The phases a card goes through; `data-state` on the card carries them. */
+export const PHASES = ["idle", "connecting", "queued", "running", "done", "cancelled", "error"];
+
+const STATUS_TEXT = {
+  idle: "Ready. Runs on this machine: the writer and reader are pinned to two CPUs.",
+  connecting: "Connecting to the runner…",
+  done: "Done.",
+  cancelled: "Cancelled. Nothing is left running.",
+};
+
+const BUTTON_TEXT = {
+  connecting: "Connecting…",
+  queued: "Queued…",
+  running: "Running…",
+};
+
+/** Whether a run is under way in `phase` (the form is locked, Cancel is live). */
+export function isBusy(phase) {
+  return phase === "connecting" || phase === "queued" || phase === "running";
+}
+
+/** The status line for `phase` when no event gave a more specific one. */
+export function statusText(phase) {
+  return STATUS_TEXT[phase] ?? "";
+}
+
+/** The run button's label in `phase`. */
+export function buttonText(phase) {
+  return BUTTON_TEXT[phase] ?? "Run this step";
+}
+
+/** The chart plots the rate over stretches of at least this many seconds. */
+export const CHART_STRETCH_S = 0.15;
+
+/** The state before any event of a run with these `params` (budget in `seconds`). */
+export function begin(params) {
+  return {
+    phase: "connecting",
+    status: statusText("connecting"),
+    budget: params.seconds,
+    quiet: Boolean(params.quiet),
+    progressCount: 0,
+    lastSample: null,
+    live: "0.00",
+    chartPoint: null,
+    pipeBytes: null,
+    warnings: [],
+    result: null,
+  };
+}
+
+/** The state after `event` ({type, ...}); `state` is not changed. */
+export function step(state, event) {
+  const next = { ...state, chartPoint: null };
+  switch (event.type) {
+    case "queued":
+      next.phase = "queued";
+      next.status =
+        event.position > 0
+          ? `Waiting: another run goes first (place ${event.position} in the queue). Benchmarks share the CPUs, so they run one at a time.`
+          : "Queued…";
+      return next;
+    case "started":
+      next.phase = "running";
+      next.status = state.quiet
+        ? `Quiet run: up to ${state.budget} s, the result comes at the end…`
+        : `Running for up to ${state.budget} s…`;
+      next.warnings = Array.isArray(event.warnings) ? event.warnings.map(String) : [];
+      return next;
+    case "progress":
+      return progress(next, event);
+    case "result":
+      next.phase = "done";
+      next.result = event.result;
+      next.status = `Done: ${fmt.bytes(event.result.bytes)} in ${fmt.ms(event.result.elapsed_ms)}.`;
+      return next;
+    case "cancelled":
+      next.phase = "cancelled";
+      next.status = statusText("cancelled");
+      return next;
+    case "error":
+      next.phase = "error";
+      next.status = `Error: ${event.message}`;
+      return next;
+    default:
+      return next;
+  }
+}
+
+function progress(next, msg) {
+  next.progressCount += 1;
+  next.phase = "running";
+  const t = Number(msg.elapsed_ms) / 1000;
+  const b = Number(msg.bytes);
+  // The big figure is the average so far (it settles on the result); the chart shows
+  // the rate stretch by stretch, not the running average.
+  next.live = fmt.gib(t > 0 ? b / 2 ** 30 / t : Number(msg.gib_per_s));
+  const last = next.lastSample;
+  if (!last) {
+    next.chartPoint = [t, Number(msg.gib_per_s)];
+    next.lastSample = { t, b };
+  } else if (t - last.t >= CHART_STRETCH_S && b >= last.b) {
+    next.chartPoint = [t, (b - last.b) / 2 ** 30 / (t - last.t)];
+    next.lastSample = { t, b };
+  }
+  if (fmt.isNumber(msg.pipe_bytes)) next.pipeBytes = msg.pipe_bytes;
+  next.status = `Running: ${t.toFixed(1)} s of ${next.budget} s, ${fmt.bytes(b)} through the pipe.`;
+  return next;
+}

@@ -1,0 +1,61 @@
+// What a run card says about its step, before and after a run: the step's description
+// from the placeholder and the catalog, and the sentences that compare the reader's
+// figure with the article's and the C++ build's. Pure: no DOM, tested in Node.
+
+import * as fmt from "./format.js";
+
+/** The card's label for each kind of step. */
+export const KIND_LABEL = {
+  article: "Step from the article",
+  variant: "Variant",
+  experiment: "Experiment",
+};
+
+/**
+ * The step as the card shows it: what the preprocessor put on the placeholder
+ * (`dataset`) wins over the runner's catalog entry, which fills the gaps.
+ */
+export function describe(dataset, catalogEntry) {
+  const d = dataset || {};
+  const entry = catalogEntry || {};
+  return {
+    step: d.step,
+    title: d.title || entry.title || d.step,
+    summary: d.summary || entry.summary || "",
+    kind: d.kind || entry.kind || "article",
+    article: fmt.number(d.article) ?? fmt.number(entry.article_gib_s),
+    reference: fmt.range(d.reference) ?? fmt.range(entry.reference_gib_s),
+  };
+}
+
+/** Before any run of this step: what a run will be compared with ("" if nothing). */
+export function inviteText(info) {
+  const against = [];
+  if (info.article !== null) against.push(`the article's ${fmt.figure(info.article)} GiB/s`);
+  if (info.reference) against.push(`the C++ build's ${fmt.rangeText(info.reference)} GiB/s on a 2-core VM`);
+  return against.length ? `Run it to compare with ${against.join(" and ")}.` : "";
+}
+
+/**
+ * The reader's best so far for this step among `results` (any steps):
+ * `{best, text}`, or `{best: null, text: inviteText}` when there is none.
+ */
+export function bestSoFar(info, results) {
+  const mine = results.filter((r) => r.step === info.step);
+  if (!mine.length) return { best: null, text: inviteText(info) };
+  const best = Math.max(...mine.map((r) => r.gib_per_s));
+  const vs = info.article !== null ? `: ${fmt.ratio(best, info.article)} the article.` : ".";
+  return { best, text: `Best of ${mine.length} run${mine.length === 1 ? "" : "s"} on this machine${vs}` };
+}
+
+/** After a run: its GiB/s against the article and the C++ build ("" if neither is known). */
+export function comparison(info, gibPerS) {
+  const parts = [];
+  const vsArticle = fmt.ratio(gibPerS, info.article);
+  if (vsArticle) parts.push(`${vsArticle} the article (${fmt.figure(info.article)} GiB/s)`);
+  if (info.reference) {
+    const mid = (info.reference.low + info.reference.high) / 2;
+    parts.push(`${fmt.ratio(gibPerS, mid)} the C++ build on the project's VM`);
+  }
+  return parts.length ? `${parts.join(", ")}.` : "";
+}
