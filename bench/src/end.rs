@@ -24,12 +24,17 @@ pub enum EndCommand {
     Write(WriterOptions),
     /// The reading end: reads (or splices) stdin to the end and reports throughput.
     Read(ReaderOptions),
+    /// The page inspector: allocates the writer's buffers for these options and
+    /// prints their pages as JSON (internal: started by the runner for the page).
+    #[command(hide = true)]
+    InspectPages(WriterOptions),
 }
 
 impl EndCommand {
     /// Runs the end and turns the outcome into an exit code, printing errors.
     pub fn main(&self) -> ExitCode {
         let (role, common, outcome) = match self {
+            EndCommand::InspectPages(options) => return inspect_main(options),
             EndCommand::Write(options) => ("write", &options.common, run_writer(options)),
             EndCommand::Read(options) => ("read", &options.common, run_reader(options)),
         };
@@ -44,6 +49,24 @@ impl EndCommand {
                 eprintln!("pipebench {role}: error: {err}");
                 ExitCode::from(err.exit_code())
             }
+        }
+    }
+}
+
+/// `inspect-pages`: the report on stdout, or the reason on stderr and exit 1.
+fn inspect_main(options: &WriterOptions) -> ExitCode {
+    match crate::inspect::inspect(options) {
+        Ok(report) => {
+            let line = serde_json::to_string(&report).expect("reports serialise");
+            // A reader that went away (a closed pipe) is not worth a panic.
+            match writeln!(std::io::stdout().lock(), "{line}") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Err(err) => {
+            eprintln!("pipebench inspect-pages: error: {err}");
+            ExitCode::FAILURE
         }
     }
 }

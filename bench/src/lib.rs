@@ -15,6 +15,7 @@ pub mod control;
 pub mod end;
 pub mod error;
 pub mod hugepage;
+pub mod inspect;
 pub mod ipc;
 pub mod options;
 pub mod paging;
