@@ -1,6 +1,7 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
 use pipebench::error::EndErrorKind;
+use pipebench::inspect::PagesReport;
 use pipebench::plan::{RunParams, RunPlan};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
@@ -36,6 +37,14 @@ pub enum ClientMessage {
         repeats: usize,
         /// The rest of each run's parameters.
         params: RunParams,
+    },
+    /// `{"type":"pages","step":ID,"touch":BOOL}`: the step's writer buffers, page
+    /// by page (`touch` overrides whether the buffers are written first).
+    Pages {
+        /// Step id.
+        step: String,
+        /// Write the buffers before looking (default: as the step's writer does).
+        touch: Option<bool>,
     },
     /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
@@ -116,6 +125,15 @@ pub enum ServerMessage {
         /// The run's result.
         result: Box<RunResult>,
     },
+    /// The page inspector's report on a step's writer buffers.
+    Pages {
+        /// Step id.
+        step: String,
+        /// Whether the buffers were written before the look.
+        touch: bool,
+        /// The pages, and what could not be seen.
+        report: Box<PagesReport>,
+    },
     /// A sweep is over: every run sent its point.
     Done {
         /// How many runs it had.
@@ -156,7 +174,10 @@ impl ServerMessage {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            ServerMessage::Result(_) | ServerMessage::Cancelled | ServerMessage::Error { .. }
+            ServerMessage::Result(_)
+                | ServerMessage::Pages { .. }
+                | ServerMessage::Cancelled
+                | ServerMessage::Error { .. }
         )
     }
 
@@ -188,6 +209,11 @@ impl From<RunEvent> for ServerMessage {
             },
             RunEvent::Progress(progress) => progress.into(),
             RunEvent::Finished(result) => ServerMessage::Result(result),
+            RunEvent::Pages(pages) => ServerMessage::Pages {
+                step: pages.step,
+                touch: pages.touch,
+                report: pages.report,
+            },
             RunEvent::Cancelled => ServerMessage::Cancelled,
             RunEvent::Failed(failure) => ServerMessage::Error {
                 message: failure.message,
@@ -238,12 +264,13 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Ok(ClientMessage::Run { step, params })
         }
         "sweep" => parse_sweep(object),
+        "pages" => parse_pages(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\" or \"cancel\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"pages\" or \"cancel\""
         )),
     }
 }
@@ -265,6 +292,31 @@ fn no_more_fields(object: &serde_json::Map<String, Value>, kind: &str) -> Result
         Some(extra) => Err(format!("unknown field `{extra}` in a {kind} message")),
         None => Ok(()),
     }
+}
+
+/// An example of a good pages message, quoted in errors.
+const PAGES_EXAMPLE: &str = r#"{"type":"pages","step":"huge-pages","touch":false}"#;
+
+fn parse_pages(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    let step = match object.remove("step") {
+        Some(Value::String(step)) => step,
+        _ => {
+            return Err(format!(
+                "a pages message needs a `step` string; send e.g. {PAGES_EXAMPLE}"
+            ))
+        }
+    };
+    let touch = match object.remove("touch") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(touch)) => Some(touch),
+        Some(other) => {
+            return Err(format!(
+                "`touch` must be true or false, not {other}; send e.g. {PAGES_EXAMPLE}"
+            ))
+        }
+    };
+    no_more_fields(&object, "pages")?;
+    Ok(ClientMessage::Pages { step, touch })
 }
 
 /// An example of a good sweep message, quoted in errors.
@@ -386,6 +438,38 @@ mod tests {
             (
                 r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"oops":1}"#,
                 "unknown field `oops`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn parses_pages_and_explains_bad_ones() {
+        assert_eq!(
+            parse(PAGES_EXAMPLE).unwrap(),
+            ClientMessage::Pages {
+                step: "huge-pages".into(),
+                touch: Some(false)
+            }
+        );
+        assert_eq!(
+            parse(r#"{"type":"pages","step":"x"}"#).unwrap(),
+            ClientMessage::Pages {
+                step: "x".into(),
+                touch: None
+            }
+        );
+        for (text, expect) in [
+            (r#"{"type":"pages"}"#, "needs a `step`"),
+            (
+                r#"{"type":"pages","step":"x","touch":"yes"}"#,
+                "`touch` must be true or false",
+            ),
+            (
+                r#"{"type":"pages","step":"x","depth":3}"#,
+                "unknown field `depth`",
             ),
         ] {
             let err = parse(text).unwrap_err();

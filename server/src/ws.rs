@@ -11,7 +11,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
-use crate::scheduler::{RunEvent, Ticket};
+use crate::scheduler::{RunEvent, Ticket, Work};
 use crate::state::AppState;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
@@ -245,11 +245,11 @@ fn on_message(
             }
             None => Flow::Reply(ServerMessage::error("there is no run to cancel")),
         },
-        Ok(ClientMessage::Run { .. } | ClientMessage::Sweep { .. }) if current.is_some() => {
-            Flow::Reply(ServerMessage::error(
-                "this page already has a run queued or running: cancel it or wait for its result",
-            ))
-        }
+        Ok(
+            ClientMessage::Run { .. } | ClientMessage::Sweep { .. } | ClientMessage::Pages { .. },
+        ) if current.is_some() => Flow::Reply(ServerMessage::error(
+            "this page already has a run queued or running: cancel it or wait for its result",
+        )),
         Ok(ClientMessage::Sweep {
             step,
             param,
@@ -277,6 +277,22 @@ fn on_message(
                         done: 0,
                         total,
                     });
+                    Flow::Quiet
+                }
+                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            }
+        }
+        Ok(ClientMessage::Pages { step, touch }) => {
+            let writer = match plan::pages(&step, touch) {
+                Ok(writer) => writer,
+                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+            };
+            match state.scheduler.submit_work(Work::Pages {
+                step,
+                writer: Box::new(writer),
+            }) {
+                Ok(run) => {
+                    *current = Some(run);
                     Flow::Quiet
                 }
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),

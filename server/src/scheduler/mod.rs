@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pipebench::error::EndErrorKind;
+use pipebench::inspect::PagesReport;
+use pipebench::options::WriterOptions;
 use pipebench::plan::RunPlan;
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
@@ -45,6 +47,8 @@ pub enum RunEvent {
     Progress(Progress),
     /// The run finished with this result.
     Finished(Box<RunResult>),
+    /// A page inspection finished with this report.
+    Pages(Box<PagesDone>),
     /// The run was cancelled.
     Cancelled,
     /// The run failed.
@@ -56,7 +60,7 @@ impl RunEvent {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            RunEvent::Finished(_) | RunEvent::Cancelled | RunEvent::Failed(_)
+            RunEvent::Finished(_) | RunEvent::Pages(_) | RunEvent::Cancelled | RunEvent::Failed(_)
         )
     }
 }
@@ -92,6 +96,32 @@ impl From<&RunError> for RunFailure {
     }
 }
 
+/// A finished page inspection: what was asked and the report.
+#[derive(Debug, Clone)]
+pub struct PagesDone {
+    /// Step id.
+    pub step: String,
+    /// Whether the buffers were written before the look.
+    pub touch: bool,
+    /// The inspector's report.
+    pub report: Box<PagesReport>,
+}
+
+/// What a queued job does. Both kinds take the machine in turn: a page
+/// inspection faults in megabytes of memory and would disturb a benchmark.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// A benchmark run.
+    Run(RunPlan),
+    /// The page inspector on a step's writer buffers.
+    Pages {
+        /// Step id, for the answer.
+        step: String,
+        /// The writer options whose buffers to look at.
+        writer: Box<WriterOptions>,
+    },
+}
+
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubmitError {
@@ -110,8 +140,8 @@ pub enum SubmitError {
 pub(crate) struct Job {
     /// Scheduler-wide id.
     pub id: u64,
-    /// What to run.
-    pub plan: RunPlan,
+    /// What to do.
+    pub work: Work,
     /// Where to send messages for the page.
     pub events: UnboundedSender<RunEvent>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
@@ -241,6 +271,14 @@ impl Scheduler {
         &self,
         plan: RunPlan,
     ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
+        self.submit_work(Work::Run(plan))
+    }
+
+    /// Queues any kind of [`Work`] behind the same one-at-a-time rule.
+    pub fn submit_work(
+        &self,
+        work: Work,
+    ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -257,7 +295,7 @@ impl Scheduler {
         let (stop_sender, stop) = std_mpsc::channel();
         let job = Job {
             id,
-            plan,
+            work,
             events,
             stop,
         };

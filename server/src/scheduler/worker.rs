@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use pipebench::runner::RunHandle;
 
-use super::{Job, RunEvent, RunFailure, Shared};
+use pipebench::inspect::{self, CHILD_TIMEOUT};
+use pipebench::options::WriterOptions;
+
+use super::{Job, PagesDone, RunEvent, RunFailure, Shared, Work};
 
 /// How often progress is sampled and sent: 20 a second.
 pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -72,6 +75,23 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     }
 }
 
+/// The page inspector as a child (`end inspect-pages`): its buffers live and die
+/// in their own process, as the writer's do. It takes well under a second, so
+/// the thread simply waits for it (a cancel arriving meanwhile finds the job done).
+fn inspect(shared: &Shared, step: &str, writer: &WriterOptions) -> RunEvent {
+    match inspect::run_child(&shared.program, writer, CHILD_TIMEOUT) {
+        Ok(report) => RunEvent::Pages(Box::new(PagesDone {
+            step: step.to_string(),
+            touch: !writer.dont_touch_pages,
+            report: Box::new(report),
+        })),
+        Err(err) => {
+            tracing::warn!(step, "page inspection failed: {err}");
+            RunEvent::Failed(RunFailure::other(err.to_string()))
+        }
+    }
+}
+
 /// Runs the job; returns the event that ends it, if it is still to be sent.
 fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
     // Cancelled between leaving the queue and getting here?
@@ -80,7 +100,10 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
     }
-    let plan = &job.plan;
+    let plan = match &job.work {
+        Work::Run(plan) => plan,
+        Work::Pages { step, writer } => return Some(inspect(shared, step, writer)),
+    };
     let mut handle = match RunHandle::start(plan, &shared.program) {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
