@@ -450,8 +450,10 @@ mod tests {
 
     #[test]
     fn too_large_buffers_are_refused_before_allocating() {
-        let mut options = WriterOptions::default();
-        options.vmsplice = true;
+        let mut options = WriterOptions {
+            vmsplice: true,
+            ..Default::default()
+        };
         options.common.buf_size = ByteSize(16 * MIB);
         let err = inspect(&options).unwrap_err();
         assert!(matches!(err, InspectError::TooLarge { .. }), "{err}");

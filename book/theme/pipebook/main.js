@@ -3,9 +3,11 @@
 // render when the book is opened from files).
 
 import { catalog, runnerAvailable } from "./api.js";
+import { mountPages } from "./pages.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
+import { mountWalk } from "./walkview.js";
 import { mountWidget } from "./widget.js";
 
 async function main() {
@@ -14,7 +16,16 @@ async function main() {
   const results = [...document.querySelectorAll(".pipebook-results")];
   const systems = [...document.querySelectorAll(".pipebook-system")];
   const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
-  if (!runs.length && !results.length && !systems.length && !sweeps.length) return;
+  const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
+  // The walk is arithmetic only: drawn whether or not the runner is there.
+  for (const el of document.querySelectorAll(".pipebook-walk")) {
+    try {
+      mountWalk(el);
+    } catch (err) {
+      console.error("pipebook: walk", err);
+    }
+  }
+  if (!runs.length && !results.length && !systems.length && !sweeps.length && !pages.length) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
@@ -25,6 +36,13 @@ async function main() {
       mountWidget(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: widget", el.dataset.step, err);
+    }
+  }
+  for (const el of pages) {
+    try {
+      mountPages(el, { online });
+    } catch (err) {
+      console.error("pipebook: pages", err);
     }
   }
   for (const el of sweeps) {

@@ -8,8 +8,8 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), result(msg), done(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result" or "done")
+ *   point(msg), result(msg), done(msg), pages(msg), cancelled(), error(message), notice(message)
+ * @param {string} endsWith the message type that ends the session ("result", "done" or "pages")
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
@@ -72,6 +72,9 @@ function session(first, on, endsWith) {
       case "done":
         finish("done", msg);
         break;
+      case "pages":
+        finish("pages", msg);
+        break;
       case "cancelled":
         finish("cancelled");
         break;
@@ -119,4 +122,14 @@ export function startRun(step, params, on) {
  */
 export function startSweep(step, param, values, repeats, params, on) {
   return session({ type: "sweep", step, param, values, repeats, params }, on, "done");
+}
+
+/**
+ * The page inspector on `step`'s writer buffers (`touch` true/false overrides whether they
+ * are written first; null leaves it to the step); ends with `pages {step, touch, report}`.
+ */
+export function startPages(step, touch, on) {
+  const message = { type: "pages", step };
+  if (touch !== null && touch !== undefined) message.touch = touch;
+  return session(message, on, "pages");
 }
