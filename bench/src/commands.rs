@@ -84,6 +84,8 @@ impl ShapeArgs {
             reader_cpu: self.reader_cpu,
             verify: self.verify.then_some(true),
             quiet: None,
+            // `run --profile` takes its own path (run_profiled).
+            profile: None,
         }
     }
 }
@@ -393,11 +395,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `pipebench run STEP --profile`: the run with `perf record` on each end.
+/// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
-    if !profile::perf_installed() {
-        return Err(profile::ProfileError::NotInstalled.into());
-    }
+    // Before the run: a machine that cannot profile says why, and nothing runs.
+    let setup = profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     let dir = match &args.profile_dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
@@ -405,29 +406,71 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
     let mut handle = RunHandle::start(plan, &program)?;
-    let (writer_pid, reader_pid) = handle.pids();
     // Attached right after the start, so the set-up before the first byte is
     // mostly missed and the hot loop dominates the samples.
-    let writer = profile::Recording::attach(writer_pid, "writer", &dir)?;
-    let reader = profile::Recording::attach(reader_pid, "reader", &dir)?;
-    let result = handle.wait_with(Duration::from_millis(50), |_| {})?;
-    let hot = [
-        ("writer", writer.finish(12)?),
-        ("reader", reader.finish(12)?),
-    ];
+    let session = profile::Session::attach(setup, handle.pids(), &dir)?;
+    let result = match handle.wait_with(Duration::from_millis(50), |_| {}) {
+        Ok(result) => result,
+        Err(err) => {
+            session.abandon();
+            return Err(err.into());
+        }
+    };
+    let report = session.finish(&plan.step)?;
+    for role in ["writer", "reader"] {
+        let end = if role == "writer" {
+            &report.writer
+        } else {
+            &report.reader
+        };
+        let svg = dir.join(format!("{role}.svg"));
+        std::fs::write(&svg, &end.flamegraph_svg)
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
     if args.json {
         let mut value = serde_json::to_value(&result)?;
-        value["profile"] = json!({ "writer": hot[0].1, "reader": hot[1].1, "data": dir });
+        value["profile"] = serde_json::to_value(&report)?;
+        value["profile"]["data"] = json!(dir);
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
     print_result(&result);
-    for (role, symbols) in &hot {
-        println!("  {role} profile (self time):");
-        for symbol in symbols {
+    println!(
+        "  sampled {} at {} Hz",
+        report.setup.event, report.setup.frequency
+    );
+    for note in &report.setup.notes {
+        println!("    note: {}", note.message);
+    }
+    for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
+        println!(
+            "  {role}: {} samples; children% self% function",
+            end.samples
+        );
+        for f in end.functions.iter().take(12) {
             println!(
-                "    {:6.2}%  {:<6} {}",
-                symbol.percent, symbol.space, symbol.symbol
+                "    {:6.2}% {:6.2}%  {}{}",
+                f.children_percent,
+                f.self_percent,
+                f.symbol,
+                if f.kernel { " [k]" } else { "" }
+            );
+        }
+        println!(
+            "    flame graph: {}",
+            dir.join(format!("{role}.svg")).display()
+        );
+    }
+    if let Some(rows) = &report.comparison {
+        println!("  the article's writer profile (Linux 5.17) against this one:");
+        for row in rows {
+            let here = match (&row.measured_function, row.children_percent) {
+                (Some(name), Some(pct)) => format!("{pct:6.2}%  as {name}"),
+                _ => "  not sampled".into(),
+            };
+            println!(
+                "    {:<30} {:6.2}%  {here}",
+                row.article_function, row.article_percent
             );
         }
     }

@@ -8,6 +8,7 @@
 //! [`runner`] too, so a figure in the browser comes from the same code as one in a
 //! terminal.
 
+pub mod article_profile;
 pub mod buffer;
 pub mod catalog;
 pub mod chart;

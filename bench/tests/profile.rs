@@ -13,7 +13,7 @@ fn profiling_names_the_kernel_functions_that_copy() {
         "run",
         "write-read",
         "--bytes",
-        "256MiB",
+        "32MiB",
         "--profile",
         "--json",
         "--profile-dir",
@@ -30,19 +30,37 @@ fn profiling_names_the_kernel_functions_that_copy() {
     }
     assert!(output.status.success(), "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["bytes"], 256u64 << 20);
+    assert_eq!(report["bytes"], 32u64 << 20);
     for role in ["writer", "reader"] {
-        let symbols = report["profile"][role].as_array().unwrap();
-        assert!(!symbols.is_empty(), "no samples for the {role}: {report}");
+        let functions = report["profile"][role]["functions"].as_array().unwrap();
+        assert!(!functions.is_empty(), "no samples for the {role}: {report}");
         // write(2) and read(2) spend their time copying between user and kernel.
         assert!(
-            symbols
+            functions
                 .iter()
-                .any(|s| s["symbol"].as_str().unwrap().contains("copy")),
-            "{role}: {symbols:?}"
+                .any(|f| f["symbol"].as_str().unwrap().contains("copy")),
+            "{role}: {functions:?}"
+        );
+        let svg = std::fs::read_to_string(dir.path().join(format!("{role}.svg"))).unwrap();
+        assert!(
+            svg.contains("<svg") && !svg.contains("<script"),
+            "{role}.svg"
         );
     }
+    assert!(report["profile"]["comparison"].is_array());
     assert!(dir.path().join("writer.perf.data").exists());
+}
+
+#[test]
+fn a_missing_perf_named_by_the_environment_is_named_back() {
+    let output = std::process::Command::new(common::exe())
+        .args(["run", "write-read", "--bytes", "8MiB", "--profile"])
+        .env(pipebench::profile::PERF_ENV, "/nonexistent/perf")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(message.contains("`/nonexistent/perf`"), "{message}");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use pipebench::error::EndErrorKind;
 use pipebench::inspect::PagesReport;
 use pipebench::plan::{RunParams, RunPlan};
+use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
@@ -112,6 +113,16 @@ pub enum ServerMessage {
         /// Throughput over the last sample, GiB/s.
         gib_per_s: f64,
     },
+    /// A profiled run's profile, just before its result: the report, or why
+    /// there is none (the run itself goes ahead).
+    Profile {
+        /// Both ends' call-graph profiles, flame graphs and the article's figures.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        report: Option<Box<ProfileReport>>,
+        /// Why profiling did not work: `kind` and `message`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ProfileProblem>,
+    },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
     /// A sweep's run finished: the value it ran at and its result.
@@ -150,6 +161,16 @@ pub enum ServerMessage {
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<FailureReason>,
     },
+}
+
+/// Why a run could not be profiled: the typed reason and a sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileProblem {
+    /// The reason (`kind`: not_installed, not_permitted, failed) and its fields.
+    #[serde(flatten)]
+    pub error: ProfileError,
+    /// What happened and what to do.
+    pub message: String,
 }
 
 /// Which end of a run failed, and how.
@@ -208,6 +229,19 @@ impl From<RunEvent> for ServerMessage {
                 warnings: plan.warnings.clone(),
             },
             RunEvent::Progress(progress) => progress.into(),
+            RunEvent::Profile(outcome) => match *outcome {
+                Ok(report) => ServerMessage::Profile {
+                    report: Some(Box::new(report)),
+                    error: None,
+                },
+                Err(error) => ServerMessage::Profile {
+                    report: None,
+                    error: Some(ProfileProblem {
+                        message: error.to_string(),
+                        error,
+                    }),
+                },
+            },
             RunEvent::Finished(result) => ServerMessage::Result(result),
             RunEvent::Pages(pages) => ServerMessage::Pages {
                 step: pages.step,

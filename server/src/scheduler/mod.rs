@@ -19,6 +19,7 @@ use pipebench::error::EndErrorKind;
 use pipebench::inspect::PagesReport;
 use pipebench::options::WriterOptions;
 use pipebench::plan::RunPlan;
+use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -45,6 +46,8 @@ pub enum RunEvent {
     },
     /// A progress sample.
     Progress(Progress),
+    /// A profiled run's profile (sent just before `Finished`), or why there is none.
+    Profile(Box<Result<ProfileReport, ProfileError>>),
     /// The run finished with this result.
     Finished(Box<RunResult>),
     /// A page inspection finished with this report.

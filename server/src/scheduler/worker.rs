@@ -9,6 +9,7 @@ use pipebench::runner::RunHandle;
 
 use pipebench::inspect::{self, CHILD_TIMEOUT};
 use pipebench::options::WriterOptions;
+use pipebench::profile::{self, ProfileError, Session};
 
 use super::{Job, PagesDone, RunEvent, RunFailure, Shared, Work};
 
@@ -104,10 +105,62 @@ fn execute(shared: &Shared, job: &Job) -> Option<RunEvent> {
         Work::Run(plan) => plan,
         Work::Pages { step, writer } => return Some(inspect(shared, step, writer)),
     };
+    // A machine that cannot profile still runs the step; the page hears why.
+    let setup = plan.profile.then(|| {
+        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY).map_err(|err| {
+            job.send(RunEvent::Profile(Box::new(Err(err))));
+        })
+    });
     let mut handle = match RunHandle::start(plan, &shared.program) {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
+    let profile_dir = std::env::temp_dir().join(format!(
+        "pipebook-profile-{}-{}",
+        std::process::id(),
+        job.id
+    ));
+    let mut session = match setup {
+        Some(Ok(setup)) => {
+            let attached = std::fs::create_dir_all(&profile_dir)
+                .map_err(|e| ProfileError::Failed {
+                    stage: "record",
+                    message: format!("cannot create {}: {e}", profile_dir.display()),
+                })
+                .and_then(|()| Session::attach(setup, handle.pids(), &profile_dir));
+            match attached {
+                Ok(session) => Some(session),
+                Err(err) => {
+                    job.send(RunEvent::Profile(Box::new(Err(err))));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let end = watch(shared, job, plan, &mut handle);
+    if let Some(session) = session.take() {
+        if matches!(end, Some(RunEvent::Finished(_))) {
+            let report = session.finish(&plan.step);
+            if let Ok(report) = &report {
+                tracing::info!(step = %plan.step, processing_ms = report.processing_ms, "profile ready");
+            }
+            job.send(RunEvent::Profile(Box::new(report)));
+        } else {
+            session.abandon();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&profile_dir);
+    end
+}
+
+/// Samples the started run until it ends; returns the event that ends it.
+fn watch(
+    shared: &Shared,
+    job: &Job,
+    plan: &pipebench::plan::RunPlan,
+    handle: &mut RunHandle,
+) -> Option<RunEvent> {
     step_aside([plan.writer.common.cpu, plan.reader.common.cpu]);
     let (interval, live) = match plan.quiet {
         true => (QUIET_INTERVAL, false),
