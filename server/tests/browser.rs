@@ -678,6 +678,58 @@ async fn run_sweep(client: &Client) -> TestResult {
     Ok(())
 }
 
+/// "Profile this step" on the baseline: a flame graph drawn as an image and the
+/// article's profile beside this one (or, without perf, the reason).
+async fn profile_step(client: &Client) -> TestResult {
+    let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.querySelector('input.pipebook-seconds').value = '0.5';
+             r.querySelector('.pipebook-profile').scrollIntoView({{ block: 'start' }});
+             r.querySelector('button.pipebook-profile-button').click();
+             return true;"
+        ),
+    )
+    .await?;
+    let probe = format!(
+        "const p = document.querySelector('{root} .pipebook-profile');
+         const state = p.dataset.state;
+         if (state === 'running' || state === 'idle') return null;
+         const imgs = [...p.querySelectorAll('img.pipebook-flamegraph')];
+         return {{ state, status: p.querySelector('.pipebook-profile-status').textContent,
+                  images: imgs.map((i) => ({{ role: i.dataset.role, loaded: i.complete && i.naturalWidth > 0 }})),
+                  compare: p.querySelectorAll('table.pipebook-profile-compare tbody tr').length,
+                  notes: [...p.querySelectorAll('.pipebook-profile-note')].map((n) => n.dataset.kind) }};"
+    );
+    wait_js(client, &probe, Duration::from_secs(60), "the profile").await?;
+    // Let the images decode before the picture is taken.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let seen = js(client, &probe).await?;
+    let path = screenshot_element(client, &format!("{root} .pipebook-profile"), "profile").await?;
+    println!("profile: {seen}; {}", path.display());
+    if !pipebench::profile::perf_installed() {
+        return match seen["state"].as_str() {
+            Some("unavailable") if seen["notes"] == json!(["not_installed"]) => Ok(()),
+            _ => Err(format!("without perf the card must say why: {seen}")),
+        };
+    }
+    if seen["state"] != json!("done") {
+        return Err(format!("the profile did not come: {seen}"));
+    }
+    let images = seen["images"].as_array().cloned().unwrap_or_default();
+    if images.len() != 2 || images.iter().any(|i| i["loaded"] != json!(true)) {
+        return Err(format!("both flame graphs should load as images: {seen}"));
+    }
+    if seen["compare"] != json!(6) {
+        return Err(format!(
+            "the article's six write-read functions should be listed: {seen}"
+        ));
+    }
+    Ok(())
+}
+
 /// The paging chapter's walk: the article's address by default (57 bits, so five
 /// levels), a refusal for a non-canonical address, four levels for a user address.
 async fn check_walk(client: &Client) -> TestResult {
@@ -838,6 +890,7 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
     open(client, base, RUN_CHAPTER).await?;
     run_step(client).await?;
     run_sweep(client).await?;
+    profile_step(client).await?;
     check_page(client, base, RUN_CHAPTER).await?;
     inspect_pages(client, base).await?;
 

@@ -8,7 +8,7 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), result(msg), done(msg), pages(msg), cancelled(), error(message), notice(message)
+ *   point(msg), profile(msg), result(msg), done(msg), pages(msg), cancelled(), error(message), notice(message)
  * @param {string} endsWith the message type that ends the session ("result", "done" or "pages")
  * @returns {{cancel(): void}}
  */
@@ -74,6 +74,9 @@ function session(first, on, endsWith) {
         break;
       case "pages":
         finish("pages", msg);
+        break;
+      case "profile":
+        on.profile?.(msg);
         break;
       case "cancelled":
         finish("cancelled");

@@ -9,6 +9,7 @@ import { EndStats, resultNotes } from "./details.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runControls } from "./controls.js";
+import { mountProfile } from "./profile.js";
 import { startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
 
@@ -120,6 +121,7 @@ export function mountWidget(root, { online, catalogEntry }) {
   const stats = new EndStats();
   const notes = h("ul.pipebook-notes");
   card.append(form, status, h("div.pipebook-body", null, chart.el, figures), compare, stats.el, notes);
+  mountProfile(card, { step: info.step, readParams });
 
   stats.show(null);
 
