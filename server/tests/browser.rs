@@ -854,6 +854,25 @@ async fn inspect_pages(client: &Client, base: &str) -> TestResult {
             "a touched huge page is 1 head and 511 tails: {huge}"
         ));
     }
+    // "Walk this address" hands the huge buffer's address to the walk: 2 MiB, three tables.
+    let walked = js(
+        client,
+        "document.querySelectorAll('.pipebook-pages-panel')[1].querySelector('button.pipebook-pages-walk').click();
+         const s = document.querySelector('.pipebook-walk svg.pipebook-walk-svg');
+         return { input: document.querySelector('.pipebook-walk-input').value,
+                  where: document.querySelectorAll('.pipebook-pages-where code')[1].textContent,
+                  levels: s.dataset.levels, tables: s.dataset.indices.split(',').length };",
+    )
+    .await?;
+    if walked["input"] != walked["where"]
+        || walked["tables"] != json!(3)
+        || walked["levels"] != json!("4")
+    {
+        return Err(format!(
+            "the huge buffer's address should walk 3 tables: {walked}"
+        ));
+    }
+    screenshot_element(client, ".pipebook-walk", "walk-buffer").await?;
     open(client, base, "huge-pages").await?;
     let panels = check_pages(client, "pages-touched-vs-untouched").await?;
     if panels[1]["present"] != json!(0)

@@ -56,6 +56,17 @@ function legend(counts) {
   );
 }
 
+/** "Walk it": hands the buffer's address to the page's walk drawing (walkview.js), if any. */
+function walkButton(buffer, huge) {
+  if (!document.querySelector(".pipebook-walk")) return null;
+  const detail = { address: `0x${buffer.address.toString(16)}`, page: huge ? "2MiB" : "4KiB" };
+  return h(
+    "button.pipebook-pages-walk",
+    { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("pipebook-walk", { detail })) },
+    "Walk this address",
+  );
+}
+
 function render(panel, body, message) {
   const report = message.report;
   const buffer = report.buffers[0];
@@ -63,7 +74,14 @@ function render(panel, body, message) {
   const extra = report.buffers.length > 1 ? ` (buffer 1 of ${report.buffers.length}; the other looks alike)` : "";
   fill(
     body,
-    h("p.pipebook-pages-where", null, `${report.buf_size / 1024} KiB buffer at `, h("code", null, `0x${buffer.address.toString(16)}`), `, ${buffer.offset_in_page} bytes into its page${extra}.`),
+    h(
+      "p.pipebook-pages-where",
+      null,
+      `${report.buf_size / 1024} KiB buffer at `,
+      h("code", null, `0x${buffer.address.toString(16)}`),
+      `, ${buffer.offset_in_page} bytes into its page${extra}. `,
+      walkButton(buffer, report.huge_pages),
+    ),
     plot,
     h("p.pipebook-pages-summary", null, summary(buffer, report.buf_size)),
     legend(counts),

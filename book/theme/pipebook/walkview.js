@@ -3,7 +3,8 @@
 // address's bits by field, and an SVG of the walk. All arithmetic is in walk.js; it
 // needs no runner, so it works in a static copy of the book too.
 // Hooks for tests: input.pipebook-walk-input, .pipebook-walk-error, svg.pipebook-walk-svg
-// with data-levels / data-indices, and data-state (ok|error) on the root.
+// with data-levels / data-indices, and data-state (ok|error) on the root. Listens for
+// `pipebook-walk` events ({address, page}) from the page inspector.
 
 import { fill, h, svg } from "./dom.js";
 import { ARTICLE_ADDRESS, fields, hex64, layout, walkText } from "./walk.js";
@@ -120,11 +121,14 @@ export function mountWalk(root) {
   page.addEventListener("change", update);
   root.append(card);
   update();
-  /** Shows `address` (a BigInt or a string), e.g. a buffer the page inspector found. */
-  return {
-    show(address) {
-      input.value = typeof address === "bigint" ? hex64(address) : String(address);
+  // The page inspector's "Walk this address" (pages.js): the first walk on the page
+  // shows a real buffer's address, to a 2 MiB page for a huge-page buffer.
+  if (document.querySelector(".pipebook-walk") === root) {
+    document.addEventListener("pipebook-walk", (event) => {
+      input.value = String(event.detail.address);
+      page.value = event.detail.page === "2MiB" ? "2MiB" : "4KiB";
       update();
-    },
-  };
+      root.scrollIntoView({ block: "start" });
+    });
+  }
 }
