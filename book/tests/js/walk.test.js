@@ -44,6 +44,7 @@ test("the article's address needs 57 bits, and auto picks 5 levels for it with a
   // Neither 48 nor 57 bits: refused under 4 levels.
   const bad = walkText("0x0100000000000000");
   assert.equal(bad.kind, "not_canonical");
+  assert.match(bad.message, /nor with 5-level paging/);
 });
 
 test("fields cover the 64 bits exactly, high to low", () => {

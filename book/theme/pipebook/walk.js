@@ -96,6 +96,9 @@ export function walkText(text, levels = "auto", page = "4KiB") {
     }
   }
   const result = walk(parsed.address, chosen, page);
+  if (!result.ok && levels === "auto") {
+    result.message += "; nor with 5-level paging, where bits 63..57 must all equal bit 56";
+  }
   return result.ok ? { ...result, note } : result;
 }
 
