@@ -563,9 +563,14 @@ impl Session {
         let mut setup = self.setup;
         for (role, end) in [("writer", &writer), ("reader", &reader)] {
             if end.weight == 0 {
+                let message = if setup.event.ends_with(":u") {
+                    format!("the {role} produced no samples: its time goes into system calls, and only user space may be sampled here")
+                } else {
+                    format!("the {role} produced no samples: the run was too short for {} samples a second; give it more bytes or seconds", setup.frequency)
+                };
                 setup.notes.push(ProfileNote {
                     kind: NoteKind::NoSamples,
-                    message: format!("the {role} produced no samples: the run was too short for {} samples a second; give it more bytes or seconds", setup.frequency),
+                    message,
                 });
             }
         }

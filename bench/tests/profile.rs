@@ -77,3 +77,82 @@ fn profiling_without_perf_says_how_to_install_it() {
         "{message}"
     );
 }
+
+#[test]
+fn an_unprivileged_profile_says_what_paranoid_allows() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    if !rustix::process::geteuid().is_root() || !pipebench::profile::perf_installed() {
+        // Needs root to drop to another user; the privileged paths are tested above.
+        return;
+    }
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = std::process::Command::new(common::exe())
+        .args([
+            "run",
+            "write-read",
+            "--bytes",
+            "32MiB",
+            "--profile",
+            "--json",
+        ])
+        .arg("--profile-dir")
+        .arg(dir.path())
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    if paranoid > 2 {
+        assert_eq!(output.status.code(), Some(1));
+        assert!(
+            stderr(&output).contains("perf_event_paranoid is"),
+            "{}",
+            stderr(&output)
+        );
+        return;
+    }
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let profile = &report["profile"];
+    let kinds: Vec<&str> = profile["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["kind"].as_str().unwrap())
+        .collect();
+    if paranoid == 2 {
+        // User space only: said, and true of the samples.
+        assert!(kinds.contains(&"user_space_only"), "{kinds:?}");
+        assert!(profile["event"].as_str().unwrap().ends_with(":u"));
+        for role in ["writer", "reader"] {
+            let functions = profile[role]["functions"].as_array().unwrap();
+            assert!(
+                functions.iter().all(|f| f["kernel"] == false),
+                "{role}: {functions:?}"
+            );
+        }
+        // write(2)/read(2) spend nearly all their time in the kernel: an end
+        // without user samples is said to be so, with that reason.
+        let silent = ["writer", "reader"]
+            .iter()
+            .filter(|role| profile[**role]["samples"] == 0)
+            .count();
+        let no_samples = profile["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["kind"] == "no_samples")
+            .inspect(|n| assert!(n["message"].as_str().unwrap().contains("only user space")))
+            .count();
+        assert_eq!(silent, no_samples, "{kinds:?}");
+    } else {
+        assert!(!kinds.contains(&"user_space_only"), "{kinds:?}");
+    }
+}
