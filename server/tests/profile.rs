@@ -45,7 +45,7 @@ async fn a_profiled_run_names_the_kernel_functions_and_draws_them() {
     assert_eq!(result["bytes"], 32u64 << 20);
     assert!(
         result.get("profile").is_none(),
-        "the history keeps results, not profiles"
+        "the profile has its own message"
     );
     if !pipebench::profile::perf_installed() {
         assert_eq!(profile["error"]["kind"], "not_installed", "{profile}");
@@ -106,6 +106,18 @@ async fn a_profiled_run_names_the_kernel_functions_and_draws_them() {
         .find(|r| r["article_function"] == "pipe_write")
         .unwrap();
     assert_eq!(pipe["article_percent"], 47.23);
+    // Paused while perf attached: not a figure for the history. A plain run
+    // after it is saved, and is the only one there.
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+    )
+    .await;
+    recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    let history = server.results_once(1).await;
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0]["bytes"], 4u64 << 20);
     let name = pipe["measured_function"]
         .as_str()
         .expect("pipe_write under some name");

@@ -56,8 +56,11 @@ fn step_aside(ends: [Option<usize>; 2]) {
 /// Runs `job` to its end on the calling thread, then hands the machine to the next.
 pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     let last = execute(shared, &job);
+    // A profiled run was paused while perf attached and shares the CPUs with
+    // it: its figure is not one for the history.
+    let profiled = matches!(&job.work, Work::Run(plan) if plan.profile);
     let result = match &last {
-        Some(RunEvent::Finished(result)) => Some(result.clone()),
+        Some(RunEvent::Finished(result)) if !profiled => Some(result.clone()),
         _ => None,
     };
     // Free the machine before saying the run ended, so a page that hears its
