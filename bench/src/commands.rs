@@ -12,17 +12,17 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::json;
 
-use pipebench::buffer::{Buffer, BufferSpec, PAGE_SIZE};
 use pipebench::catalog::{self, StepKind};
 use pipebench::error::EndError;
 use pipebench::findings::{self, Finding, SystemReport};
-use pipebench::hugepage;
+use pipebench::inspect;
 use pipebench::ipc;
-use pipebench::paging;
+use pipebench::options::WriterOptions;
+use pipebench::paging::{self, PageSize, Paging};
 use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, RunHandle};
-use pipebench::size::{ByteSize, MIB};
+use pipebench::size::ByteSize;
 use pipebench::sweep::{self, SweepParam, SweepPlan};
 use pipebench::system::SystemInfo;
 use pipebench::wakeup;
@@ -85,6 +85,8 @@ impl ShapeArgs {
             reader_cpu: self.reader_cpu,
             verify: self.verify.then_some(true),
             quiet: None,
+            // `run --profile` takes its own path (run_profiled).
+            profile: None,
         }
     }
 }
@@ -214,21 +216,74 @@ pub struct ReuseArgs {
 /// `pipebench pages`.
 #[derive(Debug, Args)]
 pub struct PagesArgs {
-    /// Just split this virtual address (e.g. the article's 0x0000f2705af953c0).
+    /// Just split this virtual address for a page-table walk (e.g. the article's
+    /// 0x0000f2705af953c0).
     #[arg(long, value_name = "ADDR")]
     address: Option<String>,
-    /// Buffer size to allocate and inspect.
-    #[arg(long, default_value = "256KiB")]
-    buf_size: ByteSize,
-    /// Put the buffer in transparent huge pages.
+    /// With --address: 4- or 5-level paging (default: 4 where the address is
+    /// canonical with 48 bits, else 5).
+    #[arg(long, value_name = "4|5", requires = "address", value_parser = clap::value_parser!(u32).range(4..=5))]
+    levels: Option<u32>,
+    /// Inspect the writer's buffers of this step (see `pipebench list`); the
+    /// options below change them.
+    #[arg(long, value_name = "STEP")]
+    step: Option<String>,
+    /// Bytes per buffer (the writer's chunk); default 256KiB or the step's.
+    #[arg(long, value_name = "SIZE")]
+    buf_size: Option<ByteSize>,
+    /// Put the buffers in transparent huge pages.
     #[arg(long)]
     huge_pages: bool,
-    /// Leave the buffer untouched (nothing will be mapped yet).
-    #[arg(long)]
+    /// Leave the buffers untouched (nothing will be mapped yet).
+    #[arg(long, conflicts_with = "touch")]
     dont_touch_pages: bool,
+    /// Write to the buffers first, even if the step does not.
+    #[arg(long)]
+    touch: bool,
+    /// Start each buffer this many bytes into a page, as malloc does (the step's
+    /// offset by default).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u16).range(0..4096))]
+    buffer_offset: Option<u16>,
+    /// Two buffers, as the vmsplice double buffer has.
+    #[arg(long)]
+    vmsplice: bool,
     /// Print as JSON.
     #[arg(long)]
     json: bool,
+}
+
+impl PagesArgs {
+    /// The writer options whose buffers to inspect: the step's, changed by the flags.
+    fn writer(&self) -> Result<WriterOptions> {
+        let mut writer = match &self.step {
+            Some(id) => {
+                catalog::find(id)
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "--step `{id}` is not a step; known: {}",
+                            catalog::ids().join(", ")
+                        ))
+                    })?
+                    .writer
+            }
+            None => WriterOptions::default(),
+        };
+        if let Some(size) = self.buf_size {
+            writer.common.buf_size = size;
+        }
+        writer.common.huge_pages |= self.huge_pages;
+        writer.vmsplice |= self.vmsplice;
+        if let Some(offset) = self.buffer_offset {
+            writer.common.buffer_offset = offset;
+        }
+        if self.dont_touch_pages {
+            writer.dont_touch_pages = true;
+        }
+        if self.touch {
+            writer.dont_touch_pages = false;
+        }
+        Ok(writer)
+    }
 }
 
 fn progress_bar(total: u64, label: &str) -> ProgressBar {
@@ -380,11 +435,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `pipebench run STEP --profile`: the run with `perf record` on each end.
+/// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
-    if !profile::perf_installed() {
-        return Err(profile::ProfileError::NotInstalled.into());
-    }
+    // Before the run: a machine that cannot profile says why, and nothing runs.
+    let setup = profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     let dir = match &args.profile_dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
@@ -392,29 +446,71 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
     let mut handle = RunHandle::start(plan, &program)?;
-    let (writer_pid, reader_pid) = handle.pids();
     // Attached right after the start, so the set-up before the first byte is
     // mostly missed and the hot loop dominates the samples.
-    let writer = profile::Recording::attach(writer_pid, "writer", &dir)?;
-    let reader = profile::Recording::attach(reader_pid, "reader", &dir)?;
-    let result = handle.wait_with(Duration::from_millis(50), |_| {})?;
-    let hot = [
-        ("writer", writer.finish(12)?),
-        ("reader", reader.finish(12)?),
-    ];
+    let session = profile::Session::attach(setup, handle.pids(), &dir)?;
+    let result = match handle.wait_with(Duration::from_millis(50), |_| {}) {
+        Ok(result) => result,
+        Err(err) => {
+            session.abandon();
+            return Err(err.into());
+        }
+    };
+    let report = session.finish(&plan.step)?;
+    for role in ["writer", "reader"] {
+        let end = if role == "writer" {
+            &report.writer
+        } else {
+            &report.reader
+        };
+        let svg = dir.join(format!("{role}.svg"));
+        std::fs::write(&svg, &end.flamegraph_svg)
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
     if args.json {
         let mut value = serde_json::to_value(&result)?;
-        value["profile"] = json!({ "writer": hot[0].1, "reader": hot[1].1, "data": dir });
+        value["profile"] = serde_json::to_value(&report)?;
+        value["profile"]["data"] = json!(dir);
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
     print_result(&result);
-    for (role, symbols) in &hot {
-        println!("  {role} profile (self time):");
-        for symbol in symbols {
+    println!(
+        "  sampled {} at {} Hz",
+        report.setup.event, report.setup.frequency
+    );
+    for note in &report.setup.notes {
+        println!("    note: {}", note.message);
+    }
+    for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
+        println!(
+            "  {role}: {} samples; children% self% function",
+            end.samples
+        );
+        for f in end.functions.iter().take(12) {
             println!(
-                "    {:6.2}%  {:<6} {}",
-                symbol.percent, symbol.space, symbol.symbol
+                "    {:6.2}% {:6.2}%  {}{}",
+                f.children_percent,
+                f.self_percent,
+                f.symbol,
+                if f.kernel { " [k]" } else { "" }
+            );
+        }
+        println!(
+            "    flame graph: {}",
+            dir.join(format!("{role}.svg")).display()
+        );
+    }
+    if let Some(rows) = &report.comparison {
+        println!("  the article's writer profile (Linux 5.17) against this one:");
+        for row in rows {
+            let here = match (&row.measured_function, row.children_percent) {
+                (Some(name), Some(pct)) => format!("{pct:6.2}%  as {name}"),
+                _ => "  not sampled".into(),
+            };
+            println!(
+                "    {:<30} {:6.2}%  {here}",
+                row.article_function, row.article_percent
             );
         }
     }
@@ -663,100 +759,115 @@ pub fn reuse(args: ReuseArgs) -> Result<ExitCode> {
 /// `pipebench pages`.
 pub fn pages(args: PagesArgs) -> Result<ExitCode> {
     if let Some(text) = &args.address {
-        let address = paging::parse_address(text).ok_or_else(|| {
-            UsageError(format!(
-                "`{text}` is not an address: use hex like 0x7f12345000"
-            ))
-        })?;
-        let parts = paging::split(address);
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&parts)?);
-        } else {
-            print_parts(&parts);
-        }
-        return Ok(ExitCode::SUCCESS);
+        return split_address(text, args.levels, args.json);
     }
-    if args.buf_size.bytes() > 256 * MIB {
-        anyhow::bail!(UsageError(
-            "--buf-size is limited to 256MiB for the page inspector".into()
-        ));
-    }
-    let buffer = Buffer::allocate(BufferSpec {
-        len: args.buf_size.as_usize(),
-        huge_pages: args.huge_pages,
-        touch: !args.dont_touch_pages,
-        lock: false,
-        offset: 0,
+    let writer = args.writer()?;
+    let report = inspect::inspect(&writer).map_err(|err| match err {
+        inspect::InspectError::TooLarge { .. } => anyhow::Error::new(UsageError(err.to_string())),
+        other => anyhow::Error::new(other),
     })?;
-    let pages = hugepage::inspect_pages(buffer.addr(), buffer.len() / PAGE_SIZE)
-        .context("cannot read /proc/self/pagemap")?;
-    let parts = paging::split(buffer.addr() as u64);
-    let present = pages.iter().filter(|p| p.present).count();
-    let thp = pages.iter().filter(|p| p.thp == Some(true)).count();
-    let heads = pages
-        .iter()
-        .filter(|p| p.compound_head == Some(true))
-        .count();
-    let tails = pages
-        .iter()
-        .filter(|p| p.compound_tail == Some(true))
-        .count();
-    let frames_visible = pages.iter().any(|p| p.pfn.is_some());
-    let huge_check = hugepage::check_buffer(buffer.addr(), buffer.len());
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "address": parts, "len": buffer.len(), "pages": pages.len(), "present": present,
-                "thp_pages": thp, "compound_heads": heads, "compound_tails": tails,
-                "frames_visible": frames_visible, "huge_pages": huge_check, "detail": pages,
-            }))?
-        );
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "buffer of {} at {:#x}",
-        ByteSize(buffer.len() as u64),
-        buffer.addr()
-    );
-    print_parts(&parts);
-    println!("{} pages of 4 KiB, {present} present", pages.len());
-    if frames_visible {
-        println!("{thp} in transparent huge pages: {heads} compound heads, {tails} tails");
-        for page in pages.iter().take(4) {
+    for (i, buffer) in report.buffers.iter().enumerate() {
+        println!(
+            "buffer {} of {}: {} at {:#x} ({} bytes into its page)",
+            i + 1,
+            report.buffers.len(),
+            ByteSize(buffer.len),
+            buffer.address,
+            buffer.offset_in_page
+        );
+        print_walk(&buffer.walk);
+        println!(
+            "  {} pages of 4 KiB, {} present",
+            buffer.pages.len(),
+            buffer.present
+        );
+        if report.frames_visible {
             println!(
-                "  {:#x} -> frame {:#x}{}{}",
-                page.vaddr,
-                page.pfn.unwrap_or(0),
-                if page.compound_head == Some(true) {
-                    " head"
-                } else {
-                    ""
-                },
-                if page.compound_tail == Some(true) {
-                    " tail"
-                } else {
-                    ""
-                },
+                "  {} in transparent huge pages: {} compound heads, {} tails",
+                buffer.thp, buffer.heads, buffer.tails
+            );
+            for page in buffer.pages.iter().filter(|p| p.present).take(4) {
+                let flags = page
+                    .flags
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(" [{}]", f.names.join(" ")));
+                println!(
+                    "    {:#x} -> frame {:#x}{flags}",
+                    page.vaddr,
+                    page.pfn.unwrap_or(0)
+                );
+            }
+        }
+        if let Some(huge) = &buffer.huge_pages {
+            println!(
+                "  huge pages: {} of {} ({})",
+                ByteSize(huge.huge_bytes),
+                ByteSize(huge.checked_bytes),
+                huge.method
             );
         }
-    } else {
-        println!("page frame numbers are hidden: run as root to see physical frames and compound heads/tails");
     }
-    println!(
-        "huge pages: {} of {} ({}){}",
-        ByteSize(huge_check.huge_bytes),
-        ByteSize(huge_check.checked_bytes),
-        huge_check.method,
-        huge_check.note.map_or(String::new(), |n| format!(": {n}"))
-    );
+    for limitation in &report.limitations {
+        println!("note: {}", limitation.message);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_parts(parts: &paging::AddressParts) {
+/// `pipebench pages --address ADDR [--levels 4|5]`: the walk to a 4 KiB and to a
+/// 2 MiB page.
+fn split_address(text: &str, levels: Option<u32>, json: bool) -> Result<ExitCode> {
+    let address = paging::parse_address(text).map_err(|e| UsageError(e.to_string()))?;
+    let paging = match levels.and_then(Paging::from_levels) {
+        Some(paging) => paging,
+        // Auto: 48 bits where the address fits them, as Linux hands out by default.
+        None if paging::is_canonical(address, Paging::FourLevel) => Paging::FourLevel,
+        None => Paging::FiveLevel,
+    };
+    let note = (levels.is_none() && paging == Paging::FiveLevel).then(|| {
+        format!("{address:#018x} is not canonical with 48 bits (bit 47 must be copied into bits 63..48), so it is split for 5-level paging")
+    });
+    let walks = [PageSize::Small, PageSize::Huge]
+        .map(|page| paging::walk(address, paging, page).map_err(|e| UsageError(e.to_string())));
+    let [small, huge] = walks;
+    let (small, huge) = (small?, huge?);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "address": format!("{address:#018x}"), "levels": paging.levels(),
+                "walks": [small, huge], "note": note,
+            }))?
+        );
+    } else {
+        if let Some(note) = note {
+            println!("note: {note}");
+        }
+        print_walk(&small);
+        print_walk(&huge);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_walk(walk: &paging::Walk) {
+    let steps: Vec<String> = walk
+        .levels
+        .iter()
+        .map(|l| format!("{} {}", l.name, l.index))
+        .collect();
+    let page = match walk.page {
+        PageSize::Small => "4 KiB",
+        PageSize::Huge => "2 MiB",
+    };
     println!(
-        "{:#018x}: PGD {} / PUD {} / PMD {} / PTE {} / offset {:#x} (a 2 MiB page: offset {:#x})",
-        parts.address, parts.pgd, parts.pud, parts.pmd, parts.pte, parts.offset_4k, parts.offset_2m
+        "{:#018x}: {} / offset {:#x} (a {page} page, {}-level paging)",
+        walk.address,
+        steps.join(" / "),
+        walk.offset,
+        walk.paging.levels()
     );
 }
 

@@ -30,12 +30,17 @@ pub enum EndCommand {
         /// The end's specification, as JSON.
         spec: String,
     },
+    /// The page inspector: allocates the writer's buffers for these options and
+    /// prints their pages as JSON (internal: started by the runner for the page).
+    #[command(hide = true)]
+    InspectPages(WriterOptions),
 }
 
 impl EndCommand {
     /// Runs the end and turns the outcome into an exit code, printing errors.
     pub fn main(&self) -> ExitCode {
         let (role, common, outcome) = match self {
+            EndCommand::InspectPages(options) => return inspect_main(options),
             EndCommand::Write(options) => ("write", &options.common, run_writer(options)),
             EndCommand::Read(options) => ("read", &options.common, run_reader(options)),
             // The lab's ends report on their own fds, in their own format.
@@ -52,6 +57,24 @@ impl EndCommand {
                 eprintln!("pipebench {role}: error: {err}");
                 ExitCode::from(err.exit_code())
             }
+        }
+    }
+}
+
+/// `inspect-pages`: the report on stdout, or the reason on stderr and exit 1.
+fn inspect_main(options: &WriterOptions) -> ExitCode {
+    match crate::inspect::inspect(options) {
+        Ok(report) => {
+            let line = serde_json::to_string(&report).expect("reports serialise");
+            // A reader that went away (a closed pipe) is not worth a panic.
+            match writeln!(std::io::stdout().lock(), "{line}") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Err(err) => {
+            eprintln!("pipebench inspect-pages: error: {err}");
+            ExitCode::FAILURE
         }
     }
 }

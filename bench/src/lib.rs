@@ -8,6 +8,7 @@
 //! [`runner`] too, so a figure in the browser comes from the same code as one in a
 //! terminal.
 
+pub mod article_profile;
 pub mod buffer;
 pub mod catalog;
 pub mod chart;
@@ -16,6 +17,7 @@ pub mod end;
 pub mod error;
 pub mod findings;
 pub mod hugepage;
+pub mod inspect;
 pub mod ipc;
 pub mod occupancy;
 pub mod occupancy_chart;

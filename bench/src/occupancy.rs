@@ -42,6 +42,55 @@ pub fn interval_for(ends: [Option<usize>; 2]) -> std::time::Duration {
     }
 }
 
+/// Where a crowded run's sampler sits. With no CPU to spare, the sampler has to
+/// share one with an end, and it only gets to run when that end sleeps: on the
+/// writer's CPU it would see the pipe only full, on the reader's only empty. So
+/// it moves to the other end's CPU after every sample, and gives the calling
+/// thread its CPUs back when dropped (a harness that runs again plans from them).
+#[derive(Debug)]
+pub(crate) struct Alternation {
+    cpus: [usize; 2],
+    next: usize,
+    original: rustix::thread::CpuSet,
+}
+
+impl Alternation {
+    /// An alternation between the ends' CPUs, when both are pinned and the calling
+    /// thread may use no other CPU; `None` otherwise (the sampler then stays where
+    /// it is, on a spare CPU or wherever the scheduler puts it).
+    pub(crate) fn for_ends(ends: [Option<usize>; 2]) -> Option<Alternation> {
+        let [Some(writer), Some(reader)] = ends else {
+            return None;
+        };
+        let allowed = crate::end::allowed_cpus();
+        let spare = allowed.iter().any(|cpu| *cpu != writer && *cpu != reader);
+        if spare || writer == reader || !allowed.contains(&writer) || !allowed.contains(&reader) {
+            return None;
+        }
+        let original = rustix::thread::sched_getaffinity(None).ok()?;
+        Some(Alternation {
+            cpus: [writer, reader],
+            next: 0,
+            original,
+        })
+    }
+
+    /// Moves the calling thread to the next end's CPU.
+    pub(crate) fn step(&mut self) {
+        let mut set = rustix::thread::CpuSet::new();
+        set.set(self.cpus[self.next]);
+        self.next = 1 - self.next;
+        // A failed move only costs the balance of the samples, not the run.
+        let _ = rustix::thread::sched_setaffinity(None, &set);
+    }
+}
+
+impl Drop for Alternation {
+    fn drop(&mut self) {
+        let _ = rustix::thread::sched_setaffinity(None, &self.original);
+    }
+}
+
 /// Points a series keeps at most (each the minimum and maximum of its bucket).
 pub const MAX_POINTS: usize = 1000;
 
@@ -83,6 +132,11 @@ pub struct Occupancy {
     pub reader_sleeps: u64,
     /// The width of one point, milliseconds.
     pub bucket_ms: f64,
+    /// Whether the sampler alternated between the ends' CPUs (no CPU to spare):
+    /// it then ran only while the end beside it slept, so the full and empty
+    /// shares say where it sat, not how long each phase lasted.
+    #[serde(default)]
+    pub alternating: bool,
     /// The points.
     pub series: OccupancySeries,
 }
@@ -240,6 +294,7 @@ impl Recorder {
             writer_sleeps: self.writer_sleeps,
             reader_sleeps: self.reader_sleeps,
             bucket_ms: self.bucket_ms,
+            alternating: false,
             series,
         }
     }

@@ -61,6 +61,9 @@ pub struct RunParams {
     /// reported (a "quiet run").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quiet: Option<bool>,
+    /// Record both ends with `perf record -g` and report their call-graph profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<bool>,
 }
 
 /// Bounds on [`RunParams`].
@@ -219,6 +222,16 @@ pub fn param_specs(step: &Step, limits: &Limits) -> Vec<ParamSpec> {
             multiple_of: None,
             help: "No live progress, only the result: the observer costs nothing.",
         },
+        ParamSpec {
+            name: "profile",
+            label: "Profile",
+            unit: Unit::Flag,
+            default: Some(0.0),
+            min: 0.0,
+            max: 1.0,
+            multiple_of: None,
+            help: "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
+        },
     ]
 }
 
@@ -315,6 +328,8 @@ pub struct RunPlan {
     pub hard_timeout: Duration,
     /// No live progress for this run.
     pub quiet: bool,
+    /// Profile both ends with perf.
+    pub profile: bool,
     /// Things the caller should tell the user (e.g. only one CPU).
     pub warnings: Vec<String>,
 }
@@ -424,6 +439,7 @@ impl RunPlan {
             time_budget,
             hard_timeout: limits.hard_timeout,
             quiet: params.quiet.unwrap_or(false),
+            profile: params.profile.unwrap_or(false),
             warnings,
         })
     }
@@ -452,6 +468,9 @@ impl RunPlan {
         }
         if self.reader.common.verify {
             argv.push("--verify".into());
+        }
+        if self.profile {
+            argv.push("--profile".into());
         }
         argv
     }
@@ -647,6 +666,7 @@ mod tests {
                 reader_cpu: Some(0),
                 verify: Some(true),
                 quiet: Some(true),
+                profile: Some(true),
             })
             .unwrap();
             let mut expected: Vec<_> = fields.as_object().unwrap().keys().cloned().collect();

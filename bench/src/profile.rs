@@ -1,41 +1,211 @@
-//! `pipebench run STEP --profile`: where each end spends its time, via perf.
+//! `--profile`: where each end spends its time, with call graphs, via perf.
 //!
-//! `perf record -p PID` attaches to an end right after it starts and stops by
-//! itself when that end exits; `perf report` then gives the hottest symbols, kernel
-//! ones included, which is how the article found `copy_page_from_iter`,
-//! `iov_iter_get_pages` and `try_grab_compound_head`.
+//! [`probe`] decides how this machine can be sampled: the hardware `cycles`
+//! event, or the software `cpu-clock` where the CPU's counters are not available
+//! (virtual machines), kernel frames or not (perf_event_paranoid), kernel names
+//! or bare addresses (kptr_restrict); each compromise becomes a typed
+//! [`ProfileNote`]. [`Recording::attach`] runs `perf record -g` on one end at a
+//! bounded frequency; [`Recording::finish`] folds `perf script`'s stacks with
+//! inferno's perf collapser, counts each function's self and inclusive
+//! ("children") share from the folded stacks (no `perf report`, which is slow on
+//! big recordings), and draws a flame graph with inferno, scripts removed so a
+//! page with a strict CSP can show it as an image.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use inferno::collapse::Collapse;
 use serde::Serialize;
 
-/// Why profiling did not work, with what to do about it.
-#[derive(Debug, thiserror::Error)]
+/// Samples per second of running time: a blocking end sleeps most of a run and is
+/// sampled only while it runs, so it needs a high rate to get a few hundred
+/// samples from a short run; still few enough that `perf script` on a 1 GiB run
+/// takes well under a second.
+pub const DEFAULT_FREQUENCY: u32 = 4999;
+
+/// The environment variable that names the perf executable (default `perf`).
+pub const PERF_ENV: &str = "PIPEBENCH_PERF";
+
+/// How many functions a profile lists (by inclusive share).
+const LISTED: usize = 25;
+
+/// Why profiling cannot work at all, with what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ProfileError {
-    /// perf is not on PATH.
-    #[error("perf is not installed: on Debian or Ubuntu, `apt-get install linux-perf` (or linux-tools-$(uname -r)), then run again")]
-    NotInstalled,
-    /// perf ran but failed, e.g. for lack of permission.
-    #[error("perf {stage} failed: {message} (as a normal user, lower /proc/sys/kernel/perf_event_paranoid, e.g. `sysctl kernel.perf_event_paranoid=1`, or run as root)")]
+    /// The perf executable was not found.
+    #[error("perf is not installed (looked for `{perf}`): on Debian, `apt-get install linux-perf` (Ubuntu: linux-tools-$(uname -r)), then run again")]
+    NotInstalled {
+        /// What was looked for.
+        perf: String,
+    },
+    /// perf_event_paranoid forbids this user any sampling.
+    #[error("perf_event_paranoid is {paranoid}: this user may not sample at all; as root, `sysctl kernel.perf_event_paranoid=1` (or 2 for user space only), or run as root")]
+    NotPermitted {
+        /// The value read.
+        paranoid: i32,
+    },
+    /// perf ran but failed.
+    #[error("perf {stage} failed: {message}")]
     Failed {
-        /// `record` or `report`.
+        /// `stat`, `record` or `script`.
         stage: &'static str,
         /// What perf printed.
         message: String,
     },
 }
 
-/// One line of a flat profile.
+/// What kind of compromise a profile made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// No hardware counters (typical in a VM): sampled with the cpu-clock timer.
+    SoftwareClock,
+    /// perf_event_paranoid 2 without root: user space only, no kernel frames.
+    UserSpaceOnly,
+    /// kptr_restrict hides kernel addresses: kernel frames have no names.
+    KernelSymbolsHidden,
+    /// An end produced no samples (it ran too briefly).
+    NoSamples,
+}
+
+/// A compromise, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProfileNote {
+    /// What.
+    pub kind: NoteKind,
+    /// Why, and what to do, for a person.
+    pub message: String,
+}
+
+/// How this machine will be sampled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Setup {
+    /// The perf executable.
+    #[serde(skip)]
+    pub perf: PathBuf,
+    /// The event sampled: `cycles` or `cpu-clock` (with `:u` for user space only).
+    pub event: String,
+    /// Samples per second.
+    pub frequency: u32,
+    /// The compromises made.
+    pub notes: Vec<ProfileNote>,
+}
+
+/// One function's share of an end's samples.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HotSymbol {
-    /// Share of the samples, percent.
-    pub percent: f64,
-    /// `kernel` or `user`.
-    pub space: &'static str,
-    /// The symbol.
+pub struct FunctionShare {
+    /// The symbol (kernel or user).
     pub symbol: String,
+    /// A kernel function.
+    pub kernel: bool,
+    /// Percent of samples with this function anywhere on the stack.
+    pub children_percent: f64,
+    /// Percent of samples with this function at the top of the stack.
+    pub self_percent: f64,
+}
+
+/// One end's profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EndProfile {
+    /// Samples taken (an end that sleeps in the kernel is not sampled meanwhile).
+    pub samples: u64,
+    /// What the shares are of: the sum of the samples' periods (nanoseconds
+    /// with cpu-clock, cycles with cycles).
+    pub weight: u64,
+    /// The most inclusive functions, highest first.
+    pub functions: Vec<FunctionShare>,
+    /// Every function sampled (for comparisons; not sent).
+    #[serde(skip)]
+    pub all: Vec<FunctionShare>,
+    /// The flame graph, an SVG without scripts or event handlers.
+    pub flamegraph_svg: String,
+}
+
+/// The perf executable: `$PIPEBENCH_PERF`, else `perf` on PATH.
+pub fn perf_program() -> PathBuf {
+    std::env::var_os(PERF_ENV).map_or_else(|| PathBuf::from("perf"), PathBuf::from)
+}
+
+/// Whether `perf` resolves to an executable file.
+fn find(perf: &Path) -> Option<PathBuf> {
+    if perf.components().count() > 1 {
+        return perf.is_file().then(|| perf.to_path_buf());
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(perf))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Whether the default perf executable can be found.
+pub fn perf_installed() -> bool {
+    find(&perf_program()).is_some()
+}
+
+fn read_number(path: &str) -> Option<i32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Decides how to sample on this machine, at `frequency`, with `perf`.
+pub fn probe(perf: &Path, frequency: u32) -> Result<Setup, ProfileError> {
+    let perf = find(perf).ok_or_else(|| ProfileError::NotInstalled {
+        perf: perf.display().to_string(),
+    })?;
+    let root = rustix::process::geteuid().is_root();
+    let paranoid = read_number("/proc/sys/kernel/perf_event_paranoid").unwrap_or(2);
+    let kptr = read_number("/proc/sys/kernel/kptr_restrict").unwrap_or(0);
+    let mut notes = Vec::new();
+    if !root && paranoid > 2 {
+        return Err(ProfileError::NotPermitted { paranoid });
+    }
+    let user_only = !root && paranoid == 2;
+    let suffix = if user_only { ":u" } else { "" };
+    if user_only {
+        notes.push(ProfileNote {
+            kind: NoteKind::UserSpaceOnly,
+            message: "perf_event_paranoid is 2 and this is not root: only user space is sampled, so the kernel functions that move the pages are missing; as root, `sysctl kernel.perf_event_paranoid=1`, or run the runner as root".into(),
+        });
+    }
+    if kptr >= 2 || (kptr == 1 && !root) {
+        notes.push(ProfileNote {
+            kind: NoteKind::KernelSymbolsHidden,
+            message: format!("kptr_restrict is {kptr}: kernel addresses are hidden from this process, so kernel frames show as unknown; as root, `sysctl kernel.kptr_restrict=0`"),
+        });
+    }
+    // Ask perf whether the CPU's cycle counter works here; in most VMs it does not.
+    let cycles = format!("cycles{suffix}");
+    let output = Command::new(&perf)
+        .args(["stat", "-x,", "-e", &cycles, "--", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| ProfileError::Failed {
+            stage: "stat",
+            message: e.to_string(),
+        })?;
+    let said = String::from_utf8_lossy(&output.stderr);
+    let counted = output.status.success()
+        && said
+            .lines()
+            .any(|l| l.contains("cycles") && l.starts_with(|c: char| c.is_ascii_digit()));
+    let event = if counted {
+        cycles
+    } else {
+        notes.push(ProfileNote {
+            kind: NoteKind::SoftwareClock,
+            message: "the CPU's cycle counter is not available here (usual in a virtual machine), so samples come from the cpu-clock timer: the same functions show up, with timer-tick resolution".into(),
+        });
+        format!("cpu-clock{suffix}")
+    };
+    Ok(Setup {
+        perf,
+        event,
+        frequency,
+        notes,
+    })
 }
 
 /// A perf recording attached to one end.
@@ -43,24 +213,23 @@ pub struct HotSymbol {
 pub struct Recording {
     child: Child,
     data: PathBuf,
-}
-
-/// Whether `perf` is on PATH.
-pub fn perf_installed() -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("perf").is_file()))
-        .unwrap_or(false)
+    perf: PathBuf,
+    role: &'static str,
 }
 
 impl Recording {
-    /// Starts `perf record` on process `pid`, writing `dir/NAME.perf.data`.
-    pub fn attach(pid: u32, name: &str, dir: &Path) -> Result<Recording, ProfileError> {
-        if !perf_installed() {
-            return Err(ProfileError::NotInstalled);
-        }
-        let data = dir.join(format!("{name}.perf.data"));
-        let child = Command::new("perf")
-            .args(["record", "-q", "-o"])
+    /// Starts `perf record -g` on process `pid`, writing `dir/ROLE.perf.data`.
+    pub fn attach(
+        setup: &Setup,
+        pid: u32,
+        role: &'static str,
+        dir: &Path,
+    ) -> Result<Recording, ProfileError> {
+        let data = dir.join(format!("{role}.perf.data"));
+        let child = Command::new(&setup.perf)
+            .args(["record", "-q", "-g", "-e", &setup.event, "-F"])
+            .arg(setup.frequency.to_string())
+            .arg("-o")
             .arg(&data)
             .args(["-p", &pid.to_string()])
             .stdin(Stdio::null())
@@ -71,20 +240,45 @@ impl Recording {
                 stage: "record",
                 message: e.to_string(),
             })?;
-        Ok(Recording { child, data })
+        Ok(Recording {
+            child,
+            data,
+            perf: setup.perf.clone(),
+            role,
+        })
     }
 
-    /// Waits for perf to finish (its target has exited) and reports the top
-    /// `limit` symbols.
-    pub fn finish(mut self, limit: usize) -> Result<Vec<HotSymbol>, ProfileError> {
-        let deadline = Instant::now() + Duration::from_secs(30);
+    /// Whether perf has opened its events (a perf_event file descriptor), or
+    /// is gone (then there is nothing to wait for).
+    fn ready(&self) -> bool {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
+            return true;
+        };
+        fds.flatten().any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|target| target.to_string_lossy().contains("perf_event"))
+        })
+    }
+
+    /// Stops the recording now (its end was killed or cancelled).
+    pub fn abandon(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits for perf to finish (its target has exited), folds the stacks and
+    /// draws the flame graph.
+    pub fn finish(mut self) -> Result<EndProfile, ProfileError> {
+        let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => break status,
                 Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
+                    std::thread::sleep(Duration::from_millis(10))
                 }
                 _ => {
+                    // perf stops by itself when its target exits; past the
+                    // deadline, SIGINT-like stop by kill and use what was written.
                     let _ = self.child.kill();
                     break self.child.wait().map_err(|e| ProfileError::Failed {
                         stage: "record",
@@ -95,69 +289,300 @@ impl Recording {
         };
         let mut stderr = String::new();
         if let Some(mut pipe) = self.child.stderr.take() {
-            use std::io::Read;
             let _ = pipe.read_to_string(&mut stderr);
         }
-        if !status.success() && !self.data.exists() {
+        let written = std::fs::metadata(&self.data).map_or(0, |m| m.len());
+        if written == 0 {
+            if status.success() {
+                // Attached after the end had already exited: nothing to show.
+                return Ok(EndProfile::default());
+            }
             return Err(ProfileError::Failed {
                 stage: "record",
                 message: stderr.trim().to_string(),
             });
         }
-        let output = Command::new("perf")
-            .args([
-                "report",
-                "--stdio",
-                "--no-children",
-                "--sort",
-                "symbol",
-                "-q",
-                "-i",
-            ])
+        let output = Command::new(&self.perf)
+            .args(["script", "-i"])
             .arg(&self.data)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
             .output()
             .map_err(|e| ProfileError::Failed {
-                stage: "report",
+                stage: "script",
                 message: e.to_string(),
             })?;
         if !output.status.success() {
             return Err(ProfileError::Failed {
-                stage: "report",
-                message: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+                stage: "script",
+                message: format!("exited with {}", output.status),
             });
         }
-        Ok(parse_report(
-            &String::from_utf8_lossy(&output.stdout),
-            limit,
-        ))
+        // A sample starts at an unindented line; its stack lines are indented.
+        let samples = output
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|line| line.first().is_some_and(|b| !b.is_ascii_whitespace()))
+            .count() as u64;
+        let mut folded = Vec::new();
+        let mut folder = inferno::collapse::perf::Folder::from({
+            let mut options = inferno::collapse::perf::Options::default();
+            options.annotate_kernel = true;
+            options
+        });
+        folder
+            .collapse(&output.stdout[..], &mut folded)
+            .map_err(|e| ProfileError::Failed {
+                stage: "script",
+                message: format!("folding its stacks: {e}"),
+            })?;
+        let folded = String::from_utf8_lossy(&folded);
+        let mut profile = shares(&folded);
+        profile.samples = samples;
+        profile.flamegraph_svg = flame_graph(&folded, self.role)?;
+        Ok(profile)
     }
 }
 
-/// Parses `perf report --stdio --sort symbol` lines such as
-/// `    26.72%  [k] _copy_from_iter`.
-pub fn parse_report(text: &str, limit: usize) -> Vec<HotSymbol> {
-    text.lines()
-        .filter_map(|line| {
-            let line = line.trim();
-            let (percent, rest) = line.split_once('%')?;
-            let percent: f64 = percent.trim().parse().ok()?;
-            let rest = rest.trim();
-            let (space, symbol) = if let Some(s) = rest.strip_prefix("[k]") {
-                ("kernel", s)
-            } else if let Some(s) = rest.strip_prefix("[.]") {
-                ("user", s)
-            } else {
-                return None;
+/// Counts self and inclusive shares from folded stacks (`comm;f1;f2;leaf N`,
+/// kernel frames ending in `_[k]`). The first frame is the command name.
+pub fn shares(folded: &str) -> EndProfile {
+    use std::collections::{HashMap, HashSet};
+    let mut children: HashMap<&str, u64> = HashMap::new();
+    let mut own: HashMap<&str, u64> = HashMap::new();
+    let mut total = 0u64;
+    for line in folded.lines() {
+        let Some((stack, count)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(count) = count.trim().parse::<u64>() else {
+            continue;
+        };
+        total += count;
+        let frames: Vec<&str> = stack.split(';').skip(1).collect();
+        // A recursive function counts once per sample.
+        let unique: HashSet<&str> = frames.iter().copied().collect();
+        for frame in unique {
+            *children.entry(frame).or_default() += count;
+        }
+        if let Some(leaf) = frames.last() {
+            *own.entry(leaf).or_default() += count;
+        }
+    }
+    let percent = |n: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            (10_000.0 * n as f64 / total as f64).round() / 100.0
+        }
+    };
+    let mut all: Vec<FunctionShare> = children
+        .iter()
+        .map(|(frame, &count)| {
+            let (symbol, kernel) = match frame.strip_suffix("_[k]") {
+                Some(name) => (name, true),
+                None => (*frame, false),
             };
-            let symbol = symbol.split_whitespace().next()?.to_string();
-            Some(HotSymbol {
-                percent,
-                space,
-                symbol,
-            })
+            FunctionShare {
+                symbol: symbol.to_string(),
+                kernel,
+                children_percent: percent(count),
+                self_percent: percent(own.get(frame).copied().unwrap_or(0)),
+            }
         })
-        .take(limit)
-        .collect()
+        .collect();
+    all.sort_by(|a, b| {
+        b.children_percent
+            .total_cmp(&a.children_percent)
+            .then(b.self_percent.total_cmp(&a.self_percent))
+            .then(a.symbol.cmp(&b.symbol))
+    });
+    EndProfile {
+        samples: 0,
+        weight: total,
+        // `[unknown]` is a frame perf could not name (user code without frame
+        // pointers): in the flame graph, not in the list.
+        functions: all
+            .iter()
+            .filter(|f| f.symbol != "[unknown]")
+            .take(LISTED)
+            .cloned()
+            .collect(),
+        all,
+        flamegraph_svg: String::new(),
+    }
+}
+
+/// The flame graph of `folded`, scripts removed.
+fn flame_graph(folded: &str, role: &str) -> Result<String, ProfileError> {
+    if folded.trim().is_empty() {
+        return Ok(String::new());
+    }
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = format!("{role}: where the time goes");
+    options.count_name = "samples".into();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, folded.lines(), &mut svg).map_err(|e| {
+        ProfileError::Failed {
+            stage: "script",
+            message: format!("drawing the flame graph: {e}"),
+        }
+    })?;
+    Ok(sanitize_svg(&String::from_utf8_lossy(&svg)))
+}
+
+/// Removes `<script>` elements and `on...=` event-handler attributes, so the SVG
+/// is a picture only (a strict CSP would refuse its scripts anyway).
+pub fn sanitize_svg(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(start) = rest.find("<script") {
+        out.push_str(&rest[..start]);
+        rest = match rest[start..].find("</script>") {
+            Some(end) => &rest[start + end + "</script>".len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    strip_handlers(&out)
+}
+
+/// Drops every ` onNAME="..."` (or '...') attribute.
+fn strip_handlers(svg: &str) -> String {
+    let bytes = svg.as_bytes();
+    let mut out = String::with_capacity(svg.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i + 3 < bytes.len() {
+        let starts_handler = bytes[i].is_ascii_whitespace()
+            && bytes[i + 1].eq_ignore_ascii_case(&b'o')
+            && bytes[i + 2].eq_ignore_ascii_case(&b'n')
+            && bytes[i + 3].is_ascii_alphabetic();
+        if starts_handler {
+            let mut j = i + 3;
+            while j < bytes.len() && bytes[j].is_ascii_alphanumeric() {
+                j += 1;
+            }
+            if j + 1 < bytes.len()
+                && bytes[j] == b'='
+                && (bytes[j + 1] == b'"' || bytes[j + 1] == b'\'')
+            {
+                let quote = bytes[j + 1];
+                if let Some(close) = bytes[j + 2..].iter().position(|&b| b == quote) {
+                    out.push_str(&svg[copied..i]);
+                    i = j + 2 + close + 1;
+                    copied = i;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&svg[copied..]);
+    out
+}
+
+/// Both ends' profiles, what was compromised, and the article's figures beside them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileReport {
+    /// How the machine was sampled.
+    #[serde(flatten)]
+    pub setup: Setup,
+    /// The writer's profile.
+    pub writer: EndProfile,
+    /// The reader's profile.
+    pub reader: EndProfile,
+    /// The article's writer profile of this step next to this one's (inclusive
+    /// shares, through the 5.17 -> 6.x renames), when the article has one.
+    pub comparison: Option<Vec<crate::article_profile::ComparedRow>>,
+    /// Milliseconds spent turning the recordings into this report.
+    pub processing_ms: f64,
+}
+
+/// Both ends' recordings of one run.
+#[derive(Debug)]
+pub struct Session {
+    setup: Setup,
+    writer: Recording,
+    reader: Recording,
+}
+
+impl Session {
+    /// Attaches to both ends (`pids`: writer, reader), keeping data in `dir`.
+    /// The ends are stopped (SIGSTOP) until both perfs have their events open,
+    /// so even a run of a few milliseconds is recorded from its start.
+    pub fn attach(setup: Setup, pids: (u32, u32), dir: &Path) -> Result<Session, ProfileError> {
+        let ends: Vec<rustix::process::Pid> = [pids.0, pids.1]
+            .into_iter()
+            .filter_map(|pid| rustix::process::Pid::from_raw(pid as i32))
+            .collect();
+        for &pid in &ends {
+            // An end that already exited cannot be stopped; perf will say so.
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::STOP);
+        }
+        let attached = Self::attach_stopped(setup, pids, dir);
+        for &pid in &ends {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
+        }
+        attached
+    }
+
+    fn attach_stopped(setup: Setup, pids: (u32, u32), dir: &Path) -> Result<Session, ProfileError> {
+        let writer = Recording::attach(&setup, pids.0, "writer", dir)?;
+        let reader = match Recording::attach(&setup, pids.1, "reader", dir) {
+            Ok(reader) => reader,
+            Err(err) => {
+                writer.abandon();
+                return Err(err);
+            }
+        };
+        // perf needs a moment (longer on a loaded machine); the ends wait for it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !(writer.ready() && reader.ready()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(Session {
+            setup,
+            writer,
+            reader,
+        })
+    }
+
+    /// Stops both recordings without a report.
+    pub fn abandon(self) {
+        self.writer.abandon();
+        self.reader.abandon();
+    }
+
+    /// The report, once both ends have exited: `step` picks the article's figures.
+    pub fn finish(self, step: &str) -> Result<ProfileReport, ProfileError> {
+        let started = Instant::now();
+        // The two ends' post-processing is independent: do it side by side.
+        let reader = std::thread::spawn(move || self.reader.finish());
+        let writer = self.writer.finish()?;
+        let reader = reader.join().expect("the reader's profile thread")?;
+        let mut setup = self.setup;
+        for (role, end) in [("writer", &writer), ("reader", &reader)] {
+            if end.weight == 0 {
+                let message = if setup.event.ends_with(":u") {
+                    format!("the {role} produced no samples: its time goes into system calls, and only user space may be sampled here")
+                } else {
+                    format!("the {role} produced no samples: the run was too short for {} samples a second; give it more bytes or seconds", setup.frequency)
+                };
+                setup.notes.push(ProfileNote {
+                    kind: NoteKind::NoSamples,
+                    message,
+                });
+            }
+        }
+        Ok(ProfileReport {
+            comparison: crate::article_profile::compare(step, &writer),
+            setup,
+            writer,
+            reader,
+            processing_ms: started.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -165,13 +590,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn report_lines_parse_into_symbols() {
-        let text = "\n    26.72%  [k] _copy_from_iter      -   -\n     9.94%  [.] main\n# comment\n     1.00%  [k] anon_pipe_write\n";
-        let hot = parse_report(text, 2);
-        assert_eq!(hot.len(), 2);
-        assert_eq!(hot[0].symbol, "_copy_from_iter");
-        assert_eq!(hot[0].space, "kernel");
-        assert!((hot[0].percent - 26.72).abs() < 1e-9);
-        assert_eq!(hot[1].space, "user");
+    fn folded_stacks_give_self_and_inclusive_shares() {
+        let folded = "writer;write;entry_SYSCALL_64_[k];anon_pipe_write_[k];copy_page_from_iter_[k];_copy_from_iter_[k] 6\n\
+                      writer;write;entry_SYSCALL_64_[k];anon_pipe_write_[k];__alloc_pages_noprof_[k] 3\n\
+                      writer;main 1\n";
+        let p = shares(folded);
+        assert_eq!(p.weight, 10);
+        let get = |name: &str| p.all.iter().find(|f| f.symbol == name).unwrap();
+        assert_eq!(get("anon_pipe_write").children_percent, 90.0);
+        assert_eq!(get("anon_pipe_write").self_percent, 0.0);
+        assert!(get("anon_pipe_write").kernel);
+        assert_eq!(get("_copy_from_iter").self_percent, 60.0);
+        assert_eq!(get("main").self_percent, 10.0);
+        assert!(!get("write").kernel);
+        assert_eq!(p.functions[0].children_percent, 90.0, "highest first");
+        assert_eq!(p.functions.last().unwrap().symbol, "main");
+        assert!(
+            p.all.iter().all(|f| f.symbol != "writer"),
+            "the command name is not a function"
+        );
+    }
+
+    #[test]
+    fn sanitized_svg_has_no_script_or_handler() {
+        let svg = r#"<svg onload="init(evt)" width="10"><script type="text/ecmascript"><![CDATA[ alert(1) ]]></script><g onmouseover='s(this)' class="func_g"><text>onion = 1</text></g></svg>"#;
+        let clean = sanitize_svg(svg);
+        assert_eq!(
+            clean,
+            r#"<svg width="10"><g class="func_g"><text>onion = 1</text></g></svg>"#
+        );
+    }
+
+    #[test]
+    fn a_missing_perf_is_named() {
+        let err = probe(Path::new("/nonexistent/perf"), DEFAULT_FREQUENCY).unwrap_err();
+        assert_eq!(
+            err,
+            ProfileError::NotInstalled {
+                perf: "/nonexistent/perf".into()
+            }
+        );
+        assert!(err.to_string().contains("apt-get install linux-perf"));
     }
 }

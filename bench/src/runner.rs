@@ -25,7 +25,7 @@ use rustix::pipe::{pipe_with, PipeFlags};
 
 use crate::control::{ControlError, ControlRegion};
 use crate::error::{EndErrorKind, EndFailure};
-use crate::occupancy::PipeWatch;
+use crate::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::plan::{RunPlan, MIN_RELIABLE_MS};
 use crate::report::{gib_per_s, EndOutcome, EndReport, EndSummary, RunOptions, RunResult};
 
@@ -127,6 +127,8 @@ pub struct RunHandle {
     finished: bool,
     /// The pipe's occupancy, for runs started with [`RunHandle::start_watched`].
     watch: Option<PipeWatch>,
+    /// Where the sampler goes between samples when the ends take every CPU.
+    alternation: Option<Alternation>,
 }
 
 /// A high-numbered duplicate of `fd`, so that dup2 onto 3 and 4 in the child can
@@ -259,6 +261,9 @@ impl RunHandle {
             watch.set_ends(writer.child.id(), reader.child.id());
         }
         let now = Instant::now();
+        let alternation = watch
+            .as_ref()
+            .and_then(|_| Alternation::for_ends([plan.writer.common.cpu, plan.reader.common.cpu]));
         Ok(RunHandle {
             plan: plan.clone(),
             control,
@@ -268,6 +273,7 @@ impl RunHandle {
             last_sample: (now, 0),
             finished: false,
             watch,
+            alternation,
         })
     }
 
@@ -302,6 +308,9 @@ impl RunHandle {
         if let Some(watch) = &mut self.watch {
             let moved = self.control.shared().reader_bytes.load(Ordering::Relaxed) > 0;
             watch.sample(self.started.elapsed().as_secs_f64() * 1000.0, moved);
+            if let Some(alternation) = &mut self.alternation {
+                alternation.step();
+            }
         }
     }
 
@@ -435,7 +444,14 @@ impl RunHandle {
             argv: self.plan.argv(),
             pipeline: self.plan.pipeline(),
             warnings,
-            occupancy: self.watch.as_mut().and_then(PipeWatch::finish),
+            occupancy: self
+                .watch
+                .as_mut()
+                .and_then(PipeWatch::finish)
+                .map(|occupancy| Occupancy {
+                    alternating: self.alternation.is_some(),
+                    ..occupancy
+                }),
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),

@@ -71,14 +71,7 @@ pub fn run(
     }
     let pipe_capacity = pipe_setup::capacity(out);
     let chunk = options.chunk_size();
-    let spec = BufferSpec {
-        len: chunk,
-        huge_pages: options.common.huge_pages,
-        touch: !options.dont_touch_pages,
-        lock: options.common.lock_memory,
-        offset: options.common.buffer_offset.into(),
-    };
-    let (mut first, mut second) = allocate_buffers(options, spec)?;
+    let (mut first, mut second) = allocate_buffers(options)?;
     let huge_pages = options.common.huge_pages.then(|| {
         let mut report = hugepage::check_buffer(first.addr(), first.len());
         if let Some(second) = &second {
@@ -156,10 +149,18 @@ pub fn run(
 /// the pipe still holds references to the pages of one, the loop fills the
 /// other. With --same-buffer both come from one allocation (one huge page);
 /// plain write(2) and the early-reuse experiment need only one.
-fn allocate_buffers(
+/// The page inspector allocates through this too, so what it shows is what the
+/// writer hands to vmsplice.
+pub(crate) fn allocate_buffers(
     options: &WriterOptions,
-    spec: BufferSpec,
 ) -> Result<(Buffer, Option<Buffer>), EndError> {
+    let spec = BufferSpec {
+        len: options.chunk_size(),
+        huge_pages: options.common.huge_pages,
+        touch: !options.dont_touch_pages,
+        lock: options.common.lock_memory,
+        offset: options.common.buffer_offset.into(),
+    };
     let first_len = if options.same_buffer {
         2 * spec.len
     } else {

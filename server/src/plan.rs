@@ -1,5 +1,7 @@
 //! What a run from the page does when the reader leaves things unsaid.
 
+use pipebench::catalog;
+use pipebench::options::WriterOptions;
 use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECONDS};
 use pipebench::size::ByteSize;
 use pipebench::sweep::{SweepError, SweepParam, SweepPlan};
@@ -42,6 +44,24 @@ pub fn sweep(
     )
 }
 
+/// The writer options whose buffers a `pages` message looks at: the step's own,
+/// with `touch` (when given) deciding whether they are written first. Only
+/// catalog steps: the sizes are the catalog's, so nothing is unbounded.
+pub fn pages(step: &str, touch: Option<bool>) -> Result<WriterOptions, PlanError> {
+    let mut writer = catalog::find(step)
+        .ok_or_else(|| PlanError::UnknownStep {
+            id: step.to_string(),
+            known: catalog::ids().join(", "),
+        })?
+        .writer;
+    if let Some(touch) = touch {
+        writer.dont_touch_pages = !touch;
+    }
+    // Buffers the inspector lists live for a moment only: no mlock.
+    writer.common.lock_memory = false;
+    Ok(writer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +94,15 @@ mod tests {
         let plan = super::plan("write-read", &seconds_only, &limits).unwrap();
         assert_eq!(plan.time_budget, Some(Duration::from_secs_f64(1.5)));
         assert_eq!(plan.writer.common.bytes.bytes(), limits.max_bytes);
+    }
+
+    #[test]
+    fn pages_look_at_the_steps_writer_buffers() {
+        let writer = pages("huge-pages", None).unwrap();
+        assert!(writer.common.huge_pages && writer.vmsplice && !writer.dont_touch_pages);
+        assert!(pages("huge-pages", Some(false)).unwrap().dont_touch_pages);
+        let err = pages("nope", None).unwrap_err().to_string();
+        assert!(err.contains("unknown step `nope`"), "{err}");
     }
 
     #[test]

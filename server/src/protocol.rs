@@ -2,8 +2,10 @@
 
 use pipebench::error::EndErrorKind;
 use pipebench::findings::Finding;
+use pipebench::inspect::PagesReport;
 use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::plan::{RunParams, RunPlan};
+use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::report::RunResult;
 use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
@@ -53,6 +55,14 @@ pub enum ClientMessage {
         mechanism: String,
         /// What the reader chose.
         params: IpcRunParams,
+    },
+    /// `{"type":"pages","step":ID,"touch":BOOL}`: the step's writer buffers, page
+    /// by page (`touch` overrides whether the buffers are written first).
+    Pages {
+        /// Step id.
+        step: String,
+        /// Write the buffers before looking (default: as the step's writer does).
+        touch: Option<bool>,
     },
     /// `{"type":"cancel"}`: stops the run, or the whole sweep.
     Cancel,
@@ -148,6 +158,16 @@ pub enum ServerMessage {
         #[serde(skip_serializing_if = "Option::is_none")]
         pipe_bytes: Option<u64>,
     },
+    /// A profiled run's profile, just before its result: the report, or why
+    /// there is none (the run itself goes ahead).
+    Profile {
+        /// Both ends' call-graph profiles, flame graphs and the article's figures.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        report: Option<Box<ProfileReport>>,
+        /// Why profiling did not work: `kind` and `message`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ProfileProblem>,
+    },
     /// The run finished: pipebench's result, fields at the top level.
     Result(Box<RunResult>),
     /// An IPC lab run finished: `"kind":"ipc"` and the lab's result, fields at
@@ -171,6 +191,15 @@ pub enum ServerMessage {
         of: usize,
         /// The run's result.
         result: Box<RunResult>,
+    },
+    /// The page inspector's report on a step's writer buffers.
+    Pages {
+        /// Step id.
+        step: String,
+        /// Whether the buffers were written before the look.
+        touch: bool,
+        /// The pages, and what could not be seen.
+        report: Box<PagesReport>,
     },
     /// A sweep is over: every run sent its point.
     Done {
@@ -202,6 +231,16 @@ pub struct IpcEffective {
     pub bytes: u64,
     /// Bytes per call.
     pub chunk: u64,
+}
+
+/// Why a run could not be profiled: the typed reason and a sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileProblem {
+    /// The reason (`kind`: not_installed, not_permitted, failed) and its fields.
+    #[serde(flatten)]
+    pub error: ProfileError,
+    /// What happened and what to do.
+    pub message: String,
 }
 
 /// What failed, typed, so a page can explain it without reading the sentence.
@@ -261,6 +300,7 @@ impl ServerMessage {
             ServerMessage::Result(_)
                 | ServerMessage::IpcResult(_)
                 | ServerMessage::Wakeup { .. }
+                | ServerMessage::Pages { .. }
                 | ServerMessage::Cancelled
                 | ServerMessage::Error { .. }
         )
@@ -305,11 +345,29 @@ impl From<RunEvent> for ServerMessage {
                 }
             }
             RunEvent::Progress(progress) => progress.into(),
+            RunEvent::Profile(outcome) => match *outcome {
+                Ok(report) => ServerMessage::Profile {
+                    report: Some(Box::new(report)),
+                    error: None,
+                },
+                Err(error) => ServerMessage::Profile {
+                    report: None,
+                    error: Some(ProfileProblem {
+                        message: error.to_string(),
+                        error,
+                    }),
+                },
+            },
             RunEvent::Finished(result) => ServerMessage::Result(result),
             RunEvent::IpcFinished(record) => ServerMessage::IpcResult(record),
             RunEvent::Measured(report) => ServerMessage::Wakeup {
                 wakeup: report.wakeup,
                 findings: report.findings,
+            },
+            RunEvent::Pages(pages) => ServerMessage::Pages {
+                step: pages.step,
+                touch: pages.touch,
+                report: pages.report,
             },
             RunEvent::Cancelled => ServerMessage::Cancelled,
             RunEvent::Failed(failure) => ServerMessage::Error {
@@ -378,6 +436,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Ok(ClientMessage::ResetLab { lab })
         }
         "ipc" => parse_ipc(object),
+        "pages" => parse_pages(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
@@ -387,7 +446,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             None => Ok(ClientMessage::Wakeup),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"pages\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }
@@ -450,6 +509,31 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
     };
     no_more_fields(&object, "ipc")?;
     Ok(ClientMessage::Ipc { mechanism, params })
+}
+
+/// An example of a good pages message, quoted in errors.
+const PAGES_EXAMPLE: &str = r#"{"type":"pages","step":"huge-pages","touch":false}"#;
+
+fn parse_pages(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    let step = match object.remove("step") {
+        Some(Value::String(step)) => step,
+        _ => {
+            return Err(format!(
+                "a pages message needs a `step` string; send e.g. {PAGES_EXAMPLE}"
+            ))
+        }
+    };
+    let touch = match object.remove("touch") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(touch)) => Some(touch),
+        Some(other) => {
+            return Err(format!(
+                "`touch` must be true or false, not {other}; send e.g. {PAGES_EXAMPLE}"
+            ))
+        }
+    };
+    no_more_fields(&object, "pages")?;
+    Ok(ClientMessage::Pages { step, touch })
 }
 
 /// An example of a good sweep message, quoted in errors.
@@ -607,6 +691,38 @@ mod tests {
             (
                 r#"{"type":"reset_lab","lab":"v","x":1}"#,
                 "unknown field `x`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn parses_pages_and_explains_bad_ones() {
+        assert_eq!(
+            parse(PAGES_EXAMPLE).unwrap(),
+            ClientMessage::Pages {
+                step: "huge-pages".into(),
+                touch: Some(false)
+            }
+        );
+        assert_eq!(
+            parse(r#"{"type":"pages","step":"x"}"#).unwrap(),
+            ClientMessage::Pages {
+                step: "x".into(),
+                touch: None
+            }
+        );
+        for (text, expect) in [
+            (r#"{"type":"pages"}"#, "needs a `step`"),
+            (
+                r#"{"type":"pages","step":"x","touch":"yes"}"#,
+                "`touch` must be true or false",
+            ),
+            (
+                r#"{"type":"pages","step":"x","depth":3}"#,
+                "unknown field `depth`",
             ),
         ] {
             let err = parse(text).unwrap_err();

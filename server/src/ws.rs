@@ -333,7 +333,8 @@ fn on_message(
             ClientMessage::Run { .. }
             | ClientMessage::Sweep { .. }
             | ClientMessage::Ipc { .. }
-            | ClientMessage::Wakeup,
+            | ClientMessage::Wakeup
+            | ClientMessage::Pages { .. },
         ) if current.is_some() => Flow::Reply(ServerMessage::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
@@ -386,6 +387,23 @@ fn on_message(
             }
             Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
         },
+        Ok(ClientMessage::Pages { step, touch }) => {
+            let writer = match plan::pages(&step, touch) {
+                Ok(writer) => writer,
+                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+            };
+            match state.scheduler.submit(Work::Pages {
+                step,
+                writer: Box::new(writer),
+            }) {
+                Ok(run) => {
+                    *current = Some(run);
+                    *lab = None;
+                    Flow::Quiet
+                }
+                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            }
+        }
         Ok(ClientMessage::Ipc { mechanism, params }) => {
             let request = match crate::ipc::plan(&mechanism, &params) {
                 Ok(request) => request,

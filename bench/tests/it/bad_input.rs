@@ -116,41 +116,6 @@ fn pinning_to_a_missing_cpu_names_the_allowed_ones() {
 }
 
 #[test]
-fn pagemap_without_privilege_says_frames_are_hidden() {
-    use std::os::unix::process::CommandExt;
-    let unprivileged = |args: &[&str]| {
-        let mut command = Command::new(exe());
-        command.args(args);
-        if rustix::process::geteuid().is_root() {
-            // Drop to nobody, as an ordinary reader of the book would be.
-            command.uid(65534).gid(65534);
-        }
-        command.output().unwrap()
-    };
-    let output = unprivileged(&["pages", "--json"]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["frames_visible"], false, "{report}");
-    assert_eq!(
-        report["present"], report["pages"],
-        "touched pages are present: {report}"
-    );
-    let human = unprivileged(&["pages"]);
-    assert!(stdout(&human).contains("run as root"), "{}", stdout(&human));
-}
-
-#[test]
-fn the_articles_address_splits_on_the_command_line() {
-    let output = pipebench(&["pages", "--address", "0x0000f2705af953c0"]);
-    assert!(output.status.success());
-    let text = stdout(&output);
-    assert!(
-        text.contains("PGD 484 / PUD 449 / PMD 215 / PTE 405 / offset 0x3c0"),
-        "{text}"
-    );
-}
-
-#[test]
 fn a_one_cpu_machine_gets_a_warning_and_still_runs() {
     use std::os::unix::process::CommandExt;
     let mut command = Command::new(exe());

@@ -284,6 +284,7 @@ fn limits_give_typed_errors_and_leave_nothing_behind() {
 
 #[test]
 fn unknown_mechanisms_list_the_known_ones() {
+    let _cpus = crate::common::cpus();
     let err = ipc::run("carrier-pigeon", &IpcParams::default()).unwrap_err();
     let IpcError::UnknownMechanism { known, .. } = &err else {
         panic!("{err}");

@@ -7,6 +7,8 @@ mod common;
 mod bad_input;
 mod cleanup;
 mod ipc;
+mod pages;
+mod paging_vectors;
 mod profile;
 mod steps;
 mod wakeup;

@@ -11,7 +11,7 @@ fn profiling_names_the_kernel_functions_that_copy() {
         "run",
         "write-read",
         "--bytes",
-        "256MiB",
+        "32MiB",
         "--profile",
         "--json",
         "--profile-dir",
@@ -28,23 +28,43 @@ fn profiling_names_the_kernel_functions_that_copy() {
     }
     assert!(output.status.success(), "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["bytes"], 256u64 << 20);
+    assert_eq!(report["bytes"], 32u64 << 20);
     for role in ["writer", "reader"] {
-        let symbols = report["profile"][role].as_array().unwrap();
-        assert!(!symbols.is_empty(), "no samples for the {role}: {report}");
+        let functions = report["profile"][role]["functions"].as_array().unwrap();
+        assert!(!functions.is_empty(), "no samples for the {role}: {report}");
         // write(2) and read(2) spend their time copying between user and kernel.
         assert!(
-            symbols
+            functions
                 .iter()
-                .any(|s| s["symbol"].as_str().unwrap().contains("copy")),
-            "{role}: {symbols:?}"
+                .any(|f| f["symbol"].as_str().unwrap().contains("copy")),
+            "{role}: {functions:?}"
+        );
+        let svg = std::fs::read_to_string(dir.path().join(format!("{role}.svg"))).unwrap();
+        assert!(
+            svg.contains("<svg") && !svg.contains("<script"),
+            "{role}.svg"
         );
     }
+    assert!(report["profile"]["comparison"].is_array());
     assert!(dir.path().join("writer.perf.data").exists());
 }
 
 #[test]
+fn a_missing_perf_named_by_the_environment_is_named_back() {
+    let _cpus = crate::common::cpus();
+    let output = std::process::Command::new(crate::common::exe())
+        .args(["run", "write-read", "--bytes", "8MiB", "--profile"])
+        .env(pipebench::profile::PERF_ENV, "/nonexistent/perf")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(message.contains("`/nonexistent/perf`"), "{message}");
+}
+
+#[test]
 fn profiling_without_perf_says_how_to_install_it() {
+    let _cpus = crate::common::cpus();
     let output = std::process::Command::new(crate::common::exe())
         .args(["run", "write-read", "--bytes", "8MiB", "--profile"])
         .env("PATH", "/nonexistent")
@@ -56,4 +76,83 @@ fn profiling_without_perf_says_how_to_install_it() {
         message.contains("perf is not installed") && message.contains("apt-get install"),
         "{message}"
     );
+}
+
+#[test]
+fn an_unprivileged_profile_says_what_paranoid_allows() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    if !rustix::process::geteuid().is_root() || !pipebench::profile::perf_installed() {
+        // Needs root to drop to another user; the privileged paths are tested above.
+        return;
+    }
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = std::process::Command::new(crate::common::exe())
+        .args([
+            "run",
+            "write-read",
+            "--bytes",
+            "32MiB",
+            "--profile",
+            "--json",
+        ])
+        .arg("--profile-dir")
+        .arg(dir.path())
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    if paranoid > 2 {
+        assert_eq!(output.status.code(), Some(1));
+        assert!(
+            stderr(&output).contains("perf_event_paranoid is"),
+            "{}",
+            stderr(&output)
+        );
+        return;
+    }
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let profile = &report["profile"];
+    let kinds: Vec<&str> = profile["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["kind"].as_str().unwrap())
+        .collect();
+    if paranoid == 2 {
+        // User space only: said, and true of the samples.
+        assert!(kinds.contains(&"user_space_only"), "{kinds:?}");
+        assert!(profile["event"].as_str().unwrap().ends_with(":u"));
+        for role in ["writer", "reader"] {
+            let functions = profile[role]["functions"].as_array().unwrap();
+            assert!(
+                functions.iter().all(|f| f["kernel"] == false),
+                "{role}: {functions:?}"
+            );
+        }
+        // write(2)/read(2) spend nearly all their time in the kernel: an end
+        // without user samples is said to be so, with that reason.
+        let silent = ["writer", "reader"]
+            .iter()
+            .filter(|role| profile[**role]["samples"] == 0)
+            .count();
+        let no_samples = profile["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["kind"] == "no_samples")
+            .inspect(|n| assert!(n["message"].as_str().unwrap().contains("only user space")))
+            .count();
+        assert_eq!(silent, no_samples, "{kinds:?}");
+    } else {
+        assert!(!kinds.contains(&"user_space_only"), "{kinds:?}");
+    }
 }

@@ -85,6 +85,8 @@ test("words: capacity in slots, the live fill, the summary; bad input is not dra
     summary(run()),
     "Full in 33% of 30 samples (the writer had no free slot), empty in 33% (the reader had nothing to read). Meanwhile the writer slept 12 times and the reader 1,234.",
   );
+  assert.match(summary({ ...run(), alternating: true }), /took turns on the two ends' CPUs/);
+  assert.doesNotMatch(summary(run()), /took turns/);
   assert.ok(!usable(undefined));
   assert.ok(!usable({ capacity: 65536, bucket_ms: 2, series: { t_ms: [], min: [], max: [] } }));
   assert.ok(!usable({ capacity: 65536, bucket_ms: 2, series: { t_ms: [0, 2], min: [0], max: [0, 0] } }));

@@ -5,9 +5,11 @@
 import { catalog, ipcLab, runnerAvailable } from "./api.js";
 import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountLab } from "./lab.js";
+import { mountPages } from "./pages.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
+import { mountWalk } from "./walkview.js";
 import { mountWidget } from "./widget.js";
 
 async function main() {
@@ -19,7 +21,16 @@ async function main() {
   const labCards = [...document.querySelectorAll(".pipebook-lab[data-lab][data-def]")];
   const ipcs = [...document.querySelectorAll(".pipebook-ipc[data-mechanism]")];
   const matrices = [...document.querySelectorAll(".pipebook-ipc-matrix")];
-  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices];
+  const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
+  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages];
+  // The walk is arithmetic only: drawn whether or not the runner is there.
+  for (const el of document.querySelectorAll(".pipebook-walk")) {
+    try {
+      mountWalk(el);
+    } catch (err) {
+      console.error("pipebook: walk", err);
+    }
+  }
   if (cards.every((list) => !list.length)) return;
 
   const online = await runnerAvailable();
@@ -31,6 +42,13 @@ async function main() {
       mountWidget(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: widget", el.dataset.step, err);
+    }
+  }
+  for (const el of pages) {
+    try {
+      mountPages(el, { online });
+    } catch (err) {
+      console.error("pipebook: pages", err);
     }
   }
   for (const el of sweeps) {

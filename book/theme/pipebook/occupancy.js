@@ -79,6 +79,11 @@ export function summary(occ) {
     `empty in ${percent(occ.empty_share)} (the reader had nothing to read)`,
   ];
   let text = `${parts.join(", ")}.`;
+  if (occ.alternating) {
+    text +=
+      " With no CPU to spare, the sampler took turns on the two ends' CPUs and ran only while the end beside it slept," +
+      " so this split says where it sat, not how long each phase lasted; the sleep counts are the ends' own.";
+  }
   if (isNumber(occ.writer_sleeps) && isNumber(occ.reader_sleeps)) {
     text += ` Meanwhile the writer slept ${count(occ.writer_sleeps)} times and the reader ${count(occ.reader_sleeps)}.`;
   }

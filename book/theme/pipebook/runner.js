@@ -8,8 +8,8 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), result(msg), done(msg), saved(msg), wakeup(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result", "done", "saved" or "wakeup")
+ *   point(msg), profile(msg), result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message), notice(message)
+ * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages")
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
@@ -74,6 +74,12 @@ function session(first, on, endsWith) {
         break;
       case "done":
         finish("done", msg);
+        break;
+      case "pages":
+        finish("pages", msg);
+        break;
+      case "profile":
+        on.profile?.(msg);
         break;
       case "cancelled":
         finish("cancelled");
@@ -149,4 +155,14 @@ export function startIpc(mechanism, params, on) {
  */
 export function startWakeup(on) {
   return session({ type: "wakeup" }, on, "wakeup");
+}
+
+/**
+ * The page inspector on `step`'s writer buffers (`touch` true/false overrides whether they
+ * are written first; null leaves it to the step); ends with `pages {step, touch, report}`.
+ */
+export function startPages(step, touch, on) {
+  const message = { type: "pages", step };
+  if (touch !== null && touch !== undefined) message.touch = touch;
+  return session(message, on, "pages");
 }

@@ -14,6 +14,7 @@ import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { OccupancyChart } from "./occchart.js";
 import { begin, buttonText, isBusy, statusText, step } from "./runlife.js";
+import { mountProfile } from "./profile.js";
 import { startRun } from "./runner.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
 import { allResults, record } from "./store.js";
@@ -49,6 +50,8 @@ export function mountWidget(root, { online, catalogEntry }) {
   const stats = new EndStats();
   const notes = h("ul.pipebook-notes");
   card.append(form, status, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, notes);
+  mountProfile(card, { step: info.step, readParams });
+
   stats.show(null);
 
   // The session of the run under way, and its state (null between runs).

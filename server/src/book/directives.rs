@@ -1,6 +1,6 @@
 //! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
-//! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#results}}` and `{{#system}}`
-//! directives.
+//! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#pages STEP [STEP2]}}`,
+//! `{{#walk [ADDRESS]}}`, `{{#results}}` and `{{#system}}` directives.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -30,7 +30,32 @@ enum Directive<'a> {
     IpcMatrix,
     Results,
     System,
+    /// One or two steps' writer buffers, each `STEP`, `STEP:touched` or `STEP:untouched`.
+    Pages(Vec<PagesSpec<'a>>),
+    /// The page-table walk, starting from an address (the article's by default).
+    Walk(Option<u64>),
 }
+
+/// One panel of a `{{#pages}}` directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PagesSpec<'a> {
+    step: &'a str,
+    /// `Some(false)` for `:untouched`, `Some(true)` for `:touched`.
+    touch: Option<bool>,
+}
+
+impl PagesSpec<'_> {
+    fn text(&self) -> String {
+        match self.touch {
+            None => self.step.to_string(),
+            Some(true) => format!("{}:touched", self.step),
+            Some(false) => format!("{}:untouched", self.step),
+        }
+    }
+}
+
+/// The default address of `{{#walk}}`: the article's example.
+const ARTICLE_ADDRESS: u64 = 0x0000_f270_5af9_53c0;
 
 /// Replaces every directive outside code in `content`. `chapter` names the file in
 /// error messages.
@@ -116,6 +141,36 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err("one mechanism per widget: write `{{#ipc MECHANISM}}`".into()),
             }
         }
+        "pages" => {
+            let usage = "write `{{#pages STEP}}` or `{{#pages STEP STEP2}}`, each STEP optionally ending in :touched or :untouched";
+            let specs = args
+                .split_whitespace()
+                .map(|word| {
+                    let (step, touch) = match word.split_once(':') {
+                        None => (word, None),
+                        Some((step, "touched")) => (step, Some(true)),
+                        Some((step, "untouched")) => (step, Some(false)),
+                        Some((_, other)) => {
+                            return Err(format!(
+                                "`:{other}` is neither :touched nor :untouched: {usage}"
+                            ))
+                        }
+                    };
+                    Ok(PagesSpec { step, touch })
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            match specs.len() {
+                1 | 2 => Ok(Some(Directive::Pages(specs))),
+                n => Err(format!("{n} steps: {usage}")),
+            }
+        }
+        "walk" => match args {
+            "" => Ok(Some(Directive::Walk(None))),
+            text => {
+                let address = pipebench::paging::parse_address(text).map_err(|e| e.to_string())?;
+                Ok(Some(Directive::Walk(Some(address))))
+            }
+        },
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -130,6 +185,13 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
     match directive {
         Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
         Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
+        Directive::Pages(specs) => {
+            for spec in specs {
+                known_step(spec.step, chapter)?;
+            }
+            Ok(pages_widget(specs))
+        }
+        Directive::Walk(address) => Ok(walk_widget(address.unwrap_or(ARTICLE_ADDRESS))),
         Directive::Run(id) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
@@ -170,6 +232,45 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(sweep_widget(&step, *param))
         }
     }
+}
+
+fn known_step(id: &str, chapter: &str) -> Result<Step, BookError> {
+    catalog::find(id).ok_or_else(|| BookError::UnknownStep {
+        chapter: chapter.to_string(),
+        id: id.to_string(),
+        known: catalog::ids().join(", "),
+    })
+}
+
+/// The page inspector's HTML contract: `data-specs` lists the panels.
+fn pages_widget(specs: &[PagesSpec<'_>]) -> String {
+    let list: Vec<String> = specs.iter().map(PagesSpec::text).collect();
+    let commands: Vec<String> = specs
+        .iter()
+        .map(|s| {
+            let flag = match s.touch {
+                None => "",
+                Some(true) => " --touch",
+                Some(false) => " --dont-touch-pages",
+            };
+            format!(
+                "<code>pipebench pages --step {}{flag}</code>",
+                escape(s.step)
+            )
+        })
+        .collect();
+    format!(
+        r#"<div class="pipebook-pages" data-specs="{}"><p class="pipebook-run-static"><strong>Page inspector.</strong> {START_HINT} On the command line: {}.</p></div>"#,
+        escape(&list.join(" ")),
+        commands.join(" and ")
+    )
+}
+
+/// The walk's HTML contract: drawn by the page from `data-address`, runner or not.
+fn walk_widget(address: u64) -> String {
+    format!(
+        r#"<div class="pipebook-walk" data-address="{address:#018x}"><p class="pipebook-run-static"><strong>Page-table walk.</strong> The drawing needs JavaScript; on the command line: <code>pipebench pages --address {address:#018x}</code>.</p></div>"#
+    )
 }
 
 /// The lab card's HTML contract: the lab's definition travels with the page
@@ -387,6 +488,41 @@ mod tests {
                 "{{#ipc carrier-pigeon}}",
                 "unknown IPC mechanism `carrier-pigeon`",
             ),
+        ] {
+            let err = expand(md, "x.md").unwrap_err().to_string();
+            assert!(err.contains(needle), "{md}: {err}");
+        }
+    }
+
+    #[test]
+    fn pages_and_walk_expand_and_check_their_words() {
+        let out = expand("{{#pages vmsplice-splice huge-pages:untouched}}", "x.md").unwrap();
+        assert!(
+            out.starts_with(
+                r#"<div class="pipebook-pages" data-specs="vmsplice-splice huge-pages:untouched">"#
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("pipebench pages --step huge-pages --dont-touch-pages"),
+            "{out}"
+        );
+        let out = expand("{{#walk}}", "x.md").unwrap();
+        assert!(
+            out.contains(r#"data-address="0x0000f2705af953c0""#),
+            "{out}"
+        );
+        let out = expand("{{#walk 0x7f0000001000}}", "x.md").unwrap();
+        assert!(
+            out.contains(r#"data-address="0x00007f0000001000""#),
+            "{out}"
+        );
+        for (md, needle) in [
+            ("{{#pages}}", "0 steps"),
+            ("{{#pages a b c}}", "3 steps"),
+            ("{{#pages huge-pages:crumpled}}", "`:crumpled`"),
+            ("{{#pages warp-drive}}", "warp-drive"),
+            ("{{#walk 0xzz}}", "not an address"),
         ] {
             let err = expand(md, "x.md").unwrap_err().to_string();
             assert!(err.contains(needle), "{md}: {err}");

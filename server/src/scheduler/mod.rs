@@ -17,8 +17,11 @@ use std::time::{Duration, Instant};
 
 use pipebench::error::EndErrorKind;
 use pipebench::findings::Finding;
+use pipebench::inspect::PagesReport;
 use pipebench::ipc::{IpcError, IpcErrorKind};
+use pipebench::options::WriterOptions;
 use pipebench::plan::RunPlan;
+use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::report::RunResult;
 use pipebench::runner::{EndProgram, Progress, RunError};
 use pipebench::wakeup::WakeupFigures;
@@ -39,6 +42,14 @@ pub enum Work {
     /// The blocking and busy ping-pong of `pipebench wakeup`: a probe, queued like
     /// a run so it never runs beside a benchmark.
     Wakeup,
+    /// The page inspector on a step's writer buffers: it faults in megabytes of
+    /// memory and would disturb a benchmark, so it waits its turn too.
+    Pages {
+        /// Step id, for the answer.
+        step: String,
+        /// The writer options whose buffers to look at.
+        writer: Box<WriterOptions>,
+    },
 }
 
 impl From<RunPlan> for Work {
@@ -74,12 +85,16 @@ pub enum RunEvent {
     IpcStarted(Box<IpcRequest>),
     /// A progress sample.
     Progress(Progress),
+    /// A profiled run's profile (sent just before `Finished`), or why there is none.
+    Profile(Box<Result<ProfileReport, ProfileError>>),
     /// The run finished with this result.
     Finished(Box<RunResult>),
     /// An IPC lab run finished with this result.
     IpcFinished(Box<IpcRecord>),
     /// A wakeup measurement finished: its figures and the findings with them.
     Measured(Box<WakeupReport>),
+    /// A page inspection finished with this report.
+    Pages(Box<PagesDone>),
     /// The run was cancelled.
     Cancelled,
     /// The run failed.
@@ -94,6 +109,7 @@ impl RunEvent {
             RunEvent::Finished(_)
                 | RunEvent::IpcFinished(_)
                 | RunEvent::Measured(_)
+                | RunEvent::Pages(_)
                 | RunEvent::Cancelled
                 | RunEvent::Failed(_)
         )
@@ -151,6 +167,17 @@ impl From<&IpcError> for RunFailure {
             )),
         }
     }
+}
+
+/// A finished page inspection: what was asked and the report.
+#[derive(Debug, Clone)]
+pub struct PagesDone {
+    /// Step id.
+    pub step: String,
+    /// Whether the buffers were written before the look.
+    pub touch: bool,
+    /// The inspector's report.
+    pub report: Box<PagesReport>,
 }
 
 /// Why a run was not accepted.

@@ -12,7 +12,11 @@ use pipebench::ipc::IpcError;
 use pipebench::plan::RunPlan;
 use pipebench::runner::RunHandle;
 
-use super::{Job, RunEvent, RunFailure, Shared, WakeupReport, Work};
+use pipebench::inspect::{self, CHILD_TIMEOUT};
+use pipebench::options::WriterOptions;
+use pipebench::profile::{self, ProfileError, Session};
+
+use super::{Job, PagesDone, RunEvent, RunFailure, Shared, WakeupReport, Work};
 use crate::ipc::{IpcRecord, IpcRequest};
 
 /// How often progress is sampled and sent: 20 a second.
@@ -65,10 +69,14 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
             Work::Pipe(plan) => execute(shared, &job, plan),
             Work::Ipc(request) => execute_ipc(shared, &job, request),
             Work::Wakeup => Some(measure_wakeup()),
+            Work::Pages { step, writer } => Some(inspect(shared, step, writer)),
         },
     };
+    // A profiled run was paused while perf attached and shares the CPUs with
+    // it: its figure is not one for the history.
+    let profiled = matches!(&job.work, Work::Pipe(plan) if plan.profile);
     let result = match &last {
-        Some(RunEvent::Finished(result)) => Some(Saved::Pipe(result.clone())),
+        Some(RunEvent::Finished(result)) if !profiled => Some(Saved::Pipe(result.clone())),
         Some(RunEvent::IpcFinished(record)) => Some(Saved::Ipc(record.clone())),
         _ => None,
     };
@@ -172,26 +180,100 @@ fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEv
     }
 }
 
-/// Runs a pipe step; returns the event that ends it, if it is still to be sent.
+/// The page inspector as a child (`end inspect-pages`): its buffers live and die
+/// in their own process, as the writer's do. It takes well under a second, so
+/// the thread simply waits for it (a cancel arriving meanwhile finds the job done).
+fn inspect(shared: &Shared, step: &str, writer: &WriterOptions) -> RunEvent {
+    match inspect::run_child(&shared.program, writer, CHILD_TIMEOUT) {
+        Ok(report) => RunEvent::Pages(Box::new(PagesDone {
+            step: step.to_string(),
+            touch: !writer.dont_touch_pages,
+            report: Box::new(report),
+        })),
+        Err(err) => {
+            tracing::warn!(step, "page inspection failed: {err}");
+            RunEvent::Failed(RunFailure::other(err.to_string()))
+        }
+    }
+}
+
+/// Runs a pipe step (profiled, if asked); returns the event that ends it, if it is
+/// still to be sent.
 fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
+    // A machine that cannot profile still runs the step; the page hears why.
+    let setup = plan.profile.then(|| {
+        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY).map_err(|err| {
+            job.send(RunEvent::Profile(Box::new(Err(err))));
+        })
+    });
     // A quiet run has no observer to speak of, so its pipe is not watched either.
     let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
-    let occupancy_interval = pipebench::occupancy::interval_for(ends);
     let started = match plan.quiet {
         true => RunHandle::start(plan, &shared.program),
-        false => RunHandle::start_watched(plan, &shared.program, occupancy_interval),
+        false => RunHandle::start_watched(
+            plan,
+            &shared.program,
+            pipebench::occupancy::interval_for(ends),
+        ),
     };
     let mut handle = match started {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
+    let profile_dir = std::env::temp_dir().join(format!(
+        "pipebook-profile-{}-{}",
+        std::process::id(),
+        job.id
+    ));
+    let mut session = match setup {
+        Some(Ok(setup)) => {
+            let attached = std::fs::create_dir_all(&profile_dir)
+                .map_err(|e| ProfileError::Failed {
+                    stage: "record",
+                    message: format!("cannot create {}: {e}", profile_dir.display()),
+                })
+                .and_then(|()| Session::attach(setup, handle.pids(), &profile_dir));
+            match attached {
+                Ok(session) => Some(session),
+                Err(err) => {
+                    job.send(RunEvent::Profile(Box::new(Err(err))));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let end = watch(shared, job, plan, &mut handle);
+    if let Some(session) = session.take() {
+        if matches!(end, Some(RunEvent::Finished(_))) {
+            let report = session.finish(&plan.step);
+            if let Ok(report) = &report {
+                tracing::info!(step = %plan.step, processing_ms = report.processing_ms, "profile ready");
+            }
+            job.send(RunEvent::Profile(Box::new(report)));
+        } else {
+            session.abandon();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&profile_dir);
+    end
+}
+
+/// Samples the started run until it ends; returns the event that ends it.
+fn watch(
+    shared: &Shared,
+    job: &Job,
+    plan: &pipebench::plan::RunPlan,
+    handle: &mut RunHandle,
+) -> Option<RunEvent> {
     step_aside([plan.writer.common.cpu, plan.reader.common.cpu]);
     let (interval, live) = match plan.quiet {
         true => (QUIET_INTERVAL, false),
         false => (SAMPLE_INTERVAL, true),
     };
+    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
     let tick = match handle.is_watched() {
-        true => occupancy_interval,
+        true => pipebench::occupancy::interval_for(ends),
         false => interval,
     };
     let mut last_progress = Instant::now();

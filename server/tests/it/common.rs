@@ -203,6 +203,23 @@ impl Server {
         args: &[&str],
         max_open_files: Option<u64>,
     ) -> Result<Server, String> {
+        Server::start_full(state_dir, args, max_open_files, &[])
+    }
+
+    /// A server with its own state and extra environment variables.
+    pub fn start_with_env(env: &[(&str, &str)]) -> Server {
+        let state = tempfile::tempdir().unwrap();
+        let mut server = Server::start_full(state.path(), &[], None, env).expect("server starts");
+        server._state = Some(state);
+        server
+    }
+
+    fn start_full(
+        state_dir: &Path,
+        args: &[&str],
+        max_open_files: Option<u64>,
+        env: &[(&str, &str)],
+    ) -> Result<Server, String> {
         let book = tempfile::tempdir().unwrap();
         write_tiny_book(book.path());
         let stderr_log = book.path().join("stderr.log");
@@ -224,6 +241,7 @@ impl Server {
             .arg(state_dir)
             .args(args)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr_log).unwrap());
         if let Some(limit) = max_open_files {

@@ -17,6 +17,8 @@ mod ipc;
 mod labs;
 mod lifecycle;
 mod measure;
+mod pages;
+mod profile;
 mod queue;
 mod runs;
 mod ws_security;

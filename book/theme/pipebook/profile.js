@@ -1,0 +1,117 @@
+// "Profile this step" in a run card: the same step with `profile: true`, so the runner
+// records both ends with perf (call graphs) and sends `profile {report | error}` before the
+// result. Shows the notes (what the machine allowed), the article's writer profile next to
+// this one, each end's hottest functions (inclusive and self) and its flame graph, drawn as
+// an <img> from a data: URL (the server already removed the SVG's scripts; as an image it
+// could not run them anyway, and the page's CSP allows no inline script).
+// Hooks for tests: button.pipebook-profile-button, .pipebook-profile[data-state],
+// table.pipebook-profile-compare, img.pipebook-flamegraph[data-role].
+
+import { fill, h } from "./dom.js";
+import { startRun } from "./runner.js";
+
+/** The flame graph as an image URL. */
+export function flameUrl(svg) {
+  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+}
+
+/** "12.34%" or "—". */
+export function pct(value) {
+  return typeof value === "number" && Number.isFinite(value) ? `${value.toFixed(2)}%` : "—";
+}
+
+/** Rows of the comparison table: [article name, article %, name here, inclusive %, self %]. */
+export function compareRows(comparison) {
+  return (comparison || []).map((r) => [
+    r.article_function,
+    pct(r.article_percent),
+    r.measured_function ? (r.measured_function === r.article_function ? "same name" : r.measured_function) : "not sampled",
+    pct(r.children_percent),
+    pct(r.self_percent),
+  ]);
+}
+
+function table(cls, head, rows) {
+  return h(
+    `table.${cls}`,
+    null,
+    h("thead", null, h("tr", null, ...head.map((c) => h("th", null, c)))),
+    h("tbody", null, ...rows.map((row) => h("tr", null, ...row.map((c) => h("td", null, c))))),
+  );
+}
+
+function endSection(role, end) {
+  const top = end.functions.slice(0, 12).map((f) => [f.symbol + (f.kernel ? " [k]" : ""), pct(f.children_percent), pct(f.self_percent)]);
+  return h(
+    "div.pipebook-profile-end",
+    { dataset: { role } },
+    h("p.pipebook-profile-role", null, `${role}: ${end.samples} samples`),
+    end.flamegraph_svg
+      ? h("img.pipebook-flamegraph", {
+          src: flameUrl(end.flamegraph_svg),
+          alt: `flame graph of the ${role}: the width of each box is its share of the samples`,
+          dataset: { role },
+        })
+      : h("p", null, "No samples: the run was too short."),
+    h("details", null, h("summary", null, `The ${role}'s hottest functions`), table("pipebook-profile-top", ["function", "inclusive", "self"], top)),
+  );
+}
+
+function render(out, report) {
+  const parts = [h("p.pipebook-profile-how", null, `Sampled with ${report.event} at ${report.frequency} Hz; the ends were paused while perf attached, so this run's GiB/s is not a clean figure.`)];
+  for (const note of report.notes) parts.push(h("p.pipebook-profile-note", { dataset: { kind: note.kind } }, note.message));
+  if (report.comparison) {
+    parts.push(
+      h("p.pipebook-profile-caption", null, "The article's writer profile (perf report, Linux 5.17, i7-8550U) beside this one; a 5.17 name is matched to what the function is called in this kernel. Inclusive shares: the function and everything it called."),
+      table("pipebook-profile-compare", ["article's function", "article", "name here", "inclusive here", "self here"], compareRows(report.comparison)),
+    );
+  }
+  parts.push(endSection("writer", report.writer), endSection("reader", report.reader));
+  fill(out, ...parts);
+}
+
+/** Adds the "Profile this step" button and its output to a run card. */
+export function mountProfile(card, { step, readParams }) {
+  const button = h("button.pipebook-profile-button", { type: "button" }, "Profile this step");
+  const status = h("p.pipebook-profile-status", { role: "status" });
+  const out = h("div.pipebook-profile-out");
+  const section = h("div.pipebook-profile", { dataset: { state: "idle" } }, button, status, out);
+  card.append(section);
+  let profiled = false;
+  button.addEventListener("click", () => {
+    const read = readParams();
+    if (read.errors) {
+      status.textContent = `Error: ${read.errors.join("; ")}.`;
+      return;
+    }
+    // At most 1 GiB: enough samples, and the profile comes back in seconds.
+    const params = { ...read.params, profile: true, quiet: true };
+    if (!params.bytes || params.bytes > 2 ** 30) params.bytes = 2 ** 30;
+    button.disabled = true;
+    profiled = false;
+    section.dataset.state = "running";
+    status.textContent = "Running the step with perf attached to both ends…";
+    fill(out);
+    const end = (state, text) => {
+      section.dataset.state = state;
+      status.textContent = text;
+      button.disabled = false;
+    };
+    startRun(step, params, {
+      queued: (position) => {
+        status.textContent = `Waiting for the run ahead (place ${position})…`;
+      },
+      profile: (msg) => {
+        if (msg.report) {
+          profiled = true;
+          render(out, msg.report);
+        } else if (msg.error) {
+          fill(out, h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message));
+        }
+      },
+      result: () => end(profiled ? "done" : "unavailable", profiled ? "Profiled." : "The step ran, but without a profile: see why above."),
+      cancelled: () => end("idle", "Cancelled."),
+      error: (message) => end("error", `Error: ${message}`),
+    });
+  });
+}
