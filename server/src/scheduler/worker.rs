@@ -276,7 +276,9 @@ fn watch(
         true => pipebench::occupancy::interval_for(ends),
         false => interval,
     };
-    let mut last_progress = Instant::now();
+    // None until the first sample, which goes out at once: the page's first
+    // progress should not wait a whole interval.
+    let mut last_progress: Option<Instant> = None;
     let (writer, reader) = handle.pids();
     tracing::info!(step = %plan.step, writer, reader, "run started");
     job.send(RunEvent::Started {
@@ -294,9 +296,9 @@ fn watch(
                 tracing::info!(step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished");
                 return Some(RunEvent::Finished(Box::new(result)));
             }
-            Ok(None) if live && last_progress.elapsed() >= interval => {
+            Ok(None) if live && last_progress.is_none_or(|at| at.elapsed() >= interval) => {
                 job.send(RunEvent::Progress(handle.progress()));
-                last_progress = Instant::now();
+                last_progress = Some(Instant::now());
             }
             Ok(None) => {}
             Err(err) => {
