@@ -314,9 +314,9 @@ impl RunHandle {
         }
     }
 
-    /// Whether this run's pipe is watched.
-    pub fn is_watched(&self) -> bool {
-        self.watch.is_some()
+    /// How often a watched run's pipe is sampled (`None` if it is not watched).
+    pub fn watch_interval(&self) -> Option<Duration> {
+        self.watch.as_ref().map(PipeWatch::interval)
     }
 
     /// Lets go of the harness's duplicate of the pipe, so that a writer blocked on a

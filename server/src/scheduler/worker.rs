@@ -271,11 +271,7 @@ fn watch(
         true => (QUIET_INTERVAL, false),
         false => (SAMPLE_INTERVAL, true),
     };
-    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
-    let tick = match handle.is_watched() {
-        true => pipebench::occupancy::interval_for(ends),
-        false => interval,
-    };
+    let tick = handle.watch_interval().unwrap_or(interval);
     // None until the first sample, which goes out at once: the page's first
     // progress should not wait a whole interval.
     let mut last_progress: Option<Instant> = None;
