@@ -64,13 +64,13 @@ test("IPC records: MiB/s is read, CPU per wall second is not made up", () => {
   assert.equal(metric(ipc, "cpu_per_wall"), null);
   assert.equal(metric(ipc, "corrupted_share"), null);
   const l = lab("choose-ipc");
-  const check = l.checks.find((c) => c.id === "shm-beats-pipe");
+  const check = l.checks.find((c) => c.id === "fd-passing-is-cheap");
   const rec = (task, mib) => ({ task, result: { ...ipc, mechanism: task, mib_per_s: mib, gib_per_s: mib / 1024 } });
-  const pipe = [500, 500, 500].map((m) => rec("pipe-rw", m));
-  assert.equal(judge(l, pipe, check).status, "pending");
-  const shm = (m) => [m, m, m].map((x) => rec("posix-shm", x));
-  assert.equal(judge(l, [...pipe, ...shm(1000)], check).status, "pass");
-  assert.equal(judge(l, [...pipe, ...shm(520)], check).status, "fail");
+  const shm = [1000, 1000, 1000].map((m) => rec("posix-shm", m));
+  assert.equal(judge(l, shm, check).status, "pending");
+  const memfd = (m) => [m, m, m].map((x) => rec("memfd-scm", x));
+  assert.equal(judge(l, [...shm, ...memfd(900)], check).status, "pass");
+  assert.equal(judge(l, [...shm, ...memfd(500)], check).status, "fail");
 });
 
 test("a run without the figure a check reads fails and names it", () => {

@@ -589,7 +589,7 @@ mod tests {
 
     fn good() -> Value {
         let mut ms = three("pipe-rw", 1.0);
-        ms.extend(three("unix-stream", 1.5));
+        ms.extend(three("unix-stream", 1.2));
         ms.extend(three("posix-shm", 3.0));
         ms.extend(three("memfd-scm", 2.5));
         sealed(ms)
