@@ -137,7 +137,8 @@ export function mountLab(root, { online, catalogEntry }) {
       h(
         "div.pipebook-lab-row",
         null,
-        h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds),
+        // IPC runs move a number of bytes and take no time budget.
+        lab.tasks.some((t) => !t.mechanism) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
         h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes),
       ),
       tasksList,
