@@ -55,6 +55,8 @@ pub enum ClientMessage {
         mechanism: String,
         /// What the reader chose.
         params: IpcRunParams,
+        /// The lab task this run is for (`"lab": {"id": LAB, "task": TASK}`).
+        lab: Option<LabTag>,
     },
     /// `{"type":"pages","step":ID,"touch":BOOL}`: the step's writer buffers, page
     /// by page (`touch` overrides whether the buffers are written first).
@@ -507,8 +509,13 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
             .map_err(|e| format!("bad params: {e}; an ipc run takes `bytes` and `chunk`"))?,
         Some(_) => return Err("`params` must be an object".into()),
     };
+    let lab = take_lab(&mut object)?;
     no_more_fields(&object, "ipc")?;
-    Ok(ClientMessage::Ipc { mechanism, params })
+    Ok(ClientMessage::Ipc {
+        mechanism,
+        params,
+        lab,
+    })
 }
 
 /// An example of a good pages message, quoted in errors.
@@ -773,8 +780,17 @@ mod tests {
                     bytes: Some(ByteSize(200 << 20)),
                     chunk: Some(ByteSize(64 << 10)),
                 },
+                lab: None,
             }
         );
+        let tagged = parse(
+            r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":{"id":"choose-ipc","task":"posix-shm"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            tagged,
+            ClientMessage::Ipc { lab: Some(LabTag { ref task, .. }), .. } if task == "posix-shm"
+        ));
         for (text, expect) in [
             (r#"{"type":"ipc"}"#, "needs a `mechanism`"),
             (

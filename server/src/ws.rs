@@ -9,7 +9,7 @@ use pipebench::plan::RunPlan;
 use pipebench::size::ByteSize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::labs::store::{now_ms, Record};
+use crate::labs::store::{now_ms, LabResult, Record};
 use crate::labs::{self, LabTag};
 use crate::plan;
 use crate::protocol::{self, ClientMessage, ServerMessage};
@@ -81,14 +81,19 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
             },
             event = next_event(&mut current) => {
                 let mut notes = Vec::new();
-                if let (Some(tag), ServerMessage::Result(result)) = (&lab, &event) {
+                let finished = match &event {
+                    ServerMessage::Result(result) => Some(LabResult::Pipe(result.clone())),
+                    ServerMessage::IpcResult(record) => Some(LabResult::Ipc(record.clone())),
+                    _ => None,
+                };
+                if let (Some(tag), Some(result)) = (&lab, finished) {
                     // Recorded before the page hears of it, so the page's next
                     // read of /api/labs already has it.
                     let record = Record::Measurement {
                         lab: tag.id.clone(),
                         task: tag.task.clone(),
                         value: sweep.as_ref().map(|s| s.values[s.current].bytes()),
-                        result: result.clone(),
+                        result,
                         at_ms: now_ms(),
                     };
                     if let Err(err) = save(&state, record).await {
@@ -404,7 +409,18 @@ fn on_message(
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
             }
         }
-        Ok(ClientMessage::Ipc { mechanism, params }) => {
+        Ok(ClientMessage::Ipc {
+            mechanism,
+            params,
+            lab: tag,
+        }) => {
+            let params = match &tag {
+                Some(tag) => match labs::lab_ipc(tag, &mechanism, &params) {
+                    Ok(params) => params,
+                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                },
+                None => params,
+            };
             let request = match crate::ipc::plan(&mechanism, &params) {
                 Ok(request) => request,
                 Err(err) => return Flow::Reply(ServerMessage::ipc_error(&err)),
@@ -412,7 +428,7 @@ fn on_message(
             match state.scheduler.submit(request) {
                 Ok(run) => {
                     *current = Some(run);
-                    *lab = None;
+                    *lab = tag;
                     Flow::Quiet
                 }
                 Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),

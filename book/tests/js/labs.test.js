@@ -7,6 +7,7 @@ import {
   judge,
   judgeAll,
   median,
+  metric,
   parsePrediction,
   predictionVerdict,
   progress,
@@ -42,18 +43,34 @@ const run = (task, gibs, extra = {}) => ({
 });
 
 test("a ratio check passes, fails and waits on crafted measurements", () => {
-  const l = lab("choose-ipc");
-  const check = l.checks.find((c) => c.id === "forward-beats-copy");
-  const copies = [1, 1, 1].map((g) => run("copy", g));
-  assert.equal(judge(l, copies, check).status, "pending");
-  assert.match(judge(l, copies, check).detail, /“forward” has 0 of its 3 runs/);
-  const fast = [...copies, ...[2, 2, 2].map((g) => run("forward", g))];
+  const l = lab("busy-cost");
+  const check = l.checks.find((c) => c.id === "busy-not-slower");
+  const blocking = [1, 1, 1].map((g) => run("blocking", g));
+  assert.equal(judge(l, blocking, check).status, "pending");
+  assert.match(judge(l, blocking, check).detail, /“busy” has 0 of its 3 runs/);
+  const fast = [...blocking, ...[2, 2, 2].map((g) => run("busy", g))];
   assert.deepEqual(
     [judge(l, fast, check).status, judge(l, fast, check).value],
     ["pass", 2],
   );
-  const slow = [...copies, ...[0.5, 0.5, 0.5].map((g) => run("forward", g))];
+  const slow = [...blocking, ...[0.5, 0.5, 0.5].map((g) => run("busy", g))];
   assert.equal(judge(l, slow, check).status, "fail");
+});
+
+test("IPC records: MiB/s is read, CPU per wall second is not made up", () => {
+  const ipc = { kind: "ipc", mechanism: "posix-shm", bytes: 2 ** 26, elapsed_ms: 50, gib_per_s: 1.25, mib_per_s: 1280 };
+  assert.equal(metric(ipc, "mib_per_s"), 1280);
+  assert.equal(metric({ gib_per_s: 2 }, "mib_per_s"), 2048);
+  assert.equal(metric(ipc, "cpu_per_wall"), null);
+  assert.equal(metric(ipc, "corrupted_share"), null);
+  const l = lab("choose-ipc");
+  const check = l.checks.find((c) => c.id === "fd-passing-is-cheap");
+  const rec = (task, mib) => ({ task, result: { ...ipc, mechanism: task, mib_per_s: mib, gib_per_s: mib / 1024 } });
+  const shm = [1000, 1000, 1000].map((m) => rec("posix-shm", m));
+  assert.equal(judge(l, shm, check).status, "pending");
+  const memfd = (m) => [m, m, m].map((x) => rec("memfd-scm", x));
+  assert.equal(judge(l, [...shm, ...memfd(900)], check).status, "pass");
+  assert.equal(judge(l, [...shm, ...memfd(500)], check).status, "fail");
 });
 
 test("a run without the figure a check reads fails and names it", () => {
@@ -83,7 +100,7 @@ test("predictions are read within the question's bounds", () => {
   assert.deepEqual(parsePrediction(lab("variance"), " 3 "), { value: 3 });
   assert.ok(parsePrediction(lab("variance"), "60").error);
   assert.ok(parsePrediction(lab("variance"), "").error);
-  assert.deepEqual(parsePrediction(lab("choose-ipc"), "map"), { value: "map" });
+  assert.deepEqual(parsePrediction(lab("choose-ipc"), "posix-shm"), { value: "posix-shm" });
   assert.ok(parsePrediction(lab("choose-ipc"), "pigeon").error);
 });
 

@@ -1,6 +1,6 @@
 // A lab card, mounted on each <div class="pipebook-lab" data-lab data-def> the
 // `{{#lab ID}}` directive leaves. The student enters a prediction, runs the lab's
-// tasks (each a run or a sweep tagged with the lab, so the runner records the
+// tasks (each a run, a sweep or an IPC run tagged with the lab, so the runner records the
 // results), and sees the checks judged on their own measurements (labs.js). The
 // runner's /api/labs is the one source of progress: a reload or a restart shows
 // the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
@@ -13,10 +13,13 @@ import { secondsInput } from "./controls.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import * as labs from "./labs.js";
-import { saveLab, startRun, startSweep } from "./runner.js";
+import { saveLab, startIpc, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
 let nextId = 0;
+
+// What an IPC run moves when neither the task nor the student says (the server's default).
+const IPC_DEFAULT_BYTES = 200 * 1024 * 1024;
 
 /** A share as a percentage that never rounds a few damaged bytes to zero. */
 function percent(share) {
@@ -25,6 +28,7 @@ function percent(share) {
 }
 
 function taskText(t) {
+  if (t.mechanism) return `IPC ${t.mechanism}, ${fmt.bytes(t.bytes ?? IPC_DEFAULT_BYTES)} unless capped`;
   if (t.sweep) {
     const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
     return `${t.step}, ${t.sweep.param} over ${values}`;
@@ -133,7 +137,8 @@ export function mountLab(root, { online, catalogEntry }) {
       h(
         "div.pipebook-lab-row",
         null,
-        h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds),
+        // IPC runs move a number of bytes and take no time budget.
+        lab.tasks.some((t) => !t.mechanism) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
         h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes),
       ),
       tasksList,
@@ -260,7 +265,7 @@ export function mountLab(root, { online, catalogEntry }) {
     const callbacks = (onEnd) => ({
       connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
       queued: (position) => (status.textContent = `Waiting for place ${position} in the runner's queue…`),
-      started: () => (status.textContent = `Running ${t.step}…`),
+      started: () => (status.textContent = `Running ${t.mechanism ?? t.step}…`),
       point: (msg) => {
         status.textContent = `Point ${msg.index} of ${msg.of}: ${fmt.bytes(msg.value)}, ${fmt.gib(msg.result.gib_per_s)} GiB/s.`;
       },
@@ -277,13 +282,17 @@ export function mountLab(root, { online, catalogEntry }) {
       render();
       return;
     }
-    // Plain runs one after another, until the task has its runs (at least one).
+    // Plain runs (pipe or IPC) one after another, until the task has its runs
+    // (at least one). An IPC run takes only the byte cap: the task's bytes otherwise.
     const { done, needed } = labs.progress(lab, state.measurements, t);
     let left = Math.max(needed - done, 1);
+    const start = (on) => {
+      if (!t.mechanism) return startRun(t.step, read.params, on, tag);
+      const bytes = read.params.bytes ?? t.bytes;
+      return startIpc(t.mechanism, bytes === undefined ? {} : { bytes }, on, tag);
+    };
     const next = () => {
-      busy = startRun(
-        t.step,
-        read.params,
+      busy = start(
         callbacks(async (result) => {
           left -= 1;
           if (left > 0) {
@@ -296,7 +305,6 @@ export function mountLab(root, { online, catalogEntry }) {
             finish(`Done: ${t.title}, last run ${fmt.gib(result.gib_per_s)} GiB/s.`);
           }
         }),
-        tag,
       );
     };
     next();

@@ -10,7 +10,16 @@ export function metric(result, name) {
   switch (name) {
     case "gib_per_s":
       return num(result?.gib_per_s);
+    case "mib_per_s": {
+      // An IPC record carries both; a pipe result only GiB/s (1 GiB = 1024 MiB).
+      const mib = num(result?.mib_per_s);
+      if (mib !== null) return mib;
+      const gib = num(result?.gib_per_s);
+      return gib === null ? null : gib * 1024;
+    }
     case "cpu_per_wall": {
+      // IPC records report their ends otherwise: no figure rather than zero.
+      if (result?.writer === undefined && result?.reader === undefined) return null;
       const elapsed = num(result?.elapsed_ms);
       if (elapsed === null || elapsed <= 0) return null;
       const part = (end, key) => num(result?.[end]?.[key]) ?? 0;
@@ -38,6 +47,7 @@ export function metric(result, name) {
 
 const METRIC_NAME = {
   gib_per_s: "throughput",
+  mib_per_s: "throughput",
   cpu_per_wall: "CPU time per wall second",
   corrupted_share: "share of corrupted bytes",
   huge_share: "share of huge pages",

@@ -144,9 +144,9 @@ export function startSweep(step, param, values, repeats, params, on, lab) {
   return session({ type: "sweep", step, param, values, repeats, params, ...(lab ? { lab } : {}) }, on, "done");
 }
 
-/** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. */
-export function startIpc(mechanism, params, on) {
-  return session({ type: "ipc", mechanism, params }, on, "result");
+/** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. `lab` ({id, task}) records it for a lab task. */
+export function startIpc(mechanism, params, on, lab) {
+  return session({ type: "ipc", mechanism, params, ...(lab ? { lab } : {}) }, on, "result");
 }
 
 /**

@@ -62,7 +62,14 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
     let num = |path: &str| result.pointer(path).and_then(Value::as_f64);
     match metric {
         Metric::GibPerS => num("/gib_per_s"),
+        // An IPC record carries both; a pipe result only GiB/s, which is the same
+        // figure in other units (1 GiB = 1024 MiB).
+        Metric::MibPerS => num("/mib_per_s").or_else(|| Some(num("/gib_per_s")? * 1024.0)),
         Metric::CpuPerWall => {
+            // IPC records report their ends otherwise: no figure rather than zero.
+            if result.get("writer").is_none() && result.get("reader").is_none() {
+                return None;
+            }
             let elapsed = num("/elapsed_ms").filter(|e| *e > 0.0)?;
             let cpu: f64 = [
                 "/writer/user_ms",
@@ -108,7 +115,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
 
 fn metric_name(metric: Metric) -> &'static str {
     match metric {
-        Metric::GibPerS => "throughput",
+        Metric::GibPerS | Metric::MibPerS => "throughput",
         Metric::CpuPerWall => "CPU time per wall second",
         Metric::CorruptedShare => "share of corrupted bytes",
         Metric::HugeShare => "share of huge pages",

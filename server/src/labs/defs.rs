@@ -84,7 +84,7 @@ pub enum PredictionKind {
     Choice,
 }
 
-/// A run or a sweep of one catalog step.
+/// A run or a sweep of one catalog step, or a run of one IPC mechanism.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Task {
@@ -92,8 +92,16 @@ pub struct Task {
     pub id: String,
     /// What the button says.
     pub title: String,
-    /// Catalog step id.
-    pub step: String,
+    /// Catalog step id (a pipe run); exactly one of `step` and `mechanism`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// IPC mechanism id (`pipebench::ipc::find`): the task is an IPC lab run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mechanism: Option<String>,
+    /// Bytes an IPC task moves unless the student caps them (default: the
+    /// IPC lab's own default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
     /// Parameters the task fixes (e.g. `verify`), beyond the student's seconds and bytes.
     #[serde(default)]
     pub params: TaskParams,
@@ -102,6 +110,26 @@ pub struct Task {
     pub sweep: Option<TaskSweep>,
     /// Runs needed (per value, for a sweep).
     pub runs: usize,
+}
+
+/// What a task runs: a catalog step or an IPC mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskWork<'a> {
+    /// A pipe run (or sweep) of this catalog step.
+    Step(&'a str),
+    /// An IPC lab run of this mechanism.
+    Mechanism(&'a str),
+}
+
+impl Task {
+    /// What the task runs. A checked definition has exactly one of `step` and
+    /// `mechanism`; an unchecked one with neither reads as an empty step.
+    pub fn work(&self) -> TaskWork<'_> {
+        match (&self.mechanism, &self.step) {
+            (Some(mechanism), _) => TaskWork::Mechanism(mechanism),
+            (None, step) => TaskWork::Step(step.as_deref().unwrap_or("")),
+        }
+    }
 }
 
 /// What a task fixes about its runs.
@@ -174,6 +202,8 @@ pub struct Ref {
 pub enum Metric {
     /// Throughput, GiB/s.
     GibPerS,
+    /// Throughput, MiB/s (IPC records carry it; pipe results derive it from GiB/s).
+    MibPerS,
     /// CPU time of both ends (user + system) per wall-clock time.
     CpuPerWall,
     /// Share of the bytes the reader found corrupted (runs that verified).
@@ -289,11 +319,46 @@ impl Lab {
         let mut problems = Vec::new();
         let at = |what: String| format!("lab `{}`: {what}", self.id);
         for task in &self.tasks {
-            if catalog::find(&task.step).is_none() {
-                problems.push(at(format!(
-                    "task `{}` runs unknown step `{}`",
-                    task.id, task.step
-                )));
+            match (&task.step, &task.mechanism) {
+                (Some(step), None) => {
+                    if catalog::find(step).is_none() {
+                        problems.push(at(format!("task `{}` runs unknown step `{step}`", task.id)));
+                    }
+                    if task.bytes.is_some() {
+                        problems.push(at(format!(
+                            "task `{}`: `bytes` belongs to mechanism tasks; a step's byte cap is the student's",
+                            task.id
+                        )));
+                    }
+                }
+                (None, Some(mechanism)) => {
+                    if pipebench::ipc::find(mechanism).is_none() {
+                        problems.push(at(format!(
+                            "task `{}` runs unknown mechanism `{mechanism}`: the mechanisms are {}",
+                            task.id,
+                            pipebench::ipc::ids().join(", ")
+                        )));
+                    }
+                    if task.sweep.is_some() || task.params != TaskParams::default() {
+                        problems.push(at(format!(
+                            "task `{}`: a mechanism task takes no sweep and no params",
+                            task.id
+                        )));
+                    }
+                    if let Some(bytes) = task.bytes {
+                        if !(1..=crate::ipc::MAX_BYTES).contains(&bytes) {
+                            problems.push(at(format!(
+                                "task `{}` moves {bytes} bytes: 1 to {} allowed",
+                                task.id,
+                                crate::ipc::MAX_BYTES
+                            )));
+                        }
+                    }
+                }
+                _ => problems.push(at(format!(
+                    "task `{}` needs exactly one of `step` and `mechanism`",
+                    task.id
+                ))),
             }
             if task.runs == 0 || task.runs > MAX_TASK_RUNS {
                 problems.push(at(format!(
@@ -414,5 +479,60 @@ mod tests {
         let text = LABS_JSON.replacen("\"task\": \"repeat\"", "\"task\": \"nope\"", 1);
         let err = parse(&text).unwrap_err().to_string();
         assert!(err.contains("unknown task `nope`"), "{err}");
+    }
+
+    #[test]
+    fn mechanism_tasks_are_checked() {
+        let book = parse(LABS_JSON).unwrap();
+        let lab = book.find("choose-ipc").unwrap();
+        assert!(lab
+            .tasks
+            .iter()
+            .any(|t| t.work() == TaskWork::Mechanism("posix-shm")));
+        let shm = "\"mechanism\": \"posix-shm\", \"bytes\": 67108864";
+        assert!(LABS_JSON.contains(shm));
+        for (text, expect) in [
+            (
+                LABS_JSON.replacen(shm, "\"mechanism\": \"pigeon\"", 1),
+                "unknown mechanism `pigeon`",
+            ),
+            (
+                LABS_JSON.replacen(
+                    shm,
+                    "\"mechanism\": \"posix-shm\", \"step\": \"write-read\"",
+                    1,
+                ),
+                "exactly one of `step` and `mechanism`",
+            ),
+            (
+                LABS_JSON.replacen(shm, "\"bytes\": 1048576", 1),
+                "exactly one of `step` and `mechanism`",
+            ),
+            (
+                LABS_JSON.replacen(shm, "\"mechanism\": \"posix-shm\", \"bytes\": 0", 1),
+                "moves 0 bytes",
+            ),
+            (
+                LABS_JSON.replacen(
+                    shm,
+                    "\"mechanism\": \"posix-shm\", \"params\": {\"verify\": true}",
+                    1,
+                ),
+                "takes no sweep and no params",
+            ),
+            (
+                LABS_JSON.replacen(
+                    "\"step\": \"write-read\"",
+                    "\"step\": \"write-read\", \"bytes\": 1048576",
+                    1,
+                ),
+                "`bytes` belongs to mechanism tasks",
+            ),
+        ] {
+            match parse(&text) {
+                Ok(_) => panic!("accepted a bad definition (expected {expect:?})"),
+                Err(err) => assert!(err.to_string().contains(expect), "{err}"),
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use pipebench::size::ByteSize;
 use serde_json::Value;
 
 use super::checks::{self, CheckOutcome, Measurement, Status};
-use super::defs::labs;
+use super::defs::{labs, TaskWork};
 use super::export::{self, DigestError};
 use super::render;
 use crate::html::escape;
@@ -106,12 +106,37 @@ fn malformed(what: impl Into<String>) -> ReportError {
     ReportError::Malformed(what.into())
 }
 
-/// Checks one run's figures against each other and against physics.
-fn check_figures(result: &Value, step: &str) -> Result<(), String> {
+/// Checks one run's figures against each other and against physics: a pipe
+/// result for a step task, an IPC record (`"kind":"ipc"`, whose `mib_per_s`
+/// must agree too) for a mechanism task.
+fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
     let num = |key: &str| result.get(key).and_then(Value::as_f64);
-    let found = result["step"].as_str().unwrap_or("(none)");
-    if found != step {
-        return Err(format!("its step is `{found}` but the task runs `{step}`"));
+    match work {
+        TaskWork::Step(step) => {
+            let found = result["step"].as_str().unwrap_or("(none)");
+            if found != step {
+                return Err(format!("its step is `{found}` but the task runs `{step}`"));
+            }
+        }
+        TaskWork::Mechanism(mechanism) => {
+            if result["kind"].as_str() != Some("ipc") {
+                return Err(format!(
+                    "it is no IPC record (`\"kind\":\"ipc\"`) but the task runs mechanism `{mechanism}`"
+                ));
+            }
+            let found = result["mechanism"].as_str().unwrap_or("(none)");
+            if found != mechanism {
+                return Err(format!(
+                    "its mechanism is `{found}` but the task runs `{mechanism}`"
+                ));
+            }
+            let gib = num("gib_per_s").ok_or("no gib_per_s")?;
+            let mib = num("mib_per_s").ok_or("no mib_per_s")?;
+            let expected = gib * 1024.0;
+            if (mib - expected).abs() > RATE_TOLERANCE * expected.abs().max(1e-9) + 1e-9 {
+                return Err(format!("{mib} MiB/s is not the {gib} GiB/s it also claims"));
+            }
+        }
     }
     let gib = num("gib_per_s").ok_or("no gib_per_s")?;
     let elapsed = num("elapsed_ms").ok_or("no elapsed_ms")?;
@@ -184,7 +209,7 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
             let task = lab
                 .task(&m.task)
                 .ok_or_else(|| impossible("the lab has no such task".into()))?;
-            check_figures(&m.result, &task.step).map_err(impossible)?;
+            check_figures(&m.result, task.work()).map_err(impossible)?;
             if let (Some(v), Some(sweep)) = (m.value, &task.sweep) {
                 if !sweep.values.contains(&v) {
                     return Err(impossible(format!("{v} is not a value the task sweeps")));
@@ -484,9 +509,14 @@ fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
             let Some(task) = lab.task(&m.task) else {
                 continue;
             };
+            // A figure is named by what ran: the step, or the IPC mechanism.
+            let name = match task.work() {
+                TaskWork::Step(step) => step.to_string(),
+                TaskWork::Mechanism(mechanism) => format!("ipc {mechanism}"),
+            };
             let key = match (m.value, &task.sweep) {
-                (Some(v), Some(sweep)) => (task.step.clone(), Some((sweep.param.clone(), v))),
-                _ => (task.step.clone(), None),
+                (Some(v), Some(sweep)) => (name, Some((sweep.param.clone(), v))),
+                _ => (name, None),
             };
             if let Some(g) = m.result["gib_per_s"].as_f64() {
                 groups.entry(key).or_default().push(g);
@@ -521,8 +551,9 @@ mod tests {
     use crate::labs::store::{LabState, LabsState, PredictionRecord};
     use serde_json::json;
 
-    fn run(step: &str, gibs: f64) -> Value {
-        json!({"step": step, "gib_per_s": gibs, "bytes": 1u64 << 30, "elapsed_ms": 1000.0 / gibs})
+    fn run(mechanism: &str, gibs: f64) -> Value {
+        json!({"kind": "ipc", "mechanism": mechanism, "gib_per_s": gibs, "mib_per_s": gibs * 1024.0,
+               "bytes": 1u64 << 30, "elapsed_ms": 1000.0 / gibs, "checksum_ok": true})
     }
 
     fn sealed(measurements: Vec<Measurement>) -> Value {
@@ -531,7 +562,7 @@ mod tests {
             "choose-ipc".into(),
             LabState {
                 prediction: Some(PredictionRecord {
-                    value: json!("forward"),
+                    value: json!("posix-shm"),
                     at_ms: 1,
                 }),
                 measurements,
@@ -545,20 +576,22 @@ mod tests {
         )
     }
 
-    fn three(task: &str, step: &str, gibs: f64) -> Vec<Measurement> {
+    /// Three IPC records of the task that runs the mechanism of the same id.
+    fn three(mechanism: &str, gibs: f64) -> Vec<Measurement> {
         (0..3)
             .map(|_| Measurement {
-                task: task.into(),
+                task: mechanism.into(),
                 value: None,
-                result: run(step, gibs),
+                result: run(mechanism, gibs),
             })
             .collect()
     }
 
     fn good() -> Value {
-        let mut ms = three("copy", "write-read", 1.0);
-        ms.extend(three("map", "vmsplice-read", 2.0));
-        ms.extend(three("forward", "vmsplice-splice", 3.0));
+        let mut ms = three("pipe-rw", 1.0);
+        ms.extend(three("unix-stream", 1.2));
+        ms.extend(three("posix-shm", 3.0));
+        ms.extend(three("memfd-scm", 2.5));
         sealed(ms)
     }
 
@@ -571,8 +604,8 @@ mod tests {
         let s = check(&good()).unwrap();
         let ipc = s.labs.iter().find(|l| l.id == "choose-ipc").unwrap();
         assert!(ipc.checks.iter().all(|c| c.status == Status::Pass));
-        assert_eq!(ipc.answer, json!("forward"));
-        assert_eq!(step_medians(&s)["vmsplice-splice"], 3.0);
+        assert_eq!(ipc.answer, json!("posix-shm"));
+        assert_eq!(step_medians(&s)["ipc posix-shm"], 3.0);
     }
 
     #[test]
@@ -597,9 +630,23 @@ mod tests {
             (5000.0, 0.2, "beyond any machine"),
             (9.0, 1000.0, "not the 9 GiB/s"),
         ] {
-            let mut ms = three("copy", "write-read", 1.0);
+            let mut ms = three("pipe-rw", 1.0);
             ms[0].result["gib_per_s"] = json!(gibs);
+            ms[0].result["mib_per_s"] = json!(gibs * 1024.0);
             ms[0].result["elapsed_ms"] = json!(elapsed);
+            let err = check(&sealed(ms)).unwrap_err();
+            assert!(matches!(err, ReportError::Impossible { .. }), "{err}");
+            assert!(err.to_string().contains(what), "{err}");
+        }
+        // IPC records whose figures disagree, or that are not the task's.
+        let edits: [(&str, Value, &str); 3] = [
+            ("mib_per_s", json!(5000.0), "MiB/s is not the"),
+            ("mechanism", json!("tcp-rw"), "its mechanism is `tcp-rw`"),
+            ("kind", json!(null), "no IPC record"),
+        ];
+        for (key, value, what) in edits {
+            let mut ms = three("pipe-rw", 1.0);
+            ms[0].result[key] = value;
             let err = check(&sealed(ms)).unwrap_err();
             assert!(matches!(err, ReportError::Impossible { .. }), "{err}");
             assert!(err.to_string().contains(what), "{err}");

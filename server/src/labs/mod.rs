@@ -5,7 +5,8 @@
 //!
 //! This module also decides what a lab may ask of the runner: a run or sweep
 //! tagged with a lab task must be that task's step (and sweep), with only the
-//! student's time budget and byte cap left free.
+//! student's time budget and byte cap left free; an IPC run tagged with a lab
+//! task must be that task's mechanism, with only the bytes left free.
 
 pub mod checks;
 pub mod defs;
@@ -20,7 +21,8 @@ use pipebench::sweep::SweepParam;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use defs::{labs, Lab, PredictionKind, Task};
+use crate::ipc::IpcRunParams;
+use defs::{labs, Lab, PredictionKind, Task, TaskWork};
 
 /// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,14 +55,14 @@ pub enum LabError {
         /// What exists.
         known: String,
     },
-    /// The message runs another step than the task's.
-    #[error("task `{task}` of lab `{lab}` runs step `{expected}`, not `{found}`")]
-    WrongStep {
+    /// The message runs another step or mechanism than the task's.
+    #[error("task `{task}` of lab `{lab}` runs {expected}, not {found}")]
+    WrongWork {
         /// Lab id.
         lab: String,
         /// Task id.
         task: String,
-        /// The task's step.
+        /// What the task runs (`step X` or `IPC mechanism Y`).
         expected: String,
         /// The message's.
         found: String,
@@ -77,7 +79,7 @@ pub enum LabError {
     },
     /// The message sets a parameter the task fixes or the labs leave alone.
     #[error(
-        "a lab run may set only seconds, bytes and quiet; `{param}` is fixed by task `{task}`"
+        "a lab run may set only seconds, bytes and quiet (an IPC one only bytes); `{param}` is fixed by task `{task}`"
     )]
     FixedParam {
         /// Task id.
@@ -141,19 +143,53 @@ fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
     })
 }
 
-/// The lab and task a tag names, if the task runs `step`.
-fn task_of_step(tag: &LabTag, step: &str) -> Result<(&'static Lab, &'static Task), LabError> {
+/// What a task runs, as a phrase for errors: `step X` or `mechanism Y`.
+fn work_name(work: TaskWork<'_>) -> String {
+    match work {
+        TaskWork::Step(step) => format!("step `{step}`"),
+        TaskWork::Mechanism(mechanism) => format!("IPC mechanism `{mechanism}`"),
+    }
+}
+
+/// The lab and task a tag names, if the task runs `work`.
+fn task_of(tag: &LabTag, work: TaskWork<'_>) -> Result<(&'static Lab, &'static Task), LabError> {
     let lab = lab(&tag.id)?;
     let task = task(lab, tag)?;
-    if task.step != step {
-        return Err(LabError::WrongStep {
+    if task.work() != work {
+        return Err(LabError::WrongWork {
             lab: lab.id.clone(),
             task: task.id.clone(),
-            expected: task.step.clone(),
-            found: step.to_string(),
+            expected: work_name(task.work()),
+            found: work_name(work),
         });
     }
     Ok((lab, task))
+}
+
+/// The lab and task a tag names, if the task runs `step`.
+fn task_of_step(tag: &LabTag, step: &str) -> Result<(&'static Lab, &'static Task), LabError> {
+    task_of(tag, TaskWork::Step(step))
+}
+
+/// Checks a lab-tagged IPC run: the task must run exactly this mechanism, and
+/// only the bytes are the student's (within the IPC lab's own bounds, which
+/// `ipc::plan` checks next). Returns the parameters to run it with.
+pub fn lab_ipc(
+    tag: &LabTag,
+    mechanism: &str,
+    params: &IpcRunParams,
+) -> Result<IpcRunParams, LabError> {
+    let (_, task) = task_of(tag, TaskWork::Mechanism(mechanism))?;
+    if params.chunk.is_some() {
+        return Err(LabError::FixedParam {
+            task: task.id.clone(),
+            param: "chunk",
+        });
+    }
+    Ok(IpcRunParams {
+        bytes: params.bytes.or(task.bytes.map(ByteSize)),
+        chunk: None,
+    })
 }
 
 /// Checks a lab-tagged run; returns the parameters to run it with.
@@ -257,7 +293,7 @@ mod tests {
             "busy-loop",
             &RunParams::default(),
         );
-        assert!(matches!(err, Err(LabError::WrongStep { .. })));
+        assert!(matches!(err, Err(LabError::WrongWork { .. })));
         let err = lab_run(
             &tag("vmsplice-safety", "verified"),
             "vmsplice-read",
@@ -280,6 +316,47 @@ mod tests {
         assert!(matches!(
             lab_run(&tag("sizes", "pipe"), "write-read", &RunParams::default()),
             Err(LabError::WrongShape { .. })
+        ));
+    }
+
+    #[test]
+    fn a_lab_ipc_run_is_its_mechanism_with_only_bytes_free() {
+        let shm = tag("choose-ipc", "posix-shm");
+        let params = lab_ipc(&shm, "posix-shm", &IpcRunParams::default()).unwrap();
+        let task = lab("choose-ipc").unwrap().task("posix-shm").unwrap();
+        assert_eq!(params.bytes, task.bytes.map(ByteSize));
+        let asked = IpcRunParams {
+            bytes: Some(ByteSize(4 << 20)),
+            chunk: None,
+        };
+        assert_eq!(lab_ipc(&shm, "posix-shm", &asked).unwrap(), asked);
+        let err = lab_ipc(&shm, "pipe-rw", &asked).unwrap_err();
+        assert!(matches!(err, LabError::WrongWork { .. }), "{err}");
+        assert!(err.to_string().contains("`posix-shm`"), "{err}");
+        let err = lab_ipc(
+            &shm,
+            "posix-shm",
+            &IpcRunParams {
+                chunk: Some(ByteSize(4096)),
+                ..asked
+            },
+        );
+        assert!(matches!(
+            err,
+            Err(LabError::FixedParam { param: "chunk", .. })
+        ));
+        // A pipe task does not take an IPC run, nor an IPC task a pipe run.
+        assert!(matches!(
+            lab_ipc(
+                &tag("variance", "repeat"),
+                "posix-shm",
+                &IpcRunParams::default()
+            ),
+            Err(LabError::WrongWork { .. })
+        ));
+        assert!(matches!(
+            lab_run(&shm, "write-read", &RunParams::default()),
+            Err(LabError::WrongWork { .. })
         ));
     }
 
@@ -311,8 +388,12 @@ mod tests {
         assert!(check_prediction("variance", &json!(3)).is_ok());
         assert!(check_prediction("variance", &json!(60)).is_err());
         assert!(check_prediction("variance", &json!("six")).is_err());
-        assert!(check_prediction("choose-ipc", &json!("forward")).is_ok());
+        assert!(check_prediction("choose-ipc", &json!("posix-shm")).is_ok());
         let err = check_prediction("choose-ipc", &json!("carrier pigeon")).unwrap_err();
-        assert!(err.to_string().contains("copy, map, forward"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("pipe-rw, unix-stream, posix-shm, memfd-scm"),
+            "{err}"
+        );
     }
 }

@@ -302,7 +302,7 @@ pub fn report_html(report: &Value) -> String {
         }
         body.push_str(&bar_chart("Median throughput", "GiB/s", &bars));
         body.push_str(
-            "<table><tr><th>task</th><th>step</th><th>GiB/s</th><th>bytes</th><th>ms</th>\
+            "<table><tr><th>task</th><th>step or mechanism</th><th>GiB/s</th><th>bytes</th><th>ms</th>\
              <th>CPU s per s</th><th>corrupted</th><th>huge pages</th></tr>",
         );
         for m in lab["measurements"].as_array().into_iter().flatten() {
@@ -314,7 +314,8 @@ pub fn report_html(report: &Value) -> String {
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 escape(m["task"].as_str().unwrap_or("?")),
                 m["value"].as_u64().map_or(String::new(), |v| format!(" @ {}", pipebench::size::ByteSize(v))),
-                escape(r["step"].as_str().unwrap_or("?")),
+                // A pipe result names its step, an IPC record its mechanism.
+                escape(r["step"].as_str().or(r["mechanism"].as_str()).unwrap_or("?")),
                 num(metric(Metric::GibPerS)),
                 r["bytes"].as_u64().map_or("—".into(), |b| b.to_string()),
                 num(r["elapsed_ms"].as_f64()),

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::Measurement;
+use crate::ipc::IpcRecord;
 
 const FILE_NAME: &str = "labs.jsonl";
 
@@ -37,8 +38,8 @@ pub enum Record {
         /// The swept value, for a sweep task.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         value: Option<u64>,
-        /// The run's result.
-        result: Box<RunResult>,
+        /// The run's result: a pipe result, or an IPC record.
+        result: LabResult,
         /// When, Unix ms.
         at_ms: u64,
     },
@@ -49,6 +50,17 @@ pub enum Record {
         /// When, Unix ms.
         at_ms: u64,
     },
+}
+
+/// What a lab task's run leaves: a pipe run's result, or an IPC run's record
+/// (told apart by its `"kind":"ipc"`, which pipe results never have).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LabResult {
+    /// An IPC lab run (`"kind":"ipc"`); tried first, since it is the tagged one.
+    Ipc(Box<IpcRecord>),
+    /// A pipe run.
+    Pipe(Box<RunResult>),
 }
 
 impl Record {
@@ -193,7 +205,7 @@ pub fn fold(bytes: &[u8]) -> LabsState {
             } => lab.measurements.push(Measurement {
                 task,
                 value,
-                result: serde_json::to_value(&*result).expect("results serialise"),
+                result: serde_json::to_value(&result).expect("results serialise"),
             }),
             Record::Reset { .. } => *lab = LabState::default(),
         }

@@ -36,6 +36,9 @@ const RUN_STEP: &str = "write-read";
 /// The lab the test completes end to end, from its page.
 const LAB_CHAPTER: &str = "lab-vmsplice-safety";
 
+/// The lab whose tasks are IPC runs: the test sees its card mount.
+const IPC_LAB_CHAPTER: &str = "lab-choose-ipc";
+
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
 const IPC_CHAPTER: &str = "zero-copy-shared";
 const IPC_MECHANISM: &str = "posix-shm";
@@ -707,6 +710,46 @@ async fn click(client: &Client, css: &str) -> TestResult {
         .map_err(|e| format!("clicking {css}: {e}"))
 }
 
+/// Lab 6's card mounts with its IPC tasks, each with a run button that waits
+/// for a prediction (its runs are the server test's; not run here).
+async fn mount_ipc_lab(client: &Client, base: &str) -> TestResult {
+    let root = ".pipebook-lab[data-lab=\"choose-ipc\"]";
+    open(client, base, IPC_LAB_CHAPTER).await?;
+    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
+    wait_js(client, &idle, Duration::from_secs(10), "lab 6's card").await?;
+    let tasks = js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.scrollIntoView({{ block: 'start' }});
+             return [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
+               task: li.dataset.task,
+               text: li.querySelector('code').textContent,
+               locked: li.querySelector('button.pipebook-lab-run').disabled,
+             }}));"
+        ),
+    )
+    .await?;
+    let expected = ["pipe-rw", "unix-stream", "posix-shm", "memfd-scm"];
+    let list = tasks.as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = list.iter().filter_map(|t| t["task"].as_str()).collect();
+    if ids != expected {
+        return Err(format!("lab 6's tasks are {ids:?}, expected {expected:?}"));
+    }
+    for t in &list {
+        let text = t["text"].as_str().unwrap_or("");
+        if !text.starts_with(&format!("IPC {}", t["task"].as_str().unwrap_or("?"))) {
+            return Err(format!("lab 6's task reads {text:?}: {t}"));
+        }
+        if t["locked"] != json!(true) {
+            return Err(format!("lab 6's run waits for a prediction: {t}"));
+        }
+    }
+    let path = screenshot_element(client, root, "lab-choose-ipc").await?;
+    println!("lab 6: tasks {ids:?}; {}", path.display());
+    Ok(())
+}
+
 /// Completes one lab from its page: a prediction, its two runs (small), the
 /// checks judged, progress kept across a reload, and the export fetched from the
 /// page and checked (schema and digest) by the same code `pipebook report` uses.
@@ -1263,6 +1306,10 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
     }
     do_lab(client, base).await?;
     check_page(client, base, LAB_CHAPTER).await?;
+    if !chapters.iter().any(|c| c == IPC_LAB_CHAPTER) {
+        return Err(format!("SUMMARY.md has no {IPC_LAB_CHAPTER}.md"));
+    }
+    mount_ipc_lab(client, base).await?;
 
     // 2. Every chapter: local only, no CSP violation, no console error, diagrams drawn.
     let mut diagrams = 0;

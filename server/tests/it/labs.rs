@@ -52,7 +52,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
         json!({"type":"run","step":"busy-loop","lab":tag}),
     )
     .await;
-    expect_error(&mut socket, "runs step `vmsplice-read`, not `busy-loop`").await;
+    expect_error(
+        &mut socket,
+        "runs step `vmsplice-read`, not step `busy-loop`",
+    )
+    .await;
     send(
         &mut socket,
         json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","pipe_size":"1MiB"},"lab":tag}),
@@ -283,4 +287,124 @@ async fn lab_messages_are_checked() {
         server.get("/api/labs/report.json?student=%0A").await.status,
         400
     );
+}
+
+/// Lab 6's tasks are IPC runs: a lab-tagged `ipc` message must be its task's
+/// mechanism, its record lands in /api/labs, and the exported report with it
+/// goes through `pipebook report` (which refuses it once its MiB/s is forged).
+#[tokio::test]
+async fn a_lab_ipc_task_is_recorded_and_reported() {
+    let _lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"choose-ipc","value":"posix-shm"}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "saved");
+
+    let tag = json!({"id":"choose-ipc","task":"posix-shm"});
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-rw","params":{"bytes":"4MiB"},"lab":tag}),
+    )
+    .await;
+    expect_error(
+        &mut socket,
+        "runs IPC mechanism `posix-shm`, not IPC mechanism `pipe-rw`",
+    )
+    .await;
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB","chunk":"4KiB"},"lab":tag}),
+    )
+    .await;
+    expect_error(&mut socket, "`chunk` is fixed").await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"},"lab":tag}),
+    )
+    .await;
+    expect_error(&mut socket, "runs IPC mechanism `posix-shm`, not step").await;
+    // Refusals started nothing and recorded nothing.
+    assert_eq!(
+        lab_state(&server, "choose-ipc").await["measurements"],
+        json!([])
+    );
+
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":tag}),
+    )
+    .await;
+    let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+    assert_eq!(result["kind"], "ipc", "{result}");
+    assert_eq!(result["bytes"], 4 * MIB);
+    assert_eq!(result["checksum_ok"], true, "{result}");
+
+    let state = lab_state(&server, "choose-ipc").await;
+    let ms = state["measurements"].as_array().unwrap();
+    assert_eq!(ms.len(), 1, "{state}");
+    assert_eq!(ms[0]["task"], "posix-shm");
+    assert_eq!(ms[0]["result"]["kind"], "ipc");
+    assert_eq!(ms[0]["result"]["mechanism"], "posix-shm");
+    assert_eq!(ms[0]["result"]["mib_per_s"], result["mib_per_s"]);
+    // An untagged IPC run afterwards is not the lab's.
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"1MiB"}}),
+    )
+    .await;
+    recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+    assert_eq!(
+        lab_state(&server, "choose-ipc").await["measurements"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    drop(socket);
+
+    // The report re-judges the IPC record and accepts it; a forged MiB/s is refused.
+    let exported = server.get("/api/labs/report.json?student=Grace").await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    let report = exported.json();
+    let index = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "choose-ipc")
+        .unwrap();
+    assert!(report["labs"][index]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["status"] == "pending"));
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("grace.json");
+    std::fs::write(&good, &exported.body).unwrap();
+    let mut forged = report.clone();
+    let mib = forged["labs"][index]["measurements"][0]["result"]["mib_per_s"]
+        .as_f64()
+        .unwrap();
+    forged["labs"][index]["measurements"][0]["result"]["mib_per_s"] = json!(mib * 3.0);
+    let forged_path = dir.path().join("forged.json");
+    std::fs::write(&forged_path, export::seal(forged).to_string()).unwrap();
+    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .arg("report")
+        .args([&good, &forged_path])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(3), "{stderr}");
+    assert!(!stderr.contains("grace.json"), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("forged.json"))
+        .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
+    assert!(line.contains("MiB/s is not the"), "{line}");
+    let stdout = String::from_utf8_lossy(&merged.stdout);
+    assert!(stdout.contains("ipc posix-shm"), "{stdout}");
 }
