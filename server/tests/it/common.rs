@@ -597,11 +597,17 @@ pub fn holding_run(seconds: u32) -> Value {
     })
 }
 
-/// Sends a holding run and waits until it is running; returns `started`.
-pub async fn start_holding_run(socket: &mut Socket, seconds: u32) -> Value {
-    send(socket, holding_run(seconds)).await;
+/// Sends a run message and expects it to start at once; returns `started`.
+pub async fn start_run(socket: &mut Socket, run: Value) -> Value {
+    send(socket, run).await;
     let started = recv(socket).await;
     assert_eq!(started["type"], "started", "{started}");
+    started
+}
+
+/// Sends a holding run and waits until it is running; returns `started`.
+pub async fn start_holding_run(socket: &mut Socket, seconds: u32) -> Value {
+    let started = start_run(socket, holding_run(seconds)).await;
     assert_eq!(recv(socket).await["type"], "progress");
     started
 }

@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    holding_run, pids, recv, recv_until, send, start_holding_run, wait_gone, InProcess, RUN_LOCK,
+    holding_run, pids, recv, recv_until, send, start_holding_run, start_run, wait_gone, InProcess,
+    RUN_LOCK,
 };
 use futures_util::SinkExt;
 use serde_json::json;
@@ -16,13 +17,11 @@ async fn a_small_run_streams_progress_and_a_result() {
     let _lock = RUN_LOCK.lock().await;
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
-    send(
+    let started = start_run(
         &mut socket,
         json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"64MiB"}}),
     )
     .await;
-    let started = recv(&mut socket).await;
-    assert_eq!(started["type"], "started", "{started}");
     assert_eq!(started["step"], "vmsplice-splice");
     assert_eq!(started["params"]["bytes"], 64 * MIB);
     assert_eq!(started["params"]["buf_size"], 256 * 1024);
@@ -404,13 +403,11 @@ async fn a_quiet_run_sends_no_progress_only_its_result() {
     let _lock = RUN_LOCK.lock().await;
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
-    send(
+    let started = start_run(
         &mut socket,
         json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"256MiB","quiet":true}}),
     )
     .await;
-    let started = recv(&mut socket).await;
-    assert_eq!(started["type"], "started", "{started}");
     assert_eq!(started["params"]["quiet"], true);
     let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     assert!(before.is_empty(), "a quiet run sent {before:?}");
@@ -429,13 +426,11 @@ async fn a_live_run_carries_the_pipes_occupancy() {
     let _lock = RUN_LOCK.lock().await;
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
-    send(
+    start_run(
         &mut socket,
         json!({"type":"run","step":"write-read","params":{"bytes":"32MiB"}}),
     )
     .await;
-    let started = recv(&mut socket).await;
-    assert_eq!(started["type"], "started", "{started}");
     let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     assert!(
         before.iter().any(|m| m["pipe_bytes"].as_u64().is_some()),
