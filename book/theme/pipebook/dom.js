@@ -54,3 +54,16 @@ export function svg(tag, attrs) {
   for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, String(value));
   return el;
 }
+
+/**
+ * Appends to `axis` a horizontal grid line from x1 to x2 and a label just left of
+ * x1 for each tick ({y, label}): the y axis every chart of the page draws alike.
+ */
+export function yGrid(axis, ticks, { x1, x2, gridClass }) {
+  for (const t of ticks) {
+    axis.append(svg("line", { class: gridClass, x1, y1: t.y, x2, y2: t.y }));
+    const label = svg("text", { x: x1 - 6, y: t.y + 4, "text-anchor": "end" });
+    label.textContent = t.label;
+    axis.append(label);
+  }
+}

@@ -4,7 +4,7 @@
 // latest fill; the series comes with the result. Colours come from CSS.
 // Hooks for tests: figure.pipebook-occupancy[data-state][data-points].
 
-import { h, svg } from "./dom.js";
+import { h, svg, yGrid } from "./dom.js";
 import { H, PAD, W, capacityLabel, fillText, layout, summary, usable } from "./occupancy.js";
 
 const IDLE_TEXT = "How full the pipe was, sample by sample, appears here after a run.";
@@ -78,12 +78,7 @@ export class OccupancyChart {
     const g = layout(occ);
     this.plot.replaceChildren();
     const axis = svg("g", { class: "pipebook-occupancy-axis" });
-    for (const t of g.yTicks) {
-      axis.append(svg("line", { class: "pipebook-occupancy-grid", x1: PAD.left, y1: t.y, x2: W - PAD.right, y2: t.y }));
-      const label = svg("text", { x: PAD.left - 6, y: t.y + 4, "text-anchor": "end" });
-      label.textContent = t.label;
-      axis.append(label);
-    }
+    yGrid(axis, g.yTicks, { x1: PAD.left, x2: W - PAD.right, gridClass: "pipebook-occupancy-grid" });
     for (const t of g.xTicks) {
       const label = svg("text", { x: t.x, y: H - PAD.bottom + 17, "text-anchor": t.x === PAD.left ? "start" : "middle" });
       label.textContent = t.label;

@@ -2,7 +2,7 @@
 // growing point by point as the runs finish. `layout` is pure geometry (tested in
 // Node); `SweepChart` draws it as SVG with colours from CSS, in light and dark themes.
 
-import { h, svg } from "./dom.js";
+import { h, svg, yGrid } from "./dom.js";
 import { bytes, figure, isNumber, median } from "./format.js";
 
 export const W = 640;
@@ -72,12 +72,7 @@ export class SweepChart {
     this.plot.replaceChildren();
     const axis = svg("g", { class: "pipebook-sweep-axis" });
     axis.append(svg("line", { x1: PAD.left, y1: H - PAD.bottom, x2: W - PAD.right, y2: H - PAD.bottom }));
-    for (const t of g.yTicks) {
-      axis.append(svg("line", { class: "pipebook-sweep-grid", x1: PAD.left, y1: t.y, x2: W - PAD.right, y2: t.y }));
-      const label = svg("text", { x: PAD.left - 6, y: t.y + 4, "text-anchor": "end" });
-      label.textContent = t.label;
-      axis.append(label);
-    }
+    yGrid(axis, g.yTicks, { x1: PAD.left, x2: W - PAD.right, gridClass: "pipebook-sweep-grid" });
     for (const t of g.ticks) {
       const label = svg("text", { x: t.x, y: H - PAD.bottom + 18, "text-anchor": "middle" });
       label.textContent = t.label;
