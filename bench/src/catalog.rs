@@ -84,17 +84,13 @@ const fn varies(
 /// The id of the step every speed-up is measured against.
 pub const BASELINE_ID: &str = "write-read";
 
-/// Where the reference's small-page buffers start past a page boundary: write.cpp
-/// and read.cpp take 256 KiB from malloc, which glibc serves from an mmap'd chunk
-/// whose first 16 bytes are its header. Huge-page buffers come from aligned_alloc
-/// (offset 0), and a splicing reader has no buffer.
-pub const MALLOC_OFFSET: u16 = 16;
+pub use crate::options::MALLOC_OFFSET;
 
 fn common(busy_loop: bool, huge_pages: bool, buffer_offset: u16) -> CommonOptions {
     CommonOptions {
         busy_loop,
         huge_pages,
-        buffer_offset,
+        buffer_offset: Some(buffer_offset),
         ..CommonOptions::default()
     }
 }
@@ -211,7 +207,7 @@ pub fn catalog() -> Vec<Step> {
                 pipe_size: Some(ByteSize(128 * KIB)),
                 common: CommonOptions {
                     buf_size: ByteSize(128 * KIB),
-                    buffer_offset: MALLOC_OFFSET,
+                    buffer_offset: Some(MALLOC_OFFSET),
                     ..CommonOptions::default()
                 },
                 ..writer(true, false, false)
@@ -219,7 +215,7 @@ pub fn catalog() -> Vec<Step> {
             reader: ReaderOptions {
                 common: CommonOptions {
                     buf_size: ByteSize(128 * KIB),
-                    buffer_offset: MALLOC_OFFSET,
+                    buffer_offset: Some(MALLOC_OFFSET),
                     ..CommonOptions::default()
                 },
                 ..reader(false, false)
@@ -325,7 +321,7 @@ pub fn catalog() -> Vec<Step> {
                 pipe_size: Some(ByteSize(256 * KIB)),
                 common: CommonOptions {
                     verify: true,
-                    buffer_offset: MALLOC_OFFSET,
+                    buffer_offset: Some(MALLOC_OFFSET),
                     ..CommonOptions::default()
                 },
                 ..writer(true, false, false)
@@ -334,7 +330,7 @@ pub fn catalog() -> Vec<Step> {
                 count_corrupt: true,
                 common: CommonOptions {
                     verify: true,
-                    buffer_offset: MALLOC_OFFSET,
+                    buffer_offset: Some(MALLOC_OFFSET),
                     ..CommonOptions::default()
                 },
                 ..reader(false, false)
@@ -361,7 +357,64 @@ pub fn ids() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
     use std::collections::HashSet;
+
+    #[derive(Parser)]
+    struct WriteCli {
+        #[command(flatten)]
+        options: WriterOptions,
+    }
+
+    #[derive(Parser)]
+    struct ReadCli {
+        #[command(flatten)]
+        options: ReaderOptions,
+    }
+
+    /// Options as they act: the buffer placement resolved, and nothing that only
+    /// says how much or where (bytes, CPU) or where the report goes.
+    fn acting(mut common: CommonOptions, has_buffer: bool) -> CommonOptions {
+        common.buffer_offset = has_buffer.then(|| common.effective_buffer_offset());
+        common.bytes = CommonOptions::default().bytes;
+        common.cpu = None;
+        common
+    }
+
+    #[test]
+    fn the_shell_pipelines_are_the_article_steps() {
+        // `pipebench write ... | pipebench read ...` with no other flags, as the
+        // introduction and the README offer them in place of `./write | ./read`.
+        for (id, write, read) in [
+            ("write-read", "", ""),
+            ("vmsplice-read", "--vmsplice", ""),
+            ("vmsplice-splice", "--vmsplice", "--splice"),
+            ("huge-pages", "--vmsplice --huge-pages", "--splice"),
+            (
+                "busy-loop",
+                "--vmsplice --huge-pages --busy-loop",
+                "--splice --busy-loop",
+            ),
+        ] {
+            let step = find(id).expect("an article step");
+            let argv = |cmd: &'static str, flags: &'static str| {
+                std::iter::once(cmd).chain(flags.split_whitespace())
+            };
+            let mut w = WriteCli::try_parse_from(argv("write", write))
+                .unwrap()
+                .options;
+            let mut r = ReadCli::try_parse_from(argv("read", read)).unwrap().options;
+            w.common = acting(w.common, true);
+            r.common = acting(r.common, !r.splice);
+            let mut step_w = step.writer.clone();
+            let mut step_r = step.reader.clone();
+            step_w.common = acting(step_w.common, true);
+            step_r.common = acting(step_r.common, !step_r.splice);
+            assert_eq!(w, step_w, "{id}: `pipebench write {write}`");
+            assert_eq!(r, step_r, "{id}: `pipebench read {read}`");
+            assert_eq!(w.effective_pipe_size(), step.writer.effective_pipe_size());
+        }
+    }
 
     #[test]
     fn article_steps_are_present_in_order() {
@@ -475,10 +528,10 @@ mod tests {
             // malloc'd buffers start 16 bytes into a page; aligned_alloc'd ones on it.
             let offset = |small_pages: bool| if small_pages { MALLOC_OFFSET } else { 0 };
             let w = &step.writer.common;
-            assert_eq!(w.buffer_offset, offset(!w.huge_pages), "{}", step.id);
+            assert_eq!(w.buffer_offset, Some(offset(!w.huge_pages)), "{}", step.id);
             assert_eq!(
                 step.reader.common.buffer_offset,
-                offset(!step.reader.splice),
+                Some(offset(!step.reader.splice)),
                 "{}",
                 step.id
             );

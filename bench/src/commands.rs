@@ -274,7 +274,7 @@ impl PagesArgs {
         writer.common.huge_pages |= self.huge_pages;
         writer.vmsplice |= self.vmsplice;
         if let Some(offset) = self.buffer_offset {
-            writer.common.buffer_offset = offset;
+            writer.common.buffer_offset = Some(offset);
         }
         if self.dont_touch_pages {
             writer.dont_touch_pages = true;

@@ -21,6 +21,12 @@ pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
 /// The default amount piped by hand: 10 GiB, as in the article.
 pub const DEFAULT_BYTES: ByteSize = ByteSize(10 * GIB);
 
+/// Where the reference's small-page buffers start past a page boundary: write.cpp
+/// and read.cpp take 256 KiB from malloc, which glibc serves from an mmap'd chunk
+/// whose first 16 bytes are its header. Huge-page buffers come from aligned_alloc
+/// (offset 0), and a splicing reader has no buffer.
+pub const MALLOC_OFFSET: u16 = 16;
+
 /// Options both ends share.
 #[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct CommonOptions {
@@ -46,11 +52,12 @@ pub struct CommonOptions {
     /// mlock(2) the buffers so they can never be paged out.
     #[arg(long)]
     pub lock_memory: bool,
-    /// Start each buffer this many bytes past a page boundary, as malloc'd buffers
-    /// do (the reference's small-page buffers start 16 bytes in); 0 is page-aligned.
-    #[arg(long, value_name = "BYTES", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..4096))]
+    /// Start each buffer this many bytes past a page boundary; 0 is page-aligned.
+    /// Default: where the reference programs' allocators put them (16 bytes in for
+    /// malloc'd small-page buffers, 0 for aligned huge-page ones).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u16).range(0..4096))]
     #[serde(default)]
-    pub buffer_offset: u16,
+    pub buffer_offset: Option<u16>,
     /// Write (writer) or check (reader) a position pattern, so every byte is verified.
     #[arg(long)]
     pub verify: bool,
@@ -119,7 +126,7 @@ impl Default for CommonOptions {
             gift: false,
             huge_pages: false,
             lock_memory: false,
-            buffer_offset: 0,
+            buffer_offset: None,
             verify: false,
             cpu: None,
             control_fd: None,
@@ -152,20 +159,28 @@ impl CommonOptions {
         push_flag(args, self.gift, "--gift");
         push_flag(args, self.huge_pages, "--huge-pages");
         push_flag(args, self.lock_memory, "--lock-memory");
-        if self.buffer_offset != 0 {
-            push_value(args, "--buffer-offset", Some(self.buffer_offset));
-        }
+        push_value(args, "--buffer-offset", self.buffer_offset);
         push_flag(args, self.verify, "--verify");
         push_value(args, "--cpu", self.cpu);
         push_value(args, "--control-fd", self.control_fd);
         push_value(args, "--report-fd", self.report_fd);
     }
 
+    /// Where each buffer starts past a page boundary: `--buffer-offset` when given,
+    /// else where the reference programs' allocators put it (malloc's 16-byte
+    /// header for small pages, none for aligned huge pages), so `pipebench write |
+    /// pipebench read` places its buffers as `./write | ./read` did.
+    pub fn effective_buffer_offset(&self) -> u16 {
+        self.buffer_offset
+            .unwrap_or(if self.huge_pages { 0 } else { MALLOC_OFFSET })
+    }
+
     /// The options as a short human summary, such as `256KiB busy-loop huge-pages`.
     pub fn describe(&self) -> Vec<String> {
         let mut parts = vec![format!("buf {}", self.buf_size)];
-        if self.buffer_offset != 0 {
-            parts.push(format!("buffers at +{} bytes", self.buffer_offset));
+        let offset = self.effective_buffer_offset();
+        if offset != 0 {
+            parts.push(format!("buffers at +{offset} bytes"));
         }
         for (on, name) in [
             (self.busy_loop, "busy-loop"),
@@ -297,6 +312,33 @@ mod tests {
         // vmsplice: half of one 256 KiB buffer, as write.cpp forces it.
         assert_eq!(v.effective_pipe_size(), Some(ByteSize(128 << 10)));
         assert_eq!(v.chunk_size(), 256 << 10);
+    }
+
+    #[test]
+    fn buffers_sit_where_the_reference_allocators_put_them() {
+        let parse = |argv: &[&str]| WriterCli::try_parse_from(argv).unwrap().options.common;
+        // malloc'd: 16 bytes into a page; aligned_alloc'd huge pages: on the boundary.
+        assert_eq!(parse(&["write"]).effective_buffer_offset(), MALLOC_OFFSET);
+        assert_eq!(
+            parse(&["write", "--huge-pages"]).effective_buffer_offset(),
+            0
+        );
+        let aligned = parse(&["write", "--buffer-offset", "0"]);
+        assert_eq!(aligned.effective_buffer_offset(), 0);
+        // An explicit placement survives the trip to a spawned end.
+        let mut argv: Vec<OsString> = vec!["write".into()];
+        argv.extend(
+            WriterOptions {
+                common: aligned.clone(),
+                ..Default::default()
+            }
+            .to_args(),
+        );
+        assert_eq!(
+            WriterCli::try_parse_from(argv).unwrap().options.common,
+            aligned
+        );
+        assert!(WriterCli::try_parse_from(["write", "--buffer-offset", "4096"]).is_err());
     }
 
     #[test]

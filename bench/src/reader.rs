@@ -67,7 +67,7 @@ pub fn run(
             huge_pages: options.common.huge_pages,
             touch: true,
             lock: options.common.lock_memory,
-            offset: options.common.buffer_offset.into(),
+            offset: options.common.effective_buffer_offset().into(),
         })?;
         read_loop(
             options,

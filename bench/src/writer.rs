@@ -159,7 +159,7 @@ pub(crate) fn allocate_buffers(
         huge_pages: options.common.huge_pages,
         touch: !options.dont_touch_pages,
         lock: options.common.lock_memory,
-        offset: options.common.buffer_offset.into(),
+        offset: options.common.effective_buffer_offset().into(),
     };
     let first_len = if options.same_buffer {
         2 * spec.len

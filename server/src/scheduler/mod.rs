@@ -35,8 +35,9 @@ use crate::shutdown::Shutdown;
 /// the machine for themselves, so both wait in the one queue.
 #[derive(Debug, Clone)]
 pub enum Work {
-    /// Two pinned ends of a pipe step.
-    Pipe(RunPlan),
+    /// Two pinned ends of a pipe step (boxed: a plan carries both ends' options and
+    /// dwarfs the other kinds of work).
+    Pipe(Box<RunPlan>),
     /// A producer and a consumer (or one process) of the IPC lab.
     Ipc(IpcRequest),
     /// The blocking and busy ping-pong of `pipebench wakeup`: a probe, queued like
@@ -54,7 +55,7 @@ pub enum Work {
 
 impl From<RunPlan> for Work {
     fn from(plan: RunPlan) -> Self {
-        Work::Pipe(plan)
+        Work::Pipe(Box::new(plan))
     }
 }
 
