@@ -59,6 +59,7 @@ impl IpcRequest {
             timeout: RUN_TIMEOUT,
             cancel: Some(cancel),
             program: Some(program.clone()),
+            progress: None,
         }
     }
 }
@@ -83,7 +84,8 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcRequest, IpcErr
     let (mechanism, chunk) = ipc::harness::validate(mechanism, &lib)?;
     Ok(IpcRequest {
         mechanism: mechanism.id.to_string(),
-        bytes,
+        // What will move, so the page's `started` and its progress bar say it.
+        bytes: ipc::harness::effective_bytes(mechanism.id, bytes),
         chunk,
     })
 }

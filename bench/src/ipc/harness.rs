@@ -11,6 +11,11 @@
 //!
 //! `PR_SET_PDEATHSIG` fires when the spawning *thread* exits: call [`run`] from a
 //! thread that lives until it returns.
+//!
+//! Progress: every end also gets a control page (fd 5, [`ControlRegion`]) in which
+//! the receiving end stores how many bytes it has taken after each chunk, one
+//! relaxed store and no system call; the harness copies it into
+//! [`IpcParams::progress`] while it waits, for whoever shows the run live.
 
 use std::ffi::{CString, OsString};
 use std::fs::File;
@@ -29,6 +34,7 @@ use super::{
     files, pipes, shared, sockets, sysv, CowReport, IpcEnd, IpcError, IpcParams, IpcResult,
     Mechanism,
 };
+use crate::control::ControlRegion;
 use crate::report::{gib_per_s, EndUsage};
 use crate::runner::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
@@ -40,6 +46,8 @@ pub(crate) const PREFIX: &str = "pipebench-ipc-";
 const REPORT_FD: RawFd = 3;
 /// The data descriptor's number in an end.
 pub(crate) const DATA_FD: RawFd = 4;
+/// The control page's descriptor number in an end.
+const CONTROL_FD: RawFd = 5;
 
 /// An end's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +90,9 @@ pub(crate) struct EndSpec {
     pub(crate) port: Option<u16>,
     /// Whether fd 4 holds a data descriptor.
     pub(crate) has_fd: bool,
+    /// Whether fd 5 holds the harness's control page (for progress).
+    #[serde(default)]
+    pub(crate) has_control: bool,
 }
 
 /// What an end sends back on fd 3.
@@ -160,7 +171,19 @@ pub fn end_main(spec_json: &str) -> ExitCode {
     let fd = spec
         .has_fd
         .then(|| unsafe { OwnedFd::from_raw_fd(DATA_FD) });
-    match run_end(&spec, fd) {
+    let control = if spec.has_control {
+        ControlRegion::attach(CONTROL_FD)
+    } else {
+        ControlRegion::local()
+    };
+    let received = match control {
+        Ok(control) => Received(control),
+        Err(e) => {
+            eprintln!("pipebench ipc-end: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run_end(&spec, fd, &received) {
         Ok(mut report) => {
             report.usage = self_usage();
             // SAFETY: as above, fd 3 is the report pipe.
@@ -178,15 +201,36 @@ pub fn end_main(spec_json: &str) -> ExitCode {
     }
 }
 
-fn run_end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+/// Where a receiving end publishes how many bytes it has taken so far: the
+/// control page's reader counter, shared with the harness (or a private page when
+/// the end runs without one).
+pub(crate) struct Received(ControlRegion);
+
+impl Received {
+    /// Publishes `bytes` taken so far: one relaxed store, cheap enough per chunk.
+    #[inline]
+    pub(crate) fn set(&self, bytes: u64) {
+        self.0.shared().reader_bytes.store(bytes, Ordering::Relaxed);
+    }
+}
+
+fn run_end(
+    spec: &EndSpec,
+    fd: Option<OwnedFd>,
+    received: &Received,
+) -> Result<EndReport, EndError> {
     match spec.mechanism.as_str() {
-        "sysv-msgqueue" => sysv::msgqueue_end(spec),
-        "fifo-rw" | "fifo-splice" | "pipe-rw" | "pipe-splice" => pipes::end(spec, fd),
-        "tcp-rw" | "tcp-sendfile" | "tcp-splice" | "unix-stream" => sockets::end(spec, fd),
-        "file-flock" | "file-mmap" | "sysv-shm" | "posix-shm" | "memfd-scm" => {
-            shared::end(spec, fd)
+        "sysv-msgqueue" => sysv::msgqueue_end(spec, received),
+        "fifo-rw" | "fifo-splice" | "pipe-rw" | "pipe-splice" => pipes::end(spec, fd, received),
+        "tcp-rw" | "tcp-sendfile" | "tcp-splice" | "unix-stream" => {
+            sockets::end(spec, fd, received)
         }
-        "lines-mmap" | "lines-read" | "direct-io" | "buffered-io" | "cow-fork" => files::end(spec),
+        "file-flock" | "file-mmap" | "sysv-shm" | "posix-shm" | "memfd-scm" => {
+            shared::end(spec, fd, received)
+        }
+        "lines-mmap" | "lines-read" | "direct-io" | "buffered-io" | "cow-fork" => {
+            files::end(spec, received)
+        }
         other => Err(EndError::Protocol(format!("unknown mechanism {other}"))),
     }
 }
@@ -441,6 +485,17 @@ fn chunk_for(mechanism: &Mechanism, params: &IpcParams) -> Result<u64, IpcError>
     Ok(chunk)
 }
 
+/// The bytes a run of `id` asked to move `asked` bytes really moves: all of them,
+/// except for `direct-io`, whose 1 KiB device requests are capped (the run says so
+/// in a note).
+pub fn effective_bytes(id: &str, asked: u64) -> u64 {
+    if id == "direct-io" {
+        asked.min(files::DIRECT_IO_MAX_BYTES)
+    } else {
+        asked
+    }
+}
+
 /// Checks `params` for `id` without running anything.
 pub fn validate(id: &str, params: &IpcParams) -> Result<(Mechanism, u64), IpcError> {
     let mechanism = super::find(id).ok_or_else(|| IpcError::UnknownMechanism {
@@ -513,6 +568,7 @@ fn high_dup(fd: RawFd) -> Result<OwnedFd, IpcError> {
 fn spawn_end(
     spec: &EndSpec,
     data: Option<OwnedFd>,
+    control: &ControlRegion,
     program: Option<&EndProgram>,
 ) -> Result<EndProcess, IpcError> {
     let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
@@ -523,8 +579,17 @@ fn spawn_end(
     let report_fd = high_dup(report_write.as_raw_fd())?;
     drop(report_write);
     let data_fd = data.map(|fd| high_dup(fd.as_raw_fd())).transpose()?;
+    let control_fd = control
+        .fd()
+        .map(|fd| high_dup(fd.as_raw_fd()))
+        .transpose()?;
     let report_raw = report_fd.as_raw_fd();
     let data_raw = data_fd.as_ref().map(|fd| fd.as_raw_fd());
+    let control_raw = control_fd.as_ref().map(|fd| fd.as_raw_fd());
+    let spec = EndSpec {
+        has_control: control_raw.is_some(),
+        ..spec.clone()
+    };
     let program = match program {
         Some(program) => program.clone(),
         None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
@@ -534,7 +599,7 @@ fn spawn_end(
         .args(&program.prefix)
         .arg("ipc-end")
         .arg(OsString::from(
-            serde_json::to_string(spec).expect("specs serialise"),
+            serde_json::to_string(&spec).expect("specs serialise"),
         ))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -545,9 +610,11 @@ fn spawn_end(
             if libc::dup2(report_raw, REPORT_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            if let Some(data) = data_raw {
-                if libc::dup2(data, DATA_FD) < 0 {
-                    return Err(std::io::Error::last_os_error());
+            for (from, to) in [(data_raw, DATA_FD), (control_raw, CONTROL_FD)] {
+                if let Some(from) = from {
+                    if libc::dup2(from, to) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                 }
             }
             // Die with the harness thread: no end outlives a killed harness.
@@ -560,7 +627,7 @@ fn spawn_end(
     let child = command
         .spawn()
         .map_err(setup_err(format!("start the {}", spec.role.name())))?;
-    drop((report_fd, data_fd));
+    drop((report_fd, data_fd, control_fd));
     Ok(EndProcess {
         role: spec.role,
         child,
@@ -610,9 +677,20 @@ fn collect(end: &mut EndProcess) -> Result<EndReport, IpcError> {
 
 /// Waits for every end; kills the others as soon as one fails, and all of them
 /// on cancel or timeout.
-fn wait_all(ends: &mut [EndProcess], params: &IpcParams) -> Result<(), IpcError> {
+fn wait_all(
+    ends: &mut [EndProcess],
+    control: &ControlRegion,
+    params: &IpcParams,
+) -> Result<(), IpcError> {
     let started = Instant::now();
+    let publish = || {
+        if let Some(progress) = &params.progress {
+            let received = control.shared().reader_bytes.load(Ordering::Relaxed);
+            progress.store(received, Ordering::Relaxed);
+        }
+    };
     loop {
+        publish();
         for end in ends.iter_mut() {
             if end.status.is_none() {
                 end.status = end.child.try_wait().map_err(setup_err("wait for an end"))?;
@@ -621,6 +699,8 @@ fn wait_all(ends: &mut [EndProcess], params: &IpcParams) -> Result<(), IpcError>
         let failed = ends.iter().any(|e| e.status.is_some_and(|s| !s.success()));
         if failed || ends.iter().all(|e| e.status.is_some()) {
             ends.iter_mut().for_each(EndProcess::kill);
+            // The receiver may have stored its last count after the read above.
+            publish();
             return Ok(());
         }
         if params
@@ -726,6 +806,7 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         sysv_id: None,
         port: None,
         has_fd: false,
+        has_control: false,
     };
     let mut producer_fd: Option<OwnedFd> = None;
     let mut consumer_fd: Option<OwnedFd> = None;
@@ -809,8 +890,8 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                         .into(),
                 );
             }
-            if mechanism.id == "direct-io" && bytes > files::DIRECT_IO_MAX_BYTES {
-                bytes = files::DIRECT_IO_MAX_BYTES;
+            if mechanism.id == "direct-io" && bytes >= files::DIRECT_IO_MAX_BYTES {
+                bytes = effective_bytes(mechanism.id, bytes);
                 spec.bytes = bytes;
                 notes.push(format!(
                     "direct-io reads at most {} (each 1 KiB O_DIRECT read is a device request)",
@@ -824,6 +905,10 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         _ => {}
     }
 
+    let control = ControlRegion::create().map_err(|e| IpcError::Setup {
+        what: "create the progress page".into(),
+        source: std::io::Error::other(e),
+    })?;
     let mut ends = Vec::new();
     if mechanism.pair {
         // Consumer first: it is ready (accepting, attached, blocked in read)
@@ -836,19 +921,21 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         ends.push(spawn_end(
             &consumer,
             consumer_fd.take(),
+            &control,
             params.program.as_ref(),
         )?);
         spec.has_fd = producer_fd.is_some();
         ends.push(spawn_end(
             &spec,
             producer_fd.take(),
+            &control,
             params.program.as_ref(),
         )?);
     } else {
         spec.role = Role::Solo;
-        ends.push(spawn_end(&spec, None, params.program.as_ref())?);
+        ends.push(spawn_end(&spec, None, &control, params.program.as_ref())?);
     }
-    wait_all(&mut ends, params)?;
+    wait_all(&mut ends, &control, params)?;
     let mut reports = Vec::new();
     let mut first_error = None;
     for end in ends.iter_mut() {
@@ -897,10 +984,13 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         (_, None, _) => false,
     };
     notes.extend(reports.iter().flat_map(|(_, r)| r.notes.iter().cloned()));
-    let moved = if mechanism.id == "cow-fork" {
-        receiver.bytes
-    } else {
+    // A one-process experiment says what it went through: the text file ends on
+    // a whole line (a little under the size asked), the fork's child writes what
+    // it writes.
+    let moved = if mechanism.pair {
         bytes
+    } else {
+        receiver.bytes
     };
     Ok(IpcResult {
         mechanism: mechanism.id.to_string(),

@@ -40,7 +40,7 @@ pub(crate) mod sockets;
 pub mod sysv;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -452,6 +452,10 @@ pub struct IpcParams {
     /// this executable, which must then be `pipebench` or offer `ipc-end` too.
     #[serde(skip)]
     pub program: Option<EndProgram>,
+    /// Kept at the bytes the receiving end has taken so far while the run lasts
+    /// (updated every few milliseconds), for showing the run live.
+    #[serde(skip)]
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for IpcParams {
@@ -464,6 +468,7 @@ impl Default for IpcParams {
             timeout: Duration::from_secs(300),
             cancel: None,
             program: None,
+            progress: None,
         }
     }
 }

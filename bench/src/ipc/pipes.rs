@@ -9,7 +9,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
 use super::data::Checksum;
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Role};
+use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
 
 fn need<'a, T>(value: &'a Option<T>, what: &str) -> Result<&'a T, EndError> {
     value
@@ -58,6 +58,7 @@ pub(crate) fn receive_by_copy(
     input: &mut File,
     dst: &mut File,
     chunk: usize,
+    received: &Received,
 ) -> Result<Checksum, EndError> {
     let mut buf = vec![0u8; chunk];
     let mut sum = Checksum::default();
@@ -69,6 +70,7 @@ pub(crate) fn receive_by_copy(
         sum.update(&buf[..n]);
         dst.write_all(&buf[..n])
             .map_err(io("write (destination)"))?;
+        received.set(sum.len());
     }
 }
 
@@ -146,7 +148,11 @@ fn data_fd(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<File, EndError> {
 }
 
 /// Both ends of `fifo-rw`, `fifo-splice`, `pipe-rw` and `pipe-splice`.
-pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+pub(crate) fn end(
+    spec: &EndSpec,
+    fd: Option<OwnedFd>,
+    received: &Received,
+) -> Result<EndReport, EndError> {
     let splicing = spec.mechanism.ends_with("-splice");
     let chunk = spec.chunk as usize;
     let mut pipe = data_fd(spec, fd)?;
@@ -175,11 +181,12 @@ pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndE
             if n == 0 {
                 break;
             }
+            received.set(offset as u64);
         }
         report.end_ns = Some(now_ns());
         checksum_file(need(&spec.dst, "destination file")?)?
     } else {
-        let sum = receive_by_copy(&mut pipe, &mut dst, chunk)?;
+        let sum = receive_by_copy(&mut pipe, &mut dst, chunk, received)?;
         report.end_ns = Some(now_ns());
         sum
     };

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::data::{self, Checksum};
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Role};
+use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
 use super::IpcError;
 
 /// Bytes before the data in a shared region: the progress counter's page.
@@ -128,7 +128,7 @@ impl Region {
         }
     }
 
-    fn consume(&self, bytes: u64) -> Checksum {
+    fn consume(&self, bytes: u64, received: &Received) -> Checksum {
         let mut sum = Checksum::default();
         let mut done = 0;
         let mut idle = 0u32;
@@ -138,6 +138,7 @@ impl Region {
                 // SAFETY: in range, and the producer finished these bytes (acquire).
                 sum.update(unsafe { self.data(done, (ready - done) as usize) });
                 done = ready;
+                received.set(done);
                 idle = 0;
             } else {
                 wait_a_little(&mut idle);
@@ -251,7 +252,7 @@ fn flock(file: &File, op: libc::c_int) -> Result<(), EndError> {
     .map(|_| ())
 }
 
-fn file_flock(spec: &EndSpec) -> Result<EndReport, EndError> {
+fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError> {
     let path = spec
         .shared
         .as_ref()
@@ -295,6 +296,7 @@ fn file_flock(spec: &EndSpec) -> Result<EndReport, EndError> {
             idle = 0;
             sum.update(&buf[..n]);
             offset += n as u64;
+            received.set(offset);
         }
         report.end_ns = Some(now_ns());
         report.checksum = Some(sum.finish());
@@ -304,9 +306,13 @@ fn file_flock(spec: &EndSpec) -> Result<EndReport, EndError> {
 }
 
 /// Both ends of `file-flock`, `file-mmap`, `sysv-shm`, `posix-shm`, `memfd-scm`.
-pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+pub(crate) fn end(
+    spec: &EndSpec,
+    fd: Option<OwnedFd>,
+    received: &Received,
+) -> Result<EndReport, EndError> {
     if spec.mechanism == "file-flock" {
-        return file_flock(spec);
+        return file_flock(spec, received);
     }
     let len = HEADER + spec.bytes;
     let open_shared = || -> Result<File, EndError> {
@@ -346,7 +352,7 @@ pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndE
         region.produce(spec.bytes, spec.chunk);
         report.bytes = spec.bytes;
     } else {
-        let sum = region.consume(spec.bytes);
+        let sum = region.consume(spec.bytes, received);
         report.end_ns = Some(now_ns());
         report.bytes = sum.len();
         report.checksum = Some(sum.finish());

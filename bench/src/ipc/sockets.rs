@@ -7,7 +7,7 @@ use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Role};
+use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
 use super::pipes::{create_dst, open_src, receive_by_copy, send_by_copy, splice};
 use super::IpcError;
 
@@ -81,7 +81,11 @@ fn splice_through_pipe(sock: &File, src: &File, bytes: u64, chunk: usize) -> Res
 }
 
 /// Both ends of `tcp-rw`, `tcp-sendfile`, `tcp-splice` and `unix-stream`.
-pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndError> {
+pub(crate) fn end(
+    spec: &EndSpec,
+    fd: Option<OwnedFd>,
+    received: &Received,
+) -> Result<EndReport, EndError> {
     let chunk = spec.chunk as usize;
     let tcp = spec.mechanism.starts_with("tcp-");
     let mut report = EndReport::default();
@@ -118,7 +122,7 @@ pub(crate) fn end(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<EndReport, EndE
         File::from(fd)
     };
     let mut dst = create_dst(spec)?;
-    let sum = receive_by_copy(&mut sock, &mut dst, chunk)?;
+    let sum = receive_by_copy(&mut sock, &mut dst, chunk, received)?;
     report.end_ns = Some(now_ns());
     report.bytes = sum.len();
     report.checksum = Some(sum.finish());

@@ -2,7 +2,7 @@
 //! creating them.
 
 use super::data::{self, Checksum};
-use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Role};
+use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
 use super::IpcError;
 
 /// The System V limits that decide whether a run fits, read from /proc/sys/kernel.
@@ -142,7 +142,7 @@ impl Message {
 }
 
 /// Both ends of `sysv-msgqueue`: msgsnd chunks of the pattern, msgrcv and hash.
-pub(crate) fn msgqueue_end(spec: &EndSpec) -> Result<EndReport, EndError> {
+pub(crate) fn msgqueue_end(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError> {
     let id = spec
         .sysv_id
         .ok_or_else(|| EndError::Protocol("no queue id".into()))?;
@@ -168,6 +168,7 @@ pub(crate) fn msgqueue_end(spec: &EndSpec) -> Result<EndReport, EndError> {
             let n = check("msgrcv", ret)?;
             sum.update(&msg.data()[..n]);
             offset += n as u64;
+            received.set(offset);
         }
         report.end_ns = Some(now_ns());
         report.checksum = Some(sum.finish());

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -55,9 +55,15 @@ fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let before = leftovers(dir.path());
     for id in ipc::ids() {
-        let result =
-            ipc::run(id, &params(8 * MIB, dir.path())).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let progress = Arc::new(AtomicU64::new(0));
+        let params = IpcParams {
+            progress: Some(Arc::clone(&progress)),
+            ..params(8 * MIB, dir.path())
+        };
+        let result = ipc::run(id, &params).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert!(result.checksum_ok, "{id}: {result:?}");
+        // The receiving end's count reaches the harness, to the last byte.
+        assert_eq!(progress.load(Ordering::Relaxed), result.bytes, "{id}");
         assert_eq!(result.mechanism, id);
         assert!(result.elapsed_ms > 0.0, "{id}: {result:?}");
         let mechanism = ipc::find(id).unwrap();
@@ -71,6 +77,45 @@ fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
         }
         assert_eq!(leftovers(dir.path()), before, "{id} left something behind");
     }
+}
+
+/// A run that lasts: the pipe with 8-byte calls makes about a million system
+/// calls for 4 MiB. Someone watching `progress` sees it climb while the ends
+/// run, never past the total, and end at the total.
+#[test]
+fn progress_climbs_while_the_ends_run() {
+    let _cpus = crate::common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let progress = Arc::new(AtomicU64::new(0));
+    let params = IpcParams {
+        chunk: Some(ByteSize(8)),
+        progress: Some(Arc::clone(&progress)),
+        ..params(4 * MIB, dir.path())
+    };
+    let (result, seen) = std::thread::scope(|scope| {
+        let run = scope.spawn(|| ipc::run("pipe-rw", &params));
+        let mut seen = Vec::new();
+        while !run.is_finished() {
+            seen.push(progress.load(Ordering::Relaxed));
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (run.join().unwrap(), seen)
+    });
+    let result = result.unwrap();
+    assert!(result.checksum_ok);
+    let midway: Vec<u64> = seen
+        .iter()
+        .copied()
+        .filter(|&b| b > 0 && b < 4 * MIB)
+        .collect();
+    assert!(
+        !midway.is_empty(),
+        "no sample between 0 and the total in {} samples over {:.0} ms",
+        seen.len(),
+        result.elapsed_ms
+    );
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "progress went back");
+    assert_eq!(progress.load(Ordering::Relaxed), 4 * MIB);
 }
 
 #[test]

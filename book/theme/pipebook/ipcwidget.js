@@ -4,14 +4,15 @@
 // mechanism in turn, each its own queued run, and charts them beside the survey.
 // Hooks for tests: button.pipebook-ipc-button, button.pipebook-cancel-button,
 // input.pipebook-ipc-bytes, .pipebook-status[data-state], table.pipebook-ipc-result,
-// and on the root data-state, data-mib-per-s, data-checksum (and data-rows on the
-// matrix).
+// progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
+// data-checksum, data-progress-samples (and data-rows on the matrix).
 
 import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
 import { earlierRuns } from "./ipchistory.js";
+import { ipcProgress } from "./ipcprogress.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
@@ -198,13 +199,29 @@ export function mountIpc(root, { online, lab }) {
   }
   const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
   const summary = h("p.pipebook-ipc-summary");
   const notes = h("ul.pipebook-ipc-notes");
   const command = h("p.pipebook-sweep-command");
   const earlier = h("p.pipebook-ipc-earlier");
-  card.append(ui.form, status, table, summary, notes, command, earlier);
+  card.append(ui.form, status, bar, table, summary, notes, command, earlier);
   const setState = stateSetter(root, card, status, ui);
+  let total = null;
+  let samples = 0;
+  const showProgress = (msg) => {
+    samples += 1;
+    root.dataset.progressSamples = String(samples);
+    const p = ipcProgress(msg, total);
+    status.textContent = p.text;
+    bar.hidden = false;
+    // No value: the browser draws an indeterminate bar.
+    if (p.fraction === null) bar.removeAttribute("value");
+    else bar.value = p.fraction;
+  };
+  const endProgress = () => {
+    bar.hidden = true;
+  };
   setState("idle", "Ready: the run takes the machine for itself, after any run ahead of it.");
   const showEarlier = async () => {
     const e = earlierRuns(await history(), m.id);
@@ -223,11 +240,17 @@ export function mountIpc(root, { online, lab }) {
     if (asked.error) return setState("error", `Error: ${asked.error}.`);
     fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk)));
     setState("connecting", "Connecting to the runner…");
+    samples = 0;
     run = startIpc(m.id, asked.params, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-      started: (msg) => setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}…`),
+      started: (msg) => {
+        total = msg.params?.bytes ?? null;
+        setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}…`);
+      },
+      progress: showProgress,
       result: (r) => {
         run = null;
+        endProgress();
         const out = resultTable(m, r);
         fill(table, out.table);
         summary.textContent = out.summary;
@@ -240,10 +263,12 @@ export function mountIpc(root, { online, lab }) {
       },
       cancelled: () => {
         run = null;
+        endProgress();
         setState("cancelled", "Cancelled. The runner removed the run's files, queues and segments.");
       },
       error: (message) => {
         run = null;
+        endProgress();
         setState("error", `Error: ${message}`);
       },
       notice: (message) => {
@@ -321,9 +346,17 @@ export function mountIpcMatrix(root, { online, lab }) {
       }
       const m = mechanisms[index];
       setState("running", `Connecting for ${m.id} (${index + 1} of ${mechanisms.length})…`);
+      let total = null;
+      const label = `${m.id} (${index + 1} of ${mechanisms.length})`;
       run = startIpc(m.id, asked.params, {
         queued: (position) => setState("running", `${m.id}: waiting, place ${position} in the queue.`),
-        started: () => setState("running", `Running ${m.id} (${index + 1} of ${mechanisms.length})…`),
+        started: (msg) => {
+          total = msg.params?.bytes ?? null;
+          setState("running", `Running ${label}…`);
+        },
+        progress: (msg) => {
+          status.textContent = `${label}: ${ipcProgress(msg, total).text}`;
+        },
         result: (r) => {
           rows[index].mine = r.mib_per_s;
           redraw();

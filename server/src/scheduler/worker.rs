@@ -3,14 +3,15 @@
 //! the lab's harness runs (an IPC run); or measure a wakeup. Whatever it ran is
 //! dead and reaped before the thread ends.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pipebench::ipc::IpcError;
+use pipebench::ipc::{IpcError, IpcParams};
 use pipebench::plan::RunPlan;
-use pipebench::runner::RunHandle;
+use pipebench::report::gib_per_s;
+use pipebench::runner::{Progress, RunHandle};
 
 use pipebench::inspect::{self, CHILD_TIMEOUT};
 use pipebench::options::WriterOptions;
@@ -122,7 +123,11 @@ enum Stop {
 /// resource before it returns.
 fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEvent> {
     let cancel = Arc::new(AtomicBool::new(false));
-    let params = request.params(&shared.program, Arc::clone(&cancel));
+    let received = Arc::new(AtomicU64::new(0));
+    let params = IpcParams {
+        progress: Some(Arc::clone(&received)),
+        ..request.params(&shared.program, Arc::clone(&cancel))
+    };
     tracing::info!(mechanism = %request.mechanism, bytes = request.bytes, "ipc run started");
     job.send(RunEvent::IpcStarted(Box::new(request.clone())));
     let (outcome, stop) = std::thread::scope(|scope| {
@@ -137,7 +142,19 @@ fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEv
             }
         };
         let mut stop = None;
+        let started = Instant::now();
+        let mut last = (started, 0u64);
         while !harness.is_finished() {
+            let now = Instant::now();
+            let bytes = received.load(Ordering::Relaxed);
+            let window_ms = now.duration_since(last.0).as_secs_f64() * 1000.0;
+            job.send(RunEvent::Progress(Progress {
+                bytes,
+                elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
+                gib_per_s: gib_per_s(bytes.saturating_sub(last.1), window_ms),
+                pipe_bytes: None,
+            }));
+            last = (now, bytes);
             stop = match job.stop.recv_timeout(SAMPLE_INTERVAL) {
                 Ok(()) => Some(Stop::Cancelled),
                 Err(RecvTimeoutError::Disconnected) => Some(Stop::PageGone),

@@ -944,6 +944,8 @@ async fn run_ipc(client: &Client) -> TestResult {
            .map((tr) => [...tr.children].map((c) => c.textContent));
          return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),
                   checksum: r.dataset.checksum ?? null, cells,
+                  progress: Number(r.dataset.progressSamples ?? 0),
+                  barHidden: r.querySelector('progress.pipebook-ipc-progress').hidden,
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -962,6 +964,13 @@ async fn run_ipc(client: &Client) -> TestResult {
     }
     if !last["mibs"].as_f64().is_some_and(|m| m > 0.0) {
         return Err(format!("the IPC card shows no rate: {last}"));
+    }
+    // The runner's progress reached the card while the run lasted (the first
+    // sample comes as the harness starts), and the bar went away at the end.
+    if last["progress"].as_u64().is_none_or(|n| n < 1) || last["barHidden"] != json!(true) {
+        return Err(format!(
+            "the IPC card showed no progress, or kept its bar: {last}"
+        ));
     }
     // The table names the bytes moved, the checksum, and both ends' counters,
     // beside the survey's 1373 ms.

@@ -10,6 +10,7 @@ use crate::common::{recv, recv_until, send, Server, Socket, RUN_LOCK};
 use serde_json::{json, Value};
 
 const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
 
 /// Runs `mechanism` over `socket` and returns its `started` and `result`.
 async fn run(socket: &mut Socket, mechanism: &str, bytes: u64) -> (Value, Value) {
@@ -22,10 +23,62 @@ async fn run(socket: &mut Socket, mechanism: &str, bytes: u64) -> (Value, Value)
     assert_eq!(started["type"], "started", "{started}");
     let (result, before) = recv_until(socket, "result", Duration::from_secs(60)).await;
     assert!(
-        before.is_empty(),
-        "nothing between started and result: {before:?}"
+        before.iter().all(|m| m["type"] == "progress"),
+        "only progress between started and result: {before:?}"
     );
     (started, result)
+}
+
+/// The bytes and elapsed milliseconds of each `progress` message in `messages`,
+/// after checking that they only grow and never pass `total`.
+fn progress_of(messages: &[Value], total: u64) -> Vec<(u64, f64)> {
+    let samples: Vec<(u64, f64)> = messages
+        .iter()
+        .filter(|m| m["type"] == "progress")
+        .map(|m| {
+            let bytes = m["bytes"].as_u64().unwrap_or_else(|| panic!("{m}"));
+            let elapsed = m["elapsed_ms"].as_f64().unwrap_or_else(|| panic!("{m}"));
+            assert!(m["gib_per_s"].as_f64().unwrap() >= 0.0, "{m}");
+            assert!(bytes <= total, "{m} passes {total}");
+            (bytes, elapsed)
+        })
+        .collect();
+    for pair in samples.windows(2) {
+        assert!(pair[0].0 <= pair[1].0, "bytes went back: {samples:?}");
+        assert!(pair[0].1 < pair[1].1, "time went back: {samples:?}");
+    }
+    samples
+}
+
+/// A run that lasts (8-byte calls: about a million system calls for 4 MiB)
+/// streams `progress` like a pipe step, at least ten a second, and the page can
+/// watch the bytes climb.
+#[tokio::test]
+async fn a_lasting_run_streams_progress() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-rw","params":{"bytes":"4MiB","chunk":8}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+    assert_eq!(result["checksum_ok"], true, "{result}");
+    let samples = progress_of(&before, 4 * MIB);
+    let midway = samples
+        .iter()
+        .filter(|(b, _)| *b > 0 && *b < 4 * MIB)
+        .count();
+    assert!(midway > 0, "no sample between 0 and the total: {samples:?}");
+    // At least ten a second over the run (the first comes at once).
+    let span_ms = samples.last().unwrap().1 - samples[0].1;
+    assert!(
+        samples.len() as f64 >= (span_ms / 100.0).floor(),
+        "{} samples over {span_ms:.0} ms",
+        samples.len()
+    );
 }
 
 #[tokio::test]
@@ -169,8 +222,14 @@ async fn a_cancelled_run_leaves_no_queue_segment_file_or_process() {
         let during = ipc_snapshot();
         assert_ne!(during, before, "{mechanism}: the run's object is visible");
         send(&mut socket, json!({"type":"cancel"})).await;
-        let cancelled = recv(&mut socket).await;
-        assert_eq!(cancelled["type"], "cancelled", "{cancelled}");
+        let (_, before_cancel) =
+            recv_until(&mut socket, "cancelled", Duration::from_secs(10)).await;
+        // Only progress came first, and it showed the run moving.
+        let samples = progress_of(&before_cancel, GIB);
+        assert!(
+            samples.iter().any(|(bytes, _)| *bytes > 0),
+            "{mechanism}: {samples:?}"
+        );
         assert!(
             wait_childless(server.pid(), Duration::from_secs(2)),
             "{mechanism}: children left: {:?}",
