@@ -318,7 +318,10 @@ pub fn catalog() -> Vec<Step> {
                 reuse_early: true,
                 // The pipe holds the whole buffer, so vmsplice returns before the
                 // reader took any of it and every rewrite races pages still queued.
-                pipe_size: Some(ByteSize(256 * KIB)),
+                // A malloc'd 256 KiB buffer spans 65 pages (it starts 16 bytes in):
+                // a 256 KiB pipe has 64 slots, so vmsplice would wait for the
+                // reader and the race would shrink to the last 16 bytes.
+                pipe_size: Some(ByteSize(512 * KIB)),
                 common: CommonOptions {
                     verify: true,
                     buffer_offset: Some(MALLOC_OFFSET),
