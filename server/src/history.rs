@@ -12,6 +12,13 @@
 //! skipped, counted, and copied once to `results.rejected.jsonl` beside the file.
 //! A `results.json` of the previous format (one JSON array) is imported once and
 //! renamed to `results.json.imported`.
+//!
+//! Only the newest results are served, so the file need not grow for ever: once
+//! it holds more than [`ROTATE_FACTOR`] times the limit, the save that crossed
+//! the line (still holding the lock) keeps the whole file as
+//! `results-<ms>.jsonl` beside it and renames a new `results.jsonl` holding the
+//! newest results over it. Nothing is deleted, start-up reads a bounded file,
+//! and other servers notice the new file and read it from its start.
 
 use std::collections::{HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
@@ -28,7 +35,12 @@ use crate::ipc::IpcRecord;
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
 
+/// The file is rotated when it holds more lines than this many times the limit.
+pub const ROTATE_FACTOR: usize = 2;
+
 const FILE_NAME: &str = "results.jsonl";
+/// Where a rotation writes the new file before renaming it into place.
+const ROTATING_NAME: &str = "results.jsonl.rotating";
 const REJECTED_NAME: &str = "results.rejected.jsonl";
 const OLD_FILE_NAME: &str = "results.json";
 const IMPORTED_NAME: &str = "results.json.imported";
@@ -80,6 +92,8 @@ struct Cache {
     offset: u64,
     /// Valid result lines, oldest first, at most the limit.
     lines: VecDeque<String>,
+    /// Complete lines read from this file so far, served or not.
+    on_disk: usize,
 }
 
 /// What one read of the new lines found.
@@ -111,11 +125,13 @@ impl History {
             cache: Mutex::new(Cache::default()),
             report: LoadReport::default(),
         };
-        let imported = history.import_old_file()?;
-        let scan = {
+        let (imported, mut scan) = history.import_old_file()?;
+        let later = {
             let mut cache = history.cache.lock().unwrap_or_else(|e| e.into_inner());
             history.refresh(&mut cache)?
         };
+        scan.rejected.extend(later.rejected);
+        scan.torn_tail |= later.torn_tail;
         if !scan.rejected.is_empty() {
             history.set_aside(&scan.rejected)?;
         }
@@ -181,7 +197,8 @@ impl History {
     pub fn append(&self, result: &RunResult) -> Result<(), HistoryError> {
         let mut line = serde_json::to_string(result).expect("results serialise");
         line.push('\n');
-        self.append_lines(line.as_bytes())
+        let scan = self.append_lines(line.as_bytes())?;
+        self.set_aside(&scan.rejected)
     }
 
     /// Appends an IPC lab result (tagged `"kind":"ipc"`) as one line. Blocking,
@@ -189,12 +206,69 @@ impl History {
     pub fn append_ipc(&self, record: &IpcRecord) -> Result<(), HistoryError> {
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
-        self.append_lines(line.as_bytes())
+        let scan = self.append_lines(line.as_bytes())?;
+        self.set_aside(&scan.rejected)
     }
 
-    /// Appends complete lines under the lock, after closing a torn last line.
-    fn append_lines(&self, lines: &[u8]) -> Result<(), HistoryError> {
-        crate::jsonl::append(&self.dir, FILE_NAME, lines).map_err(HistoryError::from)
+    /// Appends complete lines under the lock, after closing a torn last line;
+    /// rotates the file if that made it too long. Returns what reading the new
+    /// lines found (lines that are not results are for the caller to set aside,
+    /// once the lock is released).
+    fn append_lines(&self, lines: &[u8]) -> Result<Scan, HistoryError> {
+        let file = self.open_locked()?;
+        crate::jsonl::append_locked(&file, &self.dir, FILE_NAME, lines)?;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let scan = self.refresh(&mut cache)?;
+        if cache.on_disk > ROTATE_FACTOR * self.limit && !cache.lines.is_empty() {
+            self.rotate(&mut cache)?;
+        }
+        // The lock goes with `file`, after any rotation.
+        drop(file);
+        Ok(scan)
+    }
+
+    /// Keeps the current file whole under an archive name and puts a file
+    /// holding only the served results in its place. Called with the file lock
+    /// held and the cache just refreshed; a crash part-way leaves either the old
+    /// file in place (perhaps also under its archive name) or the new one.
+    fn rotate(&self, cache: &mut Cache) -> Result<(), HistoryError> {
+        let path = self.path();
+        let fresh = self.dir.join(ROTATING_NAME);
+        let mut text = String::with_capacity(cache.lines.iter().map(|l| l.len() + 1).sum());
+        for line in &cache.lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let mut file = File::create(&fresh).map_err(io_error("cannot create", &fresh))?;
+        file.write_all(text.as_bytes())
+            .map_err(io_error("cannot write", &fresh))?;
+        file.sync_all().map_err(io_error("cannot sync", &fresh))?;
+        let stamp = now_ms();
+        let mut archive = self.dir.join(format!("results-{stamp}.jsonl"));
+        let mut n = 0;
+        loop {
+            match std::fs::hard_link(&path, &archive) {
+                Ok(()) => break,
+                // Two rotations in one millisecond (tiny limits): number them.
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                    n += 1;
+                    archive = self.dir.join(format!("results-{stamp}-{n}.jsonl"));
+                }
+                Err(err) => return Err(io_error("cannot archive", &path)(err)),
+            }
+        }
+        std::fs::rename(&fresh, &path).map_err(io_error("cannot replace", &path))?;
+        sync_dir(&self.dir)?;
+        let meta = file.metadata().map_err(io_error("cannot read", &path))?;
+        cache.identity = Some((meta.dev(), meta.ino()));
+        cache.offset = text.len() as u64;
+        cache.on_disk = cache.lines.len();
+        tracing::info!(
+            archive = %archive.display(),
+            kept = cache.lines.len(),
+            "results history rotated"
+        );
+        Ok(())
     }
 
     /// The results file opened for appending, under an exclusive lock that is
@@ -238,6 +312,7 @@ impl History {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            cache.on_disk += 1;
             match is_record(line) {
                 true => cache
                     .lines
@@ -255,6 +330,9 @@ impl History {
     /// Copies unreadable lines to the rejected file, each once even when several
     /// servers start on this folder.
     fn set_aside(&self, lines: &[Vec<u8>]) -> Result<(), HistoryError> {
+        if lines.is_empty() {
+            return Ok(());
+        }
         let _lock = self.open_locked()?;
         let path = self.rejected_path();
         let known = match std::fs::read(&path) {
@@ -284,17 +362,20 @@ impl History {
     }
 
     /// Imports a `results.json` of the previous format once; returns how many
-    /// results it held. One that cannot be parsed is renamed aside, not lost.
-    fn import_old_file(&self) -> Result<usize, HistoryError> {
+    /// results it held and what reading them back found. One that cannot be
+    /// parsed is renamed aside, not lost.
+    fn import_old_file(&self) -> Result<(usize, Scan), HistoryError> {
         let old = self.dir.join(OLD_FILE_NAME);
         if std::fs::symlink_metadata(&old).is_err() {
-            return Ok(0);
+            return Ok((0, Scan::default()));
         }
         // Under the lock, so two servers starting together import it once.
         let lock = self.open_locked()?;
         let bytes = match std::fs::read(&old) {
             Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((0, Scan::default()))
+            }
             Err(err) => return Err(io_error("cannot read", &old)(err)),
         };
         // Entry by entry: one bad entry must not hide the others.
@@ -310,7 +391,7 @@ impl History {
                     old.display(),
                     aside.display()
                 );
-                return Ok(0);
+                return Ok((0, Scan::default()));
             }
         };
         let mut lines = String::new();
@@ -325,9 +406,11 @@ impl History {
             lines.push('\n');
         }
         drop(lock);
-        if !lines.is_empty() {
-            self.append_lines(lines.as_bytes())?;
-        }
+        let scan = if lines.is_empty() {
+            Scan::default()
+        } else {
+            self.append_lines(lines.as_bytes())?
+        };
         let _lock = self.open_locked()?;
         let renamed = self.dir.join(IMPORTED_NAME);
         std::fs::rename(&old, &renamed).map_err(io_error("cannot rename", &old))?;
@@ -337,7 +420,7 @@ impl History {
             old.display(),
             renamed.display()
         );
-        Ok(imported)
+        Ok((imported, scan))
     }
 }
 
@@ -435,6 +518,86 @@ mod tests {
         }
         assert_eq!(bytes_of(&a), [0, 1, 2, 3]);
         assert_eq!(bytes_of(&b), [0, 1, 2, 3]);
+    }
+
+    /// Every result in the folder's files (the current one and the archives),
+    /// once each, by bytes.
+    fn everything_kept(dir: &Path) -> std::collections::BTreeSet<u64> {
+        let mut all = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == FILE_NAME || (name.starts_with("results-") && name.ends_with(".jsonl")) {
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                for line in text.lines() {
+                    all.insert(serde_json::from_str::<RunResult>(line).unwrap().bytes);
+                }
+            }
+        }
+        all
+    }
+
+    fn lines_in(path: &Path) -> usize {
+        std::fs::read_to_string(path).unwrap().lines().count()
+    }
+
+    #[test]
+    fn a_long_history_rotates_and_keeps_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::open(dir.path(), 3).unwrap();
+        for i in 0..20 {
+            history.append(&result("write-read", i)).unwrap();
+            // The file never holds more than the rotation point.
+            assert!(lines_in(&history.path()) <= ROTATE_FACTOR * 3, "after {i}");
+            assert_eq!(bytes_of(&history).last(), Some(&i));
+        }
+        assert_eq!(bytes_of(&history), [17, 18, 19]);
+        // Nothing was deleted: the archives and the file hold all twenty.
+        assert_eq!(everything_kept(dir.path()), (0..20).collect());
+        assert!(!dir.path().join(ROTATING_NAME).exists());
+        drop(history);
+        let again = History::open(dir.path(), 3).unwrap();
+        assert_eq!(bytes_of(&again), [17, 18, 19]);
+    }
+
+    #[test]
+    fn servers_sharing_a_folder_follow_each_others_rotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = History::open(dir.path(), 2).unwrap();
+        let b = History::open(dir.path(), 2).unwrap();
+        for i in 0..15 {
+            let history = if i % 3 == 0 { &a } else { &b };
+            history.append(&result("write-read", i)).unwrap();
+            let newest = [i.saturating_sub(1), i];
+            let expect: &[u64] = if i == 0 { &[0] } else { &newest };
+            assert_eq!(bytes_of(&a), expect, "a after {i}");
+            assert_eq!(bytes_of(&b), expect, "b after {i}");
+        }
+        assert_eq!(everything_kept(dir.path()), (0..15).collect());
+    }
+
+    #[test]
+    fn a_save_waiting_for_the_lock_follows_a_rotation() {
+        // A server that opened the file just before another rotated it must not
+        // append to the archived copy nobody reads.
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::open(dir.path(), 2).unwrap();
+        history.append(&result("write-read", 0)).unwrap();
+        let held = history.open_locked().unwrap();
+        let waiter = std::thread::spawn({
+            let dir = dir.path().to_path_buf();
+            move || {
+                let other = History::open(&dir, 2).unwrap();
+                other.append(&result("write-read", 99)).unwrap();
+            }
+        });
+        // Let the waiter open the old file and block on its lock, then replace it.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::fs::hard_link(history.path(), dir.path().join("results-0.jsonl")).unwrap();
+        std::fs::write(dir.path().join(ROTATING_NAME), b"").unwrap();
+        std::fs::rename(dir.path().join(ROTATING_NAME), history.path()).unwrap();
+        drop(held);
+        waiter.join().unwrap();
+        assert_eq!(bytes_of(&history), [99]);
     }
 
     #[test]

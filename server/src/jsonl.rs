@@ -3,10 +3,15 @@
 //! fsync when the file is new). A save that died mid-line leaves a torn last
 //! line; the next append ends it with a newline first, and readers skip a last
 //! line without its newline. The results history and the lab records use it.
+//!
+//! A file may be replaced while someone waits for its lock (the history rotates
+//! its file by renaming a shorter one over it): [`open_locked`] checks, once it
+//! holds the lock, that the path still names the file it locked, and otherwise
+//! starts again on the new one, so no line goes to a file nobody reads.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{flock, FlockOperation};
@@ -20,24 +25,45 @@ fn fail(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Fil
 }
 
 /// `path` opened for appending (and reading its last byte), under an exclusive
-/// lock released when the file is closed.
+/// lock released when the file is closed; always the file `path` names once the
+/// lock is held, even if it was replaced meanwhile.
 pub(crate) fn open_locked(path: &Path) -> Result<File, FileFailure> {
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(fail("cannot open", path))?;
-    flock(&file, FlockOperation::LockExclusive)
-        .map_err(|errno| fail("cannot lock", path)(errno.into()))?;
-    Ok(file)
+    loop {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(fail("cannot open", path))?;
+        flock(&file, FlockOperation::LockExclusive)
+            .map_err(|errno| fail("cannot lock", path)(errno.into()))?;
+        let locked = file.metadata().map_err(fail("cannot inspect", path))?;
+        match std::fs::metadata(path) {
+            Ok(now) if (now.dev(), now.ino()) == (locked.dev(), locked.ino()) => return Ok(file),
+            // Replaced (or removed) while we waited: lock what the path names now.
+            Ok(_) => continue,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(err) => return Err(fail("cannot inspect", path)(err)),
+        }
+    }
 }
 
 /// Appends complete lines to `dir/name` under the lock, after ending a torn
 /// last line, and makes them durable.
 pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), FileFailure> {
+    let file = open_locked(&dir.join(name))?;
+    append_locked(&file, dir, name, lines)
+}
+
+/// [`append`] to `file`, which the caller opened with [`open_locked`] for
+/// `dir/name` and keeps locked for what it does next.
+pub(crate) fn append_locked(
+    file: &File,
+    dir: &Path,
+    name: &str,
+    lines: &[u8],
+) -> Result<(), FileFailure> {
     let path = dir.join(name);
-    let file = open_locked(&path)?;
     let len = file
         .metadata()
         .map_err(fail("cannot inspect", &path))?
@@ -53,7 +79,8 @@ pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), FileFai
         bytes.push(b'\n');
     }
     bytes.extend_from_slice(lines);
-    (&file)
+    let mut writer = file;
+    writer
         .write_all(&bytes)
         .map_err(fail("cannot append to", &path))?;
     file.sync_all().map_err(fail("cannot sync", &path))?;
