@@ -12,6 +12,7 @@ import { START_HINT, labReportUrl, labState } from "./api.js";
 import { secondsInput } from "./controls.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
+import { runsTable } from "./labruns.js";
 import * as labs from "./labs.js";
 import { saveLab, startIpc, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
@@ -21,12 +22,7 @@ let nextId = 0;
 // What an IPC run moves when neither the task nor the student says (the server's default).
 const IPC_DEFAULT_BYTES = 200 * 1024 * 1024;
 
-/** A share as a percentage that never rounds a few damaged bytes to zero. */
-function percent(share) {
-  if (share === null) return "—";
-  return share === 0 ? "0%" : `${labs.round(100 * share)}%`;
-}
-
+/** What a task runs, in a line of code text. */
 function taskText(t) {
   if (t.mechanism) return `IPC ${t.mechanism}, ${fmt.bytes(t.bytes ?? IPC_DEFAULT_BYTES)} unless capped`;
   if (t.sweep) {
@@ -93,7 +89,7 @@ export function mountLab(root, { online, catalogEntry }) {
   const tasksList = h("ul.pipebook-lab-tasks");
   const checksList = h("ul.pipebook-lab-checks");
   const verdict = h("p.pipebook-lab-verdict");
-  const runsTable = h("table.pipebook-lab-runs");
+  const runsEl = h("table.pipebook-lab-runs");
   const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
   card.append(predictionBox);
 
@@ -144,7 +140,7 @@ export function mountLab(root, { online, catalogEntry }) {
       tasksList,
       status,
     ),
-    h("section", null, h("h4", null, "3. Check"), verdict, checksList, runsTable),
+    h("section", null, h("h4", null, "3. Check"), verdict, checksList, runsEl),
   );
   const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
   const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
@@ -174,27 +170,11 @@ export function mountLab(root, { online, catalogEntry }) {
   // Every recorded run, with the figures the checks read: the huge-page share is
   // what the writer found in its own page tables (the page inspector's view).
   const showRuns = () => {
-    const cell = (v, digits) => (v === null ? "—" : v.toFixed(digits));
+    const table = runsTable(state.measurements);
     fill(
-      runsTable,
-      state.measurements.length
-        ? h(
-            "tr",
-            null,
-            ["task", "GiB/s", "CPU s per s", "corrupted", "in huge pages"].map((t) => h("th", null, t)),
-          )
-        : null,
-      state.measurements.map((m) =>
-        h(
-          "tr",
-          null,
-          h("td", null, m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`),
-          h("td", null, cell(labs.metric(m.result, "gib_per_s"), 2)),
-          h("td", null, cell(labs.metric(m.result, "cpu_per_wall"), 2)),
-          h("td", null, percent(labs.metric(m.result, "corrupted_share"))),
-          h("td", null, labs.metric(m.result, "huge_share") === null ? "—" : `${(100 * labs.metric(m.result, "huge_share")).toFixed(0)}%`),
-        ),
-      ),
+      runsEl,
+      table ? h("tr", null, table.head.map((t) => h("th", null, t))) : null,
+      (table?.rows ?? []).map((row) => h("tr", null, row.map((c) => h("td", null, c)))),
     );
   };
 

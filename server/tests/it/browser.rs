@@ -710,9 +710,10 @@ async fn click(client: &Client, css: &str) -> TestResult {
         .map_err(|e| format!("clicking {css}: {e}"))
 }
 
-/// Lab 6's card mounts with its IPC tasks, each with a run button that waits
-/// for a prediction (its runs are the server test's; not run here).
-async fn mount_ipc_lab(client: &Client, base: &str) -> TestResult {
+/// Lab 6 from its page: its four IPC tasks, locked until a prediction (a
+/// choice) is saved; then every task's runs (real IPC runs, capped at 8 MiB),
+/// the checks judged and the choice compared with the fastest mechanism.
+async fn do_ipc_lab(client: &Client, base: &str) -> TestResult {
     let root = ".pipebook-lab[data-lab=\"choose-ipc\"]";
     open(client, base, IPC_LAB_CHAPTER).await?;
     let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
@@ -747,6 +748,82 @@ async fn mount_ipc_lab(client: &Client, base: &str) -> TestResult {
     }
     let path = screenshot_element(client, root, "lab-choose-ipc").await?;
     println!("lab 6: tasks {ids:?}; {}", path.display());
+
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.querySelector('select.pipebook-prediction-input').value = 'posix-shm';
+             r.querySelector('.pipebook-lab-bytes').value = '8MiB';
+             return true;"
+        ),
+    )
+    .await?;
+    click(client, &format!("{root} .pipebook-prediction-save")).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.querySelector('.pipebook-lab-predicted').textContent.includes('posix-shm')
+                 && !r.querySelector('button.pipebook-lab-run').disabled;"
+        ),
+        Duration::from_secs(10),
+        "lab 6's saved prediction",
+    )
+    .await?;
+    for (index, task) in expected.iter().enumerate() {
+        // Three runs a task, one after another.
+        let count = 3 * (index + 1);
+        click(
+            client,
+            &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
+        )
+        .await?;
+        wait_js(
+            client,
+            &format!(
+                "const r = document.querySelector('{root}');
+                 const status = r.querySelector('.pipebook-lab-status').textContent;
+                 if (status.startsWith('Error')) return 'error: ' + status;
+                 return r.dataset.state === 'idle' && r.dataset.measurements === '{count}';"
+            ),
+            Duration::from_secs(60),
+            &format!("lab 6's {task} runs"),
+        )
+        .await
+        .and_then(|v| match v.as_str() {
+            Some(err) => Err(err.to_string()),
+            None => Ok(v),
+        })?;
+    }
+    // Judged on this machine's runs, pass or fail: none left waiting.
+    let checks = js(
+        client,
+        &format!(
+            "return [...document.querySelectorAll('{root} li[data-check]')]
+               .map((li) => [li.dataset.check, li.dataset.status]);"
+        ),
+    )
+    .await?;
+    let statuses: Vec<(String, String)> =
+        serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    if statuses.len() != 2 || statuses.iter().any(|(_, s)| s != "pass" && s != "fail") {
+        return Err(format!("lab 6's checks should both be judged: {checks}"));
+    }
+    let verdict = js(
+        client,
+        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
+    )
+    .await?;
+    let verdict = verdict.as_str().unwrap_or("");
+    if !verdict.contains("You predicted posix-shm") || !verdict.contains("fastest") {
+        return Err(format!(
+            "lab 6 should compare the choice with the fastest mechanism: {verdict}"
+        ));
+    }
+    js(client, "window.scrollTo(0, 0); return true;").await?;
+    let path = screenshot_element(client, root, "lab-choose-ipc-done").await?;
+    println!("lab 6: checks {checks}, {verdict}; {}", path.display());
     Ok(())
 }
 
@@ -1318,7 +1395,7 @@ async fn scenario(client: &Client, base: &str, chapters: &[String]) -> TestResul
     if !chapters.iter().any(|c| c == IPC_LAB_CHAPTER) {
         return Err(format!("SUMMARY.md has no {IPC_LAB_CHAPTER}.md"));
     }
-    mount_ipc_lab(client, base).await?;
+    do_ipc_lab(client, base).await?;
 
     // 2. Every chapter: local only, no CSP violation, no console error, diagrams drawn.
     let mut diagrams = 0;

@@ -1,0 +1,43 @@
+// The lab card's table of recorded runs (pure, so node tests it): one row a run,
+// with the figures the checks read. A column appears only when some run carries
+// its figure, so an IPC lab does not show three columns of dashes for the CPU
+// time, damage and huge pages that only pipe runs report.
+
+import * as fmt from "./format.js";
+import { metric, round } from "./labs.js";
+
+const DASH = "—";
+
+function fixed(v, digits) {
+  return v === null ? DASH : v.toFixed(digits);
+}
+
+/** A share as a percentage that never rounds a few damaged bytes to zero. */
+function percent(share) {
+  if (share === null) return DASH;
+  return share === 0 ? "0%" : `${round(100 * share)}%`;
+}
+
+// Heading, the metric it reads, and how to write it. The first two always show.
+const COLUMNS = [
+  { head: "GiB/s", name: "gib_per_s", text: (v) => fixed(v, 2), always: true },
+  { head: "CPU s per s", name: "cpu_per_wall", text: (v) => fixed(v, 2) },
+  { head: "corrupted", name: "corrupted_share", text: percent },
+  { head: "in huge pages", name: "huge_share", text: (v) => (v === null ? DASH : `${(100 * v).toFixed(0)}%`) },
+];
+
+/**
+ * `measurements` as the runner keeps them ({task, value?, result}); returns
+ * {head: [...], rows: [[...]]} of strings, or null when there is no run yet.
+ */
+export function runsTable(measurements) {
+  if (!measurements?.length) return null;
+  const shown = COLUMNS.filter((c) => c.always || measurements.some((m) => metric(m.result, c.name) !== null));
+  return {
+    head: ["task", ...shown.map((c) => c.head)],
+    rows: measurements.map((m) => [
+      m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`,
+      ...shown.map((c) => c.text(metric(m.result, c.name))),
+    ]),
+  };
+}
