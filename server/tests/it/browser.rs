@@ -710,6 +710,70 @@ async fn click(client: &Client, css: &str) -> TestResult {
         .map_err(|e| format!("clicking {css}: {e}"))
 }
 
+/// Fills a lab card's prediction (and any run fields) with `fill`, JavaScript
+/// run with the card as `r`, saves it, and waits until the card shows `shown` as
+/// the saved prediction and unlocks its runs.
+async fn save_prediction(client: &Client, root: &str, fill: &str, shown: &str) -> TestResult {
+    js(
+        client,
+        &format!("const r = document.querySelector('{root}'); {fill} return true;"),
+    )
+    .await?;
+    click(client, &format!("{root} .pipebook-prediction-save")).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.querySelector('.pipebook-lab-predicted').textContent.includes('{shown}')
+                 && !r.querySelector('button.pipebook-lab-run').disabled;"
+        ),
+        Duration::from_secs(10),
+        "the saved prediction",
+    )
+    .await?;
+    Ok(())
+}
+
+/// Clicks a lab task's run button and waits until the card is idle again with
+/// `measurements` runs recorded in all (or says the error it showed).
+async fn run_lab_task(client: &Client, root: &str, task: &str, measurements: usize) -> TestResult {
+    click(
+        client,
+        &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
+    )
+    .await?;
+    let state = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             const status = r.querySelector('.pipebook-lab-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             return r.dataset.state === 'idle' && r.dataset.measurements === '{measurements}';"
+        ),
+        Duration::from_secs(60),
+        &format!("the lab's {task} runs"),
+    )
+    .await?;
+    match state.as_str() {
+        Some(err) => Err(err.to_string()),
+        None => Ok(()),
+    }
+}
+
+/// A lab card's checks as shown: the raw list, and (id, status) pairs.
+async fn lab_checks(client: &Client, root: &str) -> Result<(Value, Vec<(String, String)>), String> {
+    let checks = js(
+        client,
+        &format!(
+            "return [...document.querySelectorAll('{root} li[data-check]')]
+               .map((li) => [li.dataset.check, li.dataset.status]);"
+        ),
+    )
+    .await?;
+    let statuses = serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    Ok((checks, statuses))
+}
+
 /// Lab 6 from its page: its four IPC tasks, locked until a prediction (a
 /// choice) is saved; then every task's runs (real IPC runs, capped at 8 MiB),
 /// the checks judged and the choice compared with the fastest mechanism.
@@ -749,64 +813,20 @@ async fn do_ipc_lab(client: &Client, base: &str) -> TestResult {
     let path = screenshot_element(client, root, "lab-choose-ipc").await?;
     println!("lab 6: tasks {ids:?}; {}", path.display());
 
-    js(
+    save_prediction(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.querySelector('select.pipebook-prediction-input').value = 'posix-shm';
-             r.querySelector('.pipebook-lab-bytes').value = '8MiB';
-             return true;"
-        ),
-    )
-    .await?;
-    click(client, &format!("{root} .pipebook-prediction-save")).await?;
-    wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.querySelector('.pipebook-lab-predicted').textContent.includes('posix-shm')
-                 && !r.querySelector('button.pipebook-lab-run').disabled;"
-        ),
-        Duration::from_secs(10),
-        "lab 6's saved prediction",
+        root,
+        "r.querySelector('select.pipebook-prediction-input').value = 'posix-shm';
+         r.querySelector('.pipebook-lab-bytes').value = '8MiB';",
+        "posix-shm",
     )
     .await?;
     for (index, task) in expected.iter().enumerate() {
         // Three runs a task, one after another.
-        let count = 3 * (index + 1);
-        click(
-            client,
-            &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
-        )
-        .await?;
-        wait_js(
-            client,
-            &format!(
-                "const r = document.querySelector('{root}');
-                 const status = r.querySelector('.pipebook-lab-status').textContent;
-                 if (status.startsWith('Error')) return 'error: ' + status;
-                 return r.dataset.state === 'idle' && r.dataset.measurements === '{count}';"
-            ),
-            Duration::from_secs(60),
-            &format!("lab 6's {task} runs"),
-        )
-        .await
-        .and_then(|v| match v.as_str() {
-            Some(err) => Err(err.to_string()),
-            None => Ok(v),
-        })?;
+        run_lab_task(client, root, task, 3 * (index + 1)).await?;
     }
     // Judged on this machine's runs, pass or fail: none left waiting.
-    let checks = js(
-        client,
-        &format!(
-            "return [...document.querySelectorAll('{root} li[data-check]')]
-               .map((li) => [li.dataset.check, li.dataset.status]);"
-        ),
-    )
-    .await?;
-    let statuses: Vec<(String, String)> =
-        serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    let (checks, statuses) = lab_checks(client, root).await?;
     if statuses.len() != 2 || statuses.iter().any(|(_, s)| s != "pass" && s != "fail") {
         return Err(format!("lab 6's checks should both be judged: {checks}"));
     }
@@ -844,63 +864,20 @@ async fn do_lab(client: &Client, base: &str) -> TestResult {
     if locked != json!(true) {
         return Err("the lab's runs should wait for a prediction".into());
     }
-    js(
+    save_prediction(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.scrollIntoView({{ block: 'start' }});
-             r.querySelector('.pipebook-prediction-input').value = '0.3';
-             r.querySelector('.pipebook-lab-bytes').value = '16MiB';
-             r.querySelector('input.pipebook-seconds').value = '1';
-             return true;"
-        ),
-    )
-    .await?;
-    click(client, &format!("{root} .pipebook-prediction-save")).await?;
-    wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.querySelector('.pipebook-lab-predicted').textContent.includes('0.3')
-                 && !r.querySelector('button.pipebook-lab-run').disabled;"
-        ),
-        Duration::from_secs(10),
-        "the saved prediction",
+        root,
+        "r.scrollIntoView({ block: 'start' });
+         r.querySelector('.pipebook-prediction-input').value = '0.3';
+         r.querySelector('.pipebook-lab-bytes').value = '16MiB';
+         r.querySelector('input.pipebook-seconds').value = '1';",
+        "0.3",
     )
     .await?;
     for (task, count) in [("verified", 1), ("reuse", 2)] {
-        click(
-            client,
-            &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
-        )
-        .await?;
-        wait_js(
-            client,
-            &format!(
-                "const r = document.querySelector('{root}');
-                 const status = r.querySelector('.pipebook-lab-status').textContent;
-                 if (status.startsWith('Error')) return 'error: ' + status;
-                 return r.dataset.state === 'idle' && r.dataset.measurements === '{count}';"
-            ),
-            Duration::from_secs(60),
-            &format!("the lab's {task} run"),
-        )
-        .await
-        .and_then(|v| match v.as_str() {
-            Some(err) => Err(err.to_string()),
-            None => Ok(v),
-        })?;
+        run_lab_task(client, root, task, count).await?;
     }
-    let checks = js(
-        client,
-        &format!(
-            "return [...document.querySelectorAll('{root} li[data-check]')]
-               .map((li) => [li.dataset.check, li.dataset.status]);"
-        ),
-    )
-    .await?;
-    let statuses: Vec<(String, String)> =
-        serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    let (checks, statuses) = lab_checks(client, root).await?;
     if !statuses.contains(&("double-buffer-clean".into(), "pass".into()))
         || statuses.iter().any(|(_, s)| s == "pending")
     {
