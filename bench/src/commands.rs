@@ -3,11 +3,13 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::json;
@@ -1017,22 +1019,47 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
+    let received = Arc::new(AtomicU64::new(0));
     let params = ipc::IpcParams {
         bytes: args.bytes,
         chunk: args.chunk,
         dir: args.dir.clone(),
         port: args.port,
+        progress: Some(Arc::clone(&received)),
         ..Default::default()
     };
     let bar = session_bar(order.len());
-    let results = ipc::matrix::run_all(&order, &params, |r| {
+    let finished = AtomicBool::new(false);
+    let results = std::thread::scope(|scope| {
+        // On a terminal, the bar also says how far the current run has got:
+        // large runs of the slow mechanisms take seconds each.
         if let Some(bar) = &bar {
-            bar.println(format!(
-                "{:<14} {:>9.1} ms {:>7.2} GiB/s",
-                r.mechanism, r.elapsed_ms, r.gib_per_s
-            ));
-            bar.inc(1);
+            scope.spawn(|| {
+                while !finished.load(Ordering::Relaxed) {
+                    if let Some(id) = order.get(bar.position() as usize) {
+                        let total = ipc::harness::effective_bytes(id, args.bytes.bytes());
+                        let bytes = received.load(Ordering::Relaxed).min(total);
+                        bar.set_message(format!(
+                            "{id}: {} of {}",
+                            HumanBytes(bytes),
+                            HumanBytes(total)
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
         }
+        let results = ipc::matrix::run_all(&order, &params, |r| {
+            if let Some(bar) = &bar {
+                bar.println(format!(
+                    "{:<14} {:>9.1} ms {:>7.2} GiB/s",
+                    r.mechanism, r.elapsed_ms, r.gib_per_s
+                ));
+                bar.inc(1);
+            }
+        });
+        finished.store(true, Ordering::Relaxed);
+        results
     })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -404,3 +404,31 @@ fn json_csv_and_svg_outputs_are_usable() {
     assert!(lines.next().unwrap().starts_with("memfd-scm,0,1,"));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// On a terminal (`script` gives the command one), the session bar names the
+/// mechanism running and how far it has got: a run of 8-byte calls lasts long
+/// enough for several of the bar's 100 ms updates.
+#[test]
+fn on_a_terminal_the_bar_follows_the_bytes() {
+    let _cpus = crate::common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "{} ipc pipe-rw --bytes 4MiB --chunk 8 --repeats 1 --dir {}",
+        crate::common::exe().display(),
+        dir.path().display()
+    );
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs a command on a pseudo-terminal");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    let midway = text
+        .split(['\r', '\n'])
+        .filter(|line| line.contains("pipe-rw: ") && line.contains(" of 4.00 MiB"))
+        .filter(|line| !line.contains("pipe-rw: 0 B of") && !line.contains("4.00 MiB of 4.00 MiB"))
+        .count();
+    assert!(midway > 0, "no update between 0 and 4 MiB in: {text}");
+    assert!(text.contains("pipe-rw"), "{text}");
+}
