@@ -921,8 +921,9 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                         .into(),
                 );
             }
-            if mechanism.id == "direct-io" && bytes >= files::DIRECT_IO_MAX_BYTES {
-                bytes = effective_bytes(mechanism.id, bytes);
+            let capped = effective_bytes(mechanism.id, bytes);
+            if capped < bytes {
+                bytes = capped;
                 spec.bytes = bytes;
                 notes.push(format!(
                     "direct-io reads at most {} (each 1 KiB O_DIRECT read is a device request)",

@@ -433,3 +433,24 @@ fn on_a_terminal_the_bar_follows_the_bytes() {
     assert!(midway > 0, "no update between 0 and 8 MiB in: {text}");
     assert!(text.contains("pipe-rw"), "{text}");
 }
+
+/// direct-io's 1 KiB device requests are capped at 16 MiB: a larger run moves
+/// 16 MiB and says so; a run within the cap moves what it asked and says nothing.
+#[test]
+fn direct_io_moves_at_most_16_mib_and_says_so() {
+    let _cpus = crate::common::cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = |result: &ipc::IpcResult| result.notes.iter().any(|n| n.contains("at most"));
+    let capped = ipc::run("direct-io", &params(20 * MIB, dir.path())).unwrap();
+    assert_eq!(capped.bytes, 16 * MIB, "{capped:?}");
+    assert!(capped.checksum_ok && cut(&capped), "{capped:?}");
+    // Exactly the cap: nothing was cut, so nothing to say.
+    let within = ipc::run("direct-io", &params(16 * MIB, dir.path())).unwrap();
+    assert_eq!(within.bytes, 16 * MIB, "{within:?}");
+    assert!(within.checksum_ok && !cut(&within), "{within:?}");
+    assert_eq!(
+        ipc::harness::effective_bytes("direct-io", 20 * MIB),
+        16 * MIB
+    );
+    assert_eq!(ipc::harness::effective_bytes("pipe-rw", 20 * MIB), 20 * MIB);
+}
