@@ -3,7 +3,7 @@
 //! the record a finished run leaves in the history, and the mechanisms as
 //! published at `/api/ipc`.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -48,9 +48,15 @@ pub struct IpcRequest {
 
 impl IpcRequest {
     /// The library's parameters for this request: ends started by `program`,
-    /// stopped when `cancel` turns true, files where the lab puts them by default
-    /// (the temp dir unless it is tmpfs).
-    pub fn params(&self, program: &EndProgram, cancel: Arc<AtomicBool>) -> IpcParams {
+    /// stopped when `cancel` turns true, the receiving end's byte count copied into
+    /// `progress`, files where the lab puts them by default (the temp dir unless it
+    /// is tmpfs).
+    pub fn params(
+        &self,
+        program: &EndProgram,
+        cancel: Arc<AtomicBool>,
+        progress: Arc<AtomicU64>,
+    ) -> IpcParams {
         IpcParams {
             bytes: ByteSize(self.bytes),
             chunk: Some(ByteSize(self.chunk)),
@@ -59,7 +65,7 @@ impl IpcRequest {
             timeout: RUN_TIMEOUT,
             cancel: Some(cancel),
             program: Some(program.clone()),
-            progress: None,
+            progress: Some(progress),
         }
     }
 }

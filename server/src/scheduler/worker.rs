@@ -8,7 +8,7 @@ use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pipebench::ipc::{IpcError, IpcParams};
+use pipebench::ipc::IpcError;
 use pipebench::plan::RunPlan;
 use pipebench::report::gib_per_s;
 use pipebench::runner::{Progress, RunHandle};
@@ -124,10 +124,7 @@ enum Stop {
 fn execute_ipc(shared: &Shared, job: &Job, request: &IpcRequest) -> Option<RunEvent> {
     let cancel = Arc::new(AtomicBool::new(false));
     let received = Arc::new(AtomicU64::new(0));
-    let params = IpcParams {
-        progress: Some(Arc::clone(&received)),
-        ..request.params(&shared.program, Arc::clone(&cancel))
-    };
+    let params = request.params(&shared.program, Arc::clone(&cancel), Arc::clone(&received));
     tracing::info!(mechanism = %request.mechanism, bytes = request.bytes, "ipc run started");
     job.send(RunEvent::IpcStarted(Box::new(request.clone())));
     let (outcome, stop) = std::thread::scope(|scope| {
