@@ -1,40 +1,35 @@
 //! `pipebench`: the native pipe steps of "How fast are Linux pipes anyway?" and the
-//! harness that runs them.
+//! engine that runs them and every other measurement of the book.
 //!
-//! The crate is both a library and the `pipebench` binary. The library holds the one
-//! step [`catalog`], the two ends ([`writer`], [`reader`]), the [`runner`] that spawns
-//! them pinned to two CPUs and samples their progress through shared memory, and the
-//! tables and charts of `pipebench all`. The `pipebook` server drives runs through
-//! [`runner`] too, so a figure in the browser comes from the same code as one in a
-//! terminal.
+//! The crate is both a library and the `pipebench` binary. Its folders are its
+//! layers, each using only the ones listed after it:
+//!
+//! - [`engine`]: a job's life (a pipe step, a sweep) and its observation
+//!   (progress, occupancy), the one thing the CLI and the server drive.
+//! - [`ipc`]: the zero-copy lab beyond pipes, its mechanisms and their harness.
+//! - [`profile`]: perf call graphs of a run's two ends, against the article's.
+//! - [`machine`]: the machine report and what it explains (findings, the cost of
+//!   a wakeup, whether vmsplice maps or copies here).
+//! - [`memory`]: pages and page tables: the page inspector, huge-page checks, the
+//!   page-table walk of an address.
+//! - [`steps`]: the step catalog and a run's validated parameters.
+//! - [`ends`]: the two ends of a pipe step (hot loops, buffers, the pipe's set-up,
+//!   the shared control page) and what they report.
+//! - [`process`]: starting a child with the one fd map, and CPU sets.
+//! - [`output`]: tables, medians and charts for people.
+//! - [`size`]: byte sizes and rates.
+//!
+//! [`entry`] is every child's entry point (`pipebench write|read|ipc-end|...`);
+//! the binary's `cli` module is the command line.
 
-pub mod article_profile;
-pub mod buffer;
-pub mod catalog;
-pub mod chart;
-pub mod control;
-pub mod end;
-pub mod error;
-pub mod findings;
-pub mod hugepage;
-pub mod inspect;
+pub mod ends;
+pub mod engine;
+pub mod entry;
 pub mod ipc;
-pub mod occupancy;
-pub mod occupancy_chart;
-pub mod options;
-pub mod paging;
-pub mod pattern;
-pub mod pipe_setup;
-pub mod plan;
+pub mod machine;
+pub mod memory;
+pub mod output;
+pub mod process;
 pub mod profile;
-pub mod reader;
-pub mod report;
-pub mod runner;
 pub mod size;
-pub mod stats;
-pub mod sweep;
-pub mod system;
-pub mod usage;
-pub mod vmsplice_probe;
-pub mod wakeup;
-pub mod writer;
+pub mod steps;

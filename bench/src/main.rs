@@ -1,12 +1,12 @@
 //! The `pipebench` command line: the two ends, and the harness around them.
 
-mod commands;
+mod cli;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use pipebench::end::EndCommand;
+use pipebench::entry::EndCommand;
 
 /// Measure how fast a Linux pipe can go, step by step.
 #[derive(Debug, Parser)]
@@ -21,24 +21,24 @@ enum Command {
     #[command(flatten)]
     End(EndCommand),
     /// Run one step: both ends, pinned to two CPUs, with a progress bar.
-    Run(commands::RunArgs),
+    Run(cli::RunArgs),
     /// Run the whole catalog several times in shuffled order and print a table.
-    All(commands::AllArgs),
+    All(cli::AllArgs),
     /// List the steps.
-    List(commands::ListArgs),
+    List(cli::ListArgs),
     /// Describe this machine: kernel, CPU, THP, pipe limits, perf, pagemap.
-    System(commands::SystemArgs),
+    System(cli::SystemArgs),
     /// What one wakeup costs: a one-byte ping-pong between two pinned processes,
     /// blocking and busy-polling.
-    Wakeup(commands::WakeupArgs),
+    Wakeup(cli::WakeupArgs),
     /// Does vmsplice map or copy on this kernel, and what early buffer reuse does.
-    Reuse(commands::ReuseArgs),
+    Reuse(cli::ReuseArgs),
     /// Show the pages behind a writer buffer: page-table indices, frames, huge pages.
-    Pages(commands::PagesArgs),
+    Pages(cli::PagesArgs),
     /// Run one step over several values of one parameter: the curve of a knob.
-    Sweep(commands::SweepArgs),
+    Sweep(cli::SweepArgs),
     /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
-    Ipc(commands::IpcArgs),
+    Ipc(cli::IpcArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,21 +52,21 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::End(end) => return end.main(),
-        Command::Run(args) => commands::run(args),
-        Command::All(args) => commands::all(args),
-        Command::List(args) => commands::list(args),
-        Command::System(args) => commands::system(args),
-        Command::Wakeup(args) => commands::wakeup(args),
-        Command::Reuse(args) => commands::reuse(args),
-        Command::Pages(args) => commands::pages(args),
-        Command::Sweep(args) => commands::sweep(args),
-        Command::Ipc(args) => commands::ipc(args),
+        Command::Run(args) => cli::run(args),
+        Command::All(args) => cli::all(args),
+        Command::List(args) => cli::list(args),
+        Command::System(args) => cli::system(args),
+        Command::Wakeup(args) => cli::wakeup(args),
+        Command::Reuse(args) => cli::reuse(args),
+        Command::Pages(args) => cli::pages(args),
+        Command::Sweep(args) => cli::sweep(args),
+        Command::Ipc(args) => cli::ipc(args),
     };
     match outcome {
         Ok(code) => code,
         Err(err) => {
             eprintln!("pipebench: error: {err:#}");
-            ExitCode::from(commands::exit_code_for(&err))
+            ExitCode::from(cli::exit_code_for(&err))
         }
     }
 }

@@ -168,9 +168,24 @@ impl<'de> Deserialize<'de> for ByteSize {
     }
 }
 
+/// GiB/s for `bytes` in `elapsed_ms`.
+pub fn gib_per_s(bytes: u64, elapsed_ms: f64) -> f64 {
+    if elapsed_ms <= 0.0 {
+        return 0.0;
+    }
+    bytes as f64 / GIB as f64 / (elapsed_ms / 1000.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gib_per_s_uses_binary_gigabytes() {
+        assert!((gib_per_s(GIB, 1000.0) - 1.0).abs() < 1e-12);
+        assert!((gib_per_s(10 * GIB, 2000.0) - 5.0).abs() < 1e-12);
+        assert_eq!(gib_per_s(GIB, 0.0), 0.0);
+    }
 
     #[test]
     fn exact_never_rounds_a_value_onto_its_neighbour() {

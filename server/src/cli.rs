@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use pipebench::end::EndCommand;
+use pipebench::entry::EndCommand;
 
 use crate::server::Config;
 use crate::state::ConnectionLimits;

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pipebench::report::RunResult;
+use pipebench::engine::result::RunResult;
 
 use crate::ipc::IpcRecord;
 
@@ -454,13 +454,13 @@ fn now_ms() -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pipebench::report::{EndSummary, RunOptions};
+    use pipebench::engine::result::{EndSummary, RunOptions};
 
     fn result(step: &str, bytes: u64) -> RunResult {
-        let plan = pipebench::plan::RunPlan::for_step_id(
+        let plan = pipebench::steps::plan::RunPlan::for_step_id(
             step,
             &Default::default(),
-            &pipebench::plan::Limits::default(),
+            &pipebench::steps::plan::Limits::default(),
         )
         .unwrap();
         RunResult {

@@ -1,10 +1,10 @@
 //! What a run from the page does when the reader leaves things unsaid.
 
-use pipebench::catalog;
-use pipebench::options::WriterOptions;
-use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECONDS};
+use pipebench::ends::options::WriterOptions;
+use pipebench::engine::sweep::{SweepError, SweepParam, SweepPlan};
 use pipebench::size::ByteSize;
-use pipebench::sweep::{SweepError, SweepParam, SweepPlan};
+use pipebench::steps::catalog;
+use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECONDS};
 
 /// The server's defaults for what the page leaves out: no bytes and no seconds
 /// means [`DEFAULT_SECONDS`]; a time budget without bytes means the budget alone

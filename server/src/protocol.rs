@@ -1,16 +1,16 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
 
-use pipebench::error::EndErrorKind;
-use pipebench::findings::Finding;
-use pipebench::inspect::PagesReport;
+use pipebench::ends::error::EndErrorKind;
+use pipebench::engine::pipe_run::Progress;
+use pipebench::engine::result::RunResult;
+use pipebench::engine::sweep::SweepParam;
 use pipebench::ipc::{IpcError, IpcErrorKind};
-use pipebench::plan::{RunParams, RunPlan};
+use pipebench::machine::findings::Finding;
+use pipebench::machine::wakeup::WakeupFigures;
+use pipebench::memory::inspect::PagesReport;
 use pipebench::profile::{ProfileError, ProfileReport};
-use pipebench::report::RunResult;
-use pipebench::runner::Progress;
 use pipebench::size::ByteSize;
-use pipebench::sweep::SweepParam;
-use pipebench::wakeup::WakeupFigures;
+use pipebench::steps::plan::{RunParams, RunPlan};
 use serde::Serialize;
 use serde_json::Value;
 

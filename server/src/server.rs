@@ -13,9 +13,9 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use pipebench::findings::SystemReport;
-use pipebench::plan::Limits;
-use pipebench::runner::EndProgram;
+use pipebench::engine::pipe_run::EndProgram;
+use pipebench::machine::findings::SystemReport;
+use pipebench::steps::plan::Limits;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
@@ -225,8 +225,10 @@ pub async fn prepare(
         scheduler,
         limits: Arc::new(Limits::default()),
         steps_json: Bytes::from(
-            serde_json::to_vec(&pipebench::plan::published_catalog(&Limits::default()))
-                .expect("catalog serialises"),
+            serde_json::to_vec(&pipebench::steps::plan::published_catalog(
+                &Limits::default(),
+            ))
+            .expect("catalog serialises"),
         ),
         ipc_json: Bytes::from(crate::ipc::published_json()),
         system_json: Bytes::from(system_json),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use pipebench::plan::Limits;
+use pipebench::steps::plan::Limits;
 use tokio::sync::Semaphore;
 
 use crate::history::History;

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
-use pipebench::plan::RunPlan;
 use pipebench::size::ByteSize;
+use pipebench::steps::plan::RunPlan;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::labs::store::{now_ms, LabResult, Record};

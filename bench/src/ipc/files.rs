@@ -206,7 +206,7 @@ fn count_lines(spec: &EndSpec, mapped: bool) -> Result<EndReport, EndError> {
 }
 
 fn minor_faults() -> u64 {
-    crate::usage::self_usage().minor_faults
+    crate::ends::usage::self_usage().minor_faults
 }
 
 /// Copy-on-write: the parent fills private pages, forks, the child writes one

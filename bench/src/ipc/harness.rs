@@ -34,11 +34,12 @@ use super::{
     files, pipes, shared, sockets, sysv, CowReport, IpcEnd, IpcError, IpcParams, IpcResult,
     Mechanism,
 };
-use crate::control::ControlRegion;
-use crate::report::{gib_per_s, EndUsage};
-use crate::runner::EndProgram;
+use crate::ends::control::ControlRegion;
+use crate::ends::report::EndUsage;
+use crate::ends::usage::self_usage;
+use crate::engine::pipe_run::EndProgram;
+use crate::size::gib_per_s;
 use crate::size::{ByteSize, GIB, KIB, MIB};
-use crate::usage::self_usage;
 
 /// Prefix of every name the lab creates.
 pub(crate) const PREFIX: &str = "pipebench-ipc-";

@@ -6,10 +6,10 @@ use rand::SeedableRng;
 use serde::Serialize;
 
 use super::{find, harness, IpcError, IpcParams, IpcResult};
-use crate::catalog::StepKind;
-use crate::chart::{self, ChartError, ChartText};
+use crate::output::chart::{self, ChartError, ChartText};
+use crate::output::stats::{summarize, TableRow};
 use crate::size::{ByteSize, GIB};
-use crate::stats::{summarize, TableRow};
+use crate::steps::catalog::StepKind;
 
 /// One row of the `pipebench ipc` table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,7 +112,7 @@ pub fn table(results: &[IpcResult]) -> Vec<IpcRow> {
                 median_ms: summary.median,
                 min_ms: summary.min,
                 max_ms: summary.max,
-                gib_per_s: crate::report::gib_per_s(bytes, summary.median),
+                gib_per_s: crate::size::gib_per_s(bytes, summary.median),
                 survey_ms: m.survey.map(|s| s.ms),
                 survey_bytes: m.survey.map(|s| s.bytes),
             })
@@ -179,12 +179,12 @@ pub fn render_svg(rows: &[IpcRow], machine: &str) -> Result<String, ChartError> 
     let bars: Vec<TableRow> = rows
         .iter()
         .map(|r| {
-            let gib = |ms: f64| crate::report::gib_per_s(r.bytes, ms);
+            let gib = |ms: f64| crate::size::gib_per_s(r.bytes, ms);
             TableRow {
                 step: r.mechanism.clone(),
                 title: r.title.clone(),
                 kind: StepKind::Variant,
-                summary: crate::stats::Summary {
+                summary: crate::output::stats::Summary {
                     runs: r.runs,
                     median: r.gib_per_s,
                     // The slowest run is the lowest throughput.

@@ -46,8 +46,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::EndUsage;
-use crate::runner::EndProgram;
+use crate::ends::report::EndUsage;
+use crate::engine::pipe_run::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
 pub use harness::{end_main, run};

@@ -52,7 +52,9 @@ fn vmsplice_onto_a_file_says_it_needs_a_pipe() {
 
 #[test]
 fn a_pipe_size_over_the_limit_says_what_to_do() {
-    let limit = pipebench::pipe_setup::pipe_max_size().unwrap().bytes();
+    let limit = pipebench::ends::pipe_setup::pipe_max_size()
+        .unwrap()
+        .bytes();
     let too_big = (limit * 2).to_string();
     let (writer, reader) = pipeline(
         &["--pipe-size", &too_big, "--bytes", "1MiB"],

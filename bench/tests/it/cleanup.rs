@@ -4,9 +4,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{alive, children_of, cpus, exe, gone_within};
-use pipebench::plan::{Limits, RunParams, RunPlan};
-use pipebench::runner::{EndProgram, RunHandle};
+use pipebench::engine::pipe_run::{EndProgram, RunHandle};
 use pipebench::size::ByteSize;
+use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 
 fn program() -> EndProgram {
     EndProgram {
@@ -106,7 +106,9 @@ fn a_failing_end_is_reported_and_its_partner_killed() {
     let _cpus = cpus();
     // Ask the writer for a pipe larger than the system allows: it fails at once,
     // and the reader (waiting for data that never comes) must not hang.
-    let limit = pipebench::pipe_setup::pipe_max_size().unwrap().bytes();
+    let limit = pipebench::ends::pipe_setup::pipe_max_size()
+        .unwrap()
+        .bytes();
     let mut plan = plan("vmsplice-splice", 16 << 20);
     plan.writer.pipe_size = Some(ByteSize(limit * 2));
     let mut handle = RunHandle::start(&plan, &program()).unwrap();

@@ -5,7 +5,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use crate::common::{exe, pipebench, stderr, stdout};
-use pipebench::inspect::{LimitationKind, PagesReport};
+use pipebench::memory::inspect::{LimitationKind, PagesReport};
 
 fn inspect(args: &[&str]) -> PagesReport {
     let mut all = vec!["pages", "--json"];

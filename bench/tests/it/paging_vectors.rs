@@ -1,7 +1,7 @@
 //! `paging::walk` against the vectors the page's walk.js is tested with too
 //! (book/tests/paging-vectors.json), so the two cannot drift apart.
 
-use pipebench::paging::{self, PageSize, Paging};
+use pipebench::memory::paging::{self, PageSize, Paging};
 use serde_json::Value;
 
 fn vectors() -> Vec<Value> {

@@ -108,7 +108,7 @@ fn a_byte_the_verifier_does_not_expect_is_caught() {
 #[test]
 fn huge_pages_are_verified_where_thp_allows() {
     let _cpus = cpus();
-    let mode = pipebench::hugepage::thp_mode().unwrap_or_default();
+    let mode = pipebench::memory::hugepage::thp_mode().unwrap_or_default();
     if mode == "never" {
         eprintln!("THP is `never` here: checking the refusal instead");
         let output = pipebench(&["run", "huge-pages", "--bytes", "8MiB"]);
@@ -239,15 +239,15 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     let _cpus = cpus();
     // The early-reuse writer with a strict reader: the reader stops at the first
     // bad byte and the writer then sees a closed pipe. The cause must be shown.
-    use pipebench::plan::{Limits, RunParams, RunPlan};
-    use pipebench::runner::{EndProgram, RunHandle};
+    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let params = RunParams {
         bytes: Some(pipebench::size::ByteSize(64 * MIB)),
         ..Default::default()
     };
     let mut plan = RunPlan::for_step_id("vmsplice-reuse", &params, &Limits::default()).unwrap();
-    if pipebench::vmsplice_probe::probe().unwrap()
-        != pipebench::vmsplice_probe::VmspliceBehaviour::MapsPages
+    if pipebench::machine::vmsplice_probe::probe().unwrap()
+        != pipebench::machine::vmsplice_probe::VmspliceBehaviour::MapsPages
     {
         eprintln!("vmsplice copies on this kernel: nothing to corrupt");
         return;
@@ -268,7 +268,7 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     );
     let (role, failure) = err.end_failure().expect("an end failed");
     assert_eq!(role, "reader");
-    assert_eq!(failure.kind, pipebench::error::EndErrorKind::Corrupt);
+    assert_eq!(failure.kind, pipebench::ends::error::EndErrorKind::Corrupt);
 }
 
 /// An end that fails tells the harness why as a typed kind over its report fd:
@@ -277,9 +277,9 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
 #[test]
 fn an_end_failure_reaches_the_harness_as_a_typed_kind() {
     let _cpus = cpus();
-    use pipebench::error::EndErrorKind;
-    use pipebench::plan::{Limits, RunParams, RunPlan};
-    use pipebench::runner::{EndProgram, RunHandle};
+    use pipebench::ends::error::EndErrorKind;
+    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let real = Limits::default();
     let limits = Limits {
         max_pipe_size: real.max_pipe_size * 4,
@@ -469,7 +469,7 @@ fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
         assert!(full + empty <= 1.0 + 1e-9);
         let s = &o["series"];
         let n = s["t_ms"].as_array().unwrap().len();
-        assert!(n > 0 && n <= pipebench::occupancy::MAX_POINTS);
+        assert!(n > 0 && n <= pipebench::engine::occupancy::MAX_POINTS);
         for key in ["min", "max", "writer_sleeps", "reader_sleeps"] {
             assert_eq!(s[key].as_array().unwrap().len(), n, "{key}");
         }
@@ -494,7 +494,7 @@ fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
         );
         // On a machine whose ends take every CPU the sampler takes turns beside
         // them, and the result says so.
-        let crowded = pipebench::end::allowed_cpus().len() <= 2;
+        let crowded = pipebench::process::cpu::allowed_cpus().len() <= 2;
         assert_eq!(o["alternating"], crowded, "{o}");
         shares.push((full, empty));
         if full > 0.0 && empty > 0.0 {
@@ -518,8 +518,8 @@ fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
 #[test]
 fn a_watched_run_still_stops_at_its_budget() {
     let _cpus = cpus();
-    use pipebench::plan::{Limits, RunParams, RunPlan};
-    use pipebench::runner::{EndProgram, RunHandle};
+    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let params = RunParams {
         seconds: Some(0.4),
         ..Default::default()
@@ -530,8 +530,12 @@ fn a_watched_run_still_stops_at_its_budget() {
         prefix: Vec::new(),
     };
     let started = std::time::Instant::now();
-    let mut handle =
-        RunHandle::start_watched(&plan, &program, pipebench::occupancy::SAMPLE_INTERVAL).unwrap();
+    let mut handle = RunHandle::start_watched(
+        &plan,
+        &program,
+        pipebench::engine::occupancy::SAMPLE_INTERVAL,
+    )
+    .unwrap();
     let result = handle
         .wait_with(std::time::Duration::from_millis(50), |_| {})
         .unwrap();

@@ -7,10 +7,10 @@
 //! fallback, so the same book read as a plain static site still says what the step
 //! is and how to run it.
 
-use pipebench::catalog::{self, Step};
+use pipebench::engine::sweep::SweepParam;
 use pipebench::ipc::{self, Mechanism};
 use pipebench::size::ByteSize;
-use pipebench::sweep::SweepParam;
+use pipebench::steps::catalog::{self, Step};
 
 use super::error::BookError;
 use super::markdown::code_ranges;
@@ -167,7 +167,8 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         "walk" => match args {
             "" => Ok(Some(Directive::Walk(None))),
             text => {
-                let address = pipebench::paging::parse_address(text).map_err(|e| e.to_string())?;
+                let address =
+                    pipebench::memory::paging::parse_address(text).map_err(|e| e.to_string())?;
                 Ok(Some(Directive::Walk(Some(address))))
             }
         },

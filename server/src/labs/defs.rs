@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
-use pipebench::catalog;
-use pipebench::sweep::SweepParam;
+use pipebench::engine::sweep::SweepParam;
+use pipebench::steps::catalog;
 use serde::{Deserialize, Serialize};
 
 /// The definitions, compiled in so the server and its exports always agree

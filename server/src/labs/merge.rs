@@ -154,7 +154,7 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
     if !elapsed.is_finite() || elapsed <= 0.0 {
         return Err(format!("elapsed_ms {elapsed} is not a positive time"));
     }
-    let expected = pipebench::report::gib_per_s(bytes, elapsed);
+    let expected = pipebench::size::gib_per_s(bytes, elapsed);
     if (gib - expected).abs() > RATE_TOLERANCE * expected.max(1e-9) + 1e-9 {
         return Err(format!(
             "{bytes} bytes in {elapsed} ms is {expected:.4} GiB/s, not the {gib} GiB/s it claims"

@@ -15,9 +15,9 @@ pub mod merge;
 pub mod render;
 pub mod store;
 
-use pipebench::plan::RunParams;
+use pipebench::engine::sweep::SweepParam;
 use pipebench::size::ByteSize;
-use pipebench::sweep::SweepParam;
+use pipebench::steps::plan::RunParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pipebench::report::RunResult;
+use pipebench::engine::result::RunResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -15,16 +15,16 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use pipebench::error::EndErrorKind;
-use pipebench::findings::Finding;
-use pipebench::inspect::PagesReport;
+use pipebench::ends::error::EndErrorKind;
+use pipebench::ends::options::WriterOptions;
+use pipebench::engine::pipe_run::{EndProgram, Progress, RunError};
+use pipebench::engine::result::RunResult;
 use pipebench::ipc::{IpcError, IpcErrorKind};
-use pipebench::options::WriterOptions;
-use pipebench::plan::RunPlan;
+use pipebench::machine::findings::Finding;
+use pipebench::machine::wakeup::WakeupFigures;
+use pipebench::memory::inspect::PagesReport;
 use pipebench::profile::{ProfileError, ProfileReport};
-use pipebench::report::RunResult;
-use pipebench::runner::{EndProgram, Progress, RunError};
-use pipebench::wakeup::WakeupFigures;
+use pipebench::steps::plan::RunPlan;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;

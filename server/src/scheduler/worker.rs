@@ -8,13 +8,13 @@ use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use pipebench::engine::pipe_run::{Progress, RunHandle};
 use pipebench::ipc::IpcError;
-use pipebench::plan::RunPlan;
-use pipebench::report::gib_per_s;
-use pipebench::runner::{Progress, RunHandle};
+use pipebench::size::gib_per_s;
+use pipebench::steps::plan::RunPlan;
 
-use pipebench::inspect::{self, CHILD_TIMEOUT};
-use pipebench::options::WriterOptions;
+use pipebench::ends::options::WriterOptions;
+use pipebench::memory::inspect::{self, CHILD_TIMEOUT};
 use pipebench::profile::{self, ProfileError, Session};
 
 use super::{Job, PagesDone, RunEvent, RunFailure, Shared, WakeupReport, Work};
@@ -34,7 +34,7 @@ const QUIET_INTERVAL: Duration = Duration::from_millis(200);
 /// PRIO_PROCESS with a thread id to that thread); the ends were started before and
 /// keep theirs. A run thread ends with its run, so nothing has to be restored.
 fn step_aside(ends: [Option<usize>; 2]) {
-    let spare: Vec<usize> = pipebench::end::allowed_cpus()
+    let spare: Vec<usize> = pipebench::process::cpu::allowed_cpus()
         .into_iter()
         .filter(|cpu| !ends.contains(&Some(*cpu)))
         .collect();
@@ -103,7 +103,7 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
 
 /// A finished run's result, to append to the history.
 enum Saved {
-    Pipe(Box<pipebench::report::RunResult>),
+    Pipe(Box<pipebench::engine::result::RunResult>),
     Ipc(Box<IpcRecord>),
 }
 
@@ -227,7 +227,7 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
         false => RunHandle::start_watched(
             plan,
             &shared.program,
-            pipebench::occupancy::interval_for(ends),
+            pipebench::engine::occupancy::interval_for(ends),
         ),
     };
     let mut handle = match started {
@@ -277,7 +277,7 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
 fn watch(
     shared: &Shared,
     job: &Job,
-    plan: &pipebench::plan::RunPlan,
+    plan: &pipebench::steps::plan::RunPlan,
     handle: &mut RunHandle,
 ) -> Option<RunEvent> {
     step_aside([plan.writer.common.cpu, plan.reader.common.cpu]);
@@ -342,10 +342,11 @@ fn watch(
 /// machine's findings with its figures. A probe takes a second or two and is not
 /// cancellable midway; each mode stops by itself within its time limit.
 fn measure_wakeup() -> RunEvent {
-    match pipebench::wakeup::measure(None, pipebench::wakeup::DEFAULT_ROUND_TRIPS) {
+    match pipebench::machine::wakeup::measure(None, pipebench::machine::wakeup::DEFAULT_ROUND_TRIPS)
+    {
         Ok(wakeup) => {
-            let info = pipebench::system::SystemInfo::probe();
-            let findings = pipebench::findings::findings(&info, Some(&wakeup));
+            let info = pipebench::machine::system::SystemInfo::probe();
+            let findings = pipebench::machine::findings::findings(&info, Some(&wakeup));
             tracing::info!(
                 blocking_us = wakeup.blocking_us,
                 busy_us = wakeup.busy_us,

@@ -33,7 +33,7 @@ pub const CROWDED_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::fr
 /// The sampling interval for a run whose ends use `ends` (the CPUs they are
 /// pinned to, if any): short when this process may use a CPU neither end uses.
 pub fn interval_for(ends: [Option<usize>; 2]) -> std::time::Duration {
-    let spare = crate::end::allowed_cpus()
+    let spare = crate::process::cpu::allowed_cpus()
         .into_iter()
         .any(|cpu| !ends.contains(&Some(cpu)));
     match spare {
@@ -62,7 +62,7 @@ impl Alternation {
         let [Some(writer), Some(reader)] = ends else {
             return None;
         };
-        let allowed = crate::end::allowed_cpus();
+        let allowed = crate::process::cpu::allowed_cpus();
         let spare = allowed.iter().any(|cpu| *cpu != writer && *cpu != reader);
         if spare || writer == reader || !allowed.contains(&writer) || !allowed.contains(&reader) {
             return None;

@@ -8,7 +8,7 @@ use std::ptr::NonNull;
 
 use rustix::mm::{madvise, mlock, mmap_anonymous, munmap, Advice, MapFlags, ProtFlags};
 
-use crate::error::EndError;
+use crate::ends::error::EndError;
 use crate::size::{ByteSize, MIB};
 
 /// The size of a small page on x86-64 and most Linux machines.

@@ -11,6 +11,8 @@
 //! big recordings), and draws a flame graph with inferno, scripts removed so a
 //! page with a strict CSP can show it as an image.
 
+pub mod article;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -494,7 +496,7 @@ pub struct ProfileReport {
     pub reader: EndProfile,
     /// The article's writer profile of this step next to this one's (inclusive
     /// shares, through the 5.17 -> 6.x renames), when the article has one.
-    pub comparison: Option<Vec<crate::article_profile::ComparedRow>>,
+    pub comparison: Option<Vec<crate::profile::article::ComparedRow>>,
     /// Milliseconds spent turning the recordings into this report.
     pub processing_ms: f64,
 }
@@ -576,7 +578,7 @@ impl Session {
             }
         }
         Ok(ProfileReport {
-            comparison: crate::article_profile::compare(step, &writer),
+            comparison: crate::profile::article::compare(step, &writer),
             setup,
             writer,
             reader,

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::buffer::{Buffer, BufferSpec};
-use crate::hugepage::{self, inspect_pages};
-use crate::pipe_setup::pipe_max_size;
-use crate::vmsplice_probe::{self, VmspliceBehaviour};
+use crate::ends::buffer::{Buffer, BufferSpec};
+use crate::ends::pipe_setup::pipe_max_size;
+use crate::machine::vmsplice_probe::{self, VmspliceBehaviour};
+use crate::memory::hugepage::{self, inspect_pages};
 
 /// A description of the machine and the kernel features the steps depend on.
 #[derive(Debug, Clone, Serialize)]
@@ -226,7 +226,7 @@ impl SystemInfo {
             kernel: uname.release().to_string_lossy().into_owned(),
             cpu_model: cpuinfo_field(&cpuinfo, "model name").unwrap_or_else(|| "unknown".into()),
             cpus_online: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            cpus_allowed: crate::end::allowed_cpus(),
+            cpus_allowed: crate::process::cpu::allowed_cpus(),
             virtualization,
             thp_mode: hugepage::thp_mode(),
             thp_defrag: read_trimmed("/sys/kernel/mm/transparent_hugepage/defrag")
@@ -237,7 +237,7 @@ impl SystemInfo {
             gigantic_pages: has_flag("pdpe1gb"),
             vmsplice: vmsplice_probe::probe().ok(),
             mitigations: mitigations(),
-            cpu_topology: crate::end::allowed_cpus()
+            cpu_topology: crate::process::cpu::allowed_cpus()
                 .into_iter()
                 .map(cpu_place)
                 .collect(),

@@ -21,15 +21,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::buffer::{Buffer, PAGE_SIZE};
-use crate::error::EndError;
-use crate::hugepage::{self, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_THP};
-use crate::options::WriterOptions;
-use crate::paging::{self, PageSize, Paging, Walk};
-use crate::report::HugePageReport;
-use crate::runner::EndProgram;
+use crate::ends::buffer::{Buffer, PAGE_SIZE};
+use crate::ends::error::EndError;
+use crate::ends::options::WriterOptions;
+use crate::ends::writer;
+use crate::engine::pipe_run::EndProgram;
+use crate::memory::hugepage::HugePageReport;
+use crate::memory::hugepage::{self, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_THP};
+use crate::memory::paging::{self, PageSize, Paging, Walk};
 use crate::size::{ByteSize, MIB};
-use crate::writer;
 
 /// Largest buffer the inspector allocates: every page is a line of the report.
 pub const MAX_INSPECT_BYTES: u64 = 16 * MIB;

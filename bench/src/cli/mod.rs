@@ -14,21 +14,24 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::json;
 
-use pipebench::catalog::{self, StepKind};
-use pipebench::error::EndError;
-use pipebench::findings::{self, Finding, SystemReport};
-use pipebench::inspect;
+use pipebench::ends::error::EndError;
+use pipebench::ends::options::WriterOptions;
+use pipebench::engine::occupancy;
+use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+use pipebench::engine::result::RunResult;
+use pipebench::engine::sweep::{self, SweepParam, SweepPlan};
 use pipebench::ipc;
-use pipebench::options::WriterOptions;
-use pipebench::paging::{self, PageSize, Paging};
-use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
-use pipebench::report::RunResult;
-use pipebench::runner::{EndProgram, RunHandle};
+use pipebench::machine::findings::{self, Finding, SystemReport};
+use pipebench::machine::system::SystemInfo;
+use pipebench::machine::vmsplice_probe;
+use pipebench::machine::wakeup;
+use pipebench::memory::inspect;
+use pipebench::memory::paging::{self, PageSize, Paging};
+use pipebench::output::{chart, occupancy_chart, stats};
+use pipebench::profile;
 use pipebench::size::ByteSize;
-use pipebench::sweep::{self, SweepParam, SweepPlan};
-use pipebench::system::SystemInfo;
-use pipebench::wakeup;
-use pipebench::{chart, occupancy, occupancy_chart, profile, stats, vmsplice_probe};
+use pipebench::steps::catalog::{self, StepKind};
+use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
 
 /// A command line that cannot be used as given (exit code 2, like clap's own).
 #[derive(Debug, thiserror::Error)]
@@ -617,7 +620,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
 pub fn list(args: ListArgs) -> Result<ExitCode> {
     let steps = catalog::catalog();
     if args.json {
-        let published = pipebench::plan::published_catalog(&Limits::default());
+        let published = pipebench::steps::plan::published_catalog(&Limits::default());
         println!("{}", serde_json::to_string_pretty(&published)?);
         return Ok(ExitCode::SUCCESS);
     }

@@ -12,15 +12,15 @@ use std::time::Instant;
 use rustix::io::Errno;
 use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
 
-use crate::buffer::{Buffer, BufferSpec, PAGE_SIZE};
-use crate::control::Shared;
-use crate::error::EndError;
-use crate::hugepage;
-use crate::options::WriterOptions;
-use crate::pattern;
-use crate::pipe_setup;
-use crate::report::EndReport;
-use crate::usage;
+use crate::ends::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::ends::control::Shared;
+use crate::ends::error::EndError;
+use crate::ends::options::WriterOptions;
+use crate::ends::pattern;
+use crate::ends::pipe_setup;
+use crate::ends::report::EndReport;
+use crate::ends::usage;
+use crate::memory::hugepage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::system::SystemInfo;
-use crate::wakeup::WakeupFigures;
+use crate::machine::system::SystemInfo;
+use crate::machine::wakeup::WakeupFigures;
 
 /// One reason this machine's figures may differ from the article's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,13 +236,13 @@ pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Findin
     if let Some(version) = kernel_version(&info.kernel) {
         if version > ARTICLE_KERNEL {
             let vmsplice = match info.vmsplice {
-                Some(crate::vmsplice_probe::VmspliceBehaviour::MapsPages) => {
+                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::MapsPages) => {
                     "vmsplice still maps the writer's pages into the pipe here"
                 }
-                Some(crate::vmsplice_probe::VmspliceBehaviour::CopiesPages) => {
+                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::CopiesPages) => {
                     "vmsplice copies the data here instead of mapping the writer's pages"
                 }
-                Some(crate::vmsplice_probe::VmspliceBehaviour::Mixed) => {
+                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::Mixed) => {
                     "vmsplice mapped some pages and copied others in the probe"
                 }
                 None => "what vmsplice does here could not be probed",
@@ -278,8 +278,8 @@ fn show(n: Option<u32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::{Availability, CpuPlace};
-    use crate::vmsplice_probe::VmspliceBehaviour;
+    use crate::machine::system::{Availability, CpuPlace};
+    use crate::machine::vmsplice_probe::VmspliceBehaviour;
 
     fn machine() -> SystemInfo {
         let na = || Availability {

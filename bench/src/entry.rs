@@ -8,14 +8,14 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Subcommand;
-use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
 
-use crate::control::ControlRegion;
-use crate::error::{EndError, EndFailure};
-use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
-use crate::report::{gib_per_s, EndOutcome, EndReport};
+use crate::ends::control::ControlRegion;
+use crate::ends::error::{EndError, EndFailure};
+use crate::ends::options::{CommonOptions, ReaderOptions, WriterOptions};
+use crate::ends::report::{EndOutcome, EndReport};
+use crate::ends::{reader, writer};
+use crate::size::gib_per_s;
 use crate::size::ByteSize;
-use crate::{reader, writer};
 
 /// The two ends as subcommands.
 #[derive(Debug, Clone, Subcommand)]
@@ -63,7 +63,7 @@ impl EndCommand {
 
 /// `inspect-pages`: the report on stdout, or the reason on stderr and exit 1.
 fn inspect_main(options: &WriterOptions) -> ExitCode {
-    match crate::inspect::inspect(options) {
+    match crate::memory::inspect::inspect(options) {
         Ok(report) => {
             let line = serde_json::to_string(&report).expect("reports serialise");
             // A reader that went away (a closed pipe) is not worth a panic.
@@ -79,38 +79,12 @@ fn inspect_main(options: &WriterOptions) -> ExitCode {
     }
 }
 
-/// The CPUs this process may run on, as a list such as `0-1` or `0,2`.
-pub fn allowed_cpus() -> Vec<usize> {
-    match sched_getaffinity(None) {
-        Ok(set) => (0..CpuSet::MAX_CPU)
-            .filter(|&cpu| set.is_set(cpu))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
-/// Pins the calling process to `cpu`.
-pub fn pin_to(cpu: usize) -> Result<(), EndError> {
-    let allowed = allowed_cpus();
-    let refuse = || EndError::BadCpu {
-        cpu,
-        allowed: allowed
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-    };
-    if cpu >= CpuSet::MAX_CPU || !allowed.contains(&cpu) {
-        return Err(refuse());
-    }
-    let mut set = CpuSet::new();
-    set.set(cpu);
-    sched_setaffinity(None, &set).map_err(|_| refuse())
-}
-
 fn prepare(common: &CommonOptions) -> Result<ControlRegion, EndError> {
     if let Some(cpu) = common.cpu {
-        pin_to(cpu)?;
+        crate::process::cpu::pin_to(cpu).map_err(|e| EndError::BadCpu {
+            cpu: e.cpu,
+            allowed: e.allowed,
+        })?;
     }
     let control = match common.control_fd {
         Some(fd) => ControlRegion::attach(fd),

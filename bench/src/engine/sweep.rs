@@ -14,10 +14,10 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{Limits, PlanError, RunParams, RunPlan};
-use crate::report::RunResult;
+use crate::engine::result::RunResult;
+use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
-use crate::stats::{summarize, Summary};
+use crate::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 
 /// Most values one sweep may have: a doubling range from 4 KiB to 64 MiB is 15.
 pub const MAX_POINTS: usize = 24;

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use crate::catalog::{self, GibRange, StepKind, BASELINE_ID};
-use crate::report::RunResult;
+use crate::engine::result::RunResult;
+use crate::steps::catalog::{self, GibRange, StepKind, BASELINE_ID};
 
 /// Median, min and max of a set of runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -6,7 +6,7 @@
 
 use plotters::prelude::*;
 
-use crate::stats::TableRow;
+use crate::output::stats::TableRow;
 
 /// Why the chart could not be drawn.
 #[derive(Debug, thiserror::Error)]

@@ -8,14 +8,14 @@ use std::time::Instant;
 use rustix::io::Errno;
 use rustix::pipe::{fcntl_setpipe_size, splice, SpliceFlags};
 
-use crate::buffer::{Buffer, BufferSpec, PAGE_SIZE};
-use crate::control::Shared;
-use crate::error::EndError;
-use crate::options::ReaderOptions;
-use crate::pattern;
-use crate::pipe_setup;
-use crate::report::EndReport;
-use crate::usage;
+use crate::ends::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::ends::control::Shared;
+use crate::ends::error::EndError;
+use crate::ends::options::ReaderOptions;
+use crate::ends::pattern;
+use crate::ends::pipe_setup;
+use crate::ends::report::EndReport;
+use crate::ends::usage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]

@@ -1,6 +1,6 @@
 //! Resource usage of the calling process: faults and context switches.
 
-use crate::report::EndUsage;
+use crate::ends::report::EndUsage;
 
 /// getrusage(RUSAGE_SELF) for this process.
 pub fn self_usage() -> EndUsage {

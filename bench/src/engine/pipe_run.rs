@@ -1,6 +1,6 @@
 //! The harness: run one step as two processes joined by a pipe.
 //!
-//! A [`RunPlan`] (see [`crate::plan`]) holds validated options for both ends;
+//! A [`RunPlan`] (see [`crate::steps::plan`]) holds validated options for both ends;
 //! [`RunHandle::start`] spawns them (each pinned to its own
 //! CPU), and the owner calls [`RunHandle::poll`] on its own clock: every call
 //! samples progress from shared memory, enforces the time budget and the hard
@@ -23,11 +23,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustix::pipe::{pipe_with, PipeFlags};
 
-use crate::control::{ControlError, ControlRegion};
-use crate::error::{EndErrorKind, EndFailure};
-use crate::occupancy::{Alternation, Occupancy, PipeWatch};
-use crate::plan::{RunPlan, MIN_RELIABLE_MS};
-use crate::report::{gib_per_s, EndOutcome, EndReport, EndSummary, RunOptions, RunResult};
+use crate::ends::control::{ControlError, ControlRegion};
+use crate::ends::error::{EndErrorKind, EndFailure};
+use crate::ends::report::{EndOutcome, EndReport};
+use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
+use crate::engine::result::{EndSummary, RunOptions, RunResult};
+use crate::size::gib_per_s;
+use crate::steps::plan::{RunPlan, MIN_RELIABLE_MS};
 
 /// The program that acts as an end: `exe [prefix...] write|read OPTIONS`.
 #[derive(Debug, Clone)]

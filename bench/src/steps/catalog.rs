@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::options::{CommonOptions, ReaderOptions, WriterOptions};
+use crate::ends::options::{CommonOptions, ReaderOptions, WriterOptions};
 use crate::size::{ByteSize, KIB};
 
 /// What kind of entry a step is.
@@ -84,7 +84,7 @@ const fn varies(
 /// The id of the step every speed-up is measured against.
 pub const BASELINE_ID: &str = "write-read";
 
-pub use crate::options::MALLOC_OFFSET;
+pub use crate::ends::options::MALLOC_OFFSET;
 
 fn common(busy_loop: bool, huge_pages: bool, buffer_offset: u16) -> CommonOptions {
     CommonOptions {

@@ -76,7 +76,7 @@ pub fn measure(cpus: Option<[usize; 2]>, round_trips: u32) -> Result<WakeupFigur
     if !(100..=1_000_000).contains(&round_trips) {
         return Err(WakeupError::BadRoundTrips(round_trips));
     }
-    let allowed = crate::end::allowed_cpus();
+    let allowed = crate::process::cpu::allowed_cpus();
     let cpus = match cpus {
         Some(cpus) => {
             for cpu in cpus {

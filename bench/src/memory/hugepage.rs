@@ -11,10 +11,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::buffer::PAGE_SIZE;
-use crate::report::HugePageReport;
+use crate::ends::buffer::PAGE_SIZE;
 
 /// kpageflags bit: the first page of a compound page.
 pub const KPF_COMPOUND_HEAD: u32 = 15;
@@ -24,6 +23,21 @@ pub const KPF_COMPOUND_TAIL: u32 = 16;
 pub const KPF_HUGE: u32 = 17;
 /// kpageflags bit: part of a transparent huge page.
 pub const KPF_THP: u32 = 22;
+
+/// What the huge-page check found in the writer's buffers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HugePageReport {
+    /// The system's THP mode (`always`, `madvise`, `never`), as read.
+    pub thp_mode: String,
+    /// How the pages were inspected: `kpageflags` (root) or `smaps` (anyone).
+    pub method: String,
+    /// Bytes of the buffers that were checked.
+    pub checked_bytes: u64,
+    /// Bytes of them backed by transparent huge pages.
+    pub huge_bytes: u64,
+    /// A sentence for the reader when something is off, e.g. THP disabled.
+    pub note: Option<String>,
+}
 
 const PAGEMAP_PRESENT: u64 = 1 << 63;
 const PAGEMAP_PFN_MASK: u64 = (1 << 55) - 1;
@@ -164,7 +178,7 @@ fn note_for(mode: &str, huge: u64, len: u64, method: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::buffer::{Buffer, BufferSpec};
+    use crate::ends::buffer::{Buffer, BufferSpec};
 
     #[test]
     fn bracketed_mode_is_parsed() {

@@ -12,8 +12,8 @@ use std::os::fd::AsFd;
 use rustix::pipe::{fcntl_setpipe_size, pipe, vmsplice, IoSliceRaw, SpliceFlags};
 use serde::Serialize;
 
-use crate::buffer::{Buffer, BufferSpec};
-use crate::error::EndError;
+use crate::ends::buffer::{Buffer, BufferSpec};
+use crate::ends::error::EndError;
 
 /// What vmsplice does with the caller's memory on this kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,4 +1,5 @@
-//! What a run reports: per end, and for the whole run.
+//! The result of one run of a pipe step, as the CLI prints it, the server streams
+//! it and the history keeps it.
 //!
 //! Field names are a JSON contract (ARCHITECTURE.md): `step`, `options`, `bytes`,
 //! `elapsed_ms`, `gib_per_s`, `pipe_capacity`, and per end page faults and context
@@ -6,87 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::EndFailure;
-use crate::occupancy::Occupancy;
-use crate::options::{ReaderOptions, WriterOptions};
-use crate::size::GIB;
-
-/// Resource usage of one end, from getrusage(RUSAGE_SELF) at its end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct EndUsage {
-    /// Page faults served without I/O (first touch, copy-on-write, huge page set-up).
-    pub minor_faults: u64,
-    /// Page faults that needed I/O.
-    pub major_faults: u64,
-    /// Times the end gave up the CPU to wait (a blocking pipe call sleeping).
-    pub voluntary_ctx_switches: u64,
-    /// Times the end was preempted.
-    pub involuntary_ctx_switches: u64,
-    /// CPU time in user mode, milliseconds.
-    pub user_ms: f64,
-    /// CPU time in the kernel, milliseconds.
-    pub system_ms: f64,
-}
-
-/// What the huge-page check found in the writer's buffers.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HugePageReport {
-    /// The system's THP mode (`always`, `madvise`, `never`), as read.
-    pub thp_mode: String,
-    /// How the pages were inspected: `kpageflags` (root) or `smaps` (anyone).
-    pub method: String,
-    /// Bytes of the buffers that were checked.
-    pub checked_bytes: u64,
-    /// Bytes of them backed by transparent huge pages.
-    pub huge_bytes: u64,
-    /// A sentence for the reader when something is off, e.g. THP disabled.
-    pub note: Option<String>,
-}
-
-/// The report one end writes when it finishes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EndReport {
-    /// `writer` or `reader`.
-    pub role: String,
-    /// Bytes this end moved.
-    pub bytes: u64,
-    /// Calls that moved data (write, vmsplice, read or splice).
-    pub iterations: u64,
-    /// Calls that returned EAGAIN (busy looping) before data moved.
-    pub retries: u64,
-    /// Milliseconds from the first byte to the last (the reader's clock is the run's).
-    pub elapsed_ms: f64,
-    /// The CPU this end was pinned to.
-    pub cpu: Option<usize>,
-    /// Resource usage.
-    pub usage: EndUsage,
-    /// Huge-page findings (writer with --huge-pages).
-    pub huge_pages: Option<HugePageReport>,
-    /// Corrupted bytes seen with --verify --count-corrupt.
-    pub corrupted_bytes: Option<u64>,
-    /// Whether the harness stopped the run at its time budget.
-    pub stopped_by_budget: bool,
-    /// The pipe's capacity in bytes after set-up (F_GETPIPE_SZ), writer only.
-    #[serde(default)]
-    pub pipe_capacity: Option<u64>,
-}
-
-/// The one line an end writes on its report fd when it stops: its report, or why
-/// it failed. The harness reads the kind of failure from here, typed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "lowercase")]
-pub enum EndOutcome {
-    /// The end finished: its report.
-    Done {
-        /// What it measured.
-        report: Box<EndReport>,
-    },
-    /// The end failed.
-    Failed {
-        /// Why.
-        error: EndFailure,
-    },
-}
+use crate::ends::options::{ReaderOptions, WriterOptions};
+use crate::ends::report::EndReport;
+use crate::engine::occupancy::Occupancy;
+use crate::memory::hugepage::HugePageReport;
 
 /// How each end was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -169,14 +93,6 @@ pub struct RunResult {
     pub finished_at_ms: u64,
 }
 
-/// GiB/s for `bytes` in `elapsed_ms`.
-pub fn gib_per_s(bytes: u64, elapsed_ms: f64) -> f64 {
-    if elapsed_ms <= 0.0 {
-        return 0.0;
-    }
-    bytes as f64 / GIB as f64 / (elapsed_ms / 1000.0)
-}
-
 impl From<&EndReport> for EndSummary {
     fn from(report: &EndReport) -> Self {
         EndSummary {
@@ -190,17 +106,5 @@ impl From<&EndReport> for EndSummary {
             user_ms: report.usage.user_ms,
             system_ms: report.usage.system_ms,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gib_per_s_uses_binary_gigabytes() {
-        assert!((gib_per_s(GIB, 1000.0) - 1.0).abs() < 1e-12);
-        assert!((gib_per_s(10 * GIB, 2000.0) - 5.0).abs() < 1e-12);
-        assert_eq!(gib_per_s(GIB, 0.0), 0.0);
     }
 }

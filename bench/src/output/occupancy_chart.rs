@@ -7,8 +7,8 @@
 
 use plotters::prelude::*;
 
-use crate::chart::ChartError;
-use crate::occupancy::{Occupancy, SLOT_BYTES};
+use crate::engine::occupancy::{Occupancy, SLOT_BYTES};
+use crate::output::chart::ChartError;
 
 const BAND: RGBColor = RGBColor(0x2b, 0x6c, 0xb0);
 const FULL: RGBColor = RGBColor(0xd6, 0x45, 0x45);
@@ -144,7 +144,7 @@ pub fn render_svg(o: &Occupancy, step: &str) -> Result<String, ChartError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::occupancy::Recorder;
+    use crate::engine::occupancy::Recorder;
 
     fn sample_run() -> Occupancy {
         let mut r = Recorder::new(1.0, 65536);

@@ -7,7 +7,7 @@ use rustix::fs::{fcntl_getfl, fcntl_setfl, fstat, FileType, OFlags};
 use rustix::io::Errno;
 use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size};
 
-use crate::error::EndError;
+use crate::ends::error::EndError;
 use crate::size::ByteSize;
 
 const PIPE_MAX_SIZE: &str = "/proc/sys/fs/pipe-max-size";

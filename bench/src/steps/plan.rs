@@ -4,17 +4,17 @@
 //! Every run parameter (its name, unit, default and bounds) is defined here once, in
 //! [`param_specs`]: the CLI's defaults, the server's validation and the page's
 //! controls (through `/api/steps`) all come from it. The harness that spawns the
-//! planned run is [`crate::runner`].
+//! planned run is [`crate::engine::pipe_run`].
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{self, Step};
-use crate::end::allowed_cpus;
-use crate::options::{ReaderOptions, WriterOptions};
-use crate::pipe_setup::pipe_max_size;
+use crate::ends::options::{ReaderOptions, WriterOptions};
+use crate::ends::pipe_setup::pipe_max_size;
+use crate::process::cpu::allowed_cpus;
 use crate::size::{ByteSize, GIB, KIB, MIB};
+use crate::steps::catalog::{self, Step};
 
 /// Bytes a run pipes when the caller gives neither bytes nor seconds on the command
 /// line: long enough for a steady figure on the fast steps of a 2-core VM.

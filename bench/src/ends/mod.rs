@@ -1,0 +1,19 @@
+//! The two ends of a pipe step and what they share with the harness.
+//!
+//! The hot loops ([`writer`], [`reader`]), their [`buffer`]s and the verify
+//! [`pattern`], the pipe's set-up ([`pipe_setup`]), the shared [`control`] page the
+//! harness samples, the ends' flags ([`options`]), what an end reports
+//! ([`report`], [`usage`]) and how it fails ([`error`]).
+//!
+//! May use: [`crate::memory`] (huge-page checks), [`crate::process`], [`crate::size`].
+
+pub mod buffer;
+pub mod control;
+pub mod error;
+pub mod options;
+pub mod pattern;
+pub mod pipe_setup;
+pub mod reader;
+pub mod report;
+pub mod usage;
+pub mod writer;

@@ -1,0 +1,42 @@
+//! CPU sets: which CPUs this process may use, and pinning to one of them.
+
+use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+
+/// The CPUs this process may run on, in increasing order.
+pub fn allowed_cpus() -> Vec<usize> {
+    match sched_getaffinity(None) {
+        Ok(set) => (0..CpuSet::MAX_CPU)
+            .filter(|&cpu| set.is_set(cpu))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A CPU that does not exist or that this process may not use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot pin to CPU {cpu}: this process may use CPUs {allowed}")]
+pub struct CpuError {
+    /// The CPU asked for.
+    pub cpu: usize,
+    /// The CPUs that are allowed, e.g. `0,1`.
+    pub allowed: String,
+}
+
+/// Pins the calling thread (a whole process, when it has one thread) to `cpu`.
+pub fn pin_to(cpu: usize) -> Result<(), CpuError> {
+    let allowed = allowed_cpus();
+    let refuse = || CpuError {
+        cpu,
+        allowed: allowed
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    if cpu >= CpuSet::MAX_CPU || !allowed.contains(&cpu) {
+        return Err(refuse());
+    }
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set).map_err(|_| refuse())
+}
