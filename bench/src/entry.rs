@@ -1,11 +1,12 @@
-//! Entry points of the two ends, shared by `pipebench write|read` and by any other
-//! binary (the `pipebook` server) that wants to act as an end for the harness.
+//! Every child's entry point: the two ends of a pipe step (`write`, `read`), an
+//! end of an IPC mechanism (`ipc-end`) and the page inspector (`inspect-pages`),
+//! shared by `pipebench` and by any other binary (the `pipebook` server) that
+//! starts itself as a child. Each answers with one outcome line on its report fd
+//! ([`crate::process::launch`]).
 
-use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsFd, FromRawFd};
+use std::os::fd::AsFd;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Subcommand;
 
@@ -14,6 +15,8 @@ use crate::ends::error::{EndError, EndFailure};
 use crate::ends::options::{CommonOptions, ReaderOptions, WriterOptions};
 use crate::ends::report::{EndOutcome, EndReport};
 use crate::ends::{reader, writer};
+use crate::memory::inspect::InspectOutcome;
+use crate::process::launch;
 use crate::size::gib_per_s;
 use crate::size::ByteSize;
 
@@ -61,9 +64,26 @@ impl EndCommand {
     }
 }
 
-/// `inspect-pages`: the report on stdout, or the reason on stderr and exit 1.
+/// `inspect-pages`: the outcome on the report fd when the harness gave one (the
+/// report, or why there is none), else the report on stdout, or the reason on
+/// stderr and exit 1.
 fn inspect_main(options: &WriterOptions) -> ExitCode {
-    match crate::memory::inspect::inspect(options) {
+    let outcome = crate::memory::inspect::inspect(options);
+    if let Some(fd) = options.common.report_fd {
+        let message = outcome.as_ref().err().map(ToString::to_string);
+        let sent = launch::send_outcome(fd, &InspectOutcome::from(outcome));
+        return match (sent, message) {
+            (Ok(()), None) => ExitCode::SUCCESS,
+            (_, message) => {
+                eprintln!(
+                    "pipebench inspect-pages: error: {}",
+                    message.unwrap_or_else(|| "cannot write the report".into())
+                );
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match outcome {
         Ok(report) => {
             let line = serde_json::to_string(&report).expect("reports serialise");
             // A reader that went away (a closed pipe) is not worth a panic.
@@ -102,23 +122,12 @@ fn send_report(common: &CommonOptions, report: &EndReport) -> Result<(), EndErro
     )
 }
 
-/// Writes the one outcome line on the report fd, if the harness gave one. Called
-/// once per process: the fd is taken over (and closed) here.
+/// Writes the one outcome line on the report fd, if the harness gave one.
 fn send_outcome(common: &CommonOptions, outcome: &EndOutcome) -> Result<(), EndError> {
     let Some(fd) = common.report_fd else {
         return Ok(());
     };
-    // Exactly one outcome per process: a failure to send the report must not send
-    // again on an fd that is closed by then (and may have been reused).
-    static SENT: AtomicBool = AtomicBool::new(false);
-    if SENT.swap(true, Ordering::SeqCst) {
-        return Ok(());
-    }
-    // SAFETY: the harness hands us this fd for exactly this purpose; we own it now,
-    // and the flag above makes this the only place that ever takes it.
-    let mut file = unsafe { File::from_raw_fd(fd) };
-    let line = serde_json::to_string(outcome).expect("outcomes serialise");
-    writeln!(file, "{line}").map_err(|e| EndError::Sys {
+    launch::send_outcome(fd, outcome).map_err(|e| EndError::Sys {
         call: "write (report)",
         source: e,
     })

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pipebench::engine::pipe_run::EndProgram;
 use pipebench::ipc::{self, IpcError, IpcParams, IpcResult, Mechanism};
+use pipebench::process::launch::EndProgram;
 use pipebench::size::{ByteSize, GIB};
 use serde::{Deserialize, Serialize};
 

@@ -12,12 +12,7 @@
 //! least as long as the run (the CLI's main thread, or one thread per run).
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -28,27 +23,9 @@ use crate::ends::error::{EndErrorKind, EndFailure};
 use crate::ends::report::{EndOutcome, EndReport};
 use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::engine::result::{EndSummary, RunOptions, RunResult};
+use crate::process::launch::{Child, EndProgram, Launch, CONTROL_FD, REPORT_FD};
 use crate::size::gib_per_s;
 use crate::steps::plan::{RunPlan, MIN_RELIABLE_MS};
-
-/// The program that acts as an end: `exe [prefix...] write|read OPTIONS`.
-#[derive(Debug, Clone)]
-pub struct EndProgram {
-    /// Executable path.
-    pub exe: PathBuf,
-    /// Arguments before `write`/`read` (e.g. a hidden subcommand name).
-    pub prefix: Vec<OsString>,
-}
-
-impl EndProgram {
-    /// This very executable, with `prefix` before the end's subcommand.
-    pub fn current_exe(prefix: &[&str]) -> std::io::Result<Self> {
-        Ok(EndProgram {
-            exe: std::env::current_exe()?,
-            prefix: prefix.iter().map(OsString::from).collect(),
-        })
-    }
-}
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -108,13 +85,11 @@ pub struct Progress {
     pub pipe_bytes: Option<u64>,
 }
 
-/// One end's process and the pipes the harness reads from it.
+/// One end's process, and which end it is.
 #[derive(Debug)]
 struct EndProcess {
     role: &'static str,
     child: Child,
-    report: Option<File>,
-    status: Option<ExitStatus>,
 }
 
 /// A run in progress. Dropping it kills both ends.
@@ -133,27 +108,6 @@ pub struct RunHandle {
     alternation: Option<Alternation>,
 }
 
-/// A high-numbered duplicate of `fd`, so that dup2 onto 3 and 4 in the child can
-/// never clobber a source descriptor.
-fn high_dup(fd: impl AsFd) -> Result<OwnedFd, RunError> {
-    rustix::io::fcntl_dupfd_cloexec(fd, 100).map_err(|e| RunError::Setup(format!("dup: {e}")))
-}
-
-/// Child-side setup between fork and exec: only async-signal-safe calls.
-fn child_setup(control: RawFd, report: RawFd) -> std::io::Result<()> {
-    // SAFETY: dup2 and prctl are async-signal-safe and touch only this process.
-    unsafe {
-        if libc::dup2(control, 3) < 0 || libc::dup2(report, 4) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // Die with the parent (thread) that spawned us: no orphans after a crash.
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 fn spawn_end(
     program: &EndProgram,
     role: &'static str,
@@ -162,38 +116,17 @@ fn spawn_end(
     stdout: Stdio,
     control: &ControlRegion,
 ) -> Result<EndProcess, RunError> {
-    let (report_read, report_write) =
-        pipe_with(PipeFlags::CLOEXEC).map_err(|e| RunError::Setup(format!("pipe: {e}")))?;
-    let control_fd = high_dup(
-        control
-            .fd()
-            .ok_or_else(|| RunError::Setup("control region has no fd".into()))?,
-    )?;
-    let report_fd = high_dup(&report_write)?;
-    drop(report_write);
-    let (control_raw, report_raw) = (control_fd.as_raw_fd(), report_fd.as_raw_fd());
-    let mut command = Command::new(&program.exe);
-    command
-        .args(&program.prefix)
-        .arg(if role == "writer" { "write" } else { "read" })
-        .args(args)
+    let control = control
+        .fd()
+        .ok_or_else(|| RunError::Setup("control region has no fd".into()))?;
+    let subcommand = if role == "writer" { "write" } else { "read" };
+    let child = Launch::new(role, program, subcommand, args)
         .stdin(stdin)
         .stdout(stdout)
-        .stderr(Stdio::piped());
-    // SAFETY: child_setup only calls async-signal-safe functions.
-    unsafe {
-        command.pre_exec(move || child_setup(control_raw, report_raw));
-    }
-    let child = command
+        .control(control)
         .spawn()
-        .map_err(|e| RunError::Setup(format!("cannot start {}: {e}", program.exe.display())))?;
-    drop((control_fd, report_fd));
-    Ok(EndProcess {
-        role,
-        child,
-        report: Some(File::from(report_read)),
-        status: None,
-    })
+        .map_err(|e| RunError::Setup(e.to_string()))?;
+    Ok(EndProcess { role, child })
 }
 
 impl RunHandle {
@@ -227,11 +160,11 @@ impl RunHandle {
             .transpose()
             .map_err(|e| RunError::Setup(e.to_string()))?;
         let mut writer_options = plan.writer.clone();
-        writer_options.common.control_fd = Some(3);
-        writer_options.common.report_fd = Some(4);
+        writer_options.common.control_fd = Some(CONTROL_FD);
+        writer_options.common.report_fd = Some(REPORT_FD);
         let mut reader_options = plan.reader.clone();
-        reader_options.common.control_fd = Some(3);
-        reader_options.common.report_fd = Some(4);
+        reader_options.common.control_fd = Some(CONTROL_FD);
+        reader_options.common.report_fd = Some(REPORT_FD);
         reader_options.json = false;
         // Reader first, so the writer never sees a pipe without a reader.
         let reader = spawn_end(
@@ -252,15 +185,11 @@ impl RunHandle {
         );
         let writer = match writer {
             Ok(writer) => writer,
-            Err(e) => {
-                let mut reader = reader;
-                let _ = reader.child.kill();
-                let _ = reader.child.wait();
-                return Err(e);
-            }
+            // Dropping the reader kills and reaps it.
+            Err(e) => return Err(e),
         };
         if let Some(watch) = &mut watch {
-            watch.set_ends(writer.child.id(), reader.child.id());
+            watch.set_ends(writer.child.pid(), reader.child.pid());
         }
         let now = Instant::now();
         let alternation = watch
@@ -286,7 +215,7 @@ impl RunHandle {
 
     /// Process ids of the writer and the reader.
     pub fn pids(&self) -> (u32, u32) {
-        (self.writer.child.id(), self.reader.child.id())
+        (self.writer.child.pid(), self.reader.child.pid())
     }
 
     /// Samples progress; the rate is measured since the previous sample.
@@ -345,23 +274,20 @@ impl RunHandle {
             return Err(RunError::Timeout(self.plan.hard_timeout));
         }
         for end in [&mut self.writer, &mut self.reader] {
-            if end.status.is_none() {
-                end.status = end
-                    .child
-                    .try_wait()
-                    .map_err(|e| RunError::Setup(format!("wait: {e}")))?;
-            }
+            end.child
+                .try_wait()
+                .map_err(|e| RunError::Setup(format!("wait: {e}")))?;
         }
-        if self.reader.status.is_some() {
+        if self.reader.child.status().is_some() {
             self.release_pipe();
         }
         // One end failing means the other can only fail or hang: stop it now.
         let failed = [&self.writer, &self.reader]
             .iter()
-            .any(|end| end.status.is_some_and(|s| !s.success()));
+            .any(|end| end.child.status().is_some_and(|s| !s.success()));
         if failed {
             self.kill();
-        } else if self.writer.status.is_none() || self.reader.status.is_none() {
+        } else if self.writer.child.status().is_none() || self.reader.child.status().is_none() {
             return Ok(None);
         }
         self.finished = true;
@@ -396,12 +322,8 @@ impl RunHandle {
     /// Kills both ends and reaps them.
     pub fn kill(&mut self) {
         self.release_pipe();
-        for end in [&mut self.writer, &mut self.reader] {
-            if end.status.is_none() {
-                let _ = end.child.kill();
-                end.status = end.child.wait().ok();
-            }
-        }
+        self.writer.child.kill();
+        self.reader.child.kill();
         self.finished = true;
     }
 
@@ -462,47 +384,41 @@ impl RunHandle {
 }
 
 fn read_end(end: &mut EndProcess) -> Result<EndReport, RunError> {
-    let mut stderr = String::new();
-    if let Some(mut pipe) = end.child.stderr.take() {
-        let _ = pipe.read_to_string(&mut stderr);
-    }
-    let status = end.status.expect("collected after exit");
-    let mut line = String::new();
-    if let Some(mut file) = end.report.take() {
-        let _ = file.read_to_string(&mut line);
-    }
-    let failed = |failure: EndFailure| RunError::EndFailed {
+    let exited_well = end.child.status().is_some_and(|s| s.success());
+    let failed = |status: String, failure: EndFailure| RunError::EndFailed {
         role: end.role,
-        status: describe_status(status),
+        status,
         failure,
     };
-    match serde_json::from_str::<EndOutcome>(line.trim()) {
-        Ok(EndOutcome::Done { report }) if status.success() => Ok(*report),
-        Ok(EndOutcome::Failed { error }) => Err(failed(error)),
+    match end.child.outcome::<EndOutcome>() {
+        Ok(EndOutcome::Done { report }) if exited_well => Ok(*report),
+        Ok(EndOutcome::Failed { error }) => Err(failed(end.child.describe_status(), error)),
+        // A report, but a failed exit: trust the exit.
+        Ok(EndOutcome::Done { .. }) => Err(failed(
+            end.child.describe_status(),
+            EndFailure {
+                kind: EndErrorKind::Killed,
+                message: "it reported, then exited with a failure".into(),
+            },
+        )),
         // No outcome: the end died before it could say why (a signal, a crash).
         // Its stderr (a panic message, say) is all there is to show.
-        _ => Err(failed(EndFailure {
-            kind: EndErrorKind::Killed,
-            message: match stderr.trim() {
-                "" => "it stopped without a report".into(),
-                text => text.lines().collect::<Vec<_>>().join("; "),
+        Err(silent) => Err(failed(
+            silent.status,
+            EndFailure {
+                kind: EndErrorKind::Killed,
+                message: silent.stderr,
             },
-        })),
-    }
-}
-
-fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(signal)) => format!("killed by signal {signal}"),
-        _ => status.to_string(),
+        )),
     }
 }
 
 impl Drop for RunHandle {
     fn drop(&mut self) {
-        if !self.finished || self.writer.status.is_none() || self.reader.status.is_none() {
+        if !self.finished
+            || self.writer.child.status().is_none()
+            || self.reader.child.status().is_none()
+        {
             self.kill();
         }
     }

@@ -37,7 +37,7 @@ use super::{
 use crate::ends::control::ControlRegion;
 use crate::ends::report::EndUsage;
 use crate::ends::usage::self_usage;
-use crate::engine::pipe_run::EndProgram;
+use crate::process::launch::EndProgram;
 use crate::size::gib_per_s;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 

@@ -47,7 +47,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::ends::report::EndUsage;
-use crate::engine::pipe_run::EndProgram;
+use crate::process::launch::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
 pub use harness::{end_main, run};

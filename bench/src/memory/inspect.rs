@@ -14,9 +14,7 @@
 //! the writer's.
 
 use std::fs::File;
-use std::io::Read;
 use std::os::unix::fs::FileExt;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -25,10 +23,10 @@ use crate::ends::buffer::{Buffer, PAGE_SIZE};
 use crate::ends::error::EndError;
 use crate::ends::options::WriterOptions;
 use crate::ends::writer;
-use crate::engine::pipe_run::EndProgram;
 use crate::memory::hugepage::HugePageReport;
 use crate::memory::hugepage::{self, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_THP};
 use crate::memory::paging::{self, PageSize, Paging, Walk};
+use crate::process::launch::{EndProgram, Launch, LaunchError, REPORT_FD};
 use crate::size::{ByteSize, MIB};
 
 /// Largest buffer the inspector allocates: every page is a line of the report.
@@ -208,9 +206,9 @@ pub enum InspectError {
     /// /proc/self/pagemap could not be read.
     #[error("cannot read /proc/self/pagemap ({0}): is /proc mounted?")]
     Pagemap(std::io::Error),
-    /// The child could not be started.
-    #[error("could not start the page inspector: {0}")]
-    Spawn(std::io::Error),
+    /// The child could not be started or waited for.
+    #[error("could not run the page inspector: {0}")]
+    Spawn(#[from] LaunchError),
     /// The child took too long and was killed.
     #[error("the page inspector took longer than {0:?} and was stopped")]
     Timeout(Duration),
@@ -222,9 +220,6 @@ pub enum InspectError {
         /// What it said.
         stderr: String,
     },
-    /// The child's answer was not a report.
-    #[error("the page inspector's answer was not understood: {0}")]
-    BadOutput(#[from] serde_json::Error),
 }
 
 /// Checks the request before anything is allocated.
@@ -382,6 +377,35 @@ fn read_buffer(
     })
 }
 
+/// What the inspector child answers on its report fd.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum InspectOutcome {
+    /// The report.
+    Done {
+        /// The pages.
+        report: Box<PagesReport>,
+    },
+    /// Why there is none, in words.
+    Failed {
+        /// What happened.
+        message: String,
+    },
+}
+
+impl From<Result<PagesReport, InspectError>> for InspectOutcome {
+    fn from(outcome: Result<PagesReport, InspectError>) -> Self {
+        match outcome {
+            Ok(report) => InspectOutcome::Done {
+                report: Box::new(report),
+            },
+            Err(err) => InspectOutcome::Failed {
+                message: err.to_string(),
+            },
+        }
+    }
+}
+
 /// Runs the inspector as a child of `program` (`pipebook end inspect-pages` or
 /// `pipebench inspect-pages`) and reads its report; kills it past `timeout`.
 pub fn run_child(
@@ -390,49 +414,38 @@ pub fn run_child(
     timeout: Duration,
 ) -> Result<PagesReport, InspectError> {
     check(options)?;
-    let mut child = Command::new(&program.exe)
-        .args(&program.prefix)
-        .arg("inspect-pages")
-        .args(options.to_args())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(InspectError::Spawn)?;
-    // The report is at most a few hundred KiB: read it on a thread so a full pipe
-    // cannot stall the child while we wait.
-    let mut stdout = child.stdout.take().expect("piped");
-    let reading = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.read_to_string(&mut text).map(|_| text)
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait().map_err(InspectError::Spawn)? {
-            Some(status) => break status,
-            None if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(InspectError::Timeout(timeout));
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let text = reading
-        .join()
-        .expect("the reading thread does not panic")
-        .map_err(InspectError::Spawn)?;
-    if !status.success() {
-        let mut stderr = String::new();
-        if let Some(mut pipe) = child.stderr.take() {
-            let _ = pipe.read_to_string(&mut stderr);
-        }
-        return Err(InspectError::Failed {
-            status: status.to_string(),
-            stderr: stderr.trim().to_string(),
-        });
+    let mut options = options.clone();
+    options.common.report_fd = Some(REPORT_FD);
+    let mut child = Launch::new(
+        "page inspector",
+        program,
+        "inspect-pages",
+        options.to_args(),
+    )
+    .spawn()
+    .map_err(InspectError::Spawn)?;
+    if !child
+        .wait_until(Instant::now() + timeout)
+        .map_err(|source| {
+            InspectError::Spawn(LaunchError::Wait {
+                what: "page inspector".into(),
+                source,
+            })
+        })?
+    {
+        return Err(InspectError::Timeout(timeout));
     }
-    Ok(serde_json::from_str(&text)?)
+    match child.outcome::<InspectOutcome>() {
+        Ok(InspectOutcome::Done { report }) => Ok(*report),
+        Ok(InspectOutcome::Failed { message }) => Err(InspectError::Failed {
+            status: child.describe_status(),
+            stderr: message,
+        }),
+        Err(silent) => Err(InspectError::Failed {
+            status: silent.status,
+            stderr: silent.stderr,
+        }),
+    }
 }
 
 #[cfg(test)]

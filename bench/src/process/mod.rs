@@ -1,6 +1,8 @@
-//! Processes: starting a child, and the CPUs it may run on.
+//! Processes: starting a child with the one descriptor map ([`launch`]), and the
+//! CPUs it may run on ([`cpu`]).
 //!
 //! The lowest layer of the crate beside [`crate::size`]: it knows nothing of
 //! steps, ends or mechanisms.
 
 pub mod cpu;
+pub mod launch;

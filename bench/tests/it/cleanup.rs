@@ -4,7 +4,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{alive, children_of, cpus, exe, gone_within};
-use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+use pipebench::engine::pipe_run::RunHandle;
+use pipebench::process::launch::EndProgram;
 use pipebench::size::ByteSize;
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 

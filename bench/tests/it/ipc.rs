@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pipebench::engine::pipe_run::EndProgram;
 use pipebench::ipc::sysv::SysvLimits;
 use pipebench::ipc::{self, IpcError, IpcParams};
+use pipebench::process::launch::EndProgram;
 use pipebench::size::{ByteSize, GIB, MIB};
 
 /// Parameters for a library run whose ends are the pipebench binary, with files

@@ -239,7 +239,8 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     let _cpus = cpus();
     // The early-reuse writer with a strict reader: the reader stops at the first
     // bad byte and the writer then sees a closed pipe. The cause must be shown.
-    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::engine::pipe_run::RunHandle;
+    use pipebench::process::launch::EndProgram;
     use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let params = RunParams {
         bytes: Some(pipebench::size::ByteSize(64 * MIB)),
@@ -278,7 +279,8 @@ fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
 fn an_end_failure_reaches_the_harness_as_a_typed_kind() {
     let _cpus = cpus();
     use pipebench::ends::error::EndErrorKind;
-    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::engine::pipe_run::RunHandle;
+    use pipebench::process::launch::EndProgram;
     use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let real = Limits::default();
     let limits = Limits {
@@ -518,7 +520,8 @@ fn occupancy_of_a_baseline_run_shows_the_ring_full_and_empty() {
 #[test]
 fn a_watched_run_still_stops_at_its_budget() {
     let _cpus = cpus();
-    use pipebench::engine::pipe_run::{EndProgram, RunHandle};
+    use pipebench::engine::pipe_run::RunHandle;
+    use pipebench::process::launch::EndProgram;
     use pipebench::steps::plan::{Limits, RunParams, RunPlan};
     let params = RunParams {
         seconds: Some(0.4),

@@ -17,12 +17,13 @@ use std::time::{Duration, Instant};
 
 use pipebench::ends::error::EndErrorKind;
 use pipebench::ends::options::WriterOptions;
-use pipebench::engine::pipe_run::{EndProgram, Progress, RunError};
+use pipebench::engine::pipe_run::{Progress, RunError};
 use pipebench::engine::result::RunResult;
 use pipebench::ipc::{IpcError, IpcErrorKind};
 use pipebench::machine::findings::Finding;
 use pipebench::machine::wakeup::WakeupFigures;
 use pipebench::memory::inspect::PagesReport;
+use pipebench::process::launch::EndProgram;
 use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::steps::plan::RunPlan;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};

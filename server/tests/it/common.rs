@@ -88,7 +88,7 @@ impl Tiny {
             allow_hosts: Vec::new(),
             connections: pipebook::state::ConnectionLimits::default(),
         };
-        let program = pipebench::engine::pipe_run::EndProgram {
+        let program = pipebench::process::launch::EndProgram {
             exe: env!("CARGO_BIN_EXE_pipebook").into(),
             prefix: vec!["end".into()],
         };

@@ -1,0 +1,332 @@
+//! Starting a child: the one way every process of a job is started, and the one
+//! line it answers with.
+//!
+//! Every child gets the same descriptors, whatever its kind (an end of a pipe
+//! step, an end of an IPC mechanism, the page inspector):
+//!
+//! | fd | what |
+//! |---|---|
+//! | 0, 1 | as the caller says: a pipe step's ends read stdin and write stdout, as `./write \| ./read` do |
+//! | 2 | piped: what a dying child said is shown with its failure |
+//! | [`REPORT_FD`] (3) | the write end of its report pipe: it writes exactly one outcome line (JSON) there |
+//! | [`CONTROL_FD`] (4) | the shared control page (a memfd), when the job has one |
+//! | [`DATA_FD`] (5) | the data descriptor its mechanism hands over (a socket, one end of a pipe), when there is one |
+//!
+//! A child is started with `PR_SET_PDEATHSIG` = SIGKILL: it dies when the *thread*
+//! that started it exits, so a killed harness leaves no end behind. Start and reap
+//! a child from one thread that lives at least as long as the child. Dropping a
+//! [`Child`] kills and reaps it.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The child's end of its report pipe: one JSON line, its outcome.
+pub const REPORT_FD: RawFd = 3;
+/// The shared control page, when the job has one.
+pub const CONTROL_FD: RawFd = 4;
+/// The data descriptor a mechanism hands over, when there is one.
+pub const DATA_FD: RawFd = 5;
+
+/// The program that acts as a child: `exe [prefix...] SUBCOMMAND ARGS...`
+/// (`pipebench write ...`, or `pipebook end write ...` when the server starts
+/// its own binary).
+#[derive(Debug, Clone)]
+pub struct EndProgram {
+    /// Executable path.
+    pub exe: PathBuf,
+    /// Arguments before the subcommand (e.g. a hidden subcommand name).
+    pub prefix: Vec<OsString>,
+}
+
+impl EndProgram {
+    /// This very executable, with `prefix` before the child's subcommand.
+    pub fn current_exe(prefix: &[&str]) -> std::io::Result<Self> {
+        Ok(EndProgram {
+            exe: std::env::current_exe()?,
+            prefix: prefix.iter().map(OsString::from).collect(),
+        })
+    }
+}
+
+/// A child that could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// A pipe or a descriptor for the child could not be made.
+    #[error("cannot prepare the {what}'s descriptors: {source}")]
+    Descriptors {
+        /// Which child.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The program could not be started.
+    #[error("cannot start {exe} for the {what}: {source}")]
+    Spawn {
+        /// Which child.
+        what: String,
+        /// The executable.
+        exe: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The child could not be waited for.
+    #[error("cannot wait for the {what}: {source}")]
+    Wait {
+        /// Which child.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A child that ended without an outcome line, or with one that does not read:
+/// it died (a signal, a crash) before it could say why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Silent {
+    /// Its exit status, in words (`exit code 1`, `killed by signal 9`).
+    pub status: String,
+    /// What it wrote on stderr, one line, or a sentence saying it wrote nothing.
+    pub stderr: String,
+}
+
+/// How to start one child: the program, its subcommand and arguments, and the
+/// descriptors of the one map.
+#[derive(Debug)]
+pub struct Launch<'a> {
+    /// Who this child is, for messages (`writer`, `consumer`, `page inspector`).
+    pub what: String,
+    program: &'a EndProgram,
+    subcommand: &'a str,
+    args: Vec<OsString>,
+    stdin: Stdio,
+    stdout: Stdio,
+    control: Option<BorrowedFd<'a>>,
+    data: Option<OwnedFd>,
+}
+
+impl<'a> Launch<'a> {
+    /// `program subcommand args...`, with stdin and stdout on /dev/null until told
+    /// otherwise.
+    pub fn new(
+        what: impl Into<String>,
+        program: &'a EndProgram,
+        subcommand: &'a str,
+        args: Vec<OsString>,
+    ) -> Self {
+        Launch {
+            what: what.into(),
+            program,
+            subcommand,
+            args,
+            stdin: Stdio::null(),
+            stdout: Stdio::null(),
+            control: None,
+            data: None,
+        }
+    }
+
+    /// The child's stdin.
+    pub fn stdin(mut self, stdin: impl Into<Stdio>) -> Self {
+        self.stdin = stdin.into();
+        self
+    }
+
+    /// The child's stdout.
+    pub fn stdout(mut self, stdout: impl Into<Stdio>) -> Self {
+        self.stdout = stdout.into();
+        self
+    }
+
+    /// The control page, as [`CONTROL_FD`].
+    pub fn control(mut self, control: BorrowedFd<'a>) -> Self {
+        self.control = Some(control);
+        self
+    }
+
+    /// A data descriptor, as [`DATA_FD`] (the parent's copy is closed once the
+    /// child has its own).
+    pub fn data(mut self, data: OwnedFd) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Starts the child.
+    pub fn spawn(self) -> Result<Child, LaunchError> {
+        let what = self.what;
+        let descriptors = |source: std::io::Error| LaunchError::Descriptors {
+            what: what.clone(),
+            source,
+        };
+        let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| descriptors(e.into()))?;
+        // Copies numbered 100 and above, so that dup2 onto 3, 4 and 5 in the child
+        // can never clobber a source descriptor that happens to be 3, 4 or 5.
+        let high = |fd: BorrowedFd<'_>| {
+            rustix::io::fcntl_dupfd_cloexec(fd, 100).map_err(|e| descriptors(e.into()))
+        };
+        let report = high(report_write.as_fd())?;
+        drop(report_write);
+        let control = self.control.map(high).transpose()?;
+        let data = self.data.as_ref().map(|fd| high(fd.as_fd())).transpose()?;
+        drop(self.data);
+        let map: [(Option<RawFd>, RawFd); 3] = [
+            (Some(report.as_raw_fd()), REPORT_FD),
+            (control.as_ref().map(AsRawFd::as_raw_fd), CONTROL_FD),
+            (data.as_ref().map(AsRawFd::as_raw_fd), DATA_FD),
+        ];
+        let mut command = Command::new(&self.program.exe);
+        command
+            .args(&self.program.prefix)
+            .arg(self.subcommand)
+            .args(self.args)
+            .stdin(self.stdin)
+            .stdout(self.stdout)
+            .stderr(Stdio::piped());
+        // SAFETY: between fork and exec the closure only calls dup2 and prctl,
+        // which are async-signal-safe, on values computed before the fork.
+        unsafe {
+            command.pre_exec(move || {
+                for (from, to) in map {
+                    if let Some(from) = from {
+                        if libc::dup2(from, to) < 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                    }
+                }
+                // Die with the thread that started us: no orphans after a crash.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().map_err(|source| LaunchError::Spawn {
+            what: what.clone(),
+            exe: self.program.exe.display().to_string(),
+            source,
+        })?;
+        drop((report, control, data));
+        Ok(Child {
+            child,
+            report: Some(File::from(report_read)),
+            status: None,
+        })
+    }
+}
+
+/// A running child; dropping it kills and reaps it.
+#[derive(Debug)]
+pub struct Child {
+    child: std::process::Child,
+    report: Option<File>,
+    status: Option<ExitStatus>,
+}
+
+impl Child {
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its exit status, once reaped.
+    pub fn status(&self) -> Option<ExitStatus> {
+        self.status
+    }
+
+    /// Reaps it if it has exited; its status when it has.
+    pub fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        if self.status.is_none() {
+            self.status = self.child.try_wait()?;
+        }
+        Ok(self.status)
+    }
+
+    /// Waits for it to exit, at most until `deadline`; kills it then. Returns
+    /// whether it exited by itself.
+    pub fn wait_until(&mut self, deadline: Instant) -> std::io::Result<bool> {
+        while self.try_wait()?.is_none() {
+            if Instant::now() >= deadline {
+                self.kill();
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(true)
+    }
+
+    /// Kills it (if it still runs) and reaps it.
+    pub fn kill(&mut self) {
+        if self.status.is_none() {
+            let _ = self.child.kill();
+            self.status = self.child.wait().ok();
+        }
+    }
+
+    /// Its outcome line, read once it has exited: the value it wrote on
+    /// [`REPORT_FD`], or [`Silent`] when it wrote none that reads as a `T`
+    /// (it died first). Whether the outcome is a success is the caller's to say.
+    pub fn outcome<T: DeserializeOwned>(&mut self) -> Result<T, Silent> {
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        let mut line = String::new();
+        if let Some(mut file) = self.report.take() {
+            let _ = file.read_to_string(&mut line);
+        }
+        serde_json::from_str::<T>(line.trim()).map_err(|_| Silent {
+            status: self.status.map_or_else(|| "still running".into(), describe),
+            stderr: match stderr.trim() {
+                "" => "it stopped without a report".into(),
+                text => text.lines().collect::<Vec<_>>().join("; "),
+            },
+        })
+    }
+
+    /// Its exit status in words.
+    pub fn describe_status(&self) -> String {
+        self.status.map_or_else(|| "still running".into(), describe)
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// An exit status in words: `exit code 1`, `killed by signal 9`.
+pub fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => status.to_string(),
+    }
+}
+
+/// The child's side: writes the one outcome line on `fd` (normally
+/// [`REPORT_FD`]). Only the first call in a process writes; the descriptor is
+/// taken over and closed here.
+pub fn send_outcome<T: Serialize>(fd: RawFd, outcome: &T) -> std::io::Result<()> {
+    // Exactly one outcome per process: a failure to send the report must not
+    // send again on an fd that is closed by then (and may have been reused).
+    static SENT: AtomicBool = AtomicBool::new(false);
+    if SENT.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    // SAFETY: the parent hands this fd over for exactly this purpose; we own it
+    // now, and the flag above makes this the only place that ever takes it.
+    let mut file = unsafe { File::from_raw_fd(fd) };
+    let line = serde_json::to_string(outcome).expect("outcomes serialise");
+    writeln!(file, "{line}")
+}
