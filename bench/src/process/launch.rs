@@ -210,15 +210,21 @@ impl<'a> Launch<'a> {
                 Ok(())
             });
         }
-        let child = command.spawn().map_err(|source| LaunchError::Spawn {
+        let mut child = command.spawn().map_err(|source| LaunchError::Spawn {
             what: what.clone(),
             exe: self.program.exe.display().to_string(),
             source,
         })?;
         drop((report, control, data));
+        // Both pipes are drained from the start, so a child that says a lot (the
+        // page inspector's report is hundreds of KiB) never blocks on a full pipe
+        // while its parent waits for it to exit.
+        let report = drain(File::from(report_read));
+        let stderr = child.stderr.take().map(drain);
         Ok(Child {
             child,
-            report: Some(File::from(report_read)),
+            report: Some(report),
+            stderr,
             status: None,
         })
     }
@@ -228,8 +234,20 @@ impl<'a> Launch<'a> {
 #[derive(Debug)]
 pub struct Child {
     child: std::process::Child,
-    report: Option<File>,
+    report: Option<Drain>,
+    stderr: Option<Drain>,
     status: Option<ExitStatus>,
+}
+
+/// A thread reading a pipe to its end.
+type Drain = std::thread::JoinHandle<String>;
+
+fn drain(mut from: impl Read + Send + 'static) -> Drain {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = from.read_to_string(&mut text);
+        text
+    })
 }
 
 impl Child {
@@ -275,15 +293,15 @@ impl Child {
     /// Its outcome line, read once it has exited: the value it wrote on
     /// [`REPORT_FD`], or [`Silent`] when it wrote none that reads as a `T`
     /// (it died first). Whether the outcome is a success is the caller's to say.
+    /// Call it once, after the child was reaped.
     pub fn outcome<T: DeserializeOwned>(&mut self) -> Result<T, Silent> {
-        let mut stderr = String::new();
-        if let Some(mut pipe) = self.child.stderr.take() {
-            let _ = pipe.read_to_string(&mut stderr);
-        }
-        let mut line = String::new();
-        if let Some(mut file) = self.report.take() {
-            let _ = file.read_to_string(&mut line);
-        }
+        let join = |drain: Option<Drain>| {
+            drain
+                .map(|d| d.join().unwrap_or_default())
+                .unwrap_or_default()
+        };
+        let stderr = join(self.stderr.take());
+        let line = join(self.report.take());
         serde_json::from_str::<T>(line.trim()).map_err(|_| Silent {
             status: self.status.map_or_else(|| "still running".into(), describe),
             stderr: match stderr.trim() {
