@@ -30,7 +30,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::RunResult;
 
-use crate::ipc::IpcRecord;
+use pipebench::engine::result::IpcRecord;
 
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;

@@ -1,14 +1,11 @@
 //! The IPC lab from the page: what a page may ask for (a mechanism, bytes and a
-//! chunk, bounded tighter than the command line), the request the scheduler runs,
-//! the record a finished run leaves in the history, and the mechanisms as
-//! published at `/api/ipc`.
+//! chunk, bounded tighter than the command line), checked into the engine's
+//! [`IpcJob`], and the mechanisms as published at `/api/ipc`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use pipebench::ipc::{self, IpcError, IpcParams, IpcResult, Mechanism};
-use pipebench::process::launch::EndProgram;
+use pipebench::engine::job::IpcJob;
+use pipebench::ipc::{self, IpcError, IpcParams, Mechanism};
 use pipebench::size::{ByteSize, GIB};
 use serde::{Deserialize, Serialize};
 
@@ -35,44 +32,9 @@ pub struct IpcRunParams {
     pub chunk: Option<ByteSize>,
 }
 
-/// A checked run of one mechanism, ready for the scheduler.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct IpcRequest {
-    /// Mechanism id.
-    pub mechanism: String,
-    /// Bytes to move.
-    pub bytes: u64,
-    /// Bytes per call, as the lab will use it.
-    pub chunk: u64,
-}
-
-impl IpcRequest {
-    /// The library's parameters for this request: ends started by `program`,
-    /// stopped when `cancel` turns true, the receiving end's byte count copied into
-    /// `progress`, files where the lab puts them by default (the temp dir unless it
-    /// is tmpfs).
-    pub fn params(
-        &self,
-        program: &EndProgram,
-        cancel: Arc<AtomicBool>,
-        progress: Arc<AtomicU64>,
-    ) -> IpcParams {
-        IpcParams {
-            bytes: ByteSize(self.bytes),
-            chunk: Some(ByteSize(self.chunk)),
-            dir: None,
-            port: None,
-            timeout: RUN_TIMEOUT,
-            cancel: Some(cancel),
-            program: Some(program.clone()),
-            progress: Some(progress),
-        }
-    }
-}
-
 /// Checks a page's request: a known mechanism, bytes within the server's limit,
 /// a chunk the mechanism and this kernel's limits accept.
-pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcRequest, IpcError> {
+pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcJob, IpcError> {
     let bytes = params.bytes.map_or(ipc::DEFAULT_BYTES, |b| b.bytes());
     if !(1..=MAX_BYTES).contains(&bytes) {
         return Err(IpcError::OutOfRange {
@@ -88,47 +50,13 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcRequest, IpcErr
         ..IpcParams::default()
     };
     let (mechanism, chunk) = ipc::harness::validate(mechanism, &lib)?;
-    Ok(IpcRequest {
+    Ok(IpcJob {
         mechanism: mechanism.id.to_string(),
         // What will move, so the page's `started` and its progress bar say it.
         bytes: ipc::harness::effective_bytes(mechanism.id, bytes),
         chunk,
+        timeout: RUN_TIMEOUT,
     })
-}
-
-/// The tag of an IPC line in the history and of an IPC result on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RecordKind {
-    /// A run of the IPC lab.
-    Ipc,
-}
-
-/// A finished IPC run as the page and the history see it: `"kind":"ipc"`, the
-/// lab's result fields, and when it finished. Pipe results have no `kind`, so
-/// every older history line still reads as what it was.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IpcRecord {
-    /// Always `ipc`.
-    pub kind: RecordKind,
-    /// The lab's result.
-    #[serde(flatten)]
-    pub result: IpcResult,
-    /// Wall-clock milliseconds since the epoch when the run ended.
-    pub finished_at_ms: u64,
-}
-
-impl IpcRecord {
-    /// Stamps `result` with the time now.
-    pub fn now(result: IpcResult) -> IpcRecord {
-        IpcRecord {
-            kind: RecordKind::Ipc,
-            result,
-            finished_at_ms: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64),
-        }
-    }
 }
 
 /// One parameter's bounds as the page shows them.

@@ -1,6 +1,7 @@
 //! What a run from the page does when the reader leaves things unsaid.
 
 use pipebench::ends::options::WriterOptions;
+use pipebench::engine::job::{Job, PipeJob};
 use pipebench::engine::sweep::{SweepError, SweepParam, SweepPlan};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog;
@@ -16,6 +17,17 @@ fn with_page_defaults(params: &RunParams, limits: &Limits) -> RunParams {
         params.seconds.get_or_insert(DEFAULT_SECONDS);
     }
     params
+}
+
+/// The engine's job for a page's run: watched for occupancy and live, unless the
+/// reader asked for a quiet run (then the observer stays out of the way).
+pub fn pipe_job(plan: RunPlan) -> Job {
+    let live = !plan.quiet;
+    Job::Pipe(Box::new(PipeJob {
+        plan,
+        watch: live,
+        live,
+    }))
 }
 
 /// Validates a run request from the page, filling in the server's defaults.

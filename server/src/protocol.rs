@@ -1,22 +1,17 @@
 //! The WebSocket protocol of `/api/run`: JSON text messages tagged by `type`.
+//!
+//! What the page sends is parsed here ([`ClientMessage`]); what a run says goes
+//! out as the engine's own events (`pipebench::engine::event`), and the few
+//! replies that belong to no run are [`Reply`]s.
 
-use pipebench::ends::error::EndErrorKind;
-use pipebench::engine::pipe_run::Progress;
-use pipebench::engine::result::RunResult;
 use pipebench::engine::sweep::SweepParam;
-use pipebench::ipc::{IpcError, IpcErrorKind};
-use pipebench::machine::findings::Finding;
-use pipebench::machine::wakeup::WakeupFigures;
-use pipebench::memory::inspect::PagesReport;
-use pipebench::profile::{ProfileError, ProfileReport};
 use pipebench::size::ByteSize;
-use pipebench::steps::plan::{RunParams, RunPlan};
+use pipebench::steps::plan::RunParams;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ipc::{IpcRecord, IpcRequest, IpcRunParams, RecordKind};
+use crate::ipc::IpcRunParams;
 use crate::labs::LabTag;
-use crate::scheduler::{FailureCause, RunEvent};
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -84,310 +79,21 @@ pub enum ClientMessage {
     Wakeup,
 }
 
-/// The parameters a run actually uses, after defaults and validation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EffectiveParams {
-    /// Bytes to pipe (the cap, when there is a time budget).
-    pub bytes: u64,
-    /// Chunk size.
-    pub buf_size: u64,
-    /// The pipe capacity asked for (`None`: the kernel's default).
-    pub pipe_size: Option<u64>,
-    /// Time budget in seconds, if any.
-    pub seconds: Option<f64>,
-    /// Writer's CPU.
-    pub writer_cpu: Option<usize>,
-    /// Reader's CPU.
-    pub reader_cpu: Option<usize>,
-    /// No live progress for this run.
-    pub quiet: bool,
-}
-
-impl From<&RunPlan> for EffectiveParams {
-    fn from(plan: &RunPlan) -> Self {
-        EffectiveParams {
-            bytes: plan.writer.common.bytes.bytes(),
-            buf_size: plan.writer.common.buf_size.bytes(),
-            pipe_size: plan.writer.pipe_size.map(|s| s.bytes()),
-            seconds: plan.time_budget.map(|d| d.as_secs_f64()),
-            writer_cpu: plan.writer.common.cpu,
-            reader_cpu: plan.reader.common.cpu,
-            quiet: plan.quiet,
-        }
-    }
-}
-
-/// A message to the page.
+/// A reply to a message that is not about a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub enum ServerMessage {
-    /// Waiting for the runs ahead; 1 means next.
-    Queued {
-        /// Place in the queue, from 1.
-        position: usize,
-    },
-    /// Both ends are running.
-    Started {
-        /// Step id.
-        step: String,
-        /// The parameters in force.
-        params: EffectiveParams,
-        /// Writer and reader process ids.
-        pids: [u32; 2],
-        /// Things the reader should know (e.g. only one CPU).
-        warnings: Vec<String>,
-    },
-    /// An IPC lab run is starting its ends (`"kind":"ipc"`; no pids: the lab's
-    /// harness starts them itself).
-    #[serde(rename = "started")]
-    IpcStarted {
-        /// Always `ipc`.
-        kind: RecordKind,
-        /// Mechanism id.
-        mechanism: String,
-        /// The parameters in force.
-        params: IpcEffective,
-    },
-    /// A sample, at least ten a second.
-    Progress {
-        /// Bytes the reader has received.
-        bytes: u64,
-        /// Milliseconds since the start.
-        elapsed_ms: f64,
-        /// Throughput over the last sample, GiB/s.
-        gib_per_s: f64,
-        /// Bytes in the pipe at the latest occupancy sample (absent if not watched).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pipe_bytes: Option<u64>,
-    },
-    /// A profiled run's profile, just before its result: the report, or why
-    /// there is none (the run itself goes ahead).
-    Profile {
-        /// Both ends' call-graph profiles, flame graphs and the article's figures.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        report: Option<Box<ProfileReport>>,
-        /// Why profiling did not work: `kind` and `message`.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<ProfileProblem>,
-    },
-    /// The run finished: pipebench's result, fields at the top level.
-    Result(Box<RunResult>),
-    /// An IPC lab run finished: `"kind":"ipc"` and the lab's result, fields at
-    /// the top level, as the history keeps it.
-    #[serde(rename = "result")]
-    IpcResult(Box<IpcRecord>),
-    /// A wakeup measurement finished.
-    Wakeup {
-        /// The blocking and busy round trips.
-        wakeup: WakeupFigures,
-        /// The machine's findings, with the wakeup's cost.
-        findings: Vec<Finding>,
-    },
-    /// A sweep's run finished: the value it ran at and its result.
-    Point {
-        /// The swept parameter's value, bytes.
-        value: u64,
-        /// This run's place in the sweep, from 1.
-        index: usize,
-        /// How many runs the sweep has.
-        of: usize,
-        /// The run's result.
-        result: Box<RunResult>,
-    },
-    /// The page inspector's report on a step's writer buffers.
-    Pages {
-        /// Step id.
-        step: String,
-        /// Whether the buffers were written before the look.
-        touch: bool,
-        /// The pages, and what could not be seen.
-        report: Box<PagesReport>,
-    },
-    /// A sweep is over: every run sent its point.
-    Done {
-        /// How many runs it had.
-        runs: usize,
-    },
-    /// The run was cancelled.
-    Cancelled,
+pub enum Reply {
     /// A prediction or a fresh start of a lab was saved.
     Saved {
         /// Lab id.
         lab: String,
     },
-    /// Something went wrong; the connection stays usable.
-    Error {
-        /// What, and what to do.
-        message: String,
-        /// When an end of the run failed: which, and the kind of failure, so a
-        /// page can explain it without reading the sentence.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<FailureReason>,
-    },
 }
 
-/// The parameters of an IPC lab run in force.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct IpcEffective {
-    /// Bytes to move.
-    pub bytes: u64,
-    /// Bytes per call.
-    pub chunk: u64,
-}
-
-/// Why a run could not be profiled: the typed reason and a sentence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProfileProblem {
-    /// The reason (`kind`: not_installed, not_permitted, failed) and its fields.
-    #[serde(flatten)]
-    pub error: ProfileError,
-    /// What happened and what to do.
-    pub message: String,
-}
-
-/// What failed, typed, so a page can explain it without reading the sentence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum FailureReason {
-    /// An end of a pipe run: `{"role":"writer","kind":...}`.
-    End {
-        /// `writer` or `reader`.
-        role: &'static str,
-        /// The kind of failure the end reported.
-        kind: EndErrorKind,
-    },
-    /// An IPC lab run: `{"kind":"shm_max"}`, with `role` when an end failed.
-    Ipc {
-        /// The kind of [`IpcError`].
-        kind: IpcErrorKind,
-        /// `producer`, `consumer` or `solo`, when an end failed.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        role: Option<String>,
-    },
-}
-
-impl From<FailureCause> for FailureReason {
-    fn from(cause: FailureCause) -> Self {
-        match cause {
-            FailureCause::End(role, kind) => FailureReason::End { role, kind },
-            FailureCause::Ipc(kind, role) => FailureReason::Ipc { kind, role },
-        }
-    }
-}
-
-impl ServerMessage {
-    /// An error message.
-    pub fn error(message: impl Into<String>) -> Self {
-        ServerMessage::Error {
-            message: message.into(),
-            reason: None,
-        }
-    }
-
-    /// The refusal of an IPC request, with its kind (e.g. `out_of_range`).
-    pub fn ipc_error(err: &IpcError) -> Self {
-        ServerMessage::Error {
-            message: err.to_string(),
-            reason: Some(FailureReason::Ipc {
-                kind: err.kind(),
-                role: err.role().map(str::to_string),
-            }),
-        }
-    }
-
-    /// Whether this ends a run (nothing more will come for it).
-    pub fn is_final(&self) -> bool {
-        matches!(
-            self,
-            ServerMessage::Result(_)
-                | ServerMessage::IpcResult(_)
-                | ServerMessage::Wakeup { .. }
-                | ServerMessage::Pages { .. }
-                | ServerMessage::Cancelled
-                | ServerMessage::Error { .. }
-        )
-    }
-
+impl Reply {
     /// The JSON text.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("server messages serialise")
-    }
-
-    /// The JSON text of a message that belongs to run `run` (the scheduler's job
-    /// id), tagged `"run": N` first so a page can tell which run it is about.
-    /// Refusals of a message, which belong to no run, use [`Self::to_json`].
-    pub fn to_json_for_run(&self, run: u64) -> String {
-        let json = self.to_json();
-        // Every message is an object with at least its `type`: `{"type":...}`.
-        debug_assert!(json.starts_with("{\""));
-        format!("{{\"run\":{run},{}", &json[1..])
-    }
-}
-
-impl From<RunEvent> for ServerMessage {
-    fn from(event: RunEvent) -> Self {
-        match event {
-            RunEvent::Queued { position } => ServerMessage::Queued { position },
-            RunEvent::Started { plan, pids } => ServerMessage::Started {
-                step: plan.step.clone(),
-                params: EffectiveParams::from(plan.as_ref()),
-                pids,
-                warnings: plan.warnings.clone(),
-            },
-            RunEvent::IpcStarted(request) => {
-                let IpcRequest {
-                    mechanism,
-                    bytes,
-                    chunk,
-                } = *request;
-                ServerMessage::IpcStarted {
-                    kind: RecordKind::Ipc,
-                    mechanism,
-                    params: IpcEffective { bytes, chunk },
-                }
-            }
-            RunEvent::Progress(progress) => progress.into(),
-            RunEvent::Profile(outcome) => match *outcome {
-                Ok(report) => ServerMessage::Profile {
-                    report: Some(Box::new(report)),
-                    error: None,
-                },
-                Err(error) => ServerMessage::Profile {
-                    report: None,
-                    error: Some(ProfileProblem {
-                        message: error.to_string(),
-                        error,
-                    }),
-                },
-            },
-            RunEvent::Finished(result) => ServerMessage::Result(result),
-            RunEvent::IpcFinished(record) => ServerMessage::IpcResult(record),
-            RunEvent::Measured(report) => ServerMessage::Wakeup {
-                wakeup: report.wakeup,
-                findings: report.findings,
-            },
-            RunEvent::Pages(pages) => ServerMessage::Pages {
-                step: pages.step,
-                touch: pages.touch,
-                report: pages.report,
-            },
-            RunEvent::Cancelled => ServerMessage::Cancelled,
-            RunEvent::Failed(failure) => ServerMessage::Error {
-                message: failure.message,
-                reason: failure.cause.map(FailureReason::from),
-            },
-        }
-    }
-}
-
-impl From<Progress> for ServerMessage {
-    fn from(p: Progress) -> Self {
-        ServerMessage::Progress {
-            bytes: p.bytes,
-            elapsed_ms: p.elapsed_ms,
-            gib_per_s: p.gib_per_s,
-            pipe_bytes: p.pipe_bytes,
-        }
+        serde_json::to_string(self).expect("replies serialise")
     }
 }
 
@@ -814,38 +520,12 @@ mod tests {
     #[test]
     fn ipc_errors_carry_their_kind() {
         let err = crate::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
-        let json = ServerMessage::ipc_error(&err).to_json();
+        let json =
+            pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
+                .to_json();
         assert!(
             json.contains(r#""reason":{"kind":"unknown_mechanism"}"#),
             "{json}"
-        );
-    }
-
-    #[test]
-    fn server_messages_are_tagged() {
-        assert_eq!(
-            ServerMessage::Queued { position: 2 }.to_json(),
-            r#"{"type":"queued","position":2}"#
-        );
-        assert_eq!(
-            ServerMessage::Cancelled.to_json(),
-            r#"{"type":"cancelled"}"#
-        );
-        assert_eq!(
-            ServerMessage::error("x").to_json(),
-            r#"{"type":"error","message":"x"}"#
-        );
-        assert_eq!(
-            ServerMessage::Queued { position: 2 }.to_json_for_run(7),
-            r#"{"run":7,"type":"queued","position":2}"#
-        );
-        assert_eq!(
-            ServerMessage::Cancelled.to_json_for_run(1),
-            r#"{"run":1,"type":"cancelled"}"#
-        );
-        assert!(
-            ServerMessage::error("x").is_final()
-                && !ServerMessage::Queued { position: 1 }.is_final()
         );
     }
 }

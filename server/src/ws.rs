@@ -5,6 +5,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use pipebench::engine::event::{Event, Failure, Finished, ForRun};
+use pipebench::engine::job::{Job, PagesJob};
 use pipebench::size::ByteSize;
 use pipebench::steps::plan::RunPlan;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -12,8 +14,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::labs::store::{now_ms, LabResult, Record};
 use crate::labs::{self, LabTag};
 use crate::plan;
-use crate::protocol::{self, ClientMessage, ServerMessage};
-use crate::scheduler::{RunEvent, Ticket, Work};
+use crate::protocol::{self, ClientMessage, Reply};
+use crate::scheduler::Ticket;
 use crate::state::AppState;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
@@ -30,7 +32,7 @@ pub const MAX_FRAME: usize = 64 * 1024;
 const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The run this connection has queued or running, and its messages.
-type Current = Option<(Ticket, UnboundedReceiver<RunEvent>)>;
+type Current = Option<(Ticket, UnboundedReceiver<Event>)>;
 
 /// A sweep under way on this connection: its runs go through the queue one at a
 /// time, each submitted when the one before it ended, so other pages' runs can
@@ -63,8 +65,8 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                     Flow::Save(record) => {
                         let id = record.lab().to_string();
                         match save(&state, record).await {
-                            Ok(()) => vec![ServerMessage::Saved { lab: id }.to_json()],
-                            Err(err) => vec![ServerMessage::error(err).to_json()],
+                            Ok(()) => vec![Reply::Saved { lab: id }.to_json()],
+                            Err(err) => vec![Event::error(err).to_json()],
                         }
                     }
                     Flow::Quiet => Vec::new(),
@@ -82,8 +84,8 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
             event = next_event(&mut current) => {
                 let mut notes = Vec::new();
                 let finished = match &event {
-                    ServerMessage::Result(result) => Some(LabResult::Pipe(result.clone())),
-                    ServerMessage::IpcResult(record) => Some(LabResult::Ipc(record.clone())),
+                    Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
+                    Event::Result(Finished::Ipc(record)) => Some(LabResult::Ipc(record.clone())),
                     _ => None,
                 };
                 if let (Some(tag), Some(result)) = (&lab, finished) {
@@ -97,7 +99,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                         at_ms: now_ms(),
                     };
                     if let Err(err) = save(&state, record).await {
-                        notes.push(ServerMessage::error(err).to_json());
+                        notes.push(Event::error(err).to_json());
                     }
                 }
                 let mut replies = if sweep.is_some() {
@@ -134,7 +136,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
 /// run is submitted; the last point is followed by `done`. A cancel or an error
 /// ends the whole sweep.
 fn on_sweep_event(
-    event: ServerMessage,
+    event: Event,
     current: &mut Current,
     sweep: &mut Option<Sweep>,
     state: &AppState,
@@ -142,7 +144,7 @@ fn on_sweep_event(
     let Some(running) = sweep.as_mut() else {
         return vec![tagged(current, &event)];
     };
-    let ServerMessage::Result(result) = event else {
+    let Event::Result(Finished::Pipe(result)) = event else {
         let json = tagged(current, &event);
         if event.is_final() {
             *current = None;
@@ -151,7 +153,7 @@ fn on_sweep_event(
         return vec![json];
     };
     running.done += 1;
-    let point = ServerMessage::Point {
+    let point = Event::Point {
         value: running.values[running.current].bytes(),
         index: running.done,
         of: running.total,
@@ -161,16 +163,16 @@ fn on_sweep_event(
     *current = None;
     match running.pending.pop_front() {
         None => {
-            out.push(ServerMessage::Done { runs: running.done }.to_json());
+            out.push(Event::Done { runs: running.done }.to_json());
             *sweep = None;
         }
-        Some((index, plan)) => match state.scheduler.submit(plan) {
+        Some((index, plan)) => match state.scheduler.submit(crate::plan::pipe_job(plan)) {
             Ok(run) => {
                 running.current = index;
                 *current = Some(run);
             }
             Err(err) => {
-                out.push(ServerMessage::error(format!("the sweep stopped: {err}")).to_json());
+                out.push(Event::error(format!("the sweep stopped: {err}")).to_json());
                 *sweep = None;
             }
         },
@@ -179,9 +181,13 @@ fn on_sweep_event(
 }
 
 /// The JSON of a message of the current run, tagged with the run's id.
-fn tagged(current: &Current, event: &ServerMessage) -> String {
+fn tagged(current: &Current, event: &Event) -> String {
     match current {
-        Some((ticket, _)) => event.to_json_for_run(ticket.id()),
+        Some((ticket, _)) => ForRun {
+            run: ticket.id(),
+            event,
+        }
+        .to_json(),
         None => event.to_json(),
     }
 }
@@ -265,7 +271,8 @@ async fn save(state: &AppState, record: Record) -> Result<(), String> {
 
 /// What to do after a message from the page.
 enum Flow {
-    Reply(ServerMessage),
+    /// Answer at once (a refusal, or a reply about no run).
+    Reply(Event),
     /// Save a lab record, then answer `saved`.
     Save(Record),
     Quiet,
@@ -273,12 +280,12 @@ enum Flow {
 }
 
 /// The next message of the current run; never resolves when there is none.
-async fn next_event(current: &mut Current) -> ServerMessage {
+async fn next_event(current: &mut Current) -> Event {
     match current {
-        Some((_, events)) => events.recv().await.map_or_else(
-            || ServerMessage::error("the run ended without a result"),
-            ServerMessage::from,
-        ),
+        Some((_, events)) => events
+            .recv()
+            .await
+            .unwrap_or_else(|| Event::error("the run ended without a result")),
         None => std::future::pending().await,
     }
 }
@@ -293,7 +300,7 @@ fn on_message(
     let text =
         match message {
             Message::Text(text) => text,
-            Message::Binary(_) => return Flow::Reply(ServerMessage::error(
+            Message::Binary(_) => return Flow::Reply(Event::error(
                 "binary messages are not understood: send JSON text such as {\"type\":\"cancel\"}",
             )),
             Message::Close(_) => return Flow::Close,
@@ -301,13 +308,13 @@ fn on_message(
             Message::Ping(_) | Message::Pong(_) => return Flow::Quiet,
         };
     if text.len() > MAX_MESSAGE {
-        return Flow::Reply(ServerMessage::error(format!(
+        return Flow::Reply(Event::error(format!(
             "message too large: {} bytes, the limit is {MAX_MESSAGE}",
             text.len()
         )));
     }
     match protocol::parse(text.as_str()) {
-        Err(reason) => Flow::Reply(ServerMessage::error(reason)),
+        Err(reason) => Flow::Reply(Event::error(reason)),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
                 // A sweep stops as a whole: nothing more is submitted.
@@ -317,7 +324,7 @@ fn on_message(
                 ticket.cancel();
                 Flow::Quiet
             }
-            None => Flow::Reply(ServerMessage::error("there is no run to cancel")),
+            None => Flow::Reply(Event::error("there is no run to cancel")),
         },
         Ok(ClientMessage::Predict { lab, value }) => match labs::check_prediction(&lab, &value) {
             Ok(()) => Flow::Save(Record::Prediction {
@@ -325,14 +332,14 @@ fn on_message(
                 value,
                 at_ms: now_ms(),
             }),
-            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            Err(err) => Flow::Reply(Event::error(err.to_string())),
         },
         Ok(ClientMessage::ResetLab { lab }) => match labs::lab(&lab) {
             Ok(_) => Flow::Save(Record::Reset {
                 lab,
                 at_ms: now_ms(),
             }),
-            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            Err(err) => Flow::Reply(Event::error(err.to_string())),
         },
         Ok(
             ClientMessage::Run { .. }
@@ -340,7 +347,7 @@ fn on_message(
             | ClientMessage::Ipc { .. }
             | ClientMessage::Wakeup
             | ClientMessage::Pages { .. },
-        ) if current.is_some() => Flow::Reply(ServerMessage::error(
+        ) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
         Ok(ClientMessage::Sweep {
@@ -354,61 +361,54 @@ fn on_message(
             let params = match &tag {
                 Some(tag) => match labs::lab_sweep(tag, &step, param, &values, repeats, &params) {
                     Ok(params) => params,
-                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                    Err(err) => return refuse(err),
                 },
                 None => params,
             };
             let planned = match plan::sweep(&step, param, &values, repeats, &params, &state.limits)
             {
                 Ok(planned) => planned,
-                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                Err(err) => return refuse(err),
             };
             let total = planned.runs.len();
             let mut pending: VecDeque<(usize, RunPlan)> = planned.runs.into();
             let Some((first, plan)) = pending.pop_front() else {
-                return Flow::Reply(ServerMessage::error("a sweep needs at least one value"));
+                return refuse("a sweep needs at least one value");
             };
-            match state.scheduler.submit(plan) {
-                Ok(run) => {
-                    *current = Some(run);
-                    *lab = tag;
-                    *sweep = Some(Sweep {
-                        values: planned.values,
-                        pending,
-                        current: first,
-                        done: 0,
-                        total,
-                    });
-                    Flow::Quiet
-                }
-                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            let flow = submit(state, current, lab, plan::pipe_job(plan), tag);
+            if current.is_some() {
+                *sweep = Some(Sweep {
+                    values: planned.values,
+                    pending,
+                    current: first,
+                    done: 0,
+                    total,
+                });
             }
+            flow
         }
-        Ok(ClientMessage::Wakeup) => match state.scheduler.submit(Work::Wakeup) {
-            Ok(run) => {
-                *current = Some(run);
-                *lab = None;
-                Flow::Quiet
-            }
-            Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+        Ok(ClientMessage::Wakeup) => submit(
+            state,
+            current,
+            lab,
+            Job::Wakeup {
+                round_trips: pipebench::machine::wakeup::DEFAULT_ROUND_TRIPS,
+            },
+            None,
+        ),
+        Ok(ClientMessage::Pages { step, touch }) => match plan::pages(&step, touch) {
+            Ok(writer) => submit(
+                state,
+                current,
+                lab,
+                Job::Pages(PagesJob {
+                    step,
+                    writer: Box::new(writer),
+                }),
+                None,
+            ),
+            Err(err) => refuse(err),
         },
-        Ok(ClientMessage::Pages { step, touch }) => {
-            let writer = match plan::pages(&step, touch) {
-                Ok(writer) => writer,
-                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
-            };
-            match state.scheduler.submit(Work::Pages {
-                step,
-                writer: Box::new(writer),
-            }) {
-                Ok(run) => {
-                    *current = Some(run);
-                    *lab = None;
-                    Flow::Quiet
-                }
-                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
-            }
-        }
         Ok(ClientMessage::Ipc {
             mechanism,
             params,
@@ -417,21 +417,13 @@ fn on_message(
             let params = match &tag {
                 Some(tag) => match labs::lab_ipc(tag, &mechanism, &params) {
                     Ok(params) => params,
-                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                    Err(err) => return refuse(err),
                 },
                 None => params,
             };
-            let request = match crate::ipc::plan(&mechanism, &params) {
-                Ok(request) => request,
-                Err(err) => return Flow::Reply(ServerMessage::ipc_error(&err)),
-            };
-            match state.scheduler.submit(request) {
-                Ok(run) => {
-                    *current = Some(run);
-                    *lab = tag;
-                    Flow::Quiet
-                }
-                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            match crate::ipc::plan(&mechanism, &params) {
+                Ok(job) => submit(state, current, lab, Job::Ipc(job), tag),
+                Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
             }
         }
         Ok(ClientMessage::Run {
@@ -442,22 +434,37 @@ fn on_message(
             let params = match &tag {
                 Some(tag) => match labs::lab_run(tag, &step, &params) {
                     Ok(params) => params,
-                    Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
+                    Err(err) => return refuse(err),
                 },
                 None => params,
             };
-            let plan = match plan::plan(&step, &params, &state.limits) {
-                Ok(plan) => plan,
-                Err(err) => return Flow::Reply(ServerMessage::error(err.to_string())),
-            };
-            match state.scheduler.submit(plan) {
-                Ok(run) => {
-                    *current = Some(run);
-                    *lab = tag;
-                    Flow::Quiet
-                }
-                Err(err) => Flow::Reply(ServerMessage::error(err.to_string())),
+            match plan::plan(&step, &params, &state.limits) {
+                Ok(plan) => submit(state, current, lab, plan::pipe_job(plan), tag),
+                Err(err) => refuse(err),
             }
         }
+    }
+}
+
+/// A refusal of the page's message: it belongs to no run.
+fn refuse(reason: impl ToString) -> Flow {
+    Flow::Reply(Event::error(reason.to_string()))
+}
+
+/// Queues `job` for this connection, recording the lab task it is for.
+fn submit(
+    state: &AppState,
+    current: &mut Current,
+    lab: &mut Option<LabTag>,
+    job: Job,
+    tag: Option<LabTag>,
+) -> Flow {
+    match state.scheduler.submit(job) {
+        Ok(run) => {
+            *current = Some(run);
+            *lab = tag;
+            Flow::Quiet
+        }
+        Err(err) => refuse(err),
     }
 }

@@ -16,8 +16,8 @@ use serde_json::json;
 
 use pipebench::ends::error::EndError;
 use pipebench::ends::options::WriterOptions;
-use pipebench::engine::occupancy;
-use pipebench::engine::pipe_run::RunHandle;
+use pipebench::engine::event::{Event, Finished, ProfileOutcome};
+use pipebench::engine::job::{Job, JobContext, Observer, PipeJob, Stop};
 use pipebench::engine::result::RunResult;
 use pipebench::engine::sweep::{self, SweepParam, SweepPlan};
 use pipebench::ipc;
@@ -321,6 +321,70 @@ fn session_bar(total: usize) -> Option<ProgressBar> {
     })
 }
 
+/// The terminal's side of a job: a progress bar when stderr is a terminal, and
+/// the profile when one comes.
+struct Terminal {
+    bar: Option<ProgressBar>,
+    profile: Option<ProfileOutcome>,
+}
+
+impl Terminal {
+    /// A bar for `total` bytes labelled `label`, when `show` and stderr is a terminal.
+    fn new(show: bool, total: u64, label: &str) -> Self {
+        Terminal {
+            bar: (show && std::io::stderr().is_terminal()).then(|| progress_bar(total, label)),
+            profile: None,
+        }
+    }
+}
+
+impl Observer for Terminal {
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::Progress(p) => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(p.bytes);
+                    bar.set_message(format!("{:.2} GiB/s", p.gib_per_s));
+                }
+            }
+            Event::Profile(profile) => self.profile = Some(profile),
+            _ => {}
+        }
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Option<Stop> {
+        // Ctrl-C kills the process; the ends die with it (PR_SET_PDEATHSIG).
+        std::thread::sleep(timeout);
+        None
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// What the CLI's jobs share: this executable as their children.
+fn context(profile_dir: Option<PathBuf>) -> Result<JobContext> {
+    Ok(JobContext {
+        program: EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?,
+        profile_dir,
+    })
+}
+
+/// Runs a pipe job through the engine, with `terminal` watching; the result, or
+/// the job's failure as an error.
+fn run_job(job: PipeJob, context: &JobContext, terminal: &mut Terminal) -> Result<RunResult> {
+    match Job::Pipe(Box::new(job)).run(context, terminal) {
+        Some(Event::Result(Finished::Pipe(result))) => Ok(*result),
+        Some(Event::Error(failure)) => Err(failure.into()),
+        other => anyhow::bail!("the run ended without a result ({other:?})"),
+    }
+}
+
 /// Runs one plan to completion with an optional progress bar.
 fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
     run_plan_watched(plan, show_progress, false)
@@ -328,26 +392,13 @@ fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
 
 /// [`run_plan`], with the pipe's occupancy sampled when `watch` is set.
 fn run_plan_watched(plan: &RunPlan, show_progress: bool, watch: bool) -> Result<RunResult> {
-    let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
-    let mut handle = match watch {
-        true => {
-            let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
-            RunHandle::start_watched(plan, &program, occupancy::interval_for(ends))?
-        }
-        false => RunHandle::start(plan, &program)?,
+    let mut terminal = Terminal::new(show_progress, plan.writer.common.bytes.bytes(), &plan.step);
+    let job = PipeJob {
+        plan: plan.clone(),
+        watch,
+        live: true,
     };
-    let bar = (show_progress && std::io::stderr().is_terminal())
-        .then(|| progress_bar(plan.writer.common.bytes.bytes(), &plan.step));
-    let result = handle.wait_with(Duration::from_millis(50), |p| {
-        if let Some(bar) = &bar {
-            bar.set_position(p.bytes);
-            bar.set_message(format!("{:.2} GiB/s", p.gib_per_s));
-        }
-    });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    Ok(result?)
+    run_job(job, &context(None)?, &mut terminal)
 }
 
 fn print_result(result: &RunResult) {
@@ -444,25 +495,31 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 /// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
     // Before the run: a machine that cannot profile says why, and nothing runs.
-    let setup = profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
+    profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     let dir = match &args.profile_dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
-    let mut handle = RunHandle::start(plan, &program)?;
-    // Attached right after the start, so the set-up before the first byte is
-    // mostly missed and the hot loop dominates the samples.
-    let session = profile::Session::attach(setup, handle.pids(), &dir)?;
-    let result = match handle.wait_with(Duration::from_millis(50), |_| {}) {
-        Ok(result) => result,
-        Err(err) => {
-            session.abandon();
-            return Err(err.into());
-        }
+    let mut plan = plan.clone();
+    plan.profile = true;
+    let mut terminal = Terminal::new(false, 0, &plan.step);
+    let job = PipeJob {
+        plan: plan.clone(),
+        watch: false,
+        live: false,
     };
-    let report = session.finish(&plan.step)?;
+    let result = run_job(job, &context(Some(dir.clone()))?, &mut terminal)?;
+    let report = match terminal.profile.take() {
+        Some(ProfileOutcome {
+            report: Some(report),
+            ..
+        }) => *report,
+        Some(ProfileOutcome {
+            error: Some(problem),
+            ..
+        }) => return Err(problem.error.into()),
+        _ => anyhow::bail!("the run finished without a profile"),
+    };
     for role in ["writer", "reader"] {
         let end = if role == "writer" {
             &report.writer

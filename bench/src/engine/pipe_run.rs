@@ -21,6 +21,7 @@ use rustix::pipe::{pipe_with, PipeFlags};
 use crate::ends::control::{ControlError, ControlRegion};
 use crate::ends::error::{EndErrorKind, EndFailure};
 use crate::ends::report::{EndOutcome, EndReport};
+use crate::engine::event::Progress;
 use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::engine::result::{EndSummary, RunOptions, RunResult};
 use crate::process::launch::{Child, EndProgram, Launch, CONTROL_FD, REPORT_FD};
@@ -70,19 +71,6 @@ impl From<ControlError> for RunError {
     fn from(e: ControlError) -> Self {
         RunError::Setup(e.to_string())
     }
-}
-
-/// A progress sample.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Progress {
-    /// Bytes the reader has received.
-    pub bytes: u64,
-    /// Milliseconds since the run started.
-    pub elapsed_ms: f64,
-    /// Throughput since the previous sample, GiB/s.
-    pub gib_per_s: f64,
-    /// Bytes sitting in the pipe at the latest occupancy sample (watched runs only).
-    pub pipe_bytes: Option<u64>,
 }
 
 /// One end's process, and which end it is.
@@ -183,11 +171,8 @@ impl RunHandle {
             Stdio::from(data_write),
             &control,
         );
-        let writer = match writer {
-            Ok(writer) => writer,
-            // Dropping the reader kills and reaps it.
-            Err(e) => return Err(e),
-        };
+        // On an error, dropping the reader kills and reaps it.
+        let writer = writer?;
         if let Some(watch) = &mut watch {
             watch.set_ends(writer.child.pid(), reader.child.pid());
         }

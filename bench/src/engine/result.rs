@@ -1,15 +1,18 @@
-//! The result of one run of a pipe step, as the CLI prints it, the server streams
-//! it and the history keeps it.
+//! The results of jobs, as the CLI prints them, the server streams them and the
+//! history keeps them: a pipe step's [`RunResult`], an IPC run's [`IpcRecord`].
 //!
 //! Field names are a JSON contract (ARCHITECTURE.md): `step`, `options`, `bytes`,
 //! `elapsed_ms`, `gib_per_s`, `pipe_capacity`, and per end page faults and context
 //! switches. Fields added later default when an old history line lacks them.
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use crate::ends::options::{ReaderOptions, WriterOptions};
 use crate::ends::report::EndReport;
 use crate::engine::occupancy::Occupancy;
+use crate::ipc::IpcResult;
 use crate::memory::hugepage::HugePageReport;
 
 /// How each end was started.
@@ -105,6 +108,41 @@ impl From<&EndReport> for EndSummary {
             retries: report.retries,
             user_ms: report.usage.user_ms,
             system_ms: report.usage.system_ms,
+        }
+    }
+}
+
+/// The tag of an IPC line in the history and of an IPC result on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordKind {
+    /// A run of the IPC lab.
+    Ipc,
+}
+
+/// A finished IPC run as the page and the history see it: `"kind":"ipc"`, the
+/// lab's result fields, and when it finished. Pipe results have no `kind`, so
+/// every older history line still reads as what it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IpcRecord {
+    /// Always `ipc`.
+    pub kind: RecordKind,
+    /// The lab's result.
+    #[serde(flatten)]
+    pub result: IpcResult,
+    /// Wall-clock milliseconds since the epoch when the run ended.
+    pub finished_at_ms: u64,
+}
+
+impl IpcRecord {
+    /// Stamps `result` with the time now.
+    pub fn now(result: IpcResult) -> IpcRecord {
+        IpcRecord {
+            kind: RecordKind::Ipc,
+            result,
+            finished_at_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
         }
     }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::Measurement;
-use crate::ipc::IpcRecord;
+use pipebench::engine::result::IpcRecord;
 
 const FILE_NAME: &str = "labs.jsonl";
 

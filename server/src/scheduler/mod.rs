@@ -1,12 +1,12 @@
 //! One run at a time, machine-wide; the others wait in a bounded FIFO queue.
 //!
 //! Benchmarks pin both ends to CPUs, so two runs at once would measure each
-//! other. A connection [`Scheduler::submit`]s a plan and gets a [`Ticket`] plus a
-//! channel of [`RunEvent`]s for that run. This module owns a run's whole life: the
-//! queue, the run's own thread ([`worker`]) and its cancellation; what the events
-//! look like on the wire is the connection's business ([`crate::protocol`]). When a
-//! run ends its thread starts the next one in line. Dropping a ticket (the page
-//! went away) cancels the run, whether it is waiting or running.
+//! other. A connection [`Scheduler::submit`]s a [`Job`] and gets a [`Ticket`] plus a
+//! channel of the job's [`Event`]s. This module owns the queue, the job's own
+//! thread ([`worker`], which drives the engine's one job life) and its
+//! cancellation; the events go on the wire as they are. When a job ends its thread
+//! starts the next one in line. Dropping a ticket (the page went away) cancels the
+//! job, whether it is waiting or running.
 
 mod worker;
 
@@ -15,172 +15,13 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use pipebench::ends::error::EndErrorKind;
-use pipebench::ends::options::WriterOptions;
-use pipebench::engine::pipe_run::{Progress, RunError};
-use pipebench::engine::result::RunResult;
-use pipebench::ipc::{IpcError, IpcErrorKind};
-use pipebench::machine::findings::Finding;
-use pipebench::machine::wakeup::WakeupFigures;
-use pipebench::memory::inspect::PagesReport;
+use pipebench::engine::event::Event;
+use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
-use pipebench::profile::{ProfileError, ProfileReport};
-use pipebench::steps::plan::RunPlan;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
-use crate::ipc::{IpcRecord, IpcRequest};
 use crate::shutdown::Shutdown;
-
-/// What the scheduler runs: a pipe step, or a mechanism of the IPC lab. Both take
-/// the machine for themselves, so both wait in the one queue.
-#[derive(Debug, Clone)]
-pub enum Work {
-    /// Two pinned ends of a pipe step (boxed: a plan carries both ends' options and
-    /// dwarfs the other kinds of work).
-    Pipe(Box<RunPlan>),
-    /// A producer and a consumer (or one process) of the IPC lab.
-    Ipc(IpcRequest),
-    /// The blocking and busy ping-pong of `pipebench wakeup`: a probe, queued like
-    /// a run so it never runs beside a benchmark.
-    Wakeup,
-    /// The page inspector on a step's writer buffers: it faults in megabytes of
-    /// memory and would disturb a benchmark, so it waits its turn too.
-    Pages {
-        /// Step id, for the answer.
-        step: String,
-        /// The writer options whose buffers to look at.
-        writer: Box<WriterOptions>,
-    },
-}
-
-impl From<RunPlan> for Work {
-    fn from(plan: RunPlan) -> Self {
-        Work::Pipe(Box::new(plan))
-    }
-}
-
-impl From<IpcRequest> for Work {
-    fn from(request: IpcRequest) -> Self {
-        Work::Ipc(request)
-    }
-}
-
-/// What happens to a run, in order: at most one `Queued` per change of place,
-/// `Started` (or `IpcStarted`), `Progress` samples (pipe runs only), and exactly
-/// one of `Finished`, `IpcFinished`, `Cancelled` or `Failed` at the end.
-#[derive(Debug, Clone)]
-pub enum RunEvent {
-    /// Waiting; 1 means next.
-    Queued {
-        /// Place in the queue, from 1.
-        position: usize,
-    },
-    /// Both ends are running.
-    Started {
-        /// The plan in force.
-        plan: Box<RunPlan>,
-        /// Writer and reader process ids.
-        pids: [u32; 2],
-    },
-    /// An IPC lab run is starting its ends.
-    IpcStarted(Box<IpcRequest>),
-    /// A progress sample.
-    Progress(Progress),
-    /// A profiled run's profile (sent just before `Finished`), or why there is none.
-    Profile(Box<Result<ProfileReport, ProfileError>>),
-    /// The run finished with this result.
-    Finished(Box<RunResult>),
-    /// An IPC lab run finished with this result.
-    IpcFinished(Box<IpcRecord>),
-    /// A wakeup measurement finished: its figures and the findings with them.
-    Measured(Box<WakeupReport>),
-    /// A page inspection finished with this report.
-    Pages(Box<PagesDone>),
-    /// The run was cancelled.
-    Cancelled,
-    /// The run failed.
-    Failed(RunFailure),
-}
-
-impl RunEvent {
-    /// Whether nothing more will come for this run.
-    pub fn is_final(&self) -> bool {
-        matches!(
-            self,
-            RunEvent::Finished(_)
-                | RunEvent::IpcFinished(_)
-                | RunEvent::Measured(_)
-                | RunEvent::Pages(_)
-                | RunEvent::Cancelled
-                | RunEvent::Failed(_)
-        )
-    }
-}
-
-/// Why a run failed: a sentence, and its typed cause when there is one (so the
-/// page can explain it without reading the sentence).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunFailure {
-    /// What happened and what to do.
-    pub message: String,
-    /// What failed, when the run itself did.
-    pub cause: Option<FailureCause>,
-}
-
-/// The typed part of a [`RunFailure`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum FailureCause {
-    /// An end of a pipe run failed: `writer` or `reader`, and how.
-    End(&'static str, EndErrorKind),
-    /// An IPC lab run failed or was refused: the kind of [`IpcError`], and the
-    /// end (`producer`, `consumer`, `solo`) when one failed.
-    Ipc(IpcErrorKind, Option<String>),
-}
-
-impl RunFailure {
-    /// A failure that is no end's fault (the server stopping, a lost thread).
-    pub fn other(message: impl Into<String>) -> Self {
-        RunFailure {
-            message: message.into(),
-            cause: None,
-        }
-    }
-}
-
-impl From<&RunError> for RunFailure {
-    fn from(err: &RunError) -> Self {
-        RunFailure {
-            message: err.to_string(),
-            cause: err
-                .end_failure()
-                .map(|(role, failure)| FailureCause::End(role, failure.kind)),
-        }
-    }
-}
-
-impl From<&IpcError> for RunFailure {
-    fn from(err: &IpcError) -> Self {
-        RunFailure {
-            message: err.to_string(),
-            cause: Some(FailureCause::Ipc(
-                err.kind(),
-                err.role().map(str::to_string),
-            )),
-        }
-    }
-}
-
-/// A finished page inspection: what was asked and the report.
-#[derive(Debug, Clone)]
-pub struct PagesDone {
-    /// Step id.
-    pub step: String,
-    /// Whether the buffers were written before the look.
-    pub touch: bool,
-    /// The inspector's report.
-    pub report: Box<PagesReport>,
-}
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,31 +37,22 @@ pub enum SubmitError {
     ShuttingDown,
 }
 
-/// A wakeup measurement's outcome, as the page gets it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WakeupReport {
-    /// The round trips.
-    pub wakeup: WakeupFigures,
-    /// The machine's findings, the wakeup's cost among them.
-    pub findings: Vec<Finding>,
-}
-
-/// A run waiting for its turn, or being handed to its thread.
-pub(crate) struct Job {
+/// A job waiting for its turn, or being handed to its thread.
+pub(crate) struct Entry {
     /// Scheduler-wide id.
     pub id: u64,
     /// What to run.
-    pub work: Work,
-    /// Where to send messages for the page.
-    pub events: UnboundedSender<RunEvent>,
+    pub job: Job,
+    /// Where to send the job's events for the page.
+    pub events: UnboundedSender<Event>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
     pub stop: std_mpsc::Receiver<()>,
 }
 
-impl Job {
+impl Entry {
     /// Sends an event to the connection; a page that went away is not an error.
-    pub(crate) fn send(&self, message: RunEvent) {
-        let _ = self.events.send(message);
+    pub(crate) fn send(&self, event: Event) {
+        let _ = self.events.send(event);
     }
 }
 
@@ -228,7 +60,7 @@ impl Job {
 struct State {
     next_id: u64,
     running: Option<u64>,
-    waiting: VecDeque<Job>,
+    waiting: VecDeque<Entry>,
     /// Results sent to their page but not yet in the history: shutdown waits
     /// for them, so a result a page saw is never lost.
     saving: usize,
@@ -287,18 +119,18 @@ impl Shared {
 
     fn start_next(self: &Arc<Self>, state: &mut State) {
         while state.running.is_none() && !self.shutdown.is_triggered() {
-            let Some(job) = state.waiting.pop_front() else {
+            let Some(entry) = state.waiting.pop_front() else {
                 return;
             };
             announce_positions(state);
-            let id = job.id;
+            let id = entry.id;
             state.running = Some(id);
             let shared = Arc::clone(self);
             // The thread owns the run from start to reaping: PR_SET_PDEATHSIG ties
             // the children's lives to the thread that spawned them.
             let spawned = std::thread::Builder::new()
                 .name(format!("run-{id}"))
-                .spawn(move || worker::run(&shared, job));
+                .spawn(move || worker::run(&shared, entry));
             if let Err(err) = spawned {
                 tracing::error!("cannot start a run thread: {err}");
                 state.running = None;
@@ -308,8 +140,8 @@ impl Shared {
 }
 
 fn announce_positions(state: &State) {
-    for (index, job) in state.waiting.iter().enumerate() {
-        job.send(RunEvent::Queued {
+    for (index, entry) in state.waiting.iter().enumerate() {
+        entry.send(Event::Queued {
             position: index + 1,
         });
     }
@@ -335,13 +167,8 @@ impl Scheduler {
         }
     }
 
-    /// Queues `work` (a [`RunPlan`] or an [`IpcRequest`]), or starts it if
-    /// nothing runs.
-    pub fn submit(
-        &self,
-        work: impl Into<Work>,
-    ) -> Result<(Ticket, UnboundedReceiver<RunEvent>), SubmitError> {
-        let work = work.into();
+    /// Queues `job`, or starts it if nothing runs.
+    pub fn submit(&self, job: Job) -> Result<(Ticket, UnboundedReceiver<Event>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -356,18 +183,18 @@ impl Scheduler {
         let id = state.next_id;
         let (events, receiver) = unbounded_channel();
         let (stop_sender, stop) = std_mpsc::channel();
-        let job = Job {
+        let entry = Entry {
             id,
-            work,
+            job,
             events,
             stop,
         };
         if busy {
-            job.send(RunEvent::Queued {
+            entry.send(Event::Queued {
                 position: state.waiting.len() + 1,
             });
         }
-        state.waiting.push_back(job);
+        state.waiting.push_back(entry);
         self.shared.start_next(&mut state);
         let ticket = Ticket {
             id,
@@ -390,10 +217,8 @@ impl Scheduler {
         self.shared.shutdown.trigger();
         {
             let mut state = self.shared.lock();
-            for job in state.waiting.drain(..) {
-                job.send(RunEvent::Failed(RunFailure::other(
-                    "the server is shutting down",
-                )));
+            for entry in state.waiting.drain(..) {
+                entry.send(Event::error("the server is shutting down"));
             }
         }
         let deadline = Instant::now() + timeout;
@@ -416,20 +241,20 @@ impl Ticket {
     /// Cancels the run: a waiting one leaves the queue, a running one is killed.
     /// Either way the page gets `cancelled` through the run's channel.
     pub fn cancel(&self) {
-        if let Some(job) = self.leave_queue() {
-            job.send(RunEvent::Cancelled);
+        if let Some(entry) = self.leave_queue() {
+            entry.send(Event::Cancelled);
         } else {
             // Running (or about to): its thread checks this channel every 50 ms.
             let _ = self.stop.send(());
         }
     }
 
-    fn leave_queue(&self) -> Option<Job> {
+    fn leave_queue(&self) -> Option<Entry> {
         let mut state = self.shared.lock();
-        let index = state.waiting.iter().position(|job| job.id == self.id)?;
-        let job = state.waiting.remove(index);
+        let index = state.waiting.iter().position(|entry| entry.id == self.id)?;
+        let entry = state.waiting.remove(index);
         announce_positions(&state);
-        job
+        entry
     }
 }
 

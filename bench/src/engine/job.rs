@@ -1,0 +1,415 @@
+//! A job's one life: plan → start → observe → cancel → finish.
+//!
+//! Every kind of measurement is a [`Job`]: a pipe step (watched for occupancy,
+//! profiled with perf, as asked), a run of an IPC mechanism, the wakeup probe, the
+//! page inspector. [`Job::run`] starts it on the calling thread, reports what
+//! happens to an [`Observer`] as [`Event`]s, asks the observer between samples
+//! whether to stop, and returns the final event once everything it started is dead
+//! and reaped. The CLI's observer draws a progress bar; the server's sends the
+//! events to the page. A sweep is a job of jobs ([`crate::engine::sweep`]).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::ends::options::WriterOptions;
+use crate::engine::event::{
+    Event, Failure, FailureReason, Finished, IpcEffective, ProfileOutcome, Progress, Started,
+};
+use crate::engine::occupancy;
+use crate::engine::pipe_run::{RunError, RunHandle};
+use crate::engine::result::{IpcRecord, RecordKind};
+use crate::ipc::{self, IpcError, IpcParams};
+use crate::machine::{findings, system::SystemInfo, wakeup};
+use crate::memory::inspect;
+use crate::process::launch::EndProgram;
+use crate::profile::{self, ProfileError, Session};
+use crate::size::{gib_per_s, ByteSize};
+use crate::steps::plan::RunPlan;
+
+/// How often a job samples its progress and tells its observer: 20 a second.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// How often a quiet run is looked at: only to enforce its budget and notice its
+/// end or a stop.
+pub const QUIET_INTERVAL: Duration = Duration::from_millis(200);
+
+/// Something to measure.
+#[derive(Debug, Clone)]
+pub enum Job {
+    /// Two pinned ends of a pipe step (boxed: a plan carries both ends' options
+    /// and dwarfs the other kinds).
+    Pipe(Box<PipeJob>),
+    /// A producer and a consumer (or one process) of the IPC lab.
+    Ipc(IpcJob),
+    /// The blocking and busy ping-pong of `pipebench wakeup`.
+    Wakeup {
+        /// Round trips per mode.
+        round_trips: u32,
+    },
+    /// The page inspector on a step's writer buffers.
+    Pages(PagesJob),
+}
+
+/// A pipe step and how it is observed.
+#[derive(Debug, Clone)]
+pub struct PipeJob {
+    /// The validated run (profiled with perf when `plan.profile`).
+    pub plan: RunPlan,
+    /// Sample the pipe's occupancy over the run (the result gains `occupancy`).
+    pub watch: bool,
+    /// Send `progress` events (a quiet run sends none and is looked at rarely).
+    pub live: bool,
+}
+
+/// A checked run of one IPC mechanism.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IpcJob {
+    /// Mechanism id.
+    pub mechanism: String,
+    /// Bytes to move.
+    pub bytes: u64,
+    /// Bytes per call, as the lab will use it.
+    pub chunk: u64,
+    /// Kill the run after this long.
+    pub timeout: Duration,
+}
+
+/// The page inspector's request.
+#[derive(Debug, Clone)]
+pub struct PagesJob {
+    /// Step id, for the answer.
+    pub step: String,
+    /// The writer options whose buffers to look at.
+    pub writer: Box<WriterOptions>,
+}
+
+/// Why an observer wants a job stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Asked to cancel: the job ends with [`Event::Cancelled`].
+    Cancel,
+    /// Nobody is listening any more: the job ends without a final event.
+    Gone,
+    /// The program is stopping: the job ends with an error that says so.
+    Shutdown,
+}
+
+/// Who drives a job: hears its events and decides when it stops.
+pub trait Observer {
+    /// Something happened (started, a progress sample, a profile, ...). The final
+    /// event is returned by [`Job::run`] instead.
+    fn event(&mut self, event: Event);
+
+    /// Waits up to `timeout` (the job's next sample is due then) and says whether
+    /// the job must stop.
+    fn wait(&mut self, timeout: Duration) -> Option<Stop>;
+}
+
+/// What every job needs from its driver.
+#[derive(Debug, Clone)]
+pub struct JobContext {
+    /// The program that acts as the job's children (`pipebench` itself, or
+    /// `pipebook end`).
+    pub program: EndProgram,
+    /// Where a profiled run keeps perf's data and flame graphs (kept there);
+    /// `None`: a private folder removed after the run.
+    pub profile_dir: Option<PathBuf>,
+}
+
+impl Job {
+    /// Runs the job to its end on this thread (its children die with the thread);
+    /// returns the final event, or `None` when the observer went away.
+    pub fn run(&self, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
+        match self {
+            Job::Pipe(job) => run_pipe(job, context, observer),
+            Job::Ipc(job) => run_ipc(job, context, observer),
+            Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
+            Job::Pages(job) => Some(inspect_pages(job, context)),
+        }
+    }
+
+    /// Whether its result is a figure for the history: a profiled run was paused
+    /// while perf attached and shares the CPUs with it, so it is not.
+    pub fn is_clean_measurement(&self) -> bool {
+        !matches!(self, Job::Pipe(job) if job.plan.profile)
+    }
+}
+
+impl From<&RunError> for Failure {
+    fn from(err: &RunError) -> Self {
+        Failure {
+            message: err.to_string(),
+            reason: err.end_failure().map(|(role, failure)| FailureReason::End {
+                role,
+                kind: failure.kind,
+            }),
+        }
+    }
+}
+
+/// Gets the calling thread out of the benchmark's way once the ends are spawned:
+/// onto a CPU neither end is pinned to, where the machine has one, and down to the
+/// weakest priority (nice 19), so that where every core runs an end the observer
+/// yields instead of competing. Only this thread changes (Linux applies affinity and
+/// PRIO_PROCESS with a thread id to that thread); the ends were started before and
+/// keep theirs.
+fn step_aside(ends: [Option<usize>; 2]) {
+    let spare: Vec<usize> = crate::process::cpu::allowed_cpus()
+        .into_iter()
+        .filter(|cpu| !ends.contains(&Some(*cpu)))
+        .collect();
+    if !spare.is_empty() {
+        let mut set = rustix::thread::CpuSet::new();
+        for cpu in &spare {
+            set.set(*cpu);
+        }
+        // Best effort: a thread that stays where it is only observes less politely.
+        let _ = rustix::thread::sched_setaffinity(None, &set);
+    }
+    // SAFETY: gettid and setpriority only read and change this thread's attributes.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+    }
+}
+
+/// Undoes [`step_aside`] when the thread goes on to other work (the CLI's main
+/// thread runs job after job): every allowed CPU again. The priority stays: an
+/// unprivileged thread cannot raise it back, and nothing after a job needs it.
+struct SteppedAside(rustix::thread::CpuSet);
+
+impl SteppedAside {
+    fn now(ends: [Option<usize>; 2]) -> Self {
+        let before = rustix::thread::sched_getaffinity(None)
+            .unwrap_or_else(|_| rustix::thread::CpuSet::new());
+        step_aside(ends);
+        SteppedAside(before)
+    }
+}
+
+impl Drop for SteppedAside {
+    fn drop(&mut self) {
+        let _ = rustix::thread::sched_setaffinity(None, &self.0);
+    }
+}
+
+/// A pipe step, profiled if its plan says so.
+fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
+    let plan = &job.plan;
+    // A machine that cannot profile still runs the step; the observer hears why.
+    let setup = plan.profile.then(|| {
+        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY).map_err(|err| {
+            observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
+        })
+    });
+    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
+    let started = match job.watch {
+        true => RunHandle::start_watched(plan, &context.program, occupancy::interval_for(ends)),
+        false => RunHandle::start(plan, &context.program),
+    };
+    let mut handle = match started {
+        Ok(handle) => handle,
+        Err(err) => return Some(Event::Error(Failure::from(&err))),
+    };
+    let profile_dir = match (&context.profile_dir, &setup) {
+        (Some(dir), _) => Some((dir.clone(), false)),
+        (None, Some(Ok(_))) => Some((private_profile_dir(), true)),
+        _ => None,
+    };
+    let mut session = match (setup, &profile_dir) {
+        (Some(Ok(setup)), Some((dir, _))) => {
+            // Attached right after the start, so the set-up before the first byte
+            // is mostly missed and the hot loop dominates the samples.
+            let attached = std::fs::create_dir_all(dir)
+                .map_err(|e| ProfileError::Failed {
+                    stage: "record",
+                    message: format!("cannot create {}: {e}", dir.display()),
+                })
+                .and_then(|()| Session::attach(setup, handle.pids(), dir));
+            match attached {
+                Ok(session) => Some(session),
+                Err(err) => {
+                    observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let end = watch(job, &mut handle, observer);
+    if let Some(session) = session.take() {
+        if matches!(end, Some(Event::Result(_))) {
+            let report = session.finish(&plan.step);
+            observer.event(Event::Profile(ProfileOutcome::from(report)));
+        } else {
+            session.abandon();
+        }
+    }
+    if let Some((dir, true)) = &profile_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    end
+}
+
+/// A folder of its own for one profiled run's perf data.
+fn private_profile_dir() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "pipebook-profile-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Samples a started pipe run until it ends; returns the event that ends it.
+fn watch(job: &PipeJob, handle: &mut RunHandle, observer: &mut dyn Observer) -> Option<Event> {
+    let plan = &job.plan;
+    let _aside = SteppedAside::now([plan.writer.common.cpu, plan.reader.common.cpu]);
+    let interval = match job.live {
+        true => PROGRESS_INTERVAL,
+        false => QUIET_INTERVAL,
+    };
+    let tick = handle.watch_interval().unwrap_or(interval);
+    // None until the first sample, which goes out at once: the first progress
+    // should not wait a whole interval.
+    let mut last_progress: Option<Instant> = None;
+    let (writer, reader) = handle.pids();
+    observer.event(Event::Started(Started::pipe(plan, [writer, reader])));
+    loop {
+        handle.sample_occupancy();
+        match handle.poll() {
+            Ok(Some(result)) => {
+                // A last sample, so even a run shorter than one interval shows progress.
+                if job.live {
+                    observer.event(Event::Progress(handle.progress()));
+                }
+                return Some(Event::Result(Finished::Pipe(Box::new(result))));
+            }
+            Ok(None) if job.live && last_progress.is_none_or(|at| at.elapsed() >= interval) => {
+                observer.event(Event::Progress(handle.progress()));
+                last_progress = Some(Instant::now());
+            }
+            Ok(None) => {}
+            Err(err) => return Some(Event::Error(Failure::from(&err))),
+        }
+        if let Some(stop) = observer.wait(tick) {
+            handle.kill();
+            return stopped(stop);
+        }
+    }
+}
+
+/// The final event of a job stopped for `stop`.
+fn stopped(stop: Stop) -> Option<Event> {
+    match stop {
+        Stop::Cancel => Some(Event::Cancelled),
+        Stop::Gone => None,
+        Stop::Shutdown => Some(Event::error("the server is shutting down")),
+    }
+}
+
+/// Runs one mechanism of the IPC lab. The lab's harness blocks until its ends are
+/// reaped, so it runs on a scoped thread (which lives until the harness returns,
+/// as `PR_SET_PDEATHSIG` requires), while this thread samples the receiving end's
+/// byte count and turns a stop into the harness's cancel flag; the harness then
+/// kills its ends and removes every resource before it returns.
+fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let received = Arc::new(AtomicU64::new(0));
+    let params = IpcParams {
+        bytes: ByteSize(job.bytes),
+        chunk: Some(ByteSize(job.chunk)),
+        dir: None,
+        port: None,
+        timeout: job.timeout,
+        cancel: Some(Arc::clone(&cancel)),
+        program: Some(context.program.clone()),
+        progress: Some(Arc::clone(&received)),
+    };
+    observer.event(Event::Started(Started::Ipc {
+        kind: RecordKind::Ipc,
+        mechanism: job.mechanism.clone(),
+        params: IpcEffective {
+            bytes: job.bytes,
+            chunk: job.chunk,
+        },
+    }));
+    let (outcome, stop) = std::thread::scope(|scope| {
+        let harness = std::thread::Builder::new()
+            .name(format!("ipc-{}", job.mechanism))
+            .spawn_scoped(scope, || ipc::run(&job.mechanism, &params));
+        let harness = match harness {
+            Ok(harness) => harness,
+            Err(err) => {
+                return (
+                    Err(Event::error(format!(
+                        "cannot start the run's thread: {err}"
+                    ))),
+                    None,
+                )
+            }
+        };
+        let mut stop = None;
+        let started = Instant::now();
+        let mut last = (started, 0u64);
+        while !harness.is_finished() {
+            let now = Instant::now();
+            let bytes = received.load(Ordering::Relaxed);
+            let window_ms = now.duration_since(last.0).as_secs_f64() * 1000.0;
+            observer.event(Event::Progress(Progress {
+                bytes,
+                elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
+                gib_per_s: gib_per_s(bytes.saturating_sub(last.1), window_ms),
+                pipe_bytes: None,
+            }));
+            last = (now, bytes);
+            stop = observer.wait(PROGRESS_INTERVAL);
+            if stop.is_some() {
+                cancel.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        let outcome = harness
+            .join()
+            .map_err(|_| Event::error("the IPC run's thread panicked"));
+        (outcome, stop)
+    });
+    match (outcome, stop) {
+        (Err(event), _) => Some(event),
+        (Ok(Ok(result)), _) => Some(Event::Result(Finished::Ipc(Box::new(IpcRecord::now(
+            result,
+        ))))),
+        (Ok(Err(IpcError::Cancelled)), stop) => stopped(stop.unwrap_or(Stop::Cancel)),
+        (Ok(Err(err)), _) => Some(Event::Error(Failure::from(&err))),
+    }
+}
+
+/// The page inspector as a child (`inspect-pages`): its buffers live and die in
+/// their own process, as the writer's do. It takes well under a second, so the
+/// thread simply waits for it.
+fn inspect_pages(job: &PagesJob, context: &JobContext) -> Event {
+    match inspect::run_child(&context.program, &job.writer, inspect::CHILD_TIMEOUT) {
+        Ok(report) => Event::Pages {
+            step: job.step.clone(),
+            touch: !job.writer.dont_touch_pages,
+            report: Box::new(report),
+        },
+        Err(err) => Event::error(err.to_string()),
+    }
+}
+
+/// The wakeup ping-pong on this thread, and the machine's findings with its
+/// figures. A probe takes a second or two and is not cancellable midway; each mode
+/// stops by itself within its time limit.
+fn measure_wakeup(round_trips: u32) -> Event {
+    match wakeup::measure(None, round_trips) {
+        Ok(wakeup) => {
+            let info = SystemInfo::probe();
+            let findings = findings::findings(&info, Some(&wakeup));
+            Event::Wakeup { wakeup, findings }
+        }
+        Err(err) => Event::error(err.to_string()),
+    }
+}
