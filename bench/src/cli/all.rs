@@ -1,0 +1,121 @@
+//! `pipebench all`: the whole catalog, repeated in shuffled order, as a table and a chart.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use rand::seq::SliceRandom;
+use serde_json::json;
+
+use pipebench::machine::system::SystemInfo;
+use pipebench::output::{chart, stats};
+use pipebench::size::ByteSize;
+use pipebench::steps::catalog::{self, StepKind};
+use pipebench::steps::plan::{Limits, RunPlan};
+
+use super::{run_plan, session_bar, SessionArgs, ShapeArgs, UsageError};
+
+/// `pipebench all`.
+#[derive(Debug, Args)]
+pub struct AllArgs {
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// Runs per step.
+    #[arg(long, default_value_t = 5)]
+    repeats: usize,
+    /// Only these steps (comma-separated ids); default: article steps and variants.
+    #[arg(long, value_delimiter = ',')]
+    steps: Vec<String>,
+    #[command(flatten)]
+    out: SessionArgs,
+}
+
+/// `pipebench all`.
+pub fn all(args: AllArgs) -> Result<ExitCode> {
+    let ids: Vec<String> = if args.steps.is_empty() {
+        catalog::catalog()
+            .into_iter()
+            .filter(|s| s.kind != StepKind::Experiment)
+            .map(|s| s.id.to_string())
+            .collect()
+    } else {
+        args.steps.clone()
+    };
+    if args.repeats == 0 {
+        anyhow::bail!(UsageError("--repeats must be at least 1".into()));
+    }
+    let limits = Limits::default();
+    let mut plans = Vec::new();
+    for id in &ids {
+        let plan = RunPlan::for_step_id(id, &args.shape.params(), &limits)?;
+        for _ in 0..args.repeats {
+            plans.push(plan.clone());
+        }
+    }
+    if let Some(warning) = plans.first().and_then(|p| p.warnings.first()) {
+        eprintln!("pipebench: warning: {warning}");
+    }
+    // Shuffled, as the reference's measure.py does, so drift (thermal, noisy
+    // neighbours) spreads over all steps instead of biasing the last ones.
+    let mut rng = args.out.rng();
+    plans.shuffle(&mut rng);
+    let total = plans.len();
+    let overall = session_bar(total);
+    let mut results = Vec::with_capacity(total);
+    for plan in &plans {
+        if let Some(bar) = &overall {
+            bar.set_message(plan.step.clone());
+        }
+        let result = run_plan(plan, false).with_context(|| format!("step {}", plan.step))?;
+        if let Some(bar) = &overall {
+            bar.println(format!(
+                "{:<22} {:>7.2} GiB/s",
+                result.step, result.gib_per_s
+            ));
+            bar.inc(1);
+        } else {
+            eprintln!("{:<22} {:>7.2} GiB/s", result.step, result.gib_per_s);
+        }
+        results.push(result);
+    }
+    if let Some(bar) = overall {
+        bar.finish_and_clear();
+    }
+    let rows = stats::table(&results);
+    let system = SystemInfo::probe();
+    if let Some(path) = &args.out.svg {
+        let label = if system.virtualization.is_some() {
+            format!("this machine ({}, VM)", system.kernel)
+        } else {
+            format!("this machine ({})", system.kernel)
+        };
+        let svg = chart::render_svg(&rows, &label)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    if args.out.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({ "system": system, "table": rows, "runs": results })
+            )?
+        );
+    } else if args.out.csv {
+        print!("{}", stats::render_csv(&rows));
+    } else {
+        println!(
+            "{} x {} runs of {} each on {} ({}{})",
+            ids.len(),
+            args.repeats,
+            ByteSize(plans[0].writer.common.bytes.bytes()),
+            system.cpu_model,
+            system.kernel,
+            system
+                .virtualization
+                .as_ref()
+                .map_or(String::new(), |v| format!(", {v} guest")),
+        );
+        print!("{}", stats::render_text(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,173 @@
+//! `pipebench ipc`: the zero-copy lab beyond pipes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::HumanBytes;
+use serde_json::json;
+
+use pipebench::ipc;
+use pipebench::machine::system::SystemInfo;
+use pipebench::size::ByteSize;
+
+use super::{session_bar, SessionArgs};
+
+/// `pipebench ipc`.
+#[derive(Debug, Args)]
+pub struct IpcArgs {
+    /// Mechanisms or experiments to run (default: all; `--list` shows them).
+    mechanisms: Vec<String>,
+    /// Bytes per run.
+    #[arg(long, default_value = "200MiB")]
+    bytes: ByteSize,
+    /// Bytes per call (default: 64KiB; msgmax for the message queue; 1KiB for the
+    /// I/O experiments).
+    #[arg(long, value_name = "SIZE")]
+    chunk: Option<ByteSize>,
+    /// Runs per mechanism.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Directory for files and FIFOs (default: the temp dir unless it is tmpfs,
+    /// else ./target); O_DIRECT needs a disk file system such as ext4 or xfs.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// TCP port on 127.0.0.1 for the TCP mechanisms (default: any free port).
+    #[arg(long)]
+    port: Option<u16>,
+    #[command(flatten)]
+    out: SessionArgs,
+    /// List the mechanisms (copies, kernel functions, survey figures) and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// `pipebench ipc`.
+pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
+    if args.list {
+        let table = ipc::mechanisms();
+        if args.out.json {
+            println!("{}", serde_json::to_string_pretty(&table)?);
+        } else {
+            for m in table {
+                println!(
+                    "{:<14} {:>6}  {}\n{:<22}{}",
+                    m.id,
+                    m.copies.map_or("-".into(), |c| format!("{c} cp")),
+                    m.title,
+                    "",
+                    m.copy_path
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
+    let received = Arc::new(AtomicU64::new(0));
+    let params = ipc::IpcParams {
+        bytes: args.bytes,
+        chunk: args.chunk,
+        dir: args.dir.clone(),
+        port: args.port,
+        progress: Some(Arc::clone(&received)),
+        ..Default::default()
+    };
+    let bar = session_bar(order.len());
+    let finished = AtomicBool::new(false);
+    let results = std::thread::scope(|scope| {
+        // On a terminal, the bar also says how far the current run has got:
+        // large runs of the slow mechanisms take seconds each.
+        if let Some(bar) = &bar {
+            scope.spawn(|| {
+                while !finished.load(Ordering::Relaxed) {
+                    if let Some(id) = order.get(bar.position() as usize) {
+                        let total = ipc::harness::effective_bytes(id, args.bytes.bytes());
+                        let bytes = received.load(Ordering::Relaxed).min(total);
+                        bar.set_message(format!(
+                            "{id}: {} of {}",
+                            HumanBytes(bytes),
+                            HumanBytes(total)
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+        let results = ipc::matrix::run_all(&order, &params, |r| {
+            if let Some(bar) = &bar {
+                bar.println(format!(
+                    "{:<14} {:>9.1} ms {:>7.2} GiB/s",
+                    r.mechanism, r.elapsed_ms, r.gib_per_s
+                ));
+                bar.inc(1);
+            }
+        });
+        finished.store(true, Ordering::Relaxed);
+        results
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let rows = ipc::matrix::table(&results);
+    let system = SystemInfo::probe();
+    if let Some(path) = &args.out.svg {
+        let label = format!(
+            "this machine ({}{})",
+            system.kernel,
+            if system.virtualization.is_some() {
+                ", VM"
+            } else {
+                ""
+            }
+        );
+        let svg = ipc::matrix::render_svg(&rows, &label)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    let dir = params.dir.clone().unwrap_or_else(ipc::harness::default_dir);
+    if args.out.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "system": system, "dir": dir, "table": rows, "runs": results,
+            }))?
+        );
+    } else if args.out.csv {
+        print!("{}", ipc::matrix::render_csv(&rows));
+    } else {
+        println!(
+            "{} x {} runs of {} on {} ({}), files in {} ({})",
+            rows.len(),
+            args.repeats,
+            args.bytes,
+            system.cpu_model,
+            system.kernel,
+            dir.display(),
+            ipc::harness::filesystem(&dir).unwrap_or_else(|| "unknown".into()),
+        );
+        print!("{}", ipc::matrix::render_text(&rows));
+        for r in &results {
+            if let Some(cow) = &r.cow {
+                println!(
+                    "cow-fork: the child's minor faults went {} -> {} writing {} pages; the parent {} the original",
+                    cow.child_faults_before,
+                    cow.child_faults_after,
+                    cow.pages,
+                    if cow.parent_sees_original { "still sees" } else { "does NOT see" },
+                );
+                break;
+            }
+        }
+        let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
+        notes.sort();
+        notes.dedup();
+        for note in notes {
+            println!("note: {note}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,136 @@
+//! `pipebench sweep`: one step over several values of one parameter.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+
+use pipebench::engine::sweep::{self, SweepParam, SweepPlan};
+use pipebench::machine::system::SystemInfo;
+use pipebench::size::ByteSize;
+use pipebench::steps::plan::{Limits, RunParams};
+
+use super::{run_plan, SessionArgs, UsageError};
+
+/// `pipebench sweep`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["pipe_size", "buf_size"])))]
+pub struct SweepArgs {
+    /// Step id (see `pipebench list`).
+    step: String,
+    /// Pipe capacities: a list `16KiB,64KiB,256KiB,1MiB` or a range `4KiB..1MiB`
+    /// (doubling from the first value to the last).
+    #[arg(long, value_name = "VALUES")]
+    pipe_size: Option<String>,
+    /// Bytes per call, as a list or a doubling range such as `4KiB..4MiB`.
+    #[arg(long, value_name = "VALUES")]
+    buf_size: Option<String>,
+    /// Bytes per run (the cap, with --seconds).
+    #[arg(long, value_name = "SIZE")]
+    bytes: Option<ByteSize>,
+    /// Seconds per run (default 2 when --bytes is not given).
+    #[arg(long, value_name = "SECONDS")]
+    seconds: Option<f64>,
+    /// Runs per value (medians, min and max over them).
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    #[command(flatten)]
+    out: SessionArgs,
+}
+
+/// Seconds per sweep run when neither --bytes nor --seconds is given.
+const SWEEP_SECONDS: f64 = 2.0;
+
+/// `pipebench sweep STEP --pipe-size VALUES | --buf-size VALUES`.
+pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
+    let (param, text) = match (&args.pipe_size, &args.buf_size) {
+        (Some(text), None) => (SweepParam::PipeSize, text),
+        (None, Some(text)) => (SweepParam::BufSize, text),
+        _ => unreachable!("clap requires exactly one of --pipe-size and --buf-size"),
+    };
+    let values = sweep::parse_values(text).map_err(|e| UsageError(e.to_string()))?;
+    let limits = Limits::default();
+    let base = RunParams {
+        bytes: Some(args.bytes.unwrap_or(ByteSize(limits.max_bytes))),
+        seconds: match (args.bytes, args.seconds) {
+            (None, None) => Some(SWEEP_SECONDS),
+            (_, seconds) => seconds,
+        },
+        ..RunParams::default()
+    };
+    let mut rng = args.out.rng();
+    let plan = SweepPlan::new(
+        &args.step,
+        param,
+        &values,
+        &base,
+        args.repeats,
+        &limits,
+        &mut rng,
+    )
+    .map_err(|e| UsageError(e.to_string()))?;
+    if let Some(warning) = plan.runs.first().and_then(|(_, p)| p.warnings.first()) {
+        eprintln!("pipebench: warning: {warning}");
+    }
+    let total = plan.runs.len();
+    let mut results = Vec::with_capacity(total);
+    for (n, (index, run)) in plan.runs.iter().enumerate() {
+        let result = run_plan(run, false)
+            .with_context(|| format!("{} = {}", param.name(), plan.values[*index]))?;
+        eprintln!(
+            "run {:>3}/{total}  {} {:>8}  {:>7.2} GiB/s",
+            n + 1,
+            param.name(),
+            plan.values[*index].to_string(),
+            result.gib_per_s
+        );
+        results.push((*index, result));
+    }
+    let points = plan.points(&results);
+    if let Some(path) = &args.out.svg {
+        let svg = sweep::render_svg(&plan.step, param, &points)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    if args.out.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "step": plan.step,
+                "param": param.name(),
+                "command": command,
+                "system": SystemInfo::probe(),
+                "points": points,
+            }))?
+        );
+    } else if args.out.csv {
+        print!("{}", sweep::render_csv(param, &points));
+    } else {
+        println!(
+            "{} over {}, {} run(s) per value: {command}",
+            plan.step,
+            param.label(),
+            args.repeats
+        );
+        println!(
+            "{:>10}  {:>8}  {:>8}  {:>8}",
+            param.name(),
+            "median",
+            "min",
+            "max"
+        );
+        for p in &points {
+            println!(
+                "{:>10}  {:>8.2}  {:>8.2}  {:>8.2}",
+                ByteSize(p.value).to_string(),
+                p.summary.median,
+                p.summary.min,
+                p.summary.max
+            );
+        }
+        println!("GiB/s = 2^30 bytes per second");
+    }
+    Ok(ExitCode::SUCCESS)
+}
