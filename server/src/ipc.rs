@@ -9,8 +9,9 @@ use pipebench::ipc::{self, IpcError, IpcParams, Mechanism};
 use pipebench::size::{ByteSize, GIB};
 use serde::{Deserialize, Serialize};
 
-/// Most bytes one run from a page may move: the survey's 200 MiB is the default,
-/// the splice question needs 512 MiB, and a click should not fill the disk.
+/// Most bytes one run from a page may move: the survey's size is the default
+/// (`pipebench::ipc::DEFAULT_BYTES`), the splice question needs 512 MiB, and a
+/// click should not fill the disk.
 pub const MAX_BYTES: u64 = GIB;
 
 /// Smallest chunk (bytes per call) a page may ask for.
@@ -24,7 +25,7 @@ pub const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IpcRunParams {
-    /// Bytes to move (default 200 MiB, at most [`MAX_BYTES`]).
+    /// Bytes to move (default `pipebench::ipc::DEFAULT_BYTES`, at most [`MAX_BYTES`]).
     #[serde(default)]
     pub bytes: Option<ByteSize>,
     /// Bytes per call (default: the mechanism's).
@@ -92,7 +93,7 @@ pub fn published_json() -> Vec<u8> {
                 default: Some(ipc::DEFAULT_BYTES),
                 min: 1,
                 max: MAX_BYTES,
-                help: "The survey moved 200 MiB; try 512 MiB for its splice question.",
+                help: "The survey's size is the default; try 512 MiB for its splice question.",
             },
             ParamBounds {
                 name: "chunk",

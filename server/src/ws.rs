@@ -1,14 +1,12 @@
 //! One WebSocket connection of `/api/run`: reads the page's messages, submits
 //! runs, and forwards each run's messages back.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use pipebench::engine::event::{Event, Failure, Finished, ForRun};
 use pipebench::engine::job::{Job, PagesJob};
-use pipebench::size::ByteSize;
-use pipebench::steps::plan::RunPlan;
+use pipebench::engine::sweep::SweepJob;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::labs::store::{now_ms, LabResult, Record};
@@ -34,26 +32,13 @@ const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 /// The run this connection has queued or running, and its messages.
 type Current = Option<(Ticket, UnboundedReceiver<Event>)>;
 
-/// A sweep under way on this connection: its runs go through the queue one at a
-/// time, each submitted when the one before it ended, so other pages' runs can
-/// take their turn in between.
-struct Sweep {
-    /// The swept values.
-    values: Vec<ByteSize>,
-    /// Runs still to submit: (index into `values`, plan).
-    pending: VecDeque<(usize, RunPlan)>,
-    /// The value of the run going now.
-    current: usize,
-    /// Runs finished.
-    done: usize,
-    /// Runs in all.
-    total: usize,
-}
-
 /// Serves one connection until the page closes it or the server stops.
 pub async fn serve(mut socket: WebSocket, state: AppState) {
     let mut current: Current = None;
-    let mut sweep: Option<Sweep> = None;
+    // A sweep under way on this connection: its runs go through the queue one at a
+    // time, each submitted when the one before it ended, so other pages' runs can
+    // take their turn in between.
+    let mut sweep: Option<SweepJob> = None;
     // The lab task the current run or sweep is for: its results are recorded there.
     let mut lab: Option<LabTag> = None;
     loop {
@@ -94,7 +79,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                     let record = Record::Measurement {
                         lab: tag.id.clone(),
                         task: tag.task.clone(),
-                        value: sweep.as_ref().map(|s| s.values[s.current].bytes()),
+                        value: sweep.as_ref().and_then(SweepJob::current_value).map(|v| v.bytes()),
                         result,
                         at_ms: now_ms(),
                     };
@@ -138,7 +123,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
 fn on_sweep_event(
     event: Event,
     current: &mut Current,
-    sweep: &mut Option<Sweep>,
+    sweep: &mut Option<SweepJob>,
     state: &AppState,
 ) -> Vec<String> {
     let Some(running) = sweep.as_mut() else {
@@ -152,23 +137,16 @@ fn on_sweep_event(
         }
         return vec![json];
     };
-    running.done += 1;
-    let point = Event::Point {
-        value: running.values[running.current].bytes(),
-        index: running.done,
-        of: running.total,
-        result,
-    };
+    let point = running.point(*result);
     let mut out = vec![tagged(current, &point)];
     *current = None;
-    match running.pending.pop_front() {
+    match running.next_run() {
         None => {
-            out.push(Event::Done { runs: running.done }.to_json());
+            out.push(running.done().to_json());
             *sweep = None;
         }
-        Some((index, plan)) => match state.scheduler.submit(crate::plan::pipe_job(plan)) {
+        Some(plan) => match state.scheduler.submit(crate::plan::pipe_job(plan)) {
             Ok(run) => {
-                running.current = index;
                 *current = Some(run);
             }
             Err(err) => {
@@ -293,7 +271,7 @@ async fn next_event(current: &mut Current) -> Event {
 fn on_message(
     message: Message,
     current: &mut Current,
-    sweep: &mut Option<Sweep>,
+    sweep: &mut Option<SweepJob>,
     lab: &mut Option<LabTag>,
     state: &AppState,
 ) -> Flow {
@@ -319,7 +297,7 @@ fn on_message(
             Some((ticket, _)) => {
                 // A sweep stops as a whole: nothing more is submitted.
                 if let Some(sweep) = sweep.as_mut() {
-                    sweep.pending.clear();
+                    sweep.stop();
                 }
                 ticket.cancel();
                 Flow::Quiet
@@ -370,20 +348,13 @@ fn on_message(
                 Ok(planned) => planned,
                 Err(err) => return refuse(err),
             };
-            let total = planned.runs.len();
-            let mut pending: VecDeque<(usize, RunPlan)> = planned.runs.into();
-            let Some((first, plan)) = pending.pop_front() else {
+            let mut job = SweepJob::new(planned);
+            let Some(first) = job.next_run() else {
                 return refuse("a sweep needs at least one value");
             };
-            let flow = submit(state, current, lab, plan::pipe_job(plan), tag);
+            let flow = submit(state, current, lab, plan::pipe_job(first), tag);
             if current.is_some() {
-                *sweep = Some(Sweep {
-                    values: planned.values,
-                    pending,
-                    current: first,
-                    done: 0,
-                    total,
-                });
+                *sweep = Some(job);
             }
             flow
         }

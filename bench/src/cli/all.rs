@@ -13,13 +13,13 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, StepKind};
 use pipebench::steps::plan::{Limits, RunPlan};
 
-use super::{run_plan, session_bar, SessionArgs, ShapeArgs, UsageError};
+use super::{run_plan, session_bar, RunFlags, SessionArgs, Shape, UsageError};
 
 /// `pipebench all`.
 #[derive(Debug, Args)]
 pub struct AllArgs {
     #[command(flatten)]
-    shape: ShapeArgs,
+    shape: RunFlags<Shape>,
     /// Runs per step.
     #[arg(long, default_value_t = 5)]
     repeats: usize,
@@ -47,7 +47,7 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
     let limits = Limits::default();
     let mut plans = Vec::new();
     for id in &ids {
-        let plan = RunPlan::for_step_id(id, &args.shape.params(), &limits)?;
+        let plan = RunPlan::for_step_id(id, &args.shape.params, &limits)?;
         for _ in 0..args.repeats {
             plans.push(plan.clone());
         }

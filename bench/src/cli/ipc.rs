@@ -22,8 +22,8 @@ use super::{session_bar, SessionArgs};
 pub struct IpcArgs {
     /// Mechanisms or experiments to run (default: all; `--list` shows them).
     mechanisms: Vec<String>,
-    /// Bytes per run.
-    #[arg(long, default_value = "200MiB")]
+    /// Bytes per run (default: the survey's 200 MiB).
+    #[arg(long, value_name = "SIZE", default_value_t = ByteSize(ipc::DEFAULT_BYTES))]
     bytes: ByteSize,
     /// Bytes per call (default: 64KiB; msgmax for the message queue; 1KiB for the
     /// I/O experiments).

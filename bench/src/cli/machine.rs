@@ -14,22 +14,20 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 
-use super::{run_plan, UsageError};
+use super::{run_plan, JsonFlag, UsageError};
 
 /// `pipebench list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Print the catalog as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: JsonFlag,
 }
 
 /// `pipebench system`.
 #[derive(Debug, Args)]
 pub struct SystemArgs {
-    /// Print as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: JsonFlag,
 }
 
 /// `pipebench reuse`.
@@ -38,15 +36,14 @@ pub struct ReuseArgs {
     /// Bytes for the early-reuse stream.
     #[arg(long, default_value = "256MiB")]
     bytes: ByteSize,
-    /// Print as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: JsonFlag,
 }
 
 /// `pipebench list`.
 pub fn list(args: ListArgs) -> Result<ExitCode> {
     let steps = catalog::catalog();
-    if args.json {
+    if args.out.json {
         let published = pipebench::steps::plan::published_catalog(&Limits::default());
         println!("{}", serde_json::to_string_pretty(&published)?);
         return Ok(ExitCode::SUCCESS);
@@ -66,7 +63,7 @@ pub fn list(args: ListArgs) -> Result<ExitCode> {
 /// `pipebench system`.
 pub fn system(args: SystemArgs) -> Result<ExitCode> {
     let report = SystemReport::probe();
-    if args.json {
+    if args.out.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -124,9 +121,8 @@ pub struct WakeupArgs {
     /// Round trips timed per mode (100 to 1000000).
     #[arg(long, default_value_t = wakeup::DEFAULT_ROUND_TRIPS)]
     round_trips: u32,
-    /// Print the figures and the findings they feed as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: JsonFlag,
 }
 
 /// `pipebench wakeup`: the blocking and busy ping-pong, and the findings with them.
@@ -137,7 +133,7 @@ pub fn wakeup(args: WakeupArgs) -> Result<ExitCode> {
     })?;
     let info = SystemInfo::probe();
     let found = findings::findings(&info, Some(&figures));
-    if args.json {
+    if args.out.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({ "wakeup": figures, "findings": found }))?
@@ -165,9 +161,9 @@ pub fn reuse(args: ReuseArgs) -> Result<ExitCode> {
         ..Default::default()
     };
     let plan = RunPlan::for_step_id("vmsplice-reuse", &params, &Limits::default())?;
-    let result = run_plan(&plan, !args.json)?;
+    let result = run_plan(&plan, !args.out.json)?;
     let corrupted = result.corrupted_bytes.unwrap_or(0);
-    if args.json {
+    if args.out.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({

@@ -7,6 +7,7 @@ mod all;
 mod ipc;
 mod machine;
 mod pages;
+mod params;
 mod run;
 mod sweep;
 
@@ -14,6 +15,7 @@ pub use all::{all, AllArgs};
 pub use ipc::{ipc, IpcArgs};
 pub use machine::{list, reuse, system, wakeup, ListArgs, ReuseArgs, SystemArgs, WakeupArgs};
 pub use pages::{pages, PagesArgs};
+pub(crate) use params::{RunFlags, Shape, SweepShape};
 pub use run::{run, RunArgs};
 pub use sweep::{sweep, SweepArgs};
 
@@ -31,8 +33,7 @@ use pipebench::engine::event::{Event, Finished, ProfileOutcome};
 use pipebench::engine::job::{Job, JobContext, Observer, PipeJob, Stop};
 use pipebench::engine::result::RunResult;
 use pipebench::process::launch::EndProgram;
-use pipebench::size::ByteSize;
-use pipebench::steps::plan::{PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
+use pipebench::steps::plan::{PlanError, RunPlan};
 
 /// A command line that cannot be used as given (exit code 2, like clap's own).
 #[derive(Debug, thiserror::Error)]
@@ -53,48 +54,12 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     1
 }
 
-/// Options shared by `run` and `all` that shape a run.
-#[derive(Debug, Clone, Args)]
-pub struct ShapeArgs {
-    /// Bytes per run (default 4GiB).
-    #[arg(long, value_name = "SIZE")]
-    bytes: Option<ByteSize>,
-    /// Bytes per call at both ends (default: the step's, 256KiB).
-    #[arg(long, value_name = "SIZE")]
-    buf_size: Option<ByteSize>,
-    /// Pipe capacity (default: the kernel's 64KiB for write steps, half of one
-    /// buffer for vmsplice steps, as the reference programs run them).
-    #[arg(long, value_name = "SIZE")]
-    pipe_size: Option<ByteSize>,
-    /// Stop each run after this many seconds instead of at --bytes.
-    #[arg(long, value_name = "SECONDS")]
-    seconds: Option<f64>,
-    /// CPU for the writer (default: the first allowed CPU).
-    #[arg(long, value_name = "CPU")]
-    writer_cpu: Option<usize>,
-    /// CPU for the reader (default: the next allowed CPU).
-    #[arg(long, value_name = "CPU")]
-    reader_cpu: Option<usize>,
-    /// Check every byte at the reader (slower; for correctness, not speed).
+/// `--json`, for the commands that print one thing.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct JsonFlag {
+    /// Print it as JSON instead of text.
     #[arg(long)]
-    verify: bool,
-}
-
-impl ShapeArgs {
-    fn params(&self) -> RunParams {
-        RunParams {
-            bytes: Some(self.bytes.unwrap_or(DEFAULT_RUN_BYTES)),
-            buf_size: self.buf_size,
-            pipe_size: self.pipe_size,
-            seconds: self.seconds,
-            writer_cpu: self.writer_cpu,
-            reader_cpu: self.reader_cpu,
-            verify: self.verify.then_some(true),
-            quiet: None,
-            // `run --profile` takes its own path (run_profiled).
-            profile: None,
-        }
-    }
+    pub json: bool,
 }
 
 /// How a session of repeated runs (`all`, `sweep`, `ipc`) is ordered and reported:

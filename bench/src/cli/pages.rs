@@ -12,7 +12,7 @@ use pipebench::memory::paging::{self, PageSize, Paging};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
 
-use super::UsageError;
+use super::{JsonFlag, UsageError};
 
 /// `pipebench pages`.
 #[derive(Debug, Args)]
@@ -48,9 +48,8 @@ pub struct PagesArgs {
     /// Two buffers, as the vmsplice double buffer has.
     #[arg(long)]
     vmsplice: bool,
-    /// Print as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: JsonFlag,
 }
 
 impl PagesArgs {
@@ -90,14 +89,14 @@ impl PagesArgs {
 /// `pipebench pages`.
 pub fn pages(args: PagesArgs) -> Result<ExitCode> {
     if let Some(text) = &args.address {
-        return split_address(text, args.levels, args.json);
+        return split_address(text, args.levels, args.out.json);
     }
     let writer = args.writer()?;
     let report = inspect::inspect(&writer).map_err(|err| match err {
         inspect::InspectError::TooLarge { .. } => anyhow::Error::new(UsageError(err.to_string())),
         other => anyhow::Error::new(other),
     })?;
-    if args.json {
+    if args.out.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }

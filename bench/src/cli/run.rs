@@ -16,7 +16,7 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
 use pipebench::steps::plan::{Limits, RunPlan};
 
-use super::{context, run_job, run_plan_watched, ShapeArgs, Terminal};
+use super::{context, run_job, run_plan_watched, JsonFlag, RunFlags, Shape, Terminal};
 
 /// `pipebench run`.
 #[derive(Debug, Args)]
@@ -24,10 +24,9 @@ pub struct RunArgs {
     /// Step id (see `pipebench list`).
     step: String,
     #[command(flatten)]
-    shape: ShapeArgs,
-    /// Print the result as JSON.
-    #[arg(long)]
-    json: bool,
+    shape: RunFlags<Shape>,
+    #[command(flatten)]
+    out: JsonFlag,
     /// Also record both ends with `perf` and print their hottest symbols.
     #[arg(long)]
     profile: bool,
@@ -114,11 +113,11 @@ fn print_result(result: &RunResult) {
 /// `pipebench run STEP`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     // The plan's warnings travel in the result, printed after it.
-    let plan = RunPlan::for_step_id(&args.step, &args.shape.params(), &Limits::default())?;
+    let plan = RunPlan::for_step_id(&args.step, &args.shape.params, &Limits::default())?;
     if args.profile {
         return run_profiled(&args, &plan);
     }
-    let result = run_plan_watched(&plan, !args.json, args.occupancy)?;
+    let result = run_plan_watched(&plan, !args.out.json, args.occupancy)?;
     if let Some(path) = &args.svg {
         let occupancy = result
             .occupancy
@@ -127,7 +126,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         let svg = occupancy_chart::render_svg(occupancy, &result.step)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if args.json {
+    if args.out.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         print_result(&result);
@@ -173,7 +172,7 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         std::fs::write(&svg, &end.flamegraph_svg)
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
-    if args.json {
+    if args.out.json {
         let mut value = serde_json::to_value(&result)?;
         value["profile"] = serde_json::to_value(&report)?;
         value["profile"]["data"] = json!(dir);

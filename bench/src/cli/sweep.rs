@@ -6,12 +6,16 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
-use pipebench::engine::sweep::{self, SweepParam, SweepPlan};
+use std::time::Duration;
+
+use pipebench::engine::event::Event;
+use pipebench::engine::job::{Observer, Stop};
+use pipebench::engine::sweep::{self, SweepJob, SweepParam, SweepPlan};
 use pipebench::machine::system::SystemInfo;
 use pipebench::size::ByteSize;
-use pipebench::steps::plan::{Limits, RunParams};
+use pipebench::steps::plan::{Limits, RunParams, SWEEP_SECONDS};
 
-use super::{run_plan, SessionArgs, UsageError};
+use super::{context, RunFlags, SessionArgs, SweepShape, UsageError};
 
 /// `pipebench sweep`.
 #[derive(Debug, Args)]
@@ -26,12 +30,8 @@ pub struct SweepArgs {
     /// Bytes per call, as a list or a doubling range such as `4KiB..4MiB`.
     #[arg(long, value_name = "VALUES")]
     buf_size: Option<String>,
-    /// Bytes per run (the cap, with --seconds).
-    #[arg(long, value_name = "SIZE")]
-    bytes: Option<ByteSize>,
-    /// Seconds per run (default 2 when --bytes is not given).
-    #[arg(long, value_name = "SECONDS")]
-    seconds: Option<f64>,
+    #[command(flatten)]
+    shape: RunFlags<SweepShape>,
     /// Runs per value (medians, min and max over them).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
@@ -39,8 +39,34 @@ pub struct SweepArgs {
     out: SessionArgs,
 }
 
-/// Seconds per sweep run when neither --bytes nor --seconds is given.
-const SWEEP_SECONDS: f64 = 2.0;
+/// One line on stderr per finished run of a sweep.
+struct PointLines {
+    param: SweepParam,
+}
+
+impl Observer for PointLines {
+    fn event(&mut self, event: Event) {
+        if let Event::Point {
+            value,
+            index,
+            of,
+            result,
+        } = event
+        {
+            eprintln!(
+                "run {index:>3}/{of}  {} {:>8}  {:>7.2} GiB/s",
+                self.param.name(),
+                ByteSize(value).to_string(),
+                result.gib_per_s
+            );
+        }
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Option<Stop> {
+        std::thread::sleep(timeout);
+        None
+    }
+}
 
 /// `pipebench sweep STEP --pipe-size VALUES | --buf-size VALUES`.
 pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
@@ -51,13 +77,14 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     };
     let values = sweep::parse_values(text).map_err(|e| UsageError(e.to_string()))?;
     let limits = Limits::default();
+    let given = &args.shape.params;
     let base = RunParams {
-        bytes: Some(args.bytes.unwrap_or(ByteSize(limits.max_bytes))),
-        seconds: match (args.bytes, args.seconds) {
+        bytes: Some(given.bytes.unwrap_or(ByteSize(limits.max_bytes))),
+        seconds: match (given.bytes, given.seconds) {
             (None, None) => Some(SWEEP_SECONDS),
             (_, seconds) => seconds,
         },
-        ..RunParams::default()
+        ..given.clone()
     };
     let mut rng = args.out.rng();
     let plan = SweepPlan::new(
@@ -73,21 +100,19 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     if let Some(warning) = plan.runs.first().and_then(|(_, p)| p.warnings.first()) {
         eprintln!("pipebench: warning: {warning}");
     }
-    let total = plan.runs.len();
-    let mut results = Vec::with_capacity(total);
-    for (n, (index, run)) in plan.runs.iter().enumerate() {
-        let result = run_plan(run, false)
-            .with_context(|| format!("{} = {}", param.name(), plan.values[*index]))?;
-        eprintln!(
-            "run {:>3}/{total}  {} {:>8}  {:>7.2} GiB/s",
-            n + 1,
-            param.name(),
-            plan.values[*index].to_string(),
-            result.gib_per_s
-        );
-        results.push((*index, result));
+    let mut job = SweepJob::new(plan);
+    let mut lines = PointLines { param };
+    match job.run(&context(None)?, &mut lines, false) {
+        Some(Event::Done { .. }) => {}
+        Some(Event::Error(failure)) => {
+            let value = job.current_value().map_or(String::new(), |v| v.to_string());
+            return Err(anyhow::Error::from(failure))
+                .with_context(|| format!("{} = {value}", param.name()));
+        }
+        other => anyhow::bail!("the sweep ended early ({other:?})"),
     }
-    let points = plan.points(&results);
+    let points = job.points();
+    let plan = job.plan();
     if let Some(path) = &args.out.svg {
         let svg = sweep::render_svg(&plan.step, param, &points)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;

@@ -18,8 +18,10 @@ const PAGE_BYTES: u64 = 4 * KIB;
 
 /// The default chunk: 256 KiB, as in the article.
 pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
-/// The default amount piped by hand: 10 GiB, as in the article.
-pub const DEFAULT_BYTES: ByteSize = ByteSize(10 * GIB);
+/// What the ends pipe when run by hand (`pipebench write | pipebench read`): the
+/// reference's `bytes_to_pipe` default, 10 GiB, as the article measured. A harness
+/// run has its own, shorter default ([`crate::steps::plan::DEFAULT_RUN_BYTES`]).
+pub const ARTICLE_BYTES: ByteSize = ByteSize(10 * GIB);
 
 /// Where the reference's small-page buffers start past a page boundary: write.cpp
 /// and read.cpp take 256 KiB from malloc, which glibc serves from an mmap'd chunk
@@ -35,7 +37,7 @@ pub struct CommonOptions {
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_BUF_SIZE)]
     pub buf_size: ByteSize,
     /// How many bytes to pipe, e.g. 10GiB; a plain number is bytes.
-    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_BYTES)]
+    #[arg(long, value_name = "SIZE", default_value_t = ARTICLE_BYTES)]
     pub bytes: ByteSize,
     /// Never sleep in the kernel: non-blocking calls, retried on EAGAIN.
     #[arg(long)]
@@ -120,7 +122,7 @@ impl Default for CommonOptions {
     fn default() -> Self {
         CommonOptions {
             buf_size: DEFAULT_BUF_SIZE,
-            bytes: DEFAULT_BYTES,
+            bytes: ARTICLE_BYTES,
             busy_loop: false,
             poll: false,
             gift: false,

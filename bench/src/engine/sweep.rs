@@ -14,6 +14,8 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::event::{Event, Finished};
+use crate::engine::job::{Job, JobContext, Observer, PipeJob};
 use crate::engine::result::RunResult;
 use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
@@ -259,6 +261,115 @@ impl SweepPlan {
                 })
             })
             .collect()
+    }
+}
+
+/// A sweep as a job of jobs: its runs one after another, each an ordinary pipe
+/// job, and the `point` each result makes. The CLI runs it whole ([`Self::run`]);
+/// the server takes [`Self::next_run`] and queues each run on its own, so other
+/// pages' runs can take their turn in between, and reports each result through
+/// [`Self::point`].
+#[derive(Debug, Clone)]
+pub struct SweepJob {
+    plan: SweepPlan,
+    /// Runs handed out so far.
+    started: usize,
+    /// Finished runs: (index into the plan's values, result).
+    results: Vec<(usize, RunResult)>,
+    /// No more runs are to be handed out (the sweep was cancelled).
+    stopped: bool,
+}
+
+impl SweepJob {
+    /// The sweep of `plan`, nothing run yet.
+    pub fn new(plan: SweepPlan) -> Self {
+        SweepJob {
+            plan,
+            started: 0,
+            results: Vec::new(),
+            stopped: false,
+        }
+    }
+
+    /// What it runs.
+    pub fn plan(&self) -> &SweepPlan {
+        &self.plan
+    }
+
+    /// How many runs it has in all.
+    pub fn total(&self) -> usize {
+        self.plan.runs.len()
+    }
+
+    /// The next run, or `None` when every run has been handed out.
+    pub fn next_run(&mut self) -> Option<RunPlan> {
+        if self.stopped {
+            return None;
+        }
+        let (_, plan) = self.plan.runs.get(self.started)?;
+        self.started += 1;
+        Some(plan.clone())
+    }
+
+    /// Records the result of the run handed out last; its `point` event.
+    pub fn point(&mut self, result: RunResult) -> Event {
+        let index = self.plan.runs[self.started.saturating_sub(1)].0;
+        self.results.push((index, result.clone()));
+        Event::Point {
+            value: self.plan.values[index].bytes(),
+            index: self.results.len(),
+            of: self.total(),
+            result: Box::new(result),
+        }
+    }
+
+    /// The value the run handed out last runs at.
+    pub fn current_value(&self) -> Option<ByteSize> {
+        let (index, _) = self.plan.runs.get(self.started.checked_sub(1)?)?;
+        Some(self.plan.values[*index])
+    }
+
+    /// Hands out no more runs: a cancelled sweep stops as a whole.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    /// The `done` event, once every run has its point.
+    pub fn done(&self) -> Event {
+        Event::Done {
+            runs: self.results.len(),
+        }
+    }
+
+    /// The finished runs grouped by value.
+    pub fn points(&self) -> Vec<SweepPoint> {
+        self.plan.points(&self.results)
+    }
+
+    /// Runs every run in turn on this thread, telling `observer` of each run's
+    /// events and of each `point`; returns `done`, or the event that ended the
+    /// sweep early (an error, a cancel), or `None` when the observer went away.
+    pub fn run(
+        &mut self,
+        context: &JobContext,
+        observer: &mut dyn Observer,
+        live: bool,
+    ) -> Option<Event> {
+        while let Some(plan) = self.next_run() {
+            let job = Job::Pipe(Box::new(PipeJob {
+                plan,
+                watch: false,
+                live,
+            }));
+            match job.run(context, observer)? {
+                Event::Result(Finished::Pipe(result)) => {
+                    let point = self.point(*result);
+                    observer.event(point);
+                }
+                other => return Some(other),
+            }
+        }
+        Some(self.done())
     }
 }
 

@@ -17,12 +17,20 @@ use crate::size::{ByteSize, GIB, KIB, MIB};
 use crate::steps::catalog::{self, Step};
 
 /// Bytes a run pipes when the caller gives neither bytes nor seconds on the command
-/// line: long enough for a steady figure on the fast steps of a 2-core VM.
+/// line: long enough for a steady figure on the fast steps of a 2-core VM, short
+/// enough that the slowest article step ends in seconds. (The ends on their own,
+/// `pipebench write | pipebench read`, pipe the reference's 10 GiB:
+/// [`crate::ends::options::ARTICLE_BYTES`].)
 pub const DEFAULT_RUN_BYTES: ByteSize = ByteSize(4 * GIB);
 
 /// Time budget of a run from the page when it gives no bytes: every run then lasts
 /// long enough to settle (see [`MIN_RELIABLE_MS`]) and about the same on any machine.
 pub const DEFAULT_SECONDS: f64 = 4.0;
+
+/// Time budget of each run of a sweep, from the page or the CLI, when neither
+/// bytes nor seconds are given: a sweep runs every value several times, so each
+/// run is shorter than a single run, still well over [`MIN_RELIABLE_MS`].
+pub const SWEEP_SECONDS: f64 = 1.0;
 
 /// Runs shorter than this are flagged: start-up, page faults of the first touch and
 /// scheduling noise are then a large part of the figure.
@@ -125,6 +133,10 @@ pub struct ParamSpec {
     /// The value used when the caller leaves it out; `None` when that is "not set"
     /// (the kernel's default pipe, no time budget, the first free CPU).
     pub default: Option<f64>,
+    /// The value a sweep's runs use when the caller leaves it out (seconds only:
+    /// a sweep runs many times, so each run is shorter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep_default: Option<f64>,
     /// Smallest allowed value.
     pub min: f64,
     /// Largest allowed value.
@@ -135,104 +147,184 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
+/// A run parameter: what it is called, how it reads and what it changes. Its
+/// default and bounds depend on the step and the machine ([`param_specs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// Time budget.
+    Seconds,
+    /// Bytes to pipe.
+    Bytes,
+    /// Bytes per call.
+    BufSize,
+    /// Pipe capacity.
+    PipeSize,
+    /// The writer's CPU.
+    WriterCpu,
+    /// The reader's CPU.
+    ReaderCpu,
+    /// Check every byte.
+    Verify,
+    /// No live progress.
+    Quiet,
+    /// Record both ends with perf.
+    Profile,
+}
+
+impl Param {
+    /// Every run parameter, in the order the page shows them.
+    pub const ALL: [Param; 9] = [
+        Param::Seconds,
+        Param::Bytes,
+        Param::BufSize,
+        Param::PipeSize,
+        Param::WriterCpu,
+        Param::ReaderCpu,
+        Param::Verify,
+        Param::Quiet,
+        Param::Profile,
+    ];
+
+    /// The JSON name in `params`; the CLI flag is the same with dashes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Param::Seconds => "seconds",
+            Param::Bytes => "bytes",
+            Param::BufSize => "buf_size",
+            Param::PipeSize => "pipe_size",
+            Param::WriterCpu => "writer_cpu",
+            Param::ReaderCpu => "reader_cpu",
+            Param::Verify => "verify",
+            Param::Quiet => "quiet",
+            Param::Profile => "profile",
+        }
+    }
+
+    /// A short label for a control.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Param::Seconds => "Seconds",
+            Param::Bytes => "Bytes",
+            Param::BufSize => "Bytes per call",
+            Param::PipeSize => "Pipe capacity",
+            Param::WriterCpu => "Writer CPU",
+            Param::ReaderCpu => "Reader CPU",
+            Param::Verify => "Verify",
+            Param::Quiet => "Quiet run",
+            Param::Profile => "Profile",
+        }
+    }
+
+    /// What the number counts.
+    pub const fn unit(self) -> Unit {
+        match self {
+            Param::Seconds => Unit::Seconds,
+            Param::Bytes | Param::BufSize | Param::PipeSize => Unit::Bytes,
+            Param::WriterCpu | Param::ReaderCpu => Unit::Cpu,
+            Param::Verify | Param::Quiet | Param::Profile => Unit::Flag,
+        }
+    }
+
+    /// One sentence on what it changes.
+    pub const fn help(self) -> &'static str {
+        match self {
+            Param::Seconds => "Time budget: the writer stops when it is spent (the page's runs use it).",
+            Param::Bytes => "Bytes to pipe; with a time budget, the most it may pipe.",
+            Param::BufSize => "Bytes handed over by each write, vmsplice, read or splice call.",
+            Param::PipeSize => "F_SETPIPE_SZ; unset, write(2) keeps the kernel's 64 KiB and vmsplice uses half a buffer.",
+            Param::WriterCpu => "The CPU the writer is pinned to (default: the first this process may use).",
+            Param::ReaderCpu => "The CPU the reader is pinned to (default: the next one).",
+            Param::Verify => "The reader checks every byte (slower: for correctness, not speed).",
+            Param::Quiet => "No live progress, only the result: the observer costs nothing.",
+            Param::Profile => "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
+        }
+    }
+
+    /// Its spec for `step` on a machine with `limits`.
+    pub fn spec(self, step: &Step, limits: &Limits) -> ParamSpec {
+        let max_cpu = allowed_cpus().iter().copied().max().unwrap_or(0) as f64;
+        let flag = |on: bool| (Some(if on { 1.0 } else { 0.0 }), 0.0, 1.0, None);
+        let (default, min, max, multiple_of) = match self {
+            Param::Seconds => (
+                Some(DEFAULT_SECONDS),
+                limits.min_seconds,
+                limits.max_seconds,
+                None,
+            ),
+            Param::Bytes => (
+                Some(DEFAULT_RUN_BYTES.bytes() as f64),
+                1.0,
+                limits.max_bytes as f64,
+                None,
+            ),
+            Param::BufSize => (
+                Some(step.writer.common.buf_size.bytes() as f64),
+                limits.min_buf_size as f64,
+                limits.max_buf_size as f64,
+                Some(PAGE),
+            ),
+            Param::PipeSize => (
+                step.writer.effective_pipe_size().map(|s| s.bytes() as f64),
+                PAGE as f64,
+                limits.max_pipe_size as f64,
+                Some(PAGE),
+            ),
+            Param::WriterCpu | Param::ReaderCpu => (None, 0.0, max_cpu, None),
+            Param::Verify => flag(step.reader.common.verify),
+            Param::Quiet | Param::Profile => flag(false),
+        };
+        ParamSpec {
+            name: self.name(),
+            label: self.label(),
+            unit: self.unit(),
+            default,
+            sweep_default: (self == Param::Seconds).then_some(SWEEP_SECONDS),
+            min,
+            max,
+            multiple_of,
+            help: self.help(),
+        }
+    }
+}
+
+impl ParamSpec {
+    /// Checks a byte count against the bounds: the exact value is quoted back.
+    fn check_bytes(&self, value: u64) -> Result<u64, PlanError> {
+        if !(self.min..=self.max).contains(&(value as f64)) {
+            return Err(PlanError::OutOfRange {
+                name: self.name,
+                value: ByteSize(value).exact(),
+                min: ByteSize(self.min as u64).exact(),
+                max: ByteSize(self.max as u64).exact(),
+            });
+        }
+        if self.multiple_of.is_some_and(|m| !value.is_multiple_of(m)) {
+            return Err(PlanError::NotWholePages {
+                name: self.name,
+                value: ByteSize(value).exact(),
+            });
+        }
+        Ok(value)
+    }
+
+    /// Checks a number of seconds against the bounds.
+    fn check_seconds(&self, value: f64) -> Result<Duration, PlanError> {
+        if value.is_finite() && (self.min..=self.max).contains(&value) {
+            return Ok(Duration::from_secs_f64(value));
+        }
+        Err(PlanError::OutOfRange {
+            name: self.name,
+            value: value.to_string(),
+            min: self.min.to_string(),
+            max: self.max.to_string(),
+        })
+    }
+}
+
 /// The run parameters of `step` with this machine's `limits`: the one definition
 /// the CLI, the server and the page share.
 pub fn param_specs(step: &Step, limits: &Limits) -> Vec<ParamSpec> {
-    let cpus = allowed_cpus();
-    let max_cpu = cpus.iter().copied().max().unwrap_or(0) as f64;
-    let bytes = |b: u64| Some(b as f64);
-    vec![
-        ParamSpec {
-            name: "seconds",
-            label: "Seconds",
-            unit: Unit::Seconds,
-            default: Some(DEFAULT_SECONDS),
-            min: limits.min_seconds,
-            max: limits.max_seconds,
-            multiple_of: None,
-            help: "Time budget: the writer stops when it is spent (the page's runs use it).",
-        },
-        ParamSpec {
-            name: "bytes",
-            label: "Bytes",
-            unit: Unit::Bytes,
-            default: bytes(DEFAULT_RUN_BYTES.bytes()),
-            min: 1.0,
-            max: limits.max_bytes as f64,
-            multiple_of: None,
-            help: "Bytes to pipe; with a time budget, the most it may pipe.",
-        },
-        ParamSpec {
-            name: "buf_size",
-            label: "Bytes per call",
-            unit: Unit::Bytes,
-            default: bytes(step.writer.common.buf_size.bytes()),
-            min: limits.min_buf_size as f64,
-            max: limits.max_buf_size as f64,
-            multiple_of: Some(PAGE),
-            help: "Bytes handed over by each write, vmsplice, read or splice call.",
-        },
-        ParamSpec {
-            name: "pipe_size",
-            label: "Pipe capacity",
-            unit: Unit::Bytes,
-            default: step.writer.effective_pipe_size().map(|s| s.bytes() as f64),
-            min: PAGE as f64,
-            max: limits.max_pipe_size as f64,
-            multiple_of: Some(PAGE),
-            help: "F_SETPIPE_SZ; unset, write(2) keeps the kernel's 64 KiB and vmsplice uses half a buffer.",
-        },
-        ParamSpec {
-            name: "writer_cpu",
-            label: "Writer CPU",
-            unit: Unit::Cpu,
-            default: None,
-            min: 0.0,
-            max: max_cpu,
-            multiple_of: None,
-            help: "The CPU the writer is pinned to (default: the first this process may use).",
-        },
-        ParamSpec {
-            name: "reader_cpu",
-            label: "Reader CPU",
-            unit: Unit::Cpu,
-            default: None,
-            min: 0.0,
-            max: max_cpu,
-            multiple_of: None,
-            help: "The CPU the reader is pinned to (default: the next one).",
-        },
-        ParamSpec {
-            name: "verify",
-            label: "Verify",
-            unit: Unit::Flag,
-            default: Some(if step.reader.common.verify { 1.0 } else { 0.0 }),
-            min: 0.0,
-            max: 1.0,
-            multiple_of: None,
-            help: "The reader checks every byte (slower: for correctness, not speed).",
-        },
-        ParamSpec {
-            name: "quiet",
-            label: "Quiet run",
-            unit: Unit::Flag,
-            default: Some(0.0),
-            min: 0.0,
-            max: 1.0,
-            multiple_of: None,
-            help: "No live progress, only the result: the observer costs nothing.",
-        },
-        ParamSpec {
-            name: "profile",
-            label: "Profile",
-            unit: Unit::Flag,
-            default: Some(0.0),
-            min: 0.0,
-            max: 1.0,
-            multiple_of: None,
-            help: "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
-        },
-    ]
+    Param::ALL.iter().map(|p| p.spec(step, limits)).collect()
 }
 
 /// A catalog step as published to the page and `pipebench list --json`: the step
@@ -334,28 +426,6 @@ pub struct RunPlan {
     pub warnings: Vec<String>,
 }
 
-fn check_size(name: &'static str, value: u64, min: u64, max: u64) -> Result<u64, PlanError> {
-    if !(min..=max).contains(&value) {
-        return Err(PlanError::OutOfRange {
-            name,
-            value: ByteSize(value).exact(),
-            min: ByteSize(min).exact(),
-            max: ByteSize(max).exact(),
-        });
-    }
-    Ok(value)
-}
-
-fn check_pages(name: &'static str, value: u64) -> Result<u64, PlanError> {
-    if !value.is_multiple_of(PAGE) {
-        return Err(PlanError::NotWholePages {
-            name,
-            value: ByteSize(value).exact(),
-        });
-    }
-    Ok(value)
-}
-
 impl RunPlan {
     /// Looks `step_id` up and applies `params` within `limits`.
     pub fn for_step_id(
@@ -375,26 +445,16 @@ impl RunPlan {
         let mut writer = step.writer.clone();
         let mut reader = step.reader.clone();
         let mut warnings = Vec::new();
-        let bytes = check_size(
-            "bytes",
-            params.bytes.unwrap_or(DEFAULT_RUN_BYTES).bytes(),
-            1,
-            limits.max_bytes,
-        )?;
+        let spec = |param: Param| param.spec(step, limits);
+        let bytes =
+            spec(Param::Bytes).check_bytes(params.bytes.unwrap_or(DEFAULT_RUN_BYTES).bytes())?;
         let buf_size = params
             .buf_size
             .map_or(writer.common.buf_size.bytes(), |b| b.bytes());
-        let buf_size = check_size(
-            "buf_size",
-            buf_size,
-            limits.min_buf_size,
-            limits.max_buf_size,
-        )?;
-        check_pages("buf_size", buf_size)?;
+        let buf_size = spec(Param::BufSize).check_bytes(buf_size)?;
         writer.common.buf_size = ByteSize(buf_size);
         if let Some(pipe) = params.pipe_size {
-            check_size("pipe_size", pipe.bytes(), PAGE, limits.max_pipe_size)?;
-            check_pages("pipe_size", pipe.bytes())?;
+            spec(Param::PipeSize).check_bytes(pipe.bytes())?;
             writer.pipe_size = Some(pipe);
         } else if let Some(needed) = writer.effective_pipe_size() {
             if needed.bytes() > limits.max_pipe_size {
@@ -405,20 +465,10 @@ impl RunPlan {
                 });
             }
         }
-        let time_budget = match params.seconds {
-            None => None,
-            Some(s) if s.is_finite() && s >= limits.min_seconds && s <= limits.max_seconds => {
-                Some(Duration::from_secs_f64(s))
-            }
-            Some(s) => {
-                return Err(PlanError::OutOfRange {
-                    name: "seconds",
-                    value: s.to_string(),
-                    min: limits.min_seconds.to_string(),
-                    max: limits.max_seconds.to_string(),
-                })
-            }
-        };
+        let time_budget = params
+            .seconds
+            .map(|s| spec(Param::Seconds).check_seconds(s))
+            .transpose()?;
         let (writer_cpu, reader_cpu) = choose_cpus(params, &mut warnings)?;
         for common in [&mut writer.common, &mut reader.common] {
             common.bytes = ByteSize(bytes);

@@ -39,7 +39,10 @@ test("size choices start with the step's own value and respect the runner's maxi
 });
 
 test("the seconds control follows the spec", () => {
-  assert.deepEqual(secondsControl(spec(entry, "seconds")), { min: 0.5, max: 120, value: 4 });
+  assert.deepEqual(secondsControl(spec(entry, "seconds")), { min: 0.5, max: 120, value: 4, sweep: 4 });
+  // A sweep's runs take the runner's sweep default when it publishes one.
+  const published = { ...spec(entry, "seconds"), sweep_default: 1 };
+  assert.equal(secondsControl(published).sweep, 1);
 });
 
 test("check names the value and the bounds when refusing", () => {

@@ -33,6 +33,8 @@ function select(cls, label, choices, id) {
  */
 export function secondsInput(catalogEntry, id, value) {
   const sec = secondsControl(spec(catalogEntry, "seconds"));
+  // "sweep": the runner's default for a sweep's runs.
+  if (value === "sweep") value = sec.sweep;
   const input = h("input.pipebook-seconds", {
     id: `${id}-seconds`,
     type: "number",

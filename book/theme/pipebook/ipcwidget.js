@@ -135,7 +135,9 @@ function resultTable(m, r) {
 function controls(id, lab, defaults) {
   const bytesBound = bound(lab, "bytes");
   const chunkBound = bound(lab, "chunk");
-  const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value: defaults.bytes, size: 9, spellcheck: "false" });
+  // The runner publishes its default size (the survey's); without a runner nothing runs anyway.
+  const value = fmt.isNumber(bytesBound?.default) ? fmt.sizeArg(bytesBound.default) : "";
+  const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value, size: 9, spellcheck: "false" });
   const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: "default", size: 9, spellcheck: "false" });
   const field = (input, text, help) => h("label.pipebook-field", { for: input.id, title: help || "" }, h("span", null, text), input);
   const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
@@ -197,7 +199,7 @@ export function mountIpc(root, { online, lab }) {
     card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
     return;
   }
-  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { button: "Run this mechanism" });
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
@@ -307,7 +309,7 @@ export function mountIpcMatrix(root, { online, lab }) {
     return;
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
-  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
+  const ui = controls("pipebook-ipc-matrix", lab, { button: "Run all mechanisms" });
   const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts

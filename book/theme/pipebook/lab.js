@@ -19,12 +19,10 @@ import { parseSize } from "./sizes.js";
 
 let nextId = 0;
 
-// What an IPC run moves when neither the task nor the student says (the server's default).
-const IPC_DEFAULT_BYTES = 200 * 1024 * 1024;
-
 /** What a task runs, in a line of code text. */
 function taskText(t) {
-  if (t.mechanism) return `IPC ${t.mechanism}, ${fmt.bytes(t.bytes ?? IPC_DEFAULT_BYTES)} unless capped`;
+  // Without bytes of its own, a task moves the runner's default (published at /api/ipc).
+  if (t.mechanism) return `IPC ${t.mechanism}, ${t.bytes ? fmt.bytes(t.bytes) : "the runner's default size"} unless capped`;
   if (t.sweep) {
     const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
     return `${t.step}, ${t.sweep.param} over ${values}`;

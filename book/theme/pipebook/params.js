@@ -40,12 +40,15 @@ export function sizeChoices(s, { own = "step's own", limit = Infinity } = {}) {
 
 /** The seconds control: the spec's bounds, its default, half-second steps. */
 export function secondsControl(s) {
-  const fallback = { min: 0.5, max: 60, value: 4 };
+  const fallback = { min: 0.5, max: 60, value: 4, sweep: 1 };
   if (!s) return fallback;
+  const value = isNumber(s.default) ? s.default : fallback.value;
   return {
     min: Math.max(s.min, 0.5),
     max: s.max,
-    value: isNumber(s.default) ? s.default : fallback.value,
+    value,
+    // A sweep's runs are shorter: the runner publishes their default too.
+    sweep: isNumber(s.sweep_default) ? s.sweep_default : value,
   };
 }
 

@@ -59,7 +59,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     size: 28,
   });
   // One second per point: a sweep has many points.
-  const { sec, input: seconds } = secondsInput(catalogEntry, id, 1);
+  const { sec, input: seconds } = secondsInput(catalogEntry, id, "sweep");
   const repeats = h("input.pipebook-sweep-repeats", {
     id: `${id}-repeats`,
     type: "number",
