@@ -11,7 +11,7 @@ use tower_http::compression::CompressionLayer;
 
 use crate::security::forbidden;
 use crate::state::AppState;
-use crate::{api, pages};
+use crate::{api, serve_book};
 
 /// The routes, behind the Host check and the common headers.
 pub fn router(state: AppState) -> Router {
@@ -29,7 +29,7 @@ pub fn router(state: AppState) -> Router {
         // and the WebSocket upgrade stay uncompressed.
         .merge(
             Router::new()
-                .fallback(pages::serve)
+                .fallback(serve_book::serve)
                 .layer(CompressionLayer::new()),
         )
         .layer(middleware::from_fn_with_state(state.clone(), guard))

@@ -10,7 +10,7 @@ use pipebench::steps::plan::RunParams;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ipc::IpcRunParams;
+use crate::ipc_page::IpcRunParams;
 use crate::labs::LabTag;
 
 /// Most runs per value a sweep from the page may ask for.
@@ -519,7 +519,7 @@ mod tests {
 
     #[test]
     fn ipc_errors_carry_their_kind() {
-        let err = crate::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
+        let err = crate::ipc_page::plan("nope", &IpcRunParams::default()).unwrap_err();
         let json =
             pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
                 .to_json();

@@ -230,7 +230,7 @@ pub async fn prepare(
             ))
             .expect("catalog serialises"),
         ),
-        ipc_json: Bytes::from(crate::ipc::published_json()),
+        ipc_json: Bytes::from(crate::ipc_page::published_json()),
         system_json: Bytes::from(system_json),
         history,
         labs: Arc::new(LabStore::new(&config.state_dir)),

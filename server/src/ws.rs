@@ -5,13 +5,13 @@ use std::time::Duration;
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use pipebench::engine::event::{Event, Failure, Finished, ForRun};
-use pipebench::engine::job::{Job, PagesJob};
+use pipebench::engine::job::{InspectJob, Job};
 use pipebench::engine::sweep::SweepJob;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::labs::store::{now_ms, LabResult, Record};
 use crate::labs::{self, LabTag};
-use crate::plan;
+use crate::page_defaults;
 use crate::protocol::{self, ClientMessage, Reply};
 use crate::scheduler::Ticket;
 use crate::state::AppState;
@@ -145,7 +145,7 @@ fn on_sweep_event(
             out.push(running.done().to_json());
             *sweep = None;
         }
-        Some(plan) => match state.scheduler.submit(crate::plan::pipe_job(plan)) {
+        Some(plan) => match state.scheduler.submit(crate::page_defaults::pipe_job(plan)) {
             Ok(run) => {
                 *current = Some(run);
             }
@@ -343,8 +343,14 @@ fn on_message(
                 },
                 None => params,
             };
-            let planned = match plan::sweep(&step, param, &values, repeats, &params, &state.limits)
-            {
+            let planned = match page_defaults::sweep(
+                &step,
+                param,
+                &values,
+                repeats,
+                &params,
+                &state.limits,
+            ) {
                 Ok(planned) => planned,
                 Err(err) => return refuse(err),
             };
@@ -352,7 +358,7 @@ fn on_message(
             let Some(first) = job.next_run() else {
                 return refuse("a sweep needs at least one value");
             };
-            let flow = submit(state, current, lab, plan::pipe_job(first), tag);
+            let flow = submit(state, current, lab, page_defaults::pipe_job(first), tag);
             if current.is_some() {
                 *sweep = Some(job);
             }
@@ -367,12 +373,12 @@ fn on_message(
             },
             None,
         ),
-        Ok(ClientMessage::Pages { step, touch }) => match plan::pages(&step, touch) {
+        Ok(ClientMessage::Pages { step, touch }) => match page_defaults::pages(&step, touch) {
             Ok(writer) => submit(
                 state,
                 current,
                 lab,
-                Job::Pages(PagesJob {
+                Job::Inspect(InspectJob {
                     step,
                     writer: Box::new(writer),
                 }),
@@ -392,7 +398,7 @@ fn on_message(
                 },
                 None => params,
             };
-            match crate::ipc::plan(&mechanism, &params) {
+            match crate::ipc_page::plan(&mechanism, &params) {
                 Ok(job) => submit(state, current, lab, Job::Ipc(job), tag),
                 Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
             }
@@ -409,8 +415,8 @@ fn on_message(
                 },
                 None => params,
             };
-            match plan::plan(&step, &params, &state.limits) {
-                Ok(plan) => submit(state, current, lab, plan::pipe_job(plan), tag),
+            match page_defaults::plan(&step, &params, &state.limits) {
+                Ok(plan) => submit(state, current, lab, page_defaults::pipe_job(plan), tag),
                 Err(err) => refuse(err),
             }
         }

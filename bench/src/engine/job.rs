@@ -48,8 +48,9 @@ pub enum Job {
         /// Round trips per mode.
         round_trips: u32,
     },
-    /// The page inspector on a step's writer buffers.
-    Pages(PagesJob),
+    /// The page inspector on a step's writer buffers (memory pages; its event on
+    /// the wire is `pages`).
+    Inspect(InspectJob),
 }
 
 /// A pipe step and how it is observed.
@@ -78,7 +79,7 @@ pub struct IpcJob {
 
 /// The page inspector's request.
 #[derive(Debug, Clone)]
-pub struct PagesJob {
+pub struct InspectJob {
     /// Step id, for the answer.
     pub step: String,
     /// The writer options whose buffers to look at.
@@ -126,7 +127,7 @@ impl Job {
             Job::Pipe(job) => run_pipe(job, context, observer),
             Job::Ipc(job) => run_ipc(job, context, observer),
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
-            Job::Pages(job) => Some(inspect_pages(job, context)),
+            Job::Inspect(job) => Some(inspect_pages(job, context)),
         }
     }
 
@@ -389,7 +390,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
 /// The page inspector as a child (`inspect-pages`): its buffers live and die in
 /// their own process, as the writer's do. It takes well under a second, so the
 /// thread simply waits for it.
-fn inspect_pages(job: &PagesJob, context: &JobContext) -> Event {
+fn inspect_pages(job: &InspectJob, context: &JobContext) -> Event {
     match inspect::run_child(&context.program, &job.writer, inspect::CHILD_TIMEOUT) {
         Ok(report) => Event::Pages {
             step: job.step.clone(),

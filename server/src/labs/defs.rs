@@ -346,11 +346,11 @@ impl Lab {
                         )));
                     }
                     if let Some(bytes) = task.bytes {
-                        if !(1..=crate::ipc::MAX_BYTES).contains(&bytes) {
+                        if !(1..=crate::ipc_page::MAX_BYTES).contains(&bytes) {
                             problems.push(at(format!(
                                 "task `{}` moves {bytes} bytes: 1 to {} allowed",
                                 task.id,
-                                crate::ipc::MAX_BYTES
+                                crate::ipc_page::MAX_BYTES
                             )));
                         }
                     }

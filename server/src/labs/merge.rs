@@ -76,7 +76,7 @@ pub enum ReportError {
 
 /// One lab of a valid report.
 #[derive(Debug, Clone)]
-pub struct LabResult {
+pub struct MergedLab {
     /// Lab id.
     pub id: String,
     /// The prediction (null when none).
@@ -99,7 +99,7 @@ pub struct StudentReport {
     /// The machine, from the report's system section.
     pub system: Value,
     /// Its labs.
-    pub labs: Vec<LabResult>,
+    pub labs: Vec<MergedLab>,
 }
 
 fn malformed(what: impl Into<String>) -> ReportError {
@@ -240,7 +240,7 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
                 });
             }
         }
-        results.push(LabResult {
+        results.push(MergedLab {
             id: id.to_string(),
             prediction: entry
                 .pointer("/prediction/value")

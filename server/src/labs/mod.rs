@@ -21,7 +21,7 @@ use pipebench::steps::plan::RunParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ipc::IpcRunParams;
+use crate::ipc_page::IpcRunParams;
 use defs::{labs, Lab, PredictionKind, Task, TaskWork};
 
 /// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
