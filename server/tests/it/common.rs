@@ -1,8 +1,8 @@
 //! Test helpers: start the real server on a free port with a tiny book, either
 //! in this process ([`InProcess`]: `pipebook::server::prepare` + `run`) or as the
 //! `pipebook` binary ([`Server`], for signals, stdout, stderr and resource
-//! limits), and talk to it over raw HTTP/1.1 and a real WebSocket client
-//! ([`Endpoint`], which both dereference to).
+//! limits), and talk to it with hyper-util's HTTP client and a real WebSocket
+//! client ([`Endpoint`], which both dereference to).
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -13,8 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
+use hyper::body::Body as _;
+use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
@@ -435,96 +436,79 @@ impl HttpResponse {
     }
 }
 
-/// A minimal HTTP/1.1 GET over a fresh connection.
+/// GET `path` with `host` as its Host header.
 pub async fn http_get(port: u16, path: &str, host: &str) -> HttpResponse {
-    http_request(
-        port,
-        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    http_request(port, "GET", path, &[("host", host)]).await
+}
+
+/// `method path` to 127.0.0.1:`port` with exactly `headers` (no Host unless
+/// given: the tests choose what the server sees).
+pub async fn http_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> HttpResponse {
+    http_request_to(
+        SocketAddr::from(([127, 0, 0, 1], port)),
+        method,
+        path,
+        headers,
     )
     .await
 }
 
-/// Sends a raw request and parses the response (Content-Length, chunked or to EOF).
-pub async fn http_request(port: u16, request: &str) -> HttpResponse {
-    http_request_to(SocketAddr::from(([127, 0, 0, 1], port)), request).await
-}
-
 /// [`http_request`] to any address, e.g. `[::1]:PORT`.
-pub async fn http_request_to(addr: SocketAddr, request: &str) -> HttpResponse {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let raw = tokio::time::timeout(Duration::from_secs(10), read_response(&mut stream))
-        .await
-        .expect("response within 10 s");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("header end");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut body = raw[split + 4..].to_vec();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: HashMap<String, String> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    if headers
-        .get("transfer-encoding")
-        .is_some_and(|t| t == "chunked")
-    {
-        body = dechunk(&body);
+pub async fn http_request_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> HttpResponse {
+    let mut request = http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
-    HttpResponse {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
+    send_request(request.body(String::new()).expect("a valid request")).await
 }
 
-/// Reads until the body is complete: Content-Length bytes, or to EOF.
-async fn read_response(stream: &mut TcpStream) -> Vec<u8> {
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 16384];
-    loop {
-        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
-            let length = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse::<usize>().ok());
-            if length.is_some_and(|n| raw.len() >= split + 4 + n) {
-                return raw;
+/// Sends `request` with hyper-util's client over a fresh connection and reads
+/// the whole response (hyper decodes chunked bodies). The client adds no Host
+/// header of its own: the Host rule is what many tests are about.
+pub async fn send_request(request: http::Request<String>) -> HttpResponse {
+    let client = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(0)
+        .set_host(false)
+        .build_http::<String>();
+    let exchange = async {
+        let response = client.request(request).await.expect("an HTTP response");
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                (name.as_str().to_string(), value)
+            })
+            .collect();
+        let mut body = std::pin::pin!(response.into_body());
+        let mut bytes = Vec::new();
+        while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+            if let Ok(data) = frame.expect("the body reads to its end").into_data() {
+                bytes.extend_from_slice(&data);
             }
         }
-        let n = stream.read(&mut buf).await.unwrap_or(0);
-        if n == 0 {
-            return raw;
+        HttpResponse {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
         }
-        raw.extend_from_slice(&buf[..n]);
-    }
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else {
-            return out;
-        };
-        let size =
-            usize::from_str_radix(std::str::from_utf8(&data[..eol]).unwrap().trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&data[eol + 2..eol + 2 + size]);
-        data = &data[eol + 2 + size + 2..];
-    }
+    };
+    tokio::time::timeout(Duration::from_secs(10), exchange)
+        .await
+        .expect("response within 10 s")
 }
 
 /// Sends a JSON text message.

@@ -3,7 +3,9 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use crate::common::{http_get, http_request, http_request_to, InProcess, Server, Tiny};
+use crate::common::{
+    http_get, http_request, http_request_to, send_request, InProcess, Server, Tiny,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -102,11 +104,13 @@ async fn pages_carry_token_csp_and_no_cors() {
 
     // A cross-origin request gets no CORS permission, anywhere.
     for path in ["/", "/api/health", "/api/results", "/css/", "/nope"] {
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n",
-            server.host()
-        );
-        let response = http_request(server.port, &request).await;
+        let response = http_request(
+            server.port,
+            "GET",
+            path,
+            &[("host", &server.host()), ("origin", "http://evil.example")],
+        )
+        .await;
         assert!(
             !response
                 .headers
@@ -123,10 +127,13 @@ async fn pages_carry_token_csp_and_no_cors() {
     }
     let preflight = http_request(
         server.port,
-        &format!(
-            "OPTIONS /api/results HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nAccess-Control-Request-Method: GET\r\nConnection: close\r\n\r\n",
-            server.host()
-        ),
+        "OPTIONS",
+        "/api/results",
+        &[
+            ("host", &server.host()),
+            ("origin", "http://evil.example"),
+            ("access-control-request-method", "GET"),
+        ],
     )
     .await;
     assert!(!preflight
@@ -196,7 +203,14 @@ async fn foreign_host_names_are_refused() {
             assert!(!response.body.contains("pipebook-token"));
         }
     }
-    let no_host = http_request(server.port, "GET / HTTP/1.0\r\n\r\n").await;
+    // HTTP/1.0 allows a request without a Host: the rule refuses it all the same.
+    let no_host = send_request(
+        http::Request::get(format!("http://127.0.0.1:{}/", server.port))
+            .version(http::Version::HTTP_10)
+            .body(String::new())
+            .unwrap(),
+    )
+    .await;
     assert_eq!(no_host.status, 403);
 }
 
@@ -344,19 +358,11 @@ async fn loopback_ipv6_answers_too() {
     let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, server.port));
     for host in ["[::1]:PORT", "localhost:PORT"] {
         let host = host.replace("PORT", &server.port.to_string());
-        let response = http_request_to(
-            v6,
-            &format!("GET /api/health HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
-        )
-        .await;
+        let response = http_request_to(v6, "GET", "/api/health", &[("host", &host)]).await;
         assert_eq!(response.status, 200, "{host}");
         assert_eq!(response.json()["status"], "ok");
     }
     // The same Host checks hold on IPv6.
-    let foreign = http_request_to(
-        v6,
-        "GET /api/health HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
-    )
-    .await;
+    let foreign = http_request_to(v6, "GET", "/api/health", &[("host", "evil.example")]).await;
     assert_eq!(foreign.status, 403);
 }

@@ -4,7 +4,8 @@
 //!
 //! Tests that run steps pin both CPUs of a two-core machine: they hold
 //! `common::RUN_LOCK` for as long as runs may happen, whichever module they live
-//! in. The browser test holds it too, also because it times page loads.
+//! in. The browser tests hold it too (they also time page loads), which is also
+//! how they take turns at the one browser they share.
 
 mod common;
 

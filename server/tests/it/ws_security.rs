@@ -50,10 +50,9 @@ async fn only_our_pages_with_the_token_may_connect() {
     // The same over raw HTTP, to see the plain reason.
     let raw = http_request(
         server.port,
-        &format!(
-            "GET /api/run?token={token} HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-            server.host()
-        ),
+        "GET",
+        &format!("/api/run?token={token}"),
+        &upgrade_headers(&server.host(), "http://evil.example"),
     )
     .await;
     assert_eq!(raw.status, 403);
@@ -84,11 +83,9 @@ async fn websockets_past_the_cap_get_a_clear_503() {
     assert_eq!(refused.err(), Some(503));
     let raw = http_request(
         server.port,
-        &format!(
-            "GET /api/run?token={token} HTTP/1.1\r\nHost: {}\r\nOrigin: {}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-            server.host(),
-            server.origin()
-        ),
+        "GET",
+        &format!("/api/run?token={token}"),
+        &upgrade_headers(&server.host(), &server.origin()),
     )
     .await;
     assert_eq!(raw.status, 503);
@@ -114,4 +111,16 @@ async fn websockets_past_the_cap_get_a_clear_503() {
             Err(status) => panic!("{status}"),
         }
     }
+}
+
+/// The headers of a WebSocket upgrade from `origin`, as a browser sends them.
+fn upgrade_headers<'a>(host: &'a str, origin: &'a str) -> [(&'static str, &'a str); 6] {
+    [
+        ("host", host),
+        ("origin", origin),
+        ("connection", "Upgrade"),
+        ("upgrade", "websocket"),
+        ("sec-websocket-version", "13"),
+        ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
+    ]
 }

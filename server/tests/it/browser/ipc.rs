@@ -1,0 +1,202 @@
+//! The IPC lab's cards: one mechanism run from its chapter, and the matrix that
+//! runs every mechanism in turn and charts them beside the survey.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use serde_json::json;
+
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+};
+
+/// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
+const IPC_CHAPTER: &str = "zero-copy-shared";
+const IPC_MECHANISM: &str = "posix-shm";
+const IPC_BYTES: &str = "8MiB";
+
+/// The chapter with the matrix card.
+const MATRIX_CHAPTER: &str = "zero-copy";
+
+#[tokio::test]
+async fn an_ipc_card_runs_its_mechanism_and_lists_the_run() {
+    in_fresh_page("ipc-card", run_ipc).await;
+}
+
+#[tokio::test]
+async fn the_ipc_matrix_runs_every_mechanism_beside_the_survey() {
+    in_fresh_page("ipc-matrix", run_ipc_matrix).await;
+}
+
+/// Runs one IPC mechanism from its card, with a small size typed into the card's
+/// own control, and reads the result the card shows.
+async fn run_ipc(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter(IPC_CHAPTER)?;
+    open(client, &page.base, IPC_CHAPTER).await?;
+    let root = format!(".pipebook-ipc[data-mechanism=\"{IPC_MECHANISM}\"]");
+    // How many runs of the mechanism the history held before this one: the card
+    // must list one more afterwards, whatever other tests ran before.
+    let before = wait_js(
+        client,
+        &format!("return document.querySelector('{root}')?.dataset.earlierRuns ?? null;"),
+        Duration::from_secs(10),
+        "the IPC card to read the history",
+    )
+    .await?;
+    let before: u64 = before
+        .as_str()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("the IPC card's earlier runs are not a count: {before}"))?;
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
+             r.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
+             return true;"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|found| *found)
+    .ok_or_else(|| format!("{IPC_CHAPTER}.html has no runnable {IPC_MECHANISM} card"))?;
+    client
+        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let probe = format!(
+        "const r = document.querySelector('{root}');
+         const cells = [...r.querySelectorAll('table.pipebook-ipc-result tr')]
+           .map((tr) => [...tr.children].map((c) => c.textContent));
+         return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),
+                  checksum: r.dataset.checksum ?? null, cells,
+                  progress: Number(r.dataset.progressSamples ?? 0),
+                  barHidden: r.querySelector('progress.pipebook-ipc-progress').hidden,
+                  status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let last = loop {
+        let s = js(client, &probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            break s;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the IPC run did not finish within 60 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    };
+    if last["state"] != json!("done") || last["checksum"] != json!("ok") {
+        return Err(format!("the IPC card ended as {last}"));
+    }
+    if !last["mibs"].as_f64().is_some_and(|m| m > 0.0) {
+        return Err(format!("the IPC card shows no rate: {last}"));
+    }
+    // The runner's progress reached the card while the run lasted (the first
+    // sample comes as the harness starts), and the bar went away at the end.
+    if last["progress"].as_u64().is_none_or(|n| n < 1) || last["barHidden"] != json!(true) {
+        return Err(format!(
+            "the IPC card showed no progress, or kept its bar: {last}"
+        ));
+    }
+    // The table names the bytes moved, the checksum, and both ends' counters,
+    // beside the survey's 1373 ms.
+    let cells = last["cells"].to_string();
+    for needle in [
+        "8 MiB",
+        "OK",
+        "producer",
+        "consumer",
+        "faults",
+        "1.37 s for 200 MiB",
+    ] {
+        if !cells.contains(needle) {
+            return Err(format!("the IPC result table lacks {needle:?}: {cells}"));
+        }
+    }
+    // The card then lists the run among the earlier ones, from the history.
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return Number(r.dataset.earlierRuns) >= {} ? r.dataset.earlierRuns : null;",
+            before + 1
+        ),
+        Duration::from_secs(10),
+        "the IPC card to list the run from the history",
+    )
+    .await?;
+    let path = screenshot_element(client, &root, "ipc-done").await?;
+    println!(
+        "ipc: {IPC_MECHANISM} at {} MiB/s; {}",
+        last["mibs"],
+        path.display()
+    );
+    Ok(())
+}
+
+/// Runs every IPC mechanism in turn from the matrix card, small, and checks the
+/// chart got a bar of this machine for each beside the survey's.
+async fn run_ipc_matrix(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter(MATRIX_CHAPTER)?;
+    open(client, &page.base, MATRIX_CHAPTER).await?;
+    let root = ".pipebook-ipc-matrix";
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
+             r.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-ipc-bytes').value = '2MiB';
+             return true;"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|found| *found)
+    .ok_or("zero-copy.html has no runnable matrix card")?;
+    client
+        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let probe = format!(
+        "const r = document.querySelector('{root}');
+         return {{ state: r.dataset.state, rows: Number(r.dataset.rows),
+                  mine: r.querySelectorAll('rect.pipebook-ipc-bar-mine').length,
+                  survey: r.querySelectorAll('rect.pipebook-ipc-bar-survey').length,
+                  table: r.querySelectorAll('table tr').length,
+                  status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let last = loop {
+        let s = js(client, &probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            break s;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the IPC matrix did not finish within 120 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Fourteen producer/consumer mechanisms; the survey has figures for thirteen
+    // of them (not the Unix domain socket).
+    if last["state"] != json!("done")
+        || last["rows"] != json!(14)
+        || last["mine"] != json!(14)
+        || last["survey"] != json!(13)
+        || last["table"] != json!(15)
+    {
+        return Err(format!("the IPC matrix ended as {last}"));
+    }
+    let path = screenshot_element(client, root, "ipc-matrix-done").await?;
+    println!("ipc matrix: {last}; {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! Labs completed from their pages: a prediction, the tasks' real runs, the
+//! checks judged, progress kept across a reload, and the export.
+
+use std::time::Duration;
+
+use fantoccini::Client;
+use serde_json::{json, Value};
+
+use super::{
+    click, in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+};
+
+/// The lab the test completes end to end, from its page.
+const LAB_CHAPTER: &str = "lab-vmsplice-safety";
+
+/// The lab whose tasks are IPC runs.
+const IPC_LAB_CHAPTER: &str = "lab-choose-ipc";
+
+#[tokio::test]
+async fn a_lab_is_completed_from_its_page_and_exported() {
+    in_fresh_page("lab", do_lab).await;
+}
+
+#[tokio::test]
+async fn the_ipc_lab_runs_its_tasks_and_compares_the_choice() {
+    in_fresh_page("ipc-lab", do_ipc_lab).await;
+}
+
+/// Fills a lab card's prediction (and any run fields) with `fill`, JavaScript
+/// run with the card as `r`, saves it, and waits until the card shows `shown` as
+/// the saved prediction and unlocks its runs.
+async fn save_prediction(client: &Client, root: &str, fill: &str, shown: &str) -> TestResult {
+    js(
+        client,
+        &format!("const r = document.querySelector('{root}'); {fill} return true;"),
+    )
+    .await?;
+    click(client, &format!("{root} .pipebook-prediction-save")).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.querySelector('.pipebook-lab-predicted').textContent.includes('{shown}')
+                 && !r.querySelector('button.pipebook-lab-run').disabled;"
+        ),
+        Duration::from_secs(10),
+        "the saved prediction",
+    )
+    .await?;
+    Ok(())
+}
+
+/// Clicks a lab task's run button and waits until the card is idle again with
+/// `measurements` runs recorded in all (or says the error it showed).
+async fn run_lab_task(client: &Client, root: &str, task: &str, measurements: usize) -> TestResult {
+    click(
+        client,
+        &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
+    )
+    .await?;
+    let state = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             const status = r.querySelector('.pipebook-lab-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             return r.dataset.state === 'idle' && r.dataset.measurements === '{measurements}';"
+        ),
+        Duration::from_secs(60),
+        &format!("the lab's {task} runs"),
+    )
+    .await?;
+    match state.as_str() {
+        Some(err) => Err(err.to_string()),
+        None => Ok(()),
+    }
+}
+
+/// A lab card's checks as shown: the raw list, and (id, status) pairs.
+async fn lab_checks(client: &Client, root: &str) -> Result<(Value, Vec<(String, String)>), String> {
+    let checks = js(
+        client,
+        &format!(
+            "return [...document.querySelectorAll('{root} li[data-check]')]
+               .map((li) => [li.dataset.check, li.dataset.status]);"
+        ),
+    )
+    .await?;
+    let statuses = serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
+    Ok((checks, statuses))
+}
+
+/// Lab 6 from its page: its four IPC tasks, locked until a prediction (a
+/// choice) is saved; then every task's runs (real IPC runs, capped at 8 MiB),
+/// the checks judged and the choice compared with the fastest mechanism.
+async fn do_ipc_lab(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(IPC_LAB_CHAPTER)?;
+    let root = ".pipebook-lab[data-lab=\"choose-ipc\"]";
+    open(client, base, IPC_LAB_CHAPTER).await?;
+    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
+    wait_js(client, &idle, Duration::from_secs(10), "lab 6's card").await?;
+    let tasks = js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.scrollIntoView({{ block: 'start' }});
+             return [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
+               task: li.dataset.task,
+               text: li.querySelector('code').textContent,
+               locked: li.querySelector('button.pipebook-lab-run').disabled,
+             }}));"
+        ),
+    )
+    .await?;
+    let expected = ["pipe-rw", "unix-stream", "posix-shm", "memfd-scm"];
+    let list = tasks.as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = list.iter().filter_map(|t| t["task"].as_str()).collect();
+    if ids != expected {
+        return Err(format!("lab 6's tasks are {ids:?}, expected {expected:?}"));
+    }
+    for t in &list {
+        let text = t["text"].as_str().unwrap_or("");
+        if !text.starts_with(&format!("IPC {}", t["task"].as_str().unwrap_or("?"))) {
+            return Err(format!("lab 6's task reads {text:?}: {t}"));
+        }
+        if t["locked"] != json!(true) {
+            return Err(format!("lab 6's run waits for a prediction: {t}"));
+        }
+    }
+    let path = screenshot_element(client, root, "lab-choose-ipc").await?;
+    println!("lab 6: tasks {ids:?}; {}", path.display());
+
+    save_prediction(
+        client,
+        root,
+        "r.querySelector('select.pipebook-prediction-input').value = 'posix-shm';
+         r.querySelector('.pipebook-lab-bytes').value = '8MiB';",
+        "posix-shm",
+    )
+    .await?;
+    for (index, task) in expected.iter().enumerate() {
+        // Three runs a task, one after another.
+        run_lab_task(client, root, task, 3 * (index + 1)).await?;
+    }
+    // Judged on this machine's runs, pass or fail: none left waiting.
+    let (checks, statuses) = lab_checks(client, root).await?;
+    if statuses.len() != 2 || statuses.iter().any(|(_, s)| s != "pass" && s != "fail") {
+        return Err(format!("lab 6's checks should both be judged: {checks}"));
+    }
+    let verdict = js(
+        client,
+        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
+    )
+    .await?;
+    let verdict = verdict.as_str().unwrap_or("");
+    if !verdict.contains("You predicted posix-shm") || !verdict.contains("fastest") {
+        return Err(format!(
+            "lab 6 should compare the choice with the fastest mechanism: {verdict}"
+        ));
+    }
+    js(client, "window.scrollTo(0, 0); return true;").await?;
+    let path = screenshot_element(client, root, "lab-choose-ipc-done").await?;
+    println!("lab 6: checks {checks}, {verdict}; {}", path.display());
+    Ok(())
+}
+
+/// Completes one lab from its page: a prediction, its two runs (small), the
+/// checks judged, progress kept across a reload, and the export fetched from the
+/// page and checked (schema and digest) by the same code `pipebook report` uses.
+async fn do_lab(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(LAB_CHAPTER)?;
+    let root = ".pipebook-lab[data-lab=\"vmsplice-safety\"]";
+    open(client, base, LAB_CHAPTER).await?;
+    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
+    wait_js(client, &idle, Duration::from_secs(10), "the lab card").await?;
+    // Runs stay locked until a prediction is saved.
+    let locked = js(
+        client,
+        &format!("return document.querySelector('{root} button.pipebook-lab-run').disabled;"),
+    )
+    .await?;
+    if locked != json!(true) {
+        return Err("the lab's runs should wait for a prediction".into());
+    }
+    save_prediction(
+        client,
+        root,
+        "r.scrollIntoView({ block: 'start' });
+         r.querySelector('.pipebook-prediction-input').value = '0.3';
+         r.querySelector('.pipebook-lab-bytes').value = '16MiB';
+         r.querySelector('input.pipebook-seconds').value = '1';",
+        "0.3",
+    )
+    .await?;
+    for (task, count) in [("verified", 1), ("reuse", 2)] {
+        run_lab_task(client, root, task, count).await?;
+    }
+    let (checks, statuses) = lab_checks(client, root).await?;
+    if !statuses.contains(&("double-buffer-clean".into(), "pass".into()))
+        || statuses.iter().any(|(_, s)| s == "pending")
+    {
+        return Err(format!(
+            "the checks should be judged, double buffering clean: {checks}"
+        ));
+    }
+    let verdict = js(
+        client,
+        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
+    )
+    .await?;
+    if !verdict.as_str().unwrap_or("").contains("You predicted 0.3") {
+        return Err(format!(
+            "the prediction should be compared with the measurement: {verdict}"
+        ));
+    }
+    // From the top, so mdBook's sticky bar does not cover the card.
+    js(client, "window.scrollTo(0, 0); return true;").await?;
+    let path = screenshot_element(client, root, "lab-done").await?;
+    println!("lab: checks {checks}, {verdict}; {}", path.display());
+
+    // A reload shows the same lab, from the runner.
+    open(client, base, LAB_CHAPTER).await?;
+    wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.dataset.measurements === '2' && r.querySelector('.pipebook-prediction-input').disabled
+                 && r.dataset.checks === '{}';",
+            statuses.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(",")
+        ),
+        Duration::from_secs(10),
+        "the lab's progress after a reload",
+    )
+    .await?;
+
+    // The export, fetched by the page from the link it offers.
+    js(
+        client,
+        &format!(
+            "const input = document.querySelector('{root} .pipebook-lab-student');
+             input.value = 'Test Student';
+             input.dispatchEvent(new Event('input'));
+             return true;"
+        ),
+    )
+    .await?;
+    let fetched = client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 const a = document.querySelector('{root} a.pipebook-lab-export-json');
+                 fetch(a.href).then(async (r) => done({{ status: r.status, href: a.getAttribute('href'),
+                   disposition: r.headers.get('content-disposition'), text: await r.text() }}))
+                   .catch((e) => done({{ error: String(e) }}));"
+            ),
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("fetching the export: {e}"))?;
+    if fetched["status"] != json!(200) {
+        return Err(format!("the export failed: {fetched}"));
+    }
+    let report: Value = serde_json::from_str(fetched["text"].as_str().unwrap_or(""))
+        .map_err(|e| format!("the export is not JSON: {e}"))?;
+    if report["schema"] != json!("pipebook-lab-report")
+        || report["schema_version"] != json!(1)
+        || report["student"] != json!("Test Student")
+    {
+        return Err(format!(
+            "the export's schema and name: {} {} {}",
+            report["schema"], report["schema_version"], report["student"]
+        ));
+    }
+    pipebook::labs::export::verify_digest(&report)
+        .map_err(|e| format!("the export's digest: {e}"))?;
+    let html = js(
+        client,
+        &format!("return document.querySelector('{root} a.pipebook-lab-export-html').href;"),
+    )
+    .await?;
+    println!(
+        "lab export: {} bytes, digest ok, HTML at {html}",
+        fetched["text"].as_str().unwrap_or("").len()
+    );
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! The "Your machine" chapter: the results table, and the machine panel with its
+//! findings and the wakeup it measures on request.
+
+use std::time::Duration;
+
+use super::run_card::{start_run, wait_until_done};
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    RUN_CHAPTER, RUN_STEP,
+};
+
+const MACHINE_CHAPTER: &str = "your-machine";
+
+#[tokio::test]
+async fn the_results_table_lists_a_run_made_from_the_page() {
+    in_fresh_page("results-table", results_table).await;
+}
+
+#[tokio::test]
+async fn the_machine_panel_leads_with_findings_and_measures_a_wakeup() {
+    in_fresh_page("machine-panel", machine_panel).await;
+}
+
+/// A run made with the run card shows in the results table (the server's history
+/// merged with what the page just finished): one more run of the step than the
+/// history held before it.
+async fn results_table(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(RUN_CHAPTER)?;
+    require_chapter(MACHINE_CHAPTER)?;
+    open(client, base, RUN_CHAPTER).await?;
+    let before = runs_in_history(page).await?;
+    start_run(client, "0.5").await?;
+    wait_until_done(client, Duration::from_secs(90)).await?;
+    open(client, base, MACHINE_CHAPTER).await?;
+    let runs = wait_js(
+        client,
+        &format!(
+            "const row = document.querySelector('.pipebook-results tr[data-step=\"{RUN_STEP}\"]');
+             return row && Number(row.dataset.runs) > {before} ? row.dataset.runs : null;"
+        ),
+        Duration::from_secs(10),
+        "the results table to list the run",
+    )
+    .await?;
+    println!("results table: {RUN_STEP} has {runs} run(s), {before} before this test's");
+    Ok(())
+}
+
+/// How many results of the run step the server's history holds, fetched by the page.
+async fn runs_in_history(page: &Page) -> TestResult<u64> {
+    let counted = page
+        .client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/api/results').then((r) => r.json())
+                   .then((all) => done(all.filter((r) => r.step === '{RUN_STEP}').length))
+                   .catch((e) => done(String(e)));"
+            ),
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("reading the history from the page: {e}"))?;
+    counted
+        .as_u64()
+        .ok_or_else(|| format!("the history could not be read: {counted}"))
+}
+
+/// The machine report leads with its findings, each with its evidence; a wakeup
+/// measured from the page queues like a run and adds its finding.
+async fn machine_panel(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(MACHINE_CHAPTER)?;
+    open(client, base, MACHINE_CHAPTER).await?;
+    let findings = wait_js(
+        client,
+        "const items = [...document.querySelectorAll('.pipebook-system .pipebook-finding')];
+         const full = items.filter((li) => li.dataset.id
+           && li.querySelector('.pipebook-finding-title').textContent
+           && li.querySelector('.pipebook-finding-evidence').textContent.startsWith('Seen: ')
+           && li.querySelector('.pipebook-finding-effect').textContent);
+         return full.length >= 3 && full.length === items.length
+           ? items.map((li) => li.dataset.id) : null;",
+        Duration::from_secs(10),
+        "the machine's findings to be listed",
+    )
+    .await?;
+    let ids = findings.to_string();
+    if !ids.contains("kernel-") || !(ids.contains("virtualised") || ids.contains("bare-metal")) {
+        return Err(format!(
+            "the findings should cover the kernel and virtualisation: {ids}"
+        ));
+    }
+    js(
+        client,
+        "document.querySelector('.pipebook-findings').scrollIntoView({ block: 'start' }); return true;",
+    )
+    .await?;
+    // Measure a wakeup from the page: it queues like a run and adds its finding.
+    js(
+        client,
+        "document.querySelector('.pipebook-wakeup-button').click(); return true;",
+    )
+    .await?;
+    let measured = wait_js(
+        client,
+        "const panel = document.querySelector('.pipebook-wakeup');
+         if (panel.dataset.state === 'error') return panel.textContent;
+         return panel.dataset.state === 'done'
+           && document.querySelector('.pipebook-finding[data-id=\"wakeup-cost\"]')
+           ? panel.querySelector('.pipebook-wakeup-result').textContent : null;",
+        Duration::from_secs(60),
+        "the wakeup measurement to finish",
+    )
+    .await?;
+    let text = measured.as_str().unwrap_or("");
+    if !text.starts_with("Round trip between CPUs") {
+        return Err(format!(
+            "the wakeup measurement did not report round trips: {measured}"
+        ));
+    }
+    let path = screenshot_element(client, ".pipebook-system", "machine-findings").await?;
+    println!("findings: {ids}; wakeup: {text}; {}", path.display());
+    Ok(())
+}
