@@ -529,6 +529,33 @@ mod tests {
         }
     }
 
+    /// The build check's list of classes is exactly what the directives write: a
+    /// directive with a new class, or a class left in the list after its directive
+    /// went, fails here rather than on a reader's page.
+    #[test]
+    fn the_widget_check_knows_every_class_the_directives_write() {
+        use super::super::widgets::{pipebook_classes, INNER_CLASSES, PLACEHOLDER_CLASSES};
+        let every_kind = "{{#run write-read}}\n\n{{#sweep write-read pipe_size}}\n\n\
+            {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
+            {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n";
+        let out = expand(every_kind, "x.md").unwrap();
+        let mut written: Vec<&str> = pipebook_classes(&out);
+        written.sort_unstable();
+        written.dedup();
+        let mut known: Vec<&str> = PLACEHOLDER_CLASSES
+            .iter()
+            .chain(INNER_CLASSES)
+            .copied()
+            .collect();
+        known.sort_unstable();
+        assert_eq!(written, known);
+        // Each directive's outermost class is one of the placeholders.
+        for block in out.split("\n\n") {
+            let first = pipebook_classes(block)[0];
+            assert!(PLACEHOLDER_CLASSES.contains(&first), "{block}");
+        }
+    }
+
     #[test]
     fn placeholders_expand() {
         let out = expand("{{#results}}\n\n{{#system}}", "x.md").unwrap();

@@ -106,6 +106,62 @@ fn a_broken_link_fails_the_build_naming_page_and_link() {
     );
 }
 
+/// A widget typed in as raw HTML is an empty box on the page: nothing mounts it.
+/// The build refuses it, and a misspelt class, naming the page and the class.
+#[test]
+fn a_raw_widget_placeholder_fails_the_build_naming_page_and_class() {
+    let book = tiny_book();
+    write(
+        book.path(),
+        "chapter.md",
+        "# Chapter\n\n<div class=\"pipebook-page-inspector-slot\" data-step=\"busy-loop\"></div>\n\n\
+         <p class=\"note pipebook-rn\">typo</p>\n\n{{#pages busy-loop}}\n\n\
+         ```html\n<div class=\"pipebook-shown-as-code\"></div>\n```\n",
+    );
+    let err = build(book.path(), None).unwrap_err();
+    let BookError::UnknownWidgets(found) = &err else {
+        panic!("{err}");
+    };
+    assert!(
+        found
+            .iter()
+            .any(|f| f == "chapter.html: pipebook-page-inspector-slot"),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|f| f == "chapter.html: pipebook-rn"),
+        "{found:?}"
+    );
+    // The directive's own placeholder, and markup shown as code, are fine.
+    assert!(
+        found
+            .iter()
+            .all(|f| f.ends_with(": pipebook-page-inspector-slot") || f.ends_with(": pipebook-rn")),
+        "{found:?}"
+    );
+    assert!(err.to_string().contains("{{#pages ...}}"), "{err}");
+}
+
+/// Every placeholder a directive writes is one the page's code looks for: a
+/// directive whose widget `main.js` does not mount would also be an empty box.
+#[test]
+fn every_placeholder_a_directive_writes_is_mounted_by_the_page() {
+    let main_js = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/theme/pipebook/main.js");
+    let main_js = std::fs::read_to_string(&main_js).unwrap();
+    let mounted: Vec<&str> = main_js
+        .split("querySelectorAll(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split(['"', '[', ' ', ',']).next())
+        .collect();
+    assert!(!mounted.is_empty(), "main.js queries placeholders");
+    for class in pipebook::book::PLACEHOLDER_CLASSES {
+        assert!(
+            mounted.contains(&format!(".{class}").as_str()),
+            "main.js mounts nothing at .{class}; it queries {mounted:?}"
+        );
+    }
+}
+
 #[test]
 fn theme_assets_are_copied_and_checked() {
     let book = tiny_book();
