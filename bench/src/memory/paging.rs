@@ -165,10 +165,14 @@ pub fn is_canonical(address: u64, paging: Paging) -> bool {
     high == 0 || high == u64::MAX >> shift
 }
 
+// ANCHOR: split
 /// Takes `address` apart for `paging`, down to a page of `page` size: each
 /// level's 9-bit index from the root down, then the offset.
-pub fn walk(address: u64, paging: Paging, page: PageSize) -> Result<Walk, AddressError> {
-    // ANCHOR: split
+pub fn walk(
+    address: u64,
+    paging: Paging, // 4- or 5-level
+    page: PageSize, // where the walk stops: a 4 KiB or a 2 MiB page
+) -> Result<Walk, AddressError> {
     if !is_canonical(address, paging) {
         return Err(AddressError::NotCanonical { address, paging });
     }
@@ -199,8 +203,8 @@ pub fn walk(address: u64, paging: Paging, page: PageSize) -> Result<Walk, Addres
         offset: address & ((1 << offset_bits) - 1),
         offset_bits,
     })
-    // ANCHOR_END: split
 }
+// ANCHOR_END: split
 
 /// Parses `0x...` hex or decimal (underscores allowed as separators).
 pub fn parse_address(text: &str) -> Result<u64, AddressError> {

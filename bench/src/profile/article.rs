@@ -81,14 +81,13 @@ pub const RENAMES: &[(&str, &[&str])] = &[
         ],
     ),
     // iov_iter_get_pages became iov_iter_get_pages2 (6.0), its work
-    // __iov_iter_get_pages_alloc; vmsplice now extracts pages.
+    // __iov_iter_get_pages_alloc; vmsplice's iter_to_pipe still calls it in 6.18.
     (
         "iov_iter_get_pages",
         &[
             "iov_iter_get_pages",
             "iov_iter_get_pages2",
             "__iov_iter_get_pages_alloc",
-            "iov_iter_extract_pages",
         ],
     ),
     // The lockless walk is gup_fast_fallback since 6.10.
@@ -109,7 +108,9 @@ pub const RENAMES: &[(&str, &[&str])] = &[
             "try_grab_folio_fast",
         ],
     ),
-    // 6.7 folded __wake_up_common_lock into __wake_up.
+    // __wake_up_common_lock is a static helper that 6.x builds inline into its
+    // callers (no symbol on 6.18): __wake_up for splice's wake-ups,
+    // __wake_up_sync_key for pipe_read/pipe_write's.
     (
         "__wake_up_common_lock",
         &["__wake_up_common_lock", "__wake_up", "__wake_up_sync_key"],

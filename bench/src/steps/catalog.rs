@@ -45,7 +45,8 @@ pub struct Step {
     /// The article's figure (i7-8550U, Linux 5.17), GiB/s, where it gave one.
     pub article_gib_s: Option<f64>,
     /// What a C++ build of the article's programs reached on this project's
-    /// reference machine (2-core EPYC KVM guest, Linux 6.18), GiB/s.
+    /// reference machine (2-core EPYC KVM guest, Linux 6.18, THP madvise),
+    /// 4 GiB a run, GiB/s. The blocking steps moved by 2x between series there.
     pub reference_gib_s: Option<GibRange>,
     /// How the writer runs.
     pub writer: WriterOptions,

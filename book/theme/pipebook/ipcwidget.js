@@ -36,13 +36,18 @@ function describe(root, lab) {
   };
 }
 
-function surveyLine(m) {
+/** Where the card's survey figure comes from: the book says it per card (two surveys). */
+function surveySource(root) {
+  return root.dataset.surveySource || SURVEY_SOURCE;
+}
+
+function surveyLine(m, source) {
   if (!m.survey) return h("p.pipebook-ipc-survey", null, "The survey gives no time for this one.");
   return h(
     "p.pipebook-ipc-survey",
     null,
     h("strong", null, `Survey: ${fmt.ms(m.survey.ms)} for ${fmt.bytes(m.survey.bytes)}`),
-    ` (${fmt.figure(rate(m.survey.ms, m.survey.bytes))} MiB/s). Source: ${SURVEY_SOURCE}; compare mechanisms within it, not with your machine's absolute figures.`,
+    ` (${fmt.figure(rate(m.survey.ms, m.survey.bytes))} MiB/s). Source: ${source}; compare mechanisms within it, not with your machine's absolute figures.`,
   );
 }
 
@@ -191,7 +196,7 @@ export function mountIpc(root, { online, lab }) {
       h("p.pipebook-title", null, m.title),
       h("p.pipebook-summary", null, [copies, m.copy_path].filter(Boolean).join(": ")),
     ),
-    surveyLine(m),
+    surveyLine(m, surveySource(root)),
     kernelLine(m),
   );
   root.append(card);

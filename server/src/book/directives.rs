@@ -288,9 +288,37 @@ fn lab_widget(lab: &crate::labs::defs::Lab) -> String {
     )
 }
 
-/// Where the survey's figures come from, said the same way on every card.
+/// Where the IPC survey's figures come from, said the same way on every card.
 const SURVEY_SOURCE: &str = "the BiscuitOS zero-copy survey, Linux 6.10 x86_64, run in an \
 emulator on hardware it does not name";
+
+/// The cards whose figure comes from the other survey (DMA, mmap, sendfile, splice,
+/// Direct IO), on a 1 GiB text file, and what its figure is.
+const SECOND_SURVEY: &[(&str, &str)] = &[
+    (
+        "tcp-splice",
+        "the second zero-copy survey, a 1 GiB file sent over loopback TCP, on a machine it \
+         does not name",
+    ),
+    (
+        "direct-io",
+        "the second zero-copy survey, on a machine it does not name; its figure is CPU time \
+         (clock()), not elapsed time, so compare it with this card's CPU time",
+    ),
+    (
+        "buffered-io",
+        "the second zero-copy survey, on a machine it does not name; its figure is CPU time \
+         (clock()), not elapsed time, so compare it with this card's CPU time",
+    ),
+];
+
+/// Where the figure on `id`'s card comes from.
+fn survey_source(id: &str) -> &'static str {
+    SECOND_SURVEY
+        .iter()
+        .find(|(m, _)| *m == id)
+        .map_or(SURVEY_SOURCE, |(_, source)| source)
+}
 
 /// An IPC mechanism's card, on one line like [`run_widget`]'s. The static text
 /// says what the mechanism is, its copies, and the survey's figure with its
@@ -311,14 +339,18 @@ fn ipc_widget(mechanism: &Mechanism) -> String {
     }
     match mechanism.survey {
         Some(figure) => {
+            let source = survey_source(mechanism.id);
             attrs.push_str(&format!(
-                r#" data-survey-ms="{}" data-survey-bytes="{}""#,
-                figure.ms, figure.bytes
+                r#" data-survey-ms="{}" data-survey-bytes="{}" data-survey-source="{}""#,
+                figure.ms,
+                figure.bytes,
+                escape(source)
             ));
             text.push_str(&format!(
-                "The survey measured {} ms for {} ({SURVEY_SOURCE}). ",
+                "The survey measured {} ms for {} ({}). ",
                 figure.ms,
-                ByteSize(figure.bytes)
+                ByteSize(figure.bytes),
+                escape(source)
             ));
         }
         None => text.push_str("The survey gives no time for this one. "),
@@ -473,6 +505,12 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("pipebench ipc posix-shm"), "{out}");
+        let direct = expand("{{#ipc direct-io}}", "x.md").unwrap();
+        assert!(
+            direct.contains("second zero-copy survey") && direct.contains("CPU time (clock())"),
+            "{direct}"
+        );
+        assert!(!direct.contains("BiscuitOS"), "{direct}");
         let none = expand("{{#ipc unix-stream}}", "x.md").unwrap();
         assert!(
             !none.contains("data-survey-ms") && none.contains("no time"),
@@ -527,6 +565,41 @@ mod tests {
         ] {
             let err = expand(md, "x.md").unwrap_err().to_string();
             assert!(err.contains(needle), "{md}: {err}");
+        }
+    }
+
+    /// The build check's list of classes is exactly what the directives write: a
+    /// directive with a new class, or a class left in the list after its directive
+    /// went, fails here rather than on a reader's page.
+    #[test]
+    fn the_widget_check_knows_every_class_the_directives_write() {
+        use super::super::widgets::{pipebook_classes, INNER_CLASSES, PLACEHOLDER_CLASSES};
+        let every_kind = "{{#run write-read}}\n\n{{#sweep write-read pipe_size}}\n\n\
+            {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
+            {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n";
+        let out = expand(every_kind, "x.md").unwrap();
+        let mut written: Vec<&str> = pipebook_classes(&out);
+        written.sort_unstable();
+        written.dedup();
+        let mut known: Vec<&str> = PLACEHOLDER_CLASSES
+            .iter()
+            .chain(INNER_CLASSES)
+            .copied()
+            .collect();
+        known.sort_unstable();
+        assert_eq!(written, known);
+        // Each directive's outermost class is one of the placeholders.
+        for block in out.split("\n\n") {
+            let first = pipebook_classes(block)[0];
+            assert!(PLACEHOLDER_CLASSES.contains(&first), "{block}");
+        }
+    }
+
+    #[test]
+    fn every_second_survey_card_is_a_mechanism_with_a_figure() {
+        for (id, _) in SECOND_SURVEY {
+            let mechanism = ipc::find(id).unwrap_or_else(|| panic!("{id} is not a mechanism"));
+            assert!(mechanism.survey.is_some(), "{id} has no survey figure");
         }
     }
 

@@ -67,4 +67,13 @@ pub enum BookError {
     /// Pages link to files the build did not produce.
     #[error("the built book has {} broken link(s):\n  {}", .0.len(), .0.join("\n  "))]
     BrokenLinks(Vec<String>),
+    /// Pages carry `pipebook-` classes that no directive writes, so the page's code
+    /// mounts nothing there: an empty box where a widget was meant to be.
+    #[error(
+        "the built book has {} unknown widget class(es); write the directive \
+         (`{{{{#pages ...}}}}`, `{{{{#run ...}}}}`, ...) instead of its HTML:\n  {}",
+        .0.len(),
+        .0.join("\n  ")
+    )]
+    UnknownWidgets(Vec<String>),
 }

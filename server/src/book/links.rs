@@ -53,7 +53,8 @@ pub fn check(root: &Path) -> Result<(), BookError> {
     Err(BookError::BrokenLinks(broken))
 }
 
-fn html_files(root: &Path) -> Result<Vec<PathBuf>, BookError> {
+/// Every HTML page under `root`, sorted.
+pub(super) fn html_files(root: &Path) -> Result<Vec<PathBuf>, BookError> {
     let mut files = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {

@@ -2,7 +2,8 @@
 //!
 //! The build runs mdBook's own preprocessors (`{{#include}}` and friends) and then
 //! ours ([`preprocess::Widgets`], [`preprocess::Mermaid`]), renders HTML, copies the
-//! widget's files in and checks every local link of the result.
+//! widget's files in, checks every local link of the result and that every
+//! `pipebook-` class on a page is a placeholder a directive wrote.
 
 mod assets;
 mod directives;
@@ -11,6 +12,7 @@ mod links;
 mod markdown;
 mod mermaid;
 mod preprocess;
+mod widgets;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 use mdbook_driver::MDBook;
 
 pub use error::BookError;
+pub use widgets::PLACEHOLDER_CLASSES;
 
 /// A finished build.
 #[derive(Debug, Clone)]
@@ -52,6 +55,7 @@ pub fn build(book_root: &Path, build_dir: Option<&Path>) -> Result<BuiltBook, Bo
     let dir = book.build_dir_for("html");
     assets::copy(&book.theme_dir(), &dir)?;
     links::check(&dir)?;
+    widgets::check(&dir)?;
     Ok(BuiltBook {
         dir,
         elapsed: started.elapsed(),

@@ -106,6 +106,62 @@ fn a_broken_link_fails_the_build_naming_page_and_link() {
     );
 }
 
+/// A widget typed in as raw HTML is an empty box on the page: nothing mounts it.
+/// The build refuses it, and a misspelt class, naming the page and the class.
+#[test]
+fn a_raw_widget_placeholder_fails_the_build_naming_page_and_class() {
+    let book = tiny_book();
+    write(
+        book.path(),
+        "chapter.md",
+        "# Chapter\n\n<div class=\"pipebook-page-inspector-slot\" data-step=\"busy-loop\"></div>\n\n\
+         <p class=\"note pipebook-rn\">typo</p>\n\n{{#pages busy-loop}}\n\n\
+         ```html\n<div class=\"pipebook-shown-as-code\"></div>\n```\n",
+    );
+    let err = build(book.path(), None).unwrap_err();
+    let BookError::UnknownWidgets(found) = &err else {
+        panic!("{err}");
+    };
+    assert!(
+        found
+            .iter()
+            .any(|f| f == "chapter.html: pipebook-page-inspector-slot"),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|f| f == "chapter.html: pipebook-rn"),
+        "{found:?}"
+    );
+    // The directive's own placeholder, and markup shown as code, are fine.
+    assert!(
+        found
+            .iter()
+            .all(|f| f.ends_with(": pipebook-page-inspector-slot") || f.ends_with(": pipebook-rn")),
+        "{found:?}"
+    );
+    assert!(err.to_string().contains("{{#pages ...}}"), "{err}");
+}
+
+/// Every placeholder a directive writes is one the page's code looks for: a
+/// directive whose widget `main.js` does not mount would also be an empty box.
+#[test]
+fn every_placeholder_a_directive_writes_is_mounted_by_the_page() {
+    let main_js = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/theme/pipebook/main.js");
+    let main_js = std::fs::read_to_string(&main_js).unwrap();
+    let mounted: Vec<&str> = main_js
+        .split("querySelectorAll(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split(['"', '[', ' ', ',']).next())
+        .collect();
+    assert!(!mounted.is_empty(), "main.js queries placeholders");
+    for class in pipebook::book::PLACEHOLDER_CLASSES {
+        assert!(
+            mounted.contains(&format!(".{class}").as_str()),
+            "main.js mounts nothing at .{class}; it queries {mounted:?}"
+        );
+    }
+}
+
 #[test]
 fn theme_assets_are_copied_and_checked() {
     let book = tiny_book();
@@ -274,12 +330,13 @@ fn included_text(source: &str, selector: Option<&str>) -> String {
     kept.join("\n")
 }
 
-/// Braces opened minus braces closed, and the lowest running depth, in Rust code with
-/// comments, string literals and char literals skipped (lifetimes are told apart from
-/// char literals by the missing closing quote).
-fn brace_depth(code: &str) -> (i64, i64) {
+/// The code of `code` with comments, string literals and char literals taken out,
+/// so that only brackets the compiler sees are left (Rust or C; a Rust lifetime is
+/// told apart from a char literal by the missing closing quote).
+fn code_only(code: &str) -> String {
     let chars: Vec<char> = code.chars().collect();
-    let (mut depth, mut lowest, mut i) = (0i64, 0i64, 0usize);
+    let mut kept = String::new();
+    let mut i = 0usize;
     let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
     while i < chars.len() {
         match (chars[i], at(i + 1)) {
@@ -303,14 +360,12 @@ fn brace_depth(code: &str) -> (i64, i64) {
                     j += 1;
                 }
                 if at(j) != '"' {
+                    kept.push(chars[i]);
                     i += 1;
                     continue;
                 }
                 j += 1;
-                loop {
-                    if j >= chars.len() {
-                        break;
-                    }
+                while j < chars.len() {
                     if chars[j] == '"' && (1..=hashes).all(|k| at(j + k) == '#') {
                         j += 1 + hashes;
                         break;
@@ -335,32 +390,118 @@ fn brace_depth(code: &str) -> (i64, i64) {
             }
             ('\'', _) if at(i + 2) == '\'' => i += 3,
             (c, _) => {
-                if c == '{' {
-                    depth += 1;
-                } else if c == '}' {
-                    depth -= 1;
-                    lowest = lowest.min(depth);
-                }
+                kept.push(c);
                 i += 1;
             }
         }
     }
-    (depth, lowest)
+    kept
+}
+
+/// Why the brackets of `code` do not pair up (every `(`, `[` and `{` closed, in
+/// order, by its own kind), or `None` when they do.
+fn bracket_problem(code: &str) -> Option<String> {
+    let mut open = Vec::new();
+    for c in code_only(code).chars() {
+        match c {
+            '(' | '[' | '{' => open.push(c),
+            ')' | ']' | '}' => {
+                let wanted = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                match open.pop() {
+                    Some(o) if o == wanted => {}
+                    Some(o) => return Some(format!("`{o}` closed by `{c}`")),
+                    None => return Some(format!("`{c}` closes nothing shown")),
+                }
+            }
+            _ => {}
+        }
+    }
+    (!open.is_empty()).then(|| {
+        let left: String = open.iter().collect();
+        format!("`{left}` never closed")
+    })
+}
+
+/// Whether a Rust listing starts with a whole item (after its doc comments and
+/// attributes), at its own outermost indentation, rather than somewhere inside a
+/// function body.
+fn starts_with_an_item(code: &str) -> bool {
+    let lines: Vec<&str> = code.lines().filter(|l| !l.trim().is_empty()).collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let outermost = lines.iter().map(|l| indent(l)).min().unwrap_or(0);
+    let Some(first) = lines
+        .iter()
+        .find(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with("#["))
+    else {
+        return false;
+    };
+    // Past the visibility and the qualifiers, the item's own keyword.
+    let mut rest = first.trim_start();
+    if let Some(after) = rest.strip_prefix("pub") {
+        rest = match after.strip_prefix('(') {
+            Some(scoped) => scoped.split_once(')').map_or("", |(_, r)| r),
+            None => after,
+        }
+        .trim_start();
+    }
+    for qualifier in ["const fn", "async fn", "unsafe fn", "extern \"C\" fn"] {
+        if rest.starts_with(qualifier) {
+            rest = "fn";
+        }
+    }
+    let item = [
+        "fn", "struct", "enum", "impl", "trait", "type", "const", "static", "mod",
+    ]
+    .iter()
+    .any(|k| {
+        rest.starts_with(k)
+            && !rest[k.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    });
+    indent(first) == outermost && item
 }
 
 #[test]
-fn the_brace_counter_skips_literals_and_comments() {
-    assert_eq!(brace_depth("fn f() { let s = \"{\"; }"), (0, 0));
-    assert_eq!(brace_depth("let c = '{'; // }\n/* { */ x"), (0, 0));
-    assert_eq!(brace_depth("fn f<'a>(x: &'a str) { r#\"}\"#; }"), (0, 0));
-    assert_eq!(brace_depth("if ok {\n    go();"), (1, 0));
-    assert_eq!(brace_depth("    }\n}"), (-2, -2));
+fn the_bracket_check_skips_literals_and_comments() {
+    assert_eq!(bracket_problem("fn f() { let s = \"{\"; }"), None);
+    assert_eq!(bracket_problem("let c = '{'; // }\n/* { */ x"), None);
+    assert_eq!(bracket_problem("fn f<'a>(x: &'a str) { r#\"}\"#; }"), None);
+    assert_eq!(bracket_problem("if (c == '(') { a[0] = \")\"; }"), None);
+    assert_eq!(
+        bracket_problem("if ok {\n    go();").as_deref(),
+        Some("`{` never closed")
+    );
+    assert_eq!(
+        bracket_problem("    }\n}").as_deref(),
+        Some("`}` closes nothing shown")
+    );
+    assert_eq!(
+        bracket_problem("Ok(Walk {\n    a,\n)}").as_deref(),
+        Some("`{` closed by `)`")
+    );
 }
 
-/// Every listing the book pulls from the sources is a whole unit: its braces balance,
-/// so no page shows an `if {` that never closes or a `}` that closes nothing shown.
 #[test]
-fn included_listings_have_balanced_braces() {
+fn a_listing_must_start_with_an_item() {
+    assert!(starts_with_an_item(
+        "/// Doc.\n#[inline]\npub(crate) fn f(\n    x: u8,\n) -> u8 {\n    x\n}"
+    ));
+    assert!(starts_with_an_item("    pub unsafe fn g() {}\n"));
+    assert!(starts_with_an_item("const N: usize = 3;"));
+    assert!(!starts_with_an_item(
+        "    if !ok {\n        return;\n    }\n    Ok(Walk {\n        a,\n    })"
+    ));
+    assert!(!starts_with_an_item("let x = 1;\nfn f() {}"));
+}
+
+/// Every listing the book pulls from the sources is a whole unit: it starts at an
+/// item, not inside a function, and its brackets pair up, so no page shows an
+/// `if {` that never closes or a `})` that closes nothing shown.
+#[test]
+fn included_listings_are_whole() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
@@ -372,25 +513,67 @@ fn included_listings_have_balanced_braces() {
         let source = std::fs::read_to_string(src.join(&include.file))
             .unwrap_or_else(|e| panic!("{}: {}: {e}", include.chapter, include.file));
         let text = included_text(&source, include.selector.as_deref());
-        assert!(
-            !text.trim().is_empty(),
-            "{}: {}:{} includes nothing",
+        let name = format!(
+            "{}: {} anchor {}",
             include.chapter,
             include.file,
-            include.selector.as_deref().unwrap_or("")
+            include.selector.as_deref().unwrap_or("(whole file)")
         );
-        let (depth, lowest) = brace_depth(&text);
-        if depth != 0 || lowest < 0 {
-            broken.push(format!(
-                "{}: {} anchor {}: {} unclosed, {} closing without an opening",
-                include.chapter,
-                include.file,
-                include.selector.as_deref().unwrap_or("(whole file)"),
-                depth - lowest,
-                -lowest
-            ));
+        assert!(!text.trim().is_empty(), "{name} includes nothing");
+        if let Some(problem) = bracket_problem(&text) {
+            broken.push(format!("{name}: {problem}"));
+        }
+        if include.file.ends_with(".rs") && !starts_with_an_item(&text) {
+            broken.push(format!("{name}: starts inside an item, not at one"));
         }
     }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The code the chapters quote (the kernel's C, abridged with `/* ... */` where
+/// lines are left out) pairs its brackets too: an abridged excerpt still shows
+/// where each block ends.
+#[test]
+fn quoted_excerpts_pair_their_brackets() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book/src");
+    let mut chapters: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    let (mut checked, mut broken) = (0, Vec::new());
+    for chapter in chapters {
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        let mut lines = text.lines().enumerate();
+        while let Some((number, line)) = lines.next() {
+            let Some(info) = line.strip_prefix("```") else {
+                continue;
+            };
+            let block: Vec<&str> = lines
+                .by_ref()
+                .map(|(_, l)| l)
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            let language = info.split(',').next().unwrap_or_default();
+            let block = block.join("\n");
+            if !matches!(language, "c" | "rust") || block.contains("{{#") {
+                continue;
+            }
+            checked += 1;
+            if let Some(problem) = bracket_problem(&block) {
+                broken.push(format!(
+                    "{}:{}: {problem}",
+                    chapter.file_name().unwrap().to_string_lossy(),
+                    number + 1
+                ));
+            }
+        }
+    }
+    assert!(checked >= 10, "too few excerpts found: {checked}");
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
