@@ -27,6 +27,13 @@ use serde::Serialize;
 /// takes well under a second.
 pub const DEFAULT_FREQUENCY: u32 = 4999;
 
+/// How long perf gets to stop by itself once its end has exited, before it is
+/// interrupted (SIGINT, so that it still writes a readable file).
+const FINISH_GRACE: Duration = Duration::from_secs(1);
+
+/// How long an interrupted perf gets to write its file before it is killed.
+const FINISH_AFTER_INTERRUPT: Duration = Duration::from_secs(10);
+
 /// The environment variable that names the perf executable (default `perf`).
 pub const PERF_ENV: &str = "PIPEBENCH_PERF";
 
@@ -271,16 +278,24 @@ impl Recording {
     /// Waits for perf to finish (its target has exited), folds the stacks and
     /// draws the flame graph.
     pub fn finish(mut self) -> Result<EndProfile, ProfileError> {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        // perf stops by itself when its target exits, but not always: when the
+        // target dies while perf is still setting up, perf can wait for ever.
+        // SIGINT then makes it write the file's header and exit, as Ctrl-C would;
+        // a kill would leave a header that says "no data" and nothing to read.
+        let started = Instant::now();
+        let mut interrupted = false;
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(10))
+                Ok(None) if started.elapsed() < FINISH_GRACE => {}
+                Ok(None) if !interrupted => {
+                    if let Some(pid) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+                    }
+                    interrupted = true;
                 }
+                Ok(None) if started.elapsed() < FINISH_GRACE + FINISH_AFTER_INTERRUPT => {}
                 _ => {
-                    // perf stops by itself when its target exits; past the
-                    // deadline, SIGINT-like stop by kill and use what was written.
                     let _ = self.child.kill();
                     break self.child.wait().map_err(|e| ProfileError::Failed {
                         stage: "record",
@@ -288,14 +303,17 @@ impl Recording {
                     })?;
                 }
             }
+            std::thread::sleep(Duration::from_millis(10));
         };
+        // An interrupted perf exits with a failure but wrote a whole file.
+        let status_ok = status.success() || interrupted;
         let mut stderr = String::new();
         if let Some(mut pipe) = self.child.stderr.take() {
             let _ = pipe.read_to_string(&mut stderr);
         }
         let written = std::fs::metadata(&self.data).map_or(0, |m| m.len());
         if written == 0 {
-            if status.success() {
+            if status_ok {
                 // Attached after the end had already exited: nothing to show.
                 return Ok(EndProfile::default());
             }
