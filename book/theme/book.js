@@ -3,7 +3,8 @@
 /* global default_theme, default_dark_theme, default_light_theme, hljs, ClipboardJS */
 
 // Fix back button cache problem
-window.onunload = function() { };
+// pipebook: mdBook's empty `window.onunload` (an old Firefox workaround) is gone: an unload
+// handler keeps every page out of the back/forward cache.
 
 // Global variable, shared between modules
 function playground_text(playground, hidden = true) {
@@ -563,7 +564,11 @@ aria-label="Show hidden lines"></button>';
             // reflow after updating the display.
             sidebar.offsetHeight;
         }
+        // pipebook: the toggle is a button, not mdBook's label: it flips the checkbox.
+        sidebarCheckbox.checked = !sidebarCheckbox.checked;
+        sidebarCheckbox.dispatchEvent(new Event('change'));
     });
+
 
     function showSidebar() {
         document.documentElement.classList.add('sidebar-visible');

@@ -7,6 +7,7 @@
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
 
+import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
@@ -198,7 +199,7 @@ export function mountIpc(root, { online, lab }) {
     return;
   }
   const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
   const summary = h("p.pipebook-ipc-summary");
@@ -308,7 +309,7 @@ export function mountIpcMatrix(root, { online, lab }) {
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
   const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const status = statusLine({ state: "idle" });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");
