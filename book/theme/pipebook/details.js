@@ -18,7 +18,7 @@ export class EndStats {
         h(
           "tr",
           null,
-          h("th", { scope: "col" }, ""),
+          h("th", { scope: "col" }, h("span.pipebook-visually-hidden", null, "end")),
           col("CPU the end was pinned to", "CPU"),
           col("Minor page faults", "Minor faults"),
           col("Voluntary context switches (the end slept)", "Vol. switches"),

@@ -69,6 +69,8 @@
   // The diagrams due to be drawn: those that came near the screen (or all, in print).
   var due = [];
   var total = 0;
+  // Those that have been through Mermaid (drawn, or shown as source when broken).
+  var finished = [];
 
   function render(themeChanged) {
     var mermaid = window.mermaid;
@@ -137,7 +139,10 @@
             var errors = Number(root.getAttribute("data-pipebook-diagram-errors") || 0);
             root.setAttribute("data-pipebook-diagram-errors", String(themeChanged ? broken : errors + broken));
             // Set once every diagram of the page is drawn (tests and print wait for it).
-            if (due.length === total) root.setAttribute("data-pipebook-diagrams", theme);
+            blocks.forEach(function (pre) {
+              if (finished.indexOf(pre) < 0) finished.push(pre);
+            });
+            if (finished.length === total) root.setAttribute("data-pipebook-diagrams", theme);
           });
       })
       .catch(function (err) {
@@ -198,9 +203,6 @@
     // Keep every diagram's source before anything can replace it with a drawing.
     var blocks = document.querySelectorAll("pre.mermaid");
     if (!blocks.length) return;
-    blocks.forEach(function (pre) {
-      pre.setAttribute("data-pipebook-theme", theme);
-    });
     for (var i = 0; i < blocks.length; i++) {
       if (!blocks[i].hasAttribute("data-source")) blocks[i].setAttribute("data-source", blocks[i].textContent);
     }

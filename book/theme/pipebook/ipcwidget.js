@@ -98,7 +98,7 @@ function resultTable(m, r) {
   const surveyRate = survey ? rate(survey.ms, survey.bytes) : null;
   const row = (label, ...cells) => h("tr", null, h("th", null, label), ...cells.map((c) => h("td", null, c)));
   const rows = [
-    h("tr", null, h("th", null, ""), h("th", null, "this machine"), h("th", null, "survey")),
+    h("tr", null, h("th", null, h("span.pipebook-visually-hidden", null, "figure")), h("th", null, "this machine"), h("th", null, "survey")),
     row("time", `${fmt.ms(r.elapsed_ms)} for ${fmt.bytes(r.bytes)}`, survey ? `${fmt.ms(survey.ms)} for ${fmt.bytes(survey.bytes)}` : "—"),
     row("MiB/s", h("span.pipebook-ipc-mibs", null, fmt.figure(r.mib_per_s)), surveyRate ? fmt.figure(surveyRate) : "—"),
     row("checksum", r.checksum_ok ? "OK" : "not checked", ""),

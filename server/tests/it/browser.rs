@@ -47,16 +47,16 @@ const IPC_BYTES: &str = "8MiB";
 /// Chapters also shot in mdBook's navy theme.
 const DARK_CHAPTERS: &[&str] = &["baseline", "inside-a-pipe"];
 
-type TestResult<T = ()> = Result<T, String>;
+pub(crate) type TestResult<T = ()> = Result<T, String>;
 
 /// A child process that is stopped (SIGTERM, then SIGKILL) when dropped.
-struct Process {
+pub(crate) struct Process {
     name: &'static str,
     child: Child,
 }
 
 impl Process {
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
             return;
         }
@@ -83,7 +83,7 @@ impl Drop for Process {
     }
 }
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("server/ has a parent")
@@ -102,7 +102,7 @@ fn screenshot_dir() -> PathBuf {
 }
 
 /// Chapter names (file stems) in SUMMARY.md order.
-fn chapters() -> Vec<String> {
+pub(crate) fn chapters() -> Vec<String> {
     let summary = workspace_root().join("book/src/SUMMARY.md");
     let text = std::fs::read_to_string(&summary)
         .unwrap_or_else(|e| panic!("reading {}: {e}", summary.display()));
@@ -131,7 +131,7 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-fn start_chromedriver() -> (Process, u16) {
+pub(crate) fn start_chromedriver() -> (Process, u16) {
     let port = free_port();
     let child = Command::new(CHROMEDRIVER)
         .arg(format!("--port={port}"))
@@ -156,7 +156,7 @@ fn start_chromedriver() -> (Process, u16) {
     (driver, port)
 }
 
-async fn connect_browser(driver_port: u16, profile: &Path) -> Client {
+pub(crate) async fn connect_browser(driver_port: u16, profile: &Path) -> Client {
     let args = vec![
         "--headless=new".to_string(),
         "--no-sandbox".to_string(),
@@ -251,14 +251,14 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 }
 
-async fn cdp(client: &Client, cmd: &'static str, params: Value) -> TestResult<Value> {
+pub(crate) async fn cdp(client: &Client, cmd: &'static str, params: Value) -> TestResult<Value> {
     client
         .issue_cmd(Cdp { cmd, params })
         .await
         .map_err(|e| format!("CDP {cmd}: {e}"))
 }
 
-async fn js(client: &Client, script: &str) -> TestResult<Value> {
+pub(crate) async fn js(client: &Client, script: &str) -> TestResult<Value> {
     client
         .execute(script, vec![])
         .await
@@ -266,7 +266,7 @@ async fn js(client: &Client, script: &str) -> TestResult<Value> {
 }
 
 /// Polls `script` (which returns a truthy value when ready) until `timeout`.
-async fn wait_js(
+pub(crate) async fn wait_js(
     client: &Client,
     script: &str,
     timeout: Duration,
@@ -292,7 +292,7 @@ async fn wait_js(
 }
 
 /// Runs in every page before its own scripts: records CSP violations.
-const RECORDER: &str = r#"
+pub(crate) const RECORDER: &str = r#"
 window.__pipebookCsp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__pipebookCsp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
@@ -300,12 +300,22 @@ document.addEventListener("securitypolicyviolation", (e) => {
 "#;
 
 /// Waits until the page is fully set up: widgets mounted and diagrams rendered.
+/// Diagrams are drawn as they come near the screen, so it scrolls to the next one
+/// not yet drawn, as a reader would, and back to the top once all are.
 const READY: &str = r#"
 if (document.readyState !== "complete") return false;
 const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-sweep, .pipebook-ipc, .pipebook-ipc-matrix, .pipebook-results, .pipebook-system");
 if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
 const diagrams = document.querySelectorAll("pre.mermaid");
-if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) return false;
+if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) {
+  const next = document.querySelector("pre.mermaid:not([data-pipebook-theme])");
+  if (next) next.scrollIntoView({ block: "center" });
+  return false;
+}
+if (diagrams.length && !window.__pipebookScrolledBack) {
+  window.__pipebookScrolledBack = true;
+  window.scrollTo(0, 0);
+}
 return true;
 "#;
 
@@ -335,7 +345,7 @@ fn is_local(url: &str, base: &str) -> bool {
 
 /// Checks the current page fetched nothing from elsewhere, broke no CSP rule and logged
 /// no error.
-async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
+pub(crate) async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
     let urls = js(client, REQUESTS).await?;
     let foreign: Vec<&str> = urls
         .as_array()
@@ -376,7 +386,7 @@ async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
 }
 
 /// Saves the whole page as `target/screenshots/NAME.png`.
-async fn screenshot(client: &Client, name: &str) -> TestResult<PathBuf> {
+pub(crate) async fn screenshot(client: &Client, name: &str) -> TestResult<PathBuf> {
     let metrics = cdp(client, "Page.getLayoutMetrics", json!({})).await?;
     let size = &metrics["cssContentSize"];
     let width = size["width"].as_f64().unwrap_or(1280.0).max(1.0);
@@ -417,7 +427,7 @@ async fn save_png(client: &Client, name: &str, clip: Value) -> TestResult<PathBu
     Ok(path)
 }
 
-async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
+pub(crate) async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
     let url = format!("{base}{chapter}.html");
     client
         .goto(&url)
@@ -433,7 +443,7 @@ async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
     Ok(())
 }
 
-async fn set_theme(client: &Client, theme: &str) -> TestResult {
+pub(crate) async fn set_theme(client: &Client, theme: &str) -> TestResult {
     js(
         client,
         &format!("localStorage.setItem('mdbook-theme', '{theme}'); return true;"),
@@ -700,7 +710,7 @@ async fn run_sweep(client: &Client) -> TestResult {
 }
 
 /// Clicks the element `css`.
-async fn click(client: &Client, css: &str) -> TestResult {
+pub(crate) async fn click(client: &Client, css: &str) -> TestResult {
     client
         .find(Locator::Css(css))
         .await

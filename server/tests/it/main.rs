@@ -8,6 +8,8 @@
 
 mod common;
 
+mod a11y;
+
 mod bad_input;
 mod book;
 mod browser;
