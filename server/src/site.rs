@@ -4,9 +4,11 @@
 //! their `<head>` and their Content-Security-Policy computed, and stay in memory
 //! (the whole book is a few hundred KiB). Everything else (CSS, fonts, the vendored
 //! Mermaid) is read from disk per request, so large files never sit in memory.
+//! `--watch` swaps in a rebuilt book ([`Site::replace`]) while requests go on.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use axum::body::Bytes;
 use axum::http::HeaderValue;
@@ -41,9 +43,9 @@ pub struct Page {
 
 /// What a request path maps to.
 #[derive(Debug)]
-pub enum Resolved<'a> {
+pub enum Resolved {
     /// A cached HTML page.
-    Page(&'a Page),
+    Page(Page),
     /// Any other file, to be read from disk.
     File(PathBuf),
     /// A directory asked for without its trailing slash.
@@ -55,13 +57,32 @@ pub enum Resolved<'a> {
 /// The built book.
 #[derive(Debug)]
 pub struct Site {
+    current: RwLock<Arc<Loaded>>,
+}
+
+/// One build of the book, as loaded.
+#[derive(Debug)]
+struct Loaded {
     root: PathBuf,
     pages: HashMap<String, Page>,
+    /// The folder the files are served from, when it must live as long as they are
+    /// served (the book carried in the binary, unpacked at start-up).
+    _holds: Option<Arc<tempfile::TempDir>>,
 }
 
 impl Site {
     /// Loads every HTML page under `root`, injecting `token`.
     pub fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
+        Site::load_holding(root, token, None)
+    }
+
+    /// Like [`Site::load`], keeping `folder` (where the files are) alive for as
+    /// long as this build is served.
+    pub fn load_holding(
+        root: &Path,
+        token: &Token,
+        folder: Option<Arc<tempfile::TempDir>>,
+    ) -> Result<Site, SiteError> {
         let mut pages = HashMap::new();
         let mut dirs = vec![root.to_path_buf()];
         while let Some(dir) = dirs.pop() {
@@ -89,23 +110,38 @@ impl Site {
             }
         }
         Ok(Site {
-            root: root.to_path_buf(),
-            pages,
+            current: RwLock::new(Arc::new(Loaded {
+                root: root.to_path_buf(),
+                pages,
+                _holds: folder,
+            })),
         })
+    }
+
+    /// Serves `other`'s build from now on (a rebuilt book); requests under way
+    /// finish with the build they started with.
+    pub fn replace(&self, other: Site) {
+        let next = other.loaded();
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = next;
+    }
+
+    fn loaded(&self) -> Arc<Loaded> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Number of HTML pages.
     pub fn page_count(&self) -> usize {
-        self.pages.len()
+        self.loaded().pages.len()
     }
 
     /// mdBook's 404 page, if the book has one.
-    pub fn not_found_page(&self) -> Option<&Page> {
-        self.pages.get("404.html")
+    pub fn not_found_page(&self) -> Option<Page> {
+        self.loaded().pages.get("404.html").cloned()
     }
 
     /// Maps a URL path (as received, percent-encoded) to what to send.
-    pub fn resolve(&self, url_path: &str) -> Resolved<'_> {
+    pub fn resolve(&self, url_path: &str) -> Resolved {
+        let loaded = self.loaded();
         let decoded = percent_decode(url_path);
         let Some(rel) = safe_relative(&decoded) else {
             return Resolved::NotFound;
@@ -115,13 +151,13 @@ impl Site {
         } else {
             rel.clone()
         };
-        if let Some(page) = self.pages.get(&key) {
-            return Resolved::Page(page);
+        if let Some(page) = loaded.pages.get(&key) {
+            return Resolved::Page(page.clone());
         }
-        let path = self.root.join(&key);
+        let path = loaded.root.join(&key);
         if path.is_file() {
             Resolved::File(path)
-        } else if !decoded.ends_with('/') && self.root.join(&rel).is_dir() {
+        } else if !decoded.ends_with('/') && loaded.root.join(&rel).is_dir() {
             // Built from the checked path, never echoed: `//evil.example` must not
             // become a protocol-relative redirect.
             Resolved::Redirect(format!("/{rel}/"))
@@ -242,9 +278,30 @@ mod tests {
             csp.contains("'sha256-") && csp.contains("base-uri 'none'"),
             "{csp}"
         );
-        let csp_404 = site.not_found_page().unwrap().csp.to_str().unwrap();
+        let page_404 = site.not_found_page().unwrap();
+        let csp_404 = page_404.csp.to_str().unwrap();
         assert!(csp_404.contains("base-uri 'self'"), "{csp_404}");
         assert_eq!(site.page_count(), 3);
+    }
+
+    #[test]
+    fn a_rebuilt_book_replaces_the_old_one() {
+        let (_dir, site, token) = site();
+        let other = tempfile::tempdir().unwrap();
+        std::fs::write(
+            other.path().join("index.html"),
+            "<html><head><title>new</title></head></html>",
+        )
+        .unwrap();
+        site.replace(Site::load(other.path(), &token).unwrap());
+        let Resolved::Page(page) = site.resolve("/") else {
+            panic!()
+        };
+        assert!(std::str::from_utf8(&page.body)
+            .unwrap()
+            .contains("<title>new</title>"));
+        assert!(matches!(site.resolve("/ch/"), Resolved::NotFound));
+        assert_eq!(site.page_count(), 1);
     }
 
     #[test]

@@ -49,17 +49,22 @@
   // A block that scrolls sideways must take the keyboard's focus (arrow keys then
   // scroll it), and a focusable element needs a role to carry its name.
   function markScrollable(el, label) {
-    if (el.scrollWidth <= el.clientWidth + 1 || el.hasAttribute("tabindex")) return;
+    if (el.scrollWidth <= el.clientWidth + 1) return;
+    // Never take over an element made focusable by someone else; relabel our own.
+    if (el.hasAttribute("tabindex") && !el.hasAttribute("data-pipebook-scrollable")) return;
+    el.setAttribute("data-pipebook-scrollable", "");
     el.setAttribute("tabindex", "0");
     el.setAttribute("role", "group");
     el.setAttribute("aria-label", label);
   }
 
-  // Code listings too wide for the column (every page, the print view included).
+  // Code listings too wide for the column (every page, the print view included),
+  // and diagrams whose source is still shown as text.
   function markScrollableCode() {
-    var blocks = document.querySelectorAll("main pre:not(.mermaid), main pre:not(.mermaid) > code");
+    var blocks = document.querySelectorAll("main pre, main pre:not(.mermaid) > code");
     for (var i = 0; i < blocks.length; i++) {
-      markScrollable(blocks[i], "Code: scroll sideways to see all of it");
+      var diagram = blocks[i].classList.contains("mermaid");
+      markScrollable(blocks[i], (diagram ? "Diagram source" : "Code") + ": scroll sideways to see all of it");
     }
   }
 
@@ -233,7 +238,7 @@
           draw(entry.target);
         });
       },
-      { rootMargin: "0px 0px 50% 0px" },
+      { rootMargin: "0px 0px 25% 0px" },
     );
     Array.prototype.forEach.call(blocks, function (pre) {
       observer.observe(pre);

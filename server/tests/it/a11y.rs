@@ -54,7 +54,11 @@ async fn audit(client: &Client, axe: &str, what: &str) -> TestResult {
     if list.is_empty() {
         return Ok(());
     }
-    let shot = screenshot(client, &format!("a11y-{}", what.replace([' ', '/', ':'], "-"))).await;
+    let shot = screenshot(
+        client,
+        &format!("a11y-{}", what.replace([' ', '/', ':'], "-")),
+    )
+    .await;
     Err(format!(
         "{what}: {} axe-core violation(s) (screenshot {:?}):\n{}",
         list.len(),
@@ -176,11 +180,22 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
         json!({ "urls": ["*/api/*"] }),
     )
     .await?;
-    for page in ["baseline", "zero-copy-shared", "lab-variance", "your-machine"] {
+    for page in [
+        "baseline",
+        "zero-copy-shared",
+        "lab-variance",
+        "your-machine",
+    ] {
         open(client, base, page).await?;
-        let ready = js(client, "return document.documentElement.dataset.pipebookReady").await?;
+        let ready = js(
+            client,
+            "return document.documentElement.dataset.pipebookReady",
+        )
+        .await?;
         if ready != json!("offline") {
-            return Err(format!("{page}: with the API blocked the cards should be offline, not {ready}"));
+            return Err(format!(
+                "{page}: with the API blocked the cards should be offline, not {ready}"
+            ));
         }
         audit(client, &axe, &format!("{page}, offline")).await?;
     }
