@@ -12,6 +12,19 @@ use tower::ServiceExt;
 
 use crate::common::{http_get, parse_port, Tiny};
 
+/// The copied server, killed if the test ends before it stopped it (a panic must
+/// not leave it running: it would hold whatever it inherited, the CPU lock included).
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_copied_binary_serves_the_whole_book_from_an_empty_folder() {
     let folder = tempfile::tempdir().unwrap();
@@ -19,15 +32,18 @@ async fn a_copied_binary_serves_the_whole_book_from_an_empty_folder() {
     std::fs::copy(env!("CARGO_BIN_EXE_pipebook"), &exe).unwrap();
     // Its own temporary folder, to see that the unpacked book goes away with it.
     let tmp = tempfile::tempdir().unwrap();
-    let mut child = Command::new(&exe)
-        .args(["--port", "0", "--state-dir", "state"])
-        .current_dir(folder.path())
-        .env("TMPDIR", tmp.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut running = Running(
+        Command::new(&exe)
+            .args(["--port", "0", "--state-dir", "state"])
+            .current_dir(folder.path())
+            .env("TMPDIR", tmp.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut running.0;
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
