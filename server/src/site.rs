@@ -103,6 +103,20 @@ impl Site {
                     let rel = path.strip_prefix(root).unwrap_or(&path);
                     let key = rel.to_string_lossy().replace('\\', "/");
                     let framed = key == "toc.html";
+                    let page_dir = path.parent().unwrap_or(root);
+                    let html = inline_stylesheets(&html, |href| {
+                        let file = page_dir.join(href);
+                        // Only the book's own files, never anything outside it.
+                        let inside = std::fs::canonicalize(&file)
+                            .ok()
+                            .zip(std::fs::canonicalize(root).ok())
+                            .is_some_and(|(file, root)| file.starts_with(root));
+                        if inside {
+                            std::fs::read_to_string(file).ok()
+                        } else {
+                            None
+                        }
+                    });
                     let page = prepare_page(&html, token, framed)
                         .ok_or_else(|| SiteError::NoHead(path.clone()))?;
                     pages.insert(key, page);
@@ -182,6 +196,54 @@ fn safe_relative(decoded: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
+}
+
+/// Replaces each `<link rel="stylesheet" href="…">` for the screen with a `<style>`
+/// holding the file's text, as `read(href)` gives it (a link it gives nothing for
+/// stays). A phone on a slow link then paints the page after one request instead of
+/// a round of eight stylesheets. The element keeps its `id` (mdBook switches its
+/// highlight themes by id); print-only sheets stay links.
+fn inline_stylesheets(html: &str, read: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(html.len() * 2);
+    let mut rest = html;
+    while let Some(at) = rest.find("<link ") {
+        let Some(len) = rest[at..].find('>') else {
+            break;
+        };
+        let tag = &rest[at..at + len + 1];
+        out.push_str(&rest[..at]);
+        rest = &rest[at + len + 1..];
+        let attribute = |name: &str| {
+            let key = format!(" {name}=\"");
+            tag.find(&key).and_then(|start| {
+                let value = &tag[start + key.len()..];
+                value.find('"').map(|end| &value[..end])
+            })
+        };
+        let inlined = match (attribute("rel"), attribute("href"), attribute("media")) {
+            (Some("stylesheet"), Some(href), None | Some("all" | "screen"))
+                if !href.contains("://") && !href.starts_with('/') =>
+            {
+                read(&crate::html::unescape_attribute(href))
+            }
+            _ => None,
+        };
+        match inlined {
+            // `</style` cannot occur in CSS we wrote or mdBook ships; refuse it anyway.
+            Some(css) if !css.to_ascii_lowercase().contains("</style") => {
+                out.push_str("<style");
+                if let Some(id) = attribute("id") {
+                    out.push_str(&format!(" id=\"{id}\""));
+                }
+                out.push('>');
+                out.push_str(&css);
+                out.push_str("</style>");
+            }
+            _ => out.push_str(tag),
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Injects the token right at the start of `<head>` (before any script that may
@@ -302,6 +364,26 @@ mod tests {
             .contains("<title>new</title>"));
         assert!(matches!(site.resolve("/ch/"), Resolved::NotFound));
         assert_eq!(site.page_count(), 1);
+    }
+
+    #[test]
+    fn screen_stylesheets_are_inlined_with_their_ids() {
+        let html = r#"<head><link rel="stylesheet" href="css/a.css"><link rel="stylesheet" href="p.css" media="print"><link rel="stylesheet" id="hl" href="b.css"><link rel="icon" href="f.svg"><link rel="stylesheet" href="gone.css"></head>"#;
+        let out = inline_stylesheets(html, |href| match href {
+            "css/a.css" => Some("a{}".into()),
+            "b.css" => Some("b{}".into()),
+            "p.css" => Some("p{}".into()),
+            _ => None,
+        });
+        assert_eq!(
+            out,
+            r#"<head><style>a{}</style><link rel="stylesheet" href="p.css" media="print"><style id="hl">b{}</style><link rel="icon" href="f.svg"><link rel="stylesheet" href="gone.css"></head>"#
+        );
+        // CSS that would close the element early is left as a link.
+        let evil = inline_stylesheets(r#"<link rel="stylesheet" href="x.css">"#, |_| {
+            Some("</STYLE><script>".into())
+        });
+        assert_eq!(evil, r#"<link rel="stylesheet" href="x.css">"#);
     }
 
     #[test]

@@ -174,11 +174,16 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
            for (const card of cards) {
              const text = card.innerText.trim();
              const box = card.getBoundingClientRect();
-             if (!box.height || !/\d/.test(text)) bad.push((card.getAttribute("aria-label") || card.className) + ": " + text.slice(0, 80));
+             const name = card.getAttribute("aria-label") || card.className;
+             // Something to read, and no figure left blank.
+             if (!box.height || text.length < 40) bad.push(name + ": " + text.slice(0, 80));
+             for (const value of card.querySelectorAll(".pipebook-figure-value")) {
+               if (value.getBoundingClientRect().height > 0 && !value.textContent.trim()) bad.push(name + ": a blank figure");
+             }
              for (const el of card.querySelectorAll("svg, .pipebook-chart, table")) {
                const r = el.getBoundingClientRect();
                if (r.height > 0 && !el.textContent.trim() && !el.querySelector("polyline[points]:not([points='']), rect, path, circle, line")) {
-                 bad.push((card.getAttribute("aria-label") || card.className) + ": an empty " + el.tagName);
+                 bad.push(name + ": an empty " + el.tagName);
                }
              }
            }
