@@ -159,8 +159,23 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     }
     println!("print.html: {} chapters, widgets {counts:?}", printed.len());
 
-    // As printed: every card shows figures, none is an empty box.
+    // As printed: every card shows figures, none is an empty box. print.html opens
+    // the browser's print dialog on load; headless, that dialog never closes and
+    // Page.printToPDF (what "Save as PDF" does) would wait behind it: stand it down.
+    cdp(
+        client,
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": "window.print = () => { window.__pipebookPrintAsked = true; };" }),
+    )
+    .await?;
     open(client, base, "print").await?;
+    wait_js(
+        client,
+        "return window.__pipebookPrintAsked === true;",
+        Duration::from_secs(10),
+        "print.html to ask for the print dialog",
+    )
+    .await?;
     cdp(
         client,
         "Emulation.setEmulatedMedia",
