@@ -538,6 +538,13 @@ aria-label="Show hidden lines"></button>';
     const sidebar = document.getElementById('mdbook-sidebar');
     const sidebarLinks = document.querySelectorAll('#mdbook-sidebar a');
     const sidebarToggleButton = document.getElementById('mdbook-sidebar-toggle');
+    // pipebook: toc.js is deferred, so the sidebar's links did not exist yet when the
+    // page's inline script set their tab order: a hidden sidebar's links must not
+    // take the focus.
+    const sidebarShown = document.documentElement.classList.contains('sidebar-visible');
+    Array.from(sidebarLinks).forEach(function(link) {
+        link.setAttribute('tabIndex', sidebarShown ? 0 : -1);
+    });
     const sidebarResizeHandle = document.getElementById('mdbook-sidebar-resize-handle');
     const sidebarCheckbox = document.getElementById('mdbook-sidebar-toggle-anchor');
     let firstContact = null;

@@ -58,13 +58,17 @@
     el.setAttribute("aria-label", label);
   }
 
-  // Code listings too wide for the column (every page, the print view included),
-  // and diagrams whose source is still shown as text.
+  // Code listings and tables too wide for the column (every page, the print view
+  // included; a phone's column is narrow), and diagrams still shown as their source.
   function markScrollableCode() {
-    var blocks = document.querySelectorAll("main pre, main pre:not(.mermaid) > code");
+    var blocks = document.querySelectorAll("main pre, main pre:not(.mermaid) > code, main .table-wrapper");
     for (var i = 0; i < blocks.length; i++) {
-      var diagram = blocks[i].classList.contains("mermaid");
-      markScrollable(blocks[i], (diagram ? "Diagram source" : "Code") + ": scroll sideways to see all of it");
+      var what = blocks[i].classList.contains("mermaid")
+        ? "Diagram source"
+        : blocks[i].classList.contains("table-wrapper")
+          ? "Table"
+          : "Code";
+      markScrollable(blocks[i], what + ": scroll sideways to see all of it");
     }
   }
 
@@ -205,6 +209,12 @@
 
   function start() {
     markScrollableCode();
+    // A turned phone or a resized window can make more blocks scroll.
+    var resizing = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizing);
+      resizing = setTimeout(markScrollableCode, 200);
+    });
     // Keep every diagram's source before anything can replace it with a drawing.
     var blocks = document.querySelectorAll("pre.mermaid");
     if (!blocks.length) return;

@@ -1,6 +1,7 @@
 //! Accessibility: axe-core, the rules web developers audit pages with, run in
 //! Debian's headless Chromium over every page the book serves (every chapter,
-//! the table of contents frame, the print view, the 404 page) and over the cards
+//! the table of contents frame, the print view, the 404 page), at a desktop's and
+//! a phone's width, and over the cards
 //! in each state a reader meets: idle, running, done, error, and offline (no
 //! runner). Any violation fails, with the rule, the element and axe's reason.
 //!
@@ -102,6 +103,23 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
         audit(client, &axe, page).await?;
     }
     println!("axe-core: no violation on {} pages", pages.len());
+    // The same pages on a phone's width: the sidebar hidden, tables and code scrolling.
+    client
+        .set_window_size(412, 900)
+        .await
+        .map_err(|e| format!("resizing the window: {e}"))?;
+    for page in &pages {
+        open(client, base, page).await?;
+        audit(client, &axe, &format!("{page}, phone width")).await?;
+    }
+    client
+        .set_window_size(1280, 900)
+        .await
+        .map_err(|e| format!("resizing the window: {e}"))?;
+    println!(
+        "axe-core: no violation on {} pages at a phone's width",
+        pages.len()
+    );
 
     // A run card running, done, and refusing a bad value (error).
     open(client, base, "baseline").await?;
