@@ -219,10 +219,13 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(pdf["data"].as_str().unwrap_or_default())
         .map_err(|e| format!("PDF base64: {e}"))?;
-    let pages = bytes.windows(10).filter(|w| w == b"/Type /Page").count();
+    let pages = pdf_pages(&bytes);
+    let pdf_path = shot.with_file_name("pipebook.pdf");
+    std::fs::write(&pdf_path, &bytes).map_err(|e| format!("{}: {e}", pdf_path.display()))?;
     println!(
-        "print.html as PDF: {} KiB, about {pages} pages; screenshot {}",
+        "print.html as PDF: {} KiB, {pages} pages, {}; screenshot {}",
         bytes.len() / 1024,
+        pdf_path.display(),
         shot.display()
     );
     if !bytes.starts_with(b"%PDF") || pages < printed.len() {
@@ -233,6 +236,18 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     }
     cdp(client, "Emulation.setEmulatedMedia", json!({ "media": "" })).await?;
     Ok(())
+}
+
+/// The pages of a PDF as Chromium writes it: its `/Type /Page` objects (not `/Pages`).
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let mut pages = 0;
+    for needle in [&b"/Type /Page"[..], &b"/Type/Page"[..]] {
+        pages += pdf
+            .windows(needle.len() + 1)
+            .filter(|w| w.starts_with(needle) && w[needle.len()] != b's')
+            .count();
+    }
+    pages
 }
 
 async fn scenario(client: &Client, base: &str, port: u16) -> TestResult {
@@ -285,5 +300,9 @@ fn widget_placeholders_are_counted_by_kind() {
     assert_eq!(
         h1_ids(r#"<h1 id="a"><a></a></h1><h2 id="b"></h2><h1 id="c">"#),
         ["a", "c"]
+    );
+    assert_eq!(
+        pdf_pages(b"<< /Type /Pages /Count 2 >> << /Type /Page >> <</Type/Page/Parent 1 0 R>>"),
+        2
     );
 }
