@@ -163,3 +163,58 @@ async fn api_json_is_gzipped_when_the_client_accepts_it() {
         );
     }
 }
+
+#[tokio::test]
+async fn watch_rebuilds_the_book_when_a_chapter_changes() {
+    let book = tempfile::tempdir().unwrap();
+    crate::common::write_tiny_book(book.path());
+    let state = tempfile::tempdir().unwrap();
+    let mut running = Running(
+        Command::new(env!("CARGO_BIN_EXE_pipebook"))
+            .arg("--book-root")
+            .arg(book.path())
+            .arg("--state-dir")
+            .arg(state.path())
+            .args(["--port", "0", "--watch"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(running.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = parse_port(&line).unwrap_or_else(|| panic!("not serving: {line}"));
+    let host = format!("127.0.0.1:{port}");
+    let before = http_get(port, "/chapter.html", &host).await;
+    assert_eq!(before.status, 200);
+    assert!(!before.body.contains("Edited while serving"));
+
+    let chapter = book.path().join("src/chapter.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    std::fs::write(
+        &chapter,
+        text.replace("# Chapter", "# Edited while serving"),
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let page = http_get(port, "/chapter.html", &host).await;
+        if page.status == 200 && page.body.contains("Edited while serving") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the edited chapter was not served within 20 s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // A chapter that breaks the build leaves the last good book served.
+    std::fs::write(&chapter, "# Broken\n\n{{#run no-such-step}}\n").unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let page = http_get(port, "/chapter.html", &host).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Edited while serving"), "{}", page.body);
+}
