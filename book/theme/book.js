@@ -182,6 +182,24 @@ function mdbook_something_else_has_focus(e) {
             return !node.parentElement.classList.contains('header');
         });
 
+    // pipebook: highlighted a slice at a time (about 8 ms each, then the browser gets
+    // the thread back), not all in one task: a chapter with many listings otherwise
+    // blocks a phone's main thread for most of a second while it loads.
+    const highlightInSlices = function(blocks) {
+        let next = 0;
+        const slice = function() {
+            const until = performance.now() + 8;
+            while (next < blocks.length && performance.now() < until) {
+                hljs.highlightBlock(blocks[next]);
+                next += 1;
+            }
+            if (next < blocks.length) {
+                setTimeout(slice, 0);
+            }
+        };
+        slice();
+    };
+
     if (window.ace) {
         // language-rust class needs to be removed for editable
         // blocks or highlightjs will capture events
@@ -193,17 +211,12 @@ function mdbook_something_else_has_focus(e) {
                 block.classList.remove('language-rust');
             });
 
-        code_nodes
+        highlightInSlices(code_nodes
             .filter(function(node) {
                 return !node.classList.contains('editable');
-            })
-            .forEach(function(block) {
-                hljs.highlightBlock(block);
-            });
+            }));
     } else {
-        code_nodes.forEach(function(block) {
-            hljs.highlightBlock(block);
-        });
+        highlightInSlices(code_nodes);
     }
 
     // Adding the hljs class gives code blocks the color css
