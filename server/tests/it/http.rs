@@ -143,11 +143,7 @@ async fn static_files_directories_and_missing_pages() {
     let root = server.get("/").await;
     assert_eq!(root.status, 200);
     assert!(root.body.contains("pipebook-system"));
-    let start = root
-        .body
-        .find("href=\"css/print")
-        .expect("stylesheet link")
-        + 6;
+    let start = root.body.find("href=\"css/print").expect("stylesheet link") + 6;
     let href = &root.body[start..start + root.body[start..].find('"').unwrap()];
     let css = server.get(&format!("/{href}")).await;
     assert_eq!(css.status, 200);
