@@ -15,18 +15,22 @@ use crate::{api, serve_book};
 
 /// The routes, behind the Host check and the common headers.
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    // The JSON API, gzipped when the client accepts it (`/api/steps` is about 37 KB
+    // of JSON and a phone on a slow link feels it); the WebSocket upgrade stays out.
+    let json = Router::new()
         .route("/api/health", get(api::health))
         .route("/api/steps", get(api::steps))
         .route("/api/system", get(api::system))
         .route("/api/ipc", get(api::ipc))
         .route("/api/results", get(api::results))
-        .route("/api/run", get(api::run_socket))
         .route("/api/labs", get(api::labs))
         .route("/api/labs/report.json", get(api::lab_report_json))
         .route("/api/labs/report.html", get(api::lab_report_html))
-        // The book, compressed (Mermaid's 3.5 MB go out as about 1 MB); the API
-        // and the WebSocket upgrade stay uncompressed.
+        .layer(CompressionLayer::new());
+    Router::new()
+        .merge(json)
+        .route("/api/run", get(api::run_socket))
+        // The book, compressed too (Mermaid's 3.5 MB go out as about 1 MB).
         .merge(
             Router::new()
                 .fallback(serve_book::serve)

@@ -70,13 +70,20 @@ pub struct Options {
     /// Port to listen on; 0 picks a free one.
     #[arg(long, global = true, default_value_t = 8000)]
     pub port: u16,
-    /// Directory holding book.toml [default: this workspace, else the current directory].
+    /// Build the book from the sources in this directory (the one holding
+    /// book.toml), for authors editing chapters [default: the book carried in this
+    /// program].
     #[arg(long, global = true, value_name = "DIR")]
     pub book_root: Option<PathBuf>,
+    /// Rebuild the book whenever a file under --book-root changes, as `mdbook
+    /// serve` does; reload the page to see it.
+    #[arg(long, global = true, requires = "book_root")]
+    pub watch: bool,
     /// Build the book here instead of book.toml's build-dir.
     #[arg(long, global = true, value_name = "DIR")]
     pub build_dir: Option<PathBuf>,
-    /// Where the results history is kept [default: BOOK_ROOT/target/pipebook-state].
+    /// Where the results history is kept [default: BOOK_ROOT/target/pipebook-state,
+    /// without --book-root this workspace's, else the current directory's].
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
     /// Also answer to this host name (e.g. a classroom server's name); repeatable.
@@ -105,8 +112,9 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// The workspace this binary was built from, if it still has its book.toml;
-/// else the current directory.
-pub fn default_book_root() -> PathBuf {
+/// else the current directory. Without --book-root, the results history and
+/// `pipebook build`'s output go under its `target/`, as they always have.
+pub fn default_home() -> PathBuf {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
     match workspace {
         Some(root) if root.join("book.toml").is_file() => root.to_path_buf(),
@@ -117,15 +125,16 @@ pub fn default_book_root() -> PathBuf {
 impl Options {
     /// The server configuration these options describe.
     pub fn config(&self) -> Config {
-        let book_root = self.book_root.clone().unwrap_or_else(default_book_root);
+        let home = self.book_root.clone().unwrap_or_else(default_home);
         let state_dir = self
             .state_dir
             .clone()
-            .unwrap_or_else(|| book_root.join("target").join("pipebook-state"));
+            .unwrap_or_else(|| home.join("target").join("pipebook-state"));
         Config {
             bind: self.bind,
             port: self.port,
-            book_root,
+            book_root: self.book_root.clone(),
+            watch: self.watch,
             build_dir: self.build_dir.clone(),
             state_dir,
             allow_hosts: self.allow_hosts.clone(),
@@ -167,6 +176,19 @@ mod tests {
             ("127.0.0.1".into(), 8000)
         );
         assert!(config.state_dir.ends_with("target/pipebook-state"));
+        // The book carried in the binary, unless an author points at sources.
+        assert_eq!(config.book_root, None);
+        assert!(!config.watch);
+    }
+
+    #[test]
+    fn watch_needs_a_book_root() {
+        assert!(Cli::try_parse_from(["pipebook", "--watch"]).is_err());
+        let cli = Cli::parse_from(["pipebook", "--book-root", "/b", "--watch"]);
+        let config = cli.options.config();
+        assert!(config.watch);
+        assert_eq!(config.book_root.as_deref(), Some(Path::new("/b")));
+        assert_eq!(config.state_dir, Path::new("/b/target/pipebook-state"));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod server;
 pub mod shutdown;
 pub(crate) mod site;
 pub mod state;
+pub mod watch;
 pub(crate) mod ws;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here

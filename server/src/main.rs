@@ -85,6 +85,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.options.config();
     match cli.command {
         Some(Command::Build) => {
+            let mut config = config;
+            // The book carried in the binary is unpacked into a temporary folder:
+            // its static build must land somewhere that stays.
+            if config.book_root.is_none() && config.build_dir.is_none() {
+                config.build_dir = Some(pipebook::cli::default_home().join("target").join("book"));
+            }
             let built = server::build_book(&config)?;
             println!(
                 "pipebook: built the book in {:.1} s into {}",

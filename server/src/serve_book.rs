@@ -46,7 +46,7 @@ pub async fn serve(State(state): State<AppState>, request: Request) -> Response 
     }
     let path = request.uri().path().to_string();
     match state.site.resolve(&path) {
-        Resolved::Page(page) => page_response(StatusCode::OK, page),
+        Resolved::Page(page) => page_response(StatusCode::OK, &page),
         Resolved::File(file) => {
             let kind = HeaderValue::from_static(content_type(&file));
             // Infallible: ServeFile turns I/O errors into responses itself.
@@ -82,7 +82,7 @@ fn response_has_body(status: StatusCode) -> bool {
 
 fn not_found(state: &AppState) -> Response {
     match state.site.not_found_page() {
-        Some(page) => page_response(StatusCode::NOT_FOUND, page),
+        Some(page) => page_response(StatusCode::NOT_FOUND, &page),
         None => (StatusCode::NOT_FOUND, "pipebook: no such page\n").into_response(),
     }
 }

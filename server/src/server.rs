@@ -51,8 +51,10 @@ pub struct Config {
     pub bind: IpAddr,
     /// Port; 0 picks a free one.
     pub port: u16,
-    /// Directory holding book.toml.
-    pub book_root: PathBuf,
+    /// Directory holding book.toml; `None` serves the book carried in the binary.
+    pub book_root: Option<PathBuf>,
+    /// Rebuild the book when its sources under `book_root` change.
+    pub watch: bool,
     /// Where to build the book, instead of book.toml's build-dir.
     pub build_dir: Option<PathBuf>,
     /// Where the results history lives.
@@ -106,9 +108,12 @@ pub enum ServeError {
     Task(String),
 }
 
-/// Builds the book (blocking).
+/// Builds the book (blocking): from `book_root`, or the one carried in the binary.
 pub fn build_book(config: &Config) -> Result<BuiltBook, BookError> {
-    book::build(&config.book_root, config.build_dir.as_deref())
+    match &config.book_root {
+        Some(root) => book::build(root, config.build_dir.as_deref()),
+        None => book::build_embedded(config.build_dir.as_deref()),
+    }
 }
 
 async fn bind(config: &Config) -> Result<TcpListener, ServeError> {
@@ -191,8 +196,12 @@ pub async fn prepare(
     let build_config = config.clone();
     let built = blocking(move || build_book(&build_config)).await??;
     let token = Arc::new(Token::generate());
-    let (site_dir, site_token) = (built.dir.clone(), Arc::clone(&token));
-    let site = blocking(move || Site::load(&site_dir, &site_token)).await??;
+    let (site_dir, site_token, unpacked) = (
+        built.dir.clone(),
+        Arc::clone(&token),
+        built.unpacked.clone(),
+    );
+    let site = blocking(move || Site::load_holding(&site_dir, &site_token, unpacked)).await??;
     tracing::info!(
         "book built in {:.1} s: {} pages in {}",
         built.elapsed.as_secs_f64(),
@@ -260,6 +269,9 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         if let Ok(also) = listener.local_addr() {
             tracing::info!("also listening on http://{also}/");
         }
+    }
+    if config.watch {
+        crate::watch::spawn(config.clone(), prepared.state.clone());
     }
     let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.

@@ -4,9 +4,11 @@
 //! their `<head>` and their Content-Security-Policy computed, and stay in memory
 //! (the whole book is a few hundred KiB). Everything else (CSS, fonts, the vendored
 //! Mermaid) is read from disk per request, so large files never sit in memory.
+//! `--watch` swaps in a rebuilt book ([`Site::replace`]) while requests go on.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use axum::body::Bytes;
 use axum::http::HeaderValue;
@@ -41,9 +43,9 @@ pub struct Page {
 
 /// What a request path maps to.
 #[derive(Debug)]
-pub enum Resolved<'a> {
+pub enum Resolved {
     /// A cached HTML page.
-    Page(&'a Page),
+    Page(Page),
     /// Any other file, to be read from disk.
     File(PathBuf),
     /// A directory asked for without its trailing slash.
@@ -55,13 +57,32 @@ pub enum Resolved<'a> {
 /// The built book.
 #[derive(Debug)]
 pub struct Site {
+    current: RwLock<Arc<Loaded>>,
+}
+
+/// One build of the book, as loaded.
+#[derive(Debug)]
+struct Loaded {
     root: PathBuf,
     pages: HashMap<String, Page>,
+    /// The folder the files are served from, when it must live as long as they are
+    /// served (the book carried in the binary, unpacked at start-up).
+    _holds: Option<Arc<tempfile::TempDir>>,
 }
 
 impl Site {
     /// Loads every HTML page under `root`, injecting `token`.
     pub fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
+        Site::load_holding(root, token, None)
+    }
+
+    /// Like [`Site::load`], keeping `folder` (where the files are) alive for as
+    /// long as this build is served.
+    pub fn load_holding(
+        root: &Path,
+        token: &Token,
+        folder: Option<Arc<tempfile::TempDir>>,
+    ) -> Result<Site, SiteError> {
         let mut pages = HashMap::new();
         let mut dirs = vec![root.to_path_buf()];
         while let Some(dir) = dirs.pop() {
@@ -82,6 +103,20 @@ impl Site {
                     let rel = path.strip_prefix(root).unwrap_or(&path);
                     let key = rel.to_string_lossy().replace('\\', "/");
                     let framed = key == "toc.html";
+                    let page_dir = path.parent().unwrap_or(root);
+                    let html = inline_stylesheets(&html, |href| {
+                        let file = page_dir.join(href);
+                        // Only the book's own files, never anything outside it.
+                        let inside = std::fs::canonicalize(&file)
+                            .ok()
+                            .zip(std::fs::canonicalize(root).ok())
+                            .is_some_and(|(file, root)| file.starts_with(root));
+                        if inside {
+                            std::fs::read_to_string(file).ok()
+                        } else {
+                            None
+                        }
+                    });
                     let page = prepare_page(&html, token, framed)
                         .ok_or_else(|| SiteError::NoHead(path.clone()))?;
                     pages.insert(key, page);
@@ -89,23 +124,38 @@ impl Site {
             }
         }
         Ok(Site {
-            root: root.to_path_buf(),
-            pages,
+            current: RwLock::new(Arc::new(Loaded {
+                root: root.to_path_buf(),
+                pages,
+                _holds: folder,
+            })),
         })
+    }
+
+    /// Serves `other`'s build from now on (a rebuilt book); requests under way
+    /// finish with the build they started with.
+    pub fn replace(&self, other: Site) {
+        let next = other.loaded();
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = next;
+    }
+
+    fn loaded(&self) -> Arc<Loaded> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Number of HTML pages.
     pub fn page_count(&self) -> usize {
-        self.pages.len()
+        self.loaded().pages.len()
     }
 
     /// mdBook's 404 page, if the book has one.
-    pub fn not_found_page(&self) -> Option<&Page> {
-        self.pages.get("404.html")
+    pub fn not_found_page(&self) -> Option<Page> {
+        self.loaded().pages.get("404.html").cloned()
     }
 
     /// Maps a URL path (as received, percent-encoded) to what to send.
-    pub fn resolve(&self, url_path: &str) -> Resolved<'_> {
+    pub fn resolve(&self, url_path: &str) -> Resolved {
+        let loaded = self.loaded();
         let decoded = percent_decode(url_path);
         let Some(rel) = safe_relative(&decoded) else {
             return Resolved::NotFound;
@@ -115,13 +165,13 @@ impl Site {
         } else {
             rel.clone()
         };
-        if let Some(page) = self.pages.get(&key) {
-            return Resolved::Page(page);
+        if let Some(page) = loaded.pages.get(&key) {
+            return Resolved::Page(page.clone());
         }
-        let path = self.root.join(&key);
+        let path = loaded.root.join(&key);
         if path.is_file() {
             Resolved::File(path)
-        } else if !decoded.ends_with('/') && self.root.join(&rel).is_dir() {
+        } else if !decoded.ends_with('/') && loaded.root.join(&rel).is_dir() {
             // Built from the checked path, never echoed: `//evil.example` must not
             // become a protocol-relative redirect.
             Resolved::Redirect(format!("/{rel}/"))
@@ -146,6 +196,54 @@ fn safe_relative(decoded: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
+}
+
+/// Replaces each `<link rel="stylesheet" href="…">` for the screen with a `<style>`
+/// holding the file's text, as `read(href)` gives it (a link it gives nothing for
+/// stays). A phone on a slow link then paints the page after one request instead of
+/// a round of eight stylesheets. The element keeps its `id` (mdBook switches its
+/// highlight themes by id); print-only sheets stay links.
+fn inline_stylesheets(html: &str, read: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(html.len() * 2);
+    let mut rest = html;
+    while let Some(at) = rest.find("<link ") {
+        let Some(len) = rest[at..].find('>') else {
+            break;
+        };
+        let tag = &rest[at..at + len + 1];
+        out.push_str(&rest[..at]);
+        rest = &rest[at + len + 1..];
+        let attribute = |name: &str| {
+            let key = format!(" {name}=\"");
+            tag.find(&key).and_then(|start| {
+                let value = &tag[start + key.len()..];
+                value.find('"').map(|end| &value[..end])
+            })
+        };
+        let inlined = match (attribute("rel"), attribute("href"), attribute("media")) {
+            (Some("stylesheet"), Some(href), None | Some("all" | "screen"))
+                if !href.contains("://") && !href.starts_with('/') =>
+            {
+                read(&crate::html::unescape_attribute(href))
+            }
+            _ => None,
+        };
+        match inlined {
+            // `</style` cannot occur in CSS we wrote or mdBook ships; refuse it anyway.
+            Some(css) if !css.to_ascii_lowercase().contains("</style") => {
+                out.push_str("<style");
+                if let Some(id) = attribute("id") {
+                    out.push_str(&format!(" id=\"{id}\""));
+                }
+                out.push('>');
+                out.push_str(&css);
+                out.push_str("</style>");
+            }
+            _ => out.push_str(tag),
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Injects the token right at the start of `<head>` (before any script that may
@@ -242,9 +340,50 @@ mod tests {
             csp.contains("'sha256-") && csp.contains("base-uri 'none'"),
             "{csp}"
         );
-        let csp_404 = site.not_found_page().unwrap().csp.to_str().unwrap();
+        let page_404 = site.not_found_page().unwrap();
+        let csp_404 = page_404.csp.to_str().unwrap();
         assert!(csp_404.contains("base-uri 'self'"), "{csp_404}");
         assert_eq!(site.page_count(), 3);
+    }
+
+    #[test]
+    fn a_rebuilt_book_replaces_the_old_one() {
+        let (_dir, site, token) = site();
+        let other = tempfile::tempdir().unwrap();
+        std::fs::write(
+            other.path().join("index.html"),
+            "<html><head><title>new</title></head></html>",
+        )
+        .unwrap();
+        site.replace(Site::load(other.path(), &token).unwrap());
+        let Resolved::Page(page) = site.resolve("/") else {
+            panic!()
+        };
+        assert!(std::str::from_utf8(&page.body)
+            .unwrap()
+            .contains("<title>new</title>"));
+        assert!(matches!(site.resolve("/ch/"), Resolved::NotFound));
+        assert_eq!(site.page_count(), 1);
+    }
+
+    #[test]
+    fn screen_stylesheets_are_inlined_with_their_ids() {
+        let html = r#"<head><link rel="stylesheet" href="css/a.css"><link rel="stylesheet" href="p.css" media="print"><link rel="stylesheet" id="hl" href="b.css"><link rel="icon" href="f.svg"><link rel="stylesheet" href="gone.css"></head>"#;
+        let out = inline_stylesheets(html, |href| match href {
+            "css/a.css" => Some("a{}".into()),
+            "b.css" => Some("b{}".into()),
+            "p.css" => Some("p{}".into()),
+            _ => None,
+        });
+        assert_eq!(
+            out,
+            r#"<head><style>a{}</style><link rel="stylesheet" href="p.css" media="print"><style id="hl">b{}</style><link rel="icon" href="f.svg"><link rel="stylesheet" href="gone.css"></head>"#
+        );
+        // CSS that would close the element early is left as a link.
+        let evil = inline_stylesheets(r#"<link rel="stylesheet" href="x.css">"#, |_| {
+            Some("</STYLE><script>".into())
+        });
+        assert_eq!(evil, r#"<link rel="stylesheet" href="x.css">"#);
     }
 
     #[test]

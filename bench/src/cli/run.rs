@@ -58,9 +58,10 @@ fn print_result(result: &RunResult) {
         "  {} per call, pipe capacity {}",
         ByteSize(result.bytes_per_call),
         result.pipe_capacity.map_or("unknown".into(), |c| format!(
-            "{} ({} slots of 4KiB)",
+            "{} ({} slots of {})",
             ByteSize(c),
-            c / 4096
+            c / pipebench::engine::occupancy::slot_bytes(),
+            ByteSize(pipebench::engine::occupancy::slot_bytes())
         )),
     );
     for (name, end) in [("writer", &result.writer), ("reader", &result.reader)] {

@@ -4,17 +4,56 @@
 //! here they are anonymous mappings, aligned by hand to 2 MiB when huge pages are
 //! asked for, so the kernel can back each 2 MiB stretch with one huge page.
 
+use std::path::Path;
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 
 use rustix::mm::{madvise, mlock, mmap_anonymous, munmap, Advice, MapFlags, ProtFlags};
 
 use crate::ends::error::EndError;
-use crate::size::{ByteSize, MIB};
+use crate::size::ByteSize;
 
-/// The size of a small page on x86-64 and most Linux machines.
-pub const PAGE_SIZE: usize = 4096;
-/// The size of a transparent huge page on x86-64.
-pub const HUGE_PAGE_SIZE: usize = 2 * MIB as usize;
+/// The kernel's page size, asked at run time: 4 KiB on x86-64, and 4, 16 or 64 KiB
+/// on arm64 depending on how its kernel was built.
+pub fn page_size() -> usize {
+    rustix::param::page_size()
+}
+
+/// Where the kernel says how large a transparent huge page is.
+pub const HPAGE_PMD_SIZE: &str = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size";
+
+/// The size of a transparent huge page (2 MiB on x86-64, 32 MiB with 16 KiB pages,
+/// 512 MiB with 64 KiB ones): the kernel's `hpage_pmd_size`, or, where it does not
+/// say (THP compiled out), what one middle-level page-table entry maps.
+pub fn huge_page_size() -> usize {
+    static SIZE: OnceLock<usize> = OnceLock::new();
+    *SIZE.get_or_init(|| {
+        std::fs::read_to_string(Path::new(HPAGE_PMD_SIZE))
+            .ok()
+            .and_then(|text| parse_hpage_pmd_size(&text))
+            .unwrap_or_else(|| pmd_size(page_size()))
+    })
+}
+
+/// The bytes one PMD entry maps with pages of `page_size`: a page-table page holds
+/// `page_size / 8` eight-byte entries, each mapping one page.
+pub fn pmd_size(page_size: usize) -> usize {
+    page_size / 8 * page_size
+}
+
+/// `hpage_pmd_size`'s text as a number of bytes.
+fn parse_hpage_pmd_size(text: &str) -> Option<usize> {
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|&n: &usize| n.is_power_of_two())
+}
+
+/// The first and last page (numbered from address 0) that `[address, address +
+/// len)` touches, with pages of `page_size`; `len` must not be 0.
+pub fn pages_spanned(address: u64, len: u64, page_size: u64) -> (u64, u64) {
+    (address / page_size, (address + len - 1) / page_size)
+}
 
 /// How a [`Buffer`] should be set up.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,9 +98,9 @@ fn allocate(spec: BufferSpec) -> Result<Buffer, EndError> {
         return Err(EndError::Invalid("a buffer must not be empty".into()));
     }
     let align = if spec.huge_pages {
-        HUGE_PAGE_SIZE
+        huge_page_size()
     } else {
-        PAGE_SIZE
+        page_size()
     };
     let mapped = round_up(spec.len + spec.offset, align);
     let mut buffer = Buffer::map_aligned(mapped, align)?;
@@ -96,7 +135,7 @@ impl Buffer {
     /// Maps `len` bytes starting at a multiple of `align`: over-maps by one alignment
     /// unit so an aligned start always fits inside the mapping.
     fn map_aligned(len: usize, align: usize) -> Result<Self, EndError> {
-        let map_len = len + if align > PAGE_SIZE { align } else { 0 };
+        let map_len = len + if align > page_size() { align } else { 0 };
         // SAFETY: a fresh private anonymous mapping aliases nothing.
         let map = unsafe {
             mmap_anonymous(
@@ -168,6 +207,60 @@ impl Drop for Buffer {
 mod tests {
     use super::*;
 
+    /// Page sizes Linux runs with: x86-64 and most arm64 (4 KiB), Apple silicon and
+    /// some arm64 distributions (16 KiB), RHEL-style arm64 and POWER (64 KiB).
+    const PAGE_SIZES: [usize; 3] = [4096, 16384, 65536];
+
+    #[test]
+    fn a_huge_page_is_what_one_pmd_entry_maps() {
+        let expected = [2 << 20, 32 << 20, 512 << 20];
+        for (page, huge) in PAGE_SIZES.into_iter().zip(expected) {
+            assert_eq!(pmd_size(page), huge, "{page}-byte pages");
+        }
+    }
+
+    #[test]
+    fn the_kernel_says_the_huge_page_size() {
+        assert_eq!(parse_hpage_pmd_size("2097152\n"), Some(2 << 20));
+        assert_eq!(parse_hpage_pmd_size("536870912"), Some(512 << 20));
+        assert_eq!(parse_hpage_pmd_size("0"), None);
+        assert_eq!(parse_hpage_pmd_size("nonsense"), None);
+        // On this machine: the file if the kernel has it, a power of two either way.
+        let here = huge_page_size();
+        assert!(here.is_power_of_two() && here > page_size(), "{here}");
+        if let Ok(text) = std::fs::read_to_string(HPAGE_PMD_SIZE) {
+            assert_eq!(Some(here), parse_hpage_pmd_size(&text));
+        }
+    }
+
+    #[test]
+    fn the_pages_a_buffer_spans_depend_on_the_page_size() {
+        // 256 KiB placed 16 bytes into a page, as malloc places it.
+        let (address, len) = (0x7f00_0000_0010_u64, 256 * 1024);
+        let spans: Vec<u64> = PAGE_SIZES
+            .into_iter()
+            .map(|page| {
+                let (first, last) = pages_spanned(address, len, page as u64);
+                last - first + 1
+            })
+            .collect();
+        assert_eq!(spans, [65, 17, 5]);
+        // A page-aligned buffer of exactly one page spans one page.
+        for page in PAGE_SIZES.map(|p| p as u64) {
+            assert_eq!(pages_spanned(3 * page, page, page), (3, 3));
+        }
+    }
+
+    #[test]
+    fn the_page_size_comes_from_the_kernel() {
+        let page = page_size();
+        assert!(page.is_power_of_two(), "{page}");
+        // The C library's answer, to compare with rustix's.
+        // SAFETY: sysconf has no preconditions.
+        let sysconf = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        assert_eq!(page as i64, sysconf as i64);
+    }
+
     #[test]
     fn an_offset_buffer_starts_where_malloc_would_put_it() {
         let mut buffer = Buffer::allocate(BufferSpec {
@@ -177,7 +270,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        assert_eq!(buffer.addr() % PAGE_SIZE, 16);
+        assert_eq!(buffer.addr() % page_size(), 16);
         assert!(buffer.len() >= 256 << 10);
         // Every usable byte is ours to write, up to the last one.
         let slice = buffer.as_mut_slice();
@@ -196,8 +289,8 @@ mod tests {
             offset: 0,
         })
         .unwrap();
-        assert_eq!(buffer.addr() % HUGE_PAGE_SIZE, 0);
-        assert_eq!(buffer.len(), HUGE_PAGE_SIZE);
+        assert_eq!(buffer.addr() % huge_page_size(), 0);
+        assert_eq!(buffer.len(), huge_page_size());
         assert!(buffer.as_slice().iter().all(|&b| b == b'x'));
     }
 
@@ -208,7 +301,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        assert_eq!(buffer.addr() % PAGE_SIZE, 0);
+        assert_eq!(buffer.addr() % page_size(), 0);
         assert_eq!(buffer.len(), 12_288);
         assert!(buffer.as_slice().iter().all(|&b| b == 0));
     }

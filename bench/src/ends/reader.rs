@@ -8,7 +8,7 @@ use std::time::Instant;
 use rustix::io::Errno;
 use rustix::pipe::{fcntl_setpipe_size, splice, SpliceFlags};
 
-use crate::ends::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::ends::buffer::{page_size, Buffer, BufferSpec};
 use crate::ends::control::Shared;
 use crate::ends::error::EndError;
 use crate::ends::options::ReaderOptions;
@@ -47,10 +47,11 @@ pub fn run(
     control: &Shared,
 ) -> Result<EndReport, EndError> {
     let buf_size = options.common.buf_size.as_usize();
-    if buf_size < PAGE_SIZE {
+    if buf_size < page_size() {
         return Err(EndError::Invalid(format!(
-            "--buf-size {} is below one page ({PAGE_SIZE} bytes)",
-            options.common.buf_size
+            "--buf-size {} is below one page ({} bytes)",
+            options.common.buf_size,
+            page_size()
         )));
     }
     pipe_setup::check_input(input, options.splice)?;

@@ -12,7 +12,7 @@ use std::time::Instant;
 use rustix::io::Errno;
 use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
 
-use crate::ends::buffer::{Buffer, BufferSpec, PAGE_SIZE};
+use crate::ends::buffer::{page_size, Buffer, BufferSpec};
 use crate::ends::control::Shared;
 use crate::ends::error::EndError;
 use crate::ends::options::WriterOptions;
@@ -33,16 +33,18 @@ struct Tally {
 /// Checks option combinations the writer cannot honour.
 pub fn validate(options: &WriterOptions) -> Result<(), EndError> {
     let buf = options.common.buf_size.as_usize();
-    if buf < PAGE_SIZE {
+    if buf < page_size() {
         return Err(EndError::Invalid(format!(
-            "--buf-size {} is below one page ({PAGE_SIZE} bytes)",
-            options.common.buf_size
+            "--buf-size {} is below one page ({} bytes)",
+            options.common.buf_size,
+            page_size()
         )));
     }
-    if options.vmsplice && !buf.is_multiple_of(PAGE_SIZE) {
+    if options.vmsplice && !buf.is_multiple_of(page_size()) {
         return Err(EndError::Invalid(format!(
-            "--buf-size {} must be a multiple of 4KiB with --vmsplice (whole pages)",
-            options.common.buf_size
+            "--buf-size {} must be a multiple of the page size ({} bytes) with --vmsplice (whole pages)",
+            options.common.buf_size,
+            page_size()
         )));
     }
     if options.same_buffer && !options.vmsplice {

@@ -94,8 +94,17 @@ impl Drop for Alternation {
 /// Points a series keeps at most (each the minimum and maximum of its bucket).
 pub const MAX_POINTS: usize = 1000;
 
-/// The page size the ring's slots hold: a pipe of capacity C has C / 4096 slots.
-pub const SLOT_BYTES: u64 = 4096;
+/// The bytes one slot of the ring holds: a page, so a pipe of capacity C has
+/// C / page-size slots (16 of 4 KiB by default on x86-64; with 64 KiB pages the
+/// default pipe is 16 slots of 64 KiB).
+pub fn slot_bytes() -> u64 {
+    crate::ends::buffer::page_size() as u64
+}
+
+/// What results recorded before they named their slot size were measured with.
+fn slot_bytes_before_recorded() -> u64 {
+    4096
+}
 
 /// The occupancy series, one entry per point (struct of arrays, to keep results small).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -137,14 +146,18 @@ pub struct Occupancy {
     /// shares say where it sat, not how long each phase lasted.
     #[serde(default)]
     pub alternating: bool,
+    /// The bytes one slot holds (the machine's page size).
+    #[serde(default = "slot_bytes_before_recorded")]
+    pub slot_bytes: u64,
     /// The points.
     pub series: OccupancySeries,
 }
 
 impl Occupancy {
-    /// Bytes at or above which a sample counts as full for `capacity`.
-    pub fn full_threshold(capacity: u64) -> u64 {
-        capacity.saturating_sub(SLOT_BYTES).max(1)
+    /// Bytes at or above which a sample counts as full for `capacity`: less than
+    /// one slot of `slot` bytes left.
+    pub fn full_threshold(capacity: u64, slot: u64) -> u64 {
+        capacity.saturating_sub(slot).max(1)
     }
 }
 
@@ -185,6 +198,7 @@ pub struct Recorder {
     bucket_ms: f64,
     buckets: Vec<Bucket>,
     capacity: u64,
+    slot: u64,
     samples: u64,
     full: u64,
     empty: u64,
@@ -200,6 +214,7 @@ impl Recorder {
             bucket_ms: interval_ms.max(0.01),
             buckets: Vec::new(),
             capacity,
+            slot: slot_bytes(),
             samples: 0,
             full: 0,
             empty: 0,
@@ -236,7 +251,7 @@ impl Recorder {
         if bytes == 0 {
             self.empty += 1;
         }
-        if bytes >= Occupancy::full_threshold(self.capacity) {
+        if bytes >= Occupancy::full_threshold(self.capacity, self.slot) {
             self.full += 1;
         }
         let bucket = self.bucket(t_ms);
@@ -295,6 +310,7 @@ impl Recorder {
             reader_sleeps: self.reader_sleeps,
             bucket_ms: self.bucket_ms,
             alternating: false,
+            slot_bytes: self.slot,
             series,
         }
     }
@@ -444,6 +460,25 @@ impl PipeWatch {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_full_pipe_has_less_than_one_slot_left_whatever_the_page_size() {
+        // The default pipe is 16 slots: 64 KiB with 4 KiB pages, 1 MiB with 64 KiB.
+        for slot in [4096, 16384, 65536] {
+            let capacity = 16 * slot;
+            assert_eq!(Occupancy::full_threshold(capacity, slot), 15 * slot);
+        }
+        // A one-slot pipe is full as soon as a byte is in it.
+        assert_eq!(Occupancy::full_threshold(65536, 65536), 1);
+        // Results saved before slots were named read as 4 KiB ones.
+        let old: Occupancy = serde_json::from_value(serde_json::json!({
+            "capacity": 65536, "interval_ms": 5.0, "samples": 1, "full_share": 0.0,
+            "empty_share": 1.0, "writer_sleeps": 0, "reader_sleeps": 0, "bucket_ms": 5.0,
+            "series": {"t_ms": [], "min": [], "max": [], "writer_sleeps": [], "reader_sleeps": []}
+        }))
+        .unwrap();
+        assert_eq!(old.slot_bytes, 4096);
+    }
+
     use super::*;
 
     #[test]

@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ends::buffer::PAGE_SIZE;
+use crate::ends::buffer::page_size;
 
 /// kpageflags bit: the first page of a compound page.
 pub const KPF_COMPOUND_HEAD: u32 = 15;
@@ -73,13 +73,19 @@ pub struct PageInfo {
     pub compound_tail: Option<bool>,
 }
 
+/// Where `/proc/self/pagemap` keeps the entry of the page holding `addr`: one
+/// 8-byte entry per page, pages of `page_size`.
+pub fn pagemap_offset(addr: usize, page_size: usize) -> u64 {
+    (addr / page_size * 8) as u64
+}
+
 /// Reads pagemap (and kpageflags where allowed) for `pages` pages from `addr`.
 // ANCHOR: kpageflags_check
 pub fn inspect_pages(addr: usize, pages: usize) -> std::io::Result<Vec<PageInfo>> {
     let pagemap = File::open("/proc/self/pagemap")?;
     let kpageflags = File::open("/proc/kpageflags").ok();
     let mut raw = vec![0u8; pages * 8];
-    pagemap.read_exact_at(&mut raw, (addr / PAGE_SIZE * 8) as u64)?;
+    pagemap.read_exact_at(&mut raw, pagemap_offset(addr, page_size()))?;
     let mut out = Vec::with_capacity(pages);
     for (i, entry) in raw.chunks_exact(8).enumerate() {
         let entry = u64::from_le_bytes(entry.try_into().expect("8 bytes"));
@@ -97,7 +103,7 @@ pub fn inspect_pages(addr: usize, pages: usize) -> std::io::Result<Vec<PageInfo>
         };
         let bit = |b: u32| flags.map(|f| f & (1 << b) != 0);
         out.push(PageInfo {
-            vaddr: addr + i * PAGE_SIZE,
+            vaddr: addr + i * page_size(),
             present,
             pfn,
             thp: bit(KPF_THP),
@@ -138,11 +144,11 @@ pub fn smaps_anon_huge_bytes(addr: usize) -> Option<u64> {
 /// Checks how much of `[addr, addr+len)` is backed by transparent huge pages.
 pub fn check_buffer(addr: usize, len: usize) -> HugePageReport {
     let thp_mode = thp_mode().unwrap_or_else(|| "unknown".into());
-    let pages = len / PAGE_SIZE;
+    let pages = len / page_size();
     if let Ok(infos) = inspect_pages(addr, pages) {
         if infos.iter().any(|p| p.thp.is_some()) {
             let huge = infos.iter().filter(|p| p.thp == Some(true)).count();
-            let huge_bytes = (huge * PAGE_SIZE) as u64;
+            let huge_bytes = (huge * page_size()) as u64;
             return HugePageReport {
                 note: note_for(&thp_mode, huge_bytes, len as u64, "kpageflags"),
                 thp_mode,
@@ -179,6 +185,21 @@ fn note_for(mode: &str, huge: u64, len: u64, method: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::ends::buffer::{Buffer, BufferSpec};
+
+    #[test]
+    fn the_pagemap_entry_of_an_address_depends_on_the_page_size() {
+        let addr = 0x7f00_0012_3456_usize;
+        assert_eq!(pagemap_offset(addr, 4096), (addr as u64 >> 12) * 8);
+        assert_eq!(pagemap_offset(addr, 16384), (addr as u64 >> 14) * 8);
+        assert_eq!(pagemap_offset(addr, 65536), (addr as u64 >> 16) * 8);
+        // Every byte of one page shares its entry.
+        for page in [4096, 16384, 65536] {
+            assert_eq!(
+                pagemap_offset(page * 7, page),
+                pagemap_offset(page * 8 - 1, page)
+            );
+        }
+    }
 
     #[test]
     fn bracketed_mode_is_parsed() {

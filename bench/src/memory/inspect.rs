@@ -19,13 +19,14 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ends::buffer::{Buffer, PAGE_SIZE};
+use crate::ends::buffer::{page_size, pages_spanned, Buffer};
 use crate::ends::error::EndError;
 use crate::ends::options::WriterOptions;
-use crate::ends::writer;
-use crate::memory::hugepage::HugePageReport;
 use crate::memory::hugepage::{self, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_THP};
 use crate::memory::paging::{self, PageSize, Paging, Walk};
+
+use crate::ends::writer;
+use crate::memory::hugepage::HugePageReport;
 use crate::process::launch::{EndProgram, Launch, LaunchError, REPORT_FD};
 use crate::size::{ByteSize, MIB};
 
@@ -124,6 +125,8 @@ pub struct BufferPages {
     pub len: u64,
     /// How far into its first page the buffer starts (malloc's 16 bytes, or 0).
     pub offset_in_page: u64,
+    /// The machine's page size, which `pages` are counted in.
+    pub page_size: u64,
     /// The walk to the buffer's first byte (to a 2 MiB page for huge-page buffers).
     pub walk: Walk,
     /// Every 4 KiB page the buffer touches, in order.
@@ -314,8 +317,8 @@ fn read_buffer(
     kpageflags: Option<&File>,
 ) -> Result<BufferPages, InspectError> {
     let address = buffer.addr() as u64;
-    let first_page = address / PAGE_SIZE as u64;
-    let last_page = (address + buffer.len() as u64 - 1) / PAGE_SIZE as u64;
+    let page = page_size() as u64;
+    let (first_page, last_page) = pages_spanned(address, buffer.len() as u64, page);
     let count = (last_page - first_page + 1) as usize;
     let pagemap = File::open("/proc/self/pagemap").map_err(InspectError::Pagemap)?;
     let mut raw = vec![0u8; count * 8];
@@ -337,7 +340,7 @@ fn read_buffer(
             });
             PageRecord {
                 index,
-                vaddr: (first_page + index as u64) * PAGE_SIZE as u64,
+                vaddr: (first_page + index as u64) * page,
                 present,
                 pfn,
                 flags,
@@ -363,7 +366,8 @@ fn read_buffer(
     Ok(BufferPages {
         address,
         len: buffer.len() as u64,
-        offset_in_page: address % PAGE_SIZE as u64,
+        offset_in_page: address % page,
+        page_size: page,
         walk,
         present: pages.iter().filter(|p| p.present).count(),
         thp: count_flag(|f| f.thp),

@@ -7,7 +7,7 @@
 
 use plotters::prelude::*;
 
-use crate::engine::occupancy::{Occupancy, SLOT_BYTES};
+use crate::engine::occupancy::Occupancy;
 use crate::output::chart::ChartError;
 
 const BAND: RGBColor = RGBColor(0x2b, 0x6c, 0xb0);
@@ -17,7 +17,7 @@ const GRID: RGBColor = RGBColor(0xe4, 0xe7, 0xeb);
 
 /// Where the pipe stayed full or empty for a whole point: `(start_ms, end_ms, full)`.
 pub fn phases(o: &Occupancy) -> Vec<(f64, f64, bool)> {
-    let threshold = Occupancy::full_threshold(o.capacity);
+    let threshold = Occupancy::full_threshold(o.capacity, o.slot_bytes);
     let s = &o.series;
     let mut out: Vec<(f64, f64, bool)> = Vec::new();
     for i in 0..s.t_ms.len() {
@@ -44,7 +44,7 @@ pub fn render_svg(o: &Occupancy, step: &str) -> Result<String, ChartError> {
     let s = &o.series;
     let t_end = s.t_ms.last().map_or(1.0, |t| t + o.bucket_ms) / 1000.0;
     let kib = |b: u64| b as f64 / 1024.0;
-    let top = kib(o.capacity.max(SLOT_BYTES)) * 1.12;
+    let top = kib(o.capacity.max(o.slot_bytes)) * 1.12;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 360)).into_drawing_area();
@@ -123,9 +123,10 @@ pub fn render_svg(o: &Occupancy, step: &str) -> Result<String, ChartError> {
             )))
             .map_err(|e| err(&e))?
             .label(format!(
-                "capacity {} KiB = {} slots of 4 KiB",
+                "capacity {} KiB = {} slots of {} KiB",
                 o.capacity / 1024,
-                o.capacity / SLOT_BYTES
+                o.capacity / o.slot_bytes.max(1),
+                o.slot_bytes / 1024
             ))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(1)));
         chart

@@ -91,3 +91,16 @@ test("words: capacity in slots, the live fill, the summary; bad input is not dra
   assert.ok(!usable({ capacity: 65536, bucket_ms: 2, series: { t_ms: [], min: [], max: [] } }));
   assert.ok(!usable({ capacity: 65536, bucket_ms: 2, series: { t_ms: [0, 2], min: [0], max: [0, 0] } }));
 });
+
+test("slots are the machine's pages: 4, 16 or 64 KiB", async () => {
+  const { fullThreshold, slotOf } = await import("../../theme/pipebook/occupancy.js");
+  for (const slot of [4096, 16384, 65536]) {
+    const capacity = 16 * slot;
+    assert.equal(slotOf({ slot_bytes: slot }), slot);
+    assert.equal(fullThreshold(capacity, slot), 15 * slot);
+    assert.equal(capacityLabel(capacity, slot).split(" = ")[1], `16 slots of ${slot / 1024} KiB`);
+    assert.equal(fillText(slot + 1, capacity, slot).split(" (")[1], "2 of 16 slots)");
+  }
+  // A result saved before slots were named was measured on 4 KiB pages.
+  assert.equal(slotOf({ capacity: 65536 }), 4096);
+});

@@ -57,3 +57,19 @@ test("without root: present pages without frames, huge only when smaps says so",
   assert.equal(cellState({ present: true, flags: flags(["zero_page"]) }), "zero");
   assert.equal(cellState({ present: false, flags: flags(["thp"]) }), "absent");
 });
+
+test("the pages one call hands over are counted in the machine's page size", () => {
+  // 256 KiB placed 16 bytes into a page: 65 pages of 4 KiB, 17 of 16 KiB, 5 of 64 KiB.
+  for (const [pageSize, used] of [
+    [4096, 65],
+    [16384, 17],
+    [65536, 5],
+  ]) {
+    const b = buffer(80, () => ({ present: true }), { offset_in_page: 16, page_size: pageSize });
+    const g = gridLayout(b, 256 * 1024);
+    assert.equal(g.cells.filter((c) => c.used).length, used, `${pageSize}-byte pages`);
+  }
+  // A report from before page sizes were named: 4 KiB pages.
+  const old = buffer(80, () => ({ present: true }), { offset_in_page: 16 });
+  assert.equal(gridLayout(old, 256 * 1024).cells.filter((c) => c.used).length, 65);
+});

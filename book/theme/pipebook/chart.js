@@ -17,6 +17,25 @@ function niceCeil(x) {
   return 10 * exp;
 }
 
+/** The chart in words, for screen readers (the SVG itself is a picture): how many
+ * stretches were measured, the lowest, highest and last rate, and the references. */
+export function describeThroughput(points, { article = null, reference = null } = {}) {
+  const refs = [];
+  if (isNumber(article)) refs.push(`the article measured ${figure(article)} GiB/s`);
+  if (reference && isNumber(reference.low) && isNumber(reference.high)) {
+    refs.push(`the C++ on the project's VM ${figure((reference.low + reference.high) / 2)} GiB/s`);
+  }
+  const tail = refs.length ? `; ${refs.join(", ")}.` : ".";
+  if (!points.length) return `Throughput over time: no run yet${tail}`;
+  const rates = points.map(([, v]) => v);
+  const seconds = points[points.length - 1][0];
+  return (
+    `Throughput over ${seconds.toFixed(1)} s, ${points.length} stretch${points.length === 1 ? "" : "es"}: ` +
+    `from ${figure(Math.min(...rates))} to ${figure(Math.max(...rates))} GiB/s, ` +
+    `last ${figure(rates[rates.length - 1])} GiB/s${tail}`
+  );
+}
+
 export class LiveChart {
   constructor() {
     this.line = svg("polyline", { class: "pipebook-chart-line", points: "" });
@@ -33,11 +52,13 @@ export class LiveChart {
     this.labels = h("div.pipebook-chart-labels", { "aria-hidden": "true" });
     this.xEnd = h("span.pipebook-chart-xend");
     this.empty = h("p.pipebook-chart-empty", null, "Throughput over time appears here while the step runs.");
+    // A div, not a figure: a figure with a caption may not be given the img role, and
+    // the picture's words (describe) say more than its axis caption would.
     this.el = h(
-      "figure.pipebook-chart",
+      "div.pipebook-chart",
       { role: "img", "aria-label": "Throughput over time" },
       h("div.pipebook-chart-plot", null, plot, this.labels, this.empty),
-      h("figcaption.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, "GiB/s over time"), this.xEnd),
+      h("div.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, "GiB/s over time"), this.xEnd),
     );
     this.reset({});
   }
@@ -50,6 +71,12 @@ export class LiveChart {
     this.seconds = isNumber(seconds) && seconds > 0 ? seconds : 4;
     this.el.classList.remove("pipebook-chart-has-data");
     this.draw();
+    this.describe();
+  }
+
+  /** Words for the picture; set when a run starts and ends, not at every sample. */
+  describe() {
+    this.el.setAttribute("aria-label", describeThroughput(this.points, { article: this.article, reference: this.reference }));
   }
 
   push(seconds, gibs) {
@@ -63,6 +90,7 @@ export class LiveChart {
   finish(seconds) {
     if (isNumber(seconds) && seconds > 0) this.seconds = seconds;
     this.draw();
+    this.describe();
   }
 
   draw() {

@@ -18,7 +18,7 @@ export class EndStats {
         h(
           "tr",
           null,
-          h("th", { scope: "col" }, ""),
+          h("th", { scope: "col" }, h("span.pipebook-visually-hidden", null, "end")),
           col("CPU the end was pinned to", "CPU"),
           col("Minor page faults", "Minor faults"),
           col("Voluntary context switches (the end slept)", "Vol. switches"),
@@ -88,10 +88,11 @@ function percent(part, whole) {
   return `${p.toFixed(p < 1 ? 2 : 0)}%`;
 }
 
-/** "64 KiB (16 slots)": a pipe capacity as the ring it is. */
-export function capacityText(bytes) {
+/** "64 KiB (16 slots)": a pipe capacity as the ring it is, with slots of `slot`
+ * bytes (one page; a result with an occupancy names it, else 4 KiB is assumed). */
+export function capacityText(bytes, slot = 4096) {
   if (!fmt.isNumber(bytes)) return "unknown";
-  return `${fmt.bytes(bytes)} (${bytes / 4096} slots of one page)`;
+  return `${fmt.bytes(bytes)} (${bytes / slot} slots of one page)`;
 }
 
 /** List items for a finished run: warnings first, then what the figures need said. */
@@ -104,7 +105,7 @@ export function resultNotes(result, { budget, warnings = [] }) {
       h(
         "span.pipebook-config",
         null,
-        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity)}.`,
+        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity, result.occupancy?.slot_bytes)}.`,
       ),
     );
   }

@@ -2,6 +2,10 @@
 // A classic deferred script, not a module, so diagrams also render when the book is
 // opened from files (browsers refuse module scripts on file://). Picks Mermaid's theme
 // from mdBook's theme class on <html> and re-renders when the reader switches theme.
+//
+// Lazily: the 3.5 MB bundle is fetched only when a diagram comes near the screen, and
+// each diagram is drawn as it comes near, so no diagram holds up the first paint or
+// the page's first seconds on a phone. The print view draws them all at once.
 (function () {
   "use strict";
   var DARK = ["coal", "navy", "ayu"];
@@ -30,8 +34,7 @@
       svgEl.style.maxWidth = "none";
       svgEl.style.width = Math.round(natural * MIN_SCALE) + "px";
       pre.classList.add("pipebook-diagram-wide");
-      pre.setAttribute("tabindex", "0");
-      pre.setAttribute("aria-label", "Wide diagram: scroll sideways to see all of it");
+      markScrollable(pre, "Wide diagram: scroll sideways to see all of it");
       var next = pre.nextElementSibling;
       if (!next || !next.classList.contains("pipebook-diagram-hint")) {
         var hint = document.createElement("p");
@@ -40,18 +43,58 @@
         pre.insertAdjacentElement("afterend", hint);
       }
     }
+    markScrollable(pre, "Diagram: scroll sideways to see all of it");
+  }
+
+  // A block that scrolls sideways must take the keyboard's focus (arrow keys then
+  // scroll it), and a focusable element needs a role to carry its name.
+  function markScrollable(el, label) {
+    if (el.scrollWidth <= el.clientWidth + 1) return;
+    // Never take over an element made focusable by someone else; relabel our own.
+    if (el.hasAttribute("tabindex") && !el.hasAttribute("data-pipebook-scrollable")) return;
+    el.setAttribute("data-pipebook-scrollable", "");
+    el.setAttribute("tabindex", "0");
+    el.setAttribute("role", "group");
+    el.setAttribute("aria-label", label);
+  }
+
+  // Code listings and tables too wide for the column (every page, the print view
+  // included; a phone's column is narrow), and diagrams still shown as their source.
+  function markScrollableCode() {
+    var blocks = document.querySelectorAll("main pre, main pre:not(.mermaid) > code, main .table-wrapper");
+    for (var i = 0; i < blocks.length; i++) {
+      var what = blocks[i].classList.contains("mermaid")
+        ? "Diagram source"
+        : blocks[i].classList.contains("table-wrapper")
+          ? "Table"
+          : "Code";
+      markScrollable(blocks[i], what + ": scroll sideways to see all of it");
+    }
   }
 
   var rendering = Promise.resolve();
   var current = null;
 
-  function render() {
+  // The diagrams due to be drawn: those that came near the screen (or all, in print).
+  var due = [];
+  var total = 0;
+  // Those that have been through Mermaid (drawn, or shown as source when broken).
+  var finished = [];
+
+  function render(themeChanged) {
     var mermaid = window.mermaid;
-    var blocks = document.querySelectorAll("pre.mermaid");
-    if (!mermaid || !blocks.length) return;
+    if (!mermaid) return;
     var theme = mermaidTheme();
-    if (theme === current) return;
+    if (themeChanged && theme === current) return;
     current = theme;
+    // On a theme change every drawn diagram is drawn again; otherwise only the new ones.
+    var blocks = due.filter(function (pre) {
+      return themeChanged || pre.getAttribute("data-pipebook-theme") !== theme;
+    });
+    if (!blocks.length) return;
+    blocks.forEach(function (pre) {
+      pre.setAttribute("data-pipebook-theme", theme);
+    });
     // Mermaid sizes boxes by measuring text: wait for the book's fonts, or labels
     // measured in a fallback font overflow once the real one arrives.
     var fontsReady = document.fonts && document.fonts.ready ? document.fonts.ready : Promise.resolve();
@@ -68,7 +111,7 @@
         });
         var good = [];
         var broken = 0;
-        var checks = Array.prototype.map.call(blocks, function (pre) {
+        var checks = blocks.map(function (pre) {
           if (!pre.hasAttribute("data-source")) pre.setAttribute("data-source", pre.textContent);
           var source = pre.getAttribute("data-source");
           pre.removeAttribute("data-processed");
@@ -101,8 +144,14 @@
                 keepReadable(good[k]);
               }
             }
-            document.documentElement.setAttribute("data-pipebook-diagram-errors", String(broken));
-            document.documentElement.setAttribute("data-pipebook-diagrams", theme);
+            var root = document.documentElement;
+            var errors = Number(root.getAttribute("data-pipebook-diagram-errors") || 0);
+            root.setAttribute("data-pipebook-diagram-errors", String(themeChanged ? broken : errors + broken));
+            // Set once every diagram of the page is drawn (tests and print wait for it).
+            blocks.forEach(function (pre) {
+              if (finished.indexOf(pre) < 0) finished.push(pre);
+            });
+            if (finished.length === total) root.setAttribute("data-pipebook-diagrams", theme);
           });
       })
       .catch(function (err) {
@@ -132,17 +181,25 @@
     return me ? me.replace(/pipebook\/diagrams\.js(\?.*)?$/, "vendor/mermaid.min.js") : null;
   })();
 
-  // The 3.5 MB bundle is fetched only by pages that have a diagram.
+  // The 3.5 MB bundle is fetched only when a diagram comes near the screen, once.
+  var loading = null;
   function loadMermaid(then) {
     if (window.mermaid) return then();
     if (!MERMAID_SRC) return;
+    if (loading) return loading.push(then);
+    loading = [then];
     var script = document.createElement("script");
     script.src = MERMAID_SRC;
     script.onload = function () {
       // Mermaid renders every .mermaid element on window load unless told not to;
       // we render ourselves (after the fonts, with the page's theme).
       if (window.mermaid) window.mermaid.initialize({ startOnLoad: false });
-      then();
+      var waiting = loading;
+      loading = [];
+      for (var i = 0; i < waiting.length; i++) waiting[i]();
+      new MutationObserver(function () {
+        render(true);
+      }).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
     };
     script.onerror = function () {
       document.documentElement.setAttribute("data-pipebook-diagrams", "error");
@@ -151,25 +208,56 @@
   }
 
   function start() {
+    markScrollableCode();
+    // A turned phone or a resized window can make more blocks scroll.
+    var resizing = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizing);
+      resizing = setTimeout(markScrollableCode, 200);
+    });
     // Keep every diagram's source before anything can replace it with a drawing.
     var blocks = document.querySelectorAll("pre.mermaid");
     if (!blocks.length) return;
     for (var i = 0; i < blocks.length; i++) {
       if (!blocks[i].hasAttribute("data-source")) blocks[i].setAttribute("data-source", blocks[i].textContent);
     }
-    var go = function () {
+    total = blocks.length;
+    var draw = function (pre) {
+      if (due.indexOf(pre) >= 0) return;
+      due.push(pre);
       loadMermaid(function () {
-        render();
-        new MutationObserver(render).observe(document.documentElement, {
-          attributes: true,
-          attributeFilter: ["class"],
-        });
+        render(false);
       });
     };
-    // Text first: the bundle is fetched and compiled once the page has loaded, so
-    // it never holds up reading; the diagrams appear a moment later.
-    if (document.readyState === "complete") go();
-    else window.addEventListener("load", go, { once: true });
+    var printing = /\/print\.html$/.test(location.pathname);
+    if (printing || !("IntersectionObserver" in window)) {
+      // The print view is printed whole: draw every diagram, once the page has loaded.
+      var all = function () {
+        Array.prototype.forEach.call(blocks, draw);
+      };
+      if (document.readyState === "complete") all();
+      else window.addEventListener("load", all, { once: true });
+      return;
+    }
+    // Drawn as it scrolls into view: a diagram just below the fold does not make a
+    // phone fetch and compile 3.5 MB before the reader asked for it.
+    var observer = new IntersectionObserver(
+      function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          observer.unobserve(entry.target);
+          draw(entry.target);
+        });
+      },
+      { rootMargin: "0px" },
+    );
+    Array.prototype.forEach.call(blocks, function (pre) {
+      observer.observe(pre);
+    });
+    // Someone about to print from a chapter gets every diagram.
+    window.addEventListener("beforeprint", function () {
+      Array.prototype.forEach.call(blocks, draw);
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -7,6 +7,7 @@
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
 
+import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
@@ -102,7 +103,7 @@ function resultTable(m, r) {
   const surveyRate = survey ? rate(survey.ms, survey.bytes) : null;
   const row = (label, ...cells) => h("tr", null, h("th", null, label), ...cells.map((c) => h("td", null, c)));
   const rows = [
-    h("tr", null, h("th", null, ""), h("th", null, "this machine"), h("th", null, "survey")),
+    h("tr", null, h("th", null, h("span.pipebook-visually-hidden", null, "figure")), h("th", null, "this machine"), h("th", null, "survey")),
     row("time", `${fmt.ms(r.elapsed_ms)} for ${fmt.bytes(r.bytes)}`, survey ? `${fmt.ms(survey.ms)} for ${fmt.bytes(survey.bytes)}` : "—"),
     row("MiB/s", h("span.pipebook-ipc-mibs", null, fmt.figure(r.mib_per_s)), surveyRate ? fmt.figure(surveyRate) : "—"),
     row("checksum", r.checksum_ok ? "OK" : "not checked", ""),
@@ -204,8 +205,8 @@ export function mountIpc(root, { online, lab }) {
     card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
     return;
   }
-  const ui = controls(`pipebook-ipc-${m.id}`, lab, { button: "Run this mechanism" });
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
+  const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
   const summary = h("p.pipebook-ipc-summary");
@@ -314,8 +315,8 @@ export function mountIpcMatrix(root, { online, lab }) {
     return;
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
-  const ui = controls("pipebook-ipc-matrix", lab, { button: "Run all mechanisms" });
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
+  const status = statusLine({ state: "idle" });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");

@@ -83,7 +83,7 @@ export function mountLab(root, { online, catalogEntry }) {
   );
   root.append(card);
 
-  const predictionBox = h("section.pipebook-lab-prediction", null, h("h4", null, "1. Predict"), h("p", null, lab.prediction.question));
+  const predictionBox = h("section.pipebook-lab-prediction", null, h("h2", null, "1. Predict"), h("p", null, lab.prediction.question));
   const tasksList = h("ul.pipebook-lab-tasks");
   const checksList = h("ul.pipebook-lab-checks");
   const verdict = h("p.pipebook-lab-verdict");
@@ -99,8 +99,8 @@ export function mountLab(root, { online, catalogEntry }) {
 
   if (!online) {
     card.append(
-      h("section", null, h("h4", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((t) => h("li", null, `${t.title} (${taskText(t)})`)))),
-      h("section", null, h("h4", null, "3. Check"), checksList),
+      h("section", null, h("h2", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((t) => h("li", null, `${t.title} (${taskText(t)})`)))),
+      h("section", null, h("h2", null, "3. Check"), checksList),
       offlineHint("To do this lab on your own machine", START_HINT, " and come back to this page."),
     );
     showChecks([]);
@@ -127,7 +127,7 @@ export function mountLab(root, { online, catalogEntry }) {
     h(
       "section",
       null,
-      h("h4", null, "2. Run"),
+      h("h2", null, "2. Run"),
       h(
         "div.pipebook-lab-row",
         null,
@@ -138,7 +138,7 @@ export function mountLab(root, { online, catalogEntry }) {
       tasksList,
       status,
     ),
-    h("section", null, h("h4", null, "3. Check"), verdict, checksList, runsEl),
+    h("section", null, h("h2", null, "3. Check"), verdict, checksList, runsEl),
   );
   const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
   const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
@@ -154,7 +154,7 @@ export function mountLab(root, { online, catalogEntry }) {
     h(
       "section.pipebook-lab-export",
       null,
-      h("h4", null, "4. Hand in"),
+      h("h2", null, "4. Hand in"),
       h("p", null, "The report holds every lab's prediction, runs and checks, with this machine's description, sealed with a SHA-256 digest."),
       h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: student.id }, h("span", null, "Name on the report"), student), jsonLink, htmlLink),
       h("p", null, resetButton),

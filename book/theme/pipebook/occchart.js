@@ -5,7 +5,7 @@
 // Hooks for tests: figure.pipebook-occupancy[data-state][data-points].
 
 import { h, svg, yGrid } from "./dom.js";
-import { H, PAD, W, capacityLabel, fillText, layout, summary, usable } from "./occupancy.js";
+import { H, PAD, W, capacityLabel, fillText, layout, slotOf, summary, usable } from "./occupancy.js";
 
 const IDLE_TEXT = "How full the pipe was, sample by sample, appears here after a run.";
 
@@ -41,6 +41,7 @@ export class OccupancyChart {
   /** Before a run (quiet runs are not sampled, so they say so). */
   reset({ quiet } = {}) {
     this.capacity = null;
+    this.slot = undefined;
     this.plot.replaceChildren();
     this.el.dataset.points = "0";
     this.el.dataset.state = quiet ? "quiet" : "idle";
@@ -51,7 +52,8 @@ export class OccupancyChart {
   /** The latest sample while the run is live. */
   live(pipeBytes) {
     this.el.dataset.state = "live";
-    this.now.textContent = `now: ${fillText(pipeBytes, this.capacity)}`;
+    // The slot size is known once the result names it; 4 KiB until then.
+    this.now.textContent = `now: ${fillText(pipeBytes, this.capacity, this.slot)}`;
   }
 
   /** A finished run: draws its `occupancy`, or says why there is none. */
@@ -69,6 +71,7 @@ export class OccupancyChart {
       return;
     }
     this.capacity = occ.capacity;
+    this.slot = slotOf(occ);
     this.draw(occ);
     this.el.dataset.state = "done";
     this.note.textContent = summary(occ);
@@ -105,7 +108,7 @@ export class OccupancyChart {
       y2: g.capacityY,
     });
     const capText = svg("text", { class: "pipebook-occupancy-caplabel", x: W - PAD.right - 4, y: g.capacityY - 4, "text-anchor": "end" });
-    capText.textContent = `capacity ${capacityLabel(occ.capacity)}`;
+    capText.textContent = `capacity ${capacityLabel(occ.capacity, slotOf(occ))}`;
     this.plot.append(shading, axis, band, capacity, capText);
     this.el.dataset.points = String(g.points);
   }

@@ -9,12 +9,18 @@ export const W = 640;
 export const H = 170;
 export const PAD = { left: 56, right: 12, top: 12, bottom: 26 };
 
-/** One slot of the ring holds one page. */
+/** One slot of the ring holds one page: a result names its size (`slot_bytes`, the
+ * machine's page size); results saved before it did were measured on 4 KiB pages. */
 export const SLOT = 4096;
 
-/** Bytes at or above which the pipe counts as full: within one page of capacity. */
-export function fullThreshold(capacity) {
-  return Math.max(1, capacity - SLOT);
+/** The bytes one slot of `occ`'s pipe held. */
+export function slotOf(occ) {
+  return isNumber(occ?.slot_bytes) && occ.slot_bytes > 0 ? occ.slot_bytes : SLOT;
+}
+
+/** Bytes at or above which the pipe counts as full: within one slot of capacity. */
+export function fullThreshold(capacity, slot = SLOT) {
+  return Math.max(1, capacity - slot);
 }
 
 /** Whether `occ` (a result's `occupancy`) has a series that can be drawn. */
@@ -35,15 +41,15 @@ export function usable(occ) {
 }
 
 /** "64 KiB = 16 slots of 4 KiB". */
-export function capacityLabel(capacity) {
-  return `${bytes(capacity)} = ${capacity / SLOT} slots of 4 KiB`;
+export function capacityLabel(capacity, slot = SLOT) {
+  return `${bytes(capacity)} = ${capacity / slot} slots of ${bytes(slot)}`;
 }
 
 /** "48 KiB (12 of 16 slots)": the pipe's content as a share of its ring. */
-export function fillText(pipeBytes, capacity) {
+export function fillText(pipeBytes, capacity, slot = SLOT) {
   if (!isNumber(pipeBytes)) return "";
   if (!isNumber(capacity) || capacity <= 0) return bytes(pipeBytes);
-  return `${bytes(pipeBytes)} (${Math.ceil(pipeBytes / SLOT)} of ${capacity / SLOT} slots)`;
+  return `${bytes(pipeBytes)} (${Math.ceil(pipeBytes / slot)} of ${capacity / slot} slots)`;
 }
 
 /**
@@ -52,7 +58,7 @@ export function fillText(pipeBytes, capacity) {
  */
 export function phases(occ) {
   const { t_ms: t, min, max } = occ.series;
-  const threshold = fullThreshold(occ.capacity);
+  const threshold = fullThreshold(occ.capacity, slotOf(occ));
   const out = [];
   for (let i = 0; i < t.length; i++) {
     const kind = min[i] >= threshold ? "full" : max[i] === 0 ? "empty" : null;
@@ -116,7 +122,7 @@ export function layout(occ) {
     upper.unshift(`${x(s.t_ms[0])},${y(s.max[0])}`);
     lower.unshift(`${x(s.t_ms[0])},${y(s.min[0])}`);
   }
-  const slots = occ.capacity / SLOT;
+  const slots = occ.capacity / slotOf(occ);
   // Ticks at empty, half and full, in slots (the ring's unit).
   const yTicks = [0, 0.5, 1].map((f) => ({
     y: y(occ.capacity * f),

@@ -44,6 +44,13 @@ export function cellTitle(page, state, used) {
   return parts.join("\n");
 }
 
+/** The page size a buffer of a pages report was inspected with (reports from before
+ * it was named come from 4 KiB pages). */
+export function pageSizeOf(buffer) {
+  const size = Number(buffer?.page_size);
+  return Number.isFinite(size) && size > 0 ? size : 4096;
+}
+
 /**
  * Geometry and counts for one buffer of a pages report. `chunk` is the bytes one call
  * hands over (the report's buf_size): pages past it are allocated (a huge page is
@@ -52,7 +59,7 @@ export function cellTitle(page, state, used) {
  */
 export function gridLayout(buffer, chunk, columns = COLUMNS) {
   const hugeKnown = Boolean(buffer.huge_pages && buffer.huge_pages.huge_bytes >= buffer.len);
-  const lastUsed = Math.floor((buffer.offset_in_page + chunk - 1) / 4096);
+  const lastUsed = Math.floor((buffer.offset_in_page + chunk - 1) / pageSizeOf(buffer));
   const counts = Object.fromEntries(Object.keys(STATES).map((k) => [k, 0]));
   const cells = buffer.pages.map((page, i) => {
     const state = cellState(page, hugeKnown);

@@ -4,6 +4,7 @@
 // button.pipebook-cancel-button, .pipebook-status[data-state], svg[data-points],
 // table.pipebook-sweep-table, and data-state / data-points on the root.
 
+import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
@@ -80,7 +81,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     field(repeats, "Runs per value"),
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const status = statusLine({ state: "idle" });
   const chart = new SweepChart(title);
   const table = h("table.pipebook-sweep-table");
   const command = h("p.pipebook-sweep-command");

@@ -5,6 +5,7 @@
 // .pipebook-status[data-state], .pipebook-live-gibs, .pipebook-result-gibs and
 // data-progress-count / data-state on the .pipebook-run root.
 
+import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { cardFigures, cardHead } from "./card.js";
 import { LiveChart } from "./chart.js";
@@ -42,7 +43,7 @@ export function mountWidget(root, { online, catalogEntry }) {
   }
 
   const { form, sec, runButton, cancelButton, readParams } = runControls(catalogEntry, id);
-  const status = h("p.pipebook-status", { role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+  const status = statusLine({ state: "idle" });
   const chart = new LiveChart();
   chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
   const occupancy = new OccupancyChart();

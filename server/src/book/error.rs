@@ -64,6 +64,14 @@ pub enum BookError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The book carried in the binary could not be written out to build it.
+    #[error("cannot write the book's sources out to {path}")]
+    Unpack {
+        /// The file or folder that could not be written.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// Pages link to files the build did not produce.
     #[error("the built book has {} broken link(s):\n  {}", .0.len(), .0.join("\n  "))]
     BrokenLinks(Vec<String>),

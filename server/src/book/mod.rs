@@ -3,10 +3,13 @@
 //! The build runs mdBook's own preprocessors (`{{#include}}` and friends) and then
 //! ours ([`preprocess::Widgets`], [`preprocess::Mermaid`]), renders HTML, copies the
 //! widget's files in, checks every local link of the result and that every
-//! `pipebook-` class on a page is a placeholder a directive wrote.
+//! `pipebook-` class on a page is a placeholder a directive wrote. The binary
+//! carries the book's sources ([`build_embedded`]), so it needs no checkout
+//! beside it.
 
 mod assets;
 mod directives;
+mod embedded;
 mod error;
 mod links;
 mod markdown;
@@ -15,6 +18,7 @@ mod preprocess;
 mod widgets;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mdbook_driver::MDBook;
@@ -29,6 +33,32 @@ pub struct BuiltBook {
     pub dir: PathBuf,
     /// How long the build took.
     pub elapsed: Duration,
+    /// For the book carried in the binary: the private temporary folder it was
+    /// unpacked and built in. The built files are served from there, so whoever
+    /// serves them holds this; the folder is removed when the last holder drops it.
+    pub unpacked: Option<Arc<tempfile::TempDir>>,
+}
+
+/// Builds the book carried inside this binary (see `build.rs`): unpacks its sources
+/// into a fresh private folder (mode 0700, random name) and builds them there with
+/// this binary's catalog, into `build_dir` if given, else inside that folder.
+pub fn build_embedded(build_dir: Option<&Path>) -> Result<BuiltBook, BookError> {
+    let started = Instant::now();
+    // Private to this user: the sources are built there and the files served from it.
+    let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700);
+    let temp = tempfile::Builder::new()
+        .prefix("pipebook-book-")
+        .permissions(private)
+        .tempdir()
+        .map_err(|source| BookError::Unpack {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    embedded::unpack(temp.path())?;
+    let mut built = build(temp.path(), build_dir)?;
+    built.elapsed = started.elapsed();
+    built.unpacked = Some(Arc::new(temp));
+    Ok(built)
 }
 
 /// Builds the book whose `book.toml` is in `book_root`, into `build_dir` if given
@@ -59,5 +89,6 @@ pub fn build(book_root: &Path, build_dir: Option<&Path>) -> Result<BuiltBook, Bo
     Ok(BuiltBook {
         dir,
         elapsed: started.elapsed(),
+        unpacked: None,
     })
 }

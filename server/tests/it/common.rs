@@ -83,7 +83,8 @@ impl Tiny {
         let config = pipebook::server::Config {
             bind: std::net::Ipv4Addr::LOCALHOST.into(),
             port,
-            book_root,
+            book_root: Some(book_root),
+            watch: false,
             build_dir,
             state_dir: state.path().to_path_buf(),
             allow_hosts: Vec::new(),

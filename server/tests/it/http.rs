@@ -145,15 +145,12 @@ async fn pages_carry_token_csp_and_no_cors() {
 #[tokio::test]
 async fn static_files_directories_and_missing_pages() {
     let server = InProcess::start().await;
-    // mdBook fingerprints its static files: find the stylesheet's name in a page.
+    // mdBook fingerprints its static files: find the stylesheet's name in a page
+    // (the print sheet: screen sheets are inlined into the pages).
     let root = server.get("/").await;
     assert_eq!(root.status, 200);
     assert!(root.body.contains("pipebook-system"));
-    let start = root
-        .body
-        .find("href=\"css/general")
-        .expect("stylesheet link")
-        + 6;
+    let start = root.body.find("href=\"css/print").expect("stylesheet link") + 6;
     let href = &root.body[start..start + root.body[start..].find('"').unwrap()];
     let css = server.get(&format!("/{href}")).await;
     assert_eq!(css.status, 200);

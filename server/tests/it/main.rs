@@ -9,7 +9,10 @@
 
 mod common;
 
+mod a11y;
+
 mod bad_input;
+mod binary;
 mod book;
 mod browser;
 mod deploy;
@@ -17,9 +20,11 @@ mod http;
 mod ipc;
 mod labs;
 mod lifecycle;
+mod lighthouse;
 mod measure;
 mod pages;
 mod profile;
 mod queue;
 mod runs;
+mod search_print;
 mod ws_security;

@@ -266,12 +266,12 @@ fn fixture_thread(
 
 /// chromedriver in a process group of its own, with the Chromium it starts:
 /// stopped (SIGTERM, then SIGKILL), and then whatever is left of its group killed.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
 }
 
 impl Driver {
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let pid = self.child.id() as libc::pid_t;
         if !matches!(self.child.try_wait(), Ok(Some(_))) {
             // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
@@ -311,7 +311,7 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-fn start_chromedriver() -> Result<(Driver, u16), String> {
+pub(crate) fn start_chromedriver() -> Result<(Driver, u16), String> {
     use std::os::unix::process::CommandExt;
     let port = free_port();
     let mut command = Command::new(CHROMEDRIVER);
@@ -351,7 +351,7 @@ fn start_chromedriver() -> Result<(Driver, u16), String> {
     Ok((driver, port))
 }
 
-async fn connect_browser(driver_port: u16, profile: &Path) -> TestResult<Client> {
+pub(crate) async fn connect_browser(driver_port: u16, profile: &Path) -> TestResult<Client> {
     let args = vec![
         "--headless=new".to_string(),
         "--no-sandbox".to_string(),

@@ -37,15 +37,15 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
-pub(crate) use fixture::{in_fresh_page, Page};
+pub(crate) use fixture::{connect_browser, in_fresh_page, start_chromedriver, Page};
 
 /// The chapter whose run widget, sweep and profile the tests use, and the step.
 const RUN_CHAPTER: &str = "baseline";
 const RUN_STEP: &str = "write-read";
 
-type TestResult<T = ()> = Result<T, String>;
+pub(crate) type TestResult<T = ()> = Result<T, String>;
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("server/ has a parent")
@@ -64,7 +64,7 @@ fn screenshot_dir() -> PathBuf {
 }
 
 /// Chapter names (file stems) in SUMMARY.md order.
-fn chapters() -> Vec<String> {
+pub(crate) fn chapters() -> Vec<String> {
     let summary = workspace_root().join("book/src/SUMMARY.md");
     let text = std::fs::read_to_string(&summary)
         .unwrap_or_else(|e| panic!("reading {}: {e}", summary.display()));
@@ -151,7 +151,7 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 }
 
-async fn cdp(client: &Client, cmd: &'static str, params: Value) -> TestResult<Value> {
+pub(crate) async fn cdp(client: &Client, cmd: &'static str, params: Value) -> TestResult<Value> {
     client
         .issue_cmd(Cdp { cmd, params })
         .await
@@ -167,7 +167,7 @@ async fn browser_log(client: &Client) -> TestResult<Vec<Value>> {
     Ok(log.as_array().cloned().unwrap_or_default())
 }
 
-async fn js(client: &Client, script: &str) -> TestResult<Value> {
+pub(crate) async fn js(client: &Client, script: &str) -> TestResult<Value> {
     client
         .execute(script, vec![])
         .await
@@ -175,7 +175,7 @@ async fn js(client: &Client, script: &str) -> TestResult<Value> {
 }
 
 /// Polls `script` (which returns a truthy value when ready) until `timeout`.
-async fn wait_js(
+pub(crate) async fn wait_js(
     client: &Client,
     script: &str,
     timeout: Duration,
@@ -201,7 +201,7 @@ async fn wait_js(
 }
 
 /// Runs in every page before its own scripts: records CSP violations.
-const RECORDER: &str = r#"
+pub(crate) const RECORDER: &str = r#"
 window.__pipebookCsp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__pipebookCsp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
@@ -209,12 +209,22 @@ document.addEventListener("securitypolicyviolation", (e) => {
 "#;
 
 /// Waits until the page is fully set up: widgets mounted and diagrams rendered.
+/// Diagrams are drawn as they come near the screen, so it scrolls to the next one
+/// not yet drawn, as a reader would, and back to the top once all are.
 const READY: &str = r#"
 if (document.readyState !== "complete") return false;
 const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-sweep, .pipebook-ipc, .pipebook-ipc-matrix, .pipebook-results, .pipebook-system");
 if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
 const diagrams = document.querySelectorAll("pre.mermaid");
-if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) return false;
+if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) {
+  const next = document.querySelector("pre.mermaid:not([data-pipebook-theme])");
+  if (next) next.scrollIntoView({ block: "center" });
+  return false;
+}
+if (diagrams.length && !window.__pipebookScrolledBack) {
+  window.__pipebookScrolledBack = true;
+  window.scrollTo(0, 0);
+}
 return true;
 "#;
 
@@ -281,7 +291,7 @@ async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
 }
 
 /// Saves the whole page as `target/screenshots/NAME.png`.
-async fn screenshot(client: &Client, name: &str) -> TestResult<PathBuf> {
+pub(crate) async fn screenshot(client: &Client, name: &str) -> TestResult<PathBuf> {
     let metrics = cdp(client, "Page.getLayoutMetrics", json!({})).await?;
     let size = &metrics["cssContentSize"];
     let width = size["width"].as_f64().unwrap_or(1280.0).max(1.0);
@@ -322,7 +332,7 @@ async fn save_png(client: &Client, name: &str, clip: Value) -> TestResult<PathBu
     Ok(path)
 }
 
-async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
+pub(crate) async fn open(client: &Client, base: &str, chapter: &str) -> TestResult {
     let url = format!("{base}{chapter}.html");
     client
         .goto(&url)
@@ -348,7 +358,7 @@ async fn set_theme(client: &Client, theme: &str) -> TestResult {
 }
 
 /// Clicks the element `css`.
-async fn click(client: &Client, css: &str) -> TestResult {
+pub(crate) async fn click(client: &Client, css: &str) -> TestResult {
     client
         .find(Locator::Css(css))
         .await
