@@ -485,6 +485,7 @@ mod tests {
             warnings: Vec::new(),
             occupancy: None,
             finished_at_ms: 1,
+            counts: None,
         }
     }
 

@@ -33,11 +33,17 @@ impl FlagSet for Shape {
         Param::WriterCpu,
         Param::ReaderCpu,
         Param::Verify,
+        Param::Counts,
+        Param::TraceSyscalls,
     ];
 
     fn help(param: Param) -> String {
         match param {
             Param::Bytes => format!("{} Default {DEFAULT_RUN_BYTES}.", param.help()),
+            Param::Counts => "Leave the kernel's events uncounted (page allocations, wakeups, \
+                              IPIs, TLB flushes); context switches and faults are counted \
+                              anyway, at no cost."
+                .into(),
             _ => param.help().to_string(),
         }
     }
@@ -55,10 +61,12 @@ impl FlagSet for SweepShape {
         Param::WriterCpu,
         Param::ReaderCpu,
         Param::Verify,
+        Param::Counts,
     ];
 
     fn help(param: Param) -> String {
         match param {
+            Param::Counts => Shape::help(param),
             Param::Seconds => format!(
                 "{} Default {SWEEP_SECONDS} s per run when --bytes is not given.",
                 param.help()
@@ -76,11 +84,17 @@ pub struct RunFlags<S> {
     set: PhantomData<S>,
 }
 
+/// Flags that are on unless turned off: their flag is `--no-NAME`.
+const ON_BY_DEFAULT: [Param; 1] = [Param::Counts];
+
 /// The flag of `param`.
 fn arg<S: FlagSet>(param: Param) -> Arg {
-    let arg = Arg::new(param.name())
-        .long(param.name().replace('_', "-"))
-        .help(S::help(param));
+    let flag = param.name().replace('_', "-");
+    let flag = match ON_BY_DEFAULT.contains(&param) {
+        true => format!("no-{flag}"),
+        false => flag,
+    };
+    let arg = Arg::new(param.name()).long(flag).help(S::help(param));
     match param.unit() {
         Unit::Bytes => arg
             .value_name("SIZE")
@@ -113,6 +127,9 @@ impl<S: FlagSet> clap::FromArgMatches for RunFlags<S> {
                 Param::Verify => params.verify = flag(),
                 Param::Quiet => params.quiet = flag(),
                 Param::Profile => params.profile = flag(),
+                // `--no-counts` turns counting off; left out, the default stays.
+                Param::Counts => params.counts = flag().map(|_| false),
+                Param::TraceSyscalls => params.trace_syscalls = flag(),
             }
         }
         Ok(RunFlags {

@@ -10,7 +10,7 @@ use serde_json::json;
 use pipebench::engine::event::ProfileOutcome;
 use pipebench::engine::job::PipeJob;
 use pipebench::engine::result::RunResult;
-use pipebench::output::occupancy_chart;
+use pipebench::output::{self, occupancy_chart};
 use pipebench::profile;
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
@@ -103,6 +103,12 @@ fn print_result(result: &RunResult) {
             o.interval_ms,
             o.writer_sleeps,
             o.reader_sleeps,
+        );
+    }
+    if let Some(counts) = &result.counts {
+        print!(
+            "{}",
+            output::counts::render_text(counts, result.bytes, &["writer", "reader"])
         );
     }
     println!("  again: {}", result.argv.join(" "));

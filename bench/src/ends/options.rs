@@ -66,6 +66,17 @@ pub struct CommonOptions {
     /// Pin this end to one CPU.
     #[arg(long, value_name = "CPU")]
     pub cpu: Option<usize>,
+    /// Leave the kernel's events uncounted (page allocations, wakeups, IPIs, TLB
+    /// flushes); context switches and faults are counted anyway, at no cost.
+    #[arg(long)]
+    #[serde(default)]
+    pub no_counts: bool,
+    /// Also count the data calls in the kernel (`syscalls:sys_enter_*`), a
+    /// cross-check of the end's own tally; it slows every system call of the
+    /// machine, so a busy loop loses throughput.
+    #[arg(long, conflicts_with = "no_counts")]
+    #[serde(default)]
+    pub trace_syscalls: bool,
     /// Shared-memory control region from the harness (internal).
     #[arg(long, hide = true, value_name = "FD")]
     pub control_fd: Option<i32>,
@@ -131,6 +142,8 @@ impl Default for CommonOptions {
             buffer_offset: None,
             verify: false,
             cpu: None,
+            no_counts: false,
+            trace_syscalls: false,
             control_fd: None,
             report_fd: None,
         }
@@ -164,6 +177,8 @@ impl CommonOptions {
         push_value(args, "--buffer-offset", self.buffer_offset);
         push_flag(args, self.verify, "--verify");
         push_value(args, "--cpu", self.cpu);
+        push_flag(args, self.no_counts, "--no-counts");
+        push_flag(args, self.trace_syscalls, "--trace-syscalls");
         push_value(args, "--control-fd", self.control_fd);
         push_value(args, "--report-fd", self.report_fd);
     }
@@ -228,6 +243,17 @@ impl WriterOptions {
     /// How many bytes each call hands over: one chunk of `--buf-size`.
     pub fn chunk_size(&self) -> usize {
         self.common.buf_size.as_usize()
+    }
+
+    /// Bytes of buffer the writer allocates (`writer::allocate_buffers`): two
+    /// chunks for the vmsplice double buffer or `--same-buffer`, one otherwise.
+    pub fn buffer_bytes(&self) -> u64 {
+        let chunks = if self.same_buffer || (self.vmsplice && !self.reuse_early) {
+            2
+        } else {
+            1
+        };
+        chunks * self.common.buf_size.bytes()
     }
 }
 

@@ -60,26 +60,33 @@ pub fn run(
     }
     let before = usage::self_usage();
     let mut tally = Tally::default();
-    let outcome = if options.splice {
-        splice_loop(options, input, control, &mut tally)
-    } else {
-        let mut buffer = Buffer::allocate(BufferSpec {
+    // Counted from here, the buffer's faults included, as the writer counts.
+    let call = if options.splice { "splice" } else { "read" };
+    let mut window = usage::counting(&options.common, &[call]);
+    window.start();
+    let mut buffer = match options.splice {
+        true => None,
+        false => Some(Buffer::allocate(BufferSpec {
             len: buf_size,
             huge_pages: options.common.huge_pages,
             touch: true,
             lock: options.common.lock_memory,
             offset: options.common.effective_buffer_offset().into(),
-        })?;
-        read_loop(
+        })?),
+    };
+    let outcome = match &mut buffer {
+        None => splice_loop(options, input, control, &mut tally),
+        Some(buffer) => read_loop(
             options,
             input,
             &mut buffer.as_mut_slice()[..buf_size],
             control,
             &mut tally,
-        )
+        ),
     };
     let finished = Instant::now();
     outcome?;
+    let counts = usage::counted(window, call, tally.iterations + tally.retries);
     let expected = options.common.bytes.bytes();
     let stopped_by_budget = control.should_stop() && tally.received < expected;
     if tally.received < expected && !stopped_by_budget {
@@ -106,6 +113,7 @@ pub fn run(
         // The writer sizes the pipe and reads the capacity back; a reader asking
         // at its own start could see the size before the writer changed it.
         pipe_capacity: None,
+        counts: Some(counts),
     })
 }
 

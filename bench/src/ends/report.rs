@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ends::error::EndFailure;
 use crate::memory::hugepage::HugePageReport;
+use crate::process::counts::Counted;
 
 /// Resource usage of one end, from getrusage(RUSAGE_SELF) at its end.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -52,6 +53,9 @@ pub struct EndReport {
     /// The pipe's capacity in bytes after set-up (F_GETPIPE_SZ), writer only.
     #[serde(default)]
     pub pipe_capacity: Option<u64>,
+    /// What the kernel did for this end over its loop, and what could not be counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counted>,
 }
 
 /// The one line an end writes on its report fd when it stops: its report, or why

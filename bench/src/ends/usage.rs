@@ -1,6 +1,29 @@
-//! Resource usage of the calling process: faults and context switches.
+//! Resource usage of the calling process: faults and context switches, and the
+//! window of kernel counts an end opens around its loop.
 
+use std::collections::BTreeMap;
+
+use crate::ends::options::CommonOptions;
 use crate::ends::report::EndUsage;
+use crate::process::counts::{Counted, Counting, Request};
+
+/// The counting window of an end that makes `calls` (its data calls, by name), as
+/// its options ask: opened now, started by the caller right before its loop.
+pub fn counting(common: &CommonOptions, calls: &[&'static str]) -> Counting {
+    let request = Request {
+        calls: calls.to_vec(),
+        trace_syscalls: common.trace_syscalls,
+    };
+    match common.no_counts {
+        true => Counting::off(&request),
+        false => Counting::open(&request),
+    }
+}
+
+/// Closes `window` with `calls` data calls of kind `kind`.
+pub fn counted(window: Counting, kind: &str, calls: u64) -> Counted {
+    window.stop(BTreeMap::from([(kind.to_string(), calls)]))
+}
 
 /// getrusage(RUSAGE_SELF) for this process.
 pub fn self_usage() -> EndUsage {

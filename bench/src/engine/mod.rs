@@ -11,6 +11,7 @@
 //! [`crate::machine`], [`crate::memory`], [`crate::steps`], [`crate::ends`],
 //! [`crate::process`], [`crate::output`], [`crate::size`].
 
+pub mod counts;
 pub mod event;
 pub mod job;
 pub mod occupancy;

@@ -21,6 +21,7 @@ use rustix::pipe::{pipe_with, PipeFlags};
 use crate::ends::control::{ControlError, ControlRegion};
 use crate::ends::error::{EndErrorKind, EndFailure};
 use crate::ends::report::{EndOutcome, EndReport};
+use crate::engine::counts::{model, Counts, Shape};
 use crate::engine::event::Progress;
 use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::engine::result::{EndSummary, RunOptions, RunResult};
@@ -333,6 +334,21 @@ impl RunHandle {
                 reader.elapsed_ms
             ));
         }
+        let mut counts = Counts::of([
+            ("writer", writer.counts.as_ref()),
+            ("reader", reader.counts.as_ref()),
+        ]);
+        if let Some(counts) = &mut counts {
+            counts.model = model(
+                Shape {
+                    writer: &self.plan.writer,
+                    reader: &self.plan.reader,
+                    bytes,
+                    pipe_capacity: writer.pipe_capacity,
+                },
+                counts,
+            );
+        }
         Ok(RunResult {
             step: self.plan.step.clone(),
             options: RunOptions {
@@ -364,6 +380,7 @@ impl RunHandle {
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
+            counts,
         })
     }
 }

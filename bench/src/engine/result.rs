@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ends::options::{ReaderOptions, WriterOptions};
 use crate::ends::report::EndReport;
+use crate::engine::counts::Counts;
 use crate::engine::occupancy::Occupancy;
 use crate::ipc::IpcResult;
 use crate::memory::hugepage::HugePageReport;
@@ -94,6 +95,10 @@ pub struct RunResult {
     pub occupancy: Option<Occupancy>,
     /// Unix time (ms) when the run finished.
     pub finished_at_ms: u64,
+    /// What the kernel did for each end, and the book's model beside it (absent
+    /// in results from before counting, and when neither end counted anything).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
 }
 
 impl From<&EndReport> for EndSummary {

@@ -5,5 +5,6 @@
 //! result types it draws.
 
 pub mod chart;
+pub mod counts;
 pub mod occupancy_chart;
 pub mod stats;

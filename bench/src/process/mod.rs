@@ -4,5 +4,6 @@
 //! The lowest layer of the crate beside [`crate::size`]: it knows nothing of
 //! steps, ends or mechanisms.
 
+pub mod counts;
 pub mod cpu;
 pub mod launch;

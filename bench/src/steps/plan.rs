@@ -72,6 +72,12 @@ pub struct RunParams {
     /// Record both ends with `perf record -g` and report their call-graph profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<bool>,
+    /// Count the kernel's events for each end (default on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<bool>,
+    /// Also count the data calls in the kernel (default off: it costs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_syscalls: Option<bool>,
 }
 
 /// Bounds on [`RunParams`].
@@ -169,11 +175,15 @@ pub enum Param {
     Quiet,
     /// Record both ends with perf.
     Profile,
+    /// Count the kernel's events for each end.
+    Counts,
+    /// Also count the data calls in the kernel.
+    TraceSyscalls,
 }
 
 impl Param {
     /// Every run parameter, in the order the page shows them.
-    pub const ALL: [Param; 9] = [
+    pub const ALL: [Param; 11] = [
         Param::Seconds,
         Param::Bytes,
         Param::BufSize,
@@ -183,6 +193,8 @@ impl Param {
         Param::Verify,
         Param::Quiet,
         Param::Profile,
+        Param::Counts,
+        Param::TraceSyscalls,
     ];
 
     /// The JSON name in `params`; the CLI flag is the same with dashes.
@@ -197,6 +209,8 @@ impl Param {
             Param::Verify => "verify",
             Param::Quiet => "quiet",
             Param::Profile => "profile",
+            Param::Counts => "counts",
+            Param::TraceSyscalls => "trace_syscalls",
         }
     }
 
@@ -212,6 +226,8 @@ impl Param {
             Param::Verify => "Verify",
             Param::Quiet => "Quiet run",
             Param::Profile => "Profile",
+            Param::Counts => "Count kernel events",
+            Param::TraceSyscalls => "Trace system calls",
         }
     }
 
@@ -221,7 +237,11 @@ impl Param {
             Param::Seconds => Unit::Seconds,
             Param::Bytes | Param::BufSize | Param::PipeSize => Unit::Bytes,
             Param::WriterCpu | Param::ReaderCpu => Unit::Cpu,
-            Param::Verify | Param::Quiet | Param::Profile => Unit::Flag,
+            Param::Verify
+            | Param::Quiet
+            | Param::Profile
+            | Param::Counts
+            | Param::TraceSyscalls => Unit::Flag,
         }
     }
 
@@ -237,6 +257,8 @@ impl Param {
             Param::Verify => "The reader checks every byte (slower: for correctness, not speed).",
             Param::Quiet => "No live progress, only the result: the observer costs nothing.",
             Param::Profile => "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
+            Param::Counts => "Count what the kernel did for each end: context switches and faults always, page allocations, wakeups, IPIs and TLB flushes where permitted.",
+            Param::TraceSyscalls => "Also count the data calls in the kernel (syscalls:sys_enter_*), a cross-check of the ends' own tally; it slows every system call, so a busy loop loses throughput.",
         }
     }
 
@@ -271,7 +293,8 @@ impl Param {
             ),
             Param::WriterCpu | Param::ReaderCpu => (None, 0.0, max_cpu, None),
             Param::Verify => flag(step.reader.common.verify),
-            Param::Quiet | Param::Profile => flag(false),
+            Param::Quiet | Param::Profile | Param::TraceSyscalls => flag(false),
+            Param::Counts => flag(true),
         };
         ParamSpec {
             name: self.name(),
@@ -476,6 +499,8 @@ impl RunPlan {
             if let Some(verify) = params.verify {
                 common.verify = verify || step.writer.common.verify;
             }
+            common.no_counts = !params.counts.unwrap_or(true);
+            common.trace_syscalls = params.trace_syscalls.unwrap_or(false) && !common.no_counts;
         }
         // Record the capacity asked for, so results say how they were made; `None`
         // stays `None`: the kernel's default pipe, as the reference leaves it.
@@ -521,6 +546,12 @@ impl RunPlan {
         }
         if self.profile {
             argv.push("--profile".into());
+        }
+        if self.writer.common.no_counts {
+            argv.push("--no-counts".into());
+        }
+        if self.writer.common.trace_syscalls {
+            argv.push("--trace-syscalls".into());
         }
         argv
     }
@@ -717,6 +748,8 @@ mod tests {
                 verify: Some(true),
                 quiet: Some(true),
                 profile: Some(true),
+                counts: Some(true),
+                trace_syscalls: Some(true),
             })
             .unwrap();
             let mut expected: Vec<_> = fields.as_object().unwrap().keys().cloned().collect();

@@ -43,7 +43,7 @@ mod tests {
             "book/theme/head.hbs",
             "book/theme/vendor/mermaid.min.js",
             "book/labs/labs.json",
-            "bench/src/writer.rs",
+            "bench/src/ends/writer.rs",
         ] {
             assert!(names.contains(&needed), "{needed} is not carried");
         }

@@ -1,0 +1,338 @@
+//! A run's counts: what the kernel did for each end, and the book's model of it
+//! beside each measured figure.
+//!
+//! The book explains each step with mechanisms (a page allocated and copied per
+//! 4 KiB, four reads per write on a 64 KiB pipe, a sleep each time the ring fills,
+//! nothing allocated with vmsplice, no sleeps when busy looping, far fewer faults
+//! with huge pages). [`model`] states those as predictions about a run's
+//! configuration and judges them against its counts: where this machine disagrees
+//! the result says so, as a finding, not a failure.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ends::options::{ReaderOptions, WriterOptions};
+use crate::process::counts::{merge, Counted, EndCounts, Missing};
+
+/// Bytes in the unit the book counts per: one small page.
+const PER_PAGE: f64 = 4096.0;
+
+/// The counts of a run: one object per end, named as the result names its ends
+/// (`writer` and `reader` for a pipe step), what could not be counted, and the
+/// book's model beside the figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Each end's counts.
+    #[serde(flatten)]
+    pub ends: BTreeMap<String, EndCounts>,
+    /// What could not be counted, and why (one entry per reason).
+    #[serde(default)]
+    pub missing: Vec<Missing>,
+    /// The book's predictions for this run's configuration, judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model: Vec<Judgement>,
+}
+
+impl Counts {
+    /// The counts of ends `(name, counted)`; ends that counted nothing are left out.
+    pub fn of<'a>(
+        ends: impl IntoIterator<Item = (&'a str, Option<&'a Counted>)>,
+    ) -> Option<Counts> {
+        let mut counts = Counts::default();
+        let mut missing = Vec::new();
+        for (name, counted) in ends {
+            let Some(counted) = counted else { continue };
+            counts.ends.insert(name.to_string(), counted.counts.clone());
+            missing.extend(counted.missing.iter().cloned());
+        }
+        if counts.ends.is_empty() {
+            return None;
+        }
+        counts.missing = merge(missing);
+        Some(counts)
+    }
+}
+
+/// Whether a run agrees with the book's model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The measured figure is what the model predicts.
+    Agrees,
+    /// It is not: a finding about this machine or kernel.
+    Disagrees,
+    /// The count is missing here (see `missing`).
+    Unknown,
+}
+
+/// One prediction of the book, beside the figure that tests it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Judgement {
+    /// A stable name for the prediction, e.g. `writer_page_allocs`.
+    pub id: String,
+    /// The end it is about.
+    pub end: String,
+    /// What is measured, with its unit, e.g. "page allocations per 4 KiB moved".
+    pub what: String,
+    /// The figure, when it was counted.
+    pub measured: Option<f64>,
+    /// What the book predicts, in words.
+    pub model: String,
+    /// Whether this run agrees.
+    pub verdict: Verdict,
+}
+
+/// What a pipe run's model needs to know about it.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape<'a> {
+    /// The writer's options.
+    pub writer: &'a WriterOptions,
+    /// The reader's options.
+    pub reader: &'a ReaderOptions,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// The pipe's capacity, as read back.
+    pub pipe_capacity: Option<u64>,
+}
+
+/// A prediction: an id, the end, what is measured, the words, and the test.
+struct Rule {
+    id: &'static str,
+    end: &'static str,
+    what: &'static str,
+    model: String,
+    measured: Option<f64>,
+    holds: Box<dyn Fn(f64) -> bool>,
+}
+
+/// The book's predictions for a pipe run of `shape`, judged against `counts`.
+pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
+    let end = |name: &str| counts.ends.get(name);
+    let pages = shape.bytes as f64 / PER_PAGE;
+    let gib = shape.bytes as f64 / (1u64 << 30) as f64;
+    let per_page = |v: Option<u64>| v.map(|v| v as f64 / pages);
+    let writer = end("writer");
+    let reader = end("reader");
+    let copies = !shape.writer.vmsplice;
+    let busy = shape.writer.common.busy_loop;
+    let mut rules: Vec<Rule> = Vec::new();
+    if shape.bytes == 0 || writer.is_none() {
+        return Vec::new();
+    }
+    if copies {
+        rules.push(Rule {
+            id: "writer_page_allocs",
+            end: "writer",
+            what: "page allocations per 4 KiB moved",
+            model: "at most one: pipe_write allocates a page for each 4 KiB it copies in, \
+                    fewer when it reuses the pipe's spare pages"
+                .into(),
+            measured: per_page(writer.and_then(|w| w.page_allocs)),
+            holds: Box::new(|x| x > 0.0 && x <= 1.05),
+        });
+        if !shape.reader.splice {
+            rules.push(Rule {
+                id: "reader_page_frees",
+                end: "reader",
+                what: "pages freed per 4 KiB moved",
+                model: "about one: pipe_read releases each page once it has copied it out".into(),
+                measured: per_page(reader.and_then(|r| r.page_frees)),
+                holds: Box::new(|x| x > 0.0 && x <= 1.05),
+            });
+        }
+    } else {
+        rules.push(Rule {
+            id: "writer_page_allocs",
+            end: "writer",
+            what: "page allocations per 4 KiB moved",
+            model: "none: vmsplice hands the pipe references to the writer's own pages".into(),
+            measured: per_page(writer.and_then(|w| w.page_allocs)),
+            holds: Box::new(|x| x < 0.01),
+        });
+    }
+    let buf = shape.writer.common.buf_size.bytes();
+    if let (true, false, Some(capacity)) = (copies, shape.reader.splice, shape.pipe_capacity) {
+        // Each write of `buf` bytes reaches the reader in pipe-sized pieces.
+        let expected = buf as f64 / capacity.min(buf).max(1) as f64;
+        let calls = |c: Option<&EndCounts>| {
+            c.map(|c| c.syscalls.values().sum::<u64>() as f64)
+                .filter(|&n| n > 0.0)
+        };
+        let measured = match (calls(reader), calls(writer)) {
+            (Some(reads), Some(writes)) => Some(reads / writes),
+            _ => None,
+        };
+        rules.push(Rule {
+            id: "reads_per_write",
+            end: "reader",
+            what: "read calls per write call",
+            model: format!(
+                "{expected:.0}: a {} write reaches the reader in pieces of at most the pipe's {}",
+                crate::size::ByteSize(buf),
+                crate::size::ByteSize(capacity)
+            ),
+            measured,
+            holds: Box::new(move |x| (x - expected).abs() <= 0.15 * expected + 0.01),
+        });
+    }
+    if busy {
+        for name in ["writer", "reader"] {
+            rules.push(Rule {
+                id: if name == "writer" {
+                    "writer_sleeps"
+                } else {
+                    "reader_sleeps"
+                },
+                end: name,
+                what: "sleeps (voluntary context switches) per GiB",
+                model: "almost none: a busy loop retries on EAGAIN instead of sleeping".into(),
+                measured: end(name).map(|c| c.voluntary_switches as f64 / gib),
+                holds: Box::new(|x| x < 10.0),
+            });
+        }
+    } else if let Some(capacity) = shape.pipe_capacity.filter(|&c| c > 0) {
+        let fills = shape.bytes as f64 / capacity as f64;
+        rules.push(Rule {
+            id: "writer_sleeps",
+            end: "writer",
+            what: "sleeps (voluntary context switches) per pipe-full moved",
+            model: "at most about one: the writer sleeps when the ring is full and is woken \
+                    when the reader makes room"
+                .into(),
+            measured: writer.map(|w| w.voluntary_switches as f64 / fills),
+            holds: Box::new(|x| x <= 1.1),
+        });
+    }
+    let small_pages = shape.writer.buffer_bytes() as f64 / PER_PAGE;
+    if shape.writer.common.huge_pages {
+        rules.push(Rule {
+            id: "writer_faults",
+            end: "writer",
+            what: "page faults",
+            model: format!(
+                "far fewer than its buffers' {small_pages:.0} small pages: one fault maps a \
+                 whole 2 MiB huge page"
+            ),
+            measured: writer.map(|w| w.page_faults as f64),
+            holds: Box::new(move |x| x < small_pages / 4.0),
+        });
+    } else if !shape.writer.dont_touch_pages {
+        rules.push(Rule {
+            id: "writer_faults",
+            end: "writer",
+            what: "page faults",
+            model: format!(
+                "about one per 4 KiB page of its buffers, {small_pages:.0}, when it first \
+                 writes them"
+            ),
+            measured: writer.map(|w| w.page_faults as f64),
+            holds: Box::new(move |x| x >= small_pages * 0.9),
+        });
+    }
+    rules
+        .into_iter()
+        .map(|rule| Judgement {
+            verdict: match rule.measured {
+                None => Verdict::Unknown,
+                Some(x) if (rule.holds)(x) => Verdict::Agrees,
+                Some(_) => Verdict::Disagrees,
+            },
+            id: rule.id.to_string(),
+            end: rule.end.to_string(),
+            what: rule.what.to_string(),
+            measured: rule.measured,
+            model: rule.model,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::catalog;
+
+    fn shape_of<'a>(step: &'a catalog::Step, bytes: u64, capacity: u64) -> Shape<'a> {
+        Shape {
+            writer: &step.writer,
+            reader: &step.reader,
+            bytes,
+            pipe_capacity: Some(capacity),
+        }
+    }
+
+    fn ends(writer: EndCounts, reader: EndCounts) -> Counts {
+        Counts {
+            ends: BTreeMap::from([("writer".into(), writer), ("reader".into(), reader)]),
+            ..Counts::default()
+        }
+    }
+
+    fn verdict(judged: &[Judgement], id: &str) -> Verdict {
+        judged
+            .iter()
+            .find(|j| j.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {judged:?}"))
+            .verdict
+    }
+
+    #[test]
+    fn the_articles_write_read_figures_agree_with_the_model() {
+        // 1 GiB of write-read as measured with perf stat on the test machine.
+        let step = catalog::find("write-read").unwrap();
+        let counts = ends(
+            EndCounts {
+                syscalls: BTreeMap::from([("write".into(), 4096)]),
+                voluntary_switches: 16_330,
+                page_faults: 316,
+                page_allocs: Some(231_366),
+                page_frees: Some(93),
+                ..EndCounts::default()
+            },
+            EndCounts {
+                syscalls: BTreeMap::from([("read".into(), 16_395)]),
+                voluntary_switches: 16_300,
+                page_allocs: Some(224),
+                page_frees: Some(229_480),
+                ..EndCounts::default()
+            },
+        );
+        let judged = model(shape_of(&step, 1 << 30, 64 << 10), &counts);
+        for id in [
+            "writer_page_allocs",
+            "reader_page_frees",
+            "reads_per_write",
+            "writer_sleeps",
+            "writer_faults",
+        ] {
+            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+        }
+    }
+
+    #[test]
+    fn an_allocating_vmsplice_or_a_sleeping_busy_loop_disagrees() {
+        let step = catalog::find("busy-loop").unwrap();
+        let counts = ends(
+            EndCounts {
+                syscalls: BTreeMap::from([("vmsplice".into(), 40_000)]),
+                voluntary_switches: 5_000,
+                page_allocs: Some(200_000),
+                ..EndCounts::default()
+            },
+            EndCounts {
+                voluntary_switches: 1,
+                ..EndCounts::default()
+            },
+        );
+        let judged = model(shape_of(&step, 1 << 30, 128 << 10), &counts);
+        assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "writer_sleeps"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "reader_sleeps"), Verdict::Agrees);
+        // Huge pages: faults are judged; missing tracepoints leave allocations unknown.
+        let mut no_trace = counts.clone();
+        no_trace.ends.get_mut("writer").unwrap().page_allocs = None;
+        let judged = model(shape_of(&step, 1 << 30, 128 << 10), &no_trace);
+        assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Unknown);
+        assert_eq!(verdict(&judged, "writer_faults"), Verdict::Agrees);
+    }
+}

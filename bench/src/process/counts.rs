@@ -1,0 +1,612 @@
+//! Counted, not guessed: what the kernel did for this process over a window.
+//!
+//! An end opens a [`Counting`] on itself before its loop and closes it after, so
+//! the counts cover exactly its work. Counting mode only, nothing is sampled.
+//!
+//! - Always (any user, any `perf_event_paranoid`): context switches, voluntary and
+//!   involuntary, and page faults, minor and major, from `getrusage`, which is
+//!   exact per process; CPU migrations from `/proc/self/sched` where the kernel
+//!   has it (or from perf where kernel counting is permitted). perf's software
+//!   events are no use here unprivileged: at paranoid 2 they must exclude the
+//!   kernel, and a context switch or a migration happens in the kernel, so they
+//!   read 0.
+//! - Where permitted (root, `CAP_PERFMON`, or paranoid -1, with tracefs mounted):
+//!   kernel tracepoints counted for this process, through `perf_event_open`
+//!   ([`perf_event`], the perf-event2 crate): `kmem:mm_page_alloc`,
+//!   `kmem:mm_page_free`, `sched:sched_waking` (fired in the waker, so it counts
+//!   the wakeups this process issued), `ipi:ipi_send_cpu`, `tlb:tlb_flush`.
+//! - On request only ([`Request::trace_syscalls`]): `syscalls:sys_enter_*` for the
+//!   data calls, a cross-check of the calls the end counts itself. Enabling any
+//!   syscall tracepoint sends every system call of the machine through the slow
+//!   path, which costs a busy-looping end throughput, so it is off by default.
+//!
+//! What cannot be counted is said once, typed ([`Unavailable`]): which counts, why,
+//! and what to do.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use perf_event::events::{Software, Tracepoint};
+use perf_event::{Builder, Counter, Group};
+use serde::{Deserialize, Serialize};
+
+/// A count that may be missing on a machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// Moves from one CPU to another.
+    CpuMigrations,
+    /// Pages the page allocator handed out (`kmem:mm_page_alloc`).
+    PageAllocs,
+    /// Pages freed (`kmem:mm_page_free`).
+    PageFrees,
+    /// Wakeups this process issued (`sched:sched_waking`).
+    Wakeups,
+    /// Inter-processor interrupts it sent (`ipi:ipi_send_cpu`).
+    Ipis,
+    /// TLB flushes (`tlb:tlb_flush`).
+    TlbFlushes,
+    /// System calls counted by the kernel (`syscalls:sys_enter_*`).
+    SyscallsTraced,
+}
+
+impl Count {
+    /// The tracepoint behind a count, as `category/name`.
+    const fn tracepoint(self) -> Option<&'static str> {
+        match self {
+            Count::PageAllocs => Some("kmem/mm_page_alloc"),
+            Count::PageFrees => Some("kmem/mm_page_free"),
+            Count::Wakeups => Some("sched/sched_waking"),
+            Count::Ipis => Some("ipi/ipi_send_cpu"),
+            Count::TlbFlushes => Some("tlb/tlb_flush"),
+            Count::CpuMigrations | Count::SyscallsTraced => None,
+        }
+    }
+
+    /// The tracepoint counts, in the order they are opened.
+    const TRACED: [Count; 5] = [
+        Count::PageAllocs,
+        Count::PageFrees,
+        Count::Wakeups,
+        Count::Ipis,
+        Count::TlbFlushes,
+    ];
+}
+
+/// Why some counts are missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Unavailable {
+    /// Kernel events need privilege this process does not have.
+    NotPermitted {
+        /// `/proc/sys/kernel/perf_event_paranoid`, when readable.
+        paranoid: Option<i32>,
+    },
+    /// tracefs is not mounted, so tracepoints cannot be named.
+    NoTracefs,
+    /// This kernel has no such event.
+    NoSuchEvent {
+        /// The event, `category/name`.
+        event: String,
+    },
+    /// perf_event_open was refused although the privilege is there: a seccomp
+    /// filter, a container or a security module.
+    Blocked {
+        /// The error number it returned.
+        errno: i32,
+    },
+    /// This kernel does not say (no `/proc/self/sched`).
+    NotReported,
+    /// Counting was turned off for this run.
+    TurnedOff,
+}
+
+impl Unavailable {
+    /// What happened and what to do, in a sentence.
+    pub fn explain(&self) -> String {
+        match self {
+            Unavailable::NotPermitted { paranoid } => format!(
+                "counting kernel events needs root, CAP_PERFMON or perf_event_paranoid -1 \
+                 (here {}): run the runner as root, or `sysctl kernel.perf_event_paranoid=-1`",
+                paranoid.map_or("unreadable".into(), |p| p.to_string())
+            ),
+            Unavailable::NoTracefs => "tracefs is not mounted, so kernel tracepoints cannot be \
+                 named: `mount -t tracefs nodev /sys/kernel/tracing` (as root)"
+                .into(),
+            Unavailable::NoSuchEvent { event } => {
+                format!(
+                    "this kernel has no `{}` tracepoint",
+                    event.replace('/', ":")
+                )
+            }
+            Unavailable::Blocked { errno } => format!(
+                "perf_event_open was refused (errno {errno}) although it should be permitted: \
+                 a seccomp filter or a container blocks it; run outside the container, or allow \
+                 perf_event_open in its profile"
+            ),
+            Unavailable::NotReported => {
+                "this kernel does not report CPU migrations per process (no /proc/self/sched)"
+                    .into()
+            }
+            Unavailable::TurnedOff => "counting was turned off for this run (--no-counts)".into(),
+        }
+    }
+}
+
+/// Some counts that are missing, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    /// The counts.
+    pub counts: Vec<Count>,
+    /// Why.
+    pub reason: Unavailable,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+impl Missing {
+    fn new(counts: Vec<Count>, reason: Unavailable) -> Self {
+        Missing {
+            message: reason.explain(),
+            counts,
+            reason,
+        }
+    }
+}
+
+/// What the kernel did for one process over its window. Counts that could not be
+/// taken are absent (never 0 for "unknown"); [`Missing`] says why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndCounts {
+    /// The process's own data calls by kind, as it counted them (`write`,
+    /// `vmsplice`, `read`, `splice`, ...), EAGAIN retries included.
+    pub syscalls: BTreeMap<String, u64>,
+    /// Context switches, voluntary and involuntary.
+    pub context_switches: u64,
+    /// Times it gave up the CPU to wait (a sleep in a blocking call).
+    pub voluntary_switches: u64,
+    /// Times it was preempted.
+    pub involuntary_switches: u64,
+    /// Page faults, minor and major.
+    pub page_faults: u64,
+    /// Page faults that needed I/O.
+    pub major_faults: u64,
+    /// Moves from one CPU to another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_migrations: Option<u64>,
+    /// Pages allocated (`kmem:mm_page_alloc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_allocs: Option<u64>,
+    /// Pages freed (`kmem:mm_page_free`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_frees: Option<u64>,
+    /// Wakeups issued (`sched:sched_waking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups: Option<u64>,
+    /// Inter-processor interrupts sent (`ipi:ipi_send_cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipis: Option<u64>,
+    /// TLB flushes (`tlb:tlb_flush`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_flushes: Option<u64>,
+    /// The data calls as the kernel counted them (`syscalls:sys_enter_*`), when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syscalls_traced: Option<BTreeMap<String, u64>>,
+}
+
+impl EndCounts {
+    /// The value of `count`, if it was taken.
+    pub fn get(&self, count: Count) -> Option<u64> {
+        match count {
+            Count::CpuMigrations => self.cpu_migrations,
+            Count::PageAllocs => self.page_allocs,
+            Count::PageFrees => self.page_frees,
+            Count::Wakeups => self.wakeups,
+            Count::Ipis => self.ipis,
+            Count::TlbFlushes => self.tlb_flushes,
+            Count::SyscallsTraced => self.syscalls_traced.as_ref().map(|m| m.values().sum()),
+        }
+    }
+
+    fn set(&mut self, count: Count, value: u64) {
+        let slot = match count {
+            Count::CpuMigrations => &mut self.cpu_migrations,
+            Count::PageAllocs => &mut self.page_allocs,
+            Count::PageFrees => &mut self.page_frees,
+            Count::Wakeups => &mut self.wakeups,
+            Count::Ipis => &mut self.ipis,
+            Count::TlbFlushes => &mut self.tlb_flushes,
+            Count::SyscallsTraced => return,
+        };
+        *slot = Some(value);
+    }
+}
+
+/// What an end asks to count.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// The data calls it makes, by name (`write`, `vmsplice`, ...): the names of
+    /// its syscall tracepoints too.
+    pub calls: Vec<&'static str>,
+    /// Also count `syscalls:sys_enter_*` for those calls (costly: see the module).
+    pub trace_syscalls: bool,
+}
+
+/// The counts of one window, and what is missing from them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counted {
+    /// The counts.
+    pub counts: EndCounts,
+    /// What could not be counted, and why.
+    pub missing: Vec<Missing>,
+}
+
+/// An open window of counting on this process.
+pub struct Counting {
+    group: Option<Group>,
+    traced: Vec<(Count, Counter)>,
+    syscalls: Vec<(&'static str, Counter)>,
+    migrations: Option<Counter>,
+    before: Snapshot,
+    missing: Vec<Missing>,
+}
+
+impl std::fmt::Debug for Counting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counting")
+            .field(
+                "traced",
+                &self.traced.iter().map(|(c, _)| c).collect::<Vec<_>>(),
+            )
+            .field("missing", &self.missing)
+            .finish()
+    }
+}
+
+/// What is read before and after from `getrusage` and `/proc/self/sched`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Snapshot {
+    voluntary: u64,
+    involuntary: u64,
+    minor: u64,
+    major: u64,
+    migrations: Option<u64>,
+}
+
+impl Snapshot {
+    fn now() -> Snapshot {
+        // SAFETY: getrusage fills the struct we pass; a zeroed rusage is valid.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+            usage
+        };
+        Snapshot {
+            voluntary: usage.ru_nvcsw as u64,
+            involuntary: usage.ru_nivcsw as u64,
+            minor: usage.ru_minflt as u64,
+            major: usage.ru_majflt as u64,
+            migrations: sched_migrations(),
+        }
+    }
+}
+
+/// `se.nr_migrations` of this process, from `/proc/self/sched` (absent on
+/// kernels built without scheduler debugging).
+fn sched_migrations() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/sched").ok()?;
+    text.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == "se.nr_migrations")
+            .then(|| value.trim().parse().ok())
+            .flatten()
+    })
+}
+
+/// `/proc/sys/kernel/perf_event_paranoid`.
+pub fn perf_paranoid() -> Option<i32> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Where tracefs's `events` folder is, if it is mounted.
+fn tracefs_events() -> Option<PathBuf> {
+    [
+        "/sys/kernel/tracing/events",
+        "/sys/kernel/debug/tracing/events",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.join("kmem").is_dir() || p.join("sched").is_dir())
+}
+
+/// The id of tracepoint `event` (`category/name`) under `events`.
+fn tracepoint_id(events: &Path, event: &str) -> Result<u64, Unavailable> {
+    let path = events.join(event).join("id");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text.trim().parse().map_err(|_| Unavailable::NoSuchEvent {
+            event: event.to_string(),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::NoSuchEvent {
+            event: event.to_string(),
+        }),
+        Err(_) => Err(Unavailable::NotPermitted {
+            paranoid: perf_paranoid(),
+        }),
+    }
+}
+
+/// Why perf_event_open refused, from its error.
+fn refusal(err: &std::io::Error) -> Unavailable {
+    let errno = err.raw_os_error().unwrap_or(0);
+    let privileged = rustix::process::geteuid().is_root() || perf_paranoid() == Some(-1);
+    match errno {
+        libc::EACCES | libc::EPERM if !privileged => Unavailable::NotPermitted {
+            paranoid: perf_paranoid(),
+        },
+        _ => Unavailable::Blocked { errno },
+    }
+}
+
+/// A counter of `event` on this process, kernel included, in `group`.
+fn counter(
+    event: impl perf_event::events::Event + 'static,
+    group: &mut Group,
+) -> std::io::Result<Counter> {
+    let mut builder = Builder::new(event);
+    builder.observe_self().any_cpu().include_kernel();
+    group.add(&builder)
+}
+
+impl Counting {
+    /// Opens the counters `request` asks for (nothing counts yet: [`Self::start`]).
+    /// What cannot be opened is noted, typed, and the rest goes on.
+    pub fn open(request: &Request) -> Counting {
+        let mut missing = Vec::new();
+        let mut traced = Vec::new();
+        let mut syscalls = Vec::new();
+        let mut migrations = None;
+        let group = match Group::builder()
+            .observe_self()
+            .any_cpu()
+            .include_kernel()
+            .build_group()
+        {
+            Ok(group) => Some(group),
+            Err(err) => {
+                let mut counts = Count::TRACED.to_vec();
+                if request.trace_syscalls {
+                    counts.push(Count::SyscallsTraced);
+                }
+                missing.push(Missing::new(counts, refusal(&err)));
+                None
+            }
+        };
+        if let Some(mut group) = group {
+            // CPU migrations from perf when the kernel may be counted, else from
+            // /proc/self/sched at start and stop.
+            if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group) {
+                migrations = Some(counter);
+            }
+            match tracefs_events() {
+                None => {
+                    let mut counts = Count::TRACED.to_vec();
+                    if request.trace_syscalls {
+                        counts.push(Count::SyscallsTraced);
+                    }
+                    missing.push(Missing::new(counts, Unavailable::NoTracefs));
+                }
+                Some(events) => {
+                    for count in Count::TRACED {
+                        let event = count.tracepoint().expect("traced counts have a tracepoint");
+                        let opened = tracepoint_id(&events, event).and_then(|id| {
+                            counter(Tracepoint::with_id(id), &mut group).map_err(|e| refusal(&e))
+                        });
+                        match opened {
+                            Ok(counter) => traced.push((count, counter)),
+                            Err(reason) => missing.push(Missing::new(vec![count], reason)),
+                        }
+                    }
+                    if request.trace_syscalls {
+                        for &call in &request.calls {
+                            let event = format!("syscalls/sys_enter_{call}");
+                            let opened = tracepoint_id(&events, &event).and_then(|id| {
+                                counter(Tracepoint::with_id(id), &mut group)
+                                    .map_err(|e| refusal(&e))
+                            });
+                            match opened {
+                                Ok(counter) => syscalls.push((call, counter)),
+                                Err(reason) => {
+                                    missing.push(Missing::new(vec![Count::SyscallsTraced], reason))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return Counting {
+                group: Some(group),
+                traced,
+                syscalls,
+                migrations,
+                before: Snapshot::default(),
+                missing: merge(missing),
+            };
+        }
+        Counting {
+            group: None,
+            traced,
+            syscalls,
+            migrations,
+            before: Snapshot::default(),
+            missing: merge(missing),
+        }
+    }
+
+    /// A window that counts only what is always there (`--no-counts` keeps even
+    /// that, since it costs nothing, and says the kernel events were turned off).
+    pub fn off(request: &Request) -> Counting {
+        let mut counts = Count::TRACED.to_vec();
+        if request.trace_syscalls {
+            counts.push(Count::SyscallsTraced);
+        }
+        Counting {
+            group: None,
+            traced: Vec::new(),
+            syscalls: Vec::new(),
+            migrations: None,
+            before: Snapshot::default(),
+            missing: vec![Missing::new(counts, Unavailable::TurnedOff)],
+        }
+    }
+
+    /// Starts counting: call right before the work.
+    pub fn start(&mut self) {
+        self.before = Snapshot::now();
+        if let Some(group) = &mut self.group {
+            let _ = group.reset();
+            let _ = group.enable();
+        }
+    }
+
+    /// Stops counting and reads the window; `calls` are the process's own data
+    /// calls by kind.
+    pub fn stop(mut self, calls: BTreeMap<String, u64>) -> Counted {
+        if let Some(group) = &mut self.group {
+            let _ = group.disable();
+        }
+        let after = Snapshot::now();
+        let before = self.before;
+        let mut counts = EndCounts {
+            syscalls: calls,
+            voluntary_switches: after.voluntary.saturating_sub(before.voluntary),
+            involuntary_switches: after.involuntary.saturating_sub(before.involuntary),
+            page_faults: (after.minor + after.major).saturating_sub(before.minor + before.major),
+            major_faults: after.major.saturating_sub(before.major),
+            ..EndCounts::default()
+        };
+        counts.context_switches = counts.voluntary_switches + counts.involuntary_switches;
+        let mut missing = self.missing;
+        let read = self.group.as_mut().and_then(|g| g.read().ok());
+        match (&self.migrations, &read, before.migrations, after.migrations) {
+            (Some(counter), Some(data), _, _) => {
+                counts.cpu_migrations = data.get(counter).map(|v| v.value())
+            }
+            (_, _, Some(b), Some(a)) => counts.cpu_migrations = Some(a.saturating_sub(b)),
+            _ => missing.push(Missing::new(
+                vec![Count::CpuMigrations],
+                Unavailable::NotReported,
+            )),
+        }
+        if let Some(data) = &read {
+            for (count, counter) in &self.traced {
+                if let Some(value) = data.get(counter) {
+                    counts.set(*count, value.value());
+                }
+            }
+            if !self.syscalls.is_empty() {
+                counts.syscalls_traced = Some(
+                    self.syscalls
+                        .iter()
+                        .filter_map(|(call, c)| Some((call.to_string(), data.get(c)?.value())))
+                        .collect(),
+                );
+            }
+        }
+        Counted {
+            counts,
+            missing: merge(missing),
+        }
+    }
+}
+
+/// One entry per reason: the counts missing for the same reason together.
+pub fn merge(missing: Vec<Missing>) -> Vec<Missing> {
+    let mut merged: Vec<Missing> = Vec::new();
+    for item in missing {
+        match merged.iter_mut().find(|m| m.reason == item.reason) {
+            Some(m) => {
+                for count in item.counts {
+                    if !m.counts.contains(&count) {
+                        m.counts.push(count);
+                    }
+                }
+            }
+            None => merged.push(item),
+        }
+    }
+    for m in &mut merged {
+        m.counts.sort();
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_always_counts_cover_the_window_and_nothing_is_zero_for_unknown() {
+        let mut counting = Counting::open(&Request {
+            calls: vec!["write"],
+            trace_syscalls: false,
+        });
+        counting.start();
+        let mut v = vec![0u8; 8 << 20];
+        for page in v.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        std::hint::black_box(&v);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let counted = counting.stop(BTreeMap::from([("write".to_string(), 3)]));
+        let c = &counted.counts;
+        assert!(c.page_faults > 0, "{c:?}");
+        assert!(c.voluntary_switches >= 1, "a sleep gives up the CPU: {c:?}");
+        assert_eq!(
+            c.context_switches,
+            c.voluntary_switches + c.involuntary_switches
+        );
+        assert_eq!(c.syscalls["write"], 3);
+        // Every count is either there or said to be missing, with a reason.
+        for count in Count::TRACED {
+            let said = counted.missing.iter().any(|m| m.counts.contains(&count));
+            assert!(
+                c.get(count).is_some() != said,
+                "{count:?}: {c:?} {:?}",
+                counted.missing
+            );
+        }
+    }
+
+    #[test]
+    fn missing_counts_are_merged_by_reason() {
+        let merged = merge(vec![
+            Missing::new(vec![Count::Ipis], Unavailable::NoTracefs),
+            Missing::new(vec![Count::PageAllocs], Unavailable::NoTracefs),
+            Missing::new(
+                vec![Count::TlbFlushes],
+                Unavailable::NoSuchEvent {
+                    event: "tlb/tlb_flush".into(),
+                },
+            ),
+        ]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].counts, [Count::PageAllocs, Count::Ipis]);
+        assert!(
+            merged[1].message.contains("tlb:tlb_flush"),
+            "{}",
+            merged[1].message
+        );
+    }
+
+    #[test]
+    fn turned_off_says_so() {
+        let counting = Counting::off(&Request::default());
+        let counted = counting.stop(BTreeMap::new());
+        assert_eq!(counted.missing[0].reason, Unavailable::TurnedOff);
+        assert!(counted.counts.page_allocs.is_none());
+    }
+}
