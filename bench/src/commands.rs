@@ -1,7 +1,7 @@
 //! The harness subcommands of the `pipebench` binary.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -23,6 +23,7 @@ use pipebench::options::WriterOptions;
 use pipebench::paging::{self, PageSize, Paging};
 use pipebench::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_RUN_BYTES};
 use pipebench::report::RunResult;
+use pipebench::rundir::{self, Base, RunDir};
 use pipebench::runner::{EndProgram, RunHandle};
 use pipebench::size::ByteSize;
 use pipebench::sweep::{self, SweepParam, SweepPlan};
@@ -106,7 +107,8 @@ pub struct RunArgs {
     /// Also record both ends with `perf` and print their hottest symbols.
     #[arg(long)]
     profile: bool,
-    /// Where to keep the perf data with --profile (default: a temporary folder).
+    /// Where to keep the perf data and the flame graphs with --profile (default:
+    /// a private folder, removed when the run ends).
     #[arg(long, value_name = "DIR", requires = "profile")]
     profile_dir: Option<PathBuf>,
     /// Also sample how many bytes sit in the pipe (every 5 ms, 20 ms when every CPU
@@ -439,18 +441,31 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
 /// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
+    // What a killed run of this user left (perf data, kernel objects) goes first.
+    rundir::sweep(&[]);
     // Before the run: a machine that cannot profile says why, and nothing runs.
     let setup = profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
-    let dir = match &args.profile_dir {
-        Some(dir) => dir.clone(),
-        None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
+    // The perf data goes where the user said, or into a private folder of this
+    // run's own that goes with it.
+    let private: Option<RunDir>;
+    let dir: &Path = match &args.profile_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            private = None;
+            dir
+        }
+        None => {
+            private = Some(RunDir::create(&Base::runtime()?)?);
+            private.as_ref().expect("just made").path()
+        }
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let kept = args.profile_dir.is_some();
     let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
     let mut handle = RunHandle::start(plan, &program)?;
     // Attached right after the start, so the set-up before the first byte is
     // mostly missed and the hot loop dominates the samples.
-    let session = profile::Session::attach(setup, handle.pids(), &dir)?;
+    let session = profile::Session::attach(setup, handle.pids(), dir)?;
     let result = match handle.wait_with(Duration::from_millis(50), |_| {}) {
         Ok(result) => result,
         Err(err) => {
@@ -459,20 +474,19 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         }
     };
     let report = session.finish(&plan.step)?;
-    for role in ["writer", "reader"] {
-        let end = if role == "writer" {
-            &report.writer
-        } else {
-            &report.reader
-        };
-        let svg = dir.join(format!("{role}.svg"));
-        std::fs::write(&svg, &end.flamegraph_svg)
-            .with_context(|| format!("cannot write {}", svg.display()))?;
+    for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
+        if kept {
+            let svg = dir.join(format!("{role}.svg"));
+            std::fs::write(&svg, &end.flamegraph_svg)
+                .with_context(|| format!("cannot write {}", svg.display()))?;
+        }
     }
     if args.json {
         let mut value = serde_json::to_value(&result)?;
         value["profile"] = serde_json::to_value(&report)?;
-        value["profile"]["data"] = json!(dir);
+        if kept {
+            value["profile"]["data"] = json!(dir);
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -498,10 +512,12 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
                 if f.kernel { " [k]" } else { "" }
             );
         }
-        println!(
-            "    flame graph: {}",
-            dir.join(format!("{role}.svg")).display()
-        );
+        if kept {
+            println!(
+                "    flame graph: {}",
+                dir.join(format!("{role}.svg")).display()
+            );
+        }
     }
     if let Some(rows) = &report.comparison {
         println!("  the article's writer profile (Linux 5.17) against this one:");
@@ -516,10 +532,15 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
             );
         }
     }
-    println!(
-        "  perf data kept in {} (open with `perf report -i`)",
-        dir.display()
-    );
+    if kept {
+        println!(
+            "  perf data kept in {} (open with `perf report -i`)",
+            dir.display()
+        );
+    } else {
+        println!("  (pass --profile-dir DIR to keep the perf data and the flame graphs)");
+    }
+    drop(private);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1019,6 +1040,10 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
+    // What a killed run of this user left (files, FIFOs, shared memory, queues)
+    // goes first.
+    let extra: Vec<&Path> = args.dir.as_deref().into_iter().collect();
+    rundir::sweep(&extra);
     let received = Arc::new(AtomicU64::new(0));
     let params = ipc::IpcParams {
         bytes: args.bytes,

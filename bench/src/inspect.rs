@@ -390,7 +390,7 @@ pub fn run_child(
     timeout: Duration,
 ) -> Result<PagesReport, InspectError> {
     check(options)?;
-    let mut child = Command::new(&program.exe)
+    let mut child = crate::runner::dies_with_parent(&mut Command::new(&program.exe))
         .args(&program.prefix)
         .arg("inspect-pages")
         .args(options.to_args())

@@ -29,6 +29,7 @@ pub mod plan;
 pub mod profile;
 pub mod reader;
 pub mod report;
+pub mod rundir;
 pub mod runner;
 pub mod size;
 pub mod stats;

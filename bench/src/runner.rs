@@ -152,6 +152,28 @@ fn child_setup(control: RawFd, report: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Makes the command's process die with the thread that starts it
+/// (`PR_SET_PDEATHSIG`), for helpers that are not ends (perf, the page
+/// inspector): a runner killed mid-run leaves none of them behind (perf would
+/// go on writing into a folder that is no longer anyone's). Start it from a
+/// thread that lives until the child has exited.
+pub(crate) fn dies_with_parent(command: &mut Command) -> &mut Command {
+    let parent = rustix::process::getpid();
+    // SAFETY: prctl and getppid are async-signal-safe and touch only the child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died before the prctl: nobody will signal us.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            Ok(())
+        })
+    }
+}
+
 fn spawn_end(
     program: &EndProgram,
     role: &'static str,

@@ -243,9 +243,10 @@ fn a_killed_harness_is_cleaned_up_by_the_next_run() {
     harness.wait().unwrap();
     // The ends die with their harness (PR_SET_PDEATHSIG)...
     assert!(crate::common::gone_within(producer, Duration::from_secs(5)));
-    // ...but its queue outlives it until the next run removes it.
+    // ...but its queue outlives it until the next start removes it.
     assert_ne!(leftovers(dir.path()), before);
-    ipc::run("cow-fork", &params(MIB, dir.path())).unwrap();
+    let next = crate::common::pipebench(&["ipc", "cow-fork", "--bytes", "1MiB", "--dir", d]);
+    assert!(next.status.success(), "{}", crate::common::stderr(&next));
     assert_eq!(leftovers(dir.path()), before);
 }
 

@@ -16,6 +16,7 @@ use pipebench::runner::{Progress, RunHandle};
 use pipebench::inspect::{self, CHILD_TIMEOUT};
 use pipebench::options::WriterOptions;
 use pipebench::profile::{self, ProfileError, Session};
+use pipebench::rundir::{Base, RunDir};
 
 use super::{Job, PagesDone, RunEvent, RunFailure, Shared, WakeupReport, Work};
 use crate::ipc::{IpcRecord, IpcRequest};
@@ -234,19 +235,23 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
         Ok(handle) => handle,
         Err(err) => return Some(RunEvent::Failed(RunFailure::from(&err))),
     };
-    let profile_dir = std::env::temp_dir().join(format!(
-        "pipebook-profile-{}-{}",
-        std::process::id(),
-        job.id
-    ));
+    // The perf data goes into a private folder of this run's own (random name,
+    // 0700, locked while the run lives), removed when the run ends; one a
+    // killed server leaves is swept at the next start.
+    let mut profile_dir: Option<RunDir> = None;
     let mut session = match setup {
         Some(Ok(setup)) => {
-            let attached = std::fs::create_dir_all(&profile_dir)
+            let attached = Base::runtime()
+                .and_then(|base| RunDir::create(&base))
                 .map_err(|e| ProfileError::Failed {
                     stage: "record",
-                    message: format!("cannot create {}: {e}", profile_dir.display()),
+                    message: e.to_string(),
                 })
-                .and_then(|()| Session::attach(setup, handle.pids(), &profile_dir));
+                .and_then(|dir| {
+                    let session = Session::attach(setup, handle.pids(), dir.path());
+                    profile_dir = Some(dir);
+                    session
+                });
             match attached {
                 Ok(session) => Some(session),
                 Err(err) => {
@@ -269,7 +274,8 @@ fn execute(shared: &Shared, job: &Job, plan: &RunPlan) -> Option<RunEvent> {
             session.abandon();
         }
     }
-    let _ = std::fs::remove_dir_all(&profile_dir);
+    // perf has exited (finished or abandoned): its folder can go.
+    drop(profile_dir);
     end
 }
 
