@@ -21,4 +21,5 @@ mod pages;
 mod profile;
 mod queue;
 mod runs;
+mod trust;
 mod ws_security;
