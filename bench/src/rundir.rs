@@ -181,8 +181,11 @@ impl Base {
             Mode::RUSR | Mode::WUSR,
         ) {
             Ok(fd) => Ok(Some(File::from(fd))),
-            // Not supported by this file system (or kernel).
-            Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR) => Ok(None),
+            // Not supported by this file system (EOPNOTSUPP), or by this kernel
+            // (EISDIR before 3.11; EINVAL where the flag is not known).
+            Err(
+                rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL,
+            ) => Ok(None),
             Err(e) => Err(io_err("create an unnamed file in", &self.path)(e)),
         }
     }

@@ -49,8 +49,9 @@ pub struct IpcRequest {
 impl IpcRequest {
     /// The library's parameters for this request: ends started by `program`,
     /// stopped when `cancel` turns true, the receiving end's byte count copied into
-    /// `progress`, files where the lab puts them by default (the temp dir unless it
-    /// is tmpfs).
+    /// `progress`, files where the lab puts them by default (without a name on the
+    /// temp dir's file system, or `target/` where that is tmpfs; what needs a name
+    /// in a private run folder there). The page cannot choose the folder.
     pub fn params(
         &self,
         program: &EndProgram,
