@@ -631,7 +631,7 @@ pub enum IpcError {
     /// The folder for the run's files (or one on its path) lets another user
     /// rename or replace what the run makes there.
     #[error(
-        "{dir} cannot hold the run's private files: {why}; pass --dir with a folder of your own"
+        "{dir} cannot hold the run's private files: {why}; choose a folder of your own (`--dir`, or TMPDIR)"
     )]
     UnsafeDir {
         /// The folder at fault.
