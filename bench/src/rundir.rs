@@ -19,7 +19,7 @@
 use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
@@ -305,28 +305,13 @@ impl RunDir {
         &self.path
     }
 
-    /// The folder's descriptor.
-    pub fn fd(&self) -> BorrowedFd<'_> {
-        self.dir.as_fd()
-    }
-
     /// Creates the file `name` in the folder (exclusively, never through a
     /// symlink, mode 0600), open for reading and writing.
     pub fn create_file(&self, name: &str) -> Result<File, RunDirError> {
-        self.create_file_with(name, OFlags::empty())
-    }
-
-    /// Like [`RunDir::create_file`], with extra open flags (O_DIRECT).
-    pub fn create_file_with(&self, name: &str, extra: OFlags) -> Result<File, RunDirError> {
         rustix::fs::openat(
             &self.dir,
             name,
-            OFlags::RDWR
-                | OFlags::CREATE
-                | OFlags::EXCL
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC
-                | extra,
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::RUSR | Mode::WUSR,
         )
         .map(File::from)
