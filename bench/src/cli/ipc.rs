@@ -1,6 +1,6 @@
 //! `pipebench ipc`: the zero-copy lab beyond pipes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use serde_json::json;
 
 use pipebench::ipc;
 use pipebench::machine::system::SystemInfo;
+use pipebench::process::rundir;
 use pipebench::size::ByteSize;
 
 use super::{session_bar, SessionArgs};
@@ -67,6 +68,10 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
+    // What a killed run of this user left (files, FIFOs, shared memory, queues)
+    // goes first.
+    let extra: Vec<&Path> = args.dir.as_deref().into_iter().collect();
+    rundir::sweep(&extra);
     let received = Arc::new(AtomicU64::new(0));
     let params = ipc::IpcParams {
         bytes: args.bytes,

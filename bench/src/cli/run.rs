@@ -11,6 +11,7 @@ use pipebench::engine::event::ProfileOutcome;
 use pipebench::engine::job::PipeJob;
 use pipebench::engine::result::RunResult;
 use pipebench::output::{self, occupancy_chart};
+use pipebench::process::rundir;
 use pipebench::profile;
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
@@ -30,7 +31,8 @@ pub struct RunArgs {
     /// Also record both ends with `perf` and print their hottest symbols.
     #[arg(long)]
     profile: bool,
-    /// Where to keep the perf data with --profile (default: a temporary folder).
+    /// Where to keep the perf data and the flame graphs with --profile (default:
+    /// a private folder, removed when the run ends).
     #[arg(long, value_name = "DIR", requires = "profile")]
     profile_dir: Option<PathBuf>,
     /// Also sample how many bytes sit in the pipe (every 5 ms, 20 ms when every CPU
@@ -143,12 +145,16 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
 /// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
+    // What a killed run of this user left (perf data, kernel objects) goes first.
+    rundir::sweep(&[]);
     // Before the run: a machine that cannot profile says why, and nothing runs.
     profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
-    let dir = match &args.profile_dir {
-        Some(dir) => dir.clone(),
-        None => std::env::temp_dir().join(format!("pipebench-profile-{}", std::process::id())),
-    };
+    // The perf data goes where the user said (and stays), or into a private
+    // folder of the run's own that goes with it.
+    let kept = args.profile_dir.clone();
+    if let Some(dir) = &kept {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let mut plan = plan.clone();
     plan.profile = true;
     let mut terminal = Terminal::new(false, 0, &plan.step);
@@ -157,7 +163,7 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         watch: false,
         live: false,
     };
-    let result = run_job(job, &context(Some(dir.clone()))?, &mut terminal)?;
+    let result = run_job(job, &context(kept.clone())?, &mut terminal)?;
     let report = match terminal.profile.take() {
         Some(ProfileOutcome {
             report: Some(report),
@@ -169,20 +175,19 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         }) => return Err(problem.error.into()),
         _ => anyhow::bail!("the run finished without a profile"),
     };
-    for role in ["writer", "reader"] {
-        let end = if role == "writer" {
-            &report.writer
-        } else {
-            &report.reader
-        };
-        let svg = dir.join(format!("{role}.svg"));
-        std::fs::write(&svg, &end.flamegraph_svg)
-            .with_context(|| format!("cannot write {}", svg.display()))?;
+    if let Some(dir) = &kept {
+        for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
+            let svg = dir.join(format!("{role}.svg"));
+            std::fs::write(&svg, &end.flamegraph_svg)
+                .with_context(|| format!("cannot write {}", svg.display()))?;
+        }
     }
     if args.out.json {
         let mut value = serde_json::to_value(&result)?;
         value["profile"] = serde_json::to_value(&report)?;
-        value["profile"]["data"] = json!(dir);
+        if let Some(dir) = &kept {
+            value["profile"]["data"] = json!(dir);
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -208,10 +213,12 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
                 if f.kernel { " [k]" } else { "" }
             );
         }
-        println!(
-            "    flame graph: {}",
-            dir.join(format!("{role}.svg")).display()
-        );
+        if let Some(dir) = &kept {
+            println!(
+                "    flame graph: {}",
+                dir.join(format!("{role}.svg")).display()
+            );
+        }
     }
     if let Some(rows) = &report.comparison {
         println!("  the article's writer profile (Linux 5.17) against this one:");
@@ -226,9 +233,12 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
             );
         }
     }
-    println!(
-        "  perf data kept in {} (open with `perf report -i`)",
-        dir.display()
-    );
+    match &kept {
+        Some(dir) => println!(
+            "  perf data kept in {} (open with `perf report -i`)",
+            dir.display()
+        ),
+        None => println!("  (pass --profile-dir DIR to keep the perf data and the flame graphs)"),
+    }
     Ok(ExitCode::SUCCESS)
 }

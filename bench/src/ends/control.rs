@@ -44,6 +44,10 @@ pub struct Shared {
     /// Set by the harness when the time budget is spent; the writer stops. Read
     /// on every chunk but written once, so it stays cached on the writer's core.
     pub stop: CacheLine<AtomicU32>,
+    /// How many ends of an IPC lab run hold the run's named object (a FIFO, a
+    /// shared file, a shared memory object): at 2 the harness removes the name.
+    /// Written once by each end, before the data moves.
+    pub holding: CacheLine<AtomicU32>,
 }
 
 const MAGIC: u64 = 0x7069_7065_626f_6f6b; // "pipebook"

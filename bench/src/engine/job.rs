@@ -24,6 +24,7 @@ use crate::ipc::{self, IpcError, IpcParams};
 use crate::machine::{findings, system::SystemInfo, wakeup};
 use crate::memory::inspect;
 use crate::process::launch::EndProgram;
+use crate::process::rundir::{Base, RunDir};
 use crate::profile::{self, ProfileError, Session};
 use crate::size::{gib_per_s, ByteSize};
 use crate::steps::plan::RunPlan;
@@ -214,21 +215,33 @@ fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) ->
         Ok(handle) => handle,
         Err(err) => return Some(Event::Error(Failure::from(&err))),
     };
-    let profile_dir = match (&context.profile_dir, &setup) {
-        (Some(dir), _) => Some((dir.clone(), false)),
-        (None, Some(Ok(_))) => Some((private_profile_dir(), true)),
-        _ => None,
-    };
-    let mut session = match (setup, &profile_dir) {
-        (Some(Ok(setup)), Some((dir, _))) => {
+    // The perf data goes where the caller said, or into a private folder of this
+    // run's own (random name, 0700, locked while the run lives), removed when the
+    // run ends; one a killed runner leaves is swept at the next start.
+    let mut private: Option<RunDir> = None;
+    let mut session = match setup {
+        Some(Ok(setup)) => {
+            let dir = match &context.profile_dir {
+                Some(dir) => std::fs::create_dir_all(dir)
+                    .map(|()| dir.clone())
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display())),
+                None => Base::runtime()
+                    .and_then(|base| RunDir::create(&base))
+                    .map(|made| {
+                        let path = made.path().to_path_buf();
+                        private = Some(made);
+                        path
+                    })
+                    .map_err(|e| e.to_string()),
+            };
             // Attached right after the start, so the set-up before the first byte
             // is mostly missed and the hot loop dominates the samples.
-            let attached = std::fs::create_dir_all(dir)
-                .map_err(|e| ProfileError::Failed {
+            let attached = dir
+                .map_err(|message| ProfileError::Failed {
                     stage: "record",
-                    message: format!("cannot create {}: {e}", dir.display()),
+                    message,
                 })
-                .and_then(|()| Session::attach(setup, handle.pids(), dir));
+                .and_then(|dir| Session::attach(setup, handle.pids(), &dir));
             match attached {
                 Ok(session) => Some(session),
                 Err(err) => {
@@ -248,20 +261,9 @@ fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) ->
             session.abandon();
         }
     }
-    if let Some((dir, true)) = &profile_dir {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    // perf has exited (finished or abandoned): its folder can go.
+    drop(private);
     end
-}
-
-/// A folder of its own for one profiled run's perf data.
-fn private_profile_dir() -> PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    std::env::temp_dir().join(format!(
-        "pipebook-profile-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ))
 }
 
 /// Samples a started pipe run until it ends; returns the event that ends it.

@@ -3,14 +3,13 @@
 //! fork.
 
 use std::alloc::{alloc, dealloc, Layout};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::data::{self, Checksum};
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received, PREFIX};
+use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received};
 use super::{CowReport, IpcError};
 
 /// The direct-io experiment reads at most this many bytes: every 1 KiB O_DIRECT
@@ -21,14 +20,14 @@ pub(crate) const DIRECT_IO_MAX_BYTES: u64 = 16 << 20;
 /// The cow-fork experiment writes at most this many bytes of pages.
 pub(crate) const COW_MAX_BYTES: u64 = 256 << 20;
 
-/// Writes a text file of about `bytes` bytes: lines of 100 to 200 bytes (newline
-/// included) of random lowercase words. Returns the number of lines.
-pub(crate) fn write_text_file(path: &Path, bytes: u64) -> Result<u64, IpcError> {
+/// Writes a text of about `bytes` bytes into `file`: lines of 100 to 200 bytes
+/// (newline included) of random lowercase words. Returns the number of lines.
+pub(crate) fn write_text(file: &mut File, bytes: u64) -> Result<u64, IpcError> {
     let setup = |e| IpcError::Setup {
-        what: format!("write {}", path.display()),
+        what: "write the text file".into(),
         source: e,
     };
-    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).map_err(setup)?);
+    let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         // xorshift64: deterministic, so a size always gives the same file.
@@ -63,20 +62,34 @@ pub(crate) fn write_text_file(path: &Path, bytes: u64) -> Result<u64, IpcError> 
     Ok(lines)
 }
 
-/// Opens a scratch file in `dir` with O_DIRECT to see whether its file system
-/// accepts it.
-pub(crate) fn probe_direct_io(dir: &Path, fs: &str) -> Result<(), IpcError> {
-    let probe = dir.join(format!("{PREFIX}{}-probe", std::process::id()));
-    let opened = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(&probe);
-    let _ = std::fs::remove_file(&probe);
-    match opened {
-        Ok(_) => Ok(()),
+/// Turns O_DIRECT on for `file`, whose file system decides as it does for an
+/// open with O_DIRECT (EINVAL: not supported).
+fn set_direct(file: &File, on: bool) -> std::io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL and F_SETFL on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let flags = if on {
+            flags | libc::O_DIRECT
+        } else {
+            flags & !libc::O_DIRECT
+        };
+        if libc::fcntl(fd, libc::F_SETFL, flags) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Whether the file system of `file` (in `dir`) accepts O_DIRECT: asked of the
+/// run's own (still empty) data file, which is then left as it was, so no
+/// scratch file is needed.
+pub(crate) fn probe_direct_io(file: &File, dir: &Path, fs: &str) -> Result<(), IpcError> {
+    match set_direct(file, true).and_then(|()| set_direct(file, false)) {
+        Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(IpcError::DirectIoUnsupported {
             dir: dir.display().to_string(),
             filesystem: fs.to_string(),
@@ -117,17 +130,15 @@ impl Drop for Aligned {
     }
 }
 
-fn read_all(spec: &EndSpec, direct: bool, received: &Received) -> Result<EndReport, EndError> {
-    let path = spec
-        .src
-        .as_ref()
-        .ok_or_else(|| EndError::Protocol("no file given".into()))?;
-    let mut options = OpenOptions::new();
-    options.read(true);
+fn read_all(
+    spec: &EndSpec,
+    mut file: File,
+    direct: bool,
+    received: &Received,
+) -> Result<EndReport, EndError> {
     if direct {
-        options.custom_flags(libc::O_DIRECT);
+        set_direct(&file, true).map_err(io("fcntl (O_DIRECT)"))?;
     }
-    let mut file = options.open(path).map_err(io("open"))?;
     let mut buf = Aligned::new(spec.chunk as usize);
     let mut sum = Checksum::default();
     let mut report = EndReport {
@@ -150,12 +161,7 @@ fn read_all(spec: &EndSpec, direct: bool, received: &Received) -> Result<EndRepo
     Ok(report)
 }
 
-fn count_lines(spec: &EndSpec, mapped: bool) -> Result<EndReport, EndError> {
-    let path = spec
-        .src
-        .as_ref()
-        .ok_or_else(|| EndError::Protocol("no file given".into()))?;
-    let file = File::open(path).map_err(io("open"))?;
+fn count_lines(spec: &EndSpec, file: File, mapped: bool) -> Result<EndReport, EndError> {
     let len = file.metadata().map_err(io("fstat"))?.len() as usize;
     let mut report = EndReport {
         start_ns: Some(now_ns()),
@@ -287,12 +293,17 @@ fn cow_fork(spec: &EndSpec) -> Result<EndReport, EndError> {
 /// Only the reads publish progress chunk by chunk (1 KiB O_DIRECT reads are the
 /// slow experiment); a line counter or the fork publishes its bytes when done,
 /// since a store per line would be part of what the line count measures.
-pub(crate) fn end(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError> {
+pub(crate) fn end(
+    spec: &EndSpec,
+    src: Option<File>,
+    received: &Received,
+) -> Result<EndReport, EndError> {
+    let src = || src.ok_or_else(|| EndError::Protocol("no file given".into()));
     let report = match spec.mechanism.as_str() {
-        "lines-mmap" => count_lines(spec, true),
-        "lines-read" => count_lines(spec, false),
-        "direct-io" => return read_all(spec, true, received),
-        "buffered-io" => return read_all(spec, false, received),
+        "lines-mmap" => count_lines(spec, src()?, true),
+        "lines-read" => count_lines(spec, src()?, false),
+        "direct-io" => return read_all(spec, src()?, true, received),
+        "buffered-io" => return read_all(spec, src()?, false, received),
         _ => cow_fork(spec),
     }?;
     received.set(report.bytes);

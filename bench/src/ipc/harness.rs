@@ -2,12 +2,23 @@
 //!
 //! [`run`] creates what a mechanism needs (files, a FIFO, a pipe, a listening
 //! socket, a System V queue or segment, a POSIX shared memory object), each owned
-//! by a guard that removes it on drop, then re-executes the current program as
-//! `pipebench ipc-end SPEC` for each end. The ends get the report pipe on fd 3 and
-//! their data descriptor (if any) on fd 4, and `PR_SET_PDEATHSIG(SIGKILL)`, so they
-//! die with the harness thread. Names carry the harness pid
-//! (`pipebench-ipc-<pid>-<n>-...`), and System V objects are listed in a registry
-//! file of the same name, so a later run removes what a killed harness left.
+//! by [`Resources`], which removes it on drop, then re-executes the current
+//! program as `pipebench ipc-end SPEC` for each end. The ends get the report pipe
+//! on fd 3, their data descriptor (if any) on fd 4, the source and destination
+//! files (if any) on fds 6 and 7, and `PR_SET_PDEATHSIG(SIGKILL)`, so they die
+//! with the harness thread.
+//!
+//! Names: the machine may be shared and the harness may be root, so a run names
+//! as little as it can. Source, destination and experiment files have no name
+//! (O_TMPFILE, or made and unlinked at once in the run's private folder). What
+//! the lesson names (a FIFO, a file both ends open by path, a POSIX shared memory
+//! object) gets a fresh name: in the run's private folder ([`crate::process::rundir`]), or
+//! `/pipebook-<random>` for shm_open, noted in that folder first; each end says
+//! on the control page when it holds the object, and once both do the harness
+//! unlinks the name (and marks a System V segment for removal). System V objects
+//! are IPC_PRIVATE; a message queue cannot go before the run ends, so its id and
+//! creation time are noted in the folder, where the next start's
+//! [`crate::process::rundir::sweep`] finds them if this process is killed.
 //!
 //! `PR_SET_PDEATHSIG` fires when the spawning *thread* exits: call [`run`] from a
 //! thread that lives until it returns.
@@ -19,12 +30,12 @@
 
 use std::ffi::{CString, OsString};
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -38,17 +49,20 @@ use crate::ends::control::ControlRegion;
 use crate::ends::report::EndUsage;
 use crate::ends::usage::self_usage;
 use crate::process::launch::EndProgram;
+use crate::process::rundir::{Base, Record, RunDir, RunDirError};
 use crate::size::gib_per_s;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
-/// Prefix of every name the lab creates.
-pub(crate) const PREFIX: &str = "pipebench-ipc-";
 /// The report pipe's descriptor number in an end.
 const REPORT_FD: RawFd = 3;
 /// The data descriptor's number in an end.
 pub(crate) const DATA_FD: RawFd = 4;
 /// The control page's descriptor number in an end.
 const CONTROL_FD: RawFd = 5;
+/// The source file's descriptor number in an end.
+const SRC_FD: RawFd = 6;
+/// The destination file's descriptor number in an end.
+const DST_FD: RawFd = 7;
 
 /// An end's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,12 +93,18 @@ pub(crate) struct EndSpec {
     pub(crate) mechanism: String,
     pub(crate) bytes: u64,
     pub(crate) chunk: u64,
-    /// Source file (pattern or text), for mechanisms that read one.
-    pub(crate) src: Option<PathBuf>,
-    /// Destination file, for consumers that write one.
-    pub(crate) dst: Option<PathBuf>,
-    /// The shared object: FIFO, shared file, or POSIX shm name.
+    /// Whether fd 6 holds the source file (pattern or text), for ends that read one.
+    #[serde(default)]
+    pub(crate) has_src: bool,
+    /// Whether fd 7 holds the destination file, for consumers that write one.
+    #[serde(default)]
+    pub(crate) has_dst: bool,
+    /// The object both ends open by path: a FIFO or a shared file, in the run's
+    /// private folder.
     pub(crate) shared: Option<PathBuf>,
+    /// The POSIX shared memory name (`/pipebook-<random>`).
+    #[serde(default)]
+    pub(crate) shm_name: Option<String>,
     /// System V queue or segment id.
     pub(crate) sysv_id: Option<i32>,
     /// TCP port to connect to.
@@ -158,6 +178,33 @@ pub(crate) fn now_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// The descriptors an end was given besides its report pipe and control page.
+#[derive(Debug, Default)]
+pub(crate) struct EndFds {
+    /// fd 4: a pipe end, a socket, or a listening socket.
+    pub(crate) data: Option<OwnedFd>,
+    /// fd 6: the file to read from, at its start.
+    pub(crate) src: Option<File>,
+    /// fd 7: the (empty) file to write into.
+    pub(crate) dst: Option<File>,
+}
+
+impl EndFds {
+    /// The source file, or a protocol error.
+    pub(crate) fn src(&mut self) -> Result<File, EndError> {
+        self.src
+            .take()
+            .ok_or_else(|| EndError::Protocol("no source file given".into()))
+    }
+
+    /// The destination file, or a protocol error.
+    pub(crate) fn dst(&mut self) -> Result<File, EndError> {
+        self.dst
+            .take()
+            .ok_or_else(|| EndError::Protocol("no destination file given".into()))
+    }
+}
+
 /// `pipebench ipc-end SPEC`: runs one end and reports on fd 3.
 pub fn end_main(spec_json: &str) -> ExitCode {
     let spec: EndSpec = match serde_json::from_str(spec_json) {
@@ -168,10 +215,22 @@ pub fn end_main(spec_json: &str) -> ExitCode {
         }
     };
     // SAFETY: the harness put these descriptors there for us (see `spawn_end`);
-    // we take ownership exactly once.
-    let fd = spec
-        .has_fd
-        .then(|| unsafe { OwnedFd::from_raw_fd(DATA_FD) });
+    // we take ownership of each exactly once.
+    let mut fds = unsafe {
+        EndFds {
+            data: spec.has_fd.then(|| OwnedFd::from_raw_fd(DATA_FD)),
+            src: spec.has_src.then(|| File::from_raw_fd(SRC_FD)),
+            dst: spec.has_dst.then(|| File::from_raw_fd(DST_FD)),
+        }
+    };
+    // The harness wrote the source through the same open file: read it from
+    // its start.
+    if let Some(src) = &mut fds.src {
+        if let Err(e) = src.seek(SeekFrom::Start(0)) {
+            eprintln!("pipebench ipc-end: error: lseek (source): {e}");
+            return ExitCode::from(2);
+        }
+    }
     let control = if spec.has_control {
         ControlRegion::attach(CONTROL_FD)
     } else {
@@ -184,7 +243,7 @@ pub fn end_main(spec_json: &str) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run_end(&spec, fd, &received) {
+    match run_end(&spec, fds, &received) {
         Ok(mut report) => {
             report.usage = self_usage();
             // SAFETY: as above, fd 3 is the report pipe.
@@ -213,24 +272,26 @@ impl Received {
     pub(crate) fn set(&self, bytes: u64) {
         self.0.shared().reader_bytes.store(bytes, Ordering::Relaxed);
     }
+
+    /// Says this end holds the run's named object (opened, mapped or attached):
+    /// once both ends have, the harness removes its name.
+    pub(crate) fn holding(&self) {
+        self.0.shared().holding.fetch_add(1, Ordering::Release);
+    }
 }
 
-fn run_end(
-    spec: &EndSpec,
-    fd: Option<OwnedFd>,
-    received: &Received,
-) -> Result<EndReport, EndError> {
+fn run_end(spec: &EndSpec, fds: EndFds, received: &Received) -> Result<EndReport, EndError> {
     match spec.mechanism.as_str() {
         "sysv-msgqueue" => sysv::msgqueue_end(spec, received),
-        "fifo-rw" | "fifo-splice" | "pipe-rw" | "pipe-splice" => pipes::end(spec, fd, received),
+        "fifo-rw" | "fifo-splice" | "pipe-rw" | "pipe-splice" => pipes::end(spec, fds, received),
         "tcp-rw" | "tcp-sendfile" | "tcp-splice" | "unix-stream" => {
-            sockets::end(spec, fd, received)
+            sockets::end(spec, fds, received)
         }
         "file-flock" | "file-mmap" | "sysv-shm" | "posix-shm" | "memfd-scm" => {
-            shared::end(spec, fd, received)
+            shared::end(spec, fds.data, received)
         }
         "lines-mmap" | "lines-read" | "direct-io" | "buffered-io" | "cow-fork" => {
-            files::end(spec, received)
+            files::end(spec, fds.src, received)
         }
         other => Err(EndError::Protocol(format!("unknown mechanism {other}"))),
     }
@@ -239,152 +300,209 @@ fn run_end(
 // ---------------------------------------------------------------------------
 // Resources
 
-static RUN_COUNTER: AtomicU32 = AtomicU32::new(0);
+/// A named thing the harness removes as soon as both ends hold it.
+#[derive(Debug)]
+enum Early {
+    /// An entry of the run's private folder (a FIFO, a shared file).
+    Entry(String),
+    /// A kernel object noted in the folder (a POSIX name, a System V segment).
+    Object(Record),
+}
 
-/// A System V object kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SysvKind {
-    /// Message queue.
-    Msg,
-    /// Shared memory segment.
-    Shm,
+impl From<RunDirError> for IpcError {
+    fn from(err: RunDirError) -> Self {
+        match err {
+            RunDirError::Unsafe { path, why } => IpcError::UnsafeDir {
+                dir: path.display().to_string(),
+                why,
+            },
+            RunDirError::Io { what, path, source } => IpcError::Setup {
+                what: format!("{what} {}", path.display()),
+                source,
+            },
+        }
+    }
 }
 
 /// Everything one run created; dropping it removes all of it.
 #[derive(Debug)]
 pub(crate) struct Resources {
-    paths: Vec<PathBuf>,
-    sysv: Vec<(SysvKind, i32)>,
-    registry: Option<PathBuf>,
+    /// Where the run's folder and unnamed files go.
+    base: Base,
+    /// The run's private folder, made when something needs a name.
+    run: Option<RunDir>,
+    /// Removed once both ends hold them (or when the run ends).
+    early: Vec<Early>,
+    /// Removed when the run ends: message queues.
+    late: Vec<Record>,
 }
 
 impl Resources {
-    /// Removes `path` (file, FIFO or /dev/shm object) when the run ends.
-    pub(crate) fn track(&mut self, path: PathBuf) -> PathBuf {
-        self.paths.push(path.clone());
-        path
+    fn new(base: Base) -> Resources {
+        Resources {
+            base,
+            run: None,
+            early: Vec::new(),
+            late: Vec::new(),
+        }
     }
 
-    /// Records a System V object, first in the registry file so that a harness
-    /// killed right after creating it still leaves a trail for the next run.
-    pub(crate) fn track_sysv(&mut self, kind: SysvKind, id: i32, key: i32) {
-        if let Some(registry) = &self.registry {
-            let line = format!(
-                "{} {id} {key}\n",
-                if kind == SysvKind::Msg { "msg" } else { "shm" }
-            );
-            let _ = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(registry)
-                .and_then(|mut f| f.write_all(line.as_bytes()));
+    /// The run's private folder, made on first use.
+    fn run_dir(&mut self) -> Result<&RunDir, IpcError> {
+        if self.run.is_none() {
+            self.run = Some(RunDir::create(&self.base)?);
         }
-        self.sysv.push((kind, id));
+        Ok(self.run.as_ref().expect("made above"))
+    }
+
+    /// A file with no name on the base's file system: O_TMPFILE, or, where the
+    /// file system has none, made in the private folder and unlinked at once.
+    fn unnamed_file(&mut self, what: &str) -> Result<File, IpcError> {
+        if let Some(file) = self.base.unnamed_file()? {
+            return Ok(file);
+        }
+        let run = self.run_dir()?;
+        let file = run.create_file(what)?;
+        run.remove(what)?;
+        Ok(file)
+    }
+
+    /// A FIFO in the private folder, unlinked once both ends have opened it.
+    fn fifo(&mut self, name: &str) -> Result<PathBuf, IpcError> {
+        let path = self.run_dir()?.create_fifo(name)?;
+        self.early.push(Early::Entry(name.to_string()));
+        Ok(path)
+    }
+
+    /// A file of `size` bytes in the private folder, which both ends open by
+    /// path; unlinked once both have.
+    fn shared_file(&mut self, name: &str, size: u64) -> Result<PathBuf, IpcError> {
+        let run = self.run_dir()?;
+        let path = run.path().join(name);
+        let file = run.create_file(name)?;
+        self.early.push(Early::Entry(name.to_string()));
+        file.set_len(size)
+            .map_err(setup_err(format!("size {}", path.display())))?;
+        Ok(path)
+    }
+
+    /// A POSIX shared memory object of `size` bytes under a fresh random name,
+    /// noted in the private folder before it exists; returns the name.
+    fn posix_shm(&mut self, size: u64) -> Result<String, IpcError> {
+        let run = self.run_dir()?;
+        loop {
+            let record = Record::posix_shm();
+            run.record(&record)?;
+            let name = record.shm_name().expect("a POSIX record");
+            // SAFETY: shm_open reads the NUL-terminated name; glibc adds
+            // O_NOFOLLOW and O_CLOEXEC.
+            let fd = unsafe {
+                libc::shm_open(
+                    name.as_ptr(),
+                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR,
+                    0o600,
+                )
+            };
+            if fd < 0 {
+                let source = std::io::Error::last_os_error();
+                run.forget(&record);
+                // Someone holds this name: ours are random, so take another.
+                if source.raw_os_error() == Some(libc::EEXIST) {
+                    continue;
+                }
+                return Err(IpcError::Setup {
+                    what: format!("create the POSIX shared memory object {name:?}"),
+                    source,
+                });
+            }
+            // SAFETY: a fresh descriptor nobody else owns.
+            let file = unsafe { File::from_raw_fd(fd) };
+            self.early.push(Early::Object(record));
+            file.set_len(size)
+                .map_err(setup_err("size the POSIX shared memory object"))?;
+            return Ok(name.into_string().expect("ASCII"));
+        }
+    }
+
+    /// Takes charge of a System V object the harness just made: noted in the
+    /// private folder, and removed early (a segment, once both ends are
+    /// attached) or late (a queue, when the run ends).
+    fn sysv(
+        &mut self,
+        record: std::io::Result<Record>,
+        id: i32,
+        early: bool,
+    ) -> Result<(), IpcError> {
+        let record = match record {
+            Ok(record) => record,
+            Err(source) => {
+                remove_sysv_id(id, early);
+                return Err(IpcError::Setup {
+                    what: "read the new System V object's creation time".into(),
+                    source,
+                });
+            }
+        };
+        if let Err(err) = self.run_dir().and_then(|run| Ok(run.record(&record)?)) {
+            record.remove();
+            return Err(err);
+        }
+        if early {
+            self.early.push(Early::Object(record));
+        } else {
+            self.late.push(record);
+        }
+        Ok(())
+    }
+
+    /// Removes what only had to exist until both ends held it, and the private
+    /// folder itself if nothing else is noted there.
+    fn release_early(&mut self) {
+        if self.early.is_empty() {
+            return;
+        }
+        for item in self.early.drain(..) {
+            match item {
+                Early::Entry(name) => {
+                    if let Some(run) = &self.run {
+                        let _ = run.remove(&name);
+                    }
+                }
+                Early::Object(record) => {
+                    record.remove();
+                    if let Some(run) = &self.run {
+                        run.forget(&record);
+                    }
+                }
+            }
+        }
+        if self.run.as_ref().is_some_and(RunDir::is_empty) {
+            self.run = None;
+        }
+    }
+}
+
+/// Removes System V object `id` (a segment if `segment`, else a queue).
+fn remove_sysv_id(id: i32, segment: bool) {
+    // SAFETY: IPC_RMID with a null buffer only removes the object.
+    unsafe {
+        if segment {
+            libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut());
+        } else {
+            libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut());
+        }
     }
 }
 
 impl Drop for Resources {
     fn drop(&mut self) {
-        for (kind, id) in self.sysv.drain(..) {
-            remove_sysv(kind, id);
+        self.release_early();
+        for record in self.late.drain(..) {
+            record.remove();
         }
-        for path in self.paths.drain(..) {
-            let _ = std::fs::remove_file(&path);
-        }
-        if let Some(registry) = self.registry.take() {
-            let _ = std::fs::remove_file(registry);
-        }
+        // Then the folder, with its notes.
+        self.run = None;
     }
-}
-
-fn remove_sysv(kind: SysvKind, id: i32) {
-    // SAFETY: IPC_RMID with a null buffer only removes the object.
-    unsafe {
-        match kind {
-            SysvKind::Msg => libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()),
-            SysvKind::Shm => libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()),
-        };
-    }
-}
-
-/// A System V key that names this harness: `0x5` in the top nibble, the pid, and
-/// a per-process run counter.
-pub(crate) fn sysv_key(run: u32) -> i32 {
-    ((0x5u32 << 28) | ((std::process::id() & 0x3f_ffff) << 6) | (run & 0x3f)) as i32
-}
-
-fn pid_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
-/// The pid in a name `pipebench-ipc-<pid>-...`.
-fn owner_pid(name: &str) -> Option<u32> {
-    name.strip_prefix(PREFIX)?
-        .split(['-', '.'])
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// The key of System V object `id` from /proc/sysvipc/{msg,shm}.
-fn sysv_key_of(kind: SysvKind, id: i32) -> Option<i32> {
-    let table = match kind {
-        SysvKind::Msg => "/proc/sysvipc/msg",
-        SysvKind::Shm => "/proc/sysvipc/shm",
-    };
-    let text = std::fs::read_to_string(table).ok()?;
-    text.lines().skip(1).find_map(|line| {
-        let mut fields = line.split_whitespace();
-        let key: i64 = fields.next()?.parse().ok()?;
-        let found: i32 = fields.next()?.parse().ok()?;
-        (found == id).then_some(key as i32)
-    })
-}
-
-/// Removes what harnesses that no longer exist left in `dirs`: files, FIFOs,
-/// /dev/shm objects, and the System V objects their registries list (only when
-/// the object still carries the recorded key, so a reused id is left alone).
-pub fn remove_stale(dirs: &[&Path]) -> usize {
-    let mut removed = 0;
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(pid) = owner_pid(&name) else {
-                continue;
-            };
-            if pid_alive(pid) {
-                continue;
-            }
-            if name.ends_with(".sysv") {
-                for line in std::fs::read_to_string(entry.path())
-                    .unwrap_or_default()
-                    .lines()
-                {
-                    let parts: Vec<&str> = line.split_whitespace().collect();
-                    let [kind, id, key] = parts[..] else { continue };
-                    let kind = if kind == "msg" {
-                        SysvKind::Msg
-                    } else {
-                        SysvKind::Shm
-                    };
-                    let (Ok(id), Ok(key)) = (id.parse::<i32>(), key.parse::<i32>()) else {
-                        continue;
-                    };
-                    if sysv_key_of(kind, id) == Some(key) {
-                        remove_sysv(kind, id);
-                        removed += 1;
-                    }
-                }
-            }
-            if std::fs::remove_file(entry.path()).is_ok() {
-                removed += 1;
-            }
-        }
-    }
-    removed
 }
 
 // ---------------------------------------------------------------------------
@@ -433,16 +551,22 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     }
 }
 
-/// The default directory for files: the system temp dir unless it is tmpfs (where
+/// The default folder in which a run of a file mechanism makes its private
+/// folder and unnamed files: the system temp dir unless it is tmpfs (where
 /// O_DIRECT means nothing), else `target/` under the current directory.
 pub fn default_dir() -> PathBuf {
-    let temp = std::env::temp_dir();
-    if filesystem(&temp).as_deref() != Some("tmpfs") {
-        return temp;
-    }
-    std::env::current_dir()
-        .map(|d| d.join("target"))
-        .unwrap_or(temp)
+    crate::process::rundir::disk_default()
+}
+
+/// Where a run of `mechanism` keeps its files and private folder: `dir` when the
+/// caller chose one, else a disk for file mechanisms, else the per-user runtime
+/// folder (or the temp dir).
+fn base_for(mechanism: &Mechanism, dir: Option<&Path>) -> Result<Base, IpcError> {
+    Ok(match dir {
+        Some(dir) => Base::chosen(dir)?,
+        None if mechanism.uses_files => Base::disk()?,
+        None => Base::runtime()?,
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -566,9 +690,18 @@ fn high_dup(fd: RawFd) -> Result<OwnedFd, IpcError> {
     Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
+/// The descriptors the harness hands an end (moved into it: the harness keeps
+/// no copy).
+#[derive(Debug, Default)]
+struct Handed {
+    data: Option<OwnedFd>,
+    src: Option<File>,
+    dst: Option<File>,
+}
+
 fn spawn_end(
     spec: &EndSpec,
-    data: Option<OwnedFd>,
+    handed: Handed,
     control: &ControlRegion,
     program: Option<&EndProgram>,
 ) -> Result<EndProcess, IpcError> {
@@ -579,16 +712,25 @@ fn spawn_end(
         })?;
     let report_fd = high_dup(report_write.as_raw_fd())?;
     drop(report_write);
-    let data_fd = data.map(|fd| high_dup(fd.as_raw_fd())).transpose()?;
-    let control_fd = control
-        .fd()
-        .map(|fd| high_dup(fd.as_raw_fd()))
-        .transpose()?;
+    let dup = |fd: Option<RawFd>| fd.map(high_dup).transpose();
+    let data_fd = dup(handed.data.as_ref().map(AsRawFd::as_raw_fd))?;
+    let src_fd = dup(handed.src.as_ref().map(AsRawFd::as_raw_fd))?;
+    let dst_fd = dup(handed.dst.as_ref().map(AsRawFd::as_raw_fd))?;
+    drop(handed);
+    let control_fd = dup(control.fd().map(|fd| fd.as_raw_fd()))?;
     let report_raw = report_fd.as_raw_fd();
-    let data_raw = data_fd.as_ref().map(|fd| fd.as_raw_fd());
-    let control_raw = control_fd.as_ref().map(|fd| fd.as_raw_fd());
+    let raw = |fd: &Option<OwnedFd>| fd.as_ref().map(|fd| fd.as_raw_fd());
+    let moves = [
+        (raw(&data_fd), DATA_FD),
+        (raw(&control_fd), CONTROL_FD),
+        (raw(&src_fd), SRC_FD),
+        (raw(&dst_fd), DST_FD),
+    ];
     let spec = EndSpec {
-        has_control: control_raw.is_some(),
+        has_fd: data_fd.is_some(),
+        has_control: control_fd.is_some(),
+        has_src: src_fd.is_some(),
+        has_dst: dst_fd.is_some(),
         ..spec.clone()
     };
     let program = match program {
@@ -611,7 +753,7 @@ fn spawn_end(
             if libc::dup2(report_raw, REPORT_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            for (from, to) in [(data_raw, DATA_FD), (control_raw, CONTROL_FD)] {
+            for (from, to) in moves {
                 if let Some(from) = from {
                     if libc::dup2(from, to) < 0 {
                         return Err(std::io::Error::last_os_error());
@@ -628,7 +770,7 @@ fn spawn_end(
     let child = command
         .spawn()
         .map_err(setup_err(format!("start the {}", spec.role.name())))?;
-    drop((report_fd, data_fd, control_fd));
+    drop((report_fd, data_fd, control_fd, src_fd, dst_fd));
     Ok(EndProcess {
         role: spec.role,
         child,
@@ -685,11 +827,14 @@ const WAIT_TICK: Duration = Duration::from_millis(20);
 ///
 /// It sleeps in `poll` on the ends' pidfds, so an exit is seen at once without
 /// waking hundreds of times a second on a machine whose CPUs the ends need;
-/// without pidfds (Linux before 5.3) it falls back to short sleeps.
+/// without pidfds (Linux before 5.3) it falls back to short sleeps. On the tick
+/// after both ends of a pair say they hold the run's named object, it removes
+/// the name (`res`'s early part).
 fn wait_all(
     ends: &mut [EndProcess],
     control: &ControlRegion,
     params: &IpcParams,
+    res: &mut Resources,
 ) -> Result<(), IpcError> {
     let started = Instant::now();
     let publish = || {
@@ -707,6 +852,9 @@ fn wait_all(
         .collect();
     loop {
         publish();
+        if ends.len() == 2 && control.shared().holding.load(Ordering::Acquire) >= 2 {
+            res.release_early();
+        }
         for end in ends.iter_mut() {
             if end.status.is_none() {
                 end.status = end.child.try_wait().map_err(setup_err("wait for an end"))?;
@@ -751,33 +899,19 @@ fn wait_all(
     }
 }
 
-/// Writes `bytes` of the pattern to a new file at `path`.
-pub(crate) fn write_pattern_file(path: &Path, bytes: u64, sync: bool) -> Result<(), IpcError> {
-    let what = || format!("write {}", path.display());
-    let mut file = File::create(path).map_err(setup_err(what()))?;
+/// Writes `bytes` of the pattern into `file` (the run's, with no name).
+pub(crate) fn write_pattern(file: &mut File, bytes: u64, sync: bool) -> Result<(), IpcError> {
+    let what = "write the source file";
     let mut buf = vec![0u8; MIB as usize];
     let mut offset = 0;
     while offset < bytes {
         let n = (bytes - offset).min(MIB) as usize;
         data::fill(&mut buf[..n], offset);
-        file.write_all(&buf[..n]).map_err(setup_err(what()))?;
+        file.write_all(&buf[..n]).map_err(setup_err(what))?;
         offset += n as u64;
     }
     if sync {
-        file.sync_all().map_err(setup_err(what()))?;
-    }
-    Ok(())
-}
-
-fn mkfifo(path: &Path) -> Result<(), IpcError> {
-    let c = CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| IpcError::Invalid(format!("bad path {}", path.display())))?;
-    // SAFETY: mkfifo reads the NUL-terminated path.
-    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
-        return Err(IpcError::Setup {
-            what: format!("create the FIFO {}", path.display()),
-            source: std::io::Error::last_os_error(),
-        });
+        file.sync_all().map_err(setup_err(what))?;
     }
     Ok(())
 }
@@ -785,28 +919,21 @@ fn mkfifo(path: &Path) -> Result<(), IpcError> {
 /// Runs `mechanism` once with `params` and returns its measurement.
 ///
 /// Blocking. Everything the run creates is removed before it returns, whether it
-/// succeeded, failed, was cancelled through `params.cancel`, or unwound.
+/// succeeded, failed, was cancelled through `params.cancel`, or unwound; what a
+/// killed harness leaves is in its private folder for the next
+/// [`crate::process::rundir::sweep`].
 pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     let (mechanism, chunk) = validate(mechanism, params)?;
     let mut bytes = params.bytes.bytes();
-    let dir = params.dir.clone().unwrap_or_else(default_dir);
-    let temp = std::env::temp_dir();
-    remove_stale(&[&dir, Path::new("/dev/shm"), &temp]);
+    let base = base_for(&mechanism, params.dir.as_deref())?;
+    let dir = base.path().to_path_buf();
     let fs = if mechanism.uses_files {
-        std::fs::create_dir_all(&dir).map_err(setup_err(format!("create {}", dir.display())))?;
         filesystem(&dir)
     } else {
         None
     };
     let mut notes = Vec::new();
-    let run_no = RUN_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let base = format!("{PREFIX}{}-{run_no}-{}", std::process::id(), mechanism.id);
-    let mut res = Resources {
-        paths: Vec::new(),
-        sysv: Vec::new(),
-        registry: Some(temp.join(format!("{base}.sysv"))),
-    };
-    let file = |what: &str| dir.join(format!("{base}-{what}"));
+    let mut res = Resources::new(base);
 
     let needs_src = mechanism.pair && mechanism.uses_files && !mechanism.id.starts_with("file-");
     let files_needed = match mechanism.id {
@@ -832,28 +959,27 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         mechanism: mechanism.id.to_string(),
         bytes,
         chunk,
-        src: None,
-        dst: None,
+        has_src: false,
+        has_dst: false,
         shared: None,
+        shm_name: None,
         sysv_id: None,
         port: None,
         has_fd: false,
         has_control: false,
     };
-    let mut producer_fd: Option<OwnedFd> = None;
-    let mut consumer_fd: Option<OwnedFd> = None;
+    let mut producer = Handed::default();
+    let mut consumer = Handed::default();
     let mut expected_lines = None;
     if needs_src {
-        let src = res.track(file("src"));
-        write_pattern_file(&src, bytes, false)?;
-        spec.src = Some(src);
-        spec.dst = Some(res.track(file("dst")));
+        let mut src = res.unnamed_file("src")?;
+        write_pattern(&mut src, bytes, false)?;
+        producer.src = Some(src);
+        consumer.dst = Some(res.unnamed_file("dst")?);
     }
     match mechanism.id {
         "fifo-rw" | "fifo-splice" => {
-            let fifo = res.track(file("fifo"));
-            mkfifo(&fifo)?;
-            spec.shared = Some(fifo);
+            spec.shared = Some(res.fifo("fifo")?);
         }
         "pipe-rw" | "pipe-splice" => {
             let (r, w) =
@@ -863,59 +989,52 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                         source: e.into(),
                     }
                 })?;
-            producer_fd = Some(w);
-            consumer_fd = Some(r);
+            producer.data = Some(w);
+            consumer.data = Some(r);
         }
         "tcp-rw" | "tcp-sendfile" | "tcp-splice" => {
             let (listener, port) = sockets::listen(params.port.unwrap_or(0))?;
             spec.port = Some(port);
-            consumer_fd = Some(listener);
+            consumer.data = Some(listener);
         }
         "unix-stream" | "memfd-scm" => {
             let (a, b) = sockets::socketpair()?;
-            producer_fd = Some(a);
-            consumer_fd = Some(b);
+            producer.data = Some(a);
+            consumer.data = Some(b);
         }
         "sysv-msgqueue" => {
-            let key = sysv_key(run_no);
-            let id = sysv::create_queue(key)?;
-            res.track_sysv(SysvKind::Msg, id, key);
+            let id = sysv::create_queue()?;
+            res.sysv(Record::msg_queue(id), id, false)?;
             spec.sysv_id = Some(id);
         }
         "sysv-shm" => {
-            let key = sysv_key(run_no);
-            let id = sysv::create_segment(key, shared::HEADER + bytes)?;
-            res.track_sysv(SysvKind::Shm, id, key);
+            let id = sysv::create_segment(shared::HEADER + bytes)?;
+            res.sysv(Record::sysv_shm(id), id, true)?;
             spec.sysv_id = Some(id);
         }
         "posix-shm" => {
-            let path = res.track(Path::new("/dev/shm").join(format!("{base}-shm")));
-            shared::create_file(&path, shared::HEADER + bytes)?;
-            spec.shared = Some(path);
+            spec.shm_name = Some(res.posix_shm(shared::HEADER + bytes)?);
         }
         "file-flock" => {
-            let path = res.track(file("shared"));
-            shared::create_file(&path, 0)?;
-            spec.shared = Some(path);
+            spec.shared = Some(res.shared_file("shared", 0)?);
         }
         "file-mmap" => {
-            let path = res.track(file("shared"));
-            shared::create_file(&path, shared::HEADER + bytes)?;
-            spec.shared = Some(path);
+            spec.shared = Some(res.shared_file("shared", shared::HEADER + bytes)?);
         }
         "lines-mmap" | "lines-read" => {
-            let path = res.track(file("text"));
-            expected_lines = Some(files::write_text_file(&path, bytes)?);
-            spec.src = Some(path);
+            let mut text = res.unnamed_file("text")?;
+            expected_lines = Some(files::write_text(&mut text, bytes)?);
+            producer.src = Some(text);
         }
         "direct-io" | "buffered-io" => {
+            let mut data = res.unnamed_file("data")?;
             if mechanism.id == "direct-io" {
                 if fs.as_deref() == Some("tmpfs") {
                     return Err(IpcError::DirectIoOnTmpfs {
                         dir: dir.display().to_string(),
                     });
                 }
-                files::probe_direct_io(&dir, fs.as_deref().unwrap_or("unknown"))?;
+                files::probe_direct_io(&data, &dir, fs.as_deref().unwrap_or("unknown"))?;
             } else if fs.as_deref() == Some("tmpfs") {
                 notes.push(
                     "buffered reads on tmpfs read memory: there is no disk behind the page cache"
@@ -931,9 +1050,8 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                     ByteSize(bytes)
                 ));
             }
-            let path = res.track(file("data"));
-            write_pattern_file(&path, bytes, mechanism.id == "direct-io")?;
-            spec.src = Some(path);
+            write_pattern(&mut data, bytes, mechanism.id == "direct-io")?;
+            producer.src = Some(data);
         }
         _ => {}
     }
@@ -946,29 +1064,32 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     if mechanism.pair {
         // Consumer first: it is ready (accepting, attached, blocked in read)
         // before the producer's clock starts.
-        let consumer = EndSpec {
+        let consumer_spec = EndSpec {
             role: Role::Consumer,
-            has_fd: consumer_fd.is_some(),
             ..spec.clone()
         };
         ends.push(spawn_end(
-            &consumer,
-            consumer_fd.take(),
+            &consumer_spec,
+            consumer,
             &control,
             params.program.as_ref(),
         )?);
-        spec.has_fd = producer_fd.is_some();
         ends.push(spawn_end(
             &spec,
-            producer_fd.take(),
+            producer,
             &control,
             params.program.as_ref(),
         )?);
     } else {
         spec.role = Role::Solo;
-        ends.push(spawn_end(&spec, None, &control, params.program.as_ref())?);
+        ends.push(spawn_end(
+            &spec,
+            producer,
+            &control,
+            params.program.as_ref(),
+        )?);
     }
-    wait_all(&mut ends, &control, params)?;
+    wait_all(&mut ends, &control, params, &mut res)?;
     let mut reports = Vec::new();
     let mut first_error = None;
     for end in ends.iter_mut() {
@@ -1058,37 +1179,6 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_and_names_carry_the_pid() {
-        let key = sysv_key(3);
-        assert_eq!((key as u32) >> 28, 5);
-        assert_eq!(
-            ((key as u32) >> 6) & 0x3f_ffff,
-            std::process::id() & 0x3f_ffff
-        );
-        let name = format!("{PREFIX}{}-0-posix-shm-shm", std::process::id());
-        assert_eq!(owner_pid(&name), Some(std::process::id()));
-        assert_eq!(owner_pid("pipebench-ipc-12.sysv"), Some(12));
-        assert_eq!(owner_pid("other-12"), None);
-    }
-
-    #[test]
-    fn stale_files_of_dead_pids_go_and_live_ones_stay() {
-        let dir = tempfile::tempdir().unwrap();
-        // pid_max is at most 2^22, so this pid cannot exist.
-        let dead = dir
-            .path()
-            .join(format!("{PREFIX}{}-0-fifo-rw-src", 1u32 << 23));
-        let live = dir
-            .path()
-            .join(format!("{PREFIX}{}-0-fifo-rw-src", std::process::id()));
-        std::fs::write(&dead, b"x").unwrap();
-        std::fs::write(&live, b"x").unwrap();
-        remove_stale(&[dir.path()]);
-        assert!(!dead.exists());
-        assert!(live.exists());
-    }
 
     #[test]
     fn temp_dir_kind_is_detected() {

@@ -437,7 +437,11 @@ pub struct IpcParams {
     /// Bytes per call (default 64 KiB; msgmax for the message queue; 1 KiB for the
     /// I/O experiments).
     pub chunk: Option<ByteSize>,
-    /// Where files and FIFOs go (default: see [`harness::default_dir`]).
+    /// The folder in which the run makes its private folder (for a FIFO, a
+    /// shared file, notes of kernel objects) and its unnamed files; made if
+    /// missing, and refused unless no other user can rename what is made there
+    /// (default: [`harness::default_dir`] for the file mechanisms, else
+    /// `$XDG_RUNTIME_DIR` or the temp dir).
     pub dir: Option<PathBuf>,
     /// TCP port on 127.0.0.1 (default 0: any free port).
     pub port: Option<u16>,
@@ -624,6 +628,17 @@ pub enum IpcError {
         /// The port.
         port: u16,
     },
+    /// The folder for the run's files (or one on its path) lets another user
+    /// rename or replace what the run makes there.
+    #[error(
+        "{dir} cannot hold the run's private files: {why}; choose a folder of your own (`--dir`, or TMPDIR)"
+    )]
+    UnsafeDir {
+        /// The folder at fault.
+        dir: String,
+        /// What is wrong with it.
+        why: crate::process::rundir::Unsafe,
+    },
     /// A file system has not enough room for the run's files.
     #[error("{dir} has {available} bytes free but this run needs {needed}: use a smaller --bytes or another --dir")]
     DirTooSmall {
@@ -697,6 +712,8 @@ pub enum IpcErrorKind {
     DirectIoOnTmpfs,
     /// [`IpcError::PortInUse`].
     PortInUse,
+    /// [`IpcError::UnsafeDir`].
+    UnsafeDir,
     /// [`IpcError::DirTooSmall`].
     DirTooSmall,
     /// [`IpcError::Setup`].
@@ -727,6 +744,7 @@ impl IpcError {
             IpcError::DirectIoUnsupported { .. } => K::DirectIoUnsupported,
             IpcError::DirectIoOnTmpfs { .. } => K::DirectIoOnTmpfs,
             IpcError::PortInUse { .. } => K::PortInUse,
+            IpcError::UnsafeDir { .. } => K::UnsafeDir,
             IpcError::DirTooSmall { .. } => K::DirTooSmall,
             IpcError::Setup { .. } => K::Setup,
             IpcError::EndFailed { .. } => K::EndFailed,

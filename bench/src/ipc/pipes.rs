@@ -5,32 +5,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::path::Path;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::data::Checksum;
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
-
-fn need<'a, T>(value: &'a Option<T>, what: &str) -> Result<&'a T, EndError> {
-    value
-        .as_ref()
-        .ok_or_else(|| EndError::Protocol(format!("no {what} given")))
-}
-
-/// Opens the source file of a producer.
-pub(crate) fn open_src(spec: &EndSpec) -> Result<File, EndError> {
-    File::open(need(&spec.src, "source file")?).map_err(io("open (source)"))
-}
-
-/// Creates the destination file of a consumer.
-pub(crate) fn create_dst(spec: &EndSpec) -> Result<File, EndError> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(need(&spec.dst, "destination file")?)
-        .map_err(io("open (destination)"))
-}
+use super::harness::{check, io, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
 
 /// Producer: read the source file chunk by chunk and write each chunk to `out`.
 pub(crate) fn send_by_copy(
@@ -118,47 +97,57 @@ pub(crate) fn splice_file_to(
     Ok(offset as u64)
 }
 
-/// Hashes a file after the clock has stopped, to verify what a splice wrote.
-pub(crate) fn checksum_file(path: &Path) -> Result<Checksum, EndError> {
-    let mut file = File::open(path).map_err(io("open (verify)"))?;
+/// Hashes what a splice wrote into `file`, after the clock has stopped.
+pub(crate) fn checksum_file(file: &File) -> Result<Checksum, EndError> {
     let mut buf = vec![0u8; 1 << 20];
     let mut sum = Checksum::default();
+    let mut offset = 0u64;
     loop {
-        let n = file.read(&mut buf).map_err(io("read (verify)"))?;
+        let n = file
+            .read_at(&mut buf, offset)
+            .map_err(io("pread (verify)"))?;
         if n == 0 {
             return Ok(sum);
         }
         sum.update(&buf[..n]);
+        offset += n as u64;
     }
 }
 
-fn data_fd(spec: &EndSpec, fd: Option<OwnedFd>) -> Result<File, EndError> {
-    if let Some(fd) = fd {
+fn data_fd(spec: &EndSpec, fds: &mut EndFds, received: &Received) -> Result<File, EndError> {
+    if let Some(fd) = fds.data.take() {
         return Ok(File::from(fd));
     }
-    // A FIFO: opening blocks until the other end opens it too.
-    let path = need(&spec.shared, "FIFO")?;
+    // A FIFO, by its name (the point of a FIFO): opening blocks until the other
+    // end opens it too. Then the harness may unlink the name.
+    let path = spec
+        .shared
+        .as_ref()
+        .ok_or_else(|| EndError::Protocol("no FIFO given".into()))?;
     let mut options = OpenOptions::new();
+    options.custom_flags(libc::O_NOFOLLOW);
     if spec.role == Role::Producer {
         options.write(true);
     } else {
         options.read(true);
     }
-    options.open(path).map_err(io("open (FIFO)"))
+    let fifo = options.open(path).map_err(io("open (FIFO)"))?;
+    received.holding();
+    Ok(fifo)
 }
 
 /// Both ends of `fifo-rw`, `fifo-splice`, `pipe-rw` and `pipe-splice`.
 pub(crate) fn end(
     spec: &EndSpec,
-    fd: Option<OwnedFd>,
+    mut fds: EndFds,
     received: &Received,
 ) -> Result<EndReport, EndError> {
     let splicing = spec.mechanism.ends_with("-splice");
     let chunk = spec.chunk as usize;
-    let mut pipe = data_fd(spec, fd)?;
+    let mut pipe = data_fd(spec, &mut fds, received)?;
     let mut report = EndReport::default();
     if spec.role == Role::Producer {
-        let mut src = open_src(spec)?;
+        let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
         report.bytes = if splicing {
             splice_file_to(&src, pipe.as_raw_fd(), spec.bytes, chunk)?
@@ -167,7 +156,7 @@ pub(crate) fn end(
         };
         return Ok(report);
     }
-    let mut dst = create_dst(spec)?;
+    let mut dst = fds.dst()?;
     let sum = if splicing {
         let mut offset = 0i64;
         loop {
@@ -184,7 +173,7 @@ pub(crate) fn end(
             received.set(offset as u64);
         }
         report.end_ns = Some(now_ns());
-        checksum_file(need(&spec.dst, "destination file")?)?
+        checksum_file(&dst)?
     } else {
         let sum = receive_by_copy(&mut pipe, &mut dst, chunk, received)?;
         report.end_ns = Some(now_ns());

@@ -12,8 +12,7 @@ use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::data::{self, Checksum};
@@ -22,23 +21,6 @@ use super::IpcError;
 
 /// Bytes before the data in a shared region: the progress counter's page.
 pub(crate) const HEADER: u64 = 4096;
-
-/// Creates `path` with `size` bytes (a sparse file, or a /dev/shm object).
-pub(crate) fn create_file(path: &Path, size: u64) -> Result<(), IpcError> {
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| IpcError::Setup {
-            what: format!("create {}", path.display()),
-            source: e,
-        })?;
-    file.set_len(size).map_err(|e| IpcError::Setup {
-        what: format!("size {}", path.display()),
-        source: e,
-    })
-}
 
 /// Whether /dev/shm (with `available` bytes free) can hold `needed` bytes.
 pub fn check_dev_shm(needed: u64, available: Option<u64>) -> Result<(), IpcError> {
@@ -245,6 +227,22 @@ fn memfd(len: u64) -> Result<OwnedFd, EndError> {
     Ok(fd)
 }
 
+/// Opens the run's POSIX shared memory object by its name, as the lesson says:
+/// `shm_open` is how unrelated processes find the same memory.
+fn shm_open(spec: &EndSpec) -> Result<File, EndError> {
+    let name = spec
+        .shm_name
+        .as_ref()
+        .ok_or_else(|| EndError::Protocol("no shared memory name".into()))?;
+    let name = CString::new(name.as_str())
+        .map_err(|_| EndError::Protocol("a shared memory name with a NUL".into()))?;
+    // SAFETY: shm_open reads the NUL-terminated name and returns a new fd or -1.
+    let fd = unsafe { libc::shm_open(name.as_ptr(), libc::O_RDWR, 0) };
+    check("shm_open", fd as isize)?;
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
 fn flock(file: &File, op: libc::c_int) -> Result<(), EndError> {
     // SAFETY: flock on a descriptor we own.
     check("flock", unsafe { libc::flock(file.as_raw_fd(), op) }
@@ -264,8 +262,10 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
     if spec.role == Role::Producer {
         let mut file = OpenOptions::new()
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(io("open (shared file)"))?;
+        received.holding();
         report.start_ns = Some(now_ns());
         while offset < spec.bytes {
             let n = (spec.bytes - offset).min(chunk as u64) as usize;
@@ -278,7 +278,12 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
             offset += n as u64;
         }
     } else {
-        let file = File::open(path).map_err(io("open (shared file)"))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(io("open (shared file)"))?;
+        received.holding();
         let mut sum = Checksum::default();
         let mut idle = 0;
         while offset < spec.bytes {
@@ -319,12 +324,13 @@ pub(crate) fn end(
         let path = spec
             .shared
             .as_ref()
-            .ok_or_else(|| EndError::Protocol("no shared object".into()))?;
+            .ok_or_else(|| EndError::Protocol("no shared file".into()))?;
         OpenOptions::new()
             .read(true)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
-            .map_err(io("open (shared object)"))
+            .map_err(io("open (shared file)"))
     };
     let region = match spec.mechanism.as_str() {
         "sysv-shm" => {
@@ -344,8 +350,12 @@ pub(crate) fn end(
             };
             Region::map_fd(memfd.as_raw_fd(), len as usize)?
         }
+        "posix-shm" => Region::map_fd(shm_open(spec)?.as_raw_fd(), len as usize)?,
         _ => Region::map_fd(open_shared()?.as_raw_fd(), len as usize)?,
     };
+    // Mapped (or attached): the harness may now remove the name (a memfd has
+    // none; saying so costs nothing).
+    received.holding();
     let mut report = EndReport::default();
     if spec.role == Role::Producer {
         report.start_ns = Some(now_ns());

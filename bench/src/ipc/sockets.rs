@@ -7,8 +7,8 @@ use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
-use super::pipes::{create_dst, open_src, receive_by_copy, send_by_copy, splice};
+use super::harness::{check, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::pipes::{receive_by_copy, send_by_copy, splice};
 use super::IpcError;
 
 /// Listens on 127.0.0.1:`port` (0: any free port); returns the socket and its port.
@@ -83,9 +83,10 @@ fn splice_through_pipe(sock: &File, src: &File, bytes: u64, chunk: usize) -> Res
 /// Both ends of `tcp-rw`, `tcp-sendfile`, `tcp-splice` and `unix-stream`.
 pub(crate) fn end(
     spec: &EndSpec,
-    fd: Option<OwnedFd>,
+    mut fds: EndFds,
     received: &Received,
 ) -> Result<EndReport, EndError> {
+    let fd = fds.data.take();
     let chunk = spec.chunk as usize;
     let tcp = spec.mechanism.starts_with("tcp-");
     let mut report = EndReport::default();
@@ -102,7 +103,7 @@ pub(crate) fn end(
         } else {
             File::from(fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?)
         };
-        let mut src = open_src(spec)?;
+        let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
         report.bytes = match spec.mechanism.as_str() {
             "tcp-sendfile" => sendfile_all(&sock, &src, spec.bytes, chunk)?,
@@ -121,7 +122,7 @@ pub(crate) fn end(
     } else {
         File::from(fd)
     };
-    let mut dst = create_dst(spec)?;
+    let mut dst = fds.dst()?;
     let sum = receive_by_copy(&mut sock, &mut dst, chunk, received)?;
     report.end_ns = Some(now_ns());
     report.bytes = sum.len();

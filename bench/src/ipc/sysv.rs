@@ -79,20 +79,21 @@ fn setup(what: &str) -> IpcError {
     }
 }
 
-/// Creates a private queue under `key` (which names the harness, for cleanup).
-pub(crate) fn create_queue(key: i32) -> Result<i32, IpcError> {
+/// Creates a queue with no key (IPC_PRIVATE: no other process can find it by
+/// a name, and no name can be squatted); the ends get its id.
+pub(crate) fn create_queue() -> Result<i32, IpcError> {
     // SAFETY: msgget takes plain integers.
-    let id = unsafe { libc::msgget(key, libc::IPC_CREAT | libc::IPC_EXCL | 0o600) };
+    let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
     if id < 0 {
         return Err(setup("create a System V message queue (msgget)"));
     }
     Ok(id)
 }
 
-/// Creates a segment of `size` bytes under `key`.
-pub(crate) fn create_segment(key: i32, size: u64) -> Result<i32, IpcError> {
+/// Creates a segment of `size` bytes with no key (IPC_PRIVATE).
+pub(crate) fn create_segment(size: u64) -> Result<i32, IpcError> {
     // SAFETY: shmget takes plain integers.
-    let id = unsafe { libc::shmget(key, size as usize, libc::IPC_CREAT | libc::IPC_EXCL | 0o600) };
+    let id = unsafe { libc::shmget(libc::IPC_PRIVATE, size as usize, libc::IPC_CREAT | 0o600) };
     if id < 0 {
         let errno = std::io::Error::last_os_error();
         let limits = SysvLimits::read();

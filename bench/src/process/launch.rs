@@ -12,8 +12,9 @@
 //! | [`CONTROL_FD`] (4) | the shared control page (a memfd), when the job has one |
 //! | [`DATA_FD`] (5) | the data descriptor its mechanism hands over (a socket, one end of a pipe), when there is one |
 //!
-//! A child is started with `PR_SET_PDEATHSIG` = SIGKILL: it dies when the *thread*
-//! that started it exits, so a killed harness leaves no end behind. Start and reap
+//! A child is started with `PR_SET_PDEATHSIG` = SIGKILL ([`dies_with_parent`]):
+//! it dies when the *thread* that started it exits, so a killed harness leaves no
+//! end behind. Start and reap
 //! a child from one thread that lives at least as long as the child. Dropping a
 //! [`Child`] kills and reaps it.
 
@@ -192,8 +193,8 @@ impl<'a> Launch<'a> {
             .stdin(self.stdin)
             .stdout(self.stdout)
             .stderr(Stdio::piped());
-        // SAFETY: between fork and exec the closure only calls dup2 and prctl,
-        // which are async-signal-safe, on values computed before the fork.
+        // SAFETY: between fork and exec the closure only calls dup2, which is
+        // async-signal-safe, on values computed before the fork.
         unsafe {
             command.pre_exec(move || {
                 for (from, to) in map {
@@ -203,13 +204,11 @@ impl<'a> Launch<'a> {
                         }
                     }
                 }
-                // Die with the thread that started us: no orphans after a crash.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
                 Ok(())
             });
         }
+        // No orphans after a crash.
+        dies_with_parent(&mut command);
         let mut child = command.spawn().map_err(|source| LaunchError::Spawn {
             what: what.clone(),
             exe: self.program.exe.display().to_string(),
@@ -320,6 +319,27 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Makes the command's process die with the thread that starts it
+/// (`PR_SET_PDEATHSIG` = SIGKILL): a runner killed mid-run leaves no child
+/// behind (an end, perf, the page inspector). Start the command from a thread
+/// that lives until the child has exited.
+pub fn dies_with_parent(command: &mut Command) -> &mut Command {
+    let parent = rustix::process::getpid();
+    // SAFETY: prctl and getppid are async-signal-safe and touch only the child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died before the prctl: nobody will signal us.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            Ok(())
+        })
     }
 }
 

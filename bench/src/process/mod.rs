@@ -7,3 +7,4 @@
 pub mod counts;
 pub mod cpu;
 pub mod launch;
+pub mod rundir;

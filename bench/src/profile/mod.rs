@@ -235,8 +235,19 @@ impl Recording {
         dir: &Path,
     ) -> Result<Recording, ProfileError> {
         let data = dir.join(format!("{role}.perf.data"));
-        let child = Command::new(&setup.perf)
-            .args(["record", "-q", "-g", "-e", &setup.event, "-F"])
+        // --no-buildid-cache: the report is made at once from the binaries in
+        // place, so perf need not copy every binary it saw into ~/.debug (which
+        // grows by a copy of each new build, and is never cleaned).
+        let child = crate::process::launch::dies_with_parent(&mut Command::new(&setup.perf))
+            .args([
+                "record",
+                "-q",
+                "--no-buildid-cache",
+                "-g",
+                "-e",
+                &setup.event,
+                "-F",
+            ])
             .arg(setup.frequency.to_string())
             .arg("-o")
             .arg(&data)
@@ -322,7 +333,7 @@ impl Recording {
                 message: stderr.trim().to_string(),
             });
         }
-        let output = Command::new(&self.perf)
+        let output = crate::process::launch::dies_with_parent(&mut Command::new(&self.perf))
             .args(["script", "-i"])
             .arg(&self.data)
             .stdin(Stdio::null())

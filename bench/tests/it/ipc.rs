@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pipebench::ipc::sysv::SysvLimits;
 use pipebench::ipc::{self, IpcError, IpcParams};
@@ -152,101 +152,6 @@ fn copy_on_write_after_fork_faults_in_the_child_and_spares_the_parent() {
         "{cow:?}"
     );
     assert!(result.checksum_ok);
-}
-
-/// Starts `pipebench ipc ID ARGS` and returns it with the pid of its end `role`.
-fn start_and_find_end(args: &[&str], role: &str) -> (std::process::Child, u32) {
-    let mut harness = Command::new(crate::common::exe())
-        .arg("ipc")
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let needle = format!("\"role\":\"{role}\"");
-    loop {
-        for pid in crate::common::children_of(harness.id()) {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if String::from_utf8_lossy(&cmdline).contains(&needle) {
-                return (harness, pid);
-            }
-        }
-        if Instant::now() > deadline || harness.try_wait().unwrap().is_some() {
-            let _ = harness.kill();
-            panic!("no {role} appeared for {args:?}");
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-#[test]
-fn killing_the_producer_leaves_nothing_behind() {
-    let _cpus = crate::common::cpus();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let before = leftovers(dir.path());
-    // Small chunks make the runs long enough to be killed in the middle.
-    for (id, bytes, chunk) in [
-        ("sysv-msgqueue", "64MiB", "8"),
-        ("sysv-shm", "64MiB", "8"),
-        ("posix-shm", "64MiB", "8"),
-        ("fifo-rw", "16MiB", "8"),
-        ("file-flock", "16MiB", "8"),
-    ] {
-        let (harness, producer) = start_and_find_end(
-            &[
-                id,
-                "--bytes",
-                bytes,
-                "--chunk",
-                chunk,
-                "--repeats",
-                "1",
-                "--dir",
-                d,
-            ],
-            "producer",
-        );
-        // SAFETY: kill(2) on a pid we just found as our grandchild.
-        unsafe { libc::kill(producer as i32, libc::SIGKILL) };
-        let output = harness.wait_with_output().unwrap();
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{id}: {}",
-            crate::common::stderr(&output)
-        );
-        assert_eq!(leftovers(dir.path()), before, "{id} left something behind");
-    }
-}
-
-#[test]
-fn a_killed_harness_is_cleaned_up_by_the_next_run() {
-    let _cpus = crate::common::cpus();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let before = leftovers(dir.path());
-    let (mut harness, producer) = start_and_find_end(
-        &[
-            "sysv-msgqueue",
-            "--bytes",
-            "64MiB",
-            "--chunk",
-            "8",
-            "--dir",
-            d,
-        ],
-        "producer",
-    );
-    harness.kill().unwrap();
-    harness.wait().unwrap();
-    // The ends die with their harness (PR_SET_PDEATHSIG)...
-    assert!(crate::common::gone_within(producer, Duration::from_secs(5)));
-    // ...but its queue outlives it until the next run removes it.
-    assert_ne!(leftovers(dir.path()), before);
-    ipc::run("cow-fork", &params(MIB, dir.path())).unwrap();
-    assert_eq!(leftovers(dir.path()), before);
 }
 
 #[test]

@@ -11,4 +11,5 @@ mod pages;
 mod paging_vectors;
 mod profile;
 mod steps;
+mod trust;
 mod wakeup;

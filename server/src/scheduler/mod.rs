@@ -150,12 +150,25 @@ fn announce_positions(state: &State) {
 impl Scheduler {
     /// A scheduler that starts ends with `program`, saves results to `history`,
     /// lets at most `max_waiting` runs wait, and stops when `shutdown` is on.
+    ///
+    /// Before any run, it removes what runs of this user that died with their
+    /// process (a server killed with -9) left: their private folders and the
+    /// kernel objects noted there, each proven ours and dead first
+    /// ([`pipebench::process::rundir::sweep`]).
     pub fn new(
         program: EndProgram,
         history: Arc<History>,
         max_waiting: usize,
         shutdown: Shutdown,
     ) -> Scheduler {
+        let swept = pipebench::process::rundir::sweep(&[]);
+        if swept != pipebench::process::rundir::Swept::default() {
+            tracing::info!(
+                folders = swept.folders,
+                objects = swept.objects,
+                "removed what killed runs left"
+            );
+        }
         Scheduler {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),

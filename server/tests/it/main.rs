@@ -27,4 +27,5 @@ mod profile;
 mod queue;
 mod runs;
 mod search_print;
+mod trust;
 mod ws_security;

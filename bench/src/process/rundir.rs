@@ -1,0 +1,823 @@
+//! Private run folders: the one place where a run keeps what needs a name.
+//!
+//! The machine may be shared and the runner may be root, so nothing a run makes
+//! may sit at a name another user can guess or plant first. A run that needs a
+//! named file, a FIFO, perf data or a note of a kernel object makes one folder of
+//! its own with [`RunDir::create`]: `pipebook-run-` and 32 random hex digits,
+//! made by mkdir (which fails if the name exists: a folder is never reused),
+//! mode 0700, in a [`Base`] that no other user can rearrange. Everything inside
+//! is made relative to the folder's descriptor with O_CREAT|O_EXCL|O_NOFOLLOW.
+//!
+//! Liveness: the process that made a folder holds an exclusive `flock` on the
+//! folder itself until it removes it. A pid can be reused; a lock dies with its
+//! process. [`sweep`] therefore removes exactly the folders that carry our prefix,
+//! are real directories (not symlinks) owned by our effective uid, and whose lock
+//! it can take; and with each, the named kernel objects that dead run noted in it
+//! ([`Record`]), each checked again against its owner and creation time first.
+//! Never by name alone.
+
+use std::ffi::{CStr, CString};
+use std::fs::File;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
+
+/// The prefix of every run folder's name.
+pub const PREFIX: &str = "pipebook-run-";
+
+/// The prefix of every POSIX shared memory name (`/pipebook-<hex>`).
+pub const SHM_PREFIX: &str = "pipebook-";
+
+/// How often [`RunDir::create`] tries a fresh name before giving up. A clash of
+/// 128 random bits does not happen; a sweeper taking a half-made folder can,
+/// rarely, and then the next name is made.
+const ATTEMPTS: usize = 16;
+
+/// Why a folder cannot hold private files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsafe {
+    /// It (or a folder on its path) is not a directory.
+    NotADirectory,
+    /// It (or a folder on its path) belongs to another user than us or root,
+    /// who could rename what we make there.
+    OwnedByOther {
+        /// The owner's uid.
+        uid: u32,
+    },
+    /// It (or a folder on its path) is writable by others without the sticky
+    /// bit, so they could rename or replace what we make there.
+    WritableByOthers {
+        /// Its permission bits.
+        mode: u32,
+    },
+}
+
+impl std::fmt::Display for Unsafe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unsafe::NotADirectory => write!(f, "not a directory"),
+            Unsafe::OwnedByOther { uid } => {
+                write!(f, "owned by uid {uid}, who could rename what is made there")
+            }
+            Unsafe::WritableByOthers { mode } => write!(
+                f,
+                "mode {mode:04o}: others may write there and the sticky bit is not set"
+            ),
+        }
+    }
+}
+
+/// Why a run folder could not be made or used.
+#[derive(Debug, thiserror::Error)]
+pub enum RunDirError {
+    /// The base (or a folder on its path) is not safe for private files.
+    #[error("{} cannot hold private run files: {why}", path.display())]
+    Unsafe {
+        /// The folder at fault.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: Unsafe,
+    },
+    /// A system call failed.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// On what.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(what: &'static str, path: &Path) -> impl FnOnce(rustix::io::Errno) -> RunDirError {
+    let path = path.to_path_buf();
+    move |e| RunDirError::Io {
+        what,
+        path,
+        source: e.into(),
+    }
+}
+
+fn euid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+/// A folder in which run folders are made: checked to be one no other user can
+/// rearrange (every folder on its path a real directory owned by us or root, and
+/// writable by others only with the sticky bit, as `/tmp` is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    path: PathBuf,
+}
+
+impl Base {
+    /// `path` as a base, if it is safe (symlinks on the way are resolved first,
+    /// and what they lead to is checked).
+    pub fn at(path: &Path) -> Result<Base, RunDirError> {
+        let real = path.canonicalize().map_err(|source| RunDirError::Io {
+            what: "find",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        for dir in real.ancestors() {
+            check_folder(dir)?;
+        }
+        Ok(Base { path: real })
+    }
+
+    /// A base the caller chose (`pipebench ipc --dir`): made if missing, then
+    /// checked like any other.
+    pub fn chosen(path: &Path) -> Result<Base, RunDirError> {
+        std::fs::create_dir_all(path).map_err(|source| RunDirError::Io {
+            what: "create",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Base::at(path)
+    }
+
+    /// Where a run's private folder goes when its file system does not matter:
+    /// `$XDG_RUNTIME_DIR` when set and ours (a per-user folder no one else can
+    /// enter), else the temporary folder (`$TMPDIR`, or `/tmp`).
+    pub fn runtime() -> Result<Base, RunDirError> {
+        if let Some(base) = xdg_runtime_dir() {
+            return Ok(base);
+        }
+        Base::at(&std::env::temp_dir())
+    }
+
+    /// Where a run whose files must be on a disk goes by default (the IPC lab's
+    /// file mechanisms: O_DIRECT and the page cache mean nothing on tmpfs): the
+    /// temporary folder unless it is tmpfs, else `target/` under the current
+    /// directory.
+    pub fn disk() -> Result<Base, RunDirError> {
+        Base::chosen(&disk_default())
+    }
+
+    /// The folder's path (symlinks resolved).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open(&self) -> Result<OwnedFd, RunDirError> {
+        rustix::fs::open(
+            &self.path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(io_err("open", &self.path))
+    }
+
+    /// A new file with no name at all (O_TMPFILE) on this base's file system,
+    /// readable and writable; `None` where the file system cannot make one.
+    pub fn unnamed_file(&self) -> Result<Option<File>, RunDirError> {
+        match rustix::fs::open(
+            &self.path,
+            OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        ) {
+            Ok(fd) => Ok(Some(File::from(fd))),
+            // Not supported by this file system (EOPNOTSUPP), or by this kernel
+            // (EISDIR before 3.11; EINVAL where the flag is not known).
+            Err(
+                rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL,
+            ) => Ok(None),
+            Err(e) => Err(io_err("create an unnamed file in", &self.path)(e)),
+        }
+    }
+}
+
+fn check_folder(dir: &Path) -> Result<(), RunDirError> {
+    let st = rustix::fs::lstat(dir).map_err(io_err("inspect", dir))?;
+    let at = |why| RunDirError::Unsafe {
+        path: dir.to_path_buf(),
+        why,
+    };
+    if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+        return Err(at(Unsafe::NotADirectory));
+    }
+    if st.st_uid != euid() && st.st_uid != 0 {
+        return Err(at(Unsafe::OwnedByOther { uid: st.st_uid }));
+    }
+    let mode = st.st_mode & 0o7777;
+    if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+        return Err(at(Unsafe::WritableByOthers { mode }));
+    }
+    Ok(())
+}
+
+/// `$XDG_RUNTIME_DIR`, when it is set, safe, and ours (not merely root's).
+fn xdg_runtime_dir() -> Option<Base> {
+    let dir = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty())?;
+    let base = Base::at(Path::new(&dir)).ok()?;
+    let st = rustix::fs::stat(base.path()).ok()?;
+    (st.st_uid == euid()).then_some(base)
+}
+
+/// The temporary folder unless it is tmpfs, else `target/` under the current
+/// directory.
+pub fn disk_default() -> PathBuf {
+    let temp = std::env::temp_dir();
+    if crate::ipc::harness::filesystem(&temp).as_deref() != Some("tmpfs") {
+        return temp;
+    }
+    std::env::current_dir()
+        .map(|d| d.join("target"))
+        .unwrap_or(temp)
+}
+
+/// A run's private folder; dropping it removes the folder and all it holds.
+#[derive(Debug)]
+pub struct RunDir {
+    base: OwnedFd,
+    name: String,
+    path: PathBuf,
+    /// The folder, open and locked (exclusive flock) for as long as it lives.
+    dir: OwnedFd,
+}
+
+fn random_hex() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+impl RunDir {
+    /// Makes a fresh private folder in `base`.
+    pub fn create(base: &Base) -> Result<RunDir, RunDirError> {
+        let base_fd = base.open()?;
+        for _ in 0..ATTEMPTS {
+            let name = format!("{PREFIX}{}", random_hex());
+            let path = base.path.join(&name);
+            match rustix::fs::mkdirat(&base_fd, name.as_str(), Mode::RWXU) {
+                Ok(()) => {}
+                Err(rustix::io::Errno::EXIST) => continue,
+                Err(e) => return Err(io_err("create a folder in", &base.path)(e)),
+            }
+            let dir = match rustix::fs::openat(
+                &base_fd,
+                name.as_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                Ok(dir) => dir,
+                // A sweeper took it between mkdir and open: make another.
+                Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => continue,
+                Err(e) => return Err(io_err("open", &path)(e)),
+            };
+            match rustix::fs::flock(&dir, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => {}
+                // A sweeper holds it (and will remove it): make another.
+                Err(rustix::io::Errno::WOULDBLOCK) => continue,
+                Err(e) => return Err(io_err("lock", &path)(e)),
+            }
+            let st = rustix::fs::fstat(&dir).map_err(io_err("inspect", &path))?;
+            // Removed by a sweeper before our lock: the folder is gone.
+            if st.st_nlink == 0 {
+                continue;
+            }
+            if st.st_uid != euid() {
+                return Err(RunDirError::Unsafe {
+                    path,
+                    why: Unsafe::OwnedByOther { uid: st.st_uid },
+                });
+            }
+            // The umask may have taken bits away; none may be added.
+            rustix::fs::fchmod(&dir, Mode::RWXU).map_err(io_err("set the mode of", &path))?;
+            return Ok(RunDir {
+                base: base_fd,
+                name,
+                path,
+                dir,
+            });
+        }
+        Err(RunDirError::Io {
+            what: "make a private folder in",
+            path: base.path.clone(),
+            source: io::Error::from(io::ErrorKind::AlreadyExists),
+        })
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Creates the file `name` in the folder (exclusively, never through a
+    /// symlink, mode 0600), open for reading and writing.
+    pub fn create_file(&self, name: &str) -> Result<File, RunDirError> {
+        rustix::fs::openat(
+            &self.dir,
+            name,
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )
+        .map(File::from)
+        .map_err(io_err("create", &self.path.join(name)))
+    }
+
+    /// Makes a FIFO `name` in the folder (mode 0600) and returns its path.
+    pub fn create_fifo(&self, name: &str) -> Result<PathBuf, RunDirError> {
+        let path = self.path.join(name);
+        rustix::fs::mknodat(&self.dir, name, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0)
+            .map_err(io_err("create the FIFO", &path))?;
+        Ok(path)
+    }
+
+    /// Removes the entry `name` (never what a symlink points to).
+    pub fn remove(&self, name: &str) -> Result<(), RunDirError> {
+        rustix::fs::unlinkat(&self.dir, name, AtFlags::empty())
+            .map_err(io_err("remove", &self.path.join(name)))
+    }
+
+    /// Notes a named kernel object in the folder, so that a sweep can remove it
+    /// if this process dies before it does.
+    pub(crate) fn record(&self, record: &Record) -> Result<(), RunDirError> {
+        self.create_file(&record.file_name()).map(drop)
+    }
+
+    /// Forgets a note made with [`RunDir::record`] (the object is gone).
+    pub(crate) fn forget(&self, record: &Record) {
+        let _ = self.remove(&record.file_name());
+    }
+
+    /// How many entries the folder holds.
+    pub fn len(&self) -> usize {
+        names(&self.dir).len()
+    }
+
+    /// Whether the folder is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        clear(&self.dir);
+        let _ = rustix::fs::unlinkat(&self.base, self.name.as_str(), AtFlags::REMOVEDIR);
+        // Closing `dir` (after this) releases the lock.
+    }
+}
+
+/// The names in the folder open at `dir`, without `.` and `..`.
+fn names(dir: &OwnedFd) -> Vec<CString> {
+    let Ok(mut entries) = rustix::fs::Dir::read_from(dir) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    while let Some(Ok(entry)) = entries.read() {
+        let name = entry.file_name();
+        if name != c"." && name != c".." {
+            found.push(name.to_owned());
+        }
+    }
+    found
+}
+
+/// Removes everything in the folder open at `dir`, depth first, by descriptor:
+/// a symlink is removed, never followed.
+fn clear(dir: &OwnedFd) {
+    for name in names(dir) {
+        let is_dir = rustix::fs::statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory);
+        if is_dir {
+            if let Ok(sub) = rustix::fs::openat(
+                dir,
+                name.as_c_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                clear(&sub);
+            }
+            let _ = rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR);
+        } else {
+            let _ = rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Records of named kernel objects
+
+/// A named kernel object a run made, noted in its folder by the note's name
+/// alone (an empty file): a System V queue or segment (IPC_PRIVATE, by id and
+/// creation time), or a POSIX shared memory name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// A System V message queue.
+    MsgQueue {
+        /// msgget's id.
+        id: i32,
+        /// Its msg_ctime at creation.
+        ctime: i64,
+    },
+    /// A System V shared memory segment.
+    SysvShm {
+        /// shmget's id.
+        id: i32,
+        /// Its shm_ctime at creation.
+        ctime: i64,
+    },
+    /// A POSIX shared memory object, `/pipebook-<32 hex digits>`.
+    PosixShm {
+        /// The 32 hex digits.
+        hex: String,
+    },
+}
+
+/// What IPC_STAT says of a System V object: who made it, who owns it, under
+/// which key, and when it was created (or last changed with IPC_SET).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SysvStat {
+    key: i32,
+    uid: u32,
+    cuid: u32,
+    ctime: i64,
+}
+
+fn msg_stat(id: i32) -> Option<SysvStat> {
+    // SAFETY: msgctl fills the zeroed struct we own.
+    unsafe {
+        let mut ds: libc::msqid_ds = std::mem::zeroed();
+        if libc::msgctl(id, libc::IPC_STAT, &mut ds) != 0 {
+            return None;
+        }
+        Some(SysvStat {
+            key: ds.msg_perm.__key,
+            uid: ds.msg_perm.uid,
+            cuid: ds.msg_perm.cuid,
+            ctime: ds.msg_ctime,
+        })
+    }
+}
+
+fn shm_stat(id: i32) -> Option<SysvStat> {
+    // SAFETY: shmctl fills the zeroed struct we own.
+    unsafe {
+        let mut ds: libc::shmid_ds = std::mem::zeroed();
+        if libc::shmctl(id, libc::IPC_STAT, &mut ds) != 0 {
+            return None;
+        }
+        Some(SysvStat {
+            key: ds.shm_perm.__key,
+            uid: ds.shm_perm.uid,
+            cuid: ds.shm_perm.cuid,
+            ctime: ds.shm_ctime,
+        })
+    }
+}
+
+impl Record {
+    /// The record of queue `id`, which this process just created.
+    pub(crate) fn msg_queue(id: i32) -> io::Result<Record> {
+        let st = msg_stat(id).ok_or_else(io::Error::last_os_error)?;
+        Ok(Record::MsgQueue {
+            id,
+            ctime: st.ctime,
+        })
+    }
+
+    /// The record of segment `id`, which this process just created.
+    pub(crate) fn sysv_shm(id: i32) -> io::Result<Record> {
+        let st = shm_stat(id).ok_or_else(io::Error::last_os_error)?;
+        Ok(Record::SysvShm {
+            id,
+            ctime: st.ctime,
+        })
+    }
+
+    /// A fresh random POSIX shared memory name.
+    pub(crate) fn posix_shm() -> Record {
+        Record::PosixShm { hex: random_hex() }
+    }
+
+    /// The POSIX name (`/pipebook-<hex>`), for a [`Record::PosixShm`].
+    pub(crate) fn shm_name(&self) -> Option<CString> {
+        match self {
+            Record::PosixShm { hex } => {
+                Some(CString::new(format!("/{SHM_PREFIX}{hex}")).expect("no NUL"))
+            }
+            _ => None,
+        }
+    }
+
+    fn file_name(&self) -> String {
+        match self {
+            Record::MsgQueue { id, ctime } => format!("msg.{id}.{ctime}"),
+            Record::SysvShm { id, ctime } => format!("shm.{id}.{ctime}"),
+            Record::PosixShm { hex } => format!("posix.{hex}"),
+        }
+    }
+
+    fn parse(name: &CStr) -> Option<Record> {
+        let name = name.to_str().ok()?;
+        let (kind, rest) = name.split_once('.')?;
+        let sysv = || -> Option<(i32, i64)> {
+            let (id, ctime) = rest.split_once('.')?;
+            Some((id.parse().ok()?, ctime.parse().ok()?))
+        };
+        match kind {
+            "msg" => sysv().map(|(id, ctime)| Record::MsgQueue { id, ctime }),
+            "shm" => sysv().map(|(id, ctime)| Record::SysvShm { id, ctime }),
+            "posix"
+                if rest.len() == 32
+                    && rest
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+            {
+                Some(Record::PosixShm {
+                    hex: rest.to_string(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Removes the object now, as its maker (no checks: the caller made it).
+    pub(crate) fn remove(&self) {
+        // SAFETY: IPC_RMID with a null buffer, and shm_unlink of a C string, only
+        // remove the object.
+        unsafe {
+            match self {
+                Record::MsgQueue { id, .. } => {
+                    libc::msgctl(*id, libc::IPC_RMID, std::ptr::null_mut());
+                }
+                Record::SysvShm { id, .. } => {
+                    libc::shmctl(*id, libc::IPC_RMID, std::ptr::null_mut());
+                }
+                Record::PosixShm { .. } => {
+                    let name = self.shm_name().expect("a POSIX record");
+                    libc::shm_unlink(name.as_ptr());
+                }
+            }
+        }
+    }
+
+    /// Whether the object still exists and is provably the one recorded: ours
+    /// (owner and creator are our effective uid), and for System V, private
+    /// (no key) and created at the recorded time.
+    fn is_ours(&self) -> bool {
+        let me = euid();
+        let sysv_ok = |st: Option<SysvStat>, ctime: i64| {
+            st.is_some_and(|st| {
+                st.key == libc::IPC_PRIVATE && st.uid == me && st.cuid == me && st.ctime == ctime
+            })
+        };
+        match self {
+            Record::MsgQueue { id, ctime } => sysv_ok(msg_stat(*id), *ctime),
+            Record::SysvShm { id, ctime } => sysv_ok(shm_stat(*id), *ctime),
+            Record::PosixShm { hex } => {
+                let path = Path::new("/dev/shm").join(format!("{SHM_PREFIX}{hex}"));
+                rustix::fs::lstat(&path).is_ok_and(|st| {
+                    FileType::from_raw_mode(st.st_mode) == FileType::RegularFile && st.st_uid == me
+                })
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The sweep
+
+/// What a [`sweep`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Swept {
+    /// Run folders of dead runs.
+    pub folders: usize,
+    /// Kernel objects those runs had noted.
+    pub objects: usize,
+}
+
+/// Removes what dead runs of this user left: in each of the usual bases
+/// (`$XDG_RUNTIME_DIR` when ours, the temporary folder, the disk default) and
+/// each of `extra`, every run folder that is ours and unlocked, with the kernel
+/// objects noted in it that are provably ours. A base that is not safe is
+/// skipped (no run folder is ever made there either).
+pub fn sweep(extra: &[&Path]) -> Swept {
+    let mut bases: Vec<Base> = Vec::new();
+    let mut candidates: Vec<PathBuf> = vec![std::env::temp_dir(), disk_default()];
+    candidates.extend(extra.iter().map(|p| p.to_path_buf()));
+    bases.extend(xdg_runtime_dir());
+    for path in candidates {
+        if let Ok(base) = Base::at(&path) {
+            if !bases.contains(&base) {
+                bases.push(base);
+            }
+        }
+    }
+    let mut swept = Swept::default();
+    for base in &bases {
+        let one = sweep_base(base);
+        swept.folders += one.folders;
+        swept.objects += one.objects;
+    }
+    swept
+}
+
+/// [`sweep`] of one base.
+pub fn sweep_base(base: &Base) -> Swept {
+    let mut swept = Swept::default();
+    let Ok(base_fd) = base.open() else {
+        return swept;
+    };
+    let me = euid();
+    for name in names(&base_fd) {
+        if !name.to_bytes().starts_with(PREFIX.as_bytes()) {
+            continue;
+        }
+        // A real directory of ours: never a symlink, never another user's.
+        let Ok(seen) = rustix::fs::statat(&base_fd, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)
+        else {
+            continue;
+        };
+        if FileType::from_raw_mode(seen.st_mode) != FileType::Directory || seen.st_uid != me {
+            continue;
+        }
+        let Ok(dir) = rustix::fs::openat(
+            &base_fd,
+            name.as_c_str(),
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) else {
+            continue;
+        };
+        let Ok(opened) = rustix::fs::fstat(&dir) else {
+            continue;
+        };
+        if (opened.st_dev, opened.st_ino) != (seen.st_dev, seen.st_ino) || opened.st_uid != me {
+            continue;
+        }
+        // Held: its run is alive. Taken: its run is dead (or this sweep beat a
+        // maker between mkdir and lock, which then makes another).
+        if rustix::fs::flock(&dir, FlockOperation::NonBlockingLockExclusive).is_err() {
+            continue;
+        }
+        for entry in names(&dir) {
+            if let Some(record) = Record::parse(&entry) {
+                if record.is_ours() {
+                    record.remove();
+                    swept.objects += 1;
+                }
+            }
+        }
+        clear(&dir);
+        if rustix::fs::unlinkat(&base_fd, name.as_c_str(), AtFlags::REMOVEDIR).is_ok() {
+            swept.folders += 1;
+        }
+    }
+    swept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn base() -> (tempfile::TempDir, Base) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Base::at(dir.path()).unwrap();
+        (dir, base)
+    }
+
+    #[test]
+    fn a_run_folder_is_private_random_and_gone_when_dropped() {
+        let (_keep, base) = base();
+        let one = RunDir::create(&base).unwrap();
+        let two = RunDir::create(&base).unwrap();
+        assert_ne!(one.path(), two.path());
+        let st = std::fs::symlink_metadata(one.path()).unwrap();
+        assert!(st.is_dir());
+        assert_eq!(st.permissions().mode() & 0o7777, 0o700);
+        let name = one.path().file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.len(), PREFIX.len() + 32, "{name}");
+        let mut file = one.create_file("data").unwrap();
+        std::io::Write::write_all(&mut file, b"x").unwrap();
+        assert!(one.create_file("data").is_err(), "created twice");
+        one.create_fifo("fifo").unwrap();
+        std::fs::create_dir(one.path().join("sub")).unwrap();
+        std::fs::write(one.path().join("sub/inner"), b"y").unwrap();
+        let path = one.path().to_path_buf();
+        drop(one);
+        assert!(!path.exists());
+        assert!(two.path().exists());
+    }
+
+    #[test]
+    fn nothing_is_created_through_a_symlink() {
+        let (keep, base) = base();
+        let victim = keep.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let run = RunDir::create(&base).unwrap();
+        std::os::unix::fs::symlink(&victim, run.path().join("data")).unwrap();
+        assert!(run.create_file("data").is_err());
+        assert!(run.create_fifo("data").is_err());
+        drop(run);
+        // The symlink went with the folder; its target stayed.
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn unsafe_bases_are_refused() {
+        let (keep, _) = base();
+        let open = keep.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = Base::at(&open).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RunDirError::Unsafe {
+                    why: Unsafe::WritableByOthers { mode: 0o777 },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // The sticky bit makes it safe, as /tmp is.
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(Base::at(&open).is_ok());
+        // Below an unsafe folder nothing is safe.
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let inner = open.join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        assert!(Base::at(&inner).is_err());
+        let file = keep.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        assert!(matches!(
+            Base::at(&file),
+            Err(RunDirError::Unsafe {
+                why: Unsafe::NotADirectory,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_sweep_takes_dead_folders_and_leaves_live_ones() {
+        let (keep, base) = base();
+        let live = RunDir::create(&base).unwrap();
+        // A dead run: a folder of ours whose lock nobody holds.
+        let dead = base.path().join(format!("{PREFIX}{}", random_hex()));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("writer.perf.data"), b"x").unwrap();
+        // Not ours by name: left alone.
+        let other = base.path().join("pipebook-other");
+        std::fs::create_dir(&other).unwrap();
+        // A symlink named like a run folder is neither followed nor removed.
+        let target = keep.path().join("target");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("keep"), b"k").unwrap();
+        let link = base.path().join(format!("{PREFIX}{}", random_hex()));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let swept = sweep_base(&base);
+        assert_eq!(swept.folders, 1, "{swept:?}");
+        assert!(!dead.exists());
+        assert!(live.path().exists());
+        assert!(other.exists());
+        assert!(std::fs::symlink_metadata(&link).is_ok());
+        assert!(target.join("keep").exists());
+    }
+
+    #[test]
+    fn records_round_trip_and_reject_strangers() {
+        for record in [
+            Record::MsgQueue { id: 7, ctime: 1700 },
+            Record::SysvShm { id: 0, ctime: 1 },
+            Record::posix_shm(),
+        ] {
+            let name = CString::new(record.file_name()).unwrap();
+            assert_eq!(Record::parse(&name), Some(record));
+        }
+        for bad in [
+            "msg.7",
+            "msg.x.1",
+            "posix.../etc/passwd",
+            "posix.ABC",
+            "lock",
+        ] {
+            assert_eq!(Record::parse(&CString::new(bad).unwrap()), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_recorded_queue_is_removed_only_if_it_is_the_one_recorded() {
+        // SAFETY: msgget takes plain integers.
+        let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
+        assert!(id >= 0);
+        let record = Record::msg_queue(id).unwrap();
+        let Record::MsgQueue { ctime, .. } = record else {
+            unreachable!()
+        };
+        let forged = Record::MsgQueue {
+            id,
+            ctime: ctime - 1,
+        };
+        assert!(!forged.is_ours(), "another creation time");
+        assert!(record.is_ours());
+        record.remove();
+        assert!(!record.is_ours(), "gone");
+    }
+}

@@ -1,0 +1,745 @@
+//! Safe on a shared machine: another local user (`nobody`) plants names and
+//! forges leftovers, and runs are killed at the worst moment. The runs are
+//! root's (the suite runs as root); nothing of theirs may follow a planted
+//! name, remove what is not theirs, or outlive them.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{
+    alive, catch_ends, cpus, exe, gone_within, plant_as_nobody, stderr, thread_children, Reaper,
+    NOBODY,
+};
+use pipebench::ipc::{self, IpcParams};
+use pipebench::process::launch::EndProgram;
+use pipebench::size::{ByteSize, MIB};
+
+/// The folders a run of the CLI may use, all of the test's own: `TMPDIR`,
+/// `XDG_RUNTIME_DIR`, and the `--dir` it is given.
+struct Bases {
+    tmp: tempfile::TempDir,
+    xdg: tempfile::TempDir,
+    dir: tempfile::TempDir,
+}
+
+impl Bases {
+    fn new() -> Bases {
+        Bases {
+            tmp: tempfile::tempdir().unwrap(),
+            xdg: tempfile::tempdir().unwrap(),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `pipebench ARGS` with this test's temporary and runtime folders.
+    fn pipebench(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(exe());
+        command
+            .args(args)
+            .env("TMPDIR", self.tmp.path())
+            .env("XDG_RUNTIME_DIR", self.xdg.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Starts `pipebench ipc ID` with small calls, so it lasts, and files in `dir`.
+    fn ipc(&self, id: &str) -> Reaper {
+        let chunk = if matches!(id, "direct-io" | "buffered-io") {
+            "512"
+        } else {
+            "8"
+        };
+        let dir = self.dir.path().to_str().unwrap();
+        self.pipebench(&[
+            "ipc",
+            id,
+            "--bytes",
+            "32MiB",
+            "--chunk",
+            chunk,
+            "--repeats",
+            "1",
+            "--dir",
+            dir,
+        ])
+        .spawn()
+        .map(Reaper)
+        .unwrap()
+    }
+
+    /// The next start: a short run whose start sweeps these folders.
+    fn next_start(&self) {
+        let dir = self.dir.path().to_str().unwrap();
+        let output = self
+            .pipebench(&["ipc", "cow-fork", "--bytes", "1MiB", "--dir", dir])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+
+    /// Everything a run could leave: System V objects, pipebook's /dev/shm
+    /// names, and whatever is in the three folders.
+    fn leftovers(&self) -> BTreeSet<String> {
+        let mut found = sysv_and_shm();
+        for dir in [self.tmp.path(), self.xdg.path(), self.dir.path()] {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                found.insert(entry.path().display().to_string());
+            }
+        }
+        found
+    }
+}
+
+/// System V queues and segments (by table and id) and pipebook's names in /dev/shm.
+fn sysv_and_shm() -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for table in ["msg", "shm"] {
+        let text = std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap();
+        for line in text.lines().skip(1) {
+            let id = line.split_whitespace().nth(1).unwrap_or("?");
+            found.insert(format!("sysv {table} {id}"));
+        }
+    }
+    for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("pipebook") || name.starts_with("pipebench") {
+            found.insert(format!("/dev/shm/{name}"));
+        }
+    }
+    found
+}
+
+/// Mechanisms whose lesson is a name (a FIFO, a file both ends open by path,
+/// shm_open) or whose object has an id until the run ends (System V): their
+/// names exist until both ends hold them, so a harness killed before that
+/// leaves them for the next start. Every other mechanism never names
+/// anything (O_TMPFILE files, pipes, sockets, memfd).
+fn named(id: &str) -> bool {
+    matches!(
+        id,
+        "fifo-rw"
+            | "fifo-splice"
+            | "file-flock"
+            | "file-mmap"
+            | "posix-shm"
+            | "sysv-shm"
+            | "sysv-msgqueue"
+    )
+}
+
+fn roles(id: &str) -> &'static [&'static str] {
+    if ipc::find(id).unwrap().pair {
+        &["consumer", "producer"]
+    } else {
+        &["solo"]
+    }
+}
+
+fn killed_by(status: ExitStatus, signal: i32) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(signal)
+}
+
+/// Kill -9 of `pipebench ipc` for every mechanism, with every resource made and
+/// its ends started (and frozen before they could touch anything): the ends
+/// die with it, and what is left is, per mechanism:
+/// - nothing at all, at once: `pipe-rw`, `pipe-splice`, `tcp-rw`,
+///   `tcp-sendfile`, `tcp-splice`, `unix-stream`, `memfd-scm`, `lines-mmap`,
+///   `lines-read`, `direct-io`, `buffered-io`, `cow-fork` (nothing had a name);
+/// - the run's private folder and its named object until the next start, which
+///   removes them: `fifo-rw`, `fifo-splice` (the FIFO), `file-flock`,
+///   `file-mmap` (the shared file), `posix-shm` (its /dev/shm name),
+///   `sysv-shm` (the unattached segment), `sysv-msgqueue` (the queue).
+#[test]
+fn a_killed_harness_leaves_nothing_at_once_or_after_the_next_start() {
+    let _cpus = cpus();
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    for id in ipc::ids() {
+        let mut harness = bases.ipc(id);
+        let ends = catch_ends(harness.id(), roles(id), libc::SIGSTOP)
+            .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
+        harness.kill().unwrap();
+        let (status, said) = harness.finish();
+        assert!(killed_by(status, libc::SIGKILL), "{id}: {status:?} {said}");
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        let left = bases.leftovers();
+        if named(id) {
+            assert_ne!(
+                left, before,
+                "{id}: its named object should be there until the next start"
+            );
+        } else {
+            assert_eq!(left, before, "{id} left something behind");
+        }
+        bases.next_start();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: the next start left something"
+        );
+    }
+}
+
+/// Once both ends hold the run's named object, its name is gone while the run
+/// goes on; a kill -9 of the harness then leaves nothing, at once.
+#[test]
+fn names_go_once_both_ends_hold_them_and_a_kill_then_leaves_nothing() {
+    let _cpus = cpus();
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    for id in [
+        "fifo-rw",
+        "fifo-splice",
+        "file-flock",
+        "file-mmap",
+        "posix-shm",
+        "sysv-shm",
+    ] {
+        let mut harness = bases.ipc(id);
+        let ends = catch_ends(harness.id(), roles(id), 0)
+            .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        // Named: the run folder (FIFO, shared file, notes) or a /dev/shm name.
+        // A removed segment may stay listed while attached, marked for removal.
+        let named_now = || {
+            let left = bases.leftovers();
+            left.iter()
+                .any(|l| !before.contains(l) && !l.starts_with("sysv shm"))
+                || unremoved_segments(&before) > 0
+        };
+        while named_now() {
+            assert!(
+                Instant::now() < deadline,
+                "{id}: names stayed: {:?}",
+                bases.leftovers()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(
+            ends.iter().all(|&end| alive(end)),
+            "{id}: the run ended before its names went"
+        );
+        harness.kill().unwrap();
+        let (status, said) = harness.finish();
+        assert!(killed_by(status, libc::SIGKILL), "{id}: {status:?} {said}");
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        assert_eq!(bases.leftovers(), before, "{id} left something behind");
+    }
+}
+
+/// System V segments made since `before` and not marked for removal (SHM_DEST,
+/// 01000, in the mode /proc shows).
+fn unremoved_segments(before: &BTreeSet<String>) -> usize {
+    let text = std::fs::read_to_string("/proc/sysvipc/shm").unwrap();
+    text.lines()
+        .skip(1)
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let new = !before.contains(&format!("sysv shm {}", fields[1]));
+            let kept = u32::from_str_radix(fields[2], 8).is_ok_and(|mode| mode & 0o1000 == 0);
+            new && kept
+        })
+        .count()
+}
+
+/// Kill -9 of one end of every mechanism at its start: the harness reports the
+/// failure, kills the other end and removes everything, at once.
+#[test]
+fn a_killed_end_leaves_nothing_behind() {
+    let _cpus = cpus();
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    for (n, id) in ipc::ids().into_iter().enumerate() {
+        // Producers and consumers in turn.
+        let role = match roles(id) {
+            [solo] => *solo,
+            pair => pair[n % 2],
+        };
+        let mut harness = bases.ipc(id);
+        let killed = catch_ends(harness.id(), &[role], libc::SIGKILL)
+            .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
+        let (status, said) = harness.finish();
+        assert_eq!(status.code(), Some(1), "{id}: {said}");
+        assert!(!alive(killed[0]));
+        assert_eq!(bases.leftovers(), before, "{id} left something behind");
+    }
+}
+
+/// Kill -9 of `pipebench run --profile` while perf records: perf and both ends
+/// die with it; the perf data, in the run's private folder, goes at the next start.
+#[test]
+fn a_killed_profile_leaves_no_perf_and_no_data_after_the_next_start() {
+    let _cpus = cpus();
+    if !pipebench::profile::perf_installed() {
+        // The refusal is tested in profile.rs; here there is nothing to kill.
+        return;
+    }
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut run = Reaper(
+        bases
+            .pipebench(&["run", "write-read", "--bytes", "64MiB", "--profile"])
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let perfs = loop {
+        let perfs: Vec<u32> = thread_children(run.id())
+            .into_iter()
+            .filter(|&c| crate::common::cmdline(c).contains(" record "))
+            .collect();
+        if perfs.len() == 2 {
+            break perfs;
+        }
+        assert!(Instant::now() < deadline, "perf never started");
+        assert!(
+            run.try_wait().unwrap().is_none(),
+            "the run ended before perf started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let ends: Vec<u32> = thread_children(run.id())
+        .into_iter()
+        .filter(|c| !perfs.contains(c))
+        .collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    run.kill().unwrap();
+    run.wait().unwrap();
+    for pid in perfs.iter().chain(&ends) {
+        assert!(
+            gone_within(*pid, Duration::from_secs(5)),
+            "{pid} outlived the run"
+        );
+    }
+    // The private folder (perf may have written into it) stays for the sweep.
+    bases.next_start();
+    assert_eq!(bases.leftovers(), before);
+}
+
+/// A `/tmp` of the test's own: owned by root, world-writable and sticky, in a
+/// folder anyone may enter; and a root-owned file beside it for the attacker
+/// to aim at.
+struct SharedTmp {
+    root: tempfile::TempDir,
+    base: PathBuf,
+    victim: PathBuf,
+}
+
+const PRECIOUS: &[u8] = b"root's precious file\n";
+
+impl SharedTmp {
+    fn new() -> SharedTmp {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let base = root.path().join("tmp");
+        std::fs::create_dir(&base).unwrap();
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let victim = root.path().join("victim");
+        std::fs::write(&victim, PRECIOUS).unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        SharedTmp { root, base, victim }
+    }
+
+    fn victim_is_intact(&self) {
+        let meta = std::fs::symlink_metadata(&self.victim).unwrap();
+        assert!(meta.is_file());
+        assert_eq!(meta.uid(), 0);
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o644);
+        assert_eq!(std::fs::read(&self.victim).unwrap(), PRECIOUS);
+    }
+}
+
+/// What a test plants outside folders of its own (/dev/shm names, System V
+/// queues): removed when the test ends, passed or not.
+#[derive(Default)]
+struct Planted {
+    paths: Vec<PathBuf>,
+    queues: Vec<i32>,
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        for path in &self.paths {
+            let _ = std::fs::remove_file(path);
+        }
+        for &id in &self.queues {
+            // SAFETY: IPC_RMID of a queue this test made or had made.
+            unsafe { libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+        }
+    }
+}
+
+fn random_hex() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// Every name the lab used to derive from a pid and a counter, per mechanism.
+const OLD_NAMES: &[(&str, &[&str])] = &[
+    ("fifo-rw", &["src", "dst", "fifo"]),
+    ("fifo-splice", &["src", "dst", "fifo"]),
+    ("pipe-rw", &["src", "dst"]),
+    ("pipe-splice", &["src", "dst"]),
+    ("tcp-rw", &["src", "dst"]),
+    ("tcp-sendfile", &["src", "dst"]),
+    ("tcp-splice", &["src", "dst"]),
+    ("unix-stream", &["src", "dst"]),
+    ("file-flock", &["shared"]),
+    ("file-mmap", &["shared"]),
+    ("lines-mmap", &["text"]),
+    ("lines-read", &["text"]),
+    ("direct-io", &["data"]),
+    ("buffered-io", &["data"]),
+];
+
+/// `nobody` plants symlinks to a root-owned file at every name the lab and
+/// `run --profile` used to derive from a pid (this process's, and the next few
+/// hundred pids for the CLI), pre-creates the old profile folder with symlinks
+/// in it (where even fs.protected_symlinks would not help), and floods the
+/// temporary folder and /dev/shm with symlinks named like today's run folders
+/// and shared memory. Root's runs of every mechanism and a profiled run all
+/// succeed, the file is untouched, nobody's plantings are left as they were,
+/// and nobody cannot look into a run's private folder.
+#[test]
+fn planted_names_are_never_followed_and_a_run_folder_is_closed_to_others() {
+    let _cpus = cpus();
+    let shared = SharedTmp::new();
+    let (base, victim) = (&shared.base, shared.victim.display().to_string());
+    let pid = std::process::id();
+    let mut orders = Vec::new();
+    let link = |path: &Path| format!("L {victim} {}", path.display());
+    for n in 0..256 {
+        for (id, suffixes) in OLD_NAMES {
+            for suffix in *suffixes {
+                orders.push(link(
+                    &base.join(format!("pipebench-ipc-{pid}-{n}-{id}-{suffix}")),
+                ));
+            }
+        }
+    }
+    orders.push(link(&base.join(format!("pipebench-ipc-{pid}-probe"))));
+    let next_pid: u32 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut old_profile_dirs = Vec::new();
+    for pid in next_pid + 1..next_pid + 400 {
+        let dir = base.join(format!("pipebench-profile-{pid}"));
+        orders.push(format!("D {}", dir.display()));
+        for file in ["writer.svg", "reader.svg", "writer.perf.data"] {
+            orders.push(link(&dir.join(file)));
+        }
+        old_profile_dirs.push(dir);
+    }
+    for _ in 0..2000 {
+        orders.push(link(&base.join(format!("pipebook-run-{}", random_hex()))));
+    }
+    // Folders named like ours, of nobody's, with our inner names in them.
+    for _ in 0..20 {
+        let dir = base.join(format!("pipebook-run-{}", random_hex()));
+        orders.push(format!("D {}", dir.display()));
+        for file in ["fifo", "shared", "writer.perf.data"] {
+            orders.push(link(&dir.join(file)));
+        }
+    }
+    let shm = Planted {
+        paths: (0..50)
+            .map(|_| PathBuf::from(format!("/dev/shm/pipebook-{}", random_hex())))
+            .collect(),
+        queues: Vec::new(),
+    };
+    orders.extend(shm.paths.iter().map(|p| link(p)));
+    plant_as_nobody(&orders);
+    let planted = snapshot(base);
+
+    // A profiled run, the CLI's temporary folder being this one.
+    let profiled = Command::new(exe())
+        .args([
+            "run",
+            "write-read",
+            "--bytes",
+            "64MiB",
+            "--profile",
+            "--json",
+        ])
+        .env("TMPDIR", base)
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    if pipebench::profile::perf_installed() {
+        assert!(profiled.status.success(), "{}", stderr(&profiled));
+    }
+
+    // Every mechanism, its files in the shared folder.
+    for id in ipc::ids() {
+        let params = IpcParams {
+            bytes: ByteSize(2 * MIB),
+            dir: Some(base.clone()),
+            program: Some(EndProgram {
+                exe: exe(),
+                prefix: Vec::new(),
+            }),
+            ..Default::default()
+        };
+        let result = ipc::run(id, &params).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(result.checksum_ok, "{id}: {result:?}");
+    }
+
+    // A run whose private folder lives as long as it does (its queue is noted
+    // there): nobody may not list it or read what is in it.
+    let mut queue = Reaper(
+        Command::new(exe())
+            .args([
+                "ipc",
+                "sysv-msgqueue",
+                "--bytes",
+                "32MiB",
+                "--chunk",
+                "8",
+                "--dir",
+            ])
+            .arg(base)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // Root's folder, once the queue is noted in it.
+    let (private, note) = loop {
+        let found = std::fs::read_dir(base).unwrap().flatten().find_map(|e| {
+            let meta = std::fs::symlink_metadata(e.path()).ok()?;
+            if !meta.is_dir() || meta.uid() != 0 {
+                return None;
+            }
+            let note = std::fs::read_dir(e.path()).ok()?.flatten().next()?;
+            Some((e.path(), note.path()))
+        });
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(Instant::now() < deadline, "no private folder appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let meta = std::fs::metadata(&private).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o700);
+    let listed = crate::common::as_nobody("ls", &["-a", private.to_str().unwrap()], "");
+    assert!(
+        !listed.status.success(),
+        "nobody listed {}",
+        private.display()
+    );
+    let read = crate::common::as_nobody("cat", &[note.to_str().unwrap()], "");
+    assert!(!read.status.success(), "nobody read {}", note.display());
+    queue.kill().unwrap();
+    queue.wait().unwrap();
+    // The next start (a short run) sweeps what the killed one left there.
+    let next = Command::new(exe())
+        .args(["ipc", "cow-fork", "--bytes", "1MiB", "--dir"])
+        .arg(base)
+        .output()
+        .unwrap();
+    assert!(next.status.success(), "{}", stderr(&next));
+
+    shared.victim_is_intact();
+    assert_eq!(snapshot(base), planted, "nobody's plantings changed");
+    for dir in &old_profile_dirs {
+        let meta = std::fs::symlink_metadata(dir).unwrap();
+        assert_eq!(meta.uid(), NOBODY);
+    }
+    for path in &shm.paths {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        assert!(meta.file_type().is_symlink() && meta.uid() == NOBODY);
+    }
+}
+
+/// The names in `dir` and in each of its sub-folders, with their owners and
+/// where symlinks point.
+fn snapshot(dir: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for entry in walk(dir) {
+        let meta = std::fs::symlink_metadata(&entry).unwrap();
+        let target = std::fs::read_link(&entry).map(|t| t.display().to_string());
+        found.insert(format!(
+            "{} uid {} -> {}",
+            entry.display(),
+            meta.uid(),
+            target.unwrap_or_default()
+        ));
+    }
+    found
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}
+
+/// Creates a System V message queue (IPC_PRIVATE) as this user and returns its
+/// id and creation time.
+fn make_queue() -> (i32, i64) {
+    // SAFETY: msgget and msgctl with a zeroed struct we own.
+    unsafe {
+        let id = libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600);
+        assert!(id >= 0, "{}", std::io::Error::last_os_error());
+        let mut ds: libc::msqid_ds = std::mem::zeroed();
+        assert_eq!(libc::msgctl(id, libc::IPC_STAT, &mut ds), 0);
+        (id, ds.msg_ctime)
+    }
+}
+
+fn queue_exists(id: i32) -> bool {
+    // SAFETY: as above.
+    unsafe {
+        let mut ds: libc::msqid_ds = std::mem::zeroed();
+        libc::msgctl(id, libc::IPC_STAT, &mut ds) == 0
+    }
+}
+
+/// `nobody` forges what a dead run would leave: a folder named like ours with
+/// notes of a root queue that no run made and of a queue of nobody's own, a
+/// /dev/shm name of nobody's, and the old pid-named registry file. Root's own
+/// dead folder gets notes that point at the same objects but do not match
+/// them (nobody's owner, another creation time). The next start removes root's
+/// dead folder and nothing else: both queues, nobody's name, folder and files
+/// stay.
+#[test]
+fn forged_leftovers_are_left_alone() {
+    let _cpus = cpus();
+    let shared = SharedTmp::new();
+    let base = &shared.base;
+    let mut planted_objects = Planted::default();
+    let (root_queue, root_ctime) = make_queue();
+    planted_objects.queues.push(root_queue);
+    let made = crate::common::as_nobody("ipcmk", &["-Q"], "");
+    assert!(made.status.success(), "{}", stderr(&made));
+    let nobody_queue: i32 = crate::common::stdout(&made)
+        .split_whitespace()
+        .last()
+        .and_then(|id| id.parse().ok())
+        .expect("ipcmk prints the id");
+    planted_objects.queues.push(nobody_queue);
+    // SAFETY: IPC_STAT into a zeroed struct we own.
+    let nobody_ctime = unsafe {
+        let mut ds: libc::msqid_ds = std::mem::zeroed();
+        assert_eq!(libc::msgctl(nobody_queue, libc::IPC_STAT, &mut ds), 0);
+        assert_eq!(ds.msg_perm.uid, NOBODY);
+        ds.msg_ctime
+    };
+    let hex = random_hex();
+    let forged = base.join(format!("pipebook-run-{}", random_hex()));
+    let shm = PathBuf::from(format!("/dev/shm/pipebook-{hex}"));
+    planted_objects.paths.push(shm.clone());
+    // A pid that cannot exist (pid_max is at most 2^22).
+    let registry = base.join(format!("pipebench-ipc-{}.sysv", 1u32 << 23));
+    plant_as_nobody(&[
+        format!("D {}", forged.display()),
+        format!(
+            "F {}",
+            forged
+                .join(format!("msg.{root_queue}.{root_ctime}"))
+                .display()
+        ),
+        format!(
+            "F {}",
+            forged
+                .join(format!("msg.{nobody_queue}.{nobody_ctime}"))
+                .display()
+        ),
+        format!("F {}", forged.join(format!("posix.{hex}")).display()),
+        format!("F {}", shm.display()),
+    ]);
+    let registry_text = format!("msg {root_queue} 0\nmsg {nobody_queue} 0\n");
+    let wrote = crate::common::as_nobody(
+        "sh",
+        &["-c", &format!("cat > {}", registry.display())],
+        &registry_text,
+    );
+    assert!(wrote.status.success(), "{}", stderr(&wrote));
+    // Root's own dead run folder, its notes not matching the objects.
+    let dead = base.join(format!("pipebook-run-{}", random_hex()));
+    std::fs::create_dir(&dead).unwrap();
+    for note in [
+        format!("msg.{nobody_queue}.{nobody_ctime}"),
+        format!("msg.{root_queue}.{}", root_ctime - 1),
+        format!("posix.{hex}"),
+    ] {
+        std::fs::write(dead.join(note), b"").unwrap();
+    }
+    let planted = snapshot(base);
+
+    let next = Command::new(exe())
+        .args(["ipc", "cow-fork", "--bytes", "1MiB", "--dir"])
+        .arg(base)
+        .env("TMPDIR", base)
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    assert!(next.status.success(), "{}", stderr(&next));
+
+    let dead_prefix = dead.display().to_string();
+    let expected: BTreeSet<String> = planted
+        .into_iter()
+        .filter(|entry| !entry.starts_with(&dead_prefix))
+        .collect();
+    assert_eq!(snapshot(base), expected, "only root's dead folder goes");
+    assert!(queue_exists(root_queue), "root's queue was removed");
+    assert!(queue_exists(nobody_queue), "nobody's queue was removed");
+    assert!(shm.exists(), "nobody's shared memory was removed");
+    assert_eq!(std::fs::read_to_string(&registry).unwrap(), registry_text);
+}
+
+/// A `--dir` another user could rearrange is refused, as bad input (exit 2),
+/// before anything is made in it.
+#[test]
+fn a_dir_open_to_others_is_refused() {
+    let _cpus = cpus();
+    let shared = SharedTmp::new();
+    let open = shared.root.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = crate::common::pipebench(&[
+        "ipc",
+        "fifo-rw",
+        "--bytes",
+        "1MiB",
+        "--dir",
+        open.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("sticky"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
+    let err = ipc::run(
+        "fifo-rw",
+        &IpcParams {
+            bytes: ByteSize(MIB),
+            dir: Some(open.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ipc::IpcErrorKind::UnsafeDir, "{err}");
+}

@@ -1,0 +1,403 @@
+//! Safe on a shared machine, for the server: kill -9 of a server (maybe root's)
+//! mid-run leaves nothing once it starts again, and names another local user
+//! (`nobody`) plants where runs used to put their files are never followed.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{is_gone, recv, recv_until, send, Server, RUN_LOCK};
+use serde_json::json;
+
+/// The server's temporary and runtime folders, both the test's own.
+struct Bases {
+    tmp: tempfile::TempDir,
+    xdg: tempfile::TempDir,
+}
+
+impl Bases {
+    fn new() -> Bases {
+        Bases {
+            tmp: tempfile::tempdir().unwrap(),
+            xdg: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A server whose temporary folder and runtime folder are these.
+    fn server(&self) -> Server {
+        Server::start_with_env(&[
+            ("TMPDIR", self.tmp.path().to_str().unwrap()),
+            ("XDG_RUNTIME_DIR", self.xdg.path().to_str().unwrap()),
+        ])
+    }
+
+    /// System V objects, pipebook's /dev/shm names, everything in the two
+    /// folders, and (where the temporary folder is tmpfs, so the file
+    /// mechanisms' default is `target/` under the server's current folder)
+    /// run folders there.
+    fn leftovers(&self) -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for table in ["msg", "shm"] {
+            let text = std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap();
+            for line in text.lines().skip(1) {
+                let id = line.split_whitespace().nth(1).unwrap_or("?");
+                found.insert(format!("sysv {table} {id}"));
+            }
+        }
+        for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("pipebook") || name.starts_with("pipebench") {
+                found.insert(format!("/dev/shm/{name}"));
+            }
+        }
+        for dir in [self.tmp.path(), self.xdg.path()] {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                found.insert(entry.path().display().to_string());
+            }
+        }
+        let tmpfs =
+            pipebench::ipc::harness::filesystem(self.tmp.path()).as_deref() == Some("tmpfs");
+        if tmpfs {
+            let target = std::env::current_dir().unwrap().join("target");
+            for entry in std::fs::read_dir(target).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with(pipebench::process::rundir::PREFIX) {
+                    found.insert(entry.path().display().to_string());
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Children of `pid`, any of its threads'.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    found
+}
+
+fn cmdline(pid: u32) -> String {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    String::from_utf8_lossy(&raw).replace('\0', " ")
+}
+
+/// Watches the server `pid` until an IPC end with each of `roles` has started
+/// (past exec, before its first call of its own) and stops each (SIGSTOP) at
+/// once: every resource of the run exists and no end holds it yet. Polls
+/// without sleeping so nothing slips by.
+fn stop_ends(pid: u32, roles: &[&str]) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut seen: Vec<u32> = Vec::new();
+    let mut caught = Vec::new();
+    while caught.len() < roles.len() {
+        assert!(Instant::now() < deadline, "no ends {roles:?} under {pid}");
+        for child in children(pid) {
+            if seen.contains(&child) {
+                continue;
+            }
+            // The command line reads empty for a moment during exec.
+            let line = loop {
+                let line = cmdline(child);
+                if line.contains("ipc-end") || is_gone(child.into()) {
+                    break line;
+                }
+                std::hint::spin_loop();
+            };
+            seen.push(child);
+            if roles
+                .iter()
+                .any(|role| line.contains(&format!("\"role\":\"{role}\"")))
+            {
+                // SAFETY: a signal to the server's child, which we started.
+                unsafe { libc::kill(child as i32, libc::SIGSTOP) };
+                caught.push(child);
+            }
+        }
+        std::thread::yield_now();
+    }
+    caught
+}
+
+fn gone_within(pid: u32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while !is_gone(pid.into()) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+/// See the bench's test of the same name: these name something until both
+/// ends hold it, so a run killed before that leaves it for the next start.
+fn named(id: &str) -> bool {
+    matches!(
+        id,
+        "fifo-rw"
+            | "fifo-splice"
+            | "file-flock"
+            | "file-mmap"
+            | "posix-shm"
+            | "sysv-shm"
+            | "sysv-msgqueue"
+    )
+}
+
+/// Kill -9 of the server in the middle of an IPC run, for every mechanism, with
+/// every resource made and its ends just started (and frozen): the ends die
+/// with it, and what is left is, per mechanism:
+/// - nothing at all, at once: `pipe-rw`, `pipe-splice`, `tcp-rw`,
+///   `tcp-sendfile`, `tcp-splice`, `unix-stream`, `memfd-scm`, `lines-mmap`,
+///   `lines-read`, `direct-io`, `buffered-io`, `cow-fork`;
+/// - the run's private folder and its named object, until the next start of
+///   the server removes them: `fifo-rw`, `fifo-splice`, `file-flock`,
+///   `file-mmap`, `posix-shm`, `sysv-shm`, `sysv-msgqueue`.
+#[tokio::test]
+async fn a_killed_server_leaves_nothing_at_once_or_after_its_next_start() {
+    let _lock = RUN_LOCK.lock().await;
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut server = bases.server();
+    for id in pipebench::ipc::ids() {
+        let mechanism = pipebench::ipc::find(id).unwrap();
+        let chunk = if matches!(id, "direct-io" | "buffered-io") {
+            512
+        } else {
+            8
+        };
+        let mut socket = server.socket().await;
+        send(
+            &mut socket,
+            json!({"type":"ipc","mechanism":id,"params":{"bytes":"32MiB","chunk":chunk}}),
+        )
+        .await;
+        assert_eq!(recv(&mut socket).await["type"], "started", "{id}");
+        let roles: &[&str] = if mechanism.pair {
+            &["consumer", "producer"]
+        } else {
+            &["solo"]
+        };
+        let ends = stop_ends(server.pid(), roles);
+        let status = server
+            .signal(libc::SIGKILL, Duration::from_secs(5))
+            .expect("the server dies");
+        assert!(!status.success());
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        let left = bases.leftovers();
+        if named(id) {
+            assert_ne!(
+                left, before,
+                "{id}: its named object should wait for the sweep"
+            );
+        } else {
+            assert_eq!(left, before, "{id} left something behind");
+        }
+        // The next start sweeps before it serves.
+        server = bases.server();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: the next start left something"
+        );
+    }
+}
+
+/// Whether perf may sample a process here at all (checked apart from the code
+/// under test).
+fn perf_can_sample() -> bool {
+    std::process::Command::new("perf")
+        .args(["stat", "-e", "cpu-clock", "--", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Kill -9 of the server while perf records a profiled run: perf and both ends
+/// die with it, and the perf data (in the run's private folder) goes at the
+/// next start.
+#[tokio::test]
+async fn a_server_killed_mid_profile_leaves_no_perf_and_no_data() {
+    let _lock = RUN_LOCK.lock().await;
+    if !perf_can_sample() {
+        // The explained fallback is tested in profile.rs: no perf, nothing to kill.
+        return;
+    }
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut server = bases.server();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let perfs = loop {
+        let perfs: Vec<u32> = children(server.pid())
+            .into_iter()
+            .filter(|&c| cmdline(c).contains(" record "))
+            .collect();
+        if perfs.len() == 2 {
+            break perfs;
+        }
+        assert!(Instant::now() < deadline, "perf never started");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let ends: Vec<u32> = children(server.pid())
+        .into_iter()
+        .filter(|c| !perfs.contains(c))
+        .collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    server
+        .signal(libc::SIGKILL, Duration::from_secs(5))
+        .expect("the server dies");
+    for pid in perfs.iter().chain(&ends) {
+        assert!(
+            gone_within(*pid, Duration::from_secs(5)),
+            "{pid} outlived the server"
+        );
+    }
+    drop(bases.server());
+    assert_eq!(bases.leftovers(), before);
+}
+
+const PRECIOUS: &[u8] = b"root's precious file\n";
+
+/// As `nobody`, carries out `orders` (`L TARGET PATH` a symlink, `D PATH` a
+/// folder open to all) with one perl process (perl-base is essential on Debian).
+fn plant_as_nobody(orders: &[String]) {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let script = r#"while (<STDIN>) { chomp; my ($op, $a, $b) = split / /, $_, 3;
+        if ($op eq "L") { symlink($a, $b) or die "symlink $b: $!" }
+        elsif ($op eq "D") { mkdir($a) or die "mkdir $a: $!"; chmod(0777, $a) or die "chmod $a: $!" }
+        else { die "unknown order $op" } }"#;
+    let mut child = std::process::Command::new("perl")
+        .args(["-e", script])
+        .uid(65534)
+        .gid(65534)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all((orders.join("\n") + "\n").as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+/// Every name under `dir` (recursively), with its owner and where a symlink
+/// points.
+fn snapshot(dir: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            found.extend(snapshot(&path));
+        }
+        let target = std::fs::read_link(&path).map(|t| t.display().to_string());
+        found.insert(format!(
+            "{} uid {} -> {}",
+            path.display(),
+            meta.uid(),
+            target.unwrap_or_default()
+        ));
+    }
+    found
+}
+
+/// `nobody` knows the server's pid, so it plants, in the server's (shared,
+/// sticky) temporary folder, symlinks to a root-owned file at every name runs
+/// used to derive from it (the IPC lab's files, the profile folders of the
+/// first jobs, pre-created so even fs.protected_symlinks would not help), and
+/// floods it with symlinks named like today's run folders. A profiled run and
+/// every mechanism that uses files succeed, the file is untouched, and
+/// nobody's plantings are as they were.
+#[tokio::test]
+async fn planted_names_are_never_followed_by_the_server() {
+    let _lock = RUN_LOCK.lock().await;
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let base = root.path().join("tmp");
+    std::fs::create_dir(&base).unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let victim = root.path().join("victim");
+    std::fs::write(&victim, PRECIOUS).unwrap();
+    let base_str = base.to_str().unwrap();
+    let server = Server::start_with_env(&[("TMPDIR", base_str), ("XDG_RUNTIME_DIR", base_str)]);
+    let pid = server.pid();
+    let link = |path: PathBuf| format!("L {} {}", victim.display(), path.display());
+    let mut orders = Vec::new();
+    for job in 1..40 {
+        let dir = base.join(format!("pipebook-profile-{pid}-{job}"));
+        orders.push(format!("D {}", dir.display()));
+        for file in ["writer.perf.data", "reader.perf.data"] {
+            orders.push(link(dir.join(file)));
+        }
+    }
+    let file_mechanisms: Vec<&str> = pipebench::ipc::mechanisms()
+        .into_iter()
+        .filter(|m| m.uses_files)
+        .map(|m| m.id)
+        .collect();
+    for n in 0..64 {
+        for id in &file_mechanisms {
+            for suffix in ["src", "dst", "fifo", "shared", "text", "data"] {
+                orders.push(link(
+                    base.join(format!("pipebench-ipc-{pid}-{n}-{id}-{suffix}")),
+                ));
+            }
+        }
+    }
+    orders.push(link(base.join(format!("pipebench-ipc-{pid}-probe"))));
+    for _ in 0..1000 {
+        orders.push(link(
+            base.join(format!("pipebook-run-{:032x}", rand::random::<u128>())),
+        ));
+    }
+    plant_as_nobody(&orders);
+    let planted = snapshot(&base);
+
+    let mut socket = server.socket().await;
+    if perf_can_sample() {
+        send(
+            &mut socket,
+            json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
+        )
+        .await;
+        let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;
+        assert!(profile.get("report").is_some(), "{profile}");
+        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    }
+    for id in &file_mechanisms {
+        send(
+            &mut socket,
+            json!({"type":"ipc","mechanism":id,"params":{"bytes":"2MiB"}}),
+        )
+        .await;
+        let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+        assert_eq!(result["checksum_ok"], true, "{id}: {result}");
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), PRECIOUS);
+    assert_eq!(snapshot(&base), planted, "nobody's plantings changed");
+}
