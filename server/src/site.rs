@@ -67,7 +67,7 @@ struct Loaded {
     pages: HashMap<String, Page>,
     /// The folder the files are served from, when it must live as long as they are
     /// served (the book carried in the binary, unpacked at start-up).
-    _holds: Option<Arc<tempfile::TempDir>>,
+    _holds: Option<Arc<pipebench::process::rundir::RunDir>>,
 }
 
 impl Site {
@@ -81,7 +81,7 @@ impl Site {
     pub fn load_holding(
         root: &Path,
         token: &Token,
-        folder: Option<Arc<tempfile::TempDir>>,
+        folder: Option<Arc<pipebench::process::rundir::RunDir>>,
     ) -> Result<Site, SiteError> {
         let mut pages = HashMap::new();
         let mut dirs = vec![root.to_path_buf()];

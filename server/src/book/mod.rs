@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mdbook_driver::MDBook;
+use pipebench::process::rundir::{Base, RunDir};
 
 pub use error::BookError;
 pub use widgets::PLACEHOLDER_CLASSES;
@@ -36,7 +37,7 @@ pub struct BuiltBook {
     /// For the book carried in the binary: the private temporary folder it was
     /// unpacked and built in. The built files are served from there, so whoever
     /// serves them holds this; the folder is removed when the last holder drops it.
-    pub unpacked: Option<Arc<tempfile::TempDir>>,
+    pub unpacked: Option<Arc<RunDir>>,
 }
 
 /// Builds the book carried inside this binary (see `build.rs`): unpacks its sources
@@ -44,15 +45,14 @@ pub struct BuiltBook {
 /// this binary's catalog, into `build_dir` if given, else inside that folder.
 pub fn build_embedded(build_dir: Option<&Path>) -> Result<BuiltBook, BookError> {
     let started = Instant::now();
-    // Private to this user: the sources are built there and the files served from it.
-    let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700);
-    let temp = tempfile::Builder::new()
-        .prefix("pipebook-book-")
-        .permissions(private)
-        .tempdir()
-        .map_err(|source| BookError::Unpack {
-            path: std::env::temp_dir(),
-            source,
+    // A private run folder (0700, random name, locked while this server lives):
+    // the sources are built there and the files served from it, and one a killed
+    // server leaves is swept at the next start, like every run folder.
+    let temp = Base::runtime()
+        .and_then(|base| RunDir::create(&base))
+        .map_err(|err| BookError::Unpack {
+            path: PathBuf::from("the runtime folder"),
+            source: std::io::Error::other(err.to_string()),
         })?;
     embedded::unpack(temp.path())?;
     let mut built = build(temp.path(), build_dir)?;

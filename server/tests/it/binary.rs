@@ -37,6 +37,8 @@ async fn a_copied_binary_serves_the_whole_book_from_an_empty_folder() {
             .args(["--port", "0", "--state-dir", "state"])
             .current_dir(folder.path())
             .env("TMPDIR", tmp.path())
+            // Run folders go to $XDG_RUNTIME_DIR when it is ours: here, to TMPDIR.
+            .env_remove("XDG_RUNTIME_DIR")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
