@@ -30,6 +30,10 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
 /// sees until (or unless) the widget is mounted.
 pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static"];
 
+/// Classes the theme's own templates (`book/theme/*.hbs`) write: styles, not
+/// widgets, never mounted.
+pub(crate) const THEME_CLASSES: &[&str] = &["pipebook-visually-hidden"];
+
 /// Lists of unknown classes longer than this are cut; the count still says how many.
 const MAX_REPORTED: usize = 50;
 
@@ -62,7 +66,9 @@ pub fn check(root: &Path) -> Result<(), BookError> {
 }
 
 fn is_known(class: &str) -> bool {
-    PLACEHOLDER_CLASSES.contains(&class) || INNER_CLASSES.contains(&class)
+    PLACEHOLDER_CLASSES.contains(&class)
+        || INNER_CLASSES.contains(&class)
+        || THEME_CLASSES.contains(&class)
 }
 
 /// Every `pipebook-` class named in a `class` attribute of `html`, in order.
@@ -113,6 +119,24 @@ mod tests {
             pipebook_classes(html),
             ["pipebook-run", "pipebook-run-static"]
         );
+    }
+
+    #[test]
+    fn every_class_the_theme_templates_write_is_listed() {
+        let theme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/theme");
+        for entry in std::fs::read_dir(&theme).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "hbs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for class in pipebook_classes(&text) {
+                    assert!(
+                        THEME_CLASSES.contains(&class),
+                        "{}: {class} is not in THEME_CLASSES",
+                        path.display()
+                    );
+                }
+            }
+        }
     }
 
     #[test]
