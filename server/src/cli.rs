@@ -92,6 +92,12 @@ pub struct Options {
     /// Most WebSockets open at once (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "N")]
     pub max_websockets: Option<usize>,
+    /// Seconds one WebSocket message may take to arrive once begun (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub ws_message_timeout: Option<Duration>,
+    /// Seconds a WebSocket with no run may stay silent (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub ws_idle_timeout: Option<Duration>,
 }
 
 /// A positive number of seconds, fractions allowed.
@@ -141,6 +147,10 @@ impl Options {
                         .max_websockets
                         .unwrap_or(defaults.max_websockets)
                         .max(1),
+                    ws_message_timeout: self
+                        .ws_message_timeout
+                        .unwrap_or(defaults.ws_message_timeout),
+                    ws_idle_timeout: self.ws_idle_timeout.unwrap_or(defaults.ws_idle_timeout),
                 }
             },
         }

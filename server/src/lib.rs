@@ -15,6 +15,7 @@ pub mod api;
 pub mod app;
 pub mod book;
 pub mod cli;
+pub mod connections;
 pub mod history;
 pub mod html;
 pub mod ipc;
@@ -29,6 +30,7 @@ pub mod server;
 pub mod shutdown;
 pub mod site;
 pub mod state;
+pub mod statefile;
 pub mod ws;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::ipc::{IpcRecord, IpcRequest, IpcRunParams, RecordKind};
 use crate::labs::LabTag;
 use crate::scheduler::{FailureCause, RunEvent};
+use crate::statefile::SaveError;
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -210,10 +211,23 @@ pub enum ServerMessage {
     },
     /// The run was cancelled.
     Cancelled,
-    /// A prediction or a fresh start of a lab was saved.
+    /// Whether something was saved, and why not: a lab record (a prediction,
+    /// a fresh start, or a lab-tagged result, then right after that result or
+    /// point) or a result in the history (after every `result` and `point`,
+    /// once the disk has it or could not take it). For a run it carries
+    /// `"run"`; a sweep's `done` comes after its last run's.
     Saved {
-        /// Lab id.
-        lab: String,
+        /// Which file: the results history or the lab records.
+        store: SaveStore,
+        /// The lab, for a lab record.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lab: Option<String>,
+        /// Whether it is on disk.
+        ok: bool,
+        /// Why not: `kind` (`not_kept`, `no_space`, `quota`, `read_only`,
+        /// `unsafe_file`, `failed`) and a sentence.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<SaveError>,
     },
     /// Something went wrong; the connection stays usable.
     Error {
@@ -224,6 +238,16 @@ pub enum ServerMessage {
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<FailureReason>,
     },
+}
+
+/// The file a `saved` message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SaveStore {
+    /// `results.jsonl`.
+    History,
+    /// `labs.jsonl`.
+    Labs,
 }
 
 /// The parameters of an IPC lab run in force.
@@ -276,6 +300,16 @@ impl From<FailureCause> for FailureReason {
 }
 
 impl ServerMessage {
+    /// The `saved` message of a save's outcome in `store` (for `lab`).
+    pub fn saved(store: SaveStore, lab: Option<String>, outcome: Result<(), SaveError>) -> Self {
+        ServerMessage::Saved {
+            store,
+            lab,
+            ok: outcome.is_ok(),
+            error: outcome.err(),
+        }
+    }
+
     /// An error message.
     pub fn error(message: impl Into<String>) -> Self {
         ServerMessage::Error {
@@ -372,6 +406,7 @@ impl From<RunEvent> for ServerMessage {
                 report: pages.report,
             },
             RunEvent::Cancelled => ServerMessage::Cancelled,
+            RunEvent::Saved(outcome) => ServerMessage::saved(SaveStore::History, None, outcome),
             RunEvent::Failed(failure) => ServerMessage::Error {
                 message: failure.message,
                 reason: failure.cause.map(FailureReason::from),

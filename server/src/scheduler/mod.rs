@@ -30,6 +30,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use crate::history::History;
 use crate::ipc::{IpcRecord, IpcRequest};
 use crate::shutdown::Shutdown;
+use crate::statefile::SaveError;
 
 /// What the scheduler runs: a pipe step, or a mechanism of the IPC lab. Both take
 /// the machine for themselves, so both wait in the one queue.
@@ -67,7 +68,9 @@ impl From<IpcRequest> for Work {
 
 /// What happens to a run, in order: at most one `Queued` per change of place,
 /// `Started` (or `IpcStarted`), `Progress` samples (pipe runs only), and exactly
-/// one of `Finished`, `IpcFinished`, `Cancelled` or `Failed` at the end.
+/// one of `Finished`, `IpcFinished`, `Cancelled` or `Failed` at the end; a
+/// `Finished` or `IpcFinished` is followed by one `Saved` once the history has
+/// it (or could not take it).
 #[derive(Debug, Clone)]
 pub enum RunEvent {
     /// Waiting; 1 means next.
@@ -100,6 +103,9 @@ pub enum RunEvent {
     Cancelled,
     /// The run failed.
     Failed(RunFailure),
+    /// After `Finished` or `IpcFinished` (never before): whether the result
+    /// is in the history, or why not (a profiled run's is never kept).
+    Saved(Result<(), SaveError>),
 }
 
 impl RunEvent {

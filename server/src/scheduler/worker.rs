@@ -19,6 +19,7 @@ use pipebench::profile::{self, ProfileError, Session};
 
 use super::{Job, PagesDone, RunEvent, RunFailure, Shared, WakeupReport, Work};
 use crate::ipc::{IpcRecord, IpcRequest};
+use crate::statefile::{SaveError, SaveErrorKind};
 
 /// How often progress is sampled and sent: 20 a second.
 pub(super) const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -81,6 +82,7 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
         Some(RunEvent::IpcFinished(record)) => Some(Saved::Ipc(record.clone())),
         _ => None,
     };
+    let not_kept = profiled && matches!(&last, Some(RunEvent::Finished(_)));
     // Free the machine before saying the run ended, so a page that hears its
     // result, `cancelled` or `error` finds the runner free and its next run
     // starts at once; shutdown still waits for the save.
@@ -88,15 +90,26 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
     if let Some(last) = last {
         job.send(last);
     }
-    // The page first: saving waits for a file lock and the disk.
+    if not_kept {
+        job.send(RunEvent::Saved(Err(SaveError {
+            kind: SaveErrorKind::NotKept,
+            message: "a profiled run is not kept in the history: its ends were paused while \
+                      perf attached, so its figure is not a clean one"
+                .into(),
+        })));
+    }
+    // The page first: saving waits for a file lock and the disk. Then the
+    // page hears whether it worked.
     if let Some(result) = result {
         let saved = match &result {
             Saved::Pipe(result) => shared.history.append(result),
             Saved::Ipc(record) => shared.history.append_ipc(record),
         };
-        if let Err(err) = saved {
+        let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
-        }
+            SaveError::from_error("the result was not saved in the history", &err)
+        });
+        job.send(RunEvent::Saved(outcome));
         shared.saved();
     }
 }
