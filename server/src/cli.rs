@@ -32,10 +32,14 @@ pub enum Command {
     Build,
     /// Merge students' exported lab reports into one class table and page.
     ///
-    /// Each file is validated first (JSON, schema version, digest, figures that
-    /// can be, checks that follow from the measurements); a file that fails is
-    /// named with the reason and left out. Exit status: 0 when every file was
-    /// merged, 3 when some were left out, 1 on an error (e.g. OUT not writable).
+    /// Each file is validated first (a regular file of at most 8 MiB: links,
+    /// FIFOs and devices are refused; JSON, schema version, digest, names and
+    /// ids of 1 to 64 characters without control characters, figures that can
+    /// be, checks that follow from the measurements); a file that fails is named
+    /// with the reason and left out. CSV cells a spreadsheet would evaluate
+    /// (starting with = + - @, tab or CR, plain negative numbers excepted) are
+    /// prefixed with '. Exit status: 0 when every file was merged, 3 when some
+    /// were left out, 1 on an error (e.g. OUT not writable).
     Report(ReportArgs),
     /// One end of a run (internal: the server starts itself as writer and reader,
     /// or as an IPC lab run's producer and consumer).
@@ -50,7 +54,7 @@ pub enum Command {
 /// `pipebook report FILES... [--html OUT] [--csv OUT]`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The students' `pipebook-lab-report.json` files.
+    /// The students' `pipebook-lab-report.json` files (regular files, at most 8 MiB each).
     #[arg(required = true, value_name = "FILES")]
     pub files: Vec<PathBuf>,
     /// Write the class page (HTML) here.
@@ -177,6 +181,15 @@ mod tests {
             ("127.0.0.1".into(), 8000)
         );
         assert!(config.state_dir.ends_with("target/pipebook-state"));
+    }
+
+    #[test]
+    fn report_help_states_the_size_cap() {
+        let mut command = Cli::command();
+        let report = command.find_subcommand_mut("report").unwrap();
+        let help = report.render_long_help().to_string();
+        let cap = format!("{} MiB", crate::labs::merge::MAX_REPORT_BYTES >> 20);
+        assert!(help.contains(&cap), "{help}");
     }
 
     #[test]

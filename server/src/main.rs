@@ -51,12 +51,9 @@ const SOME_SKIPPED: u8 = 3;
 /// `pipebook report`: merges, writes, and says which files were left out and why.
 fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let class = Class::load(&args.files);
-    for (file, err) in &class.skipped {
-        eprintln!(
-            "pipebook report: skipped {}: {}",
-            file.display(),
-            pipebook::error_chain(err)
-        );
+    // Escaped: a report's content and a file's name can both hold escape sequences.
+    for line in class.skipped_lines() {
+        eprintln!("pipebook report: {line}");
     }
     if let Some(out) = &args.html {
         std::fs::write(out, class.html())

@@ -192,7 +192,7 @@ pub(crate) fn prepare_dir(dir: &Path) -> Result<(), StateError> {
 }
 
 /// What a file that is not regular is, in words.
-fn kind_of(file_type: std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(file_type: std::fs::FileType) -> &'static str {
     if file_type.is_dir() {
         "folder"
     } else if file_type.is_fifo() {

@@ -20,5 +20,8 @@ mod measure;
 mod pages;
 mod profile;
 mod queue;
+mod report_files;
 mod runs;
+mod sockets;
+mod state_files;
 mod ws_security;
