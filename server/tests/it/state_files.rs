@@ -341,7 +341,24 @@ async fn a_full_disk_is_reported_to_the_page_and_saving_resumes_when_there_is_ro
     let (_, saved) = run_and_saved(&mut socket).await;
     assert_eq!(saved["ok"], true, "{saved}");
 
-    // Fill the disk to the last byte.
+    // Pad the history with a blank line (readers skip those) so that it ends
+    // 10 bytes before a page boundary: the next line must take a new page of
+    // the tmpfs, after writing its first 10 bytes into the last one.
+    let history = inside(&server, &state.path().join("results.jsonl"));
+    let len = std::fs::metadata(&history).unwrap().len();
+    let padded = (len / 4096 + 1) * 4096 - 10;
+    assert!(padded > len + 1, "{len}");
+    {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&history)
+            .unwrap();
+        let mut pad = vec![b' '; (padded - len - 1) as usize];
+        pad.push(b'\n');
+        file.write_all(&pad).unwrap();
+    }
+    // Fill the disk to the last page.
     let filler = inside(&server, &state.path().join("filler"));
     {
         use std::io::Write;
@@ -362,11 +379,11 @@ async fn a_full_disk_is_reported_to_the_page_and_saving_resumes_when_there_is_ro
     );
     let health = server.get("/api/health").await.json();
     assert_eq!(health["saving_error"]["kind"], "no_space", "{health}");
-    // The failed save left no torn line behind.
-    let history =
-        std::fs::read_to_string(inside(&server, &state.path().join("results.jsonl"))).unwrap();
-    assert!(history.ends_with('\n'), "{history}");
-    assert_eq!(history.lines().count(), 1);
+    // The 10 bytes that fitted were cut back: no torn line is left behind.
+    assert_eq!(std::fs::metadata(&history).unwrap().len(), padded);
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert!(text.ends_with('\n'));
+    assert_eq!(text.lines().filter(|l| !l.trim().is_empty()).count(), 1);
 
     // Room again: the next save works, and says so.
     std::fs::remove_file(&filler).unwrap();
