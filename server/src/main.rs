@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use pipebook::cli::{Cli, Command, ReportArgs};
-use pipebook::labs::merge::Class;
+use pipebook::labs::merge::{write_output, Class};
 use pipebook::server;
 use tracing_subscriber::EnvFilter;
 
@@ -55,12 +55,13 @@ fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     for line in class.skipped_lines() {
         eprintln!("pipebook report: {line}");
     }
+    // Written beside and renamed over: a link planted at OUT is not followed.
     if let Some(out) = &args.html {
-        std::fs::write(out, class.html())
+        write_output(out, &class.html())
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if let Some(out) = &args.csv {
-        std::fs::write(out, class.csv())
+        write_output(out, &class.csv())
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if args.html.is_none() && args.csv.is_none() {

@@ -361,6 +361,43 @@ fn read_report(file: &Path) -> Result<Vec<u8>, ReportError> {
     Ok(text)
 }
 
+/// Writes an output of `pipebook report` (the class CSV or page) to `path`
+/// without trusting what is there: the text goes to a new file beside it
+/// (random name, `O_EXCL | O_NOFOLLOW`), which is then renamed over `path`. A
+/// link planted at `path` (say by a student, in the folder of submissions) is
+/// replaced, never followed, and a file someone else made there is replaced
+/// rather than filled with the class's results. The file is 0600: it holds
+/// every student's results.
+pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let suffix: u64 = rand::random();
+    let mut temporary = std::ffi::OsString::from(".");
+    temporary.push(name);
+    temporary.push(format!(".{suffix:016x}.tmp"));
+    let temporary = dir.join(temporary);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&temporary)?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 /// The merged class: valid reports, and the files left out with why.
 #[derive(Debug)]
 pub struct Class {
@@ -792,6 +829,21 @@ mod tests {
         edited["labs"][5]["checks"][0]["status"] = json!("fail");
         let err = check(&export::seal(edited)).unwrap_err();
         assert!(matches!(err, ReportError::ChecksDisagree { .. }), "{err}");
+    }
+
+    #[test]
+    fn outputs_replace_a_planted_link_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let out = dir.path().join("class.csv");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_output(&out, "student\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(!out.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "student\n");
+        // Only the two files: the temporary one was renamed.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -109,6 +109,19 @@ fn hostile_report_files_are_refused_named_safely_and_never_block() {
         ),
     );
 
+    // The instructor writes the class table into the submissions folder,
+    // where the student planted a link to one of the instructor's files.
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "the instructor's own file\n").unwrap();
+    as_nobody(
+        "ln",
+        &[
+            "-s".as_ref(),
+            victim.as_os_str(),
+            d.join("class.csv").as_os_str(),
+        ],
+    );
+
     let started = Instant::now();
     let (code, stdout, stderr) = report(
         d,
@@ -186,6 +199,10 @@ fn hostile_report_files_are_refused_named_safely_and_never_block() {
             assert!(!formula, "{cell:?} in {row}");
         }
     }
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "the instructor's own file\n"
+    );
     let html = std::fs::read_to_string(d.join("class.html")).unwrap();
     assert!(!has_controls(html.as_bytes()));
     assert!(!html.contains("<script"));
