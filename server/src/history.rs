@@ -72,6 +72,9 @@ pub struct LoadReport {
     pub torn_tail: bool,
     /// Results imported from an old `results.json`.
     pub imported: usize,
+    /// Whether the rejected lines could be copied to `results.rejected.jsonl`
+    /// (not in a folder that cannot be written).
+    pub set_aside: bool,
 }
 
 /// The lines read so far: where reading stopped, and the newest valid lines.
@@ -153,19 +156,24 @@ impl History {
         };
         scan.rejected.extend(later.rejected);
         scan.torn_tail |= later.torn_tail;
-        if let Err(err) = history.set_aside(&scan.rejected) {
-            // Skipped and counted all the same: a copy that cannot be made
-            // (a read-only folder) must not keep the history from being served.
-            tracing::warn!(
-                "cannot copy unreadable lines aside: {}",
-                crate::error_chain(&err)
-            );
-        }
+        let set_aside = match history.set_aside(&scan.rejected) {
+            Ok(()) => true,
+            Err(err) => {
+                // Skipped and counted all the same: a copy that cannot be made
+                // (a read-only folder) must not keep the history from being served.
+                tracing::warn!(
+                    "cannot copy unreadable lines aside: {}",
+                    crate::error_chain(&err)
+                );
+                false
+            }
+        };
         history.report = LoadReport {
             results: history.len(),
             rejected: scan.rejected.len(),
             torn_tail: scan.torn_tail,
             imported,
+            set_aside,
         };
         Ok(history)
     }

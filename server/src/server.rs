@@ -289,12 +289,18 @@ fn log_history(history: &History) {
         report.results,
         history.path().display()
     );
-    if report.rejected > 0 {
+    if report.rejected > 0 && report.set_aside {
         tracing::warn!(
             "{} line(s) of {} are not results: skipped, and set aside in {}",
             report.rejected,
             history.path().display(),
             history.rejected_path().display()
+        );
+    } else if report.rejected > 0 {
+        tracing::warn!(
+            "{} line(s) of {} are not results: skipped (they could not be copied aside)",
+            report.rejected,
+            history.path().display()
         );
     }
     if report.torn_tail {

@@ -251,6 +251,9 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 break;
             }
         };
+        // Busy or not as of this message, before the page hears the answer:
+        // a page told its run is queued must not be dropped as idle.
+        entry.set_busy(current.is_some() || sweep.is_some() || saving > 0);
         for reply in replies {
             if socket.send(Message::Text(reply.into())).await.is_err() {
                 return;
