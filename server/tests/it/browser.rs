@@ -559,6 +559,22 @@ async fn run_step(client: &Client) -> TestResult {
             "after the run, Run should be enabled and Cancel disabled: {last}"
         ));
     }
+    // The result is followed by whether the runner's history kept it.
+    let saved_probe = format!(
+        "const note = document.querySelector('{root} .pipebook-saved');
+         if (!note.dataset.saved) return null;
+         return {{ saved: note.dataset.saved, hidden: note.hidden, text: note.textContent }};"
+    );
+    let saved = wait_js(
+        client,
+        &saved_probe,
+        Duration::from_secs(10),
+        "the card's saved note",
+    )
+    .await?;
+    if saved["saved"] != json!("yes") || saved["hidden"] != json!(false) {
+        return Err(format!("the card should say the result was saved: {saved}"));
+    }
     let path = screenshot_element(client, &root, "widget-done").await?;
     println!(
         "{RUN_STEP}: {gibs} GiB/s after {progress} progress messages (live peak {max_live}); {}",

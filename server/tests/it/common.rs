@@ -678,6 +678,20 @@ pub fn open_tempdir() -> tempfile::TempDir {
     dir
 }
 
+/// The `saved` that follows a result in the history (skipping anything
+/// before it, e.g. a lab record's `saved`); panics if it says the save failed.
+pub async fn recv_saved(socket: &mut Socket) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = recv_within(socket, left).await;
+        if message["type"] == "saved" && message["store"] == "history" {
+            assert_eq!(message["ok"], true, "{message}");
+            return message;
+        }
+    }
+}
+
 /// Expects an `error` whose message contains `fragment`.
 /// A run that keeps the runner busy until cancelled: a long time budget, but
 /// one wakeup per 4 KiB page holds it to tens of MiB a second.
