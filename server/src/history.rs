@@ -61,6 +61,15 @@ pub enum HistoryError {
     State(#[from] StateError),
 }
 
+impl HistoryError {
+    /// The state file's error underneath.
+    pub fn state(&self) -> &StateError {
+        match self {
+            HistoryError::State(err) => err,
+        }
+    }
+}
+
 /// What opening the history found, for the start-up log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadReport {
@@ -263,8 +272,10 @@ impl History {
                 Ok(())
             }
             Err(err) => {
-                self.saving
-                    .record(Err(&SaveError::from_error("a result was not saved", &err)));
+                self.saving.record(Err(&SaveError::from_error(
+                    "a result was not saved",
+                    err.state(),
+                )));
                 Err(err)
             }
         }

@@ -203,12 +203,14 @@ pub async fn prepare(
         site.page_count(),
         built.dir.display()
     );
+    // Every state file is checked before any is created or read: a refused
+    // labs.jsonl must not leave a fresh results.jsonl behind.
+    LabStore::new(&config.state_dir).check()?;
     let state_dir = config.state_dir.clone();
     let history =
         Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
     log_history(&history);
     let labs = LabStore::sharing(&config.state_dir, history.saving());
-    labs.check()?;
     let shutdown = Shutdown::new();
     let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;

@@ -360,29 +360,20 @@ pub struct SaveError {
 }
 
 impl SaveError {
-    /// A failed save, typed by the state error under it (or the errno under
-    /// that); `what` opens the sentence, e.g. "the result was not saved".
-    pub fn from_error(what: &str, err: &(dyn std::error::Error + 'static)) -> SaveError {
-        let mut kind = SaveErrorKind::Failed;
-        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
-        while let Some(error) = cause {
-            if let Some(state) = error.downcast_ref::<StateError>() {
-                if state.is_refusal() {
-                    kind = SaveErrorKind::UnsafeFile;
-                    break;
-                }
-            }
-            if let Some(io) = error.downcast_ref::<std::io::Error>() {
-                kind = match io.raw_os_error() {
-                    Some(libc::ENOSPC) => SaveErrorKind::NoSpace,
-                    Some(libc::EDQUOT) => SaveErrorKind::Quota,
-                    Some(libc::EROFS | libc::EACCES | libc::EPERM) => SaveErrorKind::ReadOnly,
-                    _ => SaveErrorKind::Failed,
-                };
-                break;
-            }
-            cause = error.source();
-        }
+    /// A failed save, typed by its state error (a refusal, or the errno of
+    /// an I/O failure); `what` opens the sentence, e.g. "the result was not
+    /// saved".
+    pub fn from_error(what: &str, err: &StateError) -> SaveError {
+        let kind = match err {
+            refused if refused.is_refusal() => SaveErrorKind::UnsafeFile,
+            StateError::Io { source, .. } => match source.raw_os_error() {
+                Some(libc::ENOSPC) => SaveErrorKind::NoSpace,
+                Some(libc::EDQUOT) => SaveErrorKind::Quota,
+                Some(libc::EROFS | libc::EACCES | libc::EPERM) => SaveErrorKind::ReadOnly,
+                _ => SaveErrorKind::Failed,
+            },
+            _ => SaveErrorKind::Failed,
+        };
         SaveError {
             kind,
             message: format!("{what}: {}", crate::error_chain(err)),

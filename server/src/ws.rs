@@ -431,7 +431,7 @@ async fn save(state: &AppState, record: Record) -> Result<(), SaveFailure> {
         Ok(Ok(Ok(()))) => Ok(()),
         Ok(Ok(Err(refused))) => Err(SaveFailure::Refused(refused)),
         Ok(Err(err)) => {
-            let err = SaveError::from_error("the lab record was not saved", &err);
+            let err = SaveError::from_error("the lab record was not saved", err.state());
             tracing::error!("{}", err.message);
             Err(SaveFailure::Failed(err))
         }

@@ -604,12 +604,13 @@ impl Class {
     }
 }
 
-/// A JSON field as plain text.
+/// A JSON field of a report as plain text, its control characters escaped
+/// (the CSV and the page may well be printed on a terminal).
 fn text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => escape_controls(s),
+        other => escape_controls(&other.to_string()),
     }
 }
 

@@ -119,6 +119,13 @@ pub struct LabsState {
 #[error(transparent)]
 pub struct StoreError(#[from] StateError);
 
+impl StoreError {
+    /// The state file's error underneath.
+    pub fn state(&self) -> &StateError {
+        &self.0
+    }
+}
+
 /// The lab records of one state folder.
 #[derive(Debug)]
 pub struct LabStore {
@@ -164,7 +171,7 @@ impl LabStore {
             Ok(()) => self.saving.record(Ok(())),
             Err(err) => self.saving.record(Err(&SaveError::from_error(
                 "a lab record was not saved",
-                err,
+                err.state(),
             ))),
         }
         outcome

@@ -107,7 +107,7 @@ pub(super) fn run(shared: &Arc<Shared>, job: Job) {
         };
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
-            SaveError::from_error("the result was not saved in the history", &err)
+            SaveError::from_error("the result was not saved in the history", err.state())
         });
         job.send(RunEvent::Saved(outcome));
         shared.saved();

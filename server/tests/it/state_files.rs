@@ -75,6 +75,8 @@ async fn planted_links_and_foreign_files_in_a_shared_folder_are_refused() {
         .expect("a linked labs.jsonl is refused");
     assert!(stderr.contains("labs.jsonl is a symbolic link"), "{stderr}");
     std::fs::remove_file(state.join("labs.jsonl")).unwrap();
+    // Refused before anything was made.
+    assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
 
     // A regular file of the attacker's own, with lines for the server to copy.
     crate::common::write_as_nobody(&state.join("results.jsonl"), b"{\"planted\":1}\n");
