@@ -258,7 +258,9 @@ async fn a_read_only_state_folder_serves_its_history_with_saving_off_until_it_ca
     {
         let mut server = Server::start_with_state(state.path());
         let mut socket = server.socket().await;
-        run_and_saved(&mut socket).await;
+        send(&mut socket, tiny_run()).await;
+        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+        assert_eq!(server.results_once(1).await.len(), 1);
         drop(socket);
         assert!(server.terminate(Duration::from_secs(5)).unwrap().success());
     }
