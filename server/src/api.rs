@@ -1,6 +1,7 @@
 //! The JSON API and the WebSocket upgrade of `/api/run`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -11,9 +12,10 @@ use axum::http::header::{
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde_json::{json, Value};
 
+use crate::connections::Activity;
 use crate::html::percent_decode;
 use crate::labs::export;
 use crate::labs::render;
@@ -33,15 +35,22 @@ fn json_bytes(body: Bytes) -> Response {
         .into_response()
 }
 
-/// `GET /api/health`
+/// `GET /api/health`: the server answers, whether a run is going and how many
+/// wait, and whether results are being saved (`saving`; when not,
+/// `saving_error {kind, message}` says why).
 pub async fn health(State(state): State<AppState>) -> Response {
     let (running, queued) = state.scheduler.status();
-    let body = json!({
+    let problem = state.history.saving().problem();
+    let mut body = json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
         "running": running,
         "queued": queued,
+        "saving": problem.is_none(),
     });
+    if let Some(problem) = problem {
+        body["saving_error"] = json!(problem);
+    }
     (
         [(CACHE_CONTROL, HeaderValue::from_static("no-store"))],
         Json(body),
@@ -185,15 +194,21 @@ pub async fn lab_report_html(State(state): State<AppState>, RawQuery(query): Raw
     }
 }
 
+/// How long a new page waits for a stale WebSocket it displaced to close.
+const MAKE_ROOM_WAIT: Duration = Duration::from_secs(2);
+
 /// `GET /api/run?token=TOKEN`: upgrades to the run protocol, but only for our
 /// own pages: the Origin must be this server (a foreign page's script could
 /// otherwise open the socket: browsers do not apply CORS to WebSockets) and the
-/// token must be the one injected into the pages we served. Past the cap on
-/// open WebSockets, the answer is 503 with the reason.
+/// token must be the one injected into the pages we served. At the cap on open
+/// WebSockets, the stalest one (a message stuck half-way, else the one idle the
+/// longest; never one with a run) is asked to close for the newcomer; only when
+/// none can be is the answer 503 with the reason.
 pub async fn run_socket(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
+    activity: Option<Extension<Arc<Activity>>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     match headers.get(ORIGIN).map(|o| o.to_str()) {
@@ -221,27 +236,41 @@ pub async fn run_socket(
         Ok(upgrade) => upgrade,
         Err(rejection) => return rejection.into_response(),
     };
-    // Each open socket holds a file descriptor and a task: cap them, and say so.
-    let Ok(permit) = Arc::clone(&state.websockets).try_acquire_owned() else {
+    // Each open socket holds a file descriptor and a task: cap them, and make
+    // room for a new page by dropping a stale one rather than refusing it.
+    let permit = match Arc::clone(&state.websockets).try_acquire_owned() {
+        Ok(permit) => Some(permit),
+        Err(_) if state.websocket_slots.evict_one(None) => tokio::time::timeout(
+            MAKE_ROOM_WAIT,
+            Arc::clone(&state.websockets).acquire_owned(),
+        )
+        .await
+        .ok()
+        .and_then(Result::ok),
+        Err(_) => None,
+    };
+    let Some(permit) = permit else {
         tracing::warn!(
-            "refused a WebSocket: {} are open already",
+            "refused a WebSocket: {} are open already, each with a run",
             state.connections.max_websockets
         );
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!(
-                "pipebook: too many open WebSockets ({} are open, the limit): \
-                 close other pipebook tabs and reload this page\n",
+                "pipebook: too many open WebSockets ({} are open, the limit, each with a run): \
+                 close other pipebook tabs or wait for their runs, and reload this page\n",
                 state.connections.max_websockets
             ),
         )
             .into_response();
     };
+    let activity = activity.map(|Extension(activity)| activity);
     upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
         .on_upgrade(move |socket| async move {
-            ws::serve(socket, state).await;
+            let entry = state.websocket_slots.register();
+            ws::serve(socket, state, ws::Watch { activity, entry }).await;
             drop(permit);
         })
 }

@@ -32,10 +32,14 @@ pub enum Command {
     Build,
     /// Merge students' exported lab reports into one class table and page.
     ///
-    /// Each file is validated first (JSON, schema version, digest, figures that
-    /// can be, checks that follow from the measurements); a file that fails is
-    /// named with the reason and left out. Exit status: 0 when every file was
-    /// merged, 3 when some were left out, 1 on an error (e.g. OUT not writable).
+    /// Each file is validated first (a regular file of at most 8 MiB: links,
+    /// FIFOs and devices are refused; JSON, schema version, digest, names and
+    /// ids of 1 to 64 characters without control characters, figures that can
+    /// be, checks that follow from the measurements); a file that fails is named
+    /// with the reason and left out. CSV cells a spreadsheet would evaluate
+    /// (starting with = + - @, tab or CR, plain negative numbers excepted) are
+    /// prefixed with '. Exit status: 0 when every file was merged, 3 when some
+    /// were left out, 1 on an error (e.g. OUT not writable).
     Report(ReportArgs),
     /// One end of a run (internal: the server starts itself as writer and reader,
     /// or as an IPC lab run's producer and consumer).
@@ -50,7 +54,7 @@ pub enum Command {
 /// `pipebook report FILES... [--html OUT] [--csv OUT]`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The students' `pipebook-lab-report.json` files.
+    /// The students' `pipebook-lab-report.json` files (regular files, at most 8 MiB each).
     #[arg(required = true, value_name = "FILES")]
     pub files: Vec<PathBuf>,
     /// Write the class page (HTML) here.
@@ -99,6 +103,12 @@ pub struct Options {
     /// Most WebSockets open at once (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "N")]
     pub max_websockets: Option<usize>,
+    /// Seconds one WebSocket message may take to arrive once begun (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub ws_message_timeout: Option<Duration>,
+    /// Seconds a WebSocket with no run may stay silent (hidden: for tests).
+    #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub ws_idle_timeout: Option<Duration>,
 }
 
 /// A positive number of seconds, fractions allowed.
@@ -150,6 +160,10 @@ impl Options {
                         .max_websockets
                         .unwrap_or(defaults.max_websockets)
                         .max(1),
+                    ws_message_timeout: self
+                        .ws_message_timeout
+                        .unwrap_or(defaults.ws_message_timeout),
+                    ws_idle_timeout: self.ws_idle_timeout.unwrap_or(defaults.ws_idle_timeout),
                 }
             },
         }
@@ -189,6 +203,15 @@ mod tests {
         assert!(config.watch);
         assert_eq!(config.book_root.as_deref(), Some(Path::new("/b")));
         assert_eq!(config.state_dir, Path::new("/b/target/pipebook-state"));
+    }
+
+    #[test]
+    fn report_help_states_the_size_cap() {
+        let mut command = Cli::command();
+        let report = command.find_subcommand_mut("report").unwrap();
+        let help = report.render_long_help().to_string();
+        let cap = format!("{} MiB", crate::labs::merge::MAX_REPORT_BYTES >> 20);
+        assert!(help.contains(&cap), "{help}");
     }
 
     #[test]

@@ -13,6 +13,12 @@
 //! A `results.json` of the previous format (one JSON array) is imported once and
 //! renamed to `results.json.imported`.
 //!
+//! Every file here is opened through [`crate::statefile`]: never through a
+//! symbolic link, only regular files of the server's own user, created 0600
+//! (the rejected lines and the archives are copies of the history's own lines,
+//! so no more readable than it). A folder the server cannot write to is still
+//! read and served, with saving off; a save that fails says why.
+//!
 //! Only the newest results are served, so the file need not grow for ever: once
 //! it holds more than [`ROTATE_FACTOR`] times the limit, the save that crossed
 //! the line (still holding the lock) keeps the whole file as
@@ -21,15 +27,16 @@
 //! and other servers notice the new file and read it from its start.
 
 use std::collections::{HashSet, VecDeque};
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::RunResult;
 
+use crate::statefile::{self, io, SaveError, SaveStatus, StateError};
 use pipebench::engine::result::IpcRecord;
 
 /// How many results are served: the newest ones.
@@ -48,25 +55,18 @@ const IMPORTED_NAME: &str = "results.json.imported";
 /// Why the history could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
-    /// A file operation failed.
-    #[error("{action} {path}")]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// On which path.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// A state file could not be used: refused (a link, another user's file)
+    /// or an I/O failure.
+    #[error(transparent)]
+    State(#[from] StateError),
 }
 
-fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> HistoryError {
-    let path = path.to_path_buf();
-    move |source| HistoryError::Io {
-        action,
-        path,
-        source,
+impl HistoryError {
+    /// The state file's error underneath.
+    pub fn state(&self) -> &StateError {
+        match self {
+            HistoryError::State(err) => err,
+        }
     }
 }
 
@@ -81,6 +81,9 @@ pub struct LoadReport {
     pub torn_tail: bool,
     /// Results imported from an old `results.json`.
     pub imported: usize,
+    /// Whether the rejected lines could be copied to `results.rejected.jsonl`
+    /// (not in a folder that cannot be written).
+    pub set_aside: bool,
 }
 
 /// The lines read so far: where reading stopped, and the newest valid lines.
@@ -111,35 +114,75 @@ pub struct History {
     limit: usize,
     cache: Mutex<Cache>,
     report: LoadReport,
+    saving: Arc<SaveStatus>,
 }
 
 impl History {
-    /// Opens (creating) `dir`, imports an old `results.json` once, and reads the
-    /// history. Unreadable lines are set aside (never deleted) and counted; a torn
-    /// last line is reported, not fatal.
+    /// Opens (creating, 0700) `dir`, imports an old `results.json` once, and
+    /// reads the history. Unreadable lines are set aside (never deleted) and
+    /// counted; a torn last line is reported, not fatal. A state folder that is
+    /// a symbolic link or another user's, or state files that are links, not
+    /// regular or not this user's, are refused. A folder the server cannot
+    /// write to is read all the same: saving is then off ([`Self::saving`]
+    /// says why) until a save works.
     pub fn open(dir: &Path, limit: usize) -> Result<History, HistoryError> {
-        std::fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
+        statefile::prepare_dir(dir)?;
+        for name in [FILE_NAME, REJECTED_NAME, OLD_FILE_NAME] {
+            statefile::check_existing(&dir.join(name))?;
+        }
         let mut history = History {
             dir: dir.to_path_buf(),
             limit,
             cache: Mutex::new(Cache::default()),
             report: LoadReport::default(),
+            saving: Arc::new(SaveStatus::default()),
         };
-        let (imported, mut scan) = history.import_old_file()?;
+        // Can results be saved here? Opening the file for appending tells.
+        let writable = match history.open_locked() {
+            Ok(_) => true,
+            Err(HistoryError::State(err)) if !err.is_refusal() => {
+                history
+                    .saving
+                    .record(Err(&SaveError::from_error("results cannot be saved", &err)));
+                false
+            }
+            Err(err) => return Err(err),
+        };
+        let (imported, mut scan) = if writable {
+            history.import_old_file()?
+        } else {
+            if history.dir.join(OLD_FILE_NAME).exists() {
+                tracing::warn!(
+                    "{} is not imported: the state folder cannot be written",
+                    history.dir.join(OLD_FILE_NAME).display()
+                );
+            }
+            (0, Scan::default())
+        };
         let later = {
             let mut cache = history.cache.lock().unwrap_or_else(|e| e.into_inner());
             history.refresh(&mut cache)?
         };
         scan.rejected.extend(later.rejected);
         scan.torn_tail |= later.torn_tail;
-        if !scan.rejected.is_empty() {
-            history.set_aside(&scan.rejected)?;
-        }
+        let set_aside = match history.set_aside(&scan.rejected) {
+            Ok(()) => true,
+            Err(err) => {
+                // Skipped and counted all the same: a copy that cannot be made
+                // (a read-only folder) must not keep the history from being served.
+                tracing::warn!(
+                    "cannot copy unreadable lines aside: {}",
+                    crate::error_chain(&err)
+                );
+                false
+            }
+        };
         history.report = LoadReport {
             results: history.len(),
             rejected: scan.rejected.len(),
             torn_tail: scan.torn_tail,
             imported,
+            set_aside,
         };
         Ok(history)
     }
@@ -147,6 +190,12 @@ impl History {
     /// What opening found.
     pub fn load_report(&self) -> &LoadReport {
         &self.report
+    }
+
+    /// Whether saving works (as the latest save, or opening, found), shared
+    /// with the lab records of the same folder.
+    pub fn saving(&self) -> Arc<SaveStatus> {
+        Arc::clone(&self.saving)
     }
 
     /// Where the history is saved.
@@ -193,12 +242,11 @@ impl History {
     }
 
     /// Appends a result as one line. Blocking: it waits for the file lock and
-    /// for the disk.
+    /// for the disk. The outcome also goes to [`Self::saving`].
     pub fn append(&self, result: &RunResult) -> Result<(), HistoryError> {
         let mut line = serde_json::to_string(result).expect("results serialise");
         line.push('\n');
-        let scan = self.append_lines(line.as_bytes())?;
-        self.set_aside(&scan.rejected)
+        self.save_line(line.as_bytes())
     }
 
     /// Appends an IPC lab result (tagged `"kind":"ipc"`) as one line. Blocking,
@@ -206,21 +254,60 @@ impl History {
     pub fn append_ipc(&self, record: &IpcRecord) -> Result<(), HistoryError> {
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
-        let scan = self.append_lines(line.as_bytes())?;
-        self.set_aside(&scan.rejected)
+        self.save_line(line.as_bytes())
+    }
+
+    /// Appends one line, records whether that worked, and copies aside what
+    /// reading found that is no result (best effort: the line is saved).
+    fn save_line(&self, line: &[u8]) -> Result<(), HistoryError> {
+        match self.append_lines(line) {
+            Ok(scan) => {
+                self.saving.record(Ok(()));
+                if let Err(err) = self.set_aside(&scan.rejected) {
+                    tracing::warn!(
+                        "cannot copy unreadable lines aside: {}",
+                        crate::error_chain(&err)
+                    );
+                }
+                Ok(())
+            }
+            Err(err) => {
+                self.saving.record(Err(&SaveError::from_error(
+                    "a result was not saved",
+                    err.state(),
+                )));
+                Err(err)
+            }
+        }
     }
 
     /// Appends complete lines under the lock, after closing a torn last line;
     /// rotates the file if that made it too long. Returns what reading the new
     /// lines found (lines that are not results are for the caller to set aside,
-    /// once the lock is released).
+    /// once the lock is released). Once the lines are on disk the save has
+    /// worked: a failure to read them back or to rotate is only logged.
     fn append_lines(&self, lines: &[u8]) -> Result<Scan, HistoryError> {
         let file = self.open_locked()?;
         crate::jsonl::append_locked(&file, &self.dir, FILE_NAME, lines)?;
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let scan = self.refresh(&mut cache)?;
+        let scan = match self.refresh(&mut cache) {
+            Ok(scan) => scan,
+            Err(err) => {
+                tracing::warn!(
+                    "saved, but cannot read the history back: {}",
+                    crate::error_chain(&err)
+                );
+                return Ok(Scan::default());
+            }
+        };
         if cache.on_disk > ROTATE_FACTOR * self.limit && !cache.lines.is_empty() {
-            self.rotate(&mut cache)?;
+            if let Err(err) = self.rotate(&mut cache) {
+                let _ = std::fs::remove_file(self.dir.join(ROTATING_NAME));
+                tracing::warn!(
+                    "saved, but cannot rotate the history: {}",
+                    crate::error_chain(&err)
+                );
+            }
         }
         // The lock goes with `file`, after any rotation.
         drop(file);
@@ -239,10 +326,18 @@ impl History {
             text.push_str(line);
             text.push('\n');
         }
-        let mut file = File::create(&fresh).map_err(io_error("cannot create", &fresh))?;
+        // A file left by a rotation that died is ours to replace (the lock is
+        // held); the new one is created afresh, 0600, never through a link.
+        match std::fs::remove_file(&fresh) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(io("cannot remove", &fresh)(err).into())
+            }
+            _ => {}
+        }
+        let mut file = statefile::create_new(&fresh)?;
         file.write_all(text.as_bytes())
-            .map_err(io_error("cannot write", &fresh))?;
-        file.sync_all().map_err(io_error("cannot sync", &fresh))?;
+            .map_err(io("cannot write", &fresh))?;
+        file.sync_all().map_err(io("cannot sync", &fresh))?;
         let stamp = now_ms();
         let mut archive = self.dir.join(format!("results-{stamp}.jsonl"));
         let mut n = 0;
@@ -254,12 +349,12 @@ impl History {
                     n += 1;
                     archive = self.dir.join(format!("results-{stamp}-{n}.jsonl"));
                 }
-                Err(err) => return Err(io_error("cannot archive", &path)(err)),
+                Err(err) => return Err(io("cannot archive", &path)(err).into()),
             }
         }
-        std::fs::rename(&fresh, &path).map_err(io_error("cannot replace", &path))?;
+        std::fs::rename(&fresh, &path).map_err(io("cannot replace", &path))?;
         sync_dir(&self.dir)?;
-        let meta = file.metadata().map_err(io_error("cannot read", &path))?;
+        let meta = file.metadata().map_err(io("cannot read", &path))?;
         cache.identity = Some((meta.dev(), meta.ino()));
         cache.offset = text.len() as u64;
         cache.on_disk = cache.lines.len();
@@ -280,15 +375,11 @@ impl History {
     /// Reads the lines appended since the last read.
     fn refresh(&self, cache: &mut Cache) -> Result<Scan, HistoryError> {
         let path = self.path();
-        let mut file = match File::open(&path) {
-            Ok(file) => file,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                *cache = Cache::default();
-                return Ok(Scan::default());
-            }
-            Err(err) => return Err(io_error("cannot read", &path)(err)),
+        let Some(mut file) = statefile::open_read(&path)? else {
+            *cache = Cache::default();
+            return Ok(Scan::default());
         };
-        let meta = file.metadata().map_err(io_error("cannot read", &path))?;
+        let meta = file.metadata().map_err(io("cannot read", &path))?;
         let identity = Some((meta.dev(), meta.ino()));
         if cache.identity != identity || meta.len() < cache.offset {
             // Replaced or truncated by hand: read it again from the start.
@@ -298,10 +389,8 @@ impl History {
             };
         }
         file.seek(SeekFrom::Start(cache.offset))
-            .map_err(io_error("cannot read", &path))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(io_error("cannot read", &path))?;
+            .map_err(io("cannot read", &path))?;
+        let bytes = statefile::read_capped(&file, &path)?;
         // Only whole lines: a line without its newline is still being written or torn.
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let mut scan = Scan {
@@ -335,11 +424,7 @@ impl History {
         }
         let _lock = self.open_locked()?;
         let path = self.rejected_path();
-        let known = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(err) => return Err(io_error("cannot read", &path)(err)),
-        };
+        let known = statefile::read_all(&path)?;
         let mut seen: HashSet<&[u8]> = known.split(|&b| b == b'\n').collect();
         let mut new = Vec::new();
         for line in lines {
@@ -351,14 +436,13 @@ impl History {
         if new.is_empty() {
             return Ok(());
         }
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(io_error("cannot open", &path))?;
+        // 0600 like everything here, and never through a link: these are
+        // the history's own lines, no more readable than the history.
+        let mut file = statefile::open_append(&path)?;
         file.write_all(&new)
-            .map_err(io_error("cannot append to", &path))?;
-        file.sync_all().map_err(io_error("cannot sync", &path))
+            .map_err(io("cannot append to", &path))?;
+        file.sync_all().map_err(io("cannot sync", &path))?;
+        Ok(())
     }
 
     /// Imports a `results.json` of the previous format once; returns how many
@@ -371,13 +455,10 @@ impl History {
         }
         // Under the lock, so two servers starting together import it once.
         let lock = self.open_locked()?;
-        let bytes = match std::fs::read(&old) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok((0, Scan::default()))
-            }
-            Err(err) => return Err(io_error("cannot read", &old)(err)),
+        let Some(file) = statefile::open_read(&old)? else {
+            return Ok((0, Scan::default()));
         };
+        let bytes = statefile::read_capped(&file, &old)?;
         // Entry by entry: one bad entry must not hide the others.
         let entries = match serde_json::from_slice::<Vec<serde_json::Value>>(&bytes) {
             Ok(entries) => entries,
@@ -385,7 +466,7 @@ impl History {
                 let aside = self
                     .dir
                     .join(format!("{OLD_FILE_NAME}.unreadable-{}", now_ms()));
-                std::fs::rename(&old, &aside).map_err(io_error("cannot move aside", &old))?;
+                std::fs::rename(&old, &aside).map_err(io("cannot move aside", &old))?;
                 tracing::warn!(
                     "{} is not a results list ({err}); moved it to {}",
                     old.display(),
@@ -413,7 +494,7 @@ impl History {
         };
         let _lock = self.open_locked()?;
         let renamed = self.dir.join(IMPORTED_NAME);
-        std::fs::rename(&old, &renamed).map_err(io_error("cannot rename", &old))?;
+        std::fs::rename(&old, &renamed).map_err(io("cannot rename", &old))?;
         sync_dir(&self.dir)?;
         tracing::info!(
             "imported {imported} results from {} (kept as {})",
@@ -435,16 +516,6 @@ fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
     crate::jsonl::sync_dir(dir).map_err(HistoryError::from)
 }
 
-impl From<crate::jsonl::FileFailure> for HistoryError {
-    fn from((action, path, source): crate::jsonl::FileFailure) -> Self {
-        HistoryError::Io {
-            action,
-            path,
-            source,
-        }
-    }
-}
-
 fn now_ms() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -455,6 +526,7 @@ fn now_ms() -> u128 {
 mod tests {
     use super::*;
     use pipebench::engine::result::{EndSummary, RunOptions};
+    use std::fs::OpenOptions;
 
     fn result(step: &str, bytes: u64) -> RunResult {
         let plan = pipebench::steps::plan::RunPlan::for_step_id(

@@ -2,55 +2,47 @@
 //! `flock` per write, `O_APPEND`, one `write_all`, fsync (and the directory's
 //! fsync when the file is new). A save that died mid-line leaves a torn last
 //! line; the next append ends it with a newline first, and readers skip a last
-//! line without its newline. The results history and the lab records use it.
+//! line without its newline. A save that fails (a full disk) is cut back to
+//! where it started, so it leaves no torn line behind. The results history and
+//! the lab records use it; every file is opened through [`crate::statefile`]
+//! (no symbolic links, regular files of the server's own user only, 0600).
 //!
 //! A file may be replaced while someone waits for its lock (the history rotates
 //! its file by renaming a shorter one over it): [`open_locked`] checks, once it
 //! holds the lock, that the path still names the file it locked, and otherwise
 //! starts again on the new one, so no line goes to a file nobody reads.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rustix::fs::{flock, FlockOperation};
 
-/// A failed file operation: what was being done, on which path.
-pub(crate) type FileFailure = (&'static str, PathBuf, std::io::Error);
-
-fn fail(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> FileFailure {
-    let path = path.to_path_buf();
-    move |err| (action, path, err)
-}
+use crate::statefile::{self, io, StateError};
 
 /// `path` opened for appending (and reading its last byte), under an exclusive
 /// lock released when the file is closed; always the file `path` names once the
 /// lock is held, even if it was replaced meanwhile.
-pub(crate) fn open_locked(path: &Path) -> Result<File, FileFailure> {
+pub(crate) fn open_locked(path: &Path) -> Result<File, StateError> {
     loop {
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(fail("cannot open", path))?;
+        let file = statefile::open_append(path)?;
         flock(&file, FlockOperation::LockExclusive)
-            .map_err(|errno| fail("cannot lock", path)(errno.into()))?;
-        let locked = file.metadata().map_err(fail("cannot inspect", path))?;
-        match std::fs::metadata(path) {
+            .map_err(|errno| io("cannot lock", path)(errno.into()))?;
+        let locked = file.metadata().map_err(io("cannot inspect", path))?;
+        match std::fs::symlink_metadata(path) {
             Ok(now) if (now.dev(), now.ino()) == (locked.dev(), locked.ino()) => return Ok(file),
             // Replaced (or removed) while we waited: lock what the path names now.
             Ok(_) => continue,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(err) => return Err(fail("cannot inspect", path)(err)),
+            Err(err) => return Err(io("cannot inspect", path)(err)),
         }
     }
 }
 
 /// Appends complete lines to `dir/name` under the lock, after ending a torn
 /// last line, and makes them durable.
-pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), FileFailure> {
+pub(crate) fn append(dir: &Path, name: &str, lines: &[u8]) -> Result<(), StateError> {
     let file = open_locked(&dir.join(name))?;
     append_locked(&file, dir, name, lines)
 }
@@ -62,16 +54,13 @@ pub(crate) fn append_locked(
     dir: &Path,
     name: &str,
     lines: &[u8],
-) -> Result<(), FileFailure> {
+) -> Result<(), StateError> {
     let path = dir.join(name);
-    let len = file
-        .metadata()
-        .map_err(fail("cannot inspect", &path))?
-        .len();
+    let len = file.metadata().map_err(io("cannot inspect", &path))?.len();
     let mut last = [b'\n'];
     if len > 0 {
         file.read_exact_at(&mut last, len - 1)
-            .map_err(fail("cannot read", &path))?;
+            .map_err(io("cannot read", &path))?;
     }
     let mut bytes = Vec::with_capacity(lines.len() + 1);
     if last[0] != b'\n' {
@@ -80,10 +69,21 @@ pub(crate) fn append_locked(
     }
     bytes.extend_from_slice(lines);
     let mut writer = file;
-    writer
+    let written = writer
         .write_all(&bytes)
-        .map_err(fail("cannot append to", &path))?;
-    file.sync_all().map_err(fail("cannot sync", &path))?;
+        .map_err(io("cannot append to", &path))
+        .and_then(|()| file.sync_all().map_err(io("cannot sync", &path)));
+    if let Err(err) = written {
+        // A full disk may take part of the line: cut it back (we hold the
+        // lock), so the file does not end in a torn line of this failed save.
+        if let Err(cut) = file.set_len(len) {
+            tracing::warn!(
+                "cannot cut {} back after a failed save: {cut}",
+                path.display()
+            );
+        }
+        return Err(err);
+    }
     if len == 0 {
         // A new file lives in the directory: sync it, or a power cut may lose it.
         sync_dir(dir)?;
@@ -92,10 +92,10 @@ pub(crate) fn append_locked(
 }
 
 /// Syncs a directory's entries.
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), FileFailure> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StateError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(fail("cannot sync", dir))
+        .map_err(io("cannot sync", dir))
 }
 
 /// The complete lines of `bytes` (a file's content) and whether a torn line

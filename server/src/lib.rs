@@ -15,6 +15,7 @@ pub(crate) mod api;
 pub mod app;
 pub mod book;
 pub mod cli;
+pub(crate) mod connections;
 pub(crate) mod history;
 pub(crate) mod html;
 pub(crate) mod ipc_page;
@@ -29,6 +30,7 @@ pub mod server;
 pub mod shutdown;
 pub(crate) mod site;
 pub mod state;
+pub(crate) mod statefile;
 pub mod watch;
 pub(crate) mod ws;
 

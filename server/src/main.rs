@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use pipebook::cli::{Cli, Command, ReportArgs};
-use pipebook::labs::merge::Class;
+use pipebook::labs::merge::{write_output, Class};
 use pipebook::server;
 use tracing_subscriber::EnvFilter;
 
@@ -51,19 +51,17 @@ const SOME_SKIPPED: u8 = 3;
 /// `pipebook report`: merges, writes, and says which files were left out and why.
 fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let class = Class::load(&args.files);
-    for (file, err) in &class.skipped {
-        eprintln!(
-            "pipebook report: skipped {}: {}",
-            file.display(),
-            pipebook::error_chain(err)
-        );
+    // Escaped: a report's content and a file's name can both hold escape sequences.
+    for line in class.skipped_lines() {
+        eprintln!("pipebook report: {line}");
     }
+    // Written beside and renamed over: a link planted at OUT is not followed.
     if let Some(out) = &args.html {
-        std::fs::write(out, class.html())
+        write_output(out, &class.html())
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if let Some(out) = &args.csv {
-        std::fs::write(out, class.csv())
+        write_output(out, &class.csv())
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if args.html.is_none() && args.csv.is_none() {

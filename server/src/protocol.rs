@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::ipc_page::IpcRunParams;
 use crate::labs::LabTag;
+use crate::statefile::SaveError;
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -83,14 +84,56 @@ pub enum ClientMessage {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Reply {
-    /// A prediction or a fresh start of a lab was saved.
+    /// Whether something was saved, and why not: a lab record (a prediction,
+    /// a fresh start, or a lab-tagged result, then right after that result or
+    /// point) or a result in the history (after every `result` and `point`,
+    /// once the disk has it or could not take it). For a run it carries
+    /// `"run"`; a sweep's `done` comes after its last run's.
     Saved {
-        /// Lab id.
-        lab: String,
+        /// Which file: the results history or the lab records.
+        store: SaveStore,
+        /// The lab, for a lab record.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lab: Option<String>,
+        /// Whether it is on disk.
+        ok: bool,
+        /// Why not: `kind` (`not_kept`, `no_space`, `quota`, `read_only`,
+        /// `unsafe_file`, `failed`) and a sentence.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<SaveError>,
     },
 }
 
+/// The file a `saved` message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SaveStore {
+    /// `results.jsonl`.
+    History,
+    /// `labs.jsonl`.
+    Labs,
+}
+
 impl Reply {
+    /// The `saved` message of a save's outcome in `store` (for `lab`).
+    pub fn saved(store: SaveStore, lab: Option<String>, outcome: Result<(), SaveError>) -> Self {
+        Reply::Saved {
+            store,
+            lab,
+            ok: outcome.is_ok(),
+            error: outcome.err(),
+        }
+    }
+
+    /// The JSON text of a reply that belongs to run `run`, tagged `"run": N`
+    /// first as the run's own events are.
+    pub fn to_json_for_run(&self, run: u64) -> String {
+        let json = self.to_json();
+        // A reply is an object with at least its `type`: `{"type":...}`.
+        debug_assert!(json.starts_with("{\""));
+        format!("{{\"run\":{run},{}", &json[1..])
+    }
+
     /// The JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("replies serialise")

@@ -21,13 +21,14 @@ use tokio::sync::Semaphore;
 
 use crate::app::router;
 use crate::book::{self, BookError, BuiltBook};
+use crate::connections::{Activity, Registry, Watched};
 use crate::history::{self, History, HistoryError};
-use crate::labs::store::LabStore;
+use crate::labs::store::{LabStore, StoreError};
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
-use crate::state::{AppState, ConnectionLimits};
+use crate::state::{raise_fd_limit, AppState, ConnectionLimits};
 
 /// How many runs may wait behind the running one.
 pub const MAX_WAITING: usize = 8;
@@ -97,6 +98,9 @@ pub enum ServeError {
     /// The results history could not be opened.
     #[error("cannot open the results history")]
     History(#[from] HistoryError),
+    /// The lab records cannot be used.
+    #[error("cannot use the lab records")]
+    Labs(#[from] StoreError),
     /// This executable's path is unknown, so runs cannot start it as an end.
     #[error("cannot find this program's own path to start runs with: {0}")]
     OwnExe(std::io::Error),
@@ -208,10 +212,14 @@ pub async fn prepare(
         site.page_count(),
         built.dir.display()
     );
+    // Every state file is checked before any is created or read: a refused
+    // labs.jsonl must not leave a fresh results.jsonl behind.
+    LabStore::new(&config.state_dir).check()?;
     let state_dir = config.state_dir.clone();
     let history =
         Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
     log_history(&history);
+    let labs = LabStore::sharing(&config.state_dir, history.saving());
     let shutdown = Shutdown::new();
     let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
@@ -242,9 +250,10 @@ pub async fn prepare(
         ipc_json: Bytes::from(crate::ipc_page::published_json()),
         system_json: Bytes::from(system_json),
         history,
-        labs: Arc::new(LabStore::new(&config.state_dir)),
+        labs: Arc::new(labs),
         shutdown,
         websockets: Arc::new(Semaphore::new(connections.max_websockets)),
+        websocket_slots: Arc::new(Registry::default()),
         connections,
     };
     release_build_memory();
@@ -258,6 +267,8 @@ pub async fn prepare(
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     // Bind first: a busy port should fail at once, not after building the book.
     let listeners = bind_all(&config).await?;
+    // Before the caps are fitted to it: as many descriptors as this user may have.
+    raise_fd_limit();
     let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
     let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
     let prepared = prepare(&config, addr.port(), program).await?;
@@ -294,18 +305,31 @@ fn log_history(history: &History) {
         report.results,
         history.path().display()
     );
-    if report.rejected > 0 {
+    if report.rejected > 0 && report.set_aside {
         tracing::warn!(
             "{} line(s) of {} are not results: skipped, and set aside in {}",
             report.rejected,
             history.path().display(),
             history.rejected_path().display()
         );
+    } else if report.rejected > 0 {
+        tracing::warn!(
+            "{} line(s) of {} are not results: skipped (they could not be copied aside)",
+            report.rejected,
+            history.path().display()
+        );
     }
     if report.torn_tail {
         tracing::warn!(
             "the last line of {} is incomplete (a save was interrupted): skipped",
             history.path().display()
+        );
+    }
+    if let Some(problem) = history.saving().problem() {
+        tracing::warn!(
+            "serving the history read from {}, but saving is off until a save works: {}",
+            history.path().display(),
+            problem.message
         );
     }
 }
@@ -317,6 +341,7 @@ fn log_history(history: &History) {
 pub async fn run(listeners: Vec<TcpListener>, state: AppState, shutdown: impl Future<Output = ()>) {
     let limits = Arc::clone(&state.connections);
     let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = Arc::new(Registry::default());
     let mut http = http1::Builder::new();
     // hyper starts this timer whenever a connection waits for a request head:
     // it bounds a slow header and an idle kept-alive connection alike.
@@ -329,10 +354,14 @@ pub async fn run(listeners: Vec<TcpListener>, state: AppState, shutdown: impl Fu
         .map(|listener| {
             tokio::spawn(accept_loop(
                 listener,
-                Arc::clone(&connections),
-                http.clone(),
-                service.clone(),
-                state.shutdown.clone(),
+                Accepting {
+                    connections: Arc::clone(&connections),
+                    slots: Arc::clone(&slots),
+                    slow_after: limits.header_timeout,
+                    http: http.clone(),
+                    service: service.clone(),
+                    shutdown: state.shutdown.clone(),
+                },
             ))
         })
         .collect();
@@ -370,25 +399,34 @@ fn count(permits: usize) -> u32 {
 /// The service every connection runs: the routes, as hyper wants them.
 type Service = TowerToHyperService<axum::Router>;
 
-/// Accepts connections while a slot is free; when all are taken it waits for
-/// one instead of accepting (further clients wait in the kernel's backlog, and
-/// no descriptor is spent on them).
-async fn accept_loop(
-    listener: TcpListener,
+/// What an accept loop shares with the others and hands each connection.
+struct Accepting {
+    /// One permit per open HTTP connection.
     connections: Arc<Semaphore>,
+    /// The open HTTP connections, to pick one to drop.
+    slots: Arc<Registry>,
+    /// A request answered for longer than this is a slow client's.
+    slow_after: Duration,
     http: http1::Builder,
     service: Service,
     shutdown: Shutdown,
-) {
+}
+
+/// Accepts connections. When every slot is taken, the connection idle the
+/// longest (or, none idle, the slowest) is asked to close and the new one
+/// waits for its slot: idle clients cannot lock a new page out. Whatever waits
+/// beyond that waits in the kernel's backlog, spending no descriptor.
+async fn accept_loop(listener: TcpListener, accepting: Accepting) {
+    let Accepting {
+        connections,
+        slots,
+        slow_after,
+        http,
+        service,
+        shutdown,
+    } = accepting;
     let mut failing = false;
     loop {
-        let permit = tokio::select! {
-            permit = Arc::clone(&connections).acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => return,
-            },
-            () = shutdown.wait() => return,
-        };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = shutdown.wait() => return,
@@ -399,8 +437,28 @@ async fn accept_loop(
                     tracing::info!("accepting connections again");
                     failing = false;
                 }
-                let connection =
-                    serve_connection(stream, http.clone(), service.clone(), shutdown.clone());
+                let permit = match Arc::clone(&connections).try_acquire_owned() {
+                    Ok(permit) => permit,
+                    Err(_) => {
+                        if !slots.evict_one(Some(slow_after)) {
+                            tracing::debug!("every connection is busy: the new one waits");
+                        }
+                        tokio::select! {
+                            permit = Arc::clone(&connections).acquire_owned() => match permit {
+                                Ok(permit) => permit,
+                                Err(_) => return,
+                            },
+                            () = shutdown.wait() => return,
+                        }
+                    }
+                };
+                let connection = serve_connection(
+                    stream,
+                    http.clone(),
+                    service.clone(),
+                    shutdown.clone(),
+                    &slots,
+                );
                 tokio::spawn(async move {
                     connection.await;
                     drop(permit);
@@ -418,28 +476,36 @@ async fn accept_loop(
                     tracing::warn!("accept error: {err}; retrying every {ACCEPT_BACKOFF:?}");
                     failing = true;
                 }
-                drop(permit);
                 tokio::time::sleep(ACCEPT_BACKOFF).await;
             }
         }
     }
 }
 
-/// One HTTP connection (and its WebSocket upgrade) until it ends or the server
-/// stops. Then a request being answered is finished; a connection that is only
-/// waiting for a request (silent, or half-sent) is dropped at once: hyper would
-/// otherwise wait for its header timeout.
-async fn serve_connection(
+/// One HTTP connection (and its WebSocket upgrade) until it ends, the registry
+/// asks it to make room, or the server stops. Then a request being answered is
+/// finished; a connection that is only waiting for a request (silent, or
+/// half-sent) is dropped at once: hyper would otherwise wait for its header
+/// timeout. Its bytes are counted ([`Activity`], handed to the routes as a
+/// request extension) so a WebSocket it becomes can see a message in progress.
+fn serve_connection(
     stream: TcpStream,
     http: http1::Builder,
     service: Service,
     shutdown: Shutdown,
-) {
+    slots: &Arc<Registry>,
+) -> impl Future<Output = ()> {
+    let entry = Arc::new(slots.register());
+    let activity = Arc::new(Activity::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&in_flight);
-    let counted = service_fn(move |request| {
+    let busy = Arc::clone(&entry);
+    let seen = Arc::clone(&activity);
+    let counted = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         counter.fetch_add(1, Ordering::SeqCst);
-        let done = InFlight(Arc::clone(&counter));
+        busy.begin_busy();
+        let done = InFlight(Arc::clone(&counter), Arc::clone(&busy));
+        request.extensions_mut().insert(Arc::clone(&seen));
         let response = hyper::service::Service::call(&service, request);
         async move {
             let response = response.await;
@@ -447,36 +513,42 @@ async fn serve_connection(
             response
         }
     });
-    let connection = http
-        .serve_connection(TokioIo::new(stream), counted)
-        .with_upgrades();
-    tokio::pin!(connection);
-    tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(err) = result {
-                // Timeouts and clients that hang up: routine, not worth a warning.
-                tracing::debug!("connection ended: {err}");
+    async move {
+        let connection = http
+            .serve_connection(TokioIo::new(Watched::new(stream, activity)), counted)
+            .with_upgrades();
+        tokio::pin!(connection);
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(err) = result {
+                    // Timeouts and clients that hang up: routine, not worth a warning.
+                    tracing::debug!("connection ended: {err}");
+                }
             }
-        }
-        () = shutdown.wait() => {
-            connection.as_mut().graceful_shutdown();
-            let grace = if in_flight.load(Ordering::SeqCst) > 0 {
-                DRAIN_TIMEOUT
-            } else {
-                // Only the end of a response already handed over may still be going out.
-                IDLE_GRACE
-            };
-            let _ = tokio::time::timeout(grace, connection).await;
+            () = entry.slot().evicted() => {
+                tracing::debug!("closed a stale connection to make room for a new one");
+            }
+            () = shutdown.wait() => {
+                connection.as_mut().graceful_shutdown();
+                let grace = if in_flight.load(Ordering::SeqCst) > 0 {
+                    DRAIN_TIMEOUT
+                } else {
+                    // Only the end of a response already handed over may still be going out.
+                    IDLE_GRACE
+                };
+                let _ = tokio::time::timeout(grace, connection).await;
+            }
         }
     }
 }
 
 /// Counts a request as answered when dropped, even if its future is cancelled.
-struct InFlight(Arc<AtomicUsize>);
+struct InFlight(Arc<AtomicUsize>, Arc<crate::connections::Entry>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+        self.1.end_busy();
     }
 }
 

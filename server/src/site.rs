@@ -64,10 +64,33 @@ pub struct Site {
 #[derive(Debug)]
 struct Loaded {
     root: PathBuf,
+    /// `root` with every link resolved: a file served must be right below it.
+    real_root: PathBuf,
     pages: HashMap<String, Page>,
     /// The folder the files are served from, when it must live as long as they are
     /// served (the book carried in the binary, unpacked at start-up).
     _holds: Option<Arc<pipebench::process::rundir::RunDir>>,
+}
+
+/// Whether `path` (below the book's folder `real_root`, as `rel`) is a regular
+/// file of this server's user reached through no symbolic link. The build
+/// folder is the server's own output (mdBook writes it, `assets` copies into
+/// it): a link or another user's file there was put there by someone else,
+/// and serving it on loopback would hand them whatever it points at.
+fn is_own_file(real_root: &Path, rel: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let expected = real_root.join(rel);
+    match (
+        expected.canonicalize(),
+        std::fs::symlink_metadata(&expected),
+    ) {
+        (Ok(real), Ok(meta)) => {
+            real == expected
+                && meta.file_type().is_file()
+                && meta.uid() == rustix::process::geteuid().as_raw()
+        }
+        _ => false,
+    }
 }
 
 impl Site {
@@ -83,6 +106,10 @@ impl Site {
         token: &Token,
         folder: Option<Arc<pipebench::process::rundir::RunDir>>,
     ) -> Result<Site, SiteError> {
+        let real_root = root.canonicalize().map_err(|source| SiteError::Read {
+            path: root.to_path_buf(),
+            source,
+        })?;
         let mut pages = HashMap::new();
         let mut dirs = vec![root.to_path_buf()];
         while let Some(dir) = dirs.pop() {
@@ -91,10 +118,21 @@ impl Site {
                 source,
             };
             for entry in std::fs::read_dir(&dir).map_err(read_error)? {
-                let path = entry.map_err(read_error)?.path();
-                if path.is_dir() {
+                let entry = entry.map_err(read_error)?;
+                let path = entry.path();
+                // Not through links: the walk stays inside the book.
+                let kind = entry.file_type().map_err(read_error)?;
+                if kind.is_dir() {
                     dirs.push(path);
                 } else if path.extension().is_some_and(|e| e == "html") {
+                    let rel = path.strip_prefix(root).unwrap_or(&path);
+                    if !is_own_file(&real_root, &rel.to_string_lossy()) {
+                        tracing::warn!(
+                            "{} is not a regular file of this user in the built book: not served",
+                            path.display()
+                        );
+                        continue;
+                    }
                     let html =
                         std::fs::read_to_string(&path).map_err(|source| SiteError::Read {
                             path: path.clone(),
@@ -126,6 +164,7 @@ impl Site {
         Ok(Site {
             current: RwLock::new(Arc::new(Loaded {
                 root: root.to_path_buf(),
+                real_root,
                 pages,
                 _holds: folder,
             })),
@@ -169,7 +208,7 @@ impl Site {
             return Resolved::Page(page.clone());
         }
         let path = loaded.root.join(&key);
-        if path.is_file() {
+        if path.is_file() && is_own_file(&loaded.real_root, &key) {
             Resolved::File(path)
         } else if !decoded.ends_with('/') && loaded.root.join(&rel).is_dir() {
             // Built from the checked path, never echoed: `//evil.example` must not
@@ -405,6 +444,44 @@ mod tests {
         ] {
             assert!(matches!(site.resolve(bad), Resolved::NotFound), "{bad}");
         }
+    }
+
+    #[test]
+    fn links_and_other_users_files_in_the_book_are_not_served() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "hunter2").unwrap();
+        std::fs::write(
+            outside.path().join("page.html"),
+            "<html><head></head>hunter2</html>",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path();
+        std::fs::write(book.join("index.html"), "<html><head></head></html>").unwrap();
+        std::fs::write(book.join("own.css"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), book.join("secret.css")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), book.join("linked")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("page.html"), book.join("page.html"))
+            .unwrap();
+        std::fs::write(book.join("theirs.css"), "x").unwrap();
+        // The suite runs as root, which may give a file away.
+        let nobody = rustix::process::Uid::from_raw(65534);
+        rustix::fs::chown(book.join("theirs.css"), Some(nobody), None).unwrap();
+        let site = Site::load(book, &Token::generate()).unwrap();
+        assert_eq!(site.page_count(), 1, "a linked page is not loaded");
+        assert!(matches!(site.resolve("/own.css"), Resolved::File(_)));
+        for planted in [
+            "/secret.css",
+            "/linked/secret",
+            "/linked/page.html",
+            "/page.html",
+        ] {
+            assert!(
+                matches!(site.resolve(planted), Resolved::NotFound),
+                "{planted}"
+            );
+        }
+        assert!(matches!(site.resolve("/theirs.css"), Resolved::NotFound));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use axum::body::Bytes;
 use pipebench::steps::plan::Limits;
 use tokio::sync::Semaphore;
 
+use crate::connections::Registry;
 use crate::history::History;
 use crate::labs::store::LabStore;
 use crate::scheduler::Scheduler;
@@ -40,8 +41,11 @@ pub struct AppState {
     pub labs: Arc<LabStore>,
     /// The server's stop switch; WebSocket connections close when it turns on.
     pub shutdown: Shutdown,
-    /// One permit per open WebSocket: past the cap, upgrades get a 503.
+    /// One permit per open WebSocket: past the cap, the stalest socket is
+    /// asked to close, and only when none can be, upgrades get a 503.
     pub websockets: Arc<Semaphore>,
+    /// The open WebSockets: which is busy, stuck or idle, to pick one to drop.
+    pub websocket_slots: Arc<Registry>,
     /// Timeouts and caps on connections (as fitted to the open-file limit).
     pub connections: Arc<ConnectionLimits>,
 }
@@ -60,8 +64,14 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     /// Most HTTP connections open at once; more clients wait to be accepted.
     pub max_connections: usize,
-    /// Most WebSockets open at once; further upgrades get 503.
+    /// Most WebSockets open at once; past it a stale one is dropped for the
+    /// newcomer, or (none stale) the upgrade gets 503.
     pub max_websockets: usize,
+    /// How long one WebSocket message may take to arrive once it has begun.
+    pub ws_message_timeout: Duration,
+    /// How long a WebSocket with no run queued, running or being saved may
+    /// stay silent.
+    pub ws_idle_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -70,6 +80,41 @@ impl Default for ConnectionLimits {
             header_timeout: Duration::from_secs(10),
             max_connections: 512,
             max_websockets: 128,
+            ws_message_timeout: Duration::from_secs(10),
+            ws_idle_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Raises this process's soft open-file limit to its hard limit (as far as
+/// the kernel's `nr_open` allows), so the connection caps fitted to it are as
+/// generous as the machine lets this user be. Returns the soft limit in force.
+pub fn raise_fd_limit() -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let ceiling = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .unwrap_or(1 << 20);
+    let target = limit.maximum.unwrap_or(u64::MAX).min(ceiling);
+    let current = limit.current.unwrap_or(u64::MAX);
+    if current >= target {
+        return current;
+    }
+    match setrlimit(
+        Resource::Nofile,
+        Rlimit {
+            current: Some(target),
+            maximum: limit.maximum,
+        },
+    ) {
+        Ok(()) => {
+            tracing::debug!("open-file limit raised from {current} to {target}");
+            target
+        }
+        Err(err) => {
+            tracing::warn!("cannot raise the open-file limit from {current} to {target}: {err}");
+            current
         }
     }
 }

@@ -1,20 +1,23 @@
 //! One WebSocket connection of `/api/run`: reads the page's messages, submits
 //! runs, and forwards each run's messages back.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use pipebench::engine::event::{Event, Failure, Finished, ForRun};
 use pipebench::engine::job::{InspectJob, Job};
 use pipebench::engine::sweep::SweepJob;
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
+use crate::connections::{Activity, Entry};
 use crate::labs::store::{now_ms, LabResult, Record};
 use crate::labs::{self, LabTag};
 use crate::page_defaults;
-use crate::protocol::{self, ClientMessage, Reply};
-use crate::scheduler::Ticket;
-use crate::state::AppState;
+use crate::protocol::{self, ClientMessage, Reply, SaveStore};
+use crate::scheduler::{Ticket, Update};
+use crate::state::{AppState, ConnectionLimits};
+use crate::statefile::{SaveError, SaveErrorKind};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -30,10 +33,63 @@ pub const MAX_FRAME: usize = 64 * 1024;
 const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The run this connection has queued or running, and its messages.
-type Current = Option<(Ticket, UnboundedReceiver<Event>)>;
+type Current = Option<(Ticket, UnboundedReceiver<Update>)>;
 
-/// Serves one connection until the page closes it or the server stops.
-pub async fn serve(mut socket: WebSocket, state: AppState) {
+/// What a connection's loop watches besides its messages: the bytes arriving
+/// on its socket (to see a message in progress) and its place among the open
+/// WebSockets (to say whether it is busy, and to hear it should make room).
+pub struct Watch {
+    /// The socket's byte counter, when the connection came through the
+    /// server's accept loop.
+    pub activity: Option<Arc<Activity>>,
+    /// Its slot among the open WebSockets.
+    pub entry: Entry,
+}
+
+/// What a finished run still sends after its last message: its `saved`, then
+/// (the end of a sweep) `done`.
+enum Drained {
+    /// A message to forward.
+    Message(String),
+    /// Nothing more will come for that run; send this, if anything.
+    End(Option<String>),
+}
+
+/// Forwards the `saved` a finished run sends after its result, tagged with the
+/// run's id, then `then` (a sweep's `done`, which must come after its last
+/// run's `saved`). It ends when the run's thread drops its channel.
+fn drain(
+    run: u64,
+    mut updates: UnboundedReceiver<Update>,
+    then: Option<String>,
+    out: &UnboundedSender<Drained>,
+) {
+    let out = out.clone();
+    tokio::spawn(async move {
+        while let Some(update) = updates.recv().await {
+            if let Update::Saved(outcome) = update {
+                let json = Reply::saved(SaveStore::History, None, outcome).to_json_for_run(run);
+                let _ = out.send(Drained::Message(json));
+            }
+        }
+        let _ = out.send(Drained::End(then));
+    });
+}
+
+/// How often a connection looks at its clocks.
+fn tick_period(limits: &ConnectionLimits) -> Duration {
+    (limits.ws_message_timeout / 4)
+        .min(limits.ws_idle_timeout / 4)
+        .clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
+
+/// Serves one connection until the page closes it, the server stops, it has
+/// been silent too long with no run, a message of it takes too long to
+/// arrive, or it is asked to make room for a newer page while idle.
+pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
+    let limits = Arc::clone(&state.connections);
+    let Watch { activity, entry } = watch;
+    let bytes_read = || activity.as_ref().map_or(0, |a| a.bytes_read());
     let mut current: Current = None;
     // A sweep under way on this connection: its runs go through the queue one at a
     // time, each submitted when the one before it ended, so other pages' runs can
@@ -41,39 +97,66 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
     let mut sweep: Option<SweepJob> = None;
     // The lab task the current run or sweep is for: its results are recorded there.
     let mut lab: Option<LabTag> = None;
+    // Finished runs whose `saved` is still to come.
+    let (drained_out, mut drained) = unbounded_channel::<Drained>();
+    let mut saving = 0usize;
+    // Bytes read when the last whole message arrived: more since means one is arriving.
+    let mut mark = bytes_read();
+    let mut partial_since: Option<Instant> = None;
+    let mut idle_since = Instant::now();
+    let mut tick = tokio::time::interval(tick_period(&limits));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let busy = current.is_some() || sweep.is_some() || saving > 0;
+        entry.set_busy(busy);
+        if busy {
+            idle_since = Instant::now();
+        }
         let replies = tokio::select! {
-            incoming = socket.recv() => match incoming {
-                Some(Ok(message)) => match on_message(message, &mut current, &mut sweep, &mut lab, &state) {
-                    // A refusal: it belongs to no run, so it carries no run id.
-                    Flow::Reply(reply) => vec![reply.to_json()],
-                    Flow::Save(record) => {
-                        let id = record.lab().to_string();
-                        match save(&state, record).await {
-                            Ok(()) => vec![Reply::Saved { lab: id }.to_json()],
-                            Err(err) => vec![Event::error(err).to_json()],
+            incoming = socket.recv() => {
+                mark = bytes_read();
+                partial_since = None;
+                entry.set_partial(false);
+                match incoming {
+                    Some(Ok(message)) => {
+                        if !matches!(message, Message::Ping(_) | Message::Pong(_)) {
+                            idle_since = Instant::now();
+                            entry.touch();
+                        }
+                        match on_message(message, &mut current, &mut sweep, &mut lab, &state) {
+                            // A refusal: it belongs to no run, so it carries no run id.
+                            Flow::Reply(reply) => vec![reply.to_json()],
+                            Flow::Save(record) => {
+                                let id = record.lab().to_string();
+                                match save(&state, record).await {
+                                    Ok(()) => vec![Reply::saved(SaveStore::Labs, Some(id), Ok(())).to_json()],
+                                    Err(SaveFailure::Refused(reason)) => vec![Event::error(reason).to_json()],
+                                    Err(SaveFailure::Failed(err)) => vec![Reply::saved(SaveStore::Labs, Some(id), Err(err)).to_json()],
+                                }
+                            }
+                            Flow::Quiet => Vec::new(),
+                            Flow::Close => break,
                         }
                     }
-                    Flow::Quiet => Vec::new(),
-                    Flow::Close => break,
-                },
-                Some(Err(err)) => {
-                    if is_too_big(err) {
-                        close_too_big(&mut socket).await;
+                    Some(Err(err)) => {
+                        if is_too_big(err) {
+                            close_too_big(&mut socket).await;
+                        }
+                        // Closed, reset, or unreadable: nothing more to read.
+                        break;
                     }
-                    // Closed, reset, or unreadable: nothing more to read.
-                    break;
+                    None => break,
                 }
-                None => break,
             },
             event = next_event(&mut current) => {
+                let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
                 let finished = match &event {
                     Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
                     Event::Result(Finished::Ipc(record)) => Some(LabResult::Ipc(record.clone())),
                     _ => None,
                 };
-                if let (Some(tag), Some(result)) = (&lab, finished) {
+                if let (Some(tag), Some(result), Some(run)) = (&lab, finished, run) {
                     // Recorded before the page hears of it, so the page's next
                     // read of /api/labs already has it.
                     let record = Record::Measurement {
@@ -83,16 +166,20 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                         result,
                         at_ms: now_ms(),
                     };
-                    if let Err(err) = save(&state, record).await {
-                        notes.push(Event::error(err).to_json());
-                    }
+                    let note = match save(&state, record).await {
+                        Ok(()) => Reply::saved(SaveStore::Labs, Some(tag.id.clone()), Ok(())).to_json_for_run(run),
+                        Err(SaveFailure::Failed(err)) => Reply::saved(SaveStore::Labs, Some(tag.id.clone()), Err(err)).to_json_for_run(run),
+                        Err(SaveFailure::Refused(reason)) => ForRun { run, event: &Event::error(reason) }.to_json(),
+                    };
+                    notes.push(note);
                 }
                 let mut replies = if sweep.is_some() {
-                    on_sweep_event(event, &mut current, &mut sweep, &state)
+                    on_sweep_event(event, &mut current, &mut sweep, &state, &drained_out, &mut saving)
                 } else {
                     let json = tagged(&current, &event);
                     if event.is_final() {
-                        current = None;
+                        let kept = matches!(event, Event::Result(_));
+                        finish_run(&mut current, kept.then_some(None), &drained_out, &mut saving);
                     }
                     vec![json]
                 };
@@ -102,11 +189,58 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
                 replies.append(&mut notes);
                 replies
             },
+            Some(message) = drained.recv() => match message {
+                Drained::Message(json) => vec![json],
+                Drained::End(then) => {
+                    saving = saving.saturating_sub(1);
+                    then.into_iter().collect()
+                }
+            },
+            _ = tick.tick() => {
+                let now = Instant::now();
+                if activity.is_some() && bytes_read() > mark {
+                    let since = *partial_since.get_or_insert(now);
+                    entry.set_partial(true);
+                    if now.duration_since(since) >= limits.ws_message_timeout {
+                        tracing::warn!("closed a WebSocket whose message did not arrive in {:?}", limits.ws_message_timeout);
+                        let reason = format!(
+                            "a message took more than {} s to arrive",
+                            limits.ws_message_timeout.as_secs_f64()
+                        );
+                        close_with(&mut socket, close_code::POLICY, reason).await;
+                        break;
+                    }
+                }
+                if !busy && now.duration_since(idle_since) >= limits.ws_idle_timeout {
+                    let reason = format!(
+                        "idle for {} s with no run: open a new connection to run again",
+                        limits.ws_idle_timeout.as_secs_f64()
+                    );
+                    close_with(&mut socket, close_code::NORMAL, reason).await;
+                    break;
+                }
+                Vec::new()
+            },
+            () = entry.slot().evicted() => {
+                if busy {
+                    // It has a run to watch: not one to drop after all.
+                    entry.slot().spare();
+                    Vec::new()
+                } else {
+                    tracing::info!("closed an idle WebSocket to make room for a new page");
+                    let reason = "too many open WebSockets: this idle one made room for a newer page".to_string();
+                    close_with(&mut socket, close_code::AGAIN, reason).await;
+                    break;
+                }
+            },
             () = state.shutdown.wait() => {
                 say_last_words(&mut socket, &mut current).await;
                 break;
             }
         };
+        // Busy or not as of this message, before the page hears the answer:
+        // a page told its run is queued must not be dropped as idle.
+        entry.set_busy(current.is_some() || sweep.is_some() || saving > 0);
         for reply in replies {
             if socket.send(Message::Text(reply.into())).await.is_err() {
                 return;
@@ -117,14 +251,44 @@ pub async fn serve(mut socket: WebSocket, state: AppState) {
     drop(current);
 }
 
+/// Ends the current run on this connection. With `kept` (`Some(then)`), the
+/// run's thread will still send whether its result was saved: that `saved`
+/// is forwarded, then `then`.
+fn finish_run(
+    current: &mut Current,
+    kept: Option<Option<String>>,
+    drained: &UnboundedSender<Drained>,
+    saving: &mut usize,
+) {
+    let Some((ticket, updates)) = current.take() else {
+        return;
+    };
+    if let Some(then) = kept {
+        *saving += 1;
+        drain(ticket.id(), updates, then, drained);
+    }
+}
+
+/// Sends a Close frame with `reason` (but waits for a peer that reads
+/// nothing no longer than a second).
+async fn close_with(socket: &mut WebSocket, code: u16, reason: String) {
+    let close = socket.send(Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    })));
+    let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
+}
+
 /// A message of a sweep's current run: a result becomes a `point` and the next
-/// run is submitted; the last point is followed by `done`. A cancel or an error
-/// ends the whole sweep.
+/// run is submitted; the last point's `saved` is followed by `done`. A cancel
+/// or an error ends the whole sweep.
 fn on_sweep_event(
     event: Event,
     current: &mut Current,
     sweep: &mut Option<SweepJob>,
     state: &AppState,
+    drained: &UnboundedSender<Drained>,
+    saving: &mut usize,
 ) -> Vec<String> {
     let Some(running) = sweep.as_mut() else {
         return vec![tagged(current, &event)];
@@ -139,21 +303,24 @@ fn on_sweep_event(
     };
     let point = running.point(*result);
     let mut out = vec![tagged(current, &point)];
-    *current = None;
     match running.next_run() {
         None => {
-            out.push(running.done().to_json());
+            let done = running.done().to_json();
+            finish_run(current, Some(Some(done)), drained, saving);
             *sweep = None;
         }
-        Some(plan) => match state.scheduler.submit(crate::page_defaults::pipe_job(plan)) {
-            Ok(run) => {
-                *current = Some(run);
+        Some(plan) => {
+            finish_run(current, Some(None), drained, saving);
+            match state.scheduler.submit(crate::page_defaults::pipe_job(plan)) {
+                Ok(run) => {
+                    *current = Some(run);
+                }
+                Err(err) => {
+                    out.push(Event::error(format!("the sweep stopped: {err}")).to_json());
+                    *sweep = None;
+                }
             }
-            Err(err) => {
-                out.push(Event::error(format!("the sweep stopped: {err}")).to_json());
-                *sweep = None;
-            }
-        },
+        }
     }
     out
 }
@@ -214,10 +381,18 @@ async fn close_too_big(socket: &mut WebSocket) {
         .await;
 }
 
-/// Appends a lab record off the async threads; the error is a sentence for the page.
+/// Why a lab record was not saved.
+enum SaveFailure {
+    /// Not allowed (a prediction once the runs have started): a sentence.
+    Refused(String),
+    /// The disk said no.
+    Failed(SaveError),
+}
+
+/// Appends a lab record off the async threads.
 /// A prediction comes before the runs: once a lab has a measurement, its
 /// prediction is locked until the lab starts over.
-async fn save(state: &AppState, record: Record) -> Result<(), String> {
+async fn save(state: &AppState, record: Record) -> Result<(), SaveFailure> {
     let store = std::sync::Arc::clone(&state.labs);
     let saved = tokio::task::spawn_blocking(move || {
         if let Record::Prediction { lab, .. } = &record {
@@ -237,13 +412,17 @@ async fn save(state: &AppState, record: Record) -> Result<(), String> {
     })
     .await;
     match saved {
-        Ok(Ok(refused)) => refused,
+        Ok(Ok(Ok(()))) => Ok(()),
+        Ok(Ok(Err(refused))) => Err(SaveFailure::Refused(refused)),
         Ok(Err(err)) => {
-            let err = crate::error_chain(&err);
-            tracing::error!("lab record not saved: {err}");
-            Err(format!("the lab record could not be saved: {err}"))
+            let err = SaveError::from_error("the lab record was not saved", err.state());
+            tracing::error!("{}", err.message);
+            Err(SaveFailure::Failed(err))
         }
-        Err(err) => Err(format!("the lab record could not be saved: {err}")),
+        Err(err) => Err(SaveFailure::Failed(SaveError {
+            kind: SaveErrorKind::Failed,
+            message: format!("the lab record was not saved: {err}"),
+        })),
     }
 }
 
@@ -258,13 +437,17 @@ enum Flow {
 }
 
 /// The next message of the current run; never resolves when there is none.
+/// (A run's `saved` comes after its last event, by then handed to [`drain`].)
 async fn next_event(current: &mut Current) -> Event {
-    match current {
-        Some((_, events)) => events
-            .recv()
-            .await
-            .unwrap_or_else(|| Event::error("the run ended without a result")),
-        None => std::future::pending().await,
+    let Some((_, updates)) = current else {
+        return std::future::pending().await;
+    };
+    loop {
+        match updates.recv().await {
+            Some(Update::Event(event)) => return event,
+            Some(Update::Saved(_)) => continue,
+            None => return Event::error("the run ended without a result"),
+        }
     }
 }
 

@@ -61,3 +61,25 @@ test("cancel and error end the run; the state given is never changed", () => {
   assert.equal(failed.status, "Error: the writer failed");
   assert.equal(s.phase, "connecting");
 });
+
+test("a result's saved message says whether the history kept it, and why not", () => {
+  const done = fold(begin({ seconds: 1 }), { type: "started" }, { type: "result", result: { bytes: 1024, elapsed_ms: 2 } });
+  assert.equal(done.saved, null);
+  assert.equal(done.savedText, "");
+  const kept = step(done, { type: "saved", store: "history", ok: true });
+  assert.equal(kept.saved, true);
+  assert.equal(kept.savedText, "Saved in this machine's history.");
+  assert.equal(kept.phase, "done", "saving does not change the run's phase");
+  assert.equal(kept.status, done.status);
+  const full = step(done, {
+    type: "saved",
+    store: "history",
+    ok: false,
+    error: { kind: "no_space", message: "the result was not saved in the history: No space left on device" },
+  });
+  assert.equal(full.saved, false);
+  assert.equal(full.savedText, "Not saved: The result was not saved in the history: No space left on device.");
+  // A lab record's answer is for the lab card, not this one.
+  assert.equal(step(done, { type: "saved", store: "labs", ok: false }).saved, null);
+  assert.match(step(done, { type: "saved", store: "history", ok: false }).savedText, /could not save it/);
+});

@@ -14,6 +14,7 @@ import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
 import { earlierRuns } from "./ipchistory.js";
 import { ipcProgress } from "./ipcprogress.js";
+import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
@@ -266,8 +267,13 @@ export function mountIpc(root, { online, lab }) {
         root.dataset.mibPerS = String(r.mib_per_s);
         root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
         setState("done", `Done: ${fmt.figure(r.mib_per_s)} MiB/s.`);
-        // The runner answers first and saves after: read the history a moment later.
-        setTimeout(() => showEarlier().catch(() => {}), 500);
+      },
+      // The runner answers first and saves after: read the history once it says.
+      saved: (msg) => {
+        if (msg.store !== "history") return;
+        if (msg.ok) showEarlier().catch(() => {});
+        else status.textContent = `${status.textContent} ${savedText(msg)}`;
+        root.dataset.saved = msg.ok ? "yes" : "no";
       },
       cancelled: () => {
         run = null;

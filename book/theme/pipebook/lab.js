@@ -234,11 +234,13 @@ export function mountLab(root, { online, catalogEntry }) {
     }
     const tag = { id: lab.id, task: t.id };
     const cancel = h("button.pipebook-cancel-button", { type: "button" }, "Cancel");
+    // A run the runner could not record for the lab (a full or read-only disk), and why.
+    let unsaved = "";
     const finish = async (text) => {
       busy = null;
       cancel.remove();
       await refresh();
-      status.textContent = text;
+      status.textContent = unsaved ? `${text} ${unsaved}` : text;
     };
     const callbacks = (onEnd) => ({
       connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
@@ -249,6 +251,12 @@ export function mountLab(root, { online, catalogEntry }) {
       },
       result: onEnd,
       done: onEnd,
+      saved: (msg) => {
+        if (msg.store !== "labs" || msg.ok) return;
+        unsaved = `Not recorded for the lab: ${msg.error?.message ?? "the runner could not save it"}.`;
+        root.dataset.unsaved = "yes";
+        if (!busy) status.textContent = `${status.textContent} ${unsaved}`;
+      },
       cancelled: () => finish("Cancelled. Nothing is left running."),
       error: (message) => finish(`Error: ${message}`),
       notice: (message) => (status.textContent = message),
@@ -307,10 +315,10 @@ export function mountLab(root, { online, catalogEntry }) {
 
   const save = (message, done) => {
     busy = saveLab(message, {
-      saved: async () => {
+      saved: async (msg) => {
         busy = null;
         await refresh();
-        status.textContent = done;
+        status.textContent = msg.ok ? done : `Not saved: ${msg.error?.message ?? "the runner could not save it"}.`;
       },
       error: async (message) => {
         busy = null;

@@ -1,6 +1,6 @@
 // A run's life as data: the session's events (queued, started, progress, result,
-// cancelled, error) fold into one state, which the card then shows. Pure: no DOM, no
-// socket, tested in Node; widget.js feeds it events and renders what it returns.
+// saved, cancelled, error) fold into one state, which the card then shows. Pure: no
+// DOM, no socket, tested in Node; widget.js feeds it events and renders what it returns.
 
 import * as fmt from "./format.js";
 
@@ -52,7 +52,19 @@ export function begin(params) {
     pipeBytes: null,
     warnings: [],
     result: null,
+    saved: null,
+    savedText: "",
   };
+}
+
+/**
+ * What the card says of a result's `saved {store, ok, error}`: whether the runner's
+ * history has it, and why not (the runner's own sentence, e.g. a full disk).
+ */
+export function savedText(event) {
+  if (event.ok) return "Saved in this machine's history.";
+  const why = event.error?.message ? String(event.error.message) : "the runner could not save it";
+  return `Not saved: ${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
 }
 
 /** The state after `event` ({type, ...}); `state` is not changed. */
@@ -79,6 +91,12 @@ export function step(state, event) {
       next.phase = "done";
       next.result = event.result;
       next.status = `Done: ${fmt.bytes(event.result.bytes)} in ${fmt.ms(event.result.elapsed_ms)}.`;
+      return next;
+    case "saved":
+      // The history's answer about this result (a lab record's is the lab card's).
+      if (event.store !== "history") return next;
+      next.saved = Boolean(event.ok);
+      next.savedText = savedText(event);
       return next;
     case "cancelled":
       next.phase = "cancelled";

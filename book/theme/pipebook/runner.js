@@ -1,7 +1,11 @@
 // Runs over the runner's WebSocket (/api/run): one socket per run or sweep. Opens it,
 // sends the first message, turns server messages into callbacks, closes when done.
 // Messages that belong to a run carry its id (`run`); an `error` without one, once a
-// run has started, refuses some other message and does not end the run.
+// run has started, refuses some other message and does not end the run. A result is
+// followed by `saved` (whether the runner's history has it, and why not): a run's
+// session calls result(msg) at once and stays open for its `saved {store: "history"}`,
+// handed to saved(msg) like a lab record's `saved {store: "labs"}`; a sweep's `done`
+// comes after its last `saved`.
 
 import { pageToken, runSocketUrl } from "./api.js";
 
@@ -9,19 +13,31 @@ import { pageToken, runSocketUrl } from "./api.js";
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
  *   point(msg), profile(msg), result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message), notice(message)
- * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages")
+ * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages");
+ *   a "result" session ends at its history `saved`, after result(msg)
  * @returns {{cancel(): void}}
  */
 function session(first, on, endsWith) {
   let finished = false;
   let socket;
   let started = false;
+  // A result arrived: what is left is only whether it was saved.
+  let resulted = false;
 
+  const close = () => {
+    if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, "done");
+  };
   const finish = (kind, arg) => {
     if (finished) return;
     finished = true;
     on[kind]?.(arg);
-    if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, "done");
+    close();
+  };
+  // The end after a result: nothing more to tell.
+  const settle = () => {
+    if (finished) return;
+    finished = true;
+    close();
   };
 
   const token = pageToken();
@@ -66,8 +82,8 @@ function session(first, on, endsWith) {
         on.point?.(msg);
         break;
       case "result":
-        if (endsWith === "result") finish("result", msg);
-        else on.result?.(msg);
+        if (endsWith === "result") resulted = true;
+        on.result?.(msg);
         break;
       case "wakeup":
         finish("wakeup", msg);
@@ -85,7 +101,12 @@ function session(first, on, endsWith) {
         finish("cancelled");
         break;
       case "saved":
-        finish("saved", msg);
+        if (msg.run === undefined) {
+          finish("saved", msg);
+        } else {
+          on.saved?.(msg);
+          if (resulted && msg.store === "history") settle();
+        }
         break;
       case "error":
         if (started && msg.run === undefined) on.notice?.(msg.message);
@@ -98,6 +119,8 @@ function session(first, on, endsWith) {
 
   socket.addEventListener("close", (event) => {
     if (finished) return;
+    // The run ended; only its `saved` was still to come.
+    if (resulted) return settle();
     finish(
       "error",
       opened
@@ -109,6 +132,7 @@ function session(first, on, endsWith) {
   return {
     cancel() {
       if (finished) return;
+      if (resulted) return settle();
       if (socket.readyState === WebSocket.OPEN) {
         socket.send(JSON.stringify({ type: "cancel" }));
         // The server answers `cancelled`; closing the socket also stops the run.
@@ -122,7 +146,8 @@ function session(first, on, endsWith) {
 
 /**
  * One run of `step` with `params` (validated by the server); ends with
- * result/cancelled/error. `lab` ({id, task}) records the result for a lab task.
+ * result/cancelled/error, a result followed by saved(msg). `lab` ({id, task})
+ * records the result for a lab task.
  */
 export function startRun(step, params, on, lab) {
   return session({ type: "run", step, params, ...(lab ? { lab } : {}) }, on, "result");
@@ -130,7 +155,8 @@ export function startRun(step, params, on, lab) {
 
 /**
  * A lab message that saves something (`predict`, `reset_lab`): ends with
- * saved(msg) or error(message).
+ * saved(msg) (`ok` false, with `error {kind, message}`, when the disk said no)
+ * or error(message) (refused).
  */
 export function saveLab(message, on) {
   return session(message, on, "saved");

@@ -10,6 +10,7 @@ import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { secondsInput } from "./controls.js";
 import { spec, sweepDefaults } from "./params.js";
+import { savedText } from "./runlife.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
@@ -136,6 +137,8 @@ export function mountSweep(root, { online, catalogEntry }) {
     redraw();
     const total = swept.length * reps;
     let done = 0;
+    // The first point the runner's history could not keep, and why.
+    let unsaved = "";
     fill(command, "Same on the command line: ", h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} ${swept.map(fmt.sizeArg).join(",")} --seconds ${secs} --repeats ${reps}`));
     setState("connecting", "Connecting to the runner…");
     run = startSweep(step, param, swept, reps, { seconds: secs }, {
@@ -148,9 +151,12 @@ export function mountSweep(root, { online, catalogEntry }) {
         runs.get(value).push(Number(msg.result?.gib_per_s));
         redraw();
       },
+      saved: (msg) => {
+        if (msg.store === "history" && !msg.ok && !unsaved) unsaved = savedText(msg);
+      },
       done: () => {
         run = null;
-        setState("done", `Done: ${done} runs.`);
+        setState("done", unsaved ? `Done: ${done} runs. ${unsaved}` : `Done: ${done} runs.`);
       },
       cancelled: () => {
         run = null;

@@ -2,7 +2,8 @@
 // static card (card.js) and the form (controls.js), folds the run's session events
 // into a state (runlife.js) and shows it.
 // Stable hooks for tests and styling: button.pipebook-run-button, button.pipebook-cancel-button,
-// .pipebook-status[data-state], .pipebook-live-gibs, .pipebook-result-gibs and
+// .pipebook-status[data-state], .pipebook-live-gibs, .pipebook-result-gibs,
+// .pipebook-saved[data-saved="yes"|"no"] (whether the runner's history kept the result) and
 // data-progress-count / data-state on the .pipebook-run root.
 
 import { statusLine } from "./announce.js";
@@ -44,13 +45,14 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   const { form, sec, runButton, cancelButton, readParams } = runControls(catalogEntry, id);
   const status = statusLine({ state: "idle" });
+  const savedNote = h("p.pipebook-saved", { hidden: true, "aria-live": "polite" });
   const chart = new LiveChart();
   chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
   const occupancy = new OccupancyChart();
   const compare = h("p.pipebook-compare");
   const stats = new EndStats();
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, notes);
+  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, notes);
   mountProfile(card, { step: info.step, readParams });
 
   stats.show(null);
@@ -129,6 +131,11 @@ export function mountWidget(root, { online, catalogEntry }) {
       case "result":
         showResult(event.result);
         break;
+      case "saved":
+        savedNote.hidden = !life.savedText;
+        savedNote.textContent = life.savedText;
+        if (life.saved !== null) savedNote.dataset.saved = life.saved ? "yes" : "no";
+        break;
       case "cancelled":
         showBest();
         break;
@@ -151,6 +158,9 @@ export function mountWidget(root, { online, catalogEntry }) {
     figures.live.textContent = life.live;
     figures.yours.textContent = "—";
     fill(notes);
+    savedNote.hidden = true;
+    savedNote.textContent = "";
+    delete savedNote.dataset.saved;
     stats.show(null);
     fill(compare, "");
     chart.reset({ article: info.article, reference: info.reference, seconds: life.budget });
@@ -162,6 +172,7 @@ export function mountWidget(root, { online, catalogEntry }) {
       started: (msg) => on({ type: "started", warnings: msg.warnings }),
       progress: (msg) => on({ type: "progress", ...msg }),
       result: (result) => on({ type: "result", result }),
+      saved: (msg) => on({ type: "saved", store: msg.store, ok: msg.ok, error: msg.error }),
       cancelled: () => on({ type: "cancelled" }),
       error: (message) => on({ type: "error", message }),
       notice: (message) => notes.append(h("li.pipebook-warning", null, message)),

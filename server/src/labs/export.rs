@@ -12,26 +12,23 @@ use sha2::{Digest, Sha256};
 
 use super::checks::{self, Evaluated, Measurement};
 use super::defs::{labs, Lab};
+use super::names::{self, BadName};
 use super::store::LabsState;
 
 /// What a lab report says it is.
 pub const SCHEMA: &str = "pipebook-lab-report";
 /// The report format's version; `pipebook report` reads only this one.
 pub const SCHEMA_VERSION: u64 = 1;
-/// Longest student name accepted.
-pub const MAX_STUDENT: usize = 64;
+/// Longest student name accepted (the rule `pipebook report` checks too).
+pub const MAX_STUDENT: usize = names::MAX_NAME;
 
 /// Why an export was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ExportError {
-    /// A name the report cannot carry.
-    #[error(
-        "student name {name:?} must be 1 to {MAX_STUDENT} characters without control characters"
-    )]
-    BadStudent {
-        /// What was given.
-        name: String,
-    },
+    /// A name the report cannot carry: the rule of [`names::check_name`],
+    /// which `pipebook report` applies again when it merges.
+    #[error(transparent)]
+    BadStudent(#[from] BadName),
 }
 
 /// Why a report's digest does not hold.
@@ -50,15 +47,11 @@ pub enum DigestError {
     },
 }
 
-/// A student name fit for a report.
+/// A student name fit for a report: trimmed, then held to the one rule for
+/// names and ids.
 pub fn student_name(name: &str) -> Result<String, ExportError> {
     let name = name.trim();
-    let chars = name.chars().count();
-    if chars == 0 || chars > MAX_STUDENT || name.chars().any(char::is_control) {
-        return Err(ExportError::BadStudent {
-            name: name.chars().take(MAX_STUDENT + 8).collect(),
-        });
-    }
+    names::check_name("student name", name)?;
     Ok(name.to_string())
 }
 

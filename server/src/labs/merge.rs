@@ -2,8 +2,19 @@
 //! reports into one class table (CSV) and page (HTML). Each file is validated
 //! first (pure: [`validate`]); a file that fails is named with the reason and
 //! left out, never a crash.
+//!
+//! A report comes from a student and is hostile until validated: only a
+//! regular file is read (opened with `O_NOFOLLOW | O_NONBLOCK`, so a link, a
+//! FIFO or a device is refused without blocking), at most
+//! [`MAX_REPORT_BYTES`]; names and ids follow the one rule of [`names`];
+//! every quote of a report in a message is escaped ([`names::quote`]), and so
+//! are the file names on stderr; CSV cells a spreadsheet would evaluate are
+//! neutralised ([`csv_cell`]).
 
 use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use pipebench::size::ByteSize;
@@ -12,8 +23,13 @@ use serde_json::Value;
 use super::checks::{self, CheckOutcome, Measurement, Status};
 use super::defs::{labs, TaskWork};
 use super::export::{self, DigestError};
+use super::names::{self, escape_controls, quote, BadName};
 use super::render;
 use crate::html::escape;
+
+/// Largest report file read: a real report is tens of KiB, and a bigger file
+/// (or `/dev/zero` under a report's name) must not take the memory.
+pub const MAX_REPORT_BYTES: u64 = 8 << 20;
 
 /// Throughput beyond any machine's memory bandwidth: a figure above it is made up.
 pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
@@ -27,19 +43,31 @@ pub enum ReportError {
     /// The file could not be read.
     #[error("cannot read it")]
     Read(#[source] std::io::Error),
+    /// Not a regular file: a symbolic link, FIFO, device or folder.
+    #[error("it is a {what}, not a regular file: give the report files themselves")]
+    NotRegular {
+        /// What it is.
+        what: &'static str,
+    },
+    /// Larger than any report.
+    #[error("it is larger than {} MiB, more than any lab report", MAX_REPORT_BYTES >> 20)]
+    TooLarge,
+    /// A name or id breaks the rule every report follows.
+    #[error(transparent)]
+    BadName(#[from] BadName),
     /// Not JSON.
     #[error("malformed JSON")]
     Json(#[source] serde_json::Error),
     /// JSON, but not a lab report.
     #[error("not a pipebook lab report (`schema` is {found})")]
     NotAReport {
-        /// The `schema` field found.
+        /// The `schema` field found (quoted, escaped).
         found: String,
     },
     /// Another version of the format.
     #[error("schema version {found}, but this pipebook reads version {}: export it again with this pipebook", export::SCHEMA_VERSION)]
     Version {
-        /// The version found.
+        /// The version found (quoted, escaped).
         found: String,
     },
     /// Changed after it was sealed.
@@ -61,13 +89,13 @@ pub enum ReportError {
         what: String,
     },
     /// A recorded check outcome the measurements do not give.
-    #[error("lab `{lab}`, check `{check}`: the report says {recorded:?}, its measurements give {computed:?}")]
+    #[error("lab `{lab}`, check `{check}`: the report says {recorded}, its measurements give {computed:?}")]
     ChecksDisagree {
         /// Lab id.
         lab: String,
         /// Check id.
         check: String,
-        /// In the file.
+        /// In the file (quoted, escaped).
         recorded: String,
         /// Recomputed.
         computed: Status,
@@ -102,6 +130,14 @@ pub struct StudentReport {
     pub labs: Vec<MergedLab>,
 }
 
+/// A JSON value of a report, as a message quotes it.
+fn json_quote(value: &Value) -> String {
+    match value {
+        Value::String(text) => quote(text),
+        other => quote(&other.to_string()),
+    }
+}
+
 fn malformed(what: impl Into<String>) -> ReportError {
     ReportError::Malformed(what.into())
 }
@@ -115,7 +151,10 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
         TaskWork::Step(step) => {
             let found = result["step"].as_str().unwrap_or("(none)");
             if found != step {
-                return Err(format!("its step is `{found}` but the task runs `{step}`"));
+                return Err(format!(
+                    "its step is {} but the task runs `{step}`",
+                    names::shown(found, '`')
+                ));
             }
         }
         TaskWork::Mechanism(mechanism) => {
@@ -127,7 +166,8 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
             let found = result["mechanism"].as_str().unwrap_or("(none)");
             if found != mechanism {
                 return Err(format!(
-                    "its mechanism is `{found}` but the task runs `{mechanism}`"
+                    "its mechanism is {} but the task runs `{mechanism}`",
+                    names::shown(found, '`')
                 ));
             }
             let gib = num("gib_per_s").ok_or("no gib_per_s")?;
@@ -173,12 +213,12 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
     let report: Value = serde_json::from_slice(text).map_err(ReportError::Json)?;
     if report["schema"].as_str() != Some(export::SCHEMA) {
         return Err(ReportError::NotAReport {
-            found: report["schema"].to_string(),
+            found: json_quote(&report["schema"]),
         });
     }
     if report["schema_version"].as_u64() != Some(export::SCHEMA_VERSION) {
         return Err(ReportError::Version {
-            found: report["schema_version"].to_string(),
+            found: json_quote(&report["schema_version"]),
         });
     }
     export::verify_digest(&report)?;
@@ -186,6 +226,9 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         .as_str()
         .ok_or_else(|| malformed("no `student` name"))?
         .to_string();
+    // The same rule as at export: a digest proves only that nobody edited the
+    // file after it was sealed, not that pipebook sealed it.
+    names::check_name("student name", &student)?;
     let entries = report["labs"]
         .as_array()
         .ok_or_else(|| malformed("no `labs` array"))?;
@@ -194,11 +237,30 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         let id = entry["id"]
             .as_str()
             .ok_or_else(|| malformed("a lab without `id`"))?;
+        names::check_name("lab id", id)?;
         let lab = labs()
             .find(id)
             .ok_or_else(|| malformed(format!("lab `{id}` is not one of {}", labs().ids())))?;
         let measurements: Vec<Measurement> = serde_json::from_value(entry["measurements"].clone())
-            .map_err(|e| malformed(format!("lab `{id}`: measurements: {e}")))?;
+            .map_err(|e| {
+                // serde quotes what it did not expect: escape it like any quote.
+                malformed(format!(
+                    "lab `{id}`: measurements: {}",
+                    escape_controls(&e.to_string())
+                ))
+            })?;
+        for m in &measurements {
+            names::check_name("task id", &m.task)?;
+        }
+        match entry.pointer("/prediction/value") {
+            None | Some(Value::Null | Value::Number(_)) => {}
+            Some(Value::String(choice)) => names::check_name("prediction", choice)?,
+            Some(_) => {
+                return Err(malformed(format!(
+                    "lab `{id}`: a prediction is a number or a choice"
+                )))
+            }
+        }
         for (index, m) in measurements.iter().enumerate() {
             let impossible = |what: String| ReportError::Impossible {
                 lab: id.to_string(),
@@ -235,7 +297,7 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
                 return Err(ReportError::ChecksDisagree {
                     lab: id.to_string(),
                     check: outcome.id.clone(),
-                    recorded: said.to_string(),
+                    recorded: quote(said),
                     computed: outcome.status,
                 });
             }
@@ -262,10 +324,78 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
     })
 }
 
-/// Reads and validates one file.
+/// Reads and validates one file: a regular file (a link, FIFO, device or
+/// folder is refused at once, without reading or waiting), at most
+/// [`MAX_REPORT_BYTES`].
 pub fn load(file: &Path) -> Result<StudentReport, ReportError> {
-    let text = std::fs::read(file).map_err(ReportError::Read)?;
+    let text = read_report(file)?;
     validate(file, &text)
+}
+
+/// The bytes of a report file, read as [`load`] says.
+fn read_report(file: &Path) -> Result<Vec<u8>, ReportError> {
+    let opened = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(file)
+        .map_err(|err| match err.raw_os_error() {
+            Some(libc::ELOOP) => ReportError::NotRegular {
+                what: "symbolic link",
+            },
+            _ => ReportError::Read(err),
+        })?;
+    let meta = opened.metadata().map_err(ReportError::Read)?;
+    if !meta.is_file() {
+        return Err(ReportError::NotRegular {
+            what: crate::statefile::kind_of(meta.file_type()),
+        });
+    }
+    let mut text = Vec::new();
+    opened
+        .take(MAX_REPORT_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(ReportError::Read)?;
+    if text.len() as u64 > MAX_REPORT_BYTES {
+        return Err(ReportError::TooLarge);
+    }
+    Ok(text)
+}
+
+/// Writes an output of `pipebook report` (the class CSV or page) to `path`
+/// without trusting what is there: the text goes to a new file beside it
+/// (random name, `O_EXCL | O_NOFOLLOW`), which is then renamed over `path`. A
+/// link planted at `path` (say by a student, in the folder of submissions) is
+/// replaced, never followed, and a file someone else made there is replaced
+/// rather than filled with the class's results. The file is 0600: it holds
+/// every student's results.
+pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let suffix: u64 = rand::random();
+    let mut temporary = std::ffi::OsString::from(".");
+    temporary.push(name);
+    temporary.push(format!(".{suffix:016x}.tmp"));
+    let temporary = dir.join(temporary);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&temporary)?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// The merged class: valid reports, and the files left out with why.
@@ -278,6 +408,22 @@ pub struct Class {
 }
 
 impl Class {
+    /// One line per file left out, fit for a terminal: the file's name and the
+    /// reason, every control character escaped (a file name can hold escape
+    /// sequences too).
+    pub fn skipped_lines(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|(file, err)| {
+                format!(
+                    "skipped {}: {}",
+                    escape_controls(&file.display().to_string()),
+                    escape_controls(&crate::error_chain(err))
+                )
+            })
+            .collect()
+    }
+
     /// Loads every file; never fails as a whole.
     pub fn load(files: &[PathBuf]) -> Class {
         let mut class = Class {
@@ -374,8 +520,8 @@ impl Class {
             for (file, err) in &self.skipped {
                 body.push_str(&format!(
                     "<tr><td>{}</td><td>{}</td></tr>",
-                    escape(&file.display().to_string()),
-                    escape(&crate::error_chain(err))
+                    escape(&escape_controls(&file.display().to_string())),
+                    escape(&escape_controls(&crate::error_chain(err)))
                 ));
             }
             body.push_str("</table>\n");
@@ -458,12 +604,13 @@ impl Class {
     }
 }
 
-/// A JSON field as plain text.
+/// A JSON field of a report as plain text, its control characters escaped
+/// (the CSV and the page may well be printed on a terminal).
 fn text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => escape_controls(s),
+        other => escape_controls(&other.to_string()),
     }
 }
 
@@ -529,16 +676,43 @@ fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
         .collect()
 }
 
+/// One CSV cell, safe to open in a spreadsheet and to print: control
+/// characters escaped, and a cell a spreadsheet would evaluate as a formula
+/// (the OWASP rule: one starting with `=`, `+`, `-`, `@`, tab or CR) prefixed
+/// with `'`, which makes it text. A plain negative number (`-12`, `-0.5`) is
+/// left alone: it is data, and a spreadsheet reads it as the number it is,
+/// not as a formula. Quoted when it holds a comma or a quote.
+pub fn csv_cell(text: &str) -> String {
+    let text = escape_controls(text);
+    let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let text = if risky && !is_plain_negative_number(&text) {
+        format!("'{text}")
+    } else {
+        text
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+/// `-` then digits, with at most one `.` between digits: a number, not a formula.
+fn is_plain_negative_number(text: &str) -> bool {
+    let Some(digits) = text.strip_prefix('-') else {
+        return false;
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    !whole.is_empty()
+        && !fraction.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn csv_row(fields: &[String]) -> String {
     let mut line = fields
         .iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        })
+        .map(|f| csv_cell(f))
         .collect::<Vec<_>>()
         .join(",");
     line.push('\n');
@@ -659,10 +833,49 @@ mod tests {
     }
 
     #[test]
+    fn outputs_replace_a_planted_link_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let out = dir.path().join("class.csv");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_output(&out, "student\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(!out.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "student\n");
+        // Only the two files: the temporary one was renamed.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
     fn csv_quotes_what_needs_quoting() {
         assert_eq!(
             csv_row(&["a".into(), "b,c".into(), "say \"hi\"".into()]),
             "a,\"b,c\",\"say \"\"hi\"\"\"\n"
         );
+    }
+
+    #[test]
+    fn csv_cells_a_spreadsheet_would_run_are_text() {
+        for (cell, safe) in [
+            ("=1+1", "'=1+1"),
+            ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("-2+3", "'-2+3"),
+            ("-1e3", "'-1e3"),
+            ("\t=1", "\\u{9}=1"),
+            (
+                "=HYPERLINK(\"http://x\",\"y\")",
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+            ),
+            // Data stays data.
+            ("-12", "-12"),
+            ("-0.5", "-0.5"),
+            ("Ada", "Ada"),
+            ("1.2345", "1.2345"),
+        ] {
+            assert_eq!(csv_cell(cell), safe, "{cell:?}");
+        }
+        assert_eq!(csv_cell("red\u{1b}[31m"), "red\\u{1b}[31m");
     }
 }

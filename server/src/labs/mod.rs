@@ -1,7 +1,8 @@
 //! Course labs: definitions ([`defs`], from `book/labs/labs.json`), the checks
 //! ([`checks`], pure), the students' progress ([`store`], `labs.jsonl`), the
 //! exported report ([`export`]: JSON with a digest, and HTML), and the
-//! instructor's merge of many reports ([`merge`], `pipebook report`).
+//! instructor's merge of many reports ([`merge`], `pipebook report`), which
+//! hold names and ids to one rule ([`names`]).
 //!
 //! This module also decides what a lab may ask of the runner: a run or sweep
 //! tagged with a lab task must be that task's step (and sweep), with only the
@@ -12,6 +13,7 @@ pub mod checks;
 pub mod defs;
 pub mod export;
 pub mod merge;
+pub mod names;
 pub mod render;
 pub mod store;
 
@@ -79,7 +81,7 @@ pub enum LabError {
     },
     /// The message sets a parameter the task fixes or the labs leave alone.
     #[error(
-        "a lab run may set only seconds, bytes and quiet (an IPC one only bytes); `{param}` is fixed by task `{task}`"
+        "a lab run may set only seconds, bytes and quiet (an IPC one only bytes); `{param}` is fixed by task `{task}` (a lab records its task exactly as defined)"
     )]
     FixedParam {
         /// Task id.
@@ -118,28 +120,57 @@ fn task<'a>(lab: &'a Lab, tag: &LabTag) -> Result<&'a Task, LabError> {
     })
 }
 
-/// The task's own parameters over the student's time budget and byte cap;
-/// anything else the page set is refused rather than silently replaced.
+/// The task's own parameters over the student's time budget, byte cap and
+/// quiet switch; anything else the page set is refused rather than silently
+/// replaced. Every field of [`RunParams`] is named here, so a parameter added
+/// later must be decided on before a lab run can compile: a lab accepts
+/// exactly its task's options. `profile` is refused: perf pauses the ends
+/// while it attaches, so the lab would record a figure that is not one.
 fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
     let fixed = |param| LabError::FixedParam {
         task: task.id.clone(),
         param,
     };
-    if params.buf_size.is_some() {
+    let RunParams {
+        bytes,
+        buf_size,
+        pipe_size,
+        seconds,
+        writer_cpu,
+        reader_cpu,
+        verify,
+        quiet,
+        profile,
+        counts,
+        trace_syscalls,
+    } = params;
+    if buf_size.is_some() {
         return Err(fixed("buf_size"));
     }
-    if params.pipe_size.is_some() {
+    if pipe_size.is_some() {
         return Err(fixed("pipe_size"));
     }
-    if params.writer_cpu.is_some() || params.reader_cpu.is_some() {
+    if writer_cpu.is_some() || reader_cpu.is_some() {
         return Err(fixed("writer_cpu/reader_cpu"));
     }
-    if params.verify.is_some() && params.verify != task.params.verify {
+    if verify.is_some() && *verify != task.params.verify {
         return Err(fixed("verify"));
     }
+    if *profile == Some(true) {
+        return Err(fixed("profile"));
+    }
+    // Tracing every system call slows the ends: the lab's figure would not be one.
+    if *trace_syscalls == Some(true) {
+        return Err(fixed("trace_syscalls"));
+    }
     Ok(RunParams {
+        bytes: *bytes,
+        seconds: *seconds,
+        quiet: *quiet,
+        // The kernel's counts are part of what a lab shows; leaving them out is allowed.
+        counts: *counts,
         verify: task.params.verify,
-        ..params.clone()
+        ..RunParams::default()
     })
 }
 
@@ -180,14 +211,16 @@ pub fn lab_ipc(
     params: &IpcRunParams,
 ) -> Result<IpcRunParams, LabError> {
     let (_, task) = task_of(tag, TaskWork::Mechanism(mechanism))?;
-    if params.chunk.is_some() {
+    // Every field named: one added later must be decided on for labs too.
+    let IpcRunParams { bytes, chunk } = params;
+    if chunk.is_some() {
         return Err(LabError::FixedParam {
             task: task.id.clone(),
             param: "chunk",
         });
     }
     Ok(IpcRunParams {
-        bytes: params.bytes.or(task.bytes.map(ByteSize)),
+        bytes: bytes.or(task.bytes.map(ByteSize)),
         chunk: None,
     })
 }
@@ -309,6 +342,38 @@ mod tests {
                 ..
             })
         ));
+        let err = lab_run(
+            &tag("vmsplice-safety", "verified"),
+            "vmsplice-read",
+            &RunParams {
+                profile: Some(true),
+                ..Default::default()
+            },
+        );
+        assert!(matches!(
+            err,
+            Err(LabError::FixedParam {
+                param: "profile",
+                ..
+            })
+        ));
+        // What the student may set goes through; nothing else is kept.
+        let free = RunParams {
+            bytes: Some(ByteSize(1 << 20)),
+            seconds: Some(1.0),
+            quiet: Some(true),
+            profile: Some(false),
+            ..Default::default()
+        };
+        let params = lab_run(&tag("vmsplice-safety", "verified"), "vmsplice-read", &free).unwrap();
+        assert_eq!(
+            params,
+            RunParams {
+                profile: None,
+                verify: Some(true),
+                ..free
+            }
+        );
         assert!(matches!(
             lab_run(&tag("nope", "x"), "write-read", &RunParams::default()),
             Err(LabError::UnknownLab { .. })

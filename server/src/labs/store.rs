@@ -1,10 +1,13 @@
 //! The labs' progress, kept in `<state-dir>/labs.jsonl` beside the results: one
 //! record a line (a prediction, a measurement with its full result, or a fresh
-//! start), written like the results history (see `jsonl`). A lab's state is the
-//! fold of its records, so a reload or a restart of the server shows the same.
+//! start), written like the results history (see `jsonl`), opened like it (see
+//! `statefile`: no links, the server's own regular file, 0600). A lab's state
+//! is the fold of its records, so a reload or a restart of the server shows the
+//! same.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::RunResult;
@@ -12,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::Measurement;
+use crate::statefile::{self, SaveError, SaveStatus, StateError};
 use pipebench::engine::result::IpcRecord;
 
 const FILE_NAME: &str = "labs.jsonl";
@@ -112,21 +116,13 @@ pub struct LabsState {
 
 /// Why the lab records could not be read or written.
 #[derive(Debug, thiserror::Error)]
-#[error("{action} {}", path.display())]
-pub struct StoreError {
-    action: &'static str,
-    path: PathBuf,
-    #[source]
-    source: std::io::Error,
-}
+#[error(transparent)]
+pub struct StoreError(#[from] StateError);
 
-impl From<crate::jsonl::FileFailure> for StoreError {
-    fn from((action, path, source): crate::jsonl::FileFailure) -> Self {
-        StoreError {
-            action,
-            path,
-            source,
-        }
+impl StoreError {
+    /// The state file's error underneath.
+    pub fn state(&self) -> &StateError {
+        &self.0
     }
 }
 
@@ -134,13 +130,22 @@ impl From<crate::jsonl::FileFailure> for StoreError {
 #[derive(Debug)]
 pub struct LabStore {
     dir: PathBuf,
+    saving: Arc<SaveStatus>,
 }
 
 impl LabStore {
-    /// The store in `dir` (created on first write).
+    /// The store in `dir` (created on first write), with its own record of
+    /// whether saving works.
     pub fn new(dir: &Path) -> LabStore {
+        LabStore::sharing(dir, Arc::new(SaveStatus::default()))
+    }
+
+    /// The store in `dir`, recording whether saving works in `saving` (the
+    /// results history's, for one answer about the folder).
+    pub fn sharing(dir: &Path, saving: Arc<SaveStatus>) -> LabStore {
         LabStore {
             dir: dir.to_path_buf(),
+            saving,
         }
     }
 
@@ -149,33 +154,33 @@ impl LabStore {
         self.dir.join(FILE_NAME)
     }
 
-    /// Appends one record durably. Blocking.
+    /// Refuses a `labs.jsonl` that is a link, not a regular file or another
+    /// user's (at start-up, before anything reads it).
+    pub fn check(&self) -> Result<(), StoreError> {
+        Ok(statefile::check_existing(&self.path())?)
+    }
+
+    /// Appends one record durably (0600, never through a link). Blocking.
     pub fn append(&self, record: &Record) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError {
-            action: "cannot create",
-            path: self.dir.clone(),
-            source,
-        })?;
         let mut line = serde_json::to_vec(record).expect("records serialise");
         line.push(b'\n');
-        crate::jsonl::append(&self.dir, FILE_NAME, &line).map_err(StoreError::from)
+        let outcome = statefile::prepare_dir(&self.dir)
+            .and_then(|()| crate::jsonl::append(&self.dir, FILE_NAME, &line))
+            .map_err(StoreError::from);
+        match &outcome {
+            Ok(()) => self.saving.record(Ok(())),
+            Err(err) => self.saving.record(Err(&SaveError::from_error(
+                "a lab record was not saved",
+                err.state(),
+            ))),
+        }
+        outcome
     }
 
     /// Every lab's state. Blocking: reads the whole file (a class's labs are
-    /// a few hundred lines).
+    /// a few hundred lines; at most [`statefile::MAX_STATE_READ`] bytes).
     pub fn state(&self) -> Result<LabsState, StoreError> {
-        let path = self.path();
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(source) => {
-                return Err(StoreError {
-                    action: "cannot read",
-                    path,
-                    source,
-                })
-            }
-        };
+        let bytes = statefile::read_all(&self.path())?;
         Ok(fold(&bytes))
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Benchmarks pin both ends to CPUs, so two runs at once would measure each
 //! other. A connection [`Scheduler::submit`]s a [`Job`] and gets a [`Ticket`] plus a
-//! channel of the job's [`Event`]s. This module owns the queue, the job's own
+//! channel of the job's [`Update`]s (its events, then whether its result was saved). This module owns the queue, the job's own
 //! thread ([`worker`], which drives the engine's one job life) and its
 //! cancellation; the events go on the wire as they are. When a job ends its thread
 //! starts the next one in line. Dropping a ticket (the page went away) cancels the
@@ -22,6 +22,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::history::History;
 use crate::shutdown::Shutdown;
+use crate::statefile::SaveError;
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,15 +45,31 @@ pub(crate) struct Entry {
     /// What to run.
     pub job: Job,
     /// Where to send the job's events for the page.
-    pub events: UnboundedSender<Event>,
+    pub events: UnboundedSender<Update>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
     pub stop: std_mpsc::Receiver<()>,
+}
+
+/// What a job's thread tells its page, in order: the engine's events, and
+/// after a result (never before) exactly one `Saved`: whether the history has
+/// it, or why not.
+#[derive(Debug)]
+pub enum Update {
+    /// An event of the job, as the engine said it.
+    Event(Event),
+    /// Whether the job's result is in the history (a profiled run's never is).
+    Saved(Result<(), SaveError>),
 }
 
 impl Entry {
     /// Sends an event to the connection; a page that went away is not an error.
     pub(crate) fn send(&self, event: Event) {
-        let _ = self.events.send(event);
+        let _ = self.events.send(Update::Event(event));
+    }
+
+    /// Tells the connection whether the result was saved.
+    pub(crate) fn saved(&self, outcome: Result<(), SaveError>) {
+        let _ = self.events.send(Update::Saved(outcome));
     }
 }
 
@@ -181,7 +198,7 @@ impl Scheduler {
     }
 
     /// Queues `job`, or starts it if nothing runs.
-    pub fn submit(&self, job: Job) -> Result<(Ticket, UnboundedReceiver<Event>), SubmitError> {
+    pub fn submit(&self, job: Job) -> Result<(Ticket, UnboundedReceiver<Update>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }

@@ -11,6 +11,7 @@ use pipebench::engine::event::{Event, Finished};
 use pipebench::engine::job::{JobContext, Observer, Stop};
 
 use super::{Entry, Shared};
+use crate::statefile::{SaveError, SaveErrorKind};
 
 /// The page's side of a running job.
 struct Page<'a> {
@@ -60,6 +61,7 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
         Some(Event::Result(finished)) if entry.job.is_clean_measurement() => Some(finished.clone()),
         _ => None,
     };
+    let not_kept = !entry.job.is_clean_measurement() && matches!(&last, Some(Event::Result(_)));
     // Free the machine before saying the job ended, so a page that hears its
     // result, `cancelled` or `error` finds the runner free and its next run
     // starts at once; shutdown still waits for the save.
@@ -67,15 +69,26 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
     if let Some(last) = last {
         entry.send(last);
     }
-    // The page first: saving waits for a file lock and the disk.
+    if not_kept {
+        entry.saved(Err(SaveError {
+            kind: SaveErrorKind::NotKept,
+            message: "a profiled run is not kept in the history: its ends were paused while \
+                      perf attached, so its figure is not a clean one"
+                .into(),
+        }));
+    }
+    // The page first: saving waits for a file lock and the disk. Then the
+    // page hears whether it worked.
     if let Some(result) = result {
         let saved = match &result {
             Finished::Pipe(result) => shared.history.append(result),
             Finished::Ipc(record) => shared.history.append_ipc(record),
         };
-        if let Err(err) = saved {
+        let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
-        }
+            SaveError::from_error("the result was not saved in the history", err.state())
+        });
+        entry.saved(outcome);
         shared.saved();
     }
 }

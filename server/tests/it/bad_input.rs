@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::common::{expect_error, recv, recv_until, send, Endpoint, InProcess, RUN_LOCK};
+use crate::common::{
+    close_code, expect_error, recv, recv_until, send, Endpoint, InProcess, RUN_LOCK,
+};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
@@ -229,23 +231,6 @@ async fn unlimited_socket(server: &Endpoint) -> crate::common::Socket {
         .await
         .expect("websocket opens")
         .0
-}
-
-/// The close code the server sends next, skipping anything else.
-async fn close_code(socket: &mut crate::common::Socket) -> Option<(u16, String)> {
-    tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            match socket.next().await {
-                Some(Ok(Message::Close(Some(frame)))) => {
-                    return Some((u16::from(frame.code), frame.reason.to_string()))
-                }
-                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return None,
-                Some(Ok(_)) => {}
-            }
-        }
-    })
-    .await
-    .expect("closed within 5 s")
 }
 
 #[tokio::test]

@@ -216,11 +216,56 @@ impl Server {
         server
     }
 
+    /// Like [`Server::start_with_args`], with `setup` run in the server's
+    /// process just before it execs (e.g. a mount namespace of its own, or
+    /// resource limits); `Err(stderr)` if it exits instead.
+    pub fn start_with_setup(
+        state_dir: &Path,
+        args: &[&str],
+        setup: impl FnMut() -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> Result<Server, String> {
+        Server::start_command(state_dir, args, &[], |command| {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: the callers' setups only make system calls (no allocation,
+            // no locks) between fork and exec.
+            unsafe {
+                command.pre_exec(setup);
+            }
+        })
+    }
+
     fn start_full(
         state_dir: &Path,
         args: &[&str],
         max_open_files: Option<u64>,
         env: &[(&str, &str)],
+    ) -> Result<Server, String> {
+        Server::start_command(state_dir, args, env, |command| {
+            if let Some(limit) = max_open_files {
+                use std::os::unix::process::CommandExt;
+                // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+                unsafe {
+                    command.pre_exec(move || {
+                        let rlimit = libc::rlimit {
+                            rlim_cur: limit,
+                            rlim_max: limit,
+                        };
+                        if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) == 0 {
+                            Ok(())
+                        } else {
+                            Err(std::io::Error::last_os_error())
+                        }
+                    });
+                }
+            }
+        })
+    }
+
+    fn start_command(
+        state_dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&mut Command),
     ) -> Result<Server, String> {
         let book = tempfile::tempdir().unwrap();
         write_tiny_book(book.path());
@@ -246,23 +291,7 @@ impl Server {
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr_log).unwrap());
-        if let Some(limit) = max_open_files {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
-            unsafe {
-                command.pre_exec(move || {
-                    let rlimit = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) == 0 {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::last_os_error())
-                    }
-                });
-            }
-        }
+        prepare(&mut command);
         let mut child = command.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
@@ -571,6 +600,83 @@ pub async fn recv_until(socket: &mut Socket, kind: &str, timeout: Duration) -> (
     }
 }
 
+/// The close code and reason the server sends next, skipping anything else;
+/// `None` if the connection ends without a Close frame.
+pub async fn close_code(socket: &mut Socket) -> Option<(u16, String)> {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(Some(frame)))) => {
+                    return Some((u16::from(frame.code), frame.reason.to_string()))
+                }
+                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await
+    .expect("closed within 5 s")
+}
+
+/// The nobody user and group: the second, unprivileged user of attacks.
+pub const NOBODY: u32 = 65534;
+
+/// Runs `program args` as nobody (no supplementary groups), as a local
+/// attacker would; panics unless it succeeds.
+pub fn as_nobody(program: &str, args: &[&std::ffi::OsStr]) {
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(program)
+        .args(args)
+        .output()
+        .expect("setpriv runs");
+    assert!(
+        output.status.success(),
+        "{program} {args:?} as nobody: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Writes `bytes` to `path` as nobody (the file is nobody's).
+pub fn write_as_nobody(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    let mut child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(["sh", "-c", "cat > \"$1\"", "sh"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("setpriv runs");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "writing {path:?} as nobody"
+    );
+}
+
+/// A temporary folder others may enter (0755), for an attacker to reach
+/// what the test puts in it.
+pub fn open_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// The `saved` that follows a result in the history (skipping anything
+/// before it, e.g. a lab record's `saved`); panics if it says the save failed.
+pub async fn recv_saved(socket: &mut Socket) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = recv_within(socket, left).await;
+        if message["type"] == "saved" && message["store"] == "history" {
+            assert_eq!(message["ok"], true, "{message}");
+            return message;
+        }
+    }
+}
+
 /// Expects an `error` whose message contains `fragment`.
 /// A run that keeps the runner busy until cancelled: a long time budget, but
 /// one wakeup per 4 KiB page holds it to tens of MiB a second.
@@ -640,4 +746,16 @@ pub fn pids(started: &Value) -> Vec<u64> {
         .iter()
         .map(|p| p.as_u64().unwrap())
         .collect()
+}
+
+/// The headers of a WebSocket upgrade from `origin`, as a browser sends them.
+pub fn upgrade_headers<'a>(host: &'a str, origin: &'a str) -> [(&'static str, &'a str); 6] {
+    [
+        ("host", host),
+        ("origin", origin),
+        ("connection", "Upgrade"),
+        ("upgrade", "websocket"),
+        ("sec-websocket-version", "13"),
+        ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
+    ]
 }

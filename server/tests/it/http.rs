@@ -257,7 +257,9 @@ async fn idle_memory_is_small() {
 #[tokio::test]
 async fn idle_connections_cannot_lock_others_out_under_a_low_fd_limit() {
     let state = tempfile::tempdir().unwrap();
-    let server = Server::start_limited(state.path(), &["--header-timeout", "1"], Some(256))
+    // A header timeout far longer than the wait below: health must not wait
+    // for idle connections to time out, the oldest idle ones make room.
+    let server = Server::start_limited(state.path(), &["--header-timeout", "60"], Some(256))
         .expect("server starts with 256 open files");
     // More idle sockets than the server has descriptors.
     let mut idle = Vec::new();

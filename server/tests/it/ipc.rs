@@ -26,6 +26,9 @@ async fn run(socket: &mut Socket, mechanism: &str, bytes: u64) -> (Value, Value)
         before.iter().all(|m| m["type"] == "progress"),
         "only progress between started and result: {before:?}"
     );
+    // Then whether the history has it, for the same run.
+    let saved = crate::common::recv_saved(socket).await;
+    assert_eq!(saved["run"], result["run"]);
     (started, result)
 }
 

@@ -42,7 +42,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
     .await;
     assert_eq!(
         recv(&mut socket).await,
-        json!({"type":"saved","lab":"vmsplice-safety"})
+        json!({"type":"saved","store":"labs","lab":"vmsplice-safety","ok":true})
     );
 
     // A lab run must be its task's step, and leaves the task's settings alone.
@@ -63,6 +63,21 @@ async fn a_lab_is_recorded_exported_and_merged() {
     )
     .await;
     expect_error(&mut socket, "`pipe_size` is fixed").await;
+    // Nor may it be profiled: perf pauses the ends, the lab would record a
+    // figure that is not one. Refused before anything runs.
+    send(
+        &mut socket,
+        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","profile":true},"lab":tag}),
+    )
+    .await;
+    expect_error(&mut socket, "`profile` is fixed by task `verified`").await;
+    send(
+        &mut socket,
+        json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
+               "repeats":1,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
+    )
+    .await;
+    expect_error(&mut socket, "`profile` is fixed by task `buf`").await;
 
     // The task's own setting (verify) is applied by the server.
     send(

@@ -217,7 +217,7 @@ async fn a_start_up_error_names_its_cause_once() {
         .find(|l| l.starts_with("pipebook: error:"))
         .unwrap_or_else(|| panic!("{stderr}"));
     assert!(error.contains("results history"), "{error}");
-    // The OS's reason, once (EISDIR's text).
-    assert_eq!(error.matches("Is a directory").count(), 1, "{error}");
-    assert_eq!(error.matches("cannot read").count(), 1, "{error}");
+    // The reason, once: a folder where a state file should be is refused.
+    assert_eq!(error.matches("is a folder").count(), 1, "{error}");
+    assert_eq!(error.matches("results.json ").count(), 1, "{error}");
 }

@@ -506,7 +506,10 @@ async fn the_next_run_after_a_result_starts_without_queueing() {
         .await;
         let first = recv(&mut socket).await;
         assert_eq!(first["type"], "started", "round {round}: {first}");
-        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+        let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+        // After the result, whether the history has it: then the run is over.
+        let saved = crate::common::recv_saved(&mut socket).await;
+        assert_eq!(saved["run"], result["run"]);
         assert_eq!(server.get("/api/health").await.json()["running"], false);
     }
     assert_eq!(server.results_once(3).await.len(), 3);

@@ -1,6 +1,6 @@
 //! Who may open the runner's WebSocket.
 
-use crate::common::{http_request, recv, send, InProcess, Server};
+use crate::common::{http_request, recv, send, upgrade_headers, InProcess};
 use serde_json::json;
 
 #[tokio::test]
@@ -69,58 +69,4 @@ async fn the_token_changes_on_every_start() {
         .socket_with(Some(&second.origin()), Some(&a), None)
         .await;
     assert_eq!(refused.err(), Some(403));
-}
-
-#[tokio::test]
-async fn websockets_past_the_cap_get_a_clear_503() {
-    let state = tempfile::tempdir().unwrap();
-    let server = Server::start_with_args(state.path(), &["--max-websockets", "2"]).unwrap();
-    let token = server.token().await;
-    let mut open = vec![server.socket().await, server.socket().await];
-    let refused = server
-        .socket_with(Some(&server.origin()), Some(&token), None)
-        .await;
-    assert_eq!(refused.err(), Some(503));
-    let raw = http_request(
-        server.port,
-        "GET",
-        &format!("/api/run?token={token}"),
-        &upgrade_headers(&server.host(), &server.origin()),
-    )
-    .await;
-    assert_eq!(raw.status, 503);
-    assert!(
-        raw.body.contains("too many open WebSockets"),
-        "{}",
-        raw.body
-    );
-    // The open ones still work, and closing one frees its place.
-    send(&mut open[0], json!({"type": "cancel"})).await;
-    assert_eq!(recv(&mut open[0]).await["type"], "error");
-    drop(open.pop());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    loop {
-        match server
-            .socket_with(Some(&server.origin()), Some(&token), None)
-            .await
-        {
-            Ok(_) => break,
-            Err(503) if std::time::Instant::now() < deadline => {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await
-            }
-            Err(status) => panic!("{status}"),
-        }
-    }
-}
-
-/// The headers of a WebSocket upgrade from `origin`, as a browser sends them.
-fn upgrade_headers<'a>(host: &'a str, origin: &'a str) -> [(&'static str, &'a str); 6] {
-    [
-        ("host", host),
-        ("origin", origin),
-        ("connection", "Upgrade"),
-        ("upgrade", "websocket"),
-        ("sec-websocket-version", "13"),
-        ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
-    ]
 }

@@ -7,8 +7,8 @@ use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
-    RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    RUN_CHAPTER, RUN_STEP,
 };
 
 /// The run card's root element.
@@ -185,6 +185,22 @@ async fn run_step(page: &Page) -> TestResult {
         return Err(format!(
             "after the run, Run should be enabled and Cancel disabled: {last}"
         ));
+    }
+    // The result is followed by whether the runner's history kept it.
+    let saved_probe = format!(
+        "const note = document.querySelector('{root} .pipebook-saved');
+         if (!note.dataset.saved) return null;
+         return {{ saved: note.dataset.saved, hidden: note.hidden, text: note.textContent }};"
+    );
+    let saved = wait_js(
+        client,
+        &saved_probe,
+        Duration::from_secs(10),
+        "the card's saved note",
+    )
+    .await?;
+    if saved["saved"] != json!("yes") || saved["hidden"] != json!(false) {
+        return Err(format!("the card should say the result was saved: {saved}"));
     }
     let path = screenshot_element(client, &root, "widget-done").await?;
     println!(

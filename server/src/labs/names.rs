@@ -1,0 +1,110 @@
+//! The one rule for the names and ids a lab report carries (the student's
+//! name, lab and task ids, a choice predicted), checked the same way when a
+//! report is exported and when `pipebook report` merges it; and how text from
+//! a report is shown in a message, so that a crafted report cannot write
+//! escape sequences to an instructor's terminal.
+
+/// Longest name or id, in characters.
+pub const MAX_NAME: usize = 64;
+
+/// Most characters of a foreign string quoted in a message.
+const MAX_QUOTED: usize = 80;
+
+/// A name or id that breaks the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {shown} must be 1 to {MAX_NAME} characters without control characters")]
+pub struct BadName {
+    /// What it is ("student name", "lab id", ...).
+    pub what: &'static str,
+    /// The value, quoted safely (escaped, shortened).
+    pub shown: String,
+}
+
+/// Checks `text` against the rule: 1 to [`MAX_NAME`] characters, none of them
+/// a control character (nor a bidirectional override, which can make a name
+/// read as another).
+pub fn check_name(what: &'static str, text: &str) -> Result<(), BadName> {
+    let chars = text.chars().count();
+    if chars == 0 || chars > MAX_NAME || text.chars().any(is_hidden) {
+        return Err(BadName {
+            what,
+            shown: quote(text),
+        });
+    }
+    Ok(())
+}
+
+/// Control characters (C0, DEL, C1) and the invisible characters that reorder
+/// or hide text (bidirectional overrides and isolates, zero-width marks).
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// `text` with every control or hidden character written as `\u{XX}`, so that
+/// printing it cannot move a terminal's cursor, recolour it or retitle it.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` as a message quotes it: escaped, in double quotes, and shortened to
+/// [`MAX_QUOTED`] characters with the full length said.
+pub fn quote(text: &str) -> String {
+    shown(text, '"')
+}
+
+/// `text` between two `mark`s, escaped and shortened like [`quote`].
+pub fn shown(text: &str, mark: char) -> String {
+    let chars = text.chars().count();
+    if chars <= MAX_QUOTED {
+        return format!("{mark}{}{mark}", escape_controls(text));
+    }
+    let head: String = text.chars().take(MAX_QUOTED).collect();
+    format!(
+        "{mark}{}{mark}… ({chars} characters)",
+        escape_controls(&head)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_one_to_64_visible_characters() {
+        assert!(check_name("student name", "Ada Lovelace").is_ok());
+        assert!(check_name("student name", &"é".repeat(64)).is_ok());
+        for bad in [
+            "",
+            "a\nb",
+            "nul\0",
+            "\u{1b}[31mred",
+            "\u{9b}31m",
+            "abc\u{202e}fdp.exe",
+        ] {
+            let err = check_name("student name", bad).unwrap_err();
+            assert!(!err.to_string().chars().any(char::is_control), "{err}");
+        }
+        let long = check_name("task id", &"x".repeat(10_000)).unwrap_err();
+        assert!(long.to_string().contains("(10000 characters)"), "{long}");
+        assert!(long.to_string().len() < 300, "{long}");
+    }
+
+    #[test]
+    fn escapes_leave_nothing_a_terminal_acts_on() {
+        assert_eq!(
+            escape_controls("a\u{1b}]0;owned\u{7}b"),
+            "a\\u{1b}]0;owned\\u{7}b"
+        );
+        assert_eq!(escape_controls("tab\there"), "tab\\u{9}here");
+        assert_eq!(quote("plain"), "\"plain\"");
+    }
+}
