@@ -4,25 +4,67 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{RawQuery, State};
+use axum::extract::{Query, State};
 use axum::http::header::{
     CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_SECURITY_POLICY, CONTENT_TYPE, ORIGIN,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::connections::Activity;
-use crate::html::percent_decode;
 use crate::labs::export;
 use crate::labs::render;
 use crate::labs::store::{now_ms, LabsState};
 use crate::security::forbidden;
 use crate::state::AppState;
 use crate::ws;
+
+/// Why an API request could not be answered: each becomes its status and a
+/// sentence, in one place ([`IntoResponse`]), and is logged where it is a fault
+/// of the server rather than of the request.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ApiError {
+    /// The request named no student, or a name the reports do not accept.
+    #[error("{0}: add ?student=YOUR+NAME")]
+    Student(String),
+    /// The lab records could not be read.
+    #[error("cannot read the lab records: {0}")]
+    LabRecords(String),
+    /// A blocking task died (a panic): nothing to say but that it failed.
+    #[error("the server failed to answer: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = match &self {
+            ApiError::Student(_) => StatusCode::BAD_REQUEST,
+            ApiError::LabRecords(_) | ApiError::Task(_) => {
+                tracing::error!("{self}");
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        };
+        (status, format!("{self}\n")).into_response()
+    }
+}
+
+/// The query of `/api/run`: the page's token.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct TokenQuery {
+    token: Option<String>,
+}
+
+/// The query of the lab report downloads.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct StudentQuery {
+    student: Option<String>,
+}
 
 fn json_bytes(body: Bytes) -> Response {
     (
@@ -74,73 +116,35 @@ pub async fn system(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /api/results`: the history, oldest first.
-pub async fn results(State(state): State<AppState>) -> Response {
+pub async fn results(State(state): State<AppState>) -> Result<Response, ApiError> {
     // Reading new lines touches the disk: keep it off the async threads.
     let history = Arc::clone(&state.history);
-    match tokio::task::spawn_blocking(move || history.to_json()).await {
-        Ok(json) => json_bytes(Bytes::from(json)),
-        Err(err) => {
-            tracing::error!("reading the results failed: {err}");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
-}
-
-/// The `token` query parameter.
-fn token_param(query: Option<&str>) -> Option<String> {
-    query_param(query, "token")
-}
-
-/// A query parameter, percent-decoded.
-fn query_param(query: Option<&str>, name: &str) -> Option<String> {
-    query?
-        .split('&')
-        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
-        .map(percent_decode)
+    let json = tokio::task::spawn_blocking(move || history.to_json()).await?;
+    Ok(json_bytes(Bytes::from(json)))
 }
 
 /// Every lab's state, read off the async threads.
-async fn lab_state(state: &AppState) -> Result<LabsState, Response> {
+async fn lab_state(state: &AppState) -> Result<LabsState, ApiError> {
     let store = Arc::clone(&state.labs);
-    match tokio::task::spawn_blocking(move || store.state()).await {
-        Ok(Ok(labs)) => Ok(labs),
-        Ok(Err(err)) => {
-            let err = crate::error_chain(&err);
-            tracing::error!("reading the lab records failed: {err}");
-            Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("cannot read the lab records: {err}\n"),
-            )
-                .into_response())
-        }
-        Err(err) => {
-            tracing::error!("reading the lab records failed: {err}");
-            Err(StatusCode::INTERNAL_SERVER_ERROR.into_response())
-        }
-    }
+    tokio::task::spawn_blocking(move || store.state())
+        .await?
+        .map_err(|err| ApiError::LabRecords(crate::error_chain(&err)))
 }
 
 /// `GET /api/labs`: every lab's prediction and measurements (the page judges
 /// the checks itself, from the same definitions).
-pub async fn labs(State(state): State<AppState>) -> Response {
-    match lab_state(&state).await {
-        Ok(labs) => json_bytes(Bytes::from(
-            serde_json::to_vec(&labs).expect("lab state serialises"),
-        )),
-        Err(response) => response,
-    }
+pub async fn labs(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let labs = lab_state(&state).await?;
+    Ok(json_bytes(Bytes::from(
+        serde_json::to_vec(&labs).expect("lab state serialises"),
+    )))
 }
 
 /// The report of every lab, for `?student=NAME`.
-async fn lab_report(state: &AppState, query: Option<&str>) -> Result<Value, Response> {
-    let student = query_param(query, "student").unwrap_or_default();
-    let student = export::student_name(&student).map_err(|err| {
-        (
-            StatusCode::BAD_REQUEST,
-            format!("{err}: add ?student=YOUR+NAME\n"),
-        )
-            .into_response()
-    })?;
+async fn lab_report(state: &AppState, query: StudentQuery) -> Result<Value, ApiError> {
+    let student = query.student.unwrap_or_default();
+    let student =
+        export::student_name(&student).map_err(|err| ApiError::Student(err.to_string()))?;
     let labs = lab_state(state).await?;
     let system: Value = serde_json::from_slice(&state.system_json).unwrap_or(Value::Null);
     Ok(export::build(&labs, system, &student, now_ms()))
@@ -164,34 +168,34 @@ fn download(content_type: &'static str, name: &str, body: String) -> Response {
 }
 
 /// `GET /api/labs/report.json?student=NAME`: the lab report, sealed with its digest.
-pub async fn lab_report_json(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
-    match lab_report(&state, query.as_deref()).await {
-        Ok(report) => download(
-            "application/json",
-            "pipebook-lab-report.json",
-            serde_json::to_string_pretty(&report).expect("reports serialise"),
-        ),
-        Err(response) => response,
-    }
+pub async fn lab_report_json(
+    State(state): State<AppState>,
+    Query(query): Query<StudentQuery>,
+) -> Result<Response, ApiError> {
+    let report = lab_report(&state, query).await?;
+    Ok(download(
+        "application/json",
+        "pipebook-lab-report.json",
+        serde_json::to_string_pretty(&report).expect("reports serialise"),
+    ))
 }
 
 /// `GET /api/labs/report.html?student=NAME`: the same report to read, a page
 /// that runs no script, with a CSP that allows only its own style.
-pub async fn lab_report_html(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
-    match lab_report(&state, query.as_deref()).await {
-        Ok(report) => {
-            let mut response = download(
-                "text/html; charset=utf-8",
-                "pipebook-lab-report.html",
-                render::report_html(&report),
-            );
-            if let Ok(csp) = HeaderValue::from_str(&render::content_security_policy()) {
-                response.headers_mut().insert(CONTENT_SECURITY_POLICY, csp);
-            }
-            response
-        }
-        Err(response) => response,
+pub async fn lab_report_html(
+    State(state): State<AppState>,
+    Query(query): Query<StudentQuery>,
+) -> Result<Response, ApiError> {
+    let report = lab_report(&state, query).await?;
+    let mut response = download(
+        "text/html; charset=utf-8",
+        "pipebook-lab-report.html",
+        render::report_html(&report),
+    );
+    if let Ok(csp) = HeaderValue::from_str(&render::content_security_policy()) {
+        response.headers_mut().insert(CONTENT_SECURITY_POLICY, csp);
     }
+    Ok(response)
 }
 
 /// How long a new page waits for a stale WebSocket it displaced to close.
@@ -207,7 +211,7 @@ const MAKE_ROOM_WAIT: Duration = Duration::from_secs(2);
 pub async fn run_socket(
     State(state): State<AppState>,
     headers: HeaderMap,
-    RawQuery(query): RawQuery,
+    query: Result<Query<TokenQuery>, QueryRejection>,
     activity: Option<Extension<Arc<Activity>>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -224,7 +228,9 @@ pub async fn run_socket(
             return forbidden("a WebSocket needs an Origin header from this server's page".into())
         }
     }
-    match token_param(query.as_deref()) {
+    // A query that does not parse carries no token either.
+    let Query(query) = query.unwrap_or_default();
+    match query.token {
         Some(token) if state.token.matches(&token) => {}
         _ => {
             return forbidden(
@@ -278,15 +284,32 @@ pub async fn run_socket(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::Uri;
+
+    fn query<T: serde::de::DeserializeOwned>(uri: &str) -> Option<T> {
+        Query::<T>::try_from_uri(&uri.parse::<Uri>().unwrap())
+            .ok()
+            .map(|Query(q)| q)
+    }
 
     #[test]
-    fn reads_the_token_parameter() {
-        assert_eq!(token_param(Some("a=1&token=ab%63")).as_deref(), Some("abc"));
-        assert_eq!(token_param(Some("tokens=1")), None);
-        assert_eq!(token_param(None), None);
-        assert_eq!(
-            query_param(Some("token=1&student=Ada%20L"), "student").as_deref(),
-            Some("Ada L")
-        );
+    fn reads_the_token_and_student_parameters() {
+        let token: TokenQuery = query("/api/run?a=1&token=ab%63").unwrap();
+        assert_eq!(token.token.as_deref(), Some("abc"));
+        let none: TokenQuery = query("/api/run?tokens=1").unwrap();
+        assert_eq!(none.token, None);
+        let student: StudentQuery = query("/r?token=1&student=Ada%20L").unwrap();
+        assert_eq!(student.student.as_deref(), Some("Ada L"));
+        // A form's `+` is a space, as browsers send it.
+        let student: StudentQuery = query("/r?student=Ada+L").unwrap();
+        assert_eq!(student.student.as_deref(), Some("Ada L"));
+    }
+
+    #[test]
+    fn errors_answer_with_their_status() {
+        let bad = ApiError::Student("no name".into()).into_response();
+        assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+        let failed = ApiError::LabRecords("disk".into()).into_response();
+        assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }
