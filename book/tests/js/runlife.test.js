@@ -18,7 +18,7 @@ test("a run goes connecting, queued, running, done, and the form is locked meanw
   assert.equal(s.status, "Running for up to 4 s…");
   assert.deepEqual(s.warnings, ["only one CPU"]);
   assert.equal(buttonText(s.phase), "Running…");
-  s = step(s, { type: "result", result: { bytes: 2 ** 30, elapsed_ms: 1500 } });
+  s = step(s, { type: "result", run: 1, bytes: 2 ** 30, elapsed_ms: 1500 });
   assert.equal(s.phase, "done");
   assert.equal(s.status, "Done: 1 GiB in 1.50 s.");
   assert.ok(!isBusy(s.phase));
@@ -63,7 +63,7 @@ test("cancel and error end the run; the state given is never changed", () => {
 });
 
 test("a result's saved message says whether the history kept it, and why not", () => {
-  const done = fold(begin({ seconds: 1 }), { type: "started" }, { type: "result", result: { bytes: 1024, elapsed_ms: 2 } });
+  const done = fold(begin({ seconds: 1 }), { type: "started" }, { type: "result", run: 1, bytes: 1024, elapsed_ms: 2 });
   assert.equal(done.saved, null);
   assert.equal(done.savedText, "");
   const kept = step(done, { type: "saved", store: "history", ok: true });

@@ -67,7 +67,10 @@ export function savedText(event) {
   return `Not saved: ${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
 }
 
-/** The state after `event` ({type, ...}); `state` is not changed. */
+/**
+ * The state after `event`, a message of the run's session as the server sent it
+ * ({type, ...}: runner.js's connect); `state` is not changed.
+ */
 export function step(state, event) {
   const next = { ...state, chartPoint: null };
   switch (event.type) {
@@ -88,9 +91,10 @@ export function step(state, event) {
     case "progress":
       return progress(next, event);
     case "result":
+      // The server's result message: the result's fields at the top level.
       next.phase = "done";
-      next.result = event.result;
-      next.status = `Done: ${fmt.bytes(event.result.bytes)} in ${fmt.ms(event.result.elapsed_ms)}.`;
+      next.result = event;
+      next.status = `Done: ${fmt.bytes(event.bytes)} in ${fmt.ms(event.elapsed_ms)}.`;
       return next;
     case "saved":
       // The history's answer about this result (a lab record's is the lab card's).

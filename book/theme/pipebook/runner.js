@@ -1,5 +1,6 @@
 // Runs over the runner's WebSocket (/api/run): one socket per run or sweep. Opens it,
-// sends the first message, turns server messages into callbacks, closes when done.
+// sends the first message, hands the server's messages on as they are (connect) or as
+// callbacks (the start* helpers), closes when done.
 // Messages that belong to a run carry its id (`run`); an `error` without one, once a
 // run has started, refuses some other message and does not end the run. A result is
 // followed by `saved` (whether the runner's history has it, and why not): a run's
@@ -10,14 +11,19 @@
 import { pageToken, runSocketUrl } from "./api.js";
 
 /**
+ * Opens a session and hands `onEvent` every message as the server sent it
+ * ({type, run?, ...}), plus the few the session itself says: `{type: "connecting"}`,
+ * `{type: "notice", message}` (a refusal of another message while the run goes on),
+ * `{type: "cancelled"}` when the server did not answer a cancel, and
+ * `{type: "error", message}` when the connection failed or closed early. A page's
+ * reducer (runlife.js) folds these directly.
  * @param {object} first the message to send when the socket opens
- * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), profile(msg), result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message), notice(message)
  * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages");
- *   a "result" session ends at its history `saved`, after result(msg)
+ *   a "result" session ends at its history `saved`, after the result
+ * @param {(event: object) => void} onEvent
  * @returns {{cancel(): void}}
  */
-function session(first, on, endsWith) {
+export function connect(first, endsWith, onEvent) {
   let finished = false;
   let socket;
   let started = false;
@@ -27,10 +33,10 @@ function session(first, on, endsWith) {
   const close = () => {
     if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, "done");
   };
-  const finish = (kind, arg) => {
+  const finish = (event) => {
     if (finished) return;
     finished = true;
-    on[kind]?.(arg);
+    onEvent(event);
     close();
   };
   // The end after a result: nothing more to tell.
@@ -39,18 +45,19 @@ function session(first, on, endsWith) {
     finished = true;
     close();
   };
+  const fail = (message) => finish({ type: "error", message });
 
   const token = pageToken();
   if (!token) {
-    queueMicrotask(() => finish("error", "This page was not served by the runner, so it cannot run steps."));
+    queueMicrotask(() => fail("This page was not served by the runner, so it cannot run steps."));
     return { cancel() {} };
   }
 
-  on.connecting?.();
+  onEvent({ type: "connecting" });
   try {
     socket = new WebSocket(runSocketUrl(token));
   } catch (err) {
-    queueMicrotask(() => finish("error", `Could not open a connection to the runner: ${err.message}`));
+    queueMicrotask(() => fail(`Could not open a connection to the runner: ${err.message}`));
     return { cancel() {} };
   }
 
@@ -67,52 +74,37 @@ function session(first, on, endsWith) {
     } catch {
       return;
     }
+    if (finished || typeof msg?.type !== "string") return;
     switch (msg.type) {
-      case "queued":
-        on.queued?.(msg.position);
-        break;
       case "started":
         started = true;
-        on.started?.(msg);
-        break;
-      case "progress":
-        on.progress?.(msg);
-        break;
-      case "point":
-        on.point?.(msg);
+        onEvent(msg);
         break;
       case "result":
         if (endsWith === "result") resulted = true;
-        on.result?.(msg);
+        onEvent(msg);
         break;
       case "wakeup":
-        finish("wakeup", msg);
-        break;
       case "done":
-        finish("done", msg);
-        break;
       case "pages":
-        finish("pages", msg);
-        break;
-      case "profile":
-        on.profile?.(msg);
-        break;
       case "cancelled":
-        finish("cancelled");
+        finish(msg);
         break;
       case "saved":
         if (msg.run === undefined) {
-          finish("saved", msg);
+          finish(msg);
         } else {
-          on.saved?.(msg);
+          onEvent(msg);
           if (resulted && msg.store === "history") settle();
         }
         break;
       case "error":
-        if (started && msg.run === undefined) on.notice?.(msg.message);
-        else finish("error", msg.message || "The runner reported an error.");
+        if (started && msg.run === undefined) onEvent({ type: "notice", message: msg.message });
+        else fail(msg.message || "The runner reported an error.");
         break;
       default:
+        // queued, progress, point, profile, and whatever a newer runner adds.
+        onEvent(msg);
         break;
     }
   });
@@ -121,8 +113,7 @@ function session(first, on, endsWith) {
     if (finished) return;
     // The run ended; only its `saved` was still to come.
     if (resulted) return settle();
-    finish(
-      "error",
+    fail(
       opened
         ? `The connection to the runner closed before the run finished${event.reason ? ` (${event.reason})` : ""}.`
         : "Could not connect to the runner. If it was restarted, reload this page.",
@@ -136,12 +127,44 @@ function session(first, on, endsWith) {
       if (socket.readyState === WebSocket.OPEN) {
         socket.send(JSON.stringify({ type: "cancel" }));
         // The server answers `cancelled`; closing the socket also stops the run.
-        setTimeout(() => finish("cancelled"), 3000);
+        setTimeout(() => finish({ type: "cancelled" }), 3000);
       } else {
-        finish("cancelled");
+        finish({ type: "cancelled" });
       }
     },
   };
+}
+
+/**
+ * The same session as callbacks, for cards that want one function per message:
+ * connecting, queued(position), started(msg), progress(msg), point(msg), profile(msg),
+ * result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message),
+ * notice(message).
+ */
+function session(first, on, endsWith) {
+  return connect(first, endsWith, (msg) => {
+    switch (msg.type) {
+      case "connecting":
+      case "cancelled":
+        on[msg.type]?.();
+        break;
+      case "queued":
+        on.queued?.(msg.position);
+        break;
+      case "error":
+      case "notice":
+        on[msg.type]?.(msg.message);
+        break;
+      default:
+        on[msg.type]?.(msg);
+        break;
+    }
+  });
+}
+
+/** The first message of a run of `step` (`lab` {id, task} records it for a lab task). */
+function runMessage(step, params, lab) {
+  return { type: "run", step, params, ...(lab ? { lab } : {}) };
 }
 
 /**
@@ -150,7 +173,12 @@ function session(first, on, endsWith) {
  * records the result for a lab task.
  */
 export function startRun(step, params, on, lab) {
-  return session({ type: "run", step, params, ...(lab ? { lab } : {}) }, on, "result");
+  return session(runMessage(step, params, lab), on, "result");
+}
+
+/** The same run, its messages handed to `onEvent` as they come (see connect). */
+export function connectRun(step, params, onEvent, lab) {
+  return connect(runMessage(step, params, lab), "result", onEvent);
 }
 
 /**

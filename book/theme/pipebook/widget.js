@@ -17,7 +17,7 @@ import * as fmt from "./format.js";
 import { OccupancyChart } from "./occchart.js";
 import { begin, buttonText, isBusy, statusText, step } from "./runlife.js";
 import { mountProfile } from "./profile.js";
-import { startRun } from "./runner.js";
+import { connectRun } from "./runner.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
 import { allResults, record } from "./store.js";
 
@@ -129,7 +129,10 @@ export function mountWidget(root, { online, catalogEntry }) {
         if (life.pipeBytes !== before.pipeBytes) occupancy.live(life.pipeBytes);
         break;
       case "result":
-        showResult(event.result);
+        showResult(life.result);
+        break;
+      case "notice":
+        notes.append(h("li.pipebook-warning", null, event.message));
         break;
       case "saved":
         savedNote.hidden = !life.savedText;
@@ -167,16 +170,8 @@ export function mountWidget(root, { online, catalogEntry }) {
     occupancy.reset({ quiet: life.quiet });
     card.classList.add("pipebook-used");
     showPhase(life.phase, life.status);
-    session = startRun(info.step, params, {
-      queued: (position) => on({ type: "queued", position }),
-      started: (msg) => on({ type: "started", warnings: msg.warnings }),
-      progress: (msg) => on({ type: "progress", ...msg }),
-      result: (result) => on({ type: "result", result }),
-      saved: (msg) => on({ type: "saved", store: msg.store, ok: msg.ok, error: msg.error }),
-      cancelled: () => on({ type: "cancelled" }),
-      error: (message) => on({ type: "error", message }),
-      notice: (message) => notes.append(h("li.pipebook-warning", null, message)),
-    });
+    // The session's messages go to the reducer as the server sent them.
+    session = connectRun(info.step, params, on);
   });
 
   cancelButton.addEventListener("click", () => {
