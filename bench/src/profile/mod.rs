@@ -224,7 +224,14 @@ pub struct Recording {
     data: PathBuf,
     perf: PathBuf,
     role: &'static str,
+    /// perf's control pipe (we write `enable`) and its answer (`ack`).
+    control: std::fs::File,
+    ack: std::fs::File,
 }
+
+/// The descriptors perf reads its commands from and answers on (`--control fd:3,4`).
+const PERF_CONTROL_FD: i32 = 3;
+const PERF_ACK_FD: i32 = 4;
 
 impl Recording {
     /// Starts `perf record -g` on process `pid`, writing `dir/ROLE.perf.data`.
@@ -235,19 +242,49 @@ impl Recording {
         dir: &Path,
     ) -> Result<Recording, ProfileError> {
         let data = dir.join(format!("{role}.perf.data"));
+        let failed = |e: std::io::Error| ProfileError::Failed {
+            stage: "record",
+            message: e.to_string(),
+        };
+        // perf starts with its events off (-D -1) and turns them on when told on
+        // its control pipe, answering `ack` once they count: that answer, not a
+        // guess from the outside, says the recording has begun. Both pipes are
+        // lifted above the numbers they take in perf, so neither is overwritten
+        // while they are put in place.
+        let (control_read, control) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| failed(e.into()))?;
+        let (ack, ack_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| failed(e.into()))?;
+        let high = |fd: std::os::fd::OwnedFd| {
+            rustix::io::fcntl_dupfd_cloexec(&fd, 10).map_err(|e| failed(e.into()))
+        };
+        let (control_read, ack_write) = (high(control_read)?, high(ack_write)?);
+        let mut command = Command::new(&setup.perf);
+        crate::process::launch::dies_with_parent(&mut command);
+        {
+            use std::os::fd::AsRawFd;
+            use std::os::unix::process::CommandExt;
+            let (from_control, from_ack) = (control_read.as_raw_fd(), ack_write.as_raw_fd());
+            // SAFETY: dup2 is async-signal-safe; the copies it makes are not
+            // close-on-exec, so perf inherits exactly these two.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::dup2(from_control, PERF_CONTROL_FD) < 0
+                        || libc::dup2(from_ack, PERF_ACK_FD) < 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         // --no-buildid-cache: the report is made at once from the binaries in
         // place, so perf need not copy every binary it saw into ~/.debug (which
         // grows by a copy of each new build, and is never cleaned).
-        let child = crate::process::launch::dies_with_parent(&mut Command::new(&setup.perf))
-            .args([
-                "record",
-                "-q",
-                "--no-buildid-cache",
-                "-g",
-                "-e",
-                &setup.event,
-                "-F",
-            ])
+        let child = command
+            .args(["record", "-q", "--no-buildid-cache", "-D", "-1"])
+            .arg(format!("--control=fd:{PERF_CONTROL_FD},{PERF_ACK_FD}"))
+            .args(["-g", "-e", &setup.event, "-F"])
             .arg(setup.frequency.to_string())
             .arg("-o")
             .arg(&data)
@@ -260,24 +297,59 @@ impl Recording {
                 stage: "record",
                 message: e.to_string(),
             })?;
+        drop((control_read, ack_write));
         Ok(Recording {
             child,
             data,
             perf: setup.perf.clone(),
             role,
+            control: control.into(),
+            ack: ack.into(),
         })
     }
 
-    /// Whether perf has opened its events (a perf_event file descriptor), or
-    /// is gone (then there is nothing to wait for).
-    fn ready(&self) -> bool {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
-            return true;
-        };
-        fds.flatten().any(|fd| {
-            std::fs::read_link(fd.path())
-                .is_ok_and(|target| target.to_string_lossy().contains("perf_event"))
-        })
+    /// Turns perf's events on and waits, until `deadline`, for its `ack`: from
+    /// then on everything the end does is sampled. Returns whether perf
+    /// answered (a perf that died or hangs does not; its end then runs
+    /// unrecorded and `finish` says why).
+    fn enable(&mut self, deadline: Instant) -> bool {
+        use std::io::Write as _;
+        if self.control.write_all(b"enable\n").is_err() {
+            return false;
+        }
+        let mut answer = Vec::new();
+        // perf answers `ack\n` and a NUL.
+        while !answer.contains(&b'\n') {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let timeout = rustix::time::Timespec::try_from(left).ok();
+            let mut fds = [rustix::event::PollFd::new(
+                &self.ack,
+                rustix::event::PollFlags::IN,
+            )];
+            match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                Ok(0) => return false,
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return false,
+            }
+            let mut byte = [0u8; 16];
+            match self.ack.read(&mut byte) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => answer.extend_from_slice(&byte[..n]),
+            }
+        }
+        answer.starts_with(b"ack")
+    }
+
+    /// Stops a recording that never began and says what perf said, if anything.
+    fn stop_for_reason(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        stderr.trim().to_string()
     }
 
     /// Stops the recording now (its end was killed or cancelled).
@@ -567,10 +639,23 @@ impl Session {
                 return Err(err);
             }
         };
-        // perf needs a moment (longer on a loaded machine); the ends wait for it.
+        // perf needs a moment (longer on a loaded machine); the ends wait,
+        // stopped, until both perfs say their events count.
+        let (mut writer, mut reader) = (writer, reader);
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !(writer.ready() && reader.ready()) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
+        if !(writer.enable(deadline) && reader.enable(deadline)) {
+            let message = format!(
+                "perf did not start recording within 10 s: {}",
+                [writer.stop_for_reason(), reader.stop_for_reason()]
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            return Err(ProfileError::Failed {
+                stage: "record",
+                message,
+            });
         }
         Ok(Session {
             setup,
