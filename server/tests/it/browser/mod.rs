@@ -21,6 +21,7 @@
 mod fixture;
 
 mod chapters;
+mod counts;
 mod ipc;
 mod labs;
 mod machine;
