@@ -20,6 +20,7 @@
 
 mod fixture;
 
+mod bfcache;
 mod chapters;
 mod counts;
 mod ipc;
