@@ -16,6 +16,9 @@ use tower_http::services::ServeFile;
 use crate::site::{content_type, Page, Resolved};
 use crate::state::AppState;
 
+/// The `Cache-Control` of every book page (with the token in it).
+pub(crate) const PAGE_CACHE_CONTROL: &str = "no-cache, private";
+
 fn page_response(status: StatusCode, page: &Page) -> Response {
     (
         status,
@@ -25,8 +28,12 @@ fn page_response(status: StatusCode, page: &Page) -> Response {
                 HeaderValue::from_static("text/html; charset=utf-8"),
             ),
             (CONTENT_SECURITY_POLICY, page.csp.clone()),
-            // The token changes on every start: a cached page would carry a dead one.
-            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            // The token changes on every start, so a page must never be reused from
+            // the HTTP cache without asking (no-cache: pages carry no validator, so
+            // asking fetches it anew) nor kept by a shared cache (private). Unlike
+            // no-store, this leaves the back/forward cache free to restore the
+            // page a reader returns to, scripts and cards as they were.
+            (CACHE_CONTROL, HeaderValue::from_static(PAGE_CACHE_CONTROL)),
         ],
         page.body.clone(),
     )

@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use serde_json::json;
 
 use pipebench::machine::system::SystemInfo;
-use pipebench::output::{chart, stats};
+use pipebench::output::{chart, counts, stats};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, StepKind};
 use pipebench::steps::plan::{Limits, RunPlan};
@@ -82,6 +82,14 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
         bar.finish_and_clear();
     }
     let rows = stats::table(&results);
+    // Each step's counts per GiB, in the table's order: medians over its runs.
+    let step_counts: Vec<(String, Option<counts::PerGib>)> = rows
+        .iter()
+        .map(|row| {
+            let of_step = results.iter().filter(|r| r.step == row.step);
+            (row.step.clone(), counts::per_gib(of_step))
+        })
+        .collect();
     let system = SystemInfo::probe();
     if let Some(path) = &args.out.svg {
         let label = if system.virtualization.is_some() {
@@ -96,9 +104,15 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
     if args.out.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(
-                &json!({ "system": system, "table": rows, "runs": results })
-            )?
+            serde_json::to_string_pretty(&json!({
+                "system": system,
+                "table": rows,
+                "counts": step_counts
+                    .iter()
+                    .map(|(step, c)| json!({ "step": step, "per_gib": c }))
+                    .collect::<Vec<_>>(),
+                "runs": results,
+            }))?
         );
     } else if args.out.csv {
         print!("{}", stats::render_csv(&rows));
@@ -116,6 +130,13 @@ pub fn all(args: AllArgs) -> Result<ExitCode> {
                 .map_or(String::new(), |v| format!(", {v} guest")),
         );
         print!("{}", stats::render_text(&rows));
+        if step_counts.iter().any(|(_, c)| c.is_some()) {
+            println!("\nwhat the kernel did (medians per GiB moved; model: the book's predictions that held)");
+            println!("{}", counts::compact_heading(24));
+            for (step, c) in &step_counts {
+                println!("{}", counts::compact_row(step, 24, c.as_ref()));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

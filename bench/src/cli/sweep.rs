@@ -12,6 +12,7 @@ use pipebench::engine::event::Event;
 use pipebench::engine::job::{Observer, Stop};
 use pipebench::engine::sweep::{self, SweepJob, SweepParam, SweepPlan};
 use pipebench::machine::system::SystemInfo;
+use pipebench::output::counts;
 use pipebench::size::ByteSize;
 use pipebench::steps::plan::{Limits, RunParams, SWEEP_SECONDS};
 
@@ -119,6 +120,9 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         eprintln!("chart written to {}", path.display());
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
+    // Each value's counts per GiB: medians over its runs.
+    let point_counts: Vec<Option<counts::PerGib>> =
+        points.iter().map(|p| counts::per_gib(&p.runs)).collect();
     if args.out.json {
         println!(
             "{}",
@@ -128,6 +132,11 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
                 "command": command,
                 "system": SystemInfo::probe(),
                 "points": points,
+                "counts": points
+                    .iter()
+                    .zip(&point_counts)
+                    .map(|(p, c)| json!({ "value": p.value, "per_gib": c }))
+                    .collect::<Vec<_>>(),
             }))?
         );
     } else if args.out.csv {
@@ -156,6 +165,14 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             );
         }
         println!("GiB/s = 2^30 bytes per second");
+        if point_counts.iter().any(Option::is_some) {
+            println!("\nwhat the kernel did (medians per GiB moved; model: the book's predictions that held)");
+            println!("{}", counts::compact_heading(10));
+            for (p, c) in points.iter().zip(&point_counts) {
+                let value = ByteSize(p.value).to_string();
+                println!("{}", counts::compact_row(&value, 10, c.as_ref()));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -72,9 +72,10 @@ pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError>
             });
         }
     }
-    if size.bytes() < 4096 {
+    let page = crate::ends::buffer::page_size() as u64;
+    if below_one_page(size.bytes(), page) {
         return Err(EndError::Invalid(format!(
-            "--pipe-size {size} is below one page (4096 bytes)"
+            "--pipe-size {size} is below one page ({page} bytes on this kernel)"
         )));
     }
     let bytes = size.as_usize();
@@ -82,6 +83,12 @@ pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError>
     Ok(())
 }
 // ANCHOR_END: set_pipe_size
+
+/// Whether a pipe of `size` bytes would hold less than one page of `page` bytes
+/// (the kernel's page size, so 16 KiB is too small on a 64 KiB-page kernel).
+fn below_one_page(size: u64, page: u64) -> bool {
+    size < page
+}
 
 /// The capacity in force (F_GETPIPE_SZ), or `None` when `fd` is not a pipe.
 /// The kernel rounds a requested size up to a power of two pages, so this, not
@@ -127,6 +134,18 @@ pub fn wait_readable(fd: BorrowedFd<'_>) -> Result<(), EndError> {
 mod tests {
     use super::*;
     use std::os::fd::AsFd;
+
+    #[test]
+    fn one_page_is_the_kernels_page() {
+        for page in [4u64 << 10, 16 << 10, 64 << 10] {
+            assert!(below_one_page(page / 2, page), "{page}");
+            assert!(!below_one_page(page, page), "{page}");
+            assert!(!below_one_page(2 * page, page), "{page}");
+        }
+        // 16 KiB is a pipe on x86-64, and less than one page on a 64 KiB kernel.
+        assert!(!below_one_page(16 << 10, 4 << 10));
+        assert!(below_one_page(16 << 10, 64 << 10));
+    }
 
     #[test]
     fn pipes_are_recognised_and_files_are_not() {

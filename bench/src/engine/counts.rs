@@ -15,9 +15,6 @@ use serde::{Deserialize, Serialize};
 use crate::ends::options::{ReaderOptions, WriterOptions};
 use crate::process::counts::{merge, Counted, EndCounts, Missing};
 
-/// Bytes in the unit the book counts per: one small page.
-const PER_PAGE: f64 = 4096.0;
-
 /// The counts of a run: one object per end, named as the result names its ends
 /// (`writer` and `reader` for a pipe step), what could not be counted, and the
 /// book's model beside the figures.
@@ -94,6 +91,21 @@ pub struct Shape<'a> {
     pub bytes: u64,
     /// The pipe's capacity, as read back.
     pub pipe_capacity: Option<u64>,
+    /// The kernel's page size: the pipe allocates and frees pages of this size (4 KiB
+    /// on x86-64; 16 or 64 KiB on some arm64 kernels).
+    pub page_size: u64,
+    /// A transparent huge page's size (`hpage_pmd_size`: 2 MiB on x86-64).
+    pub huge_page_size: u64,
+}
+
+impl Shape<'_> {
+    /// The page sizes of the machine this process runs on, asked of the kernel.
+    pub fn machine_pages() -> (u64, u64) {
+        (
+            crate::ends::buffer::page_size() as u64,
+            crate::ends::buffer::huge_page_size() as u64,
+        )
+    }
 }
 
 /// A prediction: an id, the end, what is measured, the words, and the test.
@@ -109,7 +121,9 @@ struct Rule {
 /// The book's predictions for a pipe run of `shape`, judged against `counts`.
 pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
     let end = |name: &str| counts.ends.get(name);
-    let pages = shape.bytes as f64 / PER_PAGE;
+    let page = shape.page_size.max(1) as f64;
+    let page_words = crate::size::ByteSize(shape.page_size).to_string();
+    let pages = shape.bytes as f64 / page;
     let gib = shape.bytes as f64 / (1u64 << 30) as f64;
     let per_page = |v: Option<u64>| v.map(|v| v as f64 / pages);
     let writer = end("writer");
@@ -124,10 +138,11 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
         rules.push(Rule {
             id: "writer_page_allocs",
             end: "writer",
-            what: "page allocations per 4 KiB moved",
-            model: "at most one: pipe_write allocates a page for each 4 KiB it copies in, \
-                    fewer when it reuses the pipe's spare pages"
-                .into(),
+            what: "page allocations per page moved",
+            model: format!(
+                "at most one: pipe_write allocates a page for each {page_words} it copies in, \
+                 fewer when it reuses the pipe's spare pages"
+            ),
             measured: per_page(writer.and_then(|w| w.page_allocs)),
             holds: Box::new(|x| x > 0.0 && x <= 1.05),
         });
@@ -135,7 +150,7 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             rules.push(Rule {
                 id: "reader_page_frees",
                 end: "reader",
-                what: "pages freed per 4 KiB moved",
+                what: "pages freed per page moved",
                 model: "about one: pipe_read releases each page once it has copied it out".into(),
                 measured: per_page(reader.and_then(|r| r.page_frees)),
                 holds: Box::new(|x| x > 0.0 && x <= 1.05),
@@ -145,7 +160,7 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
         rules.push(Rule {
             id: "writer_page_allocs",
             end: "writer",
-            what: "page allocations per 4 KiB moved",
+            what: "page allocations per page moved",
             model: "none: vmsplice hands the pipe references to the writer's own pages".into(),
             measured: per_page(writer.and_then(|w| w.page_allocs)),
             holds: Box::new(|x| x < 0.01),
@@ -204,7 +219,8 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             holds: Box::new(|x| x <= 1.1),
         });
     }
-    let small_pages = shape.writer.buffer_bytes() as f64 / PER_PAGE;
+    let small_pages = shape.writer.buffer_bytes() as f64 / page;
+    let huge_words = crate::size::ByteSize(shape.huge_page_size).to_string();
     if shape.writer.common.huge_pages {
         rules.push(Rule {
             id: "writer_faults",
@@ -212,7 +228,7 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             what: "page faults",
             model: format!(
                 "far fewer than its buffers' {small_pages:.0} small pages: one fault maps a \
-                 whole 2 MiB huge page"
+                 whole {huge_words} huge page"
             ),
             measured: writer.map(|w| w.page_faults as f64),
             holds: Box::new(move |x| x < small_pages / 4.0),
@@ -223,8 +239,8 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             end: "writer",
             what: "page faults",
             model: format!(
-                "about one per 4 KiB page of its buffers, {small_pages:.0}, when it first \
-                 writes them"
+                "about one per {page_words} page of its buffers, {small_pages:.0}, when it \
+                 first writes them"
             ),
             measured: writer.map(|w| w.page_faults as f64),
             holds: Box::new(move |x| x >= small_pages * 0.9),
@@ -258,6 +274,8 @@ mod tests {
             reader: &step.reader,
             bytes,
             pipe_capacity: Some(capacity),
+            page_size: 4096,
+            huge_page_size: 2 << 20,
         }
     }
 
@@ -334,5 +352,58 @@ mod tests {
         let judged = model(shape_of(&step, 1 << 30, 128 << 10), &no_trace);
         assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Unknown);
         assert_eq!(verdict(&judged, "writer_faults"), Verdict::Agrees);
+    }
+
+    #[test]
+    fn allocations_are_judged_per_page_of_the_kernels_size() {
+        // The same run on kernels with 4, 16 and 64 KiB pages: the pipe allocates one
+        // page per page copied, so 0.88 per page agrees on each, and the same count
+        // of 4 KiB allocations would be four or sixteen times too many on the others.
+        let step = catalog::find("write-read").unwrap();
+        for page in [4u64 << 10, 16 << 10, 64 << 10] {
+            let bytes = 1u64 << 30;
+            let pages = bytes / page;
+            let with = |allocs: u64| {
+                ends(
+                    EndCounts {
+                        syscalls: BTreeMap::from([("write".into(), 4096)]),
+                        page_allocs: Some(allocs),
+                        page_faults: 1 << 20,
+                        ..EndCounts::default()
+                    },
+                    EndCounts::default(),
+                )
+            };
+            let shape = Shape {
+                page_size: page,
+                huge_page_size: crate::ends::buffer::pmd_size(page as usize) as u64,
+                ..shape_of(&step, bytes, 16 * page)
+            };
+            let judged = model(shape, &with(pages * 88 / 100));
+            let allocs = judged
+                .iter()
+                .find(|j| j.id == "writer_page_allocs")
+                .unwrap();
+            assert_eq!(allocs.verdict, Verdict::Agrees, "{page}: {allocs:?}");
+            assert!((allocs.measured.unwrap() - 0.88).abs() < 0.001);
+            assert!(
+                allocs
+                    .model
+                    .contains(&crate::size::ByteSize(page).to_string()),
+                "{allocs:?}"
+            );
+            if page > 4096 {
+                let as_if_4k = model(shape, &with(bytes / 4096 * 88 / 100));
+                assert_eq!(
+                    verdict(&as_if_4k, "writer_page_allocs"),
+                    Verdict::Disagrees,
+                    "{page}"
+                );
+            }
+            // The buffers' small pages, in the kernel's pages.
+            let faults = judged.iter().find(|j| j.id == "writer_faults").unwrap();
+            let small = step.writer.buffer_bytes() / page;
+            assert!(faults.model.contains(&format!("{small},")), "{faults:?}");
+        }
     }
 }

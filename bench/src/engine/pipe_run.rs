@@ -339,12 +339,15 @@ impl RunHandle {
             ("reader", reader.counts.as_ref()),
         ]);
         if let Some(counts) = &mut counts {
+            let (page_size, huge_page_size) = Shape::machine_pages();
             counts.model = model(
                 Shape {
                     writer: &self.plan.writer,
                     reader: &self.plan.reader,
                     bytes,
                     pipe_capacity: writer.pipe_capacity,
+                    page_size,
+                    huge_page_size,
                 },
                 counts,
             );

@@ -6,6 +6,7 @@ mod common;
 
 mod bad_input;
 mod cleanup;
+mod counts;
 mod ipc;
 mod pages;
 mod paging_vectors;

@@ -41,6 +41,9 @@ function checkItem(check, outcome) {
   if (outcome.status === "fail") {
     item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
   }
+  if (outcome.status === "unavailable") {
+    item.append(h("p.pipebook-check-help", null, "This machine did not let the runner count it, so the check is left open and does not count against you."));
+  }
   return item;
 }
 

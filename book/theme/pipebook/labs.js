@@ -40,9 +40,46 @@ export function metric(result, name) {
       const huge = num(result?.huge_pages?.huge_bytes);
       return !checked || huge === null ? null : huge / checked;
     }
+    case "writer_page_allocs_per_gib": {
+      const allocs = num(result?.counts?.writer?.page_allocs);
+      const g = gib(result);
+      return allocs === null || g === null ? null : allocs / g;
+    }
+    case "sleeps_per_gib": {
+      const counts = result?.counts;
+      if (!counts || typeof counts !== "object") return null;
+      const sleeps = Object.entries(counts)
+        .filter(([name]) => name !== "missing" && name !== "model")
+        .map(([, end]) => num(end?.voluntary_switches))
+        .filter((v) => v !== null);
+      const g = gib(result);
+      return !sleeps.length || g === null ? null : sleeps.reduce((a, b) => a + b, 0) / g;
+    }
+    case "writer_page_faults":
+      return num(result?.counts?.writer?.page_faults);
     default:
       return null;
   }
+}
+
+/** The GiB a result moved, or null when it moved none. */
+function gib(result) {
+  const bytes = result?.bytes;
+  return typeof bytes === "number" && Number.isFinite(bytes) && bytes > 0 ? bytes / 2 ** 30 : null;
+}
+
+/** Figures that are the kernel's counts: missing, they are "not counted here" (the
+ * machine's doing), never the student's failure. */
+export const COUNT_METRICS = new Set(["writer_page_allocs_per_gib", "sleeps_per_gib", "writer_page_faults"]);
+
+/** Why a result lacks a kernel count: the reasons it carries, or that it has none. */
+function notCounted(result) {
+  const counts = result?.counts;
+  if (counts === undefined || counts === null) return "the run carries no kernel counts (counting was off)";
+  const reasons = (Array.isArray(counts.missing) ? counts.missing : [])
+    .map((m) => m?.message)
+    .filter((m) => typeof m === "string");
+  return reasons.length ? reasons.join("; ") : "the run's kernel counts lack it";
 }
 
 const METRIC_NAME = {
@@ -51,6 +88,9 @@ const METRIC_NAME = {
   cpu_per_wall: "CPU time per wall second",
   corrupted_share: "share of corrupted bytes",
   huge_share: "share of huge pages",
+  writer_page_allocs_per_gib: "writer's page allocations per GiB",
+  sleeps_per_gib: "sleeps per GiB",
+  writer_page_faults: "writer's page faults",
 };
 
 /** The median (the mean of the middle two for an even count), or null. */
@@ -112,6 +152,10 @@ function series(lab, measurements, ref, name) {
     return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs` };
   }
   const values = runs.map((m) => metric(m.result, name));
+  if (COUNT_METRICS.has(name)) {
+    const uncounted = runs.find((m) => metric(m.result, name) === null);
+    if (uncounted) return { unavailable: `task “${ref.task}”${at}: ${notCounted(uncounted.result)}` };
+  }
   if (values.some((v) => v === null)) {
     return { missing: `task “${ref.task}”${at} has a run without its ${METRIC_NAME[name] || name}` };
   }
@@ -119,7 +163,7 @@ function series(lab, measurements, ref, name) {
 }
 
 /**
- * Computes a measure: {pending: why} | {missing: why} | {number} | {choice}.
+ * Computes a measure: {pending: why} | {missing: why} | {unavailable: why} | {number} | {choice}.
  */
 export function evaluate(lab, measurements, measure) {
   const one = (ref) => series(lab, measurements, ref, measure.metric);
@@ -170,12 +214,13 @@ export function round(v) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
 
-/** A check's verdict: {id, status: pass|fail|pending, value, detail}. */
+/** A check's verdict: {id, status: pass|fail|pending|unavailable, value, detail}. */
 export function judge(lab, measurements, check) {
   const out = (status, value, detail) => ({ id: check.id, status, value, detail });
   const e = evaluate(lab, measurements, check.measure);
   if (e.pending) return out("pending", null, `waiting: ${e.pending}`);
   if (e.missing) return out("fail", null, `not measured: ${e.missing}`);
+  if (e.unavailable) return out("unavailable", null, `not counted on this machine: ${e.unavailable}`);
   if (e.number === undefined || Number.isNaN(e.number)) return out("fail", null, "not measured");
   const v = e.number;
   const low = (check.min == null || v >= check.min) && (check.above == null || v > check.above);

@@ -2,6 +2,7 @@
 // history (store.js), updated live as steps finish.
 
 import { catalog } from "./api.js";
+import { compareSteps, countText } from "./counts.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { allResults, RESULT_EVENT } from "./store.js";
@@ -35,6 +36,56 @@ function chapterLink(chapter) {
   return new URL(chapter.replace(/\.md$/, ".html"), base).href;
 }
 
+/** The article's steps side by side: the kernel's counts per GiB from the reader's own
+ * runs (medians), so the mechanisms each chapter names can be followed from step to step. */
+function showKernel(el, steps, results) {
+  const article = steps.filter((s) => s.kind === "article");
+  const chosen = article.length ? article : steps;
+  const { steps: columns, rows } = compareSteps(results, chosen.map((s) => s.id));
+  const titles = new Map(chosen.map((s) => [s.id, s.title]));
+  const counted = columns.reduce((n, c) => n + c.runs, 0);
+  const table = h(
+    "table.pipebook-kernel-compare",
+    { dataset: { runs: String(counted) } },
+    h("caption", null, "What the kernel did in each step, per GiB moved (medians of your runs that counted it)"),
+    h(
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        h("th", { scope: "col" }, "Count"),
+        columns.map((c) =>
+          h("th", { scope: "col", dataset: { step: c.id } }, titles.get(c.id) ?? c.id, h("span.pipebook-step-id", null, `${c.runs} run${c.runs === 1 ? "" : "s"}`)),
+        ),
+      ),
+    ),
+    h(
+      "tbody",
+      null,
+      rows.map((row) =>
+        h(
+          "tr",
+          { dataset: { count: row.key } },
+          h("th", { scope: "row" }, row.label),
+          row.values.map((v, i) => h("td.pipebook-num", { dataset: { step: columns[i].id } }, countText(v))),
+        ),
+      ),
+    ),
+  );
+  fill(
+    el,
+    h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": "Kernel counts by step (scrolls sideways)" }, table),
+    h(
+      "p.pipebook-results-note",
+      null,
+      counted
+        ? "A dash: no run of that step counted it (older runs, --no-counts, or counts the kernel did not permit)."
+        : "No run with kernel counts yet: run the article's steps in their chapters and this table fills in.",
+    ),
+  );
+}
+
 export async function mountResults(el) {
   el.classList.add("pipebook-enhanced");
   const body = h("tbody");
@@ -59,7 +110,8 @@ export async function mountResults(el) {
     body,
   );
   const caption = h("p.pipebook-results-note");
-  fill(el, h("div.pipebook-table-scroll", null, table), caption);
+  const kernel = h("div.pipebook-kernel-steps");
+  fill(el, h("div.pipebook-table-scroll", null, table), caption, kernel);
 
   const steps = await stepList();
 
@@ -98,6 +150,7 @@ export async function mountResults(el) {
       );
     }
     fill(body, rows);
+    showKernel(kernel, steps, results);
     const total = results.length;
     fill(
       caption,

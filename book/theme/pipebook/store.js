@@ -3,20 +3,24 @@
 // only a cache of it, for a static copy of the book read without the runner.
 
 import { history, runnerAvailable } from "./api.js";
+import { perGib } from "./counts.js";
 import { isNumber } from "./format.js";
 
 const KEY = "pipebook-results-v1";
 const MAX = 500;
 export const RESULT_EVENT = "pipebook:result";
 
-/** The few fields the tables need; a full result is kept by the server. */
+/** The few fields the tables need (with the kernel's counts per GiB, `kernel`, when
+ * the run counted them); a full result is kept by the server. */
 export function slim(result) {
+  const kernel = perGib(result);
   return {
     step: String(result.step),
     gib_per_s: Number(result.gib_per_s),
     bytes: Number(result.bytes),
     elapsed_ms: Number(result.elapsed_ms),
     finished_at_ms: Number(result.finished_at_ms),
+    ...(kernel ? { kernel } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { START_HINT } from "./api.js";
 import { cardFigures, cardHead } from "./card.js";
 import { LiveChart } from "./chart.js";
 import { runControls } from "./controls.js";
+import { KernelCounts } from "./countsview.js";
 import { EndStats, resultNotes } from "./details.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
@@ -51,8 +52,9 @@ export function mountWidget(root, { online, catalogEntry }) {
   const occupancy = new OccupancyChart();
   const compare = h("p.pipebook-compare");
   const stats = new EndStats();
+  const kernel = new KernelCounts();
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, notes);
+  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, kernel.el, notes);
   mountProfile(card, { step: info.step, readParams });
 
   stats.show(null);
@@ -107,6 +109,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     const text = comparison(info, result.gib_per_s);
     fill(compare, text ? h("strong", null, text) : "");
     stats.show(result);
+    kernel.show(result);
     const items = resultNotes(result, { budget: life.budget, warnings: life.warnings });
     fill(notes, items.map((item) => h("li", null, item)));
     record(result);
@@ -165,6 +168,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     savedNote.textContent = "";
     delete savedNote.dataset.saved;
     stats.show(null);
+    kernel.show(null);
     fill(compare, "");
     chart.reset({ article: info.article, reference: info.reference, seconds: life.budget });
     occupancy.reset({ quiet: life.quiet });

@@ -29,6 +29,9 @@ pub enum Status {
     Fail,
     /// Not enough runs yet.
     Pending,
+    /// What it reads is one of the kernel's counts this machine did not permit
+    /// (or a run did not take): said so, and not held against the student.
+    Unavailable,
 }
 
 /// A check's verdict.
@@ -51,6 +54,8 @@ pub enum Evaluated {
     Pending(String),
     /// The runs are there but do not carry the figure (e.g. no verification).
     Missing(String),
+    /// The figure is a kernel count a run could not take, and why.
+    Unavailable(String),
     /// A number.
     Number(f64),
     /// A task id (for `fastest`).
@@ -98,6 +103,46 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             let checked = num("/huge_pages/checked_bytes").filter(|c| *c > 0.0)?;
             Some(num("/huge_pages/huge_bytes")? / checked)
         }
+        Metric::WriterPageAllocsPerGib => Some(num("/counts/writer/page_allocs")? / gib(result)?),
+        Metric::SleepsPerGib => {
+            let ends = result.get("counts")?.as_object()?;
+            let sleeps: Vec<f64> = ends
+                .iter()
+                .filter(|(name, _)| !matches!(name.as_str(), "missing" | "model"))
+                .filter_map(|(_, end)| end.get("voluntary_switches")?.as_f64())
+                .collect();
+            if sleeps.is_empty() {
+                return None;
+            }
+            Some(sleeps.iter().sum::<f64>() / gib(result)?)
+        }
+        Metric::WriterPageFaults => num("/counts/writer/page_faults"),
+    }
+}
+
+/// The GiB a result moved, when it moved any.
+fn gib(result: &Value) -> Option<f64> {
+    let bytes = result.get("bytes")?.as_f64().filter(|b| *b > 0.0)?;
+    Some(bytes / (1u64 << 30) as f64)
+}
+
+/// Why a result lacks a kernel count: the reasons it carries, or that it has none.
+fn not_counted(result: &Value) -> String {
+    let reasons: Vec<&str> = result
+        .pointer("/counts/missing")
+        .and_then(Value::as_array)
+        .map(|m| {
+            m.iter()
+                .filter_map(|r| r.get("message").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if result.get("counts").is_none_or(Value::is_null) {
+        "the run carries no kernel counts (counting was off)".into()
+    } else if reasons.is_empty() {
+        "the run's kernel counts lack it".into()
+    } else {
+        reasons.join("; ")
     }
 }
 
@@ -119,6 +164,9 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::CpuPerWall => "CPU time per wall second",
         Metric::CorruptedShare => "share of corrupted bytes",
         Metric::HugeShare => "share of huge pages",
+        Metric::WriterPageAllocsPerGib => "writer's page allocations per GiB",
+        Metric::SleepsPerGib => "sleeps per GiB",
+        Metric::WriterPageFaults => "writer's page faults",
     }
 }
 
@@ -144,6 +192,15 @@ fn series(
             r.task,
             runs.len()
         )));
+    }
+    if m.is_count() {
+        if let Some(x) = runs.iter().find(|x| metric(&x.result, m).is_none()) {
+            return Err(Evaluated::Unavailable(format!(
+                "task “{}”{at}: {}",
+                r.task,
+                not_counted(&x.result)
+            )));
+        }
     }
     runs.iter()
         .map(|x| metric(&x.result, m))
@@ -245,6 +302,11 @@ pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOut
     match evaluate(lab, measurements, &check.measure) {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
         Evaluated::Missing(why) => outcome(Status::Fail, None, format!("not measured: {why}")),
+        Evaluated::Unavailable(why) => outcome(
+            Status::Unavailable,
+            None,
+            format!("not counted on this machine: {why}"),
+        ),
         Evaluated::Choice(task) => outcome(Status::Fail, None, format!("`{task}` is not a number")),
         Evaluated::Number(v) if v.is_nan() => outcome(Status::Fail, None, "not measured".into()),
         Evaluated::Number(v) => {

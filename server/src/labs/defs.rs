@@ -210,6 +210,24 @@ pub enum Metric {
     CorruptedShare,
     /// Share of the writer's checked buffer bytes in huge pages.
     HugeShare,
+    /// Pages the writer allocated per GiB moved (`counts.writer.page_allocs`; a
+    /// kernel tracepoint, counted where permitted).
+    WriterPageAllocsPerGib,
+    /// Sleeps (voluntary context switches) of every end per GiB moved.
+    SleepsPerGib,
+    /// The writer's page faults over its run.
+    WriterPageFaults,
+}
+
+impl Metric {
+    /// Whether the figure is one of the kernel's counts: missing, it is "not
+    /// counted here" (the machine's doing), never the student's failure.
+    pub fn is_count(self) -> bool {
+        matches!(
+            self,
+            Metric::WriterPageAllocsPerGib | Metric::SleepsPerGib | Metric::WriterPageFaults
+        )
+    }
 }
 
 /// What a check or a prediction's answer computes.

@@ -614,7 +614,7 @@ fn text(v: &Value) -> String {
     }
 }
 
-/// A student's outcome of one check: pass, fail, pending, or "" when absent.
+/// A student's outcome of one check: pass, fail, pending, unavailable, or "" when absent.
 fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
     s.labs
         .iter()
@@ -624,6 +624,7 @@ fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::Pending => "pending",
+            Status::Unavailable => "unavailable",
         })
 }
 

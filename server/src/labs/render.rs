@@ -39,6 +39,8 @@ pub(crate) fn content_security_policy() -> String {
 pub(crate) fn status(status: &str) -> String {
     let class = match status {
         "pass" | "fail" | "pending" => status,
+        // A count the machine did not permit: not the student's failure.
+        "unavailable" => "pending",
         _ => "pending",
     };
     format!("<span class=\"{class}\">{}</span>", escape(status))

@@ -96,7 +96,9 @@ async fn pages_carry_token_csp_and_no_cors() {
         assert!(csp.contains(directive), "{directive} missing from {csp}");
     }
     assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
-    assert_eq!(page.header("cache-control"), Some("no-store"));
+    // Never reused without asking, never kept by a shared cache; not no-store,
+    // which would keep the back/forward cache from restoring a page.
+    assert_eq!(page.header("cache-control"), Some("no-cache, private"));
 
     // The token is the same on every page of one start.
     let token = server.token().await;

@@ -20,7 +20,9 @@
 
 mod fixture;
 
+mod bfcache;
 mod chapters;
+mod counts;
 mod ipc;
 mod labs;
 mod machine;

@@ -1,0 +1,159 @@
+//! What the kernel did in real runs: the counts each end takes of itself, against
+//! the book's explanation of each step.
+
+use serde_json::Value;
+
+use crate::common::{as_nobody, cpus, exe, pipebench, stderr, stdout};
+
+const MIB: u64 = 1 << 20;
+
+fn run_json(step: &str, bytes: &str) -> Value {
+    let args = ["run", step, "--json", "--bytes", bytes];
+    let output = pipebench(&args);
+    assert!(
+        output.status.success(),
+        "pipebench {args:?} failed: {}",
+        stderr(&output)
+    );
+    serde_json::from_str(&stdout(&output)).expect("run --json prints JSON")
+}
+
+/// Whether this process may count kernel tracepoints (root, or paranoid -1, with
+/// tracefs mounted): the runs it starts then carry page allocations.
+fn traced(result: &Value) -> bool {
+    !result["counts"]["missing"]
+        .as_array()
+        .expect("counts carry a missing list")
+        .iter()
+        .any(|m| {
+            m["counts"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c == "page_allocs"))
+        })
+}
+
+/// Pages the run moved, of the kernel's size: the unit the pipe allocates in.
+fn pages(result: &Value) -> f64 {
+    result["bytes"].as_f64().unwrap() / pipebench::ends::buffer::page_size() as f64
+}
+
+#[test]
+fn write_read_makes_one_write_per_256_kib_and_allocates_a_page_per_4_kib() {
+    let _cpus = cpus();
+    let result = run_json("write-read", "64MiB");
+    let counts = &result["counts"];
+    let bytes = result["bytes"].as_u64().unwrap();
+    assert_eq!(bytes, 64 * MIB, "{result}");
+    // The writer counts its own calls: exactly one write per 256 KiB buffer.
+    assert_eq!(
+        counts["writer"]["syscalls"]["write"].as_u64(),
+        Some(bytes / (256 * 1024)),
+        "{counts}"
+    );
+    let capacity = result["pipe_capacity"].as_u64().unwrap();
+    let reads = counts["reader"]["syscalls"]["read"].as_u64().unwrap();
+    assert!(
+        reads >= bytes / capacity,
+        "a read returns at most a pipe-full: {reads} reads for {bytes} bytes through {capacity}"
+    );
+    if traced(&result) {
+        let per_page = counts["writer"]["page_allocs"].as_f64().unwrap() / pages(&result);
+        assert!(
+            (0.5..=1.0).contains(&per_page),
+            "the writer should allocate at most one page per page moved, most of the time: {per_page}"
+        );
+        let verdict = counts["model"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["id"] == "writer_page_allocs")
+            .map(|j| j["verdict"].clone());
+        assert_eq!(verdict, Some("agrees".into()), "{counts}");
+    } else {
+        println!("tracepoints not permitted here: page allocations not checked");
+    }
+}
+
+#[test]
+fn vmsplice_allocates_next_to_nothing() {
+    let _cpus = cpus();
+    let result = run_json("vmsplice-splice", "64MiB");
+    if !traced(&result) {
+        println!("tracepoints not permitted here: nothing to check");
+        return;
+    }
+    let allocs = result["counts"]["writer"]["page_allocs"].as_f64().unwrap();
+    assert!(
+        allocs / pages(&result) < 0.01,
+        "vmsplice should allocate under 0.01 pages per page moved: {allocs} for {} pages",
+        pages(&result)
+    );
+}
+
+#[test]
+fn busy_loop_ends_hardly_ever_sleep() {
+    let _cpus = cpus();
+    if pipebench::process::cpu::allowed_cpus().len() < 2 {
+        println!("one CPU: the busy loop's ends take turns, so they are not tested for sleeps");
+        return;
+    }
+    let result = run_json("busy-loop", "256MiB");
+    let counts = &result["counts"];
+    // A blocking end sleeps about once per pipe-full; 256 MiB through a 128 KiB
+    // pipe is 2048 of them. Spinning ends retry instead.
+    let fills = result["bytes"].as_u64().unwrap() / result["pipe_capacity"].as_u64().unwrap();
+    for end in ["writer", "reader"] {
+        let sleeps = counts[end]["voluntary_switches"].as_u64().unwrap();
+        assert!(
+            sleeps * 20 < fills,
+            "the busy {end} slept {sleeps} times in {fills} pipe-fulls: {counts}"
+        );
+    }
+}
+
+#[test]
+fn an_unprivileged_run_has_the_always_counts_and_says_why_the_rest_are_missing() {
+    let _cpus = cpus();
+    let exe = exe();
+    let output = as_nobody(
+        exe.to_str().unwrap(),
+        &["run", "write-read", "--json", "--bytes", "16MiB"],
+        "",
+    );
+    assert!(output.status.success(), "as nobody: {}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let counts = &result["counts"];
+    for end in ["writer", "reader"] {
+        for always in ["context_switches", "voluntary_switches", "page_faults"] {
+            assert!(counts[end][always].is_u64(), "{end}.{always}: {counts}");
+        }
+        assert!(counts[end]["syscalls"].is_object(), "{counts}");
+        // Unknown is absent, never 0.
+        assert!(counts[end]["page_allocs"].is_null(), "{counts}");
+    }
+    assert_eq!(counts["writer"]["syscalls"]["write"], 64, "{counts}");
+    let missing = counts["missing"].as_array().unwrap();
+    let allocs = missing
+        .iter()
+        .find(|m| {
+            m["counts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c == "page_allocs")
+        })
+        .unwrap_or_else(|| panic!("no reason for the missing page allocations: {counts}"));
+    let kind = allocs["reason"]["kind"].as_str().unwrap();
+    assert!(
+        matches!(kind, "not_permitted" | "no_tracefs"),
+        "an unprivileged user is refused tracepoints: {allocs}"
+    );
+    assert!(!allocs["message"].as_str().unwrap().is_empty());
+    let unknown = counts["model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["id"] == "writer_page_allocs")
+        .unwrap();
+    assert_eq!(unknown["verdict"], "unknown", "{unknown}");
+}

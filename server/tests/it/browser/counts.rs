@@ -1,0 +1,147 @@
+//! "What the kernel did": the counts table a run card shows after a run, and the
+//! steps compared by their counts in "Your machine vs the article".
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::run_card::{start_run, wait_until_done};
+use super::{
+    in_fresh_page, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    RUN_CHAPTER, RUN_STEP,
+};
+
+const MACHINE_CHAPTER: &str = "your-machine";
+
+#[tokio::test]
+async fn a_run_card_shows_what_the_kernel_did_and_the_results_chapter_compares_steps() {
+    in_fresh_page("kernel-counts", kernel_counts).await;
+}
+
+/// A number as the tables write it ("4,096", "0.875").
+fn figure(text: &Value) -> Option<f64> {
+    text.as_str()?.replace(',', "").parse().ok()
+}
+
+async fn kernel_counts(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(RUN_CHAPTER)?;
+    require_chapter(MACHINE_CHAPTER)?;
+    open(client, base, RUN_CHAPTER).await?;
+    start_run(client, "1").await?;
+    wait_until_done(client, Duration::from_secs(90)).await?;
+    let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    let table = wait_js(
+        client,
+        &format!(
+            r#"const box = document.querySelector('{root} .pipebook-kernel');
+               const t = box && box.querySelector('table.pipebook-counts');
+               if (!t || box.hidden) return null;
+               const cell = (count, end, per) => {{
+                 const c = t.querySelector(`tr[data-count="${{count}}"] td[data-end="${{end}}"][data-per="${{per}}"]`);
+                 return c ? c.textContent : null;
+               }};
+               return {{
+                 caption: t.caption ? t.caption.textContent : null,
+                 cols: [...t.querySelectorAll('thead th')].map((th) => th.getAttribute('scope')),
+                 rows: [...t.querySelectorAll('tbody th')].map((th) => th.getAttribute('scope')),
+                 writerCallsPerGib: cell('data_calls', 'writer', 'gib'),
+                 readerCallsPerCall: cell('data_calls', 'reader', 'call'),
+                 allocsPerGib: cell('page_allocs', 'writer', 'gib'),
+                 model: [...box.querySelectorAll('table.pipebook-model tbody tr')]
+                   .map((tr) => [tr.dataset.model, tr.dataset.verdict]),
+                 missing: [...box.querySelectorAll('.pipebook-kernel-missing li')]
+                   .map((li) => [li.dataset.reason, li.textContent]),
+               }};"#
+        ),
+        Duration::from_secs(10),
+        "the card's counts table",
+    )
+    .await?;
+    println!("counts table: {table}");
+    if !table["caption"]
+        .as_str()
+        .is_some_and(|c| c.contains("What the kernel did"))
+    {
+        return Err(format!("the counts table has no caption: {table}"));
+    }
+    let scoped = |key: &str, scope: &str| {
+        table[key]
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|s| s == scope))
+    };
+    if !scoped("cols", "col") || !scoped("rows", "row") {
+        return Err(format!("every header cell needs its scope: {table}"));
+    }
+    // write-read writes 256 KiB a call: 4096 calls per GiB, whatever the machine.
+    let calls = figure(&table["writerCallsPerGib"])
+        .ok_or_else(|| format!("no writer data calls per GiB: {table}"))?;
+    if (calls - 4096.0).abs() > 4096.0 * 0.01 {
+        return Err(format!(
+            "the writer should make 4096 write calls per GiB, the card shows {calls}"
+        ));
+    }
+    if figure(&table["readerCallsPerCall"]) != Some(1.0) {
+        return Err(format!(
+            "the reader's data calls per data call must read 1: {table}"
+        ));
+    }
+    let model = table["model"].as_array().cloned().unwrap_or_default();
+    if !model.iter().any(|m| m[0] == "reads_per_write") {
+        return Err(format!(
+            "the model's reads per write is not beside the counts: {table}"
+        ));
+    }
+    // Page allocations are counted where the kernel permits it; otherwise the card
+    // says why, and the model's verdict is "unknown", not a guess.
+    match figure(&table["allocsPerGib"]) {
+        Some(allocs) if allocs > 0.0 => {}
+        Some(allocs) => return Err(format!("write-read allocated {allocs} pages per GiB")),
+        None => {
+            let said = table["missing"].as_array().is_some_and(|m| {
+                m.iter()
+                    .any(|r| r[1].as_str().is_some_and(|t| t.contains("pages allocated")))
+            });
+            if !said {
+                return Err(format!(
+                    "page allocations are neither shown nor said to be missing: {table}"
+                ));
+            }
+        }
+    }
+    screenshot_element(client, &root, "widget-kernel-counts").await?;
+
+    open(client, base, MACHINE_CHAPTER).await?;
+    let compare = wait_js(
+        client,
+        &format!(
+            r#"const t = document.querySelector('table.pipebook-kernel-compare');
+               if (!t || Number(t.dataset.runs) < 1) return null;
+               const head = t.querySelector('thead th[data-step="{RUN_STEP}"]');
+               const cell = t.querySelector('tr[data-count="writer.data_calls"] td[data-step="{RUN_STEP}"]');
+               return {{
+                 caption: t.caption ? t.caption.textContent : null,
+                 head: head ? head.textContent : null,
+                 calls: cell ? cell.textContent : null,
+                 steps: [...t.querySelectorAll('thead th[data-step]')].map((th) => th.dataset.step),
+               }};"#
+        ),
+        Duration::from_secs(10),
+        "the comparison of steps by their counts",
+    )
+    .await?;
+    println!("steps compared: {compare}");
+    let calls = figure(&compare["calls"])
+        .ok_or_else(|| format!("no {RUN_STEP} column with counts: {compare}"))?;
+    if (calls - 4096.0).abs() > 4096.0 * 0.01 {
+        return Err(format!(
+            "the comparison should show 4096 writer calls per GiB for {RUN_STEP}: {compare}"
+        ));
+    }
+    if compare["steps"].as_array().map_or(0, Vec::len) < 5 {
+        return Err(format!(
+            "the comparison should cover the article's five steps: {compare}"
+        ));
+    }
+    Ok(())
+}
