@@ -180,6 +180,8 @@ mod tests {
         let b = [11.0, 9.5, 10.8, 10.0, 11.9];
         let got = compare(&a, &b, DEFAULT_SEED).unwrap();
         assert_eq!(got.verdict, Verdict::NotResolved);
+        // scipy.stats.wilcoxon(numpy.log(a / b)) gives statistic 7.0, p 1.0.
+        assert_eq!(got.p_value, Some(1.0));
         assert!(got.ci_low < 1.0 && got.ci_high > 1.0);
         assert!(got.sentence("a", "b").starts_with("not resolved"));
     }
