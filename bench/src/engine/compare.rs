@@ -20,7 +20,7 @@ use crate::engine::event::{Event, Finished};
 use crate::engine::job::{Job, JobContext, Observer, PipeJob};
 use crate::engine::result::RunResult;
 use crate::stats::bootstrap::DEFAULT_SEED;
-use crate::stats::verdict::{self, Comparison, CompareError};
+use crate::stats::verdict::{self, CompareError, Comparison};
 use crate::steps::plan::RunPlan;
 
 /// Most pairs one comparison may run, extensions included.
@@ -259,7 +259,13 @@ impl CompareJob {
 fn shape_of(warning: &str) -> String {
     warning
         .chars()
-        .map(|c| if c.is_ascii_digit() || c == '.' { '#' } else { c })
+        .map(|c| {
+            if c.is_ascii_digit() || c == '.' {
+                '#'
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
