@@ -6,6 +6,7 @@ mod common;
 
 mod bad_input;
 mod cleanup;
+mod compare;
 mod ipc;
 mod pages;
 mod paging_vectors;
