@@ -48,7 +48,10 @@ fn busy_loop_resolves_faster_than_write_read() {
     };
     let ratio = median("a_gib_per_s") / median("b_gib_per_s");
     assert!((ratio - figure(&got, "ratio")).abs() < 1e-9, "{got}");
-    assert!(got["sentence"].as_str().unwrap().contains("busy-loop is faster"));
+    assert!(got["sentence"]
+        .as_str()
+        .unwrap()
+        .contains("busy-loop is faster"));
 }
 
 /// The same step on both sides: the interval holds 1.0 and the verdict waits,
