@@ -11,11 +11,15 @@ use indicatif::ProgressBar;
 use pipebench::engine::compare::{CompareJob, Contender};
 use pipebench::engine::event::Event;
 use pipebench::engine::job::{Observer, Stop};
+use pipebench::machine::state;
 use pipebench::size::ByteSize;
 use pipebench::stats::verdict::Verdict;
 use pipebench::steps::plan::{Limits, RunParams, RunPlan, SWEEP_SECONDS};
 
 use super::{context, session_bar, RunFlags, Shape, SweepShape, UsageError};
+
+/// How long the machine is watched before a comparison.
+const PRECHECK: Duration = Duration::from_millis(300);
 
 /// `pipebench compare`.
 #[derive(Debug, Args)]
@@ -125,7 +129,23 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let shared = &args.shape.params;
     let a = contender(&args.a, shared, &limits)?;
     let b = contender(&args.b, shared, &limits)?;
+    let cpus: Vec<usize> = [&a.plan, &b.plan]
+        .iter()
+        .flat_map(|plan| [plan.writer.common.cpu, plan.reader.common.cpu])
+        .flatten()
+        .collect();
     let mut job = CompareJob::new(a, b, args.pairs).map_err(|e| UsageError(e.to_string()))?;
+    // A short look at the machine first: what would widen the interval, and
+    // what to do about it, before minutes go into the pairs.
+    let advice = state::precheck(&cpus, PRECHECK);
+    match advice.is_empty() {
+        true => eprintln!("machine check: nothing seen that would make these runs noisy"),
+        false => {
+            for line in &advice {
+                eprintln!("machine check: {line}");
+            }
+        }
+    }
     let mut bar = Bar(session_bar(job.total()));
     let end = job.run(&context(None)?, &mut bar);
     drop(bar);
@@ -135,7 +155,9 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         other => anyhow::bail!("the comparison ended early ({other:?})"),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        value["precheck"] = serde_json::json!(advice);
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         for warning in &report.warnings {
             eprintln!("pipebench: warning: {warning}");

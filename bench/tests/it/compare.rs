@@ -80,3 +80,69 @@ fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
     let output = pipebench(&["compare", "write-read", "busy-loop", "--pairs", "1"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
+
+/// Every result carries the machine's state; a spinner pinned beside the
+/// writer takes its CPU from it, and the result says so.
+#[test]
+fn results_carry_the_machine_state_and_a_taken_cpu_is_said() {
+    let _cpus = cpus();
+    let run = |args: &[&str]| -> Value {
+        let mut argv = vec!["run", "busy-loop", "--bytes", "32MiB", "--json"];
+        argv.extend_from_slice(args);
+        let output = pipebench(&argv);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_str(&stdout(&output)).unwrap()
+    };
+    let quiet = run(&["--writer-cpu", "0", "--reader-cpu", "1"]);
+    let machine = &quiet["machine"];
+    assert_eq!(machine["cpus"], serde_json::json!([0, 1]), "{quiet}");
+    for field in [
+        "governors",
+        "boost",
+        "steal_ms",
+        "other_ms",
+        "throttle_events",
+    ] {
+        assert!(machine.get(field).is_some(), "no {field}: {machine}");
+    }
+    assert!(machine["window_ms"].as_f64().unwrap() > 0.0);
+    // A busy loop on CPU 0 for the whole run, at the same priority as the writer.
+    let mut spinner = std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset runs");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let taken = run(&["--writer-cpu", "0", "--reader-cpu", "1", "--bytes", "64MiB"]);
+    let _ = spinner.kill();
+    let _ = spinner.wait();
+    let machine = &taken["machine"];
+    assert_eq!(machine["taken"], true, "{taken}");
+    assert!(machine["other_ms"].as_f64().unwrap() > 0.0, "{machine}");
+    let warnings = taken["warnings"].to_string();
+    assert!(warnings.contains("taken from it"), "{warnings}");
+}
+
+/// Before the pairs, a short check says what would make this machine noisy
+/// (or that it saw nothing), in the JSON too.
+#[test]
+fn a_comparison_starts_with_a_machine_check() {
+    let _cpus = cpus();
+    let output = pipebench(&[
+        "compare",
+        "write-read",
+        "busy-loop",
+        "--pairs",
+        "2",
+        "--bytes",
+        "8MiB",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("machine check:"),
+        "{}",
+        stderr(&output)
+    );
+    let got: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(got["precheck"].is_array(), "{got}");
+}
