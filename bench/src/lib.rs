@@ -18,6 +18,7 @@
 //! - [`process`]: starting a child with the one fd map, and CPU sets.
 //! - [`output`]: tables, medians and charts for people.
 //! - [`size`]: byte sizes and rates.
+//! - [`stats`]: comparisons that say how sure they are (intervals, rank tests, verdicts).
 //!
 //! [`entry`] is every child's entry point (`pipebench write|read|ipc-end|...`);
 //! the binary's `cli` module is the command line.
@@ -32,4 +33,5 @@ pub mod output;
 pub mod process;
 pub mod profile;
 pub mod size;
+pub mod stats;
 pub mod steps;

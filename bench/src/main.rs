@@ -39,6 +39,9 @@ enum Command {
     Sweep(cli::SweepArgs),
     /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
     Ipc(cli::IpcArgs),
+    /// Two configurations head to head in interleaved pairs: a ratio with its
+    /// interval and a verdict.
+    Compare(cli::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Pages(args) => cli::pages(args),
         Command::Sweep(args) => cli::sweep(args),
         Command::Ipc(args) => cli::ipc(args),
+        Command::Compare(args) => cli::compare(args),
     };
     match outcome {
         Ok(code) => code,

@@ -558,6 +558,7 @@ mod tests {
             occupancy: None,
             finished_at_ms: 1,
             counts: None,
+            machine: None,
         }
     }
 

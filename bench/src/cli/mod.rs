@@ -1,9 +1,10 @@
 //! The command line of the `pipebench` binary, one file per subcommand: [`run`],
-//! [`all`], [`sweep`], [`ipc`], [`pages`], and the machine's commands in
+//! [`all`], [`sweep`], [`ipc`], [`pages`], [`compare`], and the machine's commands in
 //! [`machine`]. This file holds what they share: the exit codes, the flags that
 //! shape a run and a session, and the terminal's observer of a job.
 
 mod all;
+mod compare;
 mod ipc;
 mod machine;
 mod pages;
@@ -12,6 +13,7 @@ mod run;
 mod sweep;
 
 pub use all::{all, AllArgs};
+pub use compare::{compare, CompareArgs};
 pub use ipc::{ipc, IpcArgs};
 pub use machine::{list, reuse, system, wakeup, ListArgs, ReuseArgs, SystemArgs, WakeupArgs};
 pub use pages::{pages, PagesArgs};

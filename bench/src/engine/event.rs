@@ -72,6 +72,11 @@ pub enum Event {
     Cancelled,
     /// The job failed, or a request was refused.
     Error(Failure),
+    /// A comparison's run finished: its side, place and result, and the
+    /// comparison so far.
+    Leg(crate::engine::compare::Leg),
+    /// A comparison is over: the ratio, its interval, the verdict.
+    Verdict(Box<crate::engine::compare::CompareReport>),
 }
 
 impl Event {

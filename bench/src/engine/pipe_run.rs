@@ -25,6 +25,7 @@ use crate::engine::counts::{model, Counts, Shape};
 use crate::engine::event::Progress;
 use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::engine::result::{EndSummary, RunOptions, RunResult};
+use crate::machine::state::StateProbe;
 use crate::process::launch::{Child, EndProgram, Launch, CONTROL_FD, REPORT_FD};
 use crate::size::gib_per_s;
 use crate::steps::plan::{RunPlan, MIN_RELIABLE_MS};
@@ -95,6 +96,8 @@ pub struct RunHandle {
     watch: Option<PipeWatch>,
     /// Where the sampler goes between samples when the ends take every CPU.
     alternation: Option<Alternation>,
+    /// The ends' CPUs' counters at the start, for the result's `machine`.
+    machine: StateProbe,
 }
 
 fn spawn_end(
@@ -141,6 +144,11 @@ impl RunHandle {
         watch_interval: Option<Duration>,
     ) -> Result<RunHandle, RunError> {
         let control = ControlRegion::create()?;
+        let pinned: Vec<usize> = [plan.writer.common.cpu, plan.reader.common.cpu]
+            .into_iter()
+            .flatten()
+            .collect();
+        let machine = StateProbe::begin(&pinned);
         let (data_read, data_write) =
             pipe_with(PipeFlags::CLOEXEC).map_err(|e| RunError::Setup(format!("pipe: {e}")))?;
         // A duplicate of the read end, taken before the reader owns it.
@@ -191,6 +199,7 @@ impl RunHandle {
             finished: false,
             watch,
             alternation,
+            machine,
         })
     }
 
@@ -334,6 +343,15 @@ impl RunHandle {
                 reader.elapsed_ms
             ));
         }
+        let ends_cpu_ms = [&writer, &reader]
+            .iter()
+            .map(|end| {
+                let usage = EndSummary::from(*end);
+                usage.user_ms + usage.system_ms
+            })
+            .sum();
+        let machine = self.machine.finish(ends_cpu_ms);
+        warnings.extend(machine.warning());
         let mut counts = Counts::of([
             ("writer", writer.counts.as_ref()),
             ("reader", reader.counts.as_ref()),
@@ -384,6 +402,7 @@ impl RunHandle {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
             counts,
+            machine: Some(machine),
         })
     }
 }

@@ -14,6 +14,7 @@ use crate::ends::report::EndReport;
 use crate::engine::counts::Counts;
 use crate::engine::occupancy::Occupancy;
 use crate::ipc::IpcResult;
+use crate::machine::state::MachineState;
 use crate::memory::hugepage::HugePageReport;
 
 /// How each end was started.
@@ -99,6 +100,10 @@ pub struct RunResult {
     /// in results from before counting, and when neither end counted anything).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<Counts>,
+    /// The machine's state over the run: governor, boost, steal, other work on
+    /// the ends' CPUs, throttling (absent in results from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineState>,
 }
 
 impl From<&EndReport> for EndSummary {

@@ -6,6 +6,7 @@ mod common;
 
 mod bad_input;
 mod cleanup;
+mod compare;
 mod counts;
 mod ipc;
 mod pages;

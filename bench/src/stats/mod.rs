@@ -1,0 +1,70 @@
+//! Statistics for comparisons that say how sure they are: two sets of runs taken
+//! in interleaved pairs become a ratio of medians with a confidence interval, a
+//! rank test's p-value and a verdict in words.
+//!
+//! Pure and deterministic: the same runs always give the same interval (the
+//! bootstrap draws from a seeded generator defined here, simple enough for the
+//! page to repeat exactly), so a verdict can be judged again from a saved report.
+//!
+//! - [`rng`]: the seeded generator (SplitMix64) the bootstrap draws from.
+//! - [`bootstrap`]: the ratio of medians and its percentile interval over pairs.
+//! - [`signed_rank`]: the exact Wilcoxon signed-rank test on paired differences.
+//! - [`verdict`]: the two together, the verdict and how many pairs would settle it.
+
+pub mod bootstrap;
+pub mod rng;
+pub mod signed_rank;
+pub mod verdict;
+
+/// The median of `values` (the mean of the middle two for an even count); `None`
+/// when empty. NaNs sort last and are the caller's to keep out.
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    Some(match n % 2 {
+        1 => sorted[n / 2],
+        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    })
+}
+
+/// The `q` quantile (0..=1) of sorted `values`, interpolated linearly between the
+/// two nearest ranks (the "type 7" rule of R and numpy's default).
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
+    let low = h.floor() as usize;
+    let high = h.ceil() as usize;
+    Some(sorted[low] + (h - low as f64) * (sorted[high] - sorted[low]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn quantiles_interpolate_like_numpy() {
+        // numpy.quantile([1, 2, 3, 4, 10], [0.025, 0.5, 0.975]) with the default
+        // (linear) method: 1.1, 3.0, 9.4.
+        let sorted = [1.0, 2.0, 3.0, 4.0, 10.0];
+        let got: Vec<f64> = [0.025, 0.5, 0.975]
+            .iter()
+            .map(|q| quantile_sorted(&sorted, *q).unwrap())
+            .collect();
+        for (g, want) in got.iter().zip([1.1, 3.0, 9.4]) {
+            assert!((g - want).abs() < 1e-12, "{got:?}");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! `pipebench compare` on real runs: a real difference is resolved, no
+//! difference is not, and the JSON carries what the verdict rests on.
+
+use serde_json::Value;
+
+use crate::common::{cpus, pipebench, stderr, stdout};
+
+/// Runs `compare` with `args` and small runs (tens of MiB each); its JSON.
+fn compare(args: &[&str]) -> Value {
+    let mut argv = vec!["compare"];
+    argv.extend_from_slice(args);
+    argv.extend_from_slice(&["--pairs", "5", "--bytes", "48MiB", "--json"]);
+    let output = pipebench(&argv);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+fn figure(value: &Value, name: &str) -> f64 {
+    value[name]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {name}: {value}"))
+}
+
+/// busy-loop against write-read: five pairs are enough to say which is faster,
+/// whichever way round they are named.
+#[test]
+fn busy_loop_resolves_faster_than_write_read() {
+    let _cpus = cpus();
+    let got = compare(&["busy-loop", "write-read"]);
+    assert_eq!(got["verdict"], "faster", "{got}");
+    assert_eq!(got["pairs"], 5);
+    assert!(figure(&got, "ci_low") > 1.0, "{got}");
+    assert!(figure(&got, "ci_low") <= figure(&got, "ratio"));
+    assert!(figure(&got, "ratio") <= figure(&got, "ci_high"));
+    for side in ["a_gib_per_s", "b_gib_per_s"] {
+        assert_eq!(got[side].as_array().unwrap().len(), 5, "{got}");
+    }
+    // The ratio is the medians' ratio of the rates it lists.
+    let median = |side: &str| {
+        let mut v: Vec<f64> = got[side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[2]
+    };
+    let ratio = median("a_gib_per_s") / median("b_gib_per_s");
+    assert!((ratio - figure(&got, "ratio")).abs() < 1e-9, "{got}");
+    assert!(got["sentence"]
+        .as_str()
+        .unwrap()
+        .contains("busy-loop is faster"));
+}
+
+/// The same step on both sides: the interval holds 1.0 and the verdict waits,
+/// saying how many more pairs a 10% difference would take.
+#[test]
+fn a_step_against_itself_is_not_resolved() {
+    let _cpus = cpus();
+    let got = compare(&["write-read", "write-read"]);
+    assert_eq!(got["verdict"], "not_resolved", "{got}");
+    assert!(figure(&got, "ci_low") <= 1.0 && figure(&got, "ci_high") >= 1.0);
+    assert!(got["more_pairs"].as_u64().is_some(), "{got}");
+    assert!(got["sentence"]
+        .as_str()
+        .unwrap()
+        .starts_with("not resolved"));
+}
+
+/// A side may carry its own flags ("argv-style"); they are checked like a run's.
+#[test]
+fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
+    let output = pipebench(&["compare", "write-read", "write-read --pipe-size lots"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("lots"), "{}", stderr(&output));
+    let output = pipebench(&["compare", "write-read", "no-such-step"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let output = pipebench(&["compare", "write-read", "busy-loop", "--pairs", "1"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+/// Every result carries the machine's state; a spinner pinned beside the
+/// writer takes its CPU from it, and the result says so.
+#[test]
+fn results_carry_the_machine_state_and_a_taken_cpu_is_said() {
+    let _cpus = cpus();
+    let run = |args: &[&str]| -> Value {
+        let mut argv = vec!["run", "busy-loop", "--bytes", "32MiB", "--json"];
+        argv.extend_from_slice(args);
+        let output = pipebench(&argv);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_str(&stdout(&output)).unwrap()
+    };
+    let quiet = run(&["--writer-cpu", "0", "--reader-cpu", "1"]);
+    let machine = &quiet["machine"];
+    assert_eq!(machine["cpus"], serde_json::json!([0, 1]), "{quiet}");
+    for field in [
+        "governors",
+        "boost",
+        "steal_ms",
+        "other_ms",
+        "throttle_events",
+    ] {
+        assert!(machine.get(field).is_some(), "no {field}: {machine}");
+    }
+    assert!(machine["window_ms"].as_f64().unwrap() > 0.0);
+    // A busy loop on CPU 0 for the whole run, at the same priority as the writer.
+    let mut spinner = std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset runs");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let taken = run(&["--writer-cpu", "0", "--reader-cpu", "1", "--bytes", "64MiB"]);
+    let _ = spinner.kill();
+    let _ = spinner.wait();
+    let machine = &taken["machine"];
+    assert_eq!(machine["taken"], true, "{taken}");
+    assert!(machine["other_ms"].as_f64().unwrap() > 0.0, "{machine}");
+    let warnings = taken["warnings"].to_string();
+    assert!(warnings.contains("taken from it"), "{warnings}");
+}
+
+/// Before the pairs, a short check says what would make this machine noisy
+/// (or that it saw nothing), in the JSON too.
+#[test]
+fn a_comparison_starts_with_a_machine_check() {
+    let _cpus = cpus();
+    let output = pipebench(&[
+        "compare",
+        "write-read",
+        "busy-loop",
+        "--pairs",
+        "2",
+        "--bytes",
+        "8MiB",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("machine check:"),
+        "{}",
+        stderr(&output)
+    );
+    let got: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(got["precheck"].is_array(), "{got}");
+}
