@@ -39,6 +39,9 @@ enum Command {
     Sweep(cli::SweepArgs),
     /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
     Ipc(cli::IpcArgs),
+    /// How long one message takes: round trips between two pinned processes,
+    /// mechanism by mechanism, blocking and busy-polling, as percentiles.
+    Latency(cli::LatencyArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Pages(args) => cli::pages(args),
         Command::Sweep(args) => cli::sweep(args),
         Command::Ipc(args) => cli::ipc(args),
+        Command::Latency(args) => cli::latency(args),
     };
     match outcome {
         Ok(code) => code,
