@@ -61,8 +61,16 @@ mod tests {
     #[test]
     fn defaults_fill_in_and_bounds_hold() {
         let config = parse(r#"{"mechanism":"pipe"}"#).unwrap();
-        assert_eq!((config.mode, config.size, config.round_trips), (Mode::Blocking, 64, PAGE_ROUND_TRIPS));
-        assert_eq!(parse(r#"{"mechanism":"tcp","size":"4KiB","mode":"busy"}"#).unwrap().size, 4096);
+        assert_eq!(
+            (config.mode, config.size, config.round_trips),
+            (Mode::Blocking, 64, PAGE_ROUND_TRIPS)
+        );
+        assert_eq!(
+            parse(r#"{"mechanism":"tcp","size":"4KiB","mode":"busy"}"#)
+                .unwrap()
+                .size,
+            4096
+        );
         assert!(parse(r#"{"mechanism":"pipe","round_trips":1000000}"#).is_err());
         assert!(parse(r#"{"mechanism":"pipe","size":0}"#).is_err());
         assert!(parse(r#"{"mechanism":"shm-ring","mode":"blocking"}"#).is_err());

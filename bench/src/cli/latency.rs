@@ -67,6 +67,7 @@ fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Vec<(String, String)>
     }
     let mut configs = Vec::new();
     let mut skipped = Vec::new();
+    let mut first_refusal = None;
     for mechanism in mechanisms {
         for &mode in &modes {
             for &size in &sizes {
@@ -79,16 +80,23 @@ fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Vec<(String, String)>
                 };
                 match config.check() {
                     Ok(()) => configs.push(config),
-                    Err(err) if err.is_not_applicable() => skipped.push((
-                        format!("{} {} {} B", mechanism.id(), mode.as_str(), size),
-                        err.to_string(),
-                    )),
+                    Err(err) if err.is_not_applicable() => {
+                        skipped.push((
+                            format!("{} {} {} B", mechanism.id(), mode.as_str(), size),
+                            err.to_string(),
+                        ));
+                        first_refusal.get_or_insert(err);
+                    }
                     Err(err) => return Err(err),
                 }
             }
         }
     }
-    Ok((configs, skipped))
+    // Nothing left to run: what was asked for does not exist here, and says why.
+    match (configs.is_empty(), first_refusal) {
+        (true, Some(err)) => Err(err),
+        _ => Ok((configs, skipped)),
+    }
 }
 
 /// The terminal's observer of a latency run: one bar over every round trip of

@@ -312,7 +312,7 @@ pub struct LatencyProgress {
     /// Round trips to time.
     pub of: u64,
     /// Round trips per quarter-octave bucket of ns so far (bucket `i` starts at
-    /// `2^(i/4)` ns), the distribution as it fills.
+    /// `2^(i div 4) * (1 + (i mod 4) / 4)` ns), the distribution as it fills.
     pub buckets: Vec<u64>,
 }
 

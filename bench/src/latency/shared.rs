@@ -16,13 +16,14 @@ use rustix::mm::{MapFlags, ProtFlags};
 /// Slots per direction of the ring.
 pub const SLOTS: usize = 4;
 
-/// Buckets of the live distribution: quarter-octaves of nanoseconds, bucket `i`
-/// holds round trips of `2^(i/4)` ns and up; the last holds everything slower.
+/// Buckets of the live distribution: each octave of nanoseconds cut in four equal
+/// quarters, so bucket `i` starts at `2^(i div 4) * (1 + (i mod 4) / 4)` ns; the
+/// last holds everything slower.
 pub const BUCKETS: usize = 112;
 
 /// The lower edge of bucket `i`, ns.
 pub fn bucket_floor(i: usize) -> f64 {
-    2f64.powf(i as f64 / 4.0)
+    2f64.powi((i / 4) as i32) * (1.0 + (i % 4) as f64 / 4.0)
 }
 
 /// The bucket of a round trip of `ns` nanoseconds.
@@ -30,8 +31,8 @@ pub fn bucket_of(ns: u64) -> usize {
     if ns <= 1 {
         return 0;
     }
-    // 4 * log2(ns), from the bit length and the next two bits (no float in the
-    // hot loop).
+    // The octave from the bit length, the quarter from the next two bits (no
+    // float in the hot loop).
     let bits = 63 - ns.leading_zeros() as usize;
     let frac = if bits >= 2 {
         ((ns >> (bits - 2)) & 3) as usize

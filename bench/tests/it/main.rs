@@ -7,6 +7,7 @@ mod common;
 mod bad_input;
 mod cleanup;
 mod ipc;
+mod latency;
 mod pages;
 mod paging_vectors;
 mod profile;
