@@ -439,7 +439,9 @@ fn run_latency(
         cpus: config.cpus,
         round_trips: config.round_trips,
     }));
-    let _aside = SteppedAside::now([Some(config.cpus[0]), Some(config.cpus[1])]);
+    // No stepping aside here: the ends are started inside the harness and
+    // inherit this thread's CPUs, and they must be free to pin themselves. The
+    // harness sleeps 50 ms between looks, which costs the ends nothing.
     let mut stop = None;
     let outcome = latency::run(config, &context.program, |sample| {
         observer.event(Event::LatencyProgress(LatencyProgress {

@@ -12,7 +12,7 @@ import { pageToken, runSocketUrl } from "./api.js";
 /**
  * @param {object} first the message to send when the socket opens
  * @param {object} on callbacks: connecting, queued(position), started(msg), progress(msg),
- *   point(msg), profile(msg), result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message), notice(message)
+ *   point(msg), latencyProgress(msg), profile(msg), result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message), notice(message)
  * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages");
  *   a "result" session ends at its history `saved`, after result(msg)
  * @returns {{cancel(): void}}
@@ -80,6 +80,9 @@ function session(first, on, endsWith) {
         break;
       case "point":
         on.point?.(msg);
+        break;
+      case "latency_progress":
+        on.latencyProgress?.(msg);
         break;
       case "result":
         if (endsWith === "result") resulted = true;
@@ -173,6 +176,14 @@ export function startSweep(step, param, values, repeats, params, on, lab) {
 /** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. `lab` ({id, task}) records it for a lab task. */
 export function startIpc(mechanism, params, on, lab) {
   return session({ type: "ipc", mechanism, params, ...(lab ? { lab } : {}) }, on, "result");
+}
+
+/**
+ * One configuration of the latency lab ({mechanism, mode, size, round_trips, cpus?});
+ * streams latencyProgress(msg) ({done, of, buckets}) and ends like a run.
+ */
+export function startLatency(params, on) {
+  return session({ type: "latency", ...params }, on, "result");
 }
 
 /**
