@@ -33,6 +33,12 @@ pub enum EndCommand {
         /// The end's specification, as JSON.
         spec: String,
     },
+    /// One end of a latency run (started by [`crate::latency::run`]).
+    #[command(hide = true)]
+    LatencyEnd {
+        /// The end's specification, as JSON.
+        spec: String,
+    },
     /// The page inspector: allocates the writer's buffers for these options and
     /// prints their pages as JSON (internal: started by the runner for the page).
     #[command(hide = true)]
@@ -48,6 +54,7 @@ impl EndCommand {
             EndCommand::Read(options) => ("read", &options.common, run_reader(options)),
             // The lab's ends report on their own fds, in their own format.
             EndCommand::IpcEnd { spec } => return crate::ipc::end_main(spec),
+            EndCommand::LatencyEnd { spec } => return crate::latency::end::end_main(spec),
         };
         match outcome {
             Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,8 @@
 //! - [`engine`]: a job's life (a pipe step, a sweep) and its observation
 //!   (progress, occupancy), the one thing the CLI and the server drive.
 //! - [`ipc`]: the zero-copy lab beyond pipes, its mechanisms and their harness.
+//! - [`latency`]: how long one message takes, mechanism by mechanism: two
+//!   pinned ends, round trips timed into an HDR histogram.
 //! - [`profile`]: perf call graphs of a run's two ends, against the article's.
 //! - [`machine`]: the machine report and what it explains (findings, the cost of
 //!   a wakeup, whether vmsplice maps or copies here).
@@ -27,6 +29,7 @@ pub mod ends;
 pub mod engine;
 pub mod entry;
 pub mod ipc;
+pub mod latency;
 pub mod machine;
 pub mod memory;
 pub mod output;

@@ -42,6 +42,9 @@ enum Command {
     /// Two configurations head to head in interleaved pairs: a ratio with its
     /// interval and a verdict.
     Compare(cli::CompareArgs),
+    /// How long one message takes: round trips between two pinned processes,
+    /// mechanism by mechanism, blocking and busy-polling, as percentiles.
+    Latency(cli::LatencyArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => cli::sweep(args),
         Command::Ipc(args) => cli::ipc(args),
         Command::Compare(args) => cli::compare(args),
+        Command::Latency(args) => cli::latency(args),
     };
     match outcome {
         Ok(code) => code,

@@ -37,7 +37,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use pipebench::engine::result::RunResult;
 
 use crate::statefile::{self, io, SaveError, SaveStatus, StateError};
-use pipebench::engine::result::IpcRecord;
+use pipebench::engine::result::{IpcRecord, LatencyRecord};
 
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
@@ -252,6 +252,13 @@ impl History {
     /// Appends an IPC lab result (tagged `"kind":"ipc"`) as one line. Blocking,
     /// like [`Self::append`].
     pub fn append_ipc(&self, record: &IpcRecord) -> Result<(), HistoryError> {
+        let mut line = serde_json::to_string(record).expect("records serialise");
+        line.push('\n');
+        self.save_line(line.as_bytes())
+    }
+
+    /// Appends a latency lab result (tagged `"kind":"latency"`) as one line.
+    pub fn append_latency(&self, record: &LatencyRecord) -> Result<(), HistoryError> {
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
         self.save_line(line.as_bytes())
@@ -506,10 +513,11 @@ impl History {
 }
 
 /// Whether a line is a result: a pipe run's (no `kind`, as every line before the
-/// IPC lab) or an IPC lab run's (`"kind":"ipc"`).
+/// IPC lab), an IPC lab run's (`"kind":"ipc"`) or a latency lab run's (`"kind":"latency"`).
 fn is_record(line: &[u8]) -> bool {
     serde_json::from_slice::<RunResult>(line).is_ok()
         || serde_json::from_slice::<IpcRecord>(line).is_ok()
+        || serde_json::from_slice::<LatencyRecord>(line).is_ok()
 }
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {

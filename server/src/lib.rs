@@ -4,7 +4,7 @@
 //! loads it ([`site`]) and serves it ([`app`], [`serve_book`]) next to a JSON API
 //! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
 //! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), also
-//! the runs of the IPC lab ([`ipc_page`]), and their results are kept across
+//! the runs of the IPC lab ([`ipc_page`]) and of the latency lab ([`latency_page`]), and their results are kept across
 //! restarts ([`history`]). Course labs, their progress, the exported reports and
 //! the instructor's merge live in [`labs`]. [`security`] holds the
 //! checks that keep a server which runs programs on click local.
@@ -21,6 +21,7 @@ pub(crate) mod html;
 pub(crate) mod ipc_page;
 pub(crate) mod jsonl;
 pub mod labs;
+pub(crate) mod latency_page;
 pub(crate) mod page_defaults;
 pub(crate) mod protocol;
 pub(crate) mod scheduler;

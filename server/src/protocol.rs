@@ -78,6 +78,9 @@ pub enum ClientMessage {
     },
     /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
     Wakeup,
+    /// `{"type":"latency","mechanism":ID,"mode":...,"size":...,"cpus":[A,B],
+    /// "round_trips":N}`: one configuration of the latency lab.
+    Latency(crate::latency_page::LatencyRunParams),
 }
 
 /// A reply to a message that is not about a run.
@@ -192,12 +195,19 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
+        "latency" => serde_json::from_value(Value::Object(object))
+            .map(ClientMessage::Latency)
+            .map_err(|e| {
+                format!(
+                    "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
+                )
+            }),
         "wakeup" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
             None => Ok(ClientMessage::Wakeup),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"pages\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }

@@ -507,6 +507,7 @@ fn on_message(
             | ClientMessage::Sweep { .. }
             | ClientMessage::Ipc { .. }
             | ClientMessage::Wakeup
+            | ClientMessage::Latency(_)
             | ClientMessage::Pages { .. },
         ) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
@@ -568,6 +569,10 @@ fn on_message(
                 None,
             ),
             Err(err) => refuse(err),
+        },
+        Ok(ClientMessage::Latency(params)) => match crate::latency_page::plan(&params) {
+            Ok(config) => submit(state, current, lab, Job::Latency(config), None),
+            Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
         },
         Ok(ClientMessage::Ipc {
             mechanism,

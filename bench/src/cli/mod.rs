@@ -1,11 +1,12 @@
 //! The command line of the `pipebench` binary, one file per subcommand: [`run`],
-//! [`all`], [`sweep`], [`ipc`], [`pages`], [`compare`], and the machine's commands in
+//! [`all`], [`sweep`], [`ipc`], [`latency`], [`pages`], [`compare`], and the machine's commands in
 //! [`machine`]. This file holds what they share: the exit codes, the flags that
 //! shape a run and a session, and the terminal's observer of a job.
 
 mod all;
 mod compare;
 mod ipc;
+mod latency;
 mod machine;
 mod pages;
 mod params;
@@ -15,6 +16,7 @@ mod sweep;
 pub use all::{all, AllArgs};
 pub use compare::{compare, CompareArgs};
 pub use ipc::{ipc, IpcArgs};
+pub use latency::{latency, LatencyArgs};
 pub use machine::{list, reuse, system, wakeup, ListArgs, ReuseArgs, SystemArgs, WakeupArgs};
 pub use pages::{pages, PagesArgs};
 pub(crate) use params::{RunFlags, Shape, SweepShape};
@@ -49,6 +51,9 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     }
     if let Some(ipc) = err.downcast_ref::<pipebench::ipc::IpcError>() {
         return if ipc.is_input_error() { 2 } else { 1 };
+    }
+    if let Some(latency) = err.downcast_ref::<pipebench::latency::LatencyError>() {
+        return if latency.is_input_error() { 2 } else { 1 };
     }
     if let Some(end) = err.downcast_ref::<EndError>() {
         return end.exit_code();

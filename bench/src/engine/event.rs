@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use crate::ends::error::EndErrorKind;
-use crate::engine::result::{IpcRecord, RecordKind, RunResult};
+use crate::engine::result::{IpcRecord, LatencyRecord, LatencyTag, RecordKind, RunResult};
 use crate::ipc::{IpcError, IpcErrorKind};
+use crate::latency::{LatencyError, LatencyErrorKind, Mode};
 use crate::machine::findings::Finding;
 use crate::machine::wakeup::WakeupFigures;
 use crate::memory::inspect::PagesReport;
@@ -70,6 +71,10 @@ pub enum Event {
     },
     /// The job was cancelled.
     Cancelled,
+    /// A latency run's progress: round trips timed so far and the live
+    /// distribution (`latency_progress`).
+    #[serde(rename = "latency_progress")]
+    LatencyProgress(LatencyProgress),
     /// The job failed, or a request was refused.
     Error(Failure),
     /// A comparison's run finished: its side, place and result, and the
@@ -151,6 +156,21 @@ pub enum Started {
         /// The parameters in force.
         params: IpcEffective,
     },
+    /// A latency configuration (`"kind":"latency"`).
+    Latency {
+        /// Always `latency`.
+        kind: LatencyTag,
+        /// Mechanism id.
+        mechanism: String,
+        /// `blocking` or `busy`.
+        mode: Mode,
+        /// Bytes per message.
+        size: u64,
+        /// The ping end's CPU, then the pong end's.
+        cpus: [usize; 2],
+        /// Round trips to time.
+        round_trips: u32,
+    },
 }
 
 impl Started {
@@ -187,6 +207,8 @@ pub enum Finished {
     Pipe(Box<RunResult>),
     /// An IPC lab run's record (`"kind":"ipc"`).
     Ipc(Box<IpcRecord>),
+    /// A latency configuration's record (`"kind":"latency"`).
+    Latency(Box<LatencyRecord>),
 }
 
 /// A profile, or why there is none.
@@ -271,6 +293,32 @@ pub enum FailureReason {
         #[serde(skip_serializing_if = "Option::is_none")]
         role: Option<String>,
     },
+    /// A latency run: `{"kind":"too_large"}`.
+    Latency {
+        /// The kind of [`LatencyError`].
+        kind: LatencyErrorKind,
+    },
+}
+
+impl From<&LatencyError> for Failure {
+    fn from(err: &LatencyError) -> Self {
+        Failure {
+            message: err.to_string(),
+            reason: Some(FailureReason::Latency { kind: err.kind() }),
+        }
+    }
+}
+
+/// A latency run's progress sample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LatencyProgress {
+    /// Round trips timed so far.
+    pub done: u64,
+    /// Round trips to time.
+    pub of: u64,
+    /// Round trips per quarter-octave bucket of ns so far (bucket `i` starts at
+    /// `2^(i div 4) * (1 + (i mod 4) / 4)` ns), the distribution as it fills.
+    pub buckets: Vec<u64>,
 }
 
 /// The parameters a pipe run actually uses, after defaults and validation.

@@ -15,12 +15,14 @@ use std::time::{Duration, Instant};
 
 use crate::ends::options::WriterOptions;
 use crate::engine::event::{
-    Event, Failure, FailureReason, Finished, IpcEffective, ProfileOutcome, Progress, Started,
+    Event, Failure, FailureReason, Finished, IpcEffective, LatencyProgress, ProfileOutcome,
+    Progress, Started,
 };
 use crate::engine::occupancy;
 use crate::engine::pipe_run::{RunError, RunHandle};
-use crate::engine::result::{IpcRecord, RecordKind};
+use crate::engine::result::{IpcRecord, LatencyRecord, LatencyTag, RecordKind};
 use crate::ipc::{self, IpcError, IpcParams};
+use crate::latency::{self, LatencyConfig, LatencyError};
 use crate::machine::{findings, system::SystemInfo, wakeup};
 use crate::memory::inspect;
 use crate::process::launch::EndProgram;
@@ -52,6 +54,9 @@ pub enum Job {
     /// The page inspector on a step's writer buffers (memory pages; its event on
     /// the wire is `pages`).
     Inspect(InspectJob),
+    /// One configuration of the latency lab: round trips of one message between
+    /// two pinned ends.
+    Latency(LatencyConfig),
 }
 
 /// A pipe step and how it is observed.
@@ -129,6 +134,7 @@ impl Job {
             Job::Ipc(job) => run_ipc(job, context, observer),
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
+            Job::Latency(config) => run_latency(config, context, observer),
         }
     }
 
@@ -414,5 +420,43 @@ fn measure_wakeup(round_trips: u32) -> Event {
             Event::Wakeup { wakeup, findings }
         }
         Err(err) => Event::error(err.to_string()),
+    }
+}
+
+/// One latency configuration. The harness starts both ends from this thread
+/// (they die with it) and calls back every 50 ms: each call is a progress event
+/// and a chance to stop, which kills both ends before the harness returns.
+fn run_latency(
+    config: &LatencyConfig,
+    context: &JobContext,
+    observer: &mut dyn Observer,
+) -> Option<Event> {
+    observer.event(Event::Started(Started::Latency {
+        kind: LatencyTag::Latency,
+        mechanism: config.mechanism.id().to_string(),
+        mode: config.mode,
+        size: config.size,
+        cpus: config.cpus,
+        round_trips: config.round_trips,
+    }));
+    // No stepping aside here: the ends are started inside the harness and
+    // inherit this thread's CPUs, and they must be free to pin themselves. The
+    // harness sleeps 50 ms between looks, which costs the ends nothing.
+    let mut stop = None;
+    let outcome = latency::run(config, &context.program, |sample| {
+        observer.event(Event::LatencyProgress(LatencyProgress {
+            done: sample.done,
+            of: sample.of,
+            buckets: sample.buckets,
+        }));
+        stop = observer.wait(Duration::ZERO);
+        stop.is_some()
+    });
+    match outcome {
+        Ok(result) => Some(Event::Result(Finished::Latency(Box::new(
+            LatencyRecord::now(result),
+        )))),
+        Err(LatencyError::Cancelled) => stopped(stop.unwrap_or(Stop::Cancel)),
+        Err(err) => Some(Event::Error(Failure::from(&err))),
     }
 }

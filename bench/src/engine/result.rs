@@ -156,3 +156,38 @@ impl IpcRecord {
         }
     }
 }
+
+/// The tag of a latency line in the history and of a latency result on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LatencyTag {
+    /// A configuration of the latency lab.
+    Latency,
+}
+
+/// A finished latency configuration as the page and the history see it:
+/// `"kind":"latency"`, the figures (`p50 p90 p99 p999 max count`, ns per round
+/// trip), and when it finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyRecord {
+    /// Always `latency`.
+    pub kind: LatencyTag,
+    /// The figures.
+    #[serde(flatten)]
+    pub result: crate::latency::LatencyResult,
+    /// Wall-clock milliseconds since the epoch when the run ended.
+    pub finished_at_ms: u64,
+}
+
+impl LatencyRecord {
+    /// The record of a result that finished just now.
+    pub fn now(result: crate::latency::LatencyResult) -> Self {
+        LatencyRecord {
+            kind: LatencyTag::Latency,
+            result,
+            finished_at_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+        }
+    }
+}

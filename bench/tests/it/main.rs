@@ -9,6 +9,7 @@ mod cleanup;
 mod compare;
 mod counts;
 mod ipc;
+mod latency;
 mod pages;
 mod paging_vectors;
 mod profile;

@@ -5,6 +5,7 @@
 import { catalog, ipcLab, runnerAvailable } from "./api.js";
 import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountLab } from "./lab.js";
+import { mountLatency, mountLatencyMatrix } from "./latency.js";
 import { mountPages } from "./pages.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
@@ -22,7 +23,9 @@ async function main() {
   const ipcs = [...document.querySelectorAll(".pipebook-ipc[data-mechanism]")];
   const matrices = [...document.querySelectorAll(".pipebook-ipc-matrix")];
   const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
-  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages];
+  const latencies = [...document.querySelectorAll(".pipebook-latency[data-mechanism]")];
+  const latencyMatrices = [...document.querySelectorAll(".pipebook-latency-matrix[data-mechanisms]")];
+  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices];
   // The walk is arithmetic only: drawn whether or not the runner is there.
   for (const el of document.querySelectorAll(".pipebook-walk")) {
     try {
@@ -80,6 +83,20 @@ async function main() {
       mountIpcMatrix(el, { online, lab });
     } catch (err) {
       console.error("pipebook: ipc matrix", err);
+    }
+  }
+  for (const el of latencies) {
+    try {
+      mountLatency(el, { online });
+    } catch (err) {
+      console.error("pipebook: latency", el.dataset.mechanism, err);
+    }
+  }
+  for (const el of latencyMatrices) {
+    try {
+      mountLatencyMatrix(el, { online });
+    } catch (err) {
+      console.error("pipebook: latency matrix", err);
     }
   }
   await Promise.all([

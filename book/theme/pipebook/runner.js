@@ -139,7 +139,8 @@ export function connect(first, endsWith, onEvent) {
  * The same session as callbacks, for cards that want one function per message:
  * connecting, queued(position), started(msg), progress(msg), point(msg), profile(msg),
  * result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message),
- * notice(message).
+ * notice(message); a message type in snake_case goes to its camelCase callback
+ * (`latency_progress` to latencyProgress(msg)).
  */
 function session(first, on, endsWith) {
   return connect(first, endsWith, (msg) => {
@@ -156,7 +157,7 @@ function session(first, on, endsWith) {
         on[msg.type]?.(msg.message);
         break;
       default:
-        on[msg.type]?.(msg);
+        on[msg.type.replace(/_([a-z])/g, (_, c) => c.toUpperCase())]?.(msg);
         break;
     }
   });
@@ -201,6 +202,14 @@ export function startSweep(step, param, values, repeats, params, on, lab) {
 /** One run of the IPC lab's `mechanism` with `params` ({bytes, chunk}); ends like a run. `lab` ({id, task}) records it for a lab task. */
 export function startIpc(mechanism, params, on, lab) {
   return session({ type: "ipc", mechanism, params, ...(lab ? { lab } : {}) }, on, "result");
+}
+
+/**
+ * One configuration of the latency lab ({mechanism, mode, size, round_trips, cpus?});
+ * streams latencyProgress(msg) ({done, of, buckets}) and ends like a run.
+ */
+export function startLatency(params, on) {
+  return session({ type: "latency", ...params }, on, "result");
 }
 
 /**

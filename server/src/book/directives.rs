@@ -1,6 +1,7 @@
 //! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
 //! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#pages STEP [STEP2]}}`,
-//! `{{#walk [ADDRESS]}}`, `{{#results}}` and `{{#system}}` directives.
+//! `{{#walk [ADDRESS]}}`, `{{#results}}`, `{{#system}}`, `{{#latency MECHANISM}}` and
+//! `{{#latency-matrix}}` directives.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -34,6 +35,10 @@ enum Directive<'a> {
     Pages(Vec<PagesSpec<'a>>),
     /// The page-table walk, starting from an address (the article's by default).
     Walk(Option<u64>),
+    /// One latency lab mechanism's card.
+    Latency(&'a str),
+    /// Every latency lab mechanism at one size.
+    LatencyMatrix,
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -172,6 +177,17 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 Ok(Some(Directive::Walk(Some(address))))
             }
         },
+        "latency" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Latency(id))),
+                _ => Err("one mechanism per card: write `{{#latency MECHANISM}}`".into()),
+            }
+        }
+        "latency-matrix" if !args.is_empty() => Err(format!(
+            "`{{{{#latency-matrix}}}}` takes no arguments, found `{args}`"
+        )),
+        "latency-matrix" => Ok(Some(Directive::LatencyMatrix)),
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -224,6 +240,21 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(ipc_widget(&mechanism))
         }
         Directive::IpcMatrix => Ok(ipc_matrix_widget()),
+        Directive::Latency(id) => {
+            let mechanism = pipebench::latency::Mechanism::parse(id).map_err(|_| {
+                BookError::UnknownMechanism {
+                    chapter: chapter.to_string(),
+                    id: id.to_string(),
+                    known: pipebench::latency::Mechanism::ALL
+                        .iter()
+                        .map(|m| m.id())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })?;
+            Ok(latency_widget(&mechanism.info()))
+        }
+        Directive::LatencyMatrix => Ok(latency_matrix_widget()),
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
@@ -362,6 +393,52 @@ fn ipc_widget(mechanism: &Mechanism) -> String {
         escape(mechanism.id)
     ));
     format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
+}
+
+/// The modes a latency mechanism has, space-separated (`blocking busy`).
+fn latency_modes(info: &pipebench::latency::MechanismInfo) -> String {
+    [("blocking", info.blocking), ("busy", info.busy)]
+        .iter()
+        .filter(|(_, how)| how.is_some())
+        .map(|(mode, _)| *mode)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A latency lab mechanism's card: its id, title and modes; the static text says
+/// how each end waits and how to run it.
+fn latency_widget(info: &pipebench::latency::MechanismInfo) -> String {
+    let mut text = format!("<strong>{}.</strong> ", escape(info.title));
+    if let Some(how) = info.blocking {
+        text.push_str(&format!("Blocking: {}. ", escape(how)));
+    }
+    if let Some(how) = info.busy {
+        text.push_str(&format!("Busy-polling: {}. ", escape(how)));
+    }
+    format!(
+        r#"<div class="pipebook-latency" data-mechanism="{}" data-title="{}" data-modes="{}"><p class="pipebook-run-static">{text}{START_HINT} On the command line: <code>pipebench latency {}</code>.</p></div>"#,
+        escape(info.id),
+        escape(info.title),
+        latency_modes(info),
+        escape(info.id),
+    )
+}
+
+/// The latency matrix card: every mechanism with its modes, as data for the page.
+fn latency_matrix_widget() -> String {
+    let list: Vec<serde_json::Value> = pipebench::latency::mechanisms()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "id": m.id,
+                "modes": latency_modes(m).split(' ').collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    format!(
+        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}"><p class="pipebook-run-static"><strong>Every mechanism at one size, p50 and p99 beside CPU per message.</strong> {START_HINT} The same table on the command line: <code>pipebench latency --sizes 64</code>.</p></div>"#,
+        escape(&serde_json::Value::from(list).to_string())
+    )
 }
 
 /// The card that runs every mechanism in turn and charts them beside the survey.

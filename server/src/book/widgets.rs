@@ -24,6 +24,8 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-walk",
     "pipebook-results",
     "pipebook-system",
+    "pipebook-latency",
+    "pipebook-latency-matrix",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader

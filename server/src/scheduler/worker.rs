@@ -83,6 +83,7 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
         let saved = match &result {
             Finished::Pipe(result) => shared.history.append(result),
             Finished::Ipc(record) => shared.history.append_ipc(record),
+            Finished::Latency(record) => shared.history.append_latency(record),
         };
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
@@ -102,6 +103,9 @@ fn log(entry: &Entry, last: Option<&Event>) {
         }
         Some(Event::Result(Finished::Ipc(record))) => {
             tracing::info!(id, mechanism = %record.result.mechanism, mib_per_s = record.result.mib_per_s, "ipc run finished")
+        }
+        Some(Event::Result(Finished::Latency(record))) => {
+            tracing::info!(id, mechanism = %record.result.mechanism, p50 = record.result.p50, p99 = record.result.p99, "latency run finished")
         }
         Some(Event::Error(failure)) => tracing::warn!(id, "job failed: {}", failure.message),
         Some(Event::Cancelled) => tracing::info!(id, "job cancelled"),

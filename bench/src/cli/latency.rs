@@ -1,0 +1,294 @@
+//! `pipebench latency`: how long one message takes, mechanism by mechanism.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::seq::SliceRandom;
+use serde_json::json;
+
+use pipebench::engine::event::{Event, Finished};
+use pipebench::engine::job::{Job, Observer, Stop};
+use pipebench::latency::{self, LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
+use pipebench::machine::system::SystemInfo;
+use pipebench::process::rundir;
+
+use super::{context, SessionArgs};
+
+/// `pipebench latency`.
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// Mechanisms to run (default: all; `--list` shows them).
+    mechanisms: Vec<String>,
+    /// Message sizes: a list `1,64,4KiB` or a doubling range `64..64KiB`.
+    #[arg(long, default_value = latency::DEFAULT_SIZES, value_name = "SIZES")]
+    sizes: String,
+    /// The ping end's CPU and the pong end's, `A,B` (the same one twice for one
+    /// CPU; default: the first two this process may use, as the pipe steps).
+    #[arg(long, value_name = "A,B")]
+    cpus: Option<String>,
+    /// Round trips timed per configuration (a tenth more run first, untimed).
+    #[arg(long, default_value_t = latency::DEFAULT_ROUND_TRIPS)]
+    round_trips: u32,
+    /// How the ends wait: blocking, busy or both.
+    #[arg(long, default_value = "both")]
+    mode: String,
+    #[command(flatten)]
+    out: SessionArgs,
+    /// List the mechanisms and how each waits, then exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// The configurations asked for, in shuffled order, and those that do not
+/// exist with why.
+fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Vec<(String, String)>), LatencyError> {
+    let mechanisms = match args.mechanisms.is_empty() {
+        true => Mechanism::ALL.to_vec(),
+        false => args
+            .mechanisms
+            .iter()
+            .map(|m| Mechanism::parse(m))
+            .collect::<Result<_, _>>()?,
+    };
+    let sizes = latency::parse_sizes(&args.sizes)?;
+    let modes = Mode::parse_list(&args.mode)?;
+    let cpus = match &args.cpus {
+        Some(text) => latency::parse_cpus(text)?,
+        None => latency::default_cpus(),
+    };
+    if !latency::ROUND_TRIPS.contains(&args.round_trips) {
+        return Err(LatencyError::BadRoundTrips {
+            round_trips: args.round_trips,
+        });
+    }
+    let mut configs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut first_refusal = None;
+    for mechanism in mechanisms {
+        for &mode in &modes {
+            for &size in &sizes {
+                let config = LatencyConfig {
+                    mechanism,
+                    mode,
+                    size,
+                    cpus,
+                    round_trips: args.round_trips,
+                };
+                match config.check() {
+                    Ok(()) => configs.push(config),
+                    Err(err) if err.is_not_applicable() => {
+                        skipped.push((
+                            format!("{} {} {} B", mechanism.id(), mode.as_str(), size),
+                            err.to_string(),
+                        ));
+                        first_refusal.get_or_insert(err);
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+        }
+    }
+    // Nothing left to run: what was asked for does not exist here, and says why.
+    match (configs.is_empty(), first_refusal) {
+        (true, Some(err)) => Err(err),
+        _ => Ok((configs, skipped)),
+    }
+}
+
+/// The terminal's observer of a latency run: one bar over every round trip of
+/// the session.
+struct Bar {
+    bar: Option<ProgressBar>,
+    before: u64,
+}
+
+impl Observer for Bar {
+    fn event(&mut self, event: Event) {
+        if let (Some(bar), Event::LatencyProgress(p)) = (&self.bar, event) {
+            bar.set_position(self.before + p.done);
+        }
+    }
+
+    fn wait(&mut self, _timeout: Duration) -> Option<Stop> {
+        // Ctrl-C kills the process; the ends die with it (PR_SET_PDEATHSIG).
+        None
+    }
+}
+
+/// `pipebench latency`.
+pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
+    if args.list {
+        let table = latency::mechanisms();
+        if args.out.json {
+            println!("{}", serde_json::to_string_pretty(&table)?);
+        } else {
+            for m in table {
+                println!("{:<12} {}", m.id, m.title);
+                println!(
+                    "{:<14}blocking: {}",
+                    "",
+                    m.blocking.or(m.missing_mode).unwrap_or("-")
+                );
+                println!("{:<14}busy:     {}", "", m.busy.unwrap_or("-"));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (mut configs, skipped) = plan(&args)?;
+    // Shuffled, so a drift of the machine's speed spreads over every mechanism.
+    configs.shuffle(&mut args.out.rng());
+    // What a killed run of this user left (a FIFO folder, a noted queue) goes first.
+    rundir::sweep(&[]);
+    let context = context(None)?;
+    let total: u64 = configs.iter().map(|c| u64::from(c.round_trips)).sum();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar =
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
+        bar.set_style(
+            ProgressStyle::with_template("round trips [{bar:30}] {pos}/{len} {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    });
+    let mut observer = Bar { bar, before: 0 };
+    let mut results: Vec<LatencyResult> = Vec::new();
+    for config in &configs {
+        if let Some(bar) = &observer.bar {
+            bar.set_message(format!(
+                "{} {} {} B",
+                config.mechanism.id(),
+                config.mode.as_str(),
+                config.size
+            ));
+        }
+        match Job::Latency(config.clone()).run(&context, &mut observer) {
+            Some(Event::Result(Finished::Latency(record))) => results.push(record.result),
+            Some(Event::Error(failure)) => {
+                return Err(anyhow::Error::new(failure).context(format!(
+                    "{} {} {} B",
+                    config.mechanism.id(),
+                    config.mode.as_str(),
+                    config.size
+                )))
+            }
+            other => anyhow::bail!("the run ended without a result ({other:?})"),
+        }
+        observer.before += u64::from(config.round_trips);
+    }
+    if let Some(bar) = observer.bar.take() {
+        bar.finish_and_clear();
+    }
+    results.sort_by(|a, b| (&a.mechanism, a.mode, a.size).cmp(&(&b.mechanism, b.mode, b.size)));
+    let clock = clock_overhead(&results);
+    if let Some(path) = &args.out.svg {
+        let system = SystemInfo::probe();
+        let title = format!(
+            "Round trips, this machine ({}, CPUs {:?})",
+            system.kernel,
+            results.first().map(|r| r.cpus)
+        );
+        std::fs::write(path, latency::chart::render_svg(&results, &title))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("chart written to {}", path.display());
+    }
+    if args.out.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "results": results,
+                "skipped": skipped.iter().map(|(what, why)| json!({"configuration": what, "reason": why})).collect::<Vec<_>>(),
+                "clock": clock,
+            }))?
+        );
+    } else if args.out.csv {
+        println!("mechanism,mode,size,cpus,count,p50,p90,p99,p999,max,ping_cpu_ns,pong_cpu_ns,ping_sleeps,pong_sleeps");
+        for r in &results {
+            println!(
+                "{},{},{},{}:{},{},{},{},{},{},{},{:.0},{:.0},{:.3},{:.3}",
+                r.mechanism,
+                r.mode.as_str(),
+                r.size,
+                r.cpus[0],
+                r.cpus[1],
+                r.count,
+                r.p50,
+                r.p90,
+                r.p99,
+                r.p999,
+                r.max,
+                r.ping_cpu_ns,
+                r.pong_cpu_ns,
+                r.ping_sleeps,
+                r.pong_sleeps
+            );
+        }
+    } else {
+        println!(
+            "{:<12} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>6}",
+            "mechanism",
+            "mode",
+            "size",
+            "p50 ns",
+            "p90 ns",
+            "p99 ns",
+            "p99.9 ns",
+            "max ns",
+            "count",
+            "ping CPU",
+            "pong CPU",
+            "sleeps"
+        );
+        for r in &results {
+            println!(
+                "{:<12} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7.0} ns {:>7.0} ns {:>6.2}",
+                r.mechanism,
+                r.mode.as_str(),
+                pipebench::size::ByteSize(r.size).to_string(),
+                r.p50,
+                r.p90,
+                r.p99,
+                r.p999,
+                r.max,
+                r.count,
+                r.ping_cpu_ns,
+                r.pong_cpu_ns,
+                r.ping_sleeps + r.pong_sleeps,
+            );
+        }
+        println!("(ns per round trip; CPU = user + system time per round trip at each end; sleeps = voluntary context switches per round trip, both ends)");
+        if let Some(clock) = clock {
+            println!(
+                "clock: one read costs {:.1} ns, {:.2}% of the fastest median ({} {} {} B, {} ns); each timed round trip holds one read",
+                clock["clock_ns"].as_f64().unwrap_or(0.0),
+                clock["share_of_fastest_p50"].as_f64().unwrap_or(0.0) * 100.0,
+                clock["fastest"]["mechanism"].as_str().unwrap_or(""),
+                clock["fastest"]["mode"].as_str().unwrap_or(""),
+                clock["fastest"]["size"],
+                clock["fastest"]["p50"],
+            );
+        }
+        for (what, why) in &skipped {
+            println!("skipped {what}: {why}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What reading the clock costs against the fastest median measured.
+fn clock_overhead(results: &[LatencyResult]) -> Option<serde_json::Value> {
+    let fastest = results.iter().min_by_key(|r| r.p50)?;
+    let clock_ns = results
+        .iter()
+        .map(|r| r.clock_ns)
+        .fold(f64::INFINITY, f64::min);
+    Some(json!({
+        "clock_ns": clock_ns,
+        "share_of_fastest_p50": clock_ns / fastest.p50.max(1) as f64,
+        "fastest": {"mechanism": fastest.mechanism, "mode": fastest.mode, "size": fastest.size, "p50": fastest.p50},
+    }))
+}

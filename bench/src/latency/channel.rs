@@ -1,0 +1,418 @@
+//! An end's side of a mechanism: send one message, receive one, blocking or
+//! busy-polling. The descriptors arrive in the one fd map
+//! ([`crate::process::launch`]): fd 0 receives and fd 1 sends (pipes, FIFOs once
+//! opened, eventfds, POSIX queues), fd 5 is a socket both ways, fd 4 the shared
+//! region ([`super::shared::Region`]).
+
+use std::os::fd::{AsFd, FromRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::shared::{Region, SLOTS};
+use super::{Mechanism, Mode};
+
+/// Which end this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Sends first and times the round trips.
+    Ping,
+    /// Echoes every message back.
+    Pong,
+}
+
+impl Role {
+    /// `ping` or `pong`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Ping => "ping",
+            Role::Pong => "pong",
+        }
+    }
+}
+
+/// A failed send or receive, in words.
+pub(crate) type ChannelResult = Result<(), String>;
+
+/// One end's way to send and receive.
+pub(crate) enum Channel {
+    /// A byte stream: pipes, FIFOs, Unix stream sockets, TCP.
+    Stream { rx: OwnedFd, tx: OwnedFd },
+    /// A datagram socket.
+    Dgram { fd: OwnedFd },
+    /// eventfd doorbells; the message goes through the shared region.
+    Eventfd { rx: OwnedFd, tx: OwnedFd },
+    /// A futex word per direction; the message beside it.
+    Futex { seq_out: u32, seq_in: u32 },
+    /// The polled ring.
+    Ring { head: u64, tail: u64 },
+    /// Two POSIX queues (fd 0 in, fd 1 out).
+    PosixMq { rx: RawFd, tx: RawFd },
+    /// One System V queue; type 1 towards pong, 2 towards ping.
+    SysvMq { id: i32, buffer: Vec<u8> },
+}
+
+/// What an end needs to open its channel.
+pub(crate) struct Opening<'a> {
+    pub mechanism: Mechanism,
+    pub mode: Mode,
+    pub role: Role,
+    pub size: usize,
+    pub fifos: Option<&'a [PathBuf; 2]>,
+    pub msg_queue: Option<i32>,
+    pub region: &'a Region,
+}
+
+fn errno(call: &str) -> String {
+    format!("{call}: {}", std::io::Error::last_os_error())
+}
+
+/// Takes over a descriptor the launcher placed.
+fn inherited(fd: RawFd) -> OwnedFd {
+    // SAFETY: the launcher put this descriptor here for this end to own.
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> Result<(), String> {
+    let flags = rustix::fs::fcntl_getfl(fd).map_err(|e| format!("fcntl: {e}"))?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)
+        .map_err(|e| format!("fcntl: {e}"))
+}
+
+impl Channel {
+    /// Opens this end's channel.
+    pub(crate) fn open(o: &Opening<'_>) -> Result<Channel, String> {
+        let busy = o.mode == Mode::Busy;
+        let channel = match o.mechanism {
+            Mechanism::Pipe | Mechanism::Eventfd => {
+                let (rx, tx) = (inherited(0), inherited(1));
+                if busy {
+                    set_nonblocking(&rx)?;
+                    set_nonblocking(&tx)?;
+                }
+                match o.mechanism {
+                    Mechanism::Pipe => Channel::Stream { rx, tx },
+                    _ => Channel::Eventfd { rx, tx },
+                }
+            }
+            Mechanism::Fifo => {
+                let fifos = o.fifos.ok_or("no FIFO paths were given")?;
+                let open = |path: &PathBuf, write: bool| {
+                    let flags = if write {
+                        rustix::fs::OFlags::WRONLY
+                    } else {
+                        rustix::fs::OFlags::RDONLY
+                    };
+                    rustix::fs::open(
+                        path,
+                        flags | rustix::fs::OFlags::CLOEXEC | rustix::fs::OFlags::NOFOLLOW,
+                        rustix::fs::Mode::empty(),
+                    )
+                    .map_err(|e| format!("open {}: {e}", path.display()))
+                };
+                // Opening a FIFO waits for the other side: ping opens towards
+                // pong first and pong opens that one first too, so they meet.
+                let (rx, tx) = match o.role {
+                    Role::Ping => {
+                        let tx = open(&fifos[0], true)?;
+                        (open(&fifos[1], false)?, tx)
+                    }
+                    Role::Pong => {
+                        let rx = open(&fifos[0], false)?;
+                        (rx, open(&fifos[1], true)?)
+                    }
+                };
+                if busy {
+                    set_nonblocking(&rx)?;
+                    set_nonblocking(&tx)?;
+                }
+                Channel::Stream { rx, tx }
+            }
+            Mechanism::UnixStream | Mechanism::Tcp | Mechanism::UnixDgram => {
+                let fd = inherited(crate::process::launch::DATA_FD);
+                if busy {
+                    set_nonblocking(&fd)?;
+                }
+                if o.mechanism == Mechanism::UnixDgram {
+                    Channel::Dgram { fd }
+                } else {
+                    let tx = fd.try_clone().map_err(|e| format!("dup: {e}"))?;
+                    Channel::Stream { rx: fd, tx }
+                }
+            }
+            Mechanism::Futex => Channel::Futex {
+                seq_out: 0,
+                seq_in: 0,
+            },
+            Mechanism::ShmRing => Channel::Ring { head: 0, tail: 0 },
+            Mechanism::PosixMq => {
+                if busy {
+                    for fd in [0, 1] {
+                        // SAFETY: mq_getattr/mq_setattr on the queue descriptors
+                        // the launcher placed, with structs we own.
+                        unsafe {
+                            let mut attr: libc::mq_attr = std::mem::zeroed();
+                            attr.mq_flags = libc::O_NONBLOCK as _;
+                            if libc::mq_setattr(fd, &attr, std::ptr::null_mut()) != 0 {
+                                return Err(errno("mq_setattr"));
+                            }
+                        }
+                    }
+                }
+                Channel::PosixMq { rx: 0, tx: 1 }
+            }
+            Mechanism::SysvMq => Channel::SysvMq {
+                id: o.msg_queue.ok_or("no queue id was given")?,
+                buffer: vec![0u8; std::mem::size_of::<libc::c_long>() + o.size],
+            },
+        };
+        Ok(channel)
+    }
+
+    /// Sends `msg` (busy: never sleeps).
+    pub(crate) fn send(&mut self, o: &Opening<'_>, msg: &[u8]) -> ChannelResult {
+        let busy = o.mode == Mode::Busy;
+        let to_pong = o.role == Role::Ping;
+        match self {
+            Channel::Stream { tx, .. } => write_all(tx, msg),
+            Channel::Dgram { fd } => loop {
+                match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
+                    Ok(n) if n == msg.len() => return Ok(()),
+                    Ok(n) => return Err(format!("send took {n} of {} bytes", msg.len())),
+                    Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
+                        std::hint::spin_loop()
+                    }
+                    Err(e) => return Err(format!("send: {e}")),
+                }
+            },
+            Channel::Eventfd { tx, .. } => {
+                copy_in(o.region, to_pong, 0, msg);
+                write_all(tx, &1u64.to_ne_bytes())
+            }
+            Channel::Futex { seq_out, .. } => {
+                copy_in(o.region, to_pong, 0, msg);
+                *seq_out = seq_out.wrapping_add(1);
+                let word = word(o.region, to_pong);
+                word.store(*seq_out, Ordering::Release);
+                if !busy {
+                    futex_wake(word);
+                }
+                Ok(())
+            }
+            Channel::Ring { head, .. } => {
+                let (h, t) = ring(o.region, to_pong);
+                // Room for one more: the reader is at most SLOTS behind.
+                while *head - t.load(Ordering::Acquire) >= SLOTS as u64 {
+                    std::hint::spin_loop();
+                }
+                copy_in(o.region, to_pong, *head as usize, msg);
+                *head += 1;
+                h.store(*head, Ordering::Release);
+                Ok(())
+            }
+            Channel::PosixMq { tx, .. } => loop {
+                // SAFETY: msg is a live buffer of msg.len() bytes.
+                let r = unsafe { libc::mq_send(*tx, msg.as_ptr().cast(), msg.len(), 0) };
+                if r == 0 {
+                    return Ok(());
+                }
+                match std::io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
+                    _ => return Err(errno("mq_send")),
+                }
+            },
+            Channel::SysvMq { id, buffer } => {
+                let head = std::mem::size_of::<libc::c_long>();
+                let kind: libc::c_long = if to_pong { 1 } else { 2 };
+                buffer[..head].copy_from_slice(&kind.to_ne_bytes());
+                buffer[head..head + msg.len()].copy_from_slice(msg);
+                let flags = if busy { libc::IPC_NOWAIT } else { 0 };
+                loop {
+                    // SAFETY: buffer holds a c_long type then msg.len() bytes.
+                    let r = unsafe { libc::msgsnd(*id, buffer.as_ptr().cast(), msg.len(), flags) };
+                    if r == 0 {
+                        return Ok(());
+                    }
+                    match std::io::Error::last_os_error().raw_os_error() {
+                        Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
+                        _ => return Err(errno("msgsnd")),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Receives one message into `buf` (busy: never sleeps).
+    pub(crate) fn recv(&mut self, o: &Opening<'_>, buf: &mut [u8]) -> ChannelResult {
+        let busy = o.mode == Mode::Busy;
+        let from_ping = o.role == Role::Pong;
+        match self {
+            Channel::Stream { rx, .. } => read_exact(rx, buf),
+            Channel::Dgram { fd } => loop {
+                match rustix::net::recv(&*fd, &mut *buf, rustix::net::RecvFlags::empty()) {
+                    Ok((n, _)) if n == buf.len() => return Ok(()),
+                    Ok((0, _)) => return Err("the other end is gone".into()),
+                    Ok((n, _)) => {
+                        return Err(format!("a datagram of {n} bytes, {} expected", buf.len()))
+                    }
+                    Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
+                        std::hint::spin_loop()
+                    }
+                    Err(e) => return Err(format!("recv: {e}")),
+                }
+            },
+            Channel::Eventfd { rx, .. } => {
+                let mut count = [0u8; 8];
+                read_exact(rx, &mut count)?;
+                copy_out(o.region, from_ping, 0, buf);
+                Ok(())
+            }
+            Channel::Futex { seq_in, .. } => {
+                let expected = seq_in.wrapping_add(1);
+                let word = word(o.region, from_ping);
+                loop {
+                    let now = word.load(Ordering::Acquire);
+                    if now == expected {
+                        break;
+                    }
+                    if busy {
+                        std::hint::spin_loop();
+                    } else {
+                        futex_wait(word, now);
+                    }
+                }
+                *seq_in = expected;
+                copy_out(o.region, from_ping, 0, buf);
+                Ok(())
+            }
+            Channel::Ring { tail, .. } => {
+                let (h, t) = ring(o.region, from_ping);
+                while h.load(Ordering::Acquire) <= *tail {
+                    std::hint::spin_loop();
+                }
+                copy_out(o.region, from_ping, *tail as usize, buf);
+                *tail += 1;
+                t.store(*tail, Ordering::Release);
+                Ok(())
+            }
+            Channel::PosixMq { rx, .. } => loop {
+                let mut priority = 0u32;
+                // SAFETY: buf is a live buffer of buf.len() bytes, the queue's
+                // message size.
+                let r = unsafe {
+                    libc::mq_receive(*rx, buf.as_mut_ptr().cast(), buf.len(), &mut priority)
+                };
+                if r >= 0 {
+                    return match r as usize == buf.len() {
+                        true => Ok(()),
+                        false => Err(format!("a message of {r} bytes, {} expected", buf.len())),
+                    };
+                }
+                match std::io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
+                    _ => return Err(errno("mq_receive")),
+                }
+            },
+            Channel::SysvMq { id, buffer } => {
+                let head = std::mem::size_of::<libc::c_long>();
+                let kind: libc::c_long = if from_ping { 1 } else { 2 };
+                let flags = if busy { libc::IPC_NOWAIT } else { 0 };
+                loop {
+                    // SAFETY: buffer holds a c_long then buf.len() bytes.
+                    let r = unsafe {
+                        libc::msgrcv(*id, buffer.as_mut_ptr().cast(), buf.len(), kind, flags)
+                    };
+                    if r >= 0 {
+                        if r as usize != buf.len() {
+                            return Err(format!("a message of {r} bytes, {} expected", buf.len()));
+                        }
+                        buf.copy_from_slice(&buffer[head..head + buf.len()]);
+                        return Ok(());
+                    }
+                    match std::io::Error::last_os_error().raw_os_error() {
+                        Some(libc::ENOMSG) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
+                            std::hint::spin_loop()
+                        }
+                        _ => return Err(errno("msgrcv")),
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn write_all(fd: &OwnedFd, mut data: &[u8]) -> ChannelResult {
+    while !data.is_empty() {
+        match rustix::io::write(fd, data) {
+            Ok(n) => data = &data[n..],
+            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => std::hint::spin_loop(),
+            Err(e) => return Err(format!("write: {e}")),
+        }
+    }
+    Ok(())
+}
+
+fn read_exact(fd: &OwnedFd, mut buf: &mut [u8]) -> ChannelResult {
+    while !buf.is_empty() {
+        match rustix::io::read(fd.as_fd(), &mut *buf) {
+            Ok(0) => return Err("the other end is gone".into()),
+            Ok(n) => buf = &mut buf[n..],
+            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => std::hint::spin_loop(),
+            Err(e) => return Err(format!("read: {e}")),
+        }
+    }
+    Ok(())
+}
+
+fn word(region: &Region, to_pong: bool) -> &AtomicU32 {
+    match to_pong {
+        true => &region.header().to_pong.0,
+        false => &region.header().to_ping.0,
+    }
+}
+
+fn ring(
+    region: &Region,
+    to_pong: bool,
+) -> (&std::sync::atomic::AtomicU64, &std::sync::atomic::AtomicU64) {
+    let h = region.header();
+    match to_pong {
+        true => (&h.ring_a_head.0, &h.ring_a_tail.0),
+        false => (&h.ring_b_head.0, &h.ring_b_tail.0),
+    }
+}
+
+fn copy_in(region: &Region, to_pong: bool, slot: usize, msg: &[u8]) {
+    // SAFETY: the slot is at least msg.len() bytes (the region was made for this
+    // size) and the receiver does not read it until the release store that
+    // follows.
+    unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), region.slot(to_pong, slot), msg.len()) }
+}
+
+fn copy_out(region: &Region, to_pong: bool, slot: usize, buf: &mut [u8]) {
+    // SAFETY: as copy_in; the sender wrote it before the acquire load we saw.
+    unsafe {
+        std::ptr::copy_nonoverlapping(region.slot(to_pong, slot), buf.as_mut_ptr(), buf.len())
+    }
+}
+
+fn futex_wait(word: &AtomicU32, expected: u32) {
+    // SAFETY: FUTEX_WAIT on a live, aligned u32 in shared memory (not PRIVATE:
+    // the other end is another process). It returns at once if the word moved.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            std::ptr::null::<libc::timespec>(),
+        );
+    }
+}
+
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on a live, aligned u32 in shared memory.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, 1);
+    }
+}

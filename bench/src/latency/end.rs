@@ -1,0 +1,257 @@
+//! The two ends of a latency run (`latency-end SPEC`): ping sends, waits for the
+//! echo and times the round trip; pong echoes. Each reads its own CPU time over
+//! the timed window and answers with one outcome line on fd 3.
+
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::channel::{Channel, Opening, Role};
+use super::shared::{bucket_of, Region, BUCKETS};
+use super::{CdfPoint, LatencyConfig};
+use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
+
+/// What an end is told (as JSON on its command line).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EndSpec {
+    /// Which end.
+    pub role: Role,
+    /// The configuration.
+    pub config: LatencyConfig,
+    /// The FIFOs (towards pong, towards ping), for the FIFO mechanism.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifos: Option<[PathBuf; 2]>,
+    /// The System V queue's id, for that mechanism.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_queue: Option<i32>,
+}
+
+/// The ping end's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PingReport {
+    /// Round trips timed.
+    pub count: u64,
+    /// Fastest, ns.
+    pub min: u64,
+    /// Mean, ns.
+    pub mean: f64,
+    /// Percentiles and slowest, ns.
+    pub p50: u64,
+    /// 90th.
+    pub p90: u64,
+    /// 99th.
+    pub p99: u64,
+    /// 99.9th.
+    pub p999: u64,
+    /// Slowest.
+    pub max: u64,
+    /// The distribution for a CDF.
+    pub cdf: Vec<CdfPoint>,
+    /// One clock read, ns.
+    pub clock_ns: f64,
+    /// The timed window's wall time, ms.
+    pub elapsed_ms: f64,
+    /// Its CPU use over the window.
+    pub usage: Usage,
+}
+
+/// CPU time and sleeps over the timed window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// User + system CPU time, ns.
+    pub cpu_ns: u64,
+    /// Voluntary context switches (sleeps).
+    pub sleeps: u64,
+}
+
+/// One end's outcome line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum EndOutcome {
+    /// The ping end finished.
+    Ping(Box<PingReport>),
+    /// The pong end finished.
+    Pong(Usage),
+    /// It failed: why.
+    Failed {
+        /// What happened.
+        message: String,
+    },
+}
+
+/// `latency-end SPEC`: runs one end and reports on fd 3.
+pub fn end_main(spec: &str) -> ExitCode {
+    let outcome = match serde_json::from_str::<EndSpec>(spec) {
+        Ok(spec) => run_end(&spec).unwrap_or_else(|message| EndOutcome::Failed { message }),
+        Err(e) => EndOutcome::Failed {
+            message: format!("unreadable end specification: {e}"),
+        },
+    };
+    let failed = matches!(outcome, EndOutcome::Failed { .. });
+    if let EndOutcome::Failed { message } = &outcome {
+        eprintln!("pipebench latency-end: error: {message}");
+    }
+    let _ = launch::send_outcome(REPORT_FD, &outcome);
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn usage_now() -> Usage {
+    // SAFETY: getrusage fills the zeroed struct we own.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    Usage {
+        cpu_ns: ns(ru.ru_utime) + ns(ru.ru_stime),
+        sleeps: ru.ru_nvcsw as u64,
+    }
+}
+
+fn since(before: Usage) -> Usage {
+    let now = usage_now();
+    Usage {
+        cpu_ns: now.cpu_ns.saturating_sub(before.cpu_ns),
+        sleeps: now.sleeps.saturating_sub(before.sleeps),
+    }
+}
+
+/// What one read of the monotonic clock costs, ns: the mean of many reads in a
+/// row (the figure every timed round trip carries once).
+pub fn clock_cost() -> f64 {
+    const READS: u32 = 20_000;
+    let start = Instant::now();
+    let mut last = start;
+    for _ in 0..READS {
+        last = std::hint::black_box(Instant::now());
+    }
+    last.duration_since(start).as_nanos() as f64 / READS as f64
+}
+
+fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
+    let config = &spec.config;
+    let cpu = match spec.role {
+        Role::Ping => config.cpus[0],
+        Role::Pong => config.cpus[1],
+    };
+    crate::process::cpu::pin_to(cpu).map_err(|e| e.to_string())?;
+    let size = config.size as usize;
+    // SAFETY: the launcher placed the shared region at CONTROL_FD for us.
+    let region_fd = unsafe { OwnedFd::from_raw_fd(CONTROL_FD) };
+    let region = Region::attach(region_fd, size).map_err(|e| format!("shared region: {e}"))?;
+    let opening = Opening {
+        mechanism: config.mechanism,
+        mode: config.mode,
+        role: spec.role,
+        size,
+        fifos: spec.fifos.as_ref(),
+        msg_queue: spec.msg_queue,
+        region: &region,
+    };
+    let mut channel = Channel::open(&opening)?;
+    // This end holds whatever was named: the harness may remove the names.
+    region.header().holding.0.fetch_add(1, Ordering::AcqRel);
+    let warm_up = config.warm_up() as u64;
+    let total = warm_up + config.round_trips as u64;
+    let mut buf = vec![0u8; size];
+    match spec.role {
+        Role::Pong => {
+            let mut before = usage_now();
+            for i in 0..total {
+                if i == warm_up {
+                    before = usage_now();
+                }
+                channel.recv(&opening, &mut buf)?;
+                channel.send(&opening, &buf)?;
+            }
+            Ok(EndOutcome::Pong(since(before)))
+        }
+        Role::Ping => ping(&opening, &mut channel, &region, warm_up, total, &mut buf),
+    }
+}
+
+fn ping(
+    opening: &Opening<'_>,
+    channel: &mut Channel,
+    region: &Region,
+    warm_up: u64,
+    total: u64,
+    buf: &mut [u8],
+) -> Result<EndOutcome, String> {
+    let clock_ns = clock_cost();
+    // 1 ns to an hour, three significant digits.
+    let mut histogram =
+        Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).map_err(|e| e.to_string())?;
+    let mut msg = vec![0u8; buf.len()];
+    let mut local = [0u64; BUCKETS];
+    let header = region.header();
+    let mut before = usage_now();
+    let mut window = Instant::now();
+    for i in 0..total {
+        if i == warm_up {
+            before = usage_now();
+            window = Instant::now();
+        }
+        // Each message differs, and the echo must carry it back.
+        let mark = (i % 251) as u8;
+        msg[0] = mark;
+        let last = msg.len() - 1;
+        msg[last] = mark;
+        let t0 = Instant::now();
+        channel.send(opening, &msg)?;
+        channel.recv(opening, buf)?;
+        let t1 = Instant::now();
+        if buf[0] != mark || buf[last] != mark {
+            return Err(format!("round trip {i} came back with other bytes"));
+        }
+        if i >= warm_up {
+            let ns = (t1 - t0).as_nanos() as u64;
+            histogram.saturating_record(ns.max(1));
+            local[bucket_of(ns)] += 1;
+            let done = i - warm_up + 1;
+            // Publishing costs a few stores; every 64 round trips it is noise.
+            if done % 64 == 0 || i + 1 == total {
+                for (shared, count) in header.buckets.iter().zip(local.iter()) {
+                    shared.store(*count, Ordering::Relaxed);
+                }
+                header.done.0.store(done, Ordering::Relaxed);
+            }
+        }
+    }
+    let elapsed_ms = window.elapsed().as_secs_f64() * 1000.0;
+    let usage = since(before);
+    let at = |q: f64| histogram.value_at_quantile(q);
+    let cdf = [
+        0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
+    ]
+    .into_iter()
+    .map(|percentile| CdfPoint {
+        percentile,
+        ns: at(percentile / 100.0),
+    })
+    .collect();
+    Ok(EndOutcome::Ping(Box::new(PingReport {
+        count: histogram.len(),
+        min: histogram.min(),
+        mean: histogram.mean(),
+        p50: at(0.5),
+        p90: at(0.9),
+        p99: at(0.99),
+        p999: at(0.999),
+        max: histogram.max(),
+        cdf,
+        clock_ns,
+        elapsed_ms,
+        usage,
+    })))
+}

@@ -1,0 +1,403 @@
+//! The parent's side of a latency run: makes what the mechanism needs, starts
+//! the two ends through [`crate::process::launch`], samples progress from the
+//! shared region, and removes everything it made.
+//!
+//! What is named, and for how long: the FIFOs live in a private run folder
+//! ([`RunDir`]) until both ends have opened them; the POSIX queues get a random
+//! `/pipebook-<hex>` name, created O_EXCL 0600 and unlinked as soon as the
+//! harness holds them, before any end starts (an mqd_t is a descriptor the ends
+//! inherit); the System V queue is IPC_PRIVATE, noted in a run folder so that a
+//! killed harness's queue is swept at the next start, and removed at the end.
+//! Sockets, pipes, eventfds and the region have no name.
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use super::channel::Role;
+use super::end::{EndOutcome, EndSpec, PingReport, Usage};
+use super::shared::Region;
+use super::{LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
+use crate::process::launch::{Child, EndProgram, Launch};
+use crate::process::rundir::{Base, Record, RunDir};
+
+/// The subcommand both ends run.
+pub const END_SUBCOMMAND: &str = "latency-end";
+
+/// How often the harness looks at its ends and tells its caller.
+const TICK: Duration = Duration::from_millis(50);
+
+/// A progress sample.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveSample {
+    /// Round trips timed so far.
+    pub done: u64,
+    /// Round trips to time.
+    pub of: u64,
+    /// The live distribution (quarter-octave buckets, [`super::shared`]).
+    pub buckets: Vec<u64>,
+}
+
+/// How long a configuration may take before it is stopped: generous, since a
+/// busy-polling pair on one CPU hands over only when the scheduler preempts.
+pub fn timeout_for(config: &LatencyConfig) -> Duration {
+    let per = match (config.mode, config.cpus[0] == config.cpus[1]) {
+        (Mode::Busy, true) => Duration::from_millis(10),
+        _ => Duration::from_micros(200) + Duration::from_nanos(config.size),
+    };
+    let total = u64::from(config.round_trips + config.warm_up());
+    (Duration::from_secs(30) + per * total.min(u32::MAX as u64) as u32)
+        .min(Duration::from_secs(3600))
+}
+
+/// What a run holds until its ends are gone.
+#[derive(Default)]
+struct Held {
+    /// The FIFOs' folder: dropped (removed) once both ends hold them.
+    fifo_dir: Option<RunDir>,
+    /// The System V queue, with its note's folder.
+    sysv: Option<(i32, Record, RunDir)>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some((id, record, dir)) = self.sysv.take() {
+            // SAFETY: msgctl with IPC_RMID on the queue this run made.
+            if unsafe { libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) } == 0 {
+                dir.forget(&record);
+            }
+        }
+    }
+}
+
+fn setup(what: &str) -> impl FnOnce(std::io::Error) -> LatencyError + '_ {
+    move |source| LatencyError::Setup {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// Runs one configuration: both ends pinned, `tick` told of progress every
+/// 50 ms (it returns true to stop the run).
+pub fn run(
+    config: &LatencyConfig,
+    program: &EndProgram,
+    mut tick: impl FnMut(LiveSample) -> bool,
+) -> Result<LatencyResult, LatencyError> {
+    config.check()?;
+    let size = config.size as usize;
+    let region = Region::create(size).map_err(setup("make the shared region (memfd)"))?;
+    let mut held = Held::default();
+    let spec = |role| EndSpec {
+        role,
+        config: config.clone(),
+        fifos: None,
+        msg_queue: None,
+    };
+    let (mut ping_spec, mut pong_spec) = (spec(Role::Ping), spec(Role::Pong));
+    // Descriptors per end: (stdin, stdout, data).
+    type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
+    let (ping_fds, pong_fds): (Fds, Fds) = match config.mechanism {
+        Mechanism::Pipe => {
+            let (a_r, a_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
+            let (b_r, b_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
+            ((Some(b_r), Some(a_w), None), (Some(a_r), Some(b_w), None))
+        }
+        Mechanism::Eventfd => {
+            let make = || {
+                rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)
+                    .map_err(|e| unsupported_or(config, "make an eventfd", e.into()))
+            };
+            let (a, b) = (make()?, make()?);
+            let (a2, b2) = (dup(&a)?, dup(&b)?);
+            ((Some(b), Some(a), None), (Some(a2), Some(b2), None))
+        }
+        Mechanism::Fifo => {
+            let base = Base::runtime()
+                .map_err(|e| setup("find a private folder")(std::io::Error::other(e)))?;
+            let dir = RunDir::create(&base)
+                .map_err(|e| setup("make a run folder")(std::io::Error::other(e)))?;
+            let fifos = [
+                dir.create_fifo("to-pong")
+                    .map_err(|e| setup("make a FIFO")(std::io::Error::other(e)))?,
+                dir.create_fifo("to-ping")
+                    .map_err(|e| setup("make a FIFO")(std::io::Error::other(e)))?,
+            ];
+            ping_spec.fifos = Some(fifos.clone());
+            pong_spec.fifos = Some(fifos);
+            held.fifo_dir = Some(dir);
+            ((None, None, None), (None, None, None))
+        }
+        Mechanism::UnixStream | Mechanism::UnixDgram => {
+            let kind = match config.mechanism {
+                Mechanism::UnixStream => rustix::net::SocketType::STREAM,
+                _ => rustix::net::SocketType::DGRAM,
+            };
+            let (a, b) = rustix::net::socketpair(
+                rustix::net::AddressFamily::UNIX,
+                kind,
+                rustix::net::SocketFlags::CLOEXEC,
+                None,
+            )
+            .map_err(|e| setup("make a socket pair")(e.into()))?;
+            if config.mechanism == Mechanism::UnixDgram {
+                // A datagram must fit the send buffer whole.
+                let room = (2 * size + 4096).max(65536);
+                for fd in [&a, &b] {
+                    let _ = rustix::net::sockopt::set_socket_send_buffer_size(fd, room);
+                    let _ = rustix::net::sockopt::set_socket_recv_buffer_size(fd, room);
+                }
+            }
+            ((None, None, Some(a)), (None, None, Some(b)))
+        }
+        Mechanism::Tcp => {
+            let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+                .map_err(setup("listen on 127.0.0.1"))?;
+            let address = listener
+                .local_addr()
+                .map_err(setup("listen on 127.0.0.1"))?;
+            let client =
+                std::net::TcpStream::connect(address).map_err(setup("connect over loopback"))?;
+            let (server, _) = listener.accept().map_err(setup("accept over loopback"))?;
+            for s in [&client, &server] {
+                s.set_nodelay(true).map_err(setup("set TCP_NODELAY"))?;
+            }
+            (
+                (None, None, Some(OwnedFd::from(client))),
+                (None, None, Some(OwnedFd::from(server))),
+            )
+        }
+        Mechanism::PosixMq => {
+            let (a, b) = (posix_queue(config)?, posix_queue(config)?);
+            let (a2, b2) = (dup(&a)?, dup(&b)?);
+            ((Some(b), Some(a), None), (Some(a2), Some(b2), None))
+        }
+        Mechanism::SysvMq => {
+            let base = Base::runtime()
+                .map_err(|e| setup("find a private folder")(std::io::Error::other(e)))?;
+            let dir = RunDir::create(&base)
+                .map_err(|e| setup("make a run folder")(std::io::Error::other(e)))?;
+            // SAFETY: msgget takes plain integers; IPC_PRIVATE has no key to find.
+            let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
+            if id < 0 {
+                return Err(unsupported_or(
+                    config,
+                    "make a System V message queue",
+                    std::io::Error::last_os_error(),
+                ));
+            }
+            let record = Record::msg_queue(id);
+            let noted = record.and_then(|record| {
+                dir.record(&record)
+                    .map(|()| record)
+                    .map_err(std::io::Error::other)
+            });
+            match noted {
+                Ok(record) => held.sysv = Some((id, record, dir)),
+                Err(e) => {
+                    // SAFETY: removes the queue just made.
+                    unsafe { libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+                    return Err(setup("note the System V queue")(e));
+                }
+            }
+            ping_spec.msg_queue = Some(id);
+            pong_spec.msg_queue = Some(id);
+            ((None, None, None), (None, None, None))
+        }
+        Mechanism::Futex | Mechanism::ShmRing => ((None, None, None), (None, None, None)),
+    };
+    let start = |spec: &EndSpec, fds: Fds| -> Result<Child, LatencyError> {
+        let json = serde_json::to_string(spec).expect("specs serialise");
+        let mut launch = Launch::new(
+            format!("{} end", spec.role.as_str()),
+            program,
+            END_SUBCOMMAND,
+            vec![OsString::from(json)],
+        )
+        .control(region.fd());
+        if let Some(fd) = fds.0 {
+            launch = launch.stdin(fd);
+        }
+        if let Some(fd) = fds.1 {
+            launch = launch.stdout(fd);
+        }
+        if let Some(fd) = fds.2 {
+            launch = launch.data(fd);
+        }
+        launch.spawn().map_err(|e| LatencyError::End {
+            role: spec.role.as_str(),
+            message: e.to_string(),
+        })
+    };
+    let mut pong = start(&pong_spec, pong_fds)?;
+    let mut ping = start(&ping_spec, ping_fds)?;
+    let deadline = Instant::now() + timeout_for(config);
+    let of = u64::from(config.round_trips);
+    loop {
+        if held.fifo_dir.is_some()
+            && region
+                .header()
+                .holding
+                .0
+                .load(std::sync::atomic::Ordering::Acquire)
+                >= 2
+        {
+            // Both ends hold the FIFOs: the names (and the folder) can go.
+            held.fifo_dir = None;
+        }
+        let ping_done = ping
+            .try_wait()
+            .map_err(setup("wait for the ping end"))?
+            .is_some();
+        let pong_done = pong
+            .try_wait()
+            .map_err(setup("wait for the pong end"))?
+            .is_some();
+        if ping_done || pong_done {
+            // One has ended; the other should follow at once, unless it waits
+            // for a message that will never come.
+            let grace = Instant::now() + Duration::from_secs(2);
+            ping.wait_until(grace)
+                .map_err(setup("wait for the ping end"))?;
+            pong.wait_until(grace)
+                .map_err(setup("wait for the pong end"))?;
+            break;
+        }
+        let stop = tick(LiveSample {
+            done: region.done(),
+            of,
+            buckets: region.buckets(),
+        });
+        if stop {
+            ping.kill();
+            pong.kill();
+            return Err(LatencyError::Cancelled);
+        }
+        if Instant::now() >= deadline {
+            ping.kill();
+            pong.kill();
+            return Err(LatencyError::Timeout {
+                seconds: timeout_for(config).as_secs(),
+            });
+        }
+        std::thread::sleep(TICK);
+    }
+    tick(LiveSample {
+        done: region.done(),
+        of,
+        buckets: region.buckets(),
+    });
+    let outcome = |child: &mut Child, role: &'static str| {
+        child
+            .outcome::<EndOutcome>()
+            .map_err(|silent| LatencyError::End {
+                role,
+                message: format!("it died ({}): {}", silent.status, silent.stderr),
+            })
+    };
+    let (ping_out, pong_out) = (outcome(&mut ping, "ping")?, outcome(&mut pong, "pong")?);
+    drop(held);
+    let (report, pong_usage) = match (ping_out, pong_out) {
+        (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
+        (EndOutcome::Failed { message }, _) => {
+            return Err(LatencyError::End {
+                role: "ping",
+                message,
+            })
+        }
+        (_, EndOutcome::Failed { message }) => {
+            return Err(LatencyError::End {
+                role: "pong",
+                message,
+            })
+        }
+        _ => {
+            return Err(LatencyError::End {
+                role: "ping",
+                message: "the ends answered out of turn".into(),
+            })
+        }
+    };
+    Ok(result(config, *report, pong_usage))
+}
+
+fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
+    let per = |x: u64| x as f64 / r.count.max(1) as f64;
+    LatencyResult {
+        mechanism: config.mechanism.id().to_string(),
+        mode: config.mode,
+        size: config.size,
+        cpus: config.cpus,
+        count: r.count,
+        warm_up: config.warm_up(),
+        min: r.min,
+        mean: r.mean,
+        p50: r.p50,
+        p90: r.p90,
+        p99: r.p99,
+        p999: r.p999,
+        max: r.max,
+        cdf: r.cdf,
+        ping_cpu_ns: per(r.usage.cpu_ns),
+        pong_cpu_ns: per(pong.cpu_ns),
+        ping_sleeps: per(r.usage.sleeps),
+        pong_sleeps: per(pong.sleeps),
+        clock_ns: r.clock_ns,
+        elapsed_ms: r.elapsed_ms,
+    }
+}
+
+fn dup(fd: &OwnedFd) -> Result<OwnedFd, LatencyError> {
+    fd.try_clone().map_err(setup("duplicate a descriptor"))
+}
+
+/// ENOSYS (and EPERM from a sandbox) mean this kernel will not do it; anything
+/// else is a failure of the moment.
+fn unsupported_or(config: &LatencyConfig, what: &str, err: std::io::Error) -> LatencyError {
+    match err.raw_os_error() {
+        Some(libc::ENOSYS) | Some(libc::EPERM) => LatencyError::Unsupported {
+            mechanism: config.mechanism.id().to_string(),
+            reason: format!("cannot {what}: {err}"),
+        },
+        _ => setup(what)(err),
+    }
+}
+
+/// Opens a fresh POSIX queue for messages of the configuration's size under a
+/// random name, and unlinks the name at once: the descriptor is all the ends
+/// need.
+fn posix_queue(config: &LatencyConfig) -> Result<OwnedFd, LatencyError> {
+    let mut hex = [0u8; 16];
+    rand::fill(&mut hex);
+    let name: String = hex.iter().map(|b| format!("{b:02x}")).collect();
+    let name = CString::new(format!("/{}{name}", crate::process::rundir::SHM_PREFIX))
+        .expect("no NUL in a hex name");
+    // SAFETY: mq_open with a valid name and an attr struct we own.
+    let fd = unsafe {
+        let mut attr: libc::mq_attr = std::mem::zeroed();
+        attr.mq_maxmsg = 1;
+        attr.mq_msgsize = config.size as _;
+        libc::mq_open(
+            name.as_ptr(),
+            libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+            0o600 as libc::mode_t,
+            &attr as *const libc::mq_attr,
+        )
+    };
+    if fd < 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(match err.raw_os_error() {
+            Some(libc::EINVAL) => LatencyError::TooLarge {
+                mechanism: config.mechanism.id().to_string(),
+                size: config.size,
+                limit: Mechanism::PosixMq.size_limit().map_or(0, |l| l.0),
+                what: "/proc/sys/fs/mqueue/msgsize_max",
+            },
+            _ => unsupported_or(config, "open a POSIX message queue", err),
+        });
+    }
+    // SAFETY: the name we just created.
+    unsafe { libc::mq_unlink(name.as_ptr()) };
+    // SAFETY: on Linux an mqd_t is a descriptor, ours alone.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}

@@ -1,0 +1,514 @@
+//! The latency lab: how long one message takes, mechanism by mechanism.
+//!
+//! Two pinned processes (`latency-end ping` and `latency-end pong`, started
+//! through [`crate::process::launch`]) bounce one message of `size` bytes back
+//! and forth. The ping end times every round trip with the monotonic clock and
+//! keeps the distribution in an HDR histogram; both ends read their own CPU time
+//! (getrusage) over the timed window, so what waiting costs is a figure.
+//!
+//! - [`table`]: the mechanisms, their waiting modes and size limits.
+//! - [`shared`]: the shared page both ends map (progress, the live distribution,
+//!   futex words, the busy ring, message buffers).
+//! - [`channel`]: one way per mechanism to send and receive a message, blocking
+//!   or busy-polling (an end's side).
+//! - [`end`]: the ends' loops and their report.
+//! - [`harness`]: the parent's side: makes what the mechanism needs (privately,
+//!   removed as soon as both ends hold it), starts both ends, samples progress.
+//! - [`chart`]: the SVG percentile chart.
+//!
+//! May use [`crate::process`] and [`crate::size`].
+
+pub mod channel;
+pub mod chart;
+pub mod end;
+pub mod harness;
+pub mod shared;
+pub mod table;
+
+use serde::{Deserialize, Serialize};
+
+use crate::size::ByteSize;
+
+pub use harness::{run, LiveSample};
+pub use table::{mechanisms, Mechanism, MechanismInfo};
+
+/// Round trips timed per configuration unless asked otherwise.
+pub const DEFAULT_ROUND_TRIPS: u32 = 10_000;
+/// The fewest and most round trips a configuration may ask for.
+pub const ROUND_TRIPS: std::ops::RangeInclusive<u32> = 10..=10_000_000;
+/// The largest message: 16 MiB (both directions' buffers live in one shared
+/// region).
+pub const MAX_SIZE: u64 = 16 << 20;
+/// The default sizes of `pipebench latency`.
+pub const DEFAULT_SIZES: &str = "64,4KiB,64KiB";
+
+/// How an end waits for the next message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// It sleeps in the kernel until the message is there (and is woken).
+    Blocking,
+    /// It never sleeps: non-blocking calls retried, or a spin on shared memory.
+    Busy,
+}
+
+impl Mode {
+    /// `blocking` or `busy`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Blocking => "blocking",
+            Mode::Busy => "busy",
+        }
+    }
+
+    /// Parses `blocking|busy|both` into the modes to run.
+    pub fn parse_list(text: &str) -> Result<Vec<Mode>, LatencyError> {
+        match text {
+            "blocking" => Ok(vec![Mode::Blocking]),
+            "busy" => Ok(vec![Mode::Busy]),
+            "both" => Ok(vec![Mode::Blocking, Mode::Busy]),
+            other => Err(LatencyError::BadMode {
+                text: other.to_string(),
+            }),
+        }
+    }
+}
+
+/// One configuration to measure: a mechanism, a mode, a size, two CPUs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyConfig {
+    /// The mechanism.
+    pub mechanism: Mechanism,
+    /// How both ends wait.
+    pub mode: Mode,
+    /// Bytes per message, each way.
+    pub size: u64,
+    /// The ping end's CPU, then the pong end's.
+    pub cpus: [usize; 2],
+    /// Round trips timed.
+    pub round_trips: u32,
+}
+
+impl LatencyConfig {
+    /// Round trips before timing starts: the caches, the scheduler and the
+    /// frequency settle (a tenth of the timed ones, 10 to 1000).
+    pub fn warm_up(&self) -> u32 {
+        (self.round_trips / 10).clamp(10, 1000)
+    }
+
+    /// Checks the configuration against the mechanism's limits and this
+    /// machine's CPUs.
+    pub fn check(&self) -> Result<(), LatencyError> {
+        if !ROUND_TRIPS.contains(&self.round_trips) {
+            return Err(LatencyError::BadRoundTrips {
+                round_trips: self.round_trips,
+            });
+        }
+        check_size(self.size)?;
+        check_cpus(self.cpus)?;
+        if let Some(reason) = self.mechanism.info().lacks_mode(self.mode) {
+            return Err(LatencyError::NoSuchMode {
+                mechanism: self.mechanism.id().to_string(),
+                mode: self.mode,
+                reason: reason.to_string(),
+            });
+        }
+        if let Some((limit, what)) = self.mechanism.size_limit() {
+            if self.size > limit {
+                return Err(LatencyError::TooLarge {
+                    mechanism: self.mechanism.id().to_string(),
+                    size: self.size,
+                    limit,
+                    what,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks one message size: 1 byte to [`MAX_SIZE`].
+pub fn check_size(size: u64) -> Result<(), LatencyError> {
+    if size == 0 || size > MAX_SIZE {
+        return Err(LatencyError::SizeOutOfRange { size });
+    }
+    Ok(())
+}
+
+/// Checks that both CPUs are ones this process may use.
+pub fn check_cpus(cpus: [usize; 2]) -> Result<(), LatencyError> {
+    let allowed = crate::process::cpu::allowed_cpus();
+    for cpu in cpus {
+        if !allowed.contains(&cpu) {
+            return Err(LatencyError::ForbiddenCpu { cpu, allowed });
+        }
+    }
+    Ok(())
+}
+
+/// Parses `--sizes`: `A,B,C` or a doubling range `A..B`, each 1 byte to 16 MiB.
+pub fn parse_sizes(text: &str) -> Result<Vec<u64>, LatencyError> {
+    let size = |t: &str| -> Result<u64, LatencyError> {
+        let value = t
+            .trim()
+            .parse::<ByteSize>()
+            .map_err(|e| LatencyError::BadSize {
+                text: t.trim().to_string(),
+                reason: e.to_string(),
+            })?
+            .bytes();
+        check_size(value)?;
+        Ok(value)
+    };
+    let sizes = match text.split_once("..") {
+        Some((low, high)) => {
+            let (low, high) = (size(low)?, size(high)?);
+            if high < low {
+                return Err(LatencyError::BadSize {
+                    text: text.to_string(),
+                    reason: "the range must go up".into(),
+                });
+            }
+            std::iter::successors(Some(low), |s| s.checked_mul(2))
+                .take_while(|s| *s <= high)
+                .collect()
+        }
+        None => text
+            .split(',')
+            .filter(|t| !t.trim().is_empty())
+            .map(size)
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    if sizes.is_empty() {
+        return Err(LatencyError::BadSize {
+            text: text.to_string(),
+            reason: "no size given".into(),
+        });
+    }
+    Ok(sizes)
+}
+
+/// Parses `--cpus A,B` (two CPUs, the same one twice allowed) and checks them.
+pub fn parse_cpus(text: &str) -> Result<[usize; 2], LatencyError> {
+    let bad = || LatencyError::BadCpus {
+        text: text.to_string(),
+    };
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let cpus = [
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    ];
+    check_cpus(cpus)?;
+    Ok(cpus)
+}
+
+/// The CPUs the pipe steps use by default: the first two this process may use
+/// (one twice on a one-CPU machine).
+pub fn default_cpus() -> [usize; 2] {
+    let allowed = crate::process::cpu::allowed_cpus();
+    match allowed.as_slice() {
+        [] => [0, 0],
+        [only] => [*only, *only],
+        [a, b, ..] => [*a, *b],
+    }
+}
+
+/// A point of the distribution: this share of round trips took at most `ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint {
+    /// Percentile, 0 to 100.
+    pub percentile: f64,
+    /// Nanoseconds per round trip.
+    pub ns: u64,
+}
+
+/// What one configuration measured: nanoseconds per round trip and CPU time per
+/// message at each end (JSON names are the contract: `p50 p90 p99 p999 max
+/// count`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyResult {
+    /// The mechanism's id.
+    pub mechanism: String,
+    /// `blocking` or `busy`.
+    pub mode: Mode,
+    /// Bytes per message, each way.
+    pub size: u64,
+    /// The ping end's CPU, then the pong end's.
+    pub cpus: [usize; 2],
+    /// Round trips timed (the histogram's count).
+    pub count: u64,
+    /// Round trips run first and not timed.
+    pub warm_up: u32,
+    /// Fastest round trip, ns.
+    pub min: u64,
+    /// Mean, ns.
+    pub mean: f64,
+    /// Median, ns.
+    pub p50: u64,
+    /// 90th percentile, ns.
+    pub p90: u64,
+    /// 99th percentile, ns.
+    pub p99: u64,
+    /// 99.9th percentile, ns.
+    pub p999: u64,
+    /// Slowest round trip, ns.
+    pub max: u64,
+    /// The distribution as percentile points, for a CDF.
+    pub cdf: Vec<CdfPoint>,
+    /// CPU time (user + system) the ping end spent per round trip, ns.
+    pub ping_cpu_ns: f64,
+    /// CPU time the pong end spent per round trip, ns.
+    pub pong_cpu_ns: f64,
+    /// Sleeps (voluntary context switches) of the ping end per round trip.
+    pub ping_sleeps: f64,
+    /// Sleeps of the pong end per round trip.
+    pub pong_sleeps: f64,
+    /// What one clock read costs here, ns: each timed round trip holds one.
+    pub clock_ns: f64,
+    /// Wall time of the timed round trips, ms.
+    pub elapsed_ms: f64,
+}
+
+/// Why a latency run could not be made or finished.
+#[derive(Debug, thiserror::Error)]
+pub enum LatencyError {
+    /// No mechanism of that name.
+    #[error("unknown mechanism `{name}`: use one of {}", known.join(", "))]
+    UnknownMechanism {
+        /// What was asked for.
+        name: String,
+        /// The ids there are.
+        known: Vec<String>,
+    },
+    /// A size that does not read.
+    #[error(
+        "--sizes `{text}`: {reason} (write sizes as 64, 4KiB, 1MiB; a list A,B,C or a range A..B)"
+    )]
+    BadSize {
+        /// The text.
+        text: String,
+        /// Why.
+        reason: String,
+    },
+    /// A size out of bounds.
+    #[error("message size {size} bytes is out of range: use 1 byte to 16 MiB")]
+    SizeOutOfRange {
+        /// The size, bytes.
+        size: u64,
+    },
+    /// `--cpus` that does not read.
+    #[error("--cpus `{text}`: write two CPU numbers, A,B (the same one twice for one CPU)")]
+    BadCpus {
+        /// The text.
+        text: String,
+    },
+    /// A CPU this process may not use.
+    #[error("CPU {cpu} is not one this process may use (allowed: {allowed:?})")]
+    ForbiddenCpu {
+        /// The CPU.
+        cpu: usize,
+        /// The allowed CPUs.
+        allowed: Vec<usize>,
+    },
+    /// `--mode` that does not read.
+    #[error("--mode `{text}`: use blocking, busy or both")]
+    BadMode {
+        /// The text.
+        text: String,
+    },
+    /// A round-trip count out of bounds.
+    #[error("{round_trips} round trips is out of range: use 10 to 10000000")]
+    BadRoundTrips {
+        /// The count.
+        round_trips: u32,
+    },
+    /// The mechanism has no such way to wait.
+    #[error("{mechanism} has no {} mode: {reason}", mode.as_str())]
+    NoSuchMode {
+        /// The mechanism.
+        mechanism: String,
+        /// The mode.
+        mode: Mode,
+        /// Why.
+        reason: String,
+    },
+    /// The message is larger than the mechanism (or this machine's limit) carries.
+    #[error("{mechanism} carries at most {limit} bytes a message here ({what}); {size} asked for")]
+    TooLarge {
+        /// The mechanism.
+        mechanism: String,
+        /// The size asked for.
+        size: u64,
+        /// The limit.
+        limit: u64,
+        /// Where the limit comes from.
+        what: &'static str,
+    },
+    /// This kernel (or its sandbox) lacks what the mechanism needs.
+    #[error("{mechanism} is not available here: {reason}")]
+    Unsupported {
+        /// The mechanism.
+        mechanism: String,
+        /// Why.
+        reason: String,
+    },
+    /// Making what the mechanism needs failed.
+    #[error("cannot {what}: {source}")]
+    Setup {
+        /// What was being made.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An end failed, or died without saying why.
+    #[error("the {role} end failed: {message}")]
+    End {
+        /// `ping` or `pong`.
+        role: &'static str,
+        /// What it said.
+        message: String,
+    },
+    /// The run took longer than allowed; both ends were killed.
+    #[error("the run took longer than {seconds} s and was stopped")]
+    Timeout {
+        /// The limit.
+        seconds: u64,
+    },
+    /// The run was asked to stop.
+    #[error("the run was cancelled")]
+    Cancelled,
+}
+
+/// The kind of a [`LatencyError`], for a page (JSON `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyErrorKind {
+    /// [`LatencyError::UnknownMechanism`].
+    UnknownMechanism,
+    /// A size, CPU, mode or count out of bounds or unreadable.
+    OutOfRange,
+    /// [`LatencyError::NoSuchMode`].
+    NoSuchMode,
+    /// [`LatencyError::TooLarge`].
+    TooLarge,
+    /// [`LatencyError::Unsupported`].
+    Unsupported,
+    /// [`LatencyError::Setup`].
+    Setup,
+    /// [`LatencyError::End`].
+    EndFailed,
+    /// [`LatencyError::Timeout`].
+    Timeout,
+    /// [`LatencyError::Cancelled`].
+    Cancelled,
+}
+
+impl LatencyError {
+    /// Its kind.
+    pub fn kind(&self) -> LatencyErrorKind {
+        match self {
+            LatencyError::UnknownMechanism { .. } => LatencyErrorKind::UnknownMechanism,
+            LatencyError::BadSize { .. }
+            | LatencyError::SizeOutOfRange { .. }
+            | LatencyError::BadCpus { .. }
+            | LatencyError::ForbiddenCpu { .. }
+            | LatencyError::BadMode { .. }
+            | LatencyError::BadRoundTrips { .. } => LatencyErrorKind::OutOfRange,
+            LatencyError::NoSuchMode { .. } => LatencyErrorKind::NoSuchMode,
+            LatencyError::TooLarge { .. } => LatencyErrorKind::TooLarge,
+            LatencyError::Unsupported { .. } => LatencyErrorKind::Unsupported,
+            LatencyError::Setup { .. } => LatencyErrorKind::Setup,
+            LatencyError::End { .. } => LatencyErrorKind::EndFailed,
+            LatencyError::Timeout { .. } => LatencyErrorKind::Timeout,
+            LatencyError::Cancelled => LatencyErrorKind::Cancelled,
+        }
+    }
+
+    /// Whether the input was at fault (the CLI exits 2).
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self.kind(),
+            LatencyErrorKind::UnknownMechanism
+                | LatencyErrorKind::OutOfRange
+                | LatencyErrorKind::NoSuchMode
+                | LatencyErrorKind::TooLarge
+        )
+    }
+
+    /// Whether this configuration simply does not exist for the mechanism (a
+    /// matrix skips it and says why, rather than failing).
+    pub fn is_not_applicable(&self) -> bool {
+        matches!(
+            self.kind(),
+            LatencyErrorKind::NoSuchMode
+                | LatencyErrorKind::TooLarge
+                | LatencyErrorKind::Unsupported
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_lists_and_doubling_ranges() {
+        assert_eq!(parse_sizes("1,64,4KiB").unwrap(), vec![1, 64, 4096]);
+        assert_eq!(
+            parse_sizes("1KiB..8KiB").unwrap(),
+            vec![1024, 2048, 4096, 8192]
+        );
+        assert!(matches!(
+            parse_sizes("0"),
+            Err(LatencyError::SizeOutOfRange { size: 0 })
+        ));
+        assert!(matches!(
+            parse_sizes("17MiB"),
+            Err(LatencyError::SizeOutOfRange { .. })
+        ));
+        assert!(matches!(
+            parse_sizes("lots"),
+            Err(LatencyError::BadSize { .. })
+        ));
+        assert!(matches!(
+            parse_sizes("8KiB..1KiB"),
+            Err(LatencyError::BadSize { .. })
+        ));
+    }
+
+    #[test]
+    fn modes_and_cpus_read_or_say_why() {
+        assert_eq!(
+            Mode::parse_list("both").unwrap(),
+            vec![Mode::Blocking, Mode::Busy]
+        );
+        assert!(matches!(
+            Mode::parse_list("spin"),
+            Err(LatencyError::BadMode { .. })
+        ));
+        assert!(matches!(parse_cpus("0"), Err(LatencyError::BadCpus { .. })));
+        assert!(matches!(
+            parse_cpus("0,100000"),
+            Err(LatencyError::ForbiddenCpu { cpu: 100000, .. })
+        ));
+        let cpus = default_cpus();
+        assert_eq!(
+            parse_cpus(&format!("{},{}", cpus[0], cpus[1])).unwrap(),
+            cpus
+        );
+    }
+
+    #[test]
+    fn warm_up_is_a_tenth_within_bounds() {
+        let config = |round_trips| LatencyConfig {
+            mechanism: Mechanism::Pipe,
+            mode: Mode::Blocking,
+            size: 1,
+            cpus: default_cpus(),
+            round_trips,
+        };
+        assert_eq!(config(50).warm_up(), 10);
+        assert_eq!(config(5000).warm_up(), 500);
+        assert_eq!(config(1_000_000).warm_up(), 1000);
+    }
+}

@@ -1,0 +1,257 @@
+//! The latency lab on real ends: every mechanism's round trips, what busy
+//! polling buys, input refused with exit 2, and a killed run that leaves nothing.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{
+    alive, children_of, cmdline, cpus, exe, gone_within, pipebench, stderr, stdout,
+};
+
+fn run_json(args: &[&str]) -> Value {
+    let output = pipebench(args);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).expect("latency --json prints JSON")
+}
+
+fn figure(result: &Value, name: &str) -> u64 {
+    result[name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{name} in {result}"))
+}
+
+#[test]
+fn every_mechanism_completes_a_small_run_with_sane_percentiles() {
+    let _cpus = cpus();
+    let report = run_json(&["latency", "--sizes", "64", "--round-trips", "200", "--json"]);
+    let results = report["results"].as_array().unwrap();
+    let mut seen = BTreeSet::new();
+    for r in results {
+        let p = ["min", "p50", "p90", "p99", "p999", "max"].map(|n| figure(r, n));
+        assert!(
+            p.windows(2).all(|w| w[0] <= w[1]),
+            "percentiles out of order: {r}"
+        );
+        assert!(p[0] > 0, "a round trip of 0 ns: {r}");
+        assert_eq!(figure(r, "count"), 200, "{r}");
+        assert_eq!(figure(r, "size"), 64);
+        assert!(
+            r["ping_cpu_ns"].as_f64().unwrap() > 0.0 && r["pong_cpu_ns"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        assert_eq!(r["cpus"].as_array().unwrap().len(), 2);
+        seen.insert(format!(
+            "{} {}",
+            r["mechanism"].as_str().unwrap(),
+            r["mode"].as_str().unwrap()
+        ));
+    }
+    for mechanism in [
+        "pipe",
+        "fifo",
+        "eventfd",
+        "futex",
+        "unix-stream",
+        "unix-dgram",
+        "tcp",
+        "posix-mq",
+        "sysv-mq",
+    ] {
+        for mode in ["blocking", "busy"] {
+            assert!(
+                seen.contains(&format!("{mechanism} {mode}")),
+                "{mechanism} {mode} missing: {seen:?}"
+            );
+        }
+    }
+    assert!(seen.contains("shm-ring busy"));
+    // The ring has no blocking mode and says why instead of failing.
+    let skipped = report["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|s| s["configuration"]
+        .as_str()
+        .unwrap()
+        .starts_with("shm-ring blocking")));
+    // The clock's cost is measured and set against the fastest median.
+    let clock = &report["clock"];
+    assert!(clock["clock_ns"].as_f64().unwrap() > 0.0);
+    assert!(clock["share_of_fastest_p50"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn a_blocking_end_sleeps_every_message_and_a_busy_one_never() {
+    let _cpus = cpus();
+    let report = run_json(&[
+        "latency",
+        "pipe",
+        "--sizes",
+        "1",
+        "--round-trips",
+        "300",
+        "--json",
+    ]);
+    for r in report["results"].as_array().unwrap() {
+        let sleeps = r["ping_sleeps"].as_f64().unwrap() + r["pong_sleeps"].as_f64().unwrap();
+        match r["mode"].as_str().unwrap() {
+            // Each end sleeps once per round trip waiting for the other (a
+            // little more when preempted mid-way).
+            "blocking" => assert!(sleeps >= 1.5, "{r}"),
+            _ => assert!(sleeps < 0.5, "{r}"),
+        }
+    }
+}
+
+#[test]
+fn busy_polling_beats_blocking_for_the_pipe_on_two_cpus() {
+    let allowed = pipebench::process::cpu::allowed_cpus();
+    assert!(
+        allowed.len() >= 2,
+        "this test needs two CPUs, has {allowed:?}"
+    );
+    let _cpus = cpus();
+    let pair = format!("{},{}", allowed[0], allowed[1]);
+    let report = run_json(&[
+        "latency",
+        "pipe",
+        "--sizes",
+        "1",
+        "--cpus",
+        &pair,
+        "--round-trips",
+        "3000",
+        "--json",
+    ]);
+    let p50 = |mode: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["mode"] == mode)
+            .map(|r| figure(r, "p50"))
+            .unwrap()
+    };
+    let (blocking, busy) = (p50("blocking"), p50("busy"));
+    assert!(
+        busy < blocking,
+        "busy p50 {busy} ns, blocking {blocking} ns"
+    );
+}
+
+#[test]
+fn bad_sizes_cpus_modes_and_mechanisms_are_refused_with_exit_2() {
+    for (args, names) in [
+        (vec!["--sizes", "0"], "0 bytes"),
+        (vec!["--sizes", "lots"], "lots"),
+        (vec!["--sizes", "32MiB"], "16 MiB"),
+        (vec!["--cpus", "0,4095"], "4095"),
+        (vec!["--cpus", "zero"], "zero"),
+        (vec!["--mode", "spin"], "spin"),
+        (vec!["--round-trips", "1"], "1 round trips"),
+        (vec!["carrier-pigeon"], "carrier-pigeon"),
+        (vec!["posix-mq", "--sizes", "16MiB"], "msgsize_max"),
+    ] {
+        let mut all = vec!["latency"];
+        all.extend(&args);
+        let output = pipebench(&all);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(names),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+/// Everything a latency run could leave: System V queues, run folders in this
+/// test's runtime and temporary folders.
+fn leftovers(dirs: &[&Path]) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let text = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
+    for line in text.lines().skip(1) {
+        found.insert(format!(
+            "sysv msg {}",
+            line.split_whitespace().nth(1).unwrap_or("?")
+        ));
+    }
+    for dir in dirs {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            found.insert(entry.path().display().to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
+    let _cpus = cpus();
+    let (tmp, xdg) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dirs = [tmp.path(), xdg.path()];
+    let start = |args: &[&str]| {
+        Command::new(exe())
+            .args(args)
+            .env("TMPDIR", tmp.path())
+            .env("XDG_RUNTIME_DIR", xdg.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for mechanism in ["fifo", "sysv-mq", "posix-mq", "futex"] {
+        let before = leftovers(&dirs);
+        let mut harness = start(&[
+            "latency",
+            mechanism,
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--round-trips",
+            "10000000",
+        ]);
+        // Both ends running mid-run.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let ends = loop {
+            let ends: Vec<u32> = children_of(harness.id())
+                .into_iter()
+                .filter(|pid| cmdline(*pid).contains("latency-end"))
+                .collect();
+            if ends.len() == 2 {
+                break ends;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{mechanism}: the ends never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        harness.kill().unwrap();
+        harness.wait().unwrap();
+        for pid in ends {
+            assert!(
+                gone_within(pid, Duration::from_secs(5)),
+                "{mechanism}: end {pid} outlived its harness"
+            );
+            assert!(!alive(pid));
+        }
+        // The next start sweeps what the killed run still had named.
+        let next = start(&["latency", "pipe", "--sizes", "1", "--round-trips", "10"])
+            .wait_with_output()
+            .unwrap();
+        assert!(next.status.success(), "{}", stderr(&next));
+        assert_eq!(
+            leftovers(&dirs),
+            before,
+            "{mechanism} left something behind"
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! The latency lab from the page: a `latency` message's fields, the server's
+//! bounds (at most 100 000 round trips, so a click never holds the queue for
+//! long) and the engine's [`LatencyConfig`] they become.
+
+use pipebench::latency::{self, LatencyConfig, LatencyError, Mechanism, Mode};
+use pipebench::size::ByteSize;
+use serde::Deserialize;
+
+/// Round trips a page's run times unless it says otherwise.
+pub const PAGE_ROUND_TRIPS: u32 = 5_000;
+/// The most round trips a page may ask for.
+pub const PAGE_MAX_ROUND_TRIPS: u32 = 100_000;
+
+/// `{"type":"latency","mechanism":ID,"mode":"blocking"|"busy","size":64,
+/// "cpus":[A,B],"round_trips":N}`; only `mechanism` is required.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyRunParams {
+    /// Mechanism id.
+    pub mechanism: String,
+    /// `blocking` (default) or `busy`.
+    #[serde(default)]
+    pub mode: Option<Mode>,
+    /// Bytes per message (default 64), a number or a string like "4KiB".
+    #[serde(default)]
+    pub size: Option<ByteSize>,
+    /// The ping end's CPU and the pong end's (default: the pipe steps' two).
+    #[serde(default)]
+    pub cpus: Option<[usize; 2]>,
+    /// Round trips to time.
+    #[serde(default)]
+    pub round_trips: Option<u32>,
+}
+
+/// Checks a page's request into the engine's configuration.
+pub fn plan(params: &LatencyRunParams) -> Result<LatencyConfig, LatencyError> {
+    let round_trips = params.round_trips.unwrap_or(PAGE_ROUND_TRIPS);
+    if round_trips > PAGE_MAX_ROUND_TRIPS {
+        return Err(LatencyError::BadRoundTrips { round_trips });
+    }
+    let config = LatencyConfig {
+        mechanism: Mechanism::parse(&params.mechanism)?,
+        mode: params.mode.unwrap_or(Mode::Blocking),
+        size: params.size.map_or(64, |s| s.bytes()),
+        cpus: params.cpus.unwrap_or_else(latency::default_cpus),
+        round_trips,
+    };
+    config.check()?;
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<LatencyConfig, String> {
+        let params: LatencyRunParams = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        plan(&params).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_fill_in_and_bounds_hold() {
+        let config = parse(r#"{"mechanism":"pipe"}"#).unwrap();
+        assert_eq!(
+            (config.mode, config.size, config.round_trips),
+            (Mode::Blocking, 64, PAGE_ROUND_TRIPS)
+        );
+        assert_eq!(
+            parse(r#"{"mechanism":"tcp","size":"4KiB","mode":"busy"}"#)
+                .unwrap()
+                .size,
+            4096
+        );
+        assert!(parse(r#"{"mechanism":"pipe","round_trips":1000000}"#).is_err());
+        assert!(parse(r#"{"mechanism":"pipe","size":0}"#).is_err());
+        assert!(parse(r#"{"mechanism":"shm-ring","mode":"blocking"}"#).is_err());
+        assert!(parse(r#"{"mechanism":"pipe","cpus":[0,4096]}"#).is_err());
+        assert!(parse(r#"{"mechanism":"pipe","bytes":1}"#).is_err());
+        assert!(parse(r#"{"mechanism":"nope"}"#).is_err());
+    }
+}
