@@ -81,19 +81,29 @@ fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
 
+/// A child killed and reaped when dropped.
+struct Spinner(std::process::Child);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Every result carries the machine's state; a spinner pinned beside the
 /// writer takes its CPU from it, and the result says so.
 #[test]
 fn results_carry_the_machine_state_and_a_taken_cpu_is_said() {
     let _cpus = cpus();
     let run = |args: &[&str]| -> Value {
-        let mut argv = vec!["run", "busy-loop", "--bytes", "32MiB", "--json"];
+        let mut argv = vec!["run", "busy-loop", "--json"];
         argv.extend_from_slice(args);
         let output = pipebench(&argv);
         assert!(output.status.success(), "{}", stderr(&output));
         serde_json::from_str(&stdout(&output)).unwrap()
     };
-    let quiet = run(&["--writer-cpu", "0", "--reader-cpu", "1"]);
+    let quiet = run(&["--writer-cpu", "0", "--reader-cpu", "1", "--bytes", "32MiB"]);
     let machine = &quiet["machine"];
     assert_eq!(machine["cpus"], serde_json::json!([0, 1]), "{quiet}");
     for field in [
@@ -106,15 +116,18 @@ fn results_carry_the_machine_state_and_a_taken_cpu_is_said() {
         assert!(machine.get(field).is_some(), "no {field}: {machine}");
     }
     assert!(machine["window_ms"].as_f64().unwrap() > 0.0);
-    // A busy loop on CPU 0 for the whole run, at the same priority as the writer.
-    let mut spinner = std::process::Command::new("taskset")
-        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-        .spawn()
-        .expect("taskset runs");
+    // A busy loop on CPU 0 for the whole run, at the same priority as the writer
+    // (killed when the guard drops, a failed assertion included).
+    let spinner = Spinner(
+        std::process::Command::new("taskset")
+            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("taskset runs"),
+    );
     std::thread::sleep(std::time::Duration::from_millis(100));
     let taken = run(&["--writer-cpu", "0", "--reader-cpu", "1", "--bytes", "64MiB"]);
-    let _ = spinner.kill();
-    let _ = spinner.wait();
+    drop(spinner);
     let machine = &taken["machine"];
     assert_eq!(machine["taken"], true, "{taken}");
     assert!(machine["other_ms"].as_f64().unwrap() > 0.0, "{machine}");
