@@ -22,7 +22,7 @@ use super::{session_bar, SessionArgs};
 #[derive(Debug, Args)]
 pub struct IpcArgs {
     /// Mechanisms or experiments to run (default: all; `--list` shows them).
-    mechanisms: Vec<String>,
+    mechanisms: Vec<ipc::Mechanism>,
     /// Bytes per run (default: the survey's 200 MiB).
     #[arg(long, value_name = "SIZE", default_value_t = ByteSize(ipc::DEFAULT_BYTES))]
     bytes: ByteSize,
@@ -90,7 +90,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
             scope.spawn(|| {
                 while !finished.load(Ordering::Relaxed) {
                     if let Some(id) = order.get(bar.position() as usize) {
-                        let total = ipc::harness::effective_bytes(id, args.bytes.bytes());
+                        let total = ipc::harness::effective_bytes(*id, args.bytes.bytes());
                         let bytes = received.load(Ordering::Relaxed).min(total);
                         bar.set_message(format!(
                             "{id}: {} of {}",
@@ -102,15 +102,25 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
                 }
             });
         }
-        let results = ipc::matrix::run_all(&order, &params, |r| {
-            if let Some(bar) = &bar {
-                bar.println(format!(
-                    "{:<14} {:>9.1} ms {:>7.2} GiB/s",
-                    r.mechanism, r.elapsed_ms, r.gib_per_s
-                ));
-                bar.inc(1);
-            }
-        });
+        let results = ipc::matrix::run_all(
+            &order,
+            &params,
+            |r| {
+                if let Some(bar) = &bar {
+                    bar.println(format!(
+                        "{:<14} {:>9.1} ms {:>7.2} GiB/s",
+                        r.mechanism, r.elapsed_ms, r.gib_per_s
+                    ));
+                    bar.inc(1);
+                }
+            },
+            |mechanism, why| {
+                eprintln!("{mechanism}: skipped: {why}");
+                if let Some(bar) = &bar {
+                    bar.inc(args.repeats as u64);
+                }
+            },
+        );
         finished.store(true, Ordering::Relaxed);
         results
     })?;
