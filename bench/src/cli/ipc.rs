@@ -11,8 +11,10 @@ use clap::Args;
 use indicatif::HumanBytes;
 use serde_json::json;
 
+use pipebench::engine::counts::Counts;
 use pipebench::ipc;
 use pipebench::machine::system::SystemInfo;
+use pipebench::output::counts::render_text;
 use pipebench::process::rundir;
 use pipebench::size::ByteSize;
 
@@ -177,6 +179,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
                 break;
             }
         }
+        print!("{}", counts_text(&results));
         let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
         notes.sort();
         notes.dedup();
@@ -185,4 +188,29 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the kernel did for each mechanism's ends, per GiB moved, from the first
+/// run of each (the ends as the result names them: producer and consumer, or
+/// solo).
+fn counts_text(results: &[ipc::IpcResult]) -> String {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    for result in results {
+        if seen.contains(&&result.mechanism) {
+            continue;
+        }
+        seen.push(&result.mechanism);
+        let ends = result
+            .ends
+            .iter()
+            .map(|end| (end.role.as_str(), end.counts.as_ref()));
+        let Some(counts) = Counts::of(ends) else {
+            continue;
+        };
+        let roles: Vec<&str> = result.ends.iter().map(|e| e.role.as_str()).collect();
+        out.push_str(&format!("{}:\n", result.mechanism));
+        out.push_str(&render_text(&counts, result.bytes, &roles));
+    }
+    out
 }
