@@ -156,15 +156,6 @@ fn named(id: &str) -> bool {
     )
 }
 
-/// Kill -9 of the server in the middle of an IPC run, for every mechanism, with
-/// every resource made and its ends just started (and frozen): the ends die
-/// with it, and what is left is, per mechanism:
-/// - nothing at all, at once: `pipe-rw`, `pipe-splice`, `tcp-rw`,
-///   `tcp-sendfile`, `tcp-splice`, `unix-stream`, `memfd-scm`, `lines-mmap`,
-///   `lines-read`, `direct-io`, `buffered-io`, `cow-fork`;
-/// - the run's private folder and its named object, until the next start of
-///   the server removes them: `fifo-rw`, `fifo-splice`, `file-flock`,
-///   `file-mmap`, `posix-shm`, `sysv-shm`, `sysv-msgqueue`.
 /// Whether mechanism `id` can run on this machine; when it cannot, the lab
 /// must say so typed ("not supported here": a kernel feature, a file system
 /// that cannot share blocks), and there is no run to kill.
@@ -183,6 +174,16 @@ fn runs_here(id: &str) -> bool {
     }
 }
 
+/// Kill -9 of the server in the middle of an IPC run, for every mechanism, with
+/// every resource made and its ends just started (and frozen): the ends die
+/// with it, and what is left is, per mechanism:
+/// - nothing at all, at once: `pipe-rw`, `pipe-splice`, `tcp-rw`,
+///   `tcp-sendfile`, `tcp-splice`, `unix-stream`, `memfd-scm`, `lines-mmap`,
+///   `lines-read`, `direct-io`, `buffered-io`, `cow-fork`, and the zero-copy
+///   mechanisms this machine can run;
+/// - the run's private folder and its named object, until the next start of
+///   the server removes them: `fifo-rw`, `fifo-splice`, `file-flock`,
+///   `file-mmap`, `posix-shm`, `sysv-shm`, `sysv-msgqueue`.
 #[tokio::test]
 async fn a_killed_server_leaves_nothing_at_once_or_after_its_next_start() {
     let _lock = RUN_LOCK.lock().await;
