@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use pipebench::engine::job::IpcJob;
-use pipebench::ipc::{self, IpcError, IpcParams, Mechanism};
+use pipebench::ipc::{self, IpcError, IpcParams, Mechanism, MechanismInfo};
 use pipebench::size::{ByteSize, GIB};
 use serde::{Deserialize, Serialize};
 
@@ -50,11 +50,13 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcJob, IpcError> 
         chunk: params.chunk,
         ..IpcParams::default()
     };
-    let (mechanism, chunk) = ipc::harness::validate(mechanism, &lib)?;
+    // The id is parsed here, once: everything after dispatches on the enum.
+    let mechanism = Mechanism::parse(mechanism)?;
+    let (_, chunk) = ipc::harness::validate(mechanism, &lib)?;
     Ok(IpcJob {
-        mechanism: mechanism.id.to_string(),
+        mechanism,
         // What will move, so the page's `started` and its progress bar say it.
-        bytes: ipc::harness::effective_bytes(mechanism.id, bytes),
+        bytes: ipc::harness::effective_bytes(mechanism, bytes),
         chunk,
         timeout: RUN_TIMEOUT,
     })
@@ -75,7 +77,7 @@ struct ParamBounds {
 /// What `/api/ipc` publishes.
 #[derive(Debug, Clone, Serialize)]
 struct Published {
-    mechanisms: Vec<Mechanism>,
+    mechanisms: Vec<MechanismInfo>,
     params: Vec<ParamBounds>,
 }
 

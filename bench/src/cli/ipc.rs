@@ -11,8 +11,10 @@ use clap::Args;
 use indicatif::HumanBytes;
 use serde_json::json;
 
+use pipebench::engine::counts::Counts;
 use pipebench::ipc;
 use pipebench::machine::system::SystemInfo;
+use pipebench::output::counts::render_text;
 use pipebench::process::rundir;
 use pipebench::size::ByteSize;
 
@@ -22,7 +24,7 @@ use super::{session_bar, SessionArgs};
 #[derive(Debug, Args)]
 pub struct IpcArgs {
     /// Mechanisms or experiments to run (default: all; `--list` shows them).
-    mechanisms: Vec<String>,
+    mechanisms: Vec<ipc::Mechanism>,
     /// Bytes per run (default: the survey's 200 MiB).
     #[arg(long, value_name = "SIZE", default_value_t = ByteSize(ipc::DEFAULT_BYTES))]
     bytes: ByteSize,
@@ -90,7 +92,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
             scope.spawn(|| {
                 while !finished.load(Ordering::Relaxed) {
                     if let Some(id) = order.get(bar.position() as usize) {
-                        let total = ipc::harness::effective_bytes(id, args.bytes.bytes());
+                        let total = ipc::harness::effective_bytes(*id, args.bytes.bytes());
                         let bytes = received.load(Ordering::Relaxed).min(total);
                         bar.set_message(format!(
                             "{id}: {} of {}",
@@ -102,15 +104,25 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
                 }
             });
         }
-        let results = ipc::matrix::run_all(&order, &params, |r| {
-            if let Some(bar) = &bar {
-                bar.println(format!(
-                    "{:<14} {:>9.1} ms {:>7.2} GiB/s",
-                    r.mechanism, r.elapsed_ms, r.gib_per_s
-                ));
-                bar.inc(1);
-            }
-        });
+        let results = ipc::matrix::run_all(
+            &order,
+            &params,
+            |r| {
+                if let Some(bar) = &bar {
+                    bar.println(format!(
+                        "{:<14} {:>9.1} ms {:>7.2} GiB/s",
+                        r.mechanism, r.elapsed_ms, r.gib_per_s
+                    ));
+                    bar.inc(1);
+                }
+            },
+            |mechanism, why| {
+                eprintln!("{mechanism}: skipped: {why}");
+                if let Some(bar) = &bar {
+                    bar.inc(args.repeats as u64);
+                }
+            },
+        );
         finished.store(true, Ordering::Relaxed);
         results
     })?;
@@ -167,6 +179,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
                 break;
             }
         }
+        print!("{}", counts_text(&results));
         let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
         notes.sort();
         notes.dedup();
@@ -175,4 +188,29 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the kernel did for each mechanism's ends, per GiB moved, from the first
+/// run of each (the ends as the result names them: producer and consumer, or
+/// solo).
+fn counts_text(results: &[ipc::IpcResult]) -> String {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    for result in results {
+        if seen.contains(&&result.mechanism) {
+            continue;
+        }
+        seen.push(&result.mechanism);
+        let ends = result
+            .ends
+            .iter()
+            .map(|end| (end.role.as_str(), end.counts.as_ref()));
+        let Some(counts) = Counts::of(ends) else {
+            continue;
+        };
+        let roles: Vec<&str> = result.ends.iter().map(|e| e.role.as_str()).collect();
+        out.push_str(&format!("{}:\n", result.mechanism));
+        out.push_str(&render_text(&counts, result.bytes, &roles));
+    }
+    out
 }

@@ -73,8 +73,8 @@ pub struct PipeJob {
 /// A checked run of one IPC mechanism.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IpcJob {
-    /// Mechanism id.
-    pub mechanism: String,
+    /// The mechanism.
+    pub mechanism: ipc::Mechanism,
     /// Bytes to move.
     pub bytes: u64,
     /// Bytes per call, as the lab will use it.
@@ -339,7 +339,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
     };
     observer.event(Event::Started(Started::Ipc {
         kind: RecordKind::Ipc,
-        mechanism: job.mechanism.clone(),
+        mechanism: job.mechanism.id().to_string(),
         params: IpcEffective {
             bytes: job.bytes,
             chunk: job.chunk,
@@ -348,7 +348,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
     let (outcome, stop) = std::thread::scope(|scope| {
         let harness = std::thread::Builder::new()
             .name(format!("ipc-{}", job.mechanism))
-            .spawn_scoped(scope, || ipc::run(&job.mechanism, &params));
+            .spawn_scoped(scope, || ipc::run(job.mechanism, &params));
         let harness = match harness {
             Ok(harness) => harness,
             Err(err) => {

@@ -9,8 +9,8 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::data::{self, Checksum};
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received};
-use super::{CowReport, IpcError};
+use super::end::{check, io, now_ns, EndError, EndReport, EndSpec, Received};
+use super::{CowReport, IpcError, Mechanism};
 
 /// The direct-io experiment reads at most this many bytes: every 1 KiB O_DIRECT
 /// read is a device request (about 0.1 ms on a virtual disk), so 200 MiB would take
@@ -299,11 +299,11 @@ pub(crate) fn end(
     received: &Received,
 ) -> Result<EndReport, EndError> {
     let src = || src.ok_or_else(|| EndError::Protocol("no file given".into()));
-    let report = match spec.mechanism.as_str() {
-        "lines-mmap" => count_lines(spec, src()?, true),
-        "lines-read" => count_lines(spec, src()?, false),
-        "direct-io" => return read_all(spec, src()?, true, received),
-        "buffered-io" => return read_all(spec, src()?, false, received),
+    let report = match spec.mechanism {
+        Mechanism::LinesMmap => count_lines(spec, src()?, true),
+        Mechanism::LinesRead => count_lines(spec, src()?, false),
+        Mechanism::DirectIo => return read_all(spec, src()?, true, received),
+        Mechanism::BufferedIo => return read_all(spec, src()?, false, received),
         _ => cow_fork(spec),
     }?;
     received.set(report.bytes);

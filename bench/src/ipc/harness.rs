@@ -1,573 +1,47 @@
-//! The harness of the IPC lab: resources, the two ends, and cleanup.
+//! The harness of the IPC lab: validation, the two ends, and the result.
 //!
-//! [`run`] creates what a mechanism needs (files, a FIFO, a pipe, a listening
-//! socket, a System V queue or segment, a POSIX shared memory object), each owned
-//! by [`Resources`], which removes it on drop, then re-executes the current
-//! program as `pipebench ipc-end SPEC` for each end. The ends get the report pipe
-//! on fd 3, their data descriptor (if any) on fd 4, the source and destination
-//! files (if any) on fds 6 and 7, and `PR_SET_PDEATHSIG(SIGKILL)`, so they die
+//! [`run`] creates what a mechanism needs ([`super::resources`]: files, a FIFO,
+//! a pipe, a listening socket, a System V queue or segment, a POSIX shared
+//! memory object), then starts the current program as `pipebench ipc-end SPEC`
+//! for each end through the one launcher ([`crate::process::launch`]), with the
+//! descriptors of its one map: the report pipe on fd 3, the control page on
+//! fd 4, the data descriptor (if any) on fd 5, the source and destination files
+//! (if any) on fds 6 and 7, and `PR_SET_PDEATHSIG(SIGKILL)`, so the ends die
 //! with the harness thread.
-//!
-//! Names: the machine may be shared and the harness may be root, so a run names
-//! as little as it can. Source, destination and experiment files have no name
-//! (O_TMPFILE, or made and unlinked at once in the run's private folder). What
-//! the lesson names (a FIFO, a file both ends open by path, a POSIX shared memory
-//! object) gets a fresh name: in the run's private folder ([`crate::process::rundir`]), or
-//! `/pipebook-<random>` for shm_open, noted in that folder first; each end says
-//! on the control page when it holds the object, and once both do the harness
-//! unlinks the name (and marks a System V segment for removal). System V objects
-//! are IPC_PRIVATE; a message queue cannot go before the run ends, so its id and
-//! creation time are noted in the folder, where the next start's
-//! [`crate::process::rundir::sweep`] finds them if this process is killed.
 //!
 //! `PR_SET_PDEATHSIG` fires when the spawning *thread* exits: call [`run`] from a
 //! thread that lives until it returns.
 //!
-//! Progress: every end also gets a control page (fd 5, [`ControlRegion`]) in which
-//! the receiving end stores how many bytes it has taken after each chunk, one
+//! Progress: every end gets the control page ([`ControlRegion`]) in which the
+//! receiving end stores how many bytes it has taken after each chunk, one
 //! relaxed store and no system call; the harness copies it into
 //! [`IpcParams::progress`] while it waits, for whoever shows the run live.
+//!
+//! Counts: each end counts its own window ([`crate::process::counts`]) and sends
+//! it in its report; [`run`] puts them in [`IpcEnd::counts`].
 
-use std::ffi::{CString, OsString};
+use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
+use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::data;
+use super::end::{EndReport, EndSpec, Role};
+pub use super::resources::default_dir;
+use super::resources::{base_for, setup_err, Resources};
 use super::{
-    files, pipes, shared, sockets, sysv, CowReport, IpcEnd, IpcError, IpcParams, IpcResult,
-    Mechanism,
+    files, shared, sockets, sysv, zerocopy, IpcEnd, IpcError, IpcParams, IpcResult, Mechanism,
+    MechanismInfo,
 };
 use crate::ends::control::ControlRegion;
-use crate::ends::report::EndUsage;
-use crate::ends::usage::self_usage;
-use crate::process::launch::EndProgram;
-use crate::process::rundir::{Base, Record, RunDir, RunDirError};
+pub use crate::process::filesystem::{filesystem, free_bytes};
+use crate::process::launch::{Child, EndProgram, Launch};
+use crate::process::rundir::Record;
 use crate::size::gib_per_s;
 use crate::size::{ByteSize, GIB, KIB, MIB};
-
-/// The report pipe's descriptor number in an end.
-const REPORT_FD: RawFd = 3;
-/// The data descriptor's number in an end.
-pub(crate) const DATA_FD: RawFd = 4;
-/// The control page's descriptor number in an end.
-const CONTROL_FD: RawFd = 5;
-/// The source file's descriptor number in an end.
-const SRC_FD: RawFd = 6;
-/// The destination file's descriptor number in an end.
-const DST_FD: RawFd = 7;
-
-/// An end's role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Role {
-    /// Sends the bytes.
-    Producer,
-    /// Receives and checks them.
-    Consumer,
-    /// Runs a one-process experiment.
-    Solo,
-}
-
-impl Role {
-    fn name(self) -> &'static str {
-        match self {
-            Role::Producer => "producer",
-            Role::Consumer => "consumer",
-            Role::Solo => "solo",
-        }
-    }
-}
-
-/// Everything an end needs, passed as one JSON argument.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct EndSpec {
-    pub(crate) role: Role,
-    pub(crate) mechanism: String,
-    pub(crate) bytes: u64,
-    pub(crate) chunk: u64,
-    /// Whether fd 6 holds the source file (pattern or text), for ends that read one.
-    #[serde(default)]
-    pub(crate) has_src: bool,
-    /// Whether fd 7 holds the destination file, for consumers that write one.
-    #[serde(default)]
-    pub(crate) has_dst: bool,
-    /// The object both ends open by path: a FIFO or a shared file, in the run's
-    /// private folder.
-    pub(crate) shared: Option<PathBuf>,
-    /// The POSIX shared memory name (`/pipebook-<random>`).
-    #[serde(default)]
-    pub(crate) shm_name: Option<String>,
-    /// System V queue or segment id.
-    pub(crate) sysv_id: Option<i32>,
-    /// TCP port to connect to.
-    pub(crate) port: Option<u16>,
-    /// Whether fd 4 holds a data descriptor.
-    pub(crate) has_fd: bool,
-    /// Whether fd 5 holds the harness's control page (for progress).
-    #[serde(default)]
-    pub(crate) has_control: bool,
-}
-
-/// What an end sends back on fd 3.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct EndReport {
-    /// CLOCK_MONOTONIC ns just before the first data call (producers, solo).
-    pub(crate) start_ns: Option<u64>,
-    /// CLOCK_MONOTONIC ns after the last byte arrived (consumers, solo).
-    pub(crate) end_ns: Option<u64>,
-    /// Bytes this end moved.
-    pub(crate) bytes: u64,
-    /// Checksum of what the consumer received.
-    pub(crate) checksum: Option<u64>,
-    /// Lines counted.
-    pub(crate) lines: Option<u64>,
-    /// Copy-on-write findings.
-    pub(crate) cow: Option<CowReport>,
-    /// Remarks for the result.
-    pub(crate) notes: Vec<String>,
-    /// getrusage over the end's life.
-    #[serde(default)]
-    pub(crate) usage: EndUsage,
-}
-
-/// Why an end failed (printed on its stderr, which the harness reports).
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum EndError {
-    /// A system call failed.
-    #[error("{call}: {source}")]
-    Sys {
-        /// The call.
-        call: &'static str,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The data did not arrive as expected.
-    #[error("{0}")]
-    Protocol(String),
-}
-
-/// Turns a -1 return into the errno, naming the call.
-pub(crate) fn check(call: &'static str, ret: isize) -> Result<usize, EndError> {
-    if ret < 0 {
-        Err(EndError::Sys {
-            call,
-            source: std::io::Error::last_os_error(),
-        })
-    } else {
-        Ok(ret as usize)
-    }
-}
-
-/// An `io::Error` as an [`EndError`] naming the call.
-pub(crate) fn io(call: &'static str) -> impl FnOnce(std::io::Error) -> EndError {
-    move |source| EndError::Sys { call, source }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds: the same clock in every process, so the
-/// producer's start and the consumer's end can be subtracted.
-pub(crate) fn now_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-/// The descriptors an end was given besides its report pipe and control page.
-#[derive(Debug, Default)]
-pub(crate) struct EndFds {
-    /// fd 4: a pipe end, a socket, or a listening socket.
-    pub(crate) data: Option<OwnedFd>,
-    /// fd 6: the file to read from, at its start.
-    pub(crate) src: Option<File>,
-    /// fd 7: the (empty) file to write into.
-    pub(crate) dst: Option<File>,
-}
-
-impl EndFds {
-    /// The source file, or a protocol error.
-    pub(crate) fn src(&mut self) -> Result<File, EndError> {
-        self.src
-            .take()
-            .ok_or_else(|| EndError::Protocol("no source file given".into()))
-    }
-
-    /// The destination file, or a protocol error.
-    pub(crate) fn dst(&mut self) -> Result<File, EndError> {
-        self.dst
-            .take()
-            .ok_or_else(|| EndError::Protocol("no destination file given".into()))
-    }
-}
-
-/// `pipebench ipc-end SPEC`: runs one end and reports on fd 3.
-pub fn end_main(spec_json: &str) -> ExitCode {
-    let spec: EndSpec = match serde_json::from_str(spec_json) {
-        Ok(spec) => spec,
-        Err(e) => {
-            eprintln!("pipebench ipc-end: error: bad end spec: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // SAFETY: the harness put these descriptors there for us (see `spawn_end`);
-    // we take ownership of each exactly once.
-    let mut fds = unsafe {
-        EndFds {
-            data: spec.has_fd.then(|| OwnedFd::from_raw_fd(DATA_FD)),
-            src: spec.has_src.then(|| File::from_raw_fd(SRC_FD)),
-            dst: spec.has_dst.then(|| File::from_raw_fd(DST_FD)),
-        }
-    };
-    // The harness wrote the source through the same open file: read it from
-    // its start.
-    if let Some(src) = &mut fds.src {
-        if let Err(e) = src.seek(SeekFrom::Start(0)) {
-            eprintln!("pipebench ipc-end: error: lseek (source): {e}");
-            return ExitCode::from(2);
-        }
-    }
-    let control = if spec.has_control {
-        ControlRegion::attach(CONTROL_FD)
-    } else {
-        ControlRegion::local()
-    };
-    let received = match control {
-        Ok(control) => Received(control),
-        Err(e) => {
-            eprintln!("pipebench ipc-end: error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match run_end(&spec, fds, &received) {
-        Ok(mut report) => {
-            report.usage = self_usage();
-            // SAFETY: as above, fd 3 is the report pipe.
-            let mut out = unsafe { File::from_raw_fd(REPORT_FD) };
-            let line = serde_json::to_string(&report).expect("reports serialise");
-            if writeln!(out, "{line}").is_err() {
-                return ExitCode::from(1);
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("pipebench ipc-end {}: error: {e}", spec.role.name());
-            ExitCode::from(1)
-        }
-    }
-}
-
-/// Where a receiving end publishes how many bytes it has taken so far: the
-/// control page's reader counter, shared with the harness (or a private page when
-/// the end runs without one).
-pub(crate) struct Received(ControlRegion);
-
-impl Received {
-    /// Publishes `bytes` taken so far: one relaxed store, cheap enough per chunk.
-    #[inline]
-    pub(crate) fn set(&self, bytes: u64) {
-        self.0.shared().reader_bytes.store(bytes, Ordering::Relaxed);
-    }
-
-    /// Says this end holds the run's named object (opened, mapped or attached):
-    /// once both ends have, the harness removes its name.
-    pub(crate) fn holding(&self) {
-        self.0.shared().holding.fetch_add(1, Ordering::Release);
-    }
-}
-
-fn run_end(spec: &EndSpec, fds: EndFds, received: &Received) -> Result<EndReport, EndError> {
-    match spec.mechanism.as_str() {
-        "sysv-msgqueue" => sysv::msgqueue_end(spec, received),
-        "fifo-rw" | "fifo-splice" | "pipe-rw" | "pipe-splice" => pipes::end(spec, fds, received),
-        "tcp-rw" | "tcp-sendfile" | "tcp-splice" | "unix-stream" => {
-            sockets::end(spec, fds, received)
-        }
-        "file-flock" | "file-mmap" | "sysv-shm" | "posix-shm" | "memfd-scm" => {
-            shared::end(spec, fds.data, received)
-        }
-        "lines-mmap" | "lines-read" | "direct-io" | "buffered-io" | "cow-fork" => {
-            files::end(spec, fds.src, received)
-        }
-        other => Err(EndError::Protocol(format!("unknown mechanism {other}"))),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Resources
-
-/// A named thing the harness removes as soon as both ends hold it.
-#[derive(Debug)]
-enum Early {
-    /// An entry of the run's private folder (a FIFO, a shared file).
-    Entry(String),
-    /// A kernel object noted in the folder (a POSIX name, a System V segment).
-    Object(Record),
-}
-
-impl From<RunDirError> for IpcError {
-    fn from(err: RunDirError) -> Self {
-        match err {
-            RunDirError::Unsafe { path, why } => IpcError::UnsafeDir {
-                dir: path.display().to_string(),
-                why,
-            },
-            RunDirError::Io { what, path, source } => IpcError::Setup {
-                what: format!("{what} {}", path.display()),
-                source,
-            },
-        }
-    }
-}
-
-/// Everything one run created; dropping it removes all of it.
-#[derive(Debug)]
-pub(crate) struct Resources {
-    /// Where the run's folder and unnamed files go.
-    base: Base,
-    /// The run's private folder, made when something needs a name.
-    run: Option<RunDir>,
-    /// Removed once both ends hold them (or when the run ends).
-    early: Vec<Early>,
-    /// Removed when the run ends: message queues.
-    late: Vec<Record>,
-}
-
-impl Resources {
-    fn new(base: Base) -> Resources {
-        Resources {
-            base,
-            run: None,
-            early: Vec::new(),
-            late: Vec::new(),
-        }
-    }
-
-    /// The run's private folder, made on first use.
-    fn run_dir(&mut self) -> Result<&RunDir, IpcError> {
-        if self.run.is_none() {
-            self.run = Some(RunDir::create(&self.base)?);
-        }
-        Ok(self.run.as_ref().expect("made above"))
-    }
-
-    /// A file with no name on the base's file system: O_TMPFILE, or, where the
-    /// file system has none, made in the private folder and unlinked at once.
-    fn unnamed_file(&mut self, what: &str) -> Result<File, IpcError> {
-        if let Some(file) = self.base.unnamed_file()? {
-            return Ok(file);
-        }
-        let run = self.run_dir()?;
-        let file = run.create_file(what)?;
-        run.remove(what)?;
-        Ok(file)
-    }
-
-    /// A FIFO in the private folder, unlinked once both ends have opened it.
-    fn fifo(&mut self, name: &str) -> Result<PathBuf, IpcError> {
-        let path = self.run_dir()?.create_fifo(name)?;
-        self.early.push(Early::Entry(name.to_string()));
-        Ok(path)
-    }
-
-    /// A file of `size` bytes in the private folder, which both ends open by
-    /// path; unlinked once both have.
-    fn shared_file(&mut self, name: &str, size: u64) -> Result<PathBuf, IpcError> {
-        let run = self.run_dir()?;
-        let path = run.path().join(name);
-        let file = run.create_file(name)?;
-        self.early.push(Early::Entry(name.to_string()));
-        file.set_len(size)
-            .map_err(setup_err(format!("size {}", path.display())))?;
-        Ok(path)
-    }
-
-    /// A POSIX shared memory object of `size` bytes under a fresh random name,
-    /// noted in the private folder before it exists; returns the name.
-    fn posix_shm(&mut self, size: u64) -> Result<String, IpcError> {
-        let run = self.run_dir()?;
-        loop {
-            let record = Record::posix_shm();
-            run.record(&record)?;
-            let name = record.shm_name().expect("a POSIX record");
-            // SAFETY: shm_open reads the NUL-terminated name; glibc adds
-            // O_NOFOLLOW and O_CLOEXEC.
-            let fd = unsafe {
-                libc::shm_open(
-                    name.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR,
-                    0o600,
-                )
-            };
-            if fd < 0 {
-                let source = std::io::Error::last_os_error();
-                run.forget(&record);
-                // Someone holds this name: ours are random, so take another.
-                if source.raw_os_error() == Some(libc::EEXIST) {
-                    continue;
-                }
-                return Err(IpcError::Setup {
-                    what: format!("create the POSIX shared memory object {name:?}"),
-                    source,
-                });
-            }
-            // SAFETY: a fresh descriptor nobody else owns.
-            let file = unsafe { File::from_raw_fd(fd) };
-            self.early.push(Early::Object(record));
-            file.set_len(size)
-                .map_err(setup_err("size the POSIX shared memory object"))?;
-            return Ok(name.into_string().expect("ASCII"));
-        }
-    }
-
-    /// Takes charge of a System V object the harness just made: noted in the
-    /// private folder, and removed early (a segment, once both ends are
-    /// attached) or late (a queue, when the run ends).
-    fn sysv(
-        &mut self,
-        record: std::io::Result<Record>,
-        id: i32,
-        early: bool,
-    ) -> Result<(), IpcError> {
-        let record = match record {
-            Ok(record) => record,
-            Err(source) => {
-                remove_sysv_id(id, early);
-                return Err(IpcError::Setup {
-                    what: "read the new System V object's creation time".into(),
-                    source,
-                });
-            }
-        };
-        if let Err(err) = self.run_dir().and_then(|run| Ok(run.record(&record)?)) {
-            record.remove();
-            return Err(err);
-        }
-        if early {
-            self.early.push(Early::Object(record));
-        } else {
-            self.late.push(record);
-        }
-        Ok(())
-    }
-
-    /// Removes what only had to exist until both ends held it, and the private
-    /// folder itself if nothing else is noted there.
-    fn release_early(&mut self) {
-        if self.early.is_empty() {
-            return;
-        }
-        for item in self.early.drain(..) {
-            match item {
-                Early::Entry(name) => {
-                    if let Some(run) = &self.run {
-                        let _ = run.remove(&name);
-                    }
-                }
-                Early::Object(record) => {
-                    record.remove();
-                    if let Some(run) = &self.run {
-                        run.forget(&record);
-                    }
-                }
-            }
-        }
-        if self.run.as_ref().is_some_and(RunDir::is_empty) {
-            self.run = None;
-        }
-    }
-}
-
-/// Removes System V object `id` (a segment if `segment`, else a queue).
-fn remove_sysv_id(id: i32, segment: bool) {
-    // SAFETY: IPC_RMID with a null buffer only removes the object.
-    unsafe {
-        if segment {
-            libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut());
-        } else {
-            libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut());
-        }
-    }
-}
-
-impl Drop for Resources {
-    fn drop(&mut self) {
-        self.release_early();
-        for record in self.late.drain(..) {
-            record.remove();
-        }
-        // Then the folder, with its notes.
-        self.run = None;
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Where files go
-
-const TMPFS_MAGIC: i64 = 0x0102_1994;
-
-/// The file system type of `dir`, by statfs magic.
-pub fn filesystem(dir: &Path) -> Option<String> {
-    let c = CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: statfs fills the zeroed struct we pass.
-    let magic = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        if libc::statfs(c.as_ptr(), &mut st) != 0 {
-            return None;
-        }
-        st.f_type as i64
-    };
-    Some(
-        match magic {
-            0xEF53 => "ext4",
-            0x5846_5342 => "xfs",
-            0x9123_683E => "btrfs",
-            TMPFS_MAGIC => "tmpfs",
-            0x794C_7630 => "overlayfs",
-            0x6969 => "nfs",
-            0x0102_1997 => "9p",
-            0x6573_5546 => "fuse",
-            0x858458F6 => "ramfs",
-            _ => return Some(format!("fs magic {magic:#x}")),
-        }
-        .to_string(),
-    )
-}
-
-/// Bytes free for an unprivileged writer in the file system of `dir`.
-pub fn free_bytes(dir: &Path) -> Option<u64> {
-    let c = CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: statvfs fills the zeroed struct we pass.
-    unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
-            return None;
-        }
-        Some(st.f_bavail as u64 * st.f_frsize as u64)
-    }
-}
-
-/// The default folder in which a run of a file mechanism makes its private
-/// folder and unnamed files: the system temp dir unless it is tmpfs (where
-/// O_DIRECT means nothing), else `target/` under the current directory.
-pub fn default_dir() -> PathBuf {
-    crate::process::rundir::disk_default()
-}
-
-/// Where a run of `mechanism` keeps its files and private folder: `dir` when the
-/// caller chose one, else a disk for file mechanisms, else the per-user runtime
-/// folder (or the temp dir).
-fn base_for(mechanism: &Mechanism, dir: Option<&Path>) -> Result<Base, IpcError> {
-    Ok(match dir {
-        Some(dir) => Base::chosen(dir)?,
-        None if mechanism.uses_files => Base::disk()?,
-        None => Base::runtime()?,
-    })
-}
 
 // ---------------------------------------------------------------------------
 // Validation
@@ -582,11 +56,12 @@ fn out_of_range(name: &'static str, value: u64, min: u64, max: u64) -> IpcError 
 }
 
 /// The chunk a mechanism uses with `params`, checked.
-fn chunk_for(mechanism: &Mechanism, params: &IpcParams) -> Result<u64, IpcError> {
-    let io_experiment = matches!(mechanism.id, "direct-io" | "buffered-io");
-    let default = match mechanism.id {
-        "direct-io" | "buffered-io" => KIB,
-        "sysv-msgqueue" => {
+fn chunk_for(mechanism: Mechanism, params: &IpcParams) -> Result<u64, IpcError> {
+    use Mechanism::*;
+    let io_experiment = matches!(mechanism, DirectIo | BufferedIo);
+    let default = match mechanism {
+        DirectIo | BufferedIo => KIB,
+        SysvMsgqueue => {
             let limits = sysv::SysvLimits::read();
             super::DEFAULT_CHUNK.min(limits.msgmax).min(limits.msgmnb)
         }
@@ -607,40 +82,67 @@ fn chunk_for(mechanism: &Mechanism, params: &IpcParams) -> Result<u64, IpcError>
             "chunk = {chunk} must be a multiple of 512 bytes for aligned (O_DIRECT) reads"
         )));
     }
+    if mechanism == TcpZerocopyReceive && !chunk.is_multiple_of(zerocopy::page()) {
+        return Err(IpcError::Invalid(format!(
+            "chunk = {chunk} must be a multiple of the page size ({}) to be mapped",
+            zerocopy::page()
+        )));
+    }
     Ok(chunk)
 }
 
-/// The bytes a run of `id` asked to move `asked` bytes really moves: all of them,
-/// except for `direct-io`, whose 1 KiB device requests are capped (the run says so
-/// in a note).
-pub fn effective_bytes(id: &str, asked: u64) -> u64 {
-    if id == "direct-io" {
+/// The bytes a run of `mechanism` asked to move `asked` bytes really moves: all
+/// of them, except for `direct-io`, whose 1 KiB device requests are capped (the
+/// run says so in a note).
+pub fn effective_bytes(mechanism: Mechanism, asked: u64) -> u64 {
+    if mechanism == Mechanism::DirectIo {
         asked.min(files::DIRECT_IO_MAX_BYTES)
     } else {
         asked
     }
 }
 
-/// Checks `params` for `id` without running anything.
-pub fn validate(id: &str, params: &IpcParams) -> Result<(Mechanism, u64), IpcError> {
-    let mechanism = super::find(id).ok_or_else(|| IpcError::UnknownMechanism {
-        id: id.to_string(),
-        known: super::ids().join(", "),
-    })?;
+/// Checks `params` for `mechanism` without running anything: the bounds, the
+/// system's limits, and what the kernel must offer (the zero-copy mechanisms'
+/// preconditions).
+pub fn validate(
+    mechanism: Mechanism,
+    params: &IpcParams,
+) -> Result<(MechanismInfo, u64), IpcError> {
+    use Mechanism::*;
+    let info = mechanism.info();
     let bytes = params.bytes.bytes();
     if !(1..=super::MAX_BYTES).contains(&bytes) {
         return Err(out_of_range("bytes", bytes, 1, super::MAX_BYTES));
     }
-    let chunk = chunk_for(&mechanism, params)?;
-    match mechanism.id {
-        "sysv-msgqueue" => sysv::SysvLimits::read().check_message(chunk)?,
-        "sysv-shm" => sysv::SysvLimits::read().check_segment(shared::HEADER + bytes)?,
-        "posix-shm" => {
+    let chunk = chunk_for(mechanism, params)?;
+    match mechanism {
+        SysvMsgqueue => sysv::SysvLimits::read().check_message(chunk)?,
+        SysvShm => sysv::SysvLimits::read().check_segment(shared::HEADER + bytes)?,
+        PosixShm => {
             shared::check_dev_shm(shared::HEADER + bytes, free_bytes(Path::new("/dev/shm")))?
         }
+        TcpMsgZerocopy | TcpZerocopyReceive | UringSendZc => zerocopy::check(mechanism)?,
         _ => {}
     }
-    Ok((mechanism, chunk))
+    Ok((info, chunk))
+}
+
+/// Checks, without running, that `mechanism` can run here with `params`: what
+/// [`validate`] checks, and for a reflink whether the folder's file system
+/// shares blocks (probed on two empty files with no name, removed at once).
+pub fn check_here(mechanism: Mechanism, params: &IpcParams) -> Result<(), IpcError> {
+    let (info, _) = validate(mechanism, params)?;
+    if mechanism == Mechanism::Ficlone {
+        let base = base_for(&info, params.dir.as_deref())?;
+        let dir = base.path().to_path_buf();
+        let fs = filesystem(&dir).unwrap_or_else(|| "unknown".into());
+        let mut res = Resources::new(base);
+        let src = res.unnamed_file("probe-src")?;
+        let dst = res.unnamed_file("probe-dst")?;
+        zerocopy::probe_reflink(&src, &dst, &dir, &fs)?;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -651,43 +153,6 @@ pub fn validate(id: &str, params: &IpcParams) -> Result<(Mechanism, u64), IpcErr
 struct EndProcess {
     role: Role,
     child: Child,
-    report: Option<File>,
-    status: Option<ExitStatus>,
-}
-
-impl EndProcess {
-    fn kill(&mut self) {
-        if self.status.is_none() {
-            let _ = self.child.kill();
-            self.status = self.child.wait().ok();
-        }
-    }
-}
-
-impl Drop for EndProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn setup_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> IpcError {
-    let what = what.into();
-    move |source| IpcError::Setup { what, source }
-}
-
-/// A copy of `fd` numbered 100 or above, so dup2 onto 3 and 4 in the child can
-/// never clobber a source descriptor.
-fn high_dup(fd: RawFd) -> Result<OwnedFd, IpcError> {
-    // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own, or -1.
-    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100) };
-    if new < 0 {
-        return Err(IpcError::Setup {
-            what: "duplicate a descriptor".into(),
-            source: std::io::Error::last_os_error(),
-        });
-    }
-    // SAFETY: `new` is a fresh descriptor nobody else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
 /// The descriptors the harness hands an end (moved into it: the harness keeps
@@ -699,123 +164,71 @@ struct Handed {
     dst: Option<File>,
 }
 
+/// Starts one end through the one launcher, with the descriptors of its map.
 fn spawn_end(
     spec: &EndSpec,
     handed: Handed,
     control: &ControlRegion,
-    program: Option<&EndProgram>,
+    program: &EndProgram,
 ) -> Result<EndProcess, IpcError> {
-    let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-        .map_err(|e| IpcError::Setup {
-            what: "create the report pipe".into(),
-            source: e.into(),
-        })?;
-    let report_fd = high_dup(report_write.as_raw_fd())?;
-    drop(report_write);
-    let dup = |fd: Option<RawFd>| fd.map(high_dup).transpose();
-    let data_fd = dup(handed.data.as_ref().map(AsRawFd::as_raw_fd))?;
-    let src_fd = dup(handed.src.as_ref().map(AsRawFd::as_raw_fd))?;
-    let dst_fd = dup(handed.dst.as_ref().map(AsRawFd::as_raw_fd))?;
-    drop(handed);
-    let control_fd = dup(control.fd().map(|fd| fd.as_raw_fd()))?;
-    let report_raw = report_fd.as_raw_fd();
-    let raw = |fd: &Option<OwnedFd>| fd.as_ref().map(|fd| fd.as_raw_fd());
-    let moves = [
-        (raw(&data_fd), DATA_FD),
-        (raw(&control_fd), CONTROL_FD),
-        (raw(&src_fd), SRC_FD),
-        (raw(&dst_fd), DST_FD),
-    ];
     let spec = EndSpec {
-        has_fd: data_fd.is_some(),
-        has_control: control_fd.is_some(),
-        has_src: src_fd.is_some(),
-        has_dst: dst_fd.is_some(),
+        has_fd: handed.data.is_some(),
+        has_control: control.fd().is_some(),
+        has_src: handed.src.is_some(),
+        has_dst: handed.dst.is_some(),
         ..spec.clone()
     };
-    let program = match program {
-        Some(program) => program.clone(),
-        None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
-    };
-    let mut command = Command::new(&program.exe);
-    command
-        .args(&program.prefix)
-        .arg("ipc-end")
-        .arg(OsString::from(
-            serde_json::to_string(&spec).expect("specs serialise"),
-        ))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    // SAFETY: only async-signal-safe calls (dup2, prctl) between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::dup2(report_raw, REPORT_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            for (from, to) in moves {
-                if let Some(from) = from {
-                    if libc::dup2(from, to) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-            }
-            // Die with the harness thread: no end outlives a killed harness.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+    let json = serde_json::to_string(&spec).expect("specs serialise");
+    let mut launch = Launch::new(
+        spec.role.name(),
+        program,
+        "ipc-end",
+        vec![OsString::from(json)],
+    );
+    if let Some(fd) = control.fd() {
+        launch = launch.control(fd);
     }
-    let child = command
-        .spawn()
-        .map_err(setup_err(format!("start the {}", spec.role.name())))?;
-    drop((report_fd, data_fd, control_fd, src_fd, dst_fd));
+    if let Some(data) = handed.data {
+        launch = launch.data(data);
+    }
+    if let Some(src) = handed.src {
+        launch = launch.source(src.into());
+    }
+    if let Some(dst) = handed.dst {
+        launch = launch.destination(dst.into());
+    }
+    let child = launch.spawn().map_err(|err| IpcError::Setup {
+        what: format!("start the {}", spec.role.name()),
+        source: std::io::Error::other(err),
+    })?;
     Ok(EndProcess {
         role: spec.role,
         child,
-        report: Some(File::from(report_read)),
-        status: None,
     })
 }
 
-fn describe(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(signal)) => format!("killed by signal {signal}"),
-        _ => status.to_string(),
-    }
-}
-
+/// The end's report, or why it failed: its stderr's messages, without the
+/// `pipebench ipc-end ROLE: error:` prefix.
 fn collect(end: &mut EndProcess) -> Result<EndReport, IpcError> {
-    let mut stderr = String::new();
-    if let Some(mut pipe) = end.child.stderr.take() {
-        let _ = pipe.read_to_string(&mut stderr);
-    }
-    let status = end.status.expect("collected after exit");
-    let mut text = String::new();
-    if let Some(mut file) = end.report.take() {
-        let _ = file.read_to_string(&mut text);
-    }
+    let status = end.child.status();
+    let outcome = end.child.outcome::<EndReport>();
     let failed = |message: String| IpcError::EndFailed {
         role: end.role.name().to_string(),
-        status: describe(status),
+        status: end.child.describe_status(),
         message,
     };
-    if !status.success() {
-        let message = stderr
-            .lines()
-            .map(|l| l.split_once("error: ").map_or(l, |(_, m)| m))
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(failed(if message.is_empty() {
-            "no message (killed?)".into()
-        } else {
-            message
-        }));
+    match outcome {
+        Ok(report) if status.is_some_and(|s| s.success()) => Ok(report),
+        Ok(_) => Err(failed("it reported, then failed".into())),
+        Err(silent) => Err(failed(
+            silent
+                .stderr
+                .split("; ")
+                .map(|l| l.split_once("error: ").map_or(l, |(_, m)| m))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
     }
-    serde_json::from_str(text.trim()).map_err(|e| failed(format!("unreadable report: {e}")))
 }
 
 /// How often [`wait_all`] wakes while the ends run, for progress, cancel and the
@@ -846,23 +259,23 @@ fn wait_all(
     let pidfds: Option<Vec<OwnedFd>> = ends
         .iter()
         .map(|end| {
-            let pid = rustix::process::Pid::from_child(&end.child);
+            let pid = rustix::process::Pid::from_raw(end.child.pid() as i32)?;
             rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
         })
         .collect();
+    let kill_all = |ends: &mut [EndProcess]| ends.iter_mut().for_each(|e| e.child.kill());
     loop {
         publish();
         if ends.len() == 2 && control.shared().holding.load(Ordering::Acquire) >= 2 {
             res.release_early();
         }
         for end in ends.iter_mut() {
-            if end.status.is_none() {
-                end.status = end.child.try_wait().map_err(setup_err("wait for an end"))?;
-            }
+            end.child.try_wait().map_err(setup_err("wait for an end"))?;
         }
-        let failed = ends.iter().any(|e| e.status.is_some_and(|s| !s.success()));
-        if failed || ends.iter().all(|e| e.status.is_some()) {
-            ends.iter_mut().for_each(EndProcess::kill);
+        let status = |e: &EndProcess| e.child.status();
+        let failed = ends.iter().any(|e| status(e).is_some_and(|s| !s.success()));
+        if failed || ends.iter().all(|e| status(e).is_some()) {
+            kill_all(ends);
             // The receiver may have stored its last count after the read above.
             publish();
             return Ok(());
@@ -872,11 +285,11 @@ fn wait_all(
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed))
         {
-            ends.iter_mut().for_each(EndProcess::kill);
+            kill_all(ends);
             return Err(IpcError::Cancelled);
         }
         if started.elapsed() > params.timeout {
-            ends.iter_mut().for_each(EndProcess::kill);
+            kill_all(ends);
             return Err(IpcError::Timeout(params.timeout));
         }
         match &pidfds {
@@ -884,7 +297,7 @@ fn wait_all(
                 let mut running: Vec<rustix::event::PollFd<'_>> = pidfds
                     .iter()
                     .zip(ends.iter())
-                    .filter(|(_, end)| end.status.is_none())
+                    .filter(|(_, end)| end.child.status().is_none())
                     .map(|(fd, _)| rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN))
                     .collect();
                 let tick = rustix::time::Timespec {
@@ -922,12 +335,13 @@ pub(crate) fn write_pattern(file: &mut File, bytes: u64, sync: bool) -> Result<(
 /// succeeded, failed, was cancelled through `params.cancel`, or unwound; what a
 /// killed harness leaves is in its private folder for the next
 /// [`crate::process::rundir::sweep`].
-pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
-    let (mechanism, chunk) = validate(mechanism, params)?;
+pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcError> {
+    use Mechanism::*;
+    let (info, chunk) = validate(mechanism, params)?;
     let mut bytes = params.bytes.bytes();
-    let base = base_for(&mechanism, params.dir.as_deref())?;
+    let base = base_for(&info, params.dir.as_deref())?;
     let dir = base.path().to_path_buf();
-    let fs = if mechanism.uses_files {
+    let fs = if info.uses_files {
         filesystem(&dir)
     } else {
         None
@@ -935,9 +349,11 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     let mut notes = Vec::new();
     let mut res = Resources::new(base);
 
-    let needs_src = mechanism.pair && mechanism.uses_files && !mechanism.id.starts_with("file-");
-    let files_needed = match mechanism.id {
-        "file-flock" | "file-mmap" | "lines-mmap" | "lines-read" | "direct-io" | "buffered-io" => 1,
+    let copies_files = matches!(mechanism, CopyFileRange | Ficlone);
+    let needs_src = (info.pair && info.uses_files && !matches!(mechanism, FileFlock | FileMmap))
+        || copies_files;
+    let files_needed = match mechanism {
+        FileFlock | FileMmap | LinesMmap | LinesRead | DirectIo | BufferedIo => 1,
         _ if needs_src => 2,
         _ => 0,
     };
@@ -956,7 +372,7 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
 
     let mut spec = EndSpec {
         role: Role::Producer,
-        mechanism: mechanism.id.to_string(),
+        mechanism,
         bytes,
         chunk,
         has_src: false,
@@ -973,15 +389,25 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     let mut expected_lines = None;
     if needs_src {
         let mut src = res.unnamed_file("src")?;
+        let dst = res.unnamed_file("dst")?;
+        if mechanism == Ficlone {
+            // Before the pattern is written: the file system says at once
+            // whether it shares extents at all.
+            zerocopy::probe_reflink(&src, &dst, &dir, fs.as_deref().unwrap_or("unknown"))?;
+        }
         write_pattern(&mut src, bytes, false)?;
         producer.src = Some(src);
-        consumer.dst = Some(res.unnamed_file("dst")?);
+        if copies_files {
+            producer.dst = Some(dst);
+        } else {
+            consumer.dst = Some(dst);
+        }
     }
-    match mechanism.id {
-        "fifo-rw" | "fifo-splice" => {
+    match mechanism {
+        FifoRw | FifoSplice => {
             spec.shared = Some(res.fifo("fifo")?);
         }
-        "pipe-rw" | "pipe-splice" => {
+        PipeRw | PipeSplice => {
             let (r, w) =
                 rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| {
                     IpcError::Setup {
@@ -992,43 +418,43 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
             producer.data = Some(w);
             consumer.data = Some(r);
         }
-        "tcp-rw" | "tcp-sendfile" | "tcp-splice" => {
+        m if m.is_tcp() => {
             let (listener, port) = sockets::listen(params.port.unwrap_or(0))?;
             spec.port = Some(port);
             consumer.data = Some(listener);
         }
-        "unix-stream" | "memfd-scm" => {
+        UnixStream | MemfdScm => {
             let (a, b) = sockets::socketpair()?;
             producer.data = Some(a);
             consumer.data = Some(b);
         }
-        "sysv-msgqueue" => {
+        SysvMsgqueue => {
             let id = sysv::create_queue()?;
             res.sysv(Record::msg_queue(id), id, false)?;
             spec.sysv_id = Some(id);
         }
-        "sysv-shm" => {
+        SysvShm => {
             let id = sysv::create_segment(shared::HEADER + bytes)?;
             res.sysv(Record::sysv_shm(id), id, true)?;
             spec.sysv_id = Some(id);
         }
-        "posix-shm" => {
+        PosixShm => {
             spec.shm_name = Some(res.posix_shm(shared::HEADER + bytes)?);
         }
-        "file-flock" => {
+        FileFlock => {
             spec.shared = Some(res.shared_file("shared", 0)?);
         }
-        "file-mmap" => {
+        FileMmap => {
             spec.shared = Some(res.shared_file("shared", shared::HEADER + bytes)?);
         }
-        "lines-mmap" | "lines-read" => {
+        LinesMmap | LinesRead => {
             let mut text = res.unnamed_file("text")?;
             expected_lines = Some(files::write_text(&mut text, bytes)?);
             producer.src = Some(text);
         }
-        "direct-io" | "buffered-io" => {
+        DirectIo | BufferedIo => {
             let mut data = res.unnamed_file("data")?;
-            if mechanism.id == "direct-io" {
+            if mechanism == DirectIo {
                 if fs.as_deref() == Some("tmpfs") {
                     return Err(IpcError::DirectIoOnTmpfs {
                         dir: dir.display().to_string(),
@@ -1041,7 +467,7 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                         .into(),
                 );
             }
-            let capped = effective_bytes(mechanism.id, bytes);
+            let capped = effective_bytes(mechanism, bytes);
             if capped < bytes {
                 bytes = capped;
                 spec.bytes = bytes;
@@ -1050,7 +476,7 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
                     ByteSize(bytes)
                 ));
             }
-            write_pattern(&mut data, bytes, mechanism.id == "direct-io")?;
+            write_pattern(&mut data, bytes, mechanism == DirectIo)?;
             producer.src = Some(data);
         }
         _ => {}
@@ -1060,34 +486,23 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         what: "create the progress page".into(),
         source: std::io::Error::other(e),
     })?;
+    let program = match &params.program {
+        Some(program) => program.clone(),
+        None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
+    };
     let mut ends = Vec::new();
-    if mechanism.pair {
+    if info.pair {
         // Consumer first: it is ready (accepting, attached, blocked in read)
         // before the producer's clock starts.
         let consumer_spec = EndSpec {
             role: Role::Consumer,
             ..spec.clone()
         };
-        ends.push(spawn_end(
-            &consumer_spec,
-            consumer,
-            &control,
-            params.program.as_ref(),
-        )?);
-        ends.push(spawn_end(
-            &spec,
-            producer,
-            &control,
-            params.program.as_ref(),
-        )?);
+        ends.push(spawn_end(&consumer_spec, consumer, &control, &program)?);
+        ends.push(spawn_end(&spec, producer, &control, &program)?);
     } else {
         spec.role = Role::Solo;
-        ends.push(spawn_end(
-            &spec,
-            producer,
-            &control,
-            params.program.as_ref(),
-        )?);
+        ends.push(spawn_end(&spec, producer, &control, &program)?);
     }
     wait_all(&mut ends, &control, params, &mut res)?;
     let mut reports = Vec::new();
@@ -1119,9 +534,9 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
         .find(|(role, _)| *role != Role::Producer)
         .map(|(_, r)| r.clone())
         .unwrap_or_default();
-    let checksum_ok = match (mechanism.id, receiver.checksum, expected_lines) {
+    let checksum_ok = match (mechanism, receiver.checksum, expected_lines) {
         (_, _, Some(lines)) => receiver.lines == Some(lines),
-        ("cow-fork", _, _) => receiver
+        (CowFork, _, _) => receiver
             .cow
             .is_some_and(|c| c.parent_sees_original && c.child_sees_its_write),
         (_, Some(got), _) => {
@@ -1141,32 +556,29 @@ pub fn run(mechanism: &str, params: &IpcParams) -> Result<IpcResult, IpcError> {
     // A one-process experiment says what it went through: the text file ends on
     // a whole line (a little under the size asked), the fork's child writes what
     // it writes.
-    let moved = if mechanism.pair {
-        bytes
-    } else {
-        receiver.bytes
-    };
+    let moved = if info.pair { bytes } else { receiver.bytes };
     Ok(IpcResult {
-        mechanism: mechanism.id.to_string(),
+        mechanism: mechanism.id().to_string(),
         bytes: moved,
         chunk,
         elapsed_ms,
         gib_per_s: gib_per_s(moved, elapsed_ms),
         mib_per_s: gib_per_s(moved, elapsed_ms) * (GIB / MIB) as f64,
-        copies: mechanism.copies,
-        kernel_functions: mechanism
+        copies: info.copies,
+        kernel_functions: info
             .kernel_functions
             .iter()
             .map(|s| s.to_string())
             .collect(),
-        survey_ms: mechanism.survey.map(|s| s.ms),
-        survey_bytes: mechanism.survey.map(|s| s.bytes),
+        survey_ms: info.survey.map(|s| s.ms),
+        survey_bytes: info.survey.map(|s| s.bytes),
         checksum_ok,
         ends: reports
             .iter()
             .map(|(role, r)| IpcEnd {
                 role: role.name().to_string(),
                 usage: r.usage,
+                counts: r.counts.clone(),
             })
             .collect(),
         lines: receiver.lines,

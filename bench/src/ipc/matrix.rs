@@ -5,7 +5,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::Serialize;
 
-use super::{find, harness, IpcError, IpcParams, IpcResult};
+use super::{harness, IpcError, IpcParams, IpcResult, Mechanism};
 use crate::output::chart::{self, ChartError, ChartText};
 use crate::output::stats::{summarize, TableRow};
 use crate::size::{ByteSize, GIB};
@@ -46,28 +46,24 @@ impl IpcRow {
     }
 }
 
-/// Checks every id first (so a typo fails before minutes of runs), then returns
-/// them repeated `repeats` times in an order shuffled by `seed` (random if None).
-pub fn plan(ids: &[String], repeats: usize, seed: Option<u64>) -> Result<Vec<String>, IpcError> {
+/// The mechanisms (all when none are given) repeated `repeats` times in an
+/// order shuffled by `seed` (random if None).
+pub fn plan(
+    mechanisms: &[Mechanism],
+    repeats: usize,
+    seed: Option<u64>,
+) -> Result<Vec<Mechanism>, IpcError> {
     if repeats == 0 {
         return Err(IpcError::Invalid("repeats must be at least 1".into()));
     }
-    let ids: Vec<String> = if ids.is_empty() {
-        super::ids().into_iter().map(String::from).collect()
+    let chosen: &[Mechanism] = if mechanisms.is_empty() {
+        &Mechanism::ALL
     } else {
-        ids.to_vec()
+        mechanisms
     };
-    for id in &ids {
-        if find(id).is_none() {
-            return Err(IpcError::UnknownMechanism {
-                id: id.clone(),
-                known: super::ids().join(", "),
-            });
-        }
-    }
-    let mut order: Vec<String> = ids
+    let mut order: Vec<Mechanism> = chosen
         .iter()
-        .flat_map(|id| std::iter::repeat_n(id.clone(), repeats))
+        .flat_map(|m| std::iter::repeat_n(*m, repeats))
         .collect();
     // Shuffled, so drift (other work on the machine, page cache growth) spreads
     // over all mechanisms instead of biasing the last ones.
@@ -79,17 +75,33 @@ pub fn plan(ids: &[String], repeats: usize, seed: Option<u64>) -> Result<Vec<Str
     Ok(order)
 }
 
-/// Runs `order` one after the other, calling `after_each` with each result.
+/// Runs `order` one after the other, calling `after_each` with each result. A
+/// mechanism this machine cannot run ([`IpcError::Unsupported`]) is passed to
+/// `skipped` once, with its reason, and not run again; any other failure stops
+/// the matrix.
 pub fn run_all(
-    order: &[String],
+    order: &[Mechanism],
     params: &IpcParams,
     mut after_each: impl FnMut(&IpcResult),
+    mut skipped: impl FnMut(Mechanism, &IpcError),
 ) -> Result<Vec<IpcResult>, IpcError> {
     let mut results = Vec::with_capacity(order.len());
-    for id in order {
-        let result = harness::run(id, params)?;
-        after_each(&result);
-        results.push(result);
+    let mut unsupported = Vec::new();
+    for &mechanism in order {
+        if unsupported.contains(&mechanism) {
+            continue;
+        }
+        match harness::run(mechanism, params) {
+            Ok(result) => {
+                after_each(&result);
+                results.push(result);
+            }
+            Err(err @ IpcError::Unsupported(_)) => {
+                skipped(mechanism, &err);
+                unsupported.push(mechanism);
+            }
+            Err(err) => return Err(err),
+        }
     }
     Ok(results)
 }
@@ -212,22 +224,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plans_repeat_shuffle_and_refuse_unknown_ids() {
-        let order = plan(&["fifo-rw".into(), "posix-shm".into()], 3, Some(7)).unwrap();
+    fn plans_repeat_shuffle_and_ids_parse_once() {
+        let chosen = [Mechanism::FifoRw, Mechanism::PosixShm];
+        let order = plan(&chosen, 3, Some(7)).unwrap();
         assert_eq!(order.len(), 6);
-        assert_eq!(order.iter().filter(|id| *id == "fifo-rw").count(), 3);
-        assert_eq!(
-            order,
-            plan(&["fifo-rw".into(), "posix-shm".into()], 3, Some(7)).unwrap()
-        );
+        assert_eq!(order.iter().filter(|m| **m == Mechanism::FifoRw).count(), 3);
+        assert_eq!(order, plan(&chosen, 3, Some(7)).unwrap());
         assert_eq!(
             plan(&[], 1, Some(1)).unwrap().len(),
             super::super::ids().len()
         );
         assert!(matches!(
-            plan(&["nope".into()], 1, None),
+            Mechanism::parse("nope"),
             Err(IpcError::UnknownMechanism { .. })
         ));
+        for m in Mechanism::ALL {
+            assert_eq!(Mechanism::parse(m.id()).unwrap(), m);
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.id())
+            );
+            assert_eq!(
+                <Mechanism as clap::ValueEnum>::from_str(m.id(), false).unwrap(),
+                m
+            );
+        }
         assert!(plan(&[], 0, None).is_err());
     }
 

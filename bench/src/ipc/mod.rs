@@ -30,14 +30,19 @@
 //! exhausts a guest of 512 MiB to 1 GiB. That is the most plausible cause; the
 //! survey's code is not available to confirm it.
 
+pub(crate) mod child;
 pub(crate) mod data;
+pub(crate) mod end;
 pub(crate) mod files;
 pub mod harness;
 pub mod matrix;
+pub mod mechanism;
 pub(crate) mod pipes;
+pub(crate) mod resources;
 pub mod shared;
 pub(crate) mod sockets;
 pub mod sysv;
+pub mod zerocopy;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -47,10 +52,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::ends::report::EndUsage;
+use crate::process::counts::Counted;
 use crate::process::launch::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
-pub use harness::{end_main, run};
+pub use child::end_main;
+pub use harness::run;
+pub use mechanism::{
+    find, ids, mechanisms, Family, Mechanism, MechanismInfo, SurveyFigure, SEEN_HERE,
+};
 
 /// Default bytes per run: 200 MiB, as the survey.
 pub const DEFAULT_BYTES: u64 = 200 * MIB;
@@ -60,372 +70,6 @@ pub const MAX_BYTES: u64 = 4 * GIB;
 pub const DEFAULT_CHUNK: u64 = 64 * KIB;
 /// Largest chunk.
 pub const MAX_CHUNK: u64 = 64 * MIB;
-
-/// Which kind of family a mechanism belongs to, for grouping in tables and the book.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Family {
-    /// System V message queue.
-    MessageQueue,
-    /// Named or anonymous pipes.
-    Pipe,
-    /// TCP loopback or Unix domain sockets.
-    Socket,
-    /// A file or shared memory both ends map or share.
-    SharedMemory,
-    /// Single-process file and memory experiments.
-    FileExperiment,
-}
-
-/// A figure of the BiscuitOS zero-copy survey (Linux 6.10 x86_64, emulated).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SurveyFigure {
-    /// Milliseconds it reported.
-    pub ms: f64,
-    /// For how many bytes.
-    pub bytes: u64,
-}
-
-/// One mechanism or experiment of the lab.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Mechanism {
-    /// Stable kebab-case id (also the catalog step id, later).
-    pub id: &'static str,
-    /// Human title.
-    pub title: &'static str,
-    /// Family.
-    pub family: Family,
-    /// Whether it runs as a producer/consumer pair (false: one process).
-    pub pair: bool,
-    /// Times each byte is copied by the CPU on its way (None for experiments where
-    /// the count is not the point).
-    pub copies: Option<u32>,
-    /// Where each copy happens, in order.
-    pub copy_path: &'static str,
-    /// Kernel functions on the data path (from the survey and `perf` here).
-    pub kernel_functions: &'static [&'static str],
-    /// Kernel functions a sampling profile of this mechanism actually showed in
-    /// its ends' kernel stacks on the project's machine (see [`SEEN_HERE`]);
-    /// empty where it was not profiled.
-    pub seen_here: &'static [&'static str],
-    /// The survey's figure, when it has one.
-    pub survey: Option<SurveyFigure>,
-    /// Whether the run needs files in `dir`.
-    pub uses_files: bool,
-}
-
-/// The kernel functions `perf` saw in each mechanism's kernel stacks, on the
-/// project's machine: a 2-core AMD EPYC KVM guest, Linux 6.18.44, ext4, with
-///
-/// ```text
-/// perf record -a -g -e cpu-clock -F 2000 -- pipebench ipc MECHANISM --repeats 1
-/// ```
-///
-/// at the default 200 MiB, counting only the samples of the two ends (not the
-/// harness writing the source file). A function on the survey's list that is
-/// missing here was not seen because it is inlined (`load_msg` is not, but
-/// `skb_copy_to_page_nocache`, `do_shared_fault` and `wp_page_copy` are), runs
-/// once per run (`memfd_create`, `scm_fp_copy`, `do_shmat`), or was renamed:
-/// Linux 6.12's `pipe_read` and `pipe_write` are `anon_pipe_read` and
-/// `anon_pipe_write` on 6.18 (a FIFO's go through `fifo_pipe_read`/
-/// `fifo_pipe_write` first), and copy-on-write copies with
-/// `copy_mc_enhanced_fast_string` on this CPU. Extra functions (not on the survey's list) are the ones that carry the
-/// copies here: `copy_folio_from_iter_atomic` into the page cache, `_copy_to_iter`
-/// out of it.
-pub const SEEN_HERE: &[(&str, &[&str])] = &[
-    (
-        "sysv-msgqueue",
-        &[
-            "do_msgsnd",
-            "load_msg",
-            "do_msg_fill",
-            "do_msgrcv",
-            "store_msg",
-            "free_msg",
-        ],
-    ),
-    (
-        "fifo-rw",
-        &[
-            "filemap_read",
-            "fifo_pipe_write",
-            "anon_pipe_write",
-            "copy_page_from_iter",
-            "fifo_pipe_read",
-            "anon_pipe_read",
-            "copy_page_to_iter",
-            "ext4_buffered_write_iter",
-            "generic_perform_write",
-            "copy_folio_from_iter_atomic",
-        ],
-    ),
-    (
-        "fifo-splice",
-        &[
-            "do_splice",
-            "splice_file_to_pipe",
-            "filemap_splice_read",
-            "iter_file_splice_write",
-            "ext4_buffered_write_iter",
-            "generic_perform_write",
-            "copy_folio_from_iter_atomic",
-        ],
-    ),
-    (
-        "pipe-rw",
-        &[
-            "filemap_read",
-            "anon_pipe_write",
-            "copy_page_from_iter",
-            "anon_pipe_read",
-            "copy_page_to_iter",
-            "ext4_buffered_write_iter",
-            "generic_perform_write",
-            "copy_folio_from_iter_atomic",
-        ],
-    ),
-    (
-        "pipe-splice",
-        &[
-            "do_splice",
-            "splice_file_to_pipe",
-            "filemap_splice_read",
-            "iter_file_splice_write",
-            "ext4_buffered_write_iter",
-            "generic_perform_write",
-            "copy_folio_from_iter_atomic",
-        ],
-    ),
-    (
-        "tcp-rw",
-        &[
-            "filemap_read",
-            "tcp_sendmsg_locked",
-            "_copy_from_iter",
-            "__tcp_transmit_skb",
-            "tcp_v4_rcv",
-            "tcp_recvmsg",
-            "skb_copy_datagram_iter",
-            "generic_perform_write",
-        ],
-    ),
-    (
-        "tcp-sendfile",
-        &[
-            "do_sendfile",
-            "do_splice_direct",
-            "splice_direct_to_actor",
-            "filemap_splice_read",
-            "splice_to_socket",
-            "tcp_sendmsg_locked",
-            "skb_splice_from_iter",
-            "tcp_recvmsg",
-            "skb_copy_datagram_iter",
-        ],
-    ),
-    (
-        "tcp-splice",
-        &[
-            "do_splice",
-            "filemap_splice_read",
-            "splice_to_socket",
-            "tcp_sendmsg_locked",
-            "skb_splice_from_iter",
-            "tcp_recvmsg",
-            "skb_copy_datagram_iter",
-        ],
-    ),
-    (
-        "unix-stream",
-        &[
-            "unix_stream_sendmsg",
-            "skb_copy_datagram_from_iter",
-            "unix_stream_read_generic",
-            "skb_copy_datagram_iter",
-            "generic_perform_write",
-        ],
-    ),
-    (
-        "file-flock",
-        &[
-            "flock_lock_inode",
-            "generic_perform_write",
-            "copy_folio_from_iter_atomic",
-            "filemap_read",
-            "copy_page_to_iter",
-        ],
-    ),
-    (
-        "file-mmap",
-        &[
-            "do_fault",
-            "filemap_fault",
-            "ext4_page_mkwrite",
-            "finish_fault",
-        ],
-    ),
-    (
-        "sysv-shm",
-        &[
-            "shm_fault",
-            "shmem_fault",
-            "shmem_get_folio_gfp",
-            "shmem_alloc_and_add_folio",
-            "finish_fault",
-        ],
-    ),
-    (
-        "posix-shm",
-        &[
-            "do_fault",
-            "shmem_fault",
-            "shmem_get_folio_gfp",
-            "shmem_alloc_and_add_folio",
-            "finish_fault",
-        ],
-    ),
-    (
-        "memfd-scm",
-        &[
-            "shmem_fault",
-            "shmem_get_folio_gfp",
-            "shmem_alloc_and_add_folio",
-            "finish_fault",
-            "shmem_evict_inode",
-        ],
-    ),
-    ("lines-mmap", &["filemap_map_pages"]),
-    ("lines-read", &["filemap_read", "copy_page_to_iter"]),
-    (
-        "direct-io",
-        &["ext4_file_read_iter", "iomap_dio_rw", "submit_bio"],
-    ),
-    (
-        "buffered-io",
-        &["filemap_read", "filemap_get_pages", "copy_page_to_iter"],
-    ),
-    (
-        "cow-fork",
-        &[
-            "do_wp_page",
-            "vma_alloc_folio_noprof",
-            "copy_mc_enhanced_fast_string",
-        ],
-    ),
-];
-
-fn seen_here(id: &str) -> &'static [&'static str] {
-    SEEN_HERE
-        .iter()
-        .find(|(m, _)| *m == id)
-        .map_or(&[], |(_, seen)| seen)
-}
-
-const fn survey(ms: f64, bytes: u64) -> Option<SurveyFigure> {
-    Some(SurveyFigure { ms, bytes })
-}
-
-/// The lab's table, in the order of the survey.
-// ANCHOR: mechanisms
-pub fn mechanisms() -> Vec<Mechanism> {
-    use Family::*;
-    let m =
-        |id, title, family, copies, copy_path, kernel_functions, survey, uses_files| Mechanism {
-            id,
-            title,
-            family,
-            pair: family != FileExperiment,
-            copies,
-            copy_path,
-            kernel_functions,
-            seen_here: seen_here(id),
-            survey,
-            uses_files,
-        };
-    vec![
-        m("sysv-msgqueue", "System V message queue (msgsnd/msgrcv)", MessageQueue, Some(2),
-          "user -> kernel (msgsnd: load_msg), kernel -> user (msgrcv: store_msg)",
-          &["do_msgsnd", "load_msg", "do_msgrcv", "store_msg"], survey(5777.0, 200 * MIB), false),
-        m("fifo-rw", "FIFO, read/write from a file to a file", Pipe, Some(4),
-          "page cache -> user (read: filemap_read), user -> pipe (pipe_write: copy_page_from_iter), pipe -> user (pipe_read: copy_page_to_iter), user -> page cache (write: generic_perform_write)",
-          &["filemap_read", "pipe_write", "copy_page_from_iter", "pipe_read", "copy_page_to_iter", "generic_perform_write"],
-          survey(991.0, 200 * MIB), true),
-        m("fifo-splice", "FIFO with splice: file -> FIFO -> file", Pipe, Some(1),
-          "file -> FIFO moves page references (filemap_splice_read), FIFO -> file copies into the destination's page cache (iter_file_splice_write)",
-          &["ext4_file_splice_read", "filemap_splice_read", "iter_file_splice_write", "generic_perform_write"],
-          survey(438.0, 200 * MIB), true),
-        m("pipe-rw", "anonymous pipe, read/write from a file to a file", Pipe, Some(4),
-          "page cache -> user (read), user -> pipe (pipe_write), pipe -> user (pipe_read), user -> page cache (write)",
-          &["filemap_read", "pipe_write", "copy_page_from_iter", "pipe_read", "copy_page_to_iter", "generic_perform_write"],
-          survey(7567.0, 200 * MIB), true),
-        m("pipe-splice", "anonymous pipe with splice: file -> pipe -> file", Pipe, Some(1),
-          "file -> pipe moves page references (filemap_splice_read), pipe -> file copies into the destination's page cache (iter_file_splice_write)",
-          &["filemap_splice_read", "iter_file_splice_write", "generic_perform_write"],
-          survey(586.0, 200 * MIB), true),
-        m("tcp-rw", "TCP loopback, read + send, received into a file", Socket, Some(4),
-          "page cache -> user (read), user -> skb (tcp_sendmsg_locked: skb_copy_to_page_nocache), skb -> user (tcp_recvmsg: skb_copy_datagram_iter), user -> page cache (write)",
-          &["filemap_read", "tcp_sendmsg_locked", "skb_copy_to_page_nocache", "tcp_recvmsg", "skb_copy_datagram_iter", "generic_perform_write"],
-          survey(4633.0, 200 * MIB), true),
-        m("tcp-sendfile", "TCP loopback with sendfile, received into a file", Socket, Some(2),
-          "page cache pages are attached to the skb by reference (sendfile: MSG_SPLICE_PAGES), skb -> user (tcp_recvmsg: skb_copy_datagram_iter), user -> page cache (write)",
-          &["do_sendfile", "splice_direct_to_actor", "filemap_splice_read", "splice_to_socket", "tcp_sendmsg_locked", "skb_splice_from_iter", "skb_copy_datagram_iter"],
-          survey(616.0, 200 * MIB), true),
-        m("tcp-splice", "TCP loopback with splice file -> pipe -> socket", Socket, Some(2),
-          "file -> pipe and pipe -> socket move page references (filemap_splice_read, splice_to_socket), skb -> user (skb_copy_datagram_iter), user -> page cache (write)",
-          &["filemap_splice_read", "splice_to_socket", "tcp_sendmsg_locked", "skb_splice_from_iter", "skb_copy_datagram_iter"],
-          survey(224.0, GIB), true),
-        m("unix-stream", "Unix domain stream socket, read/write from a file to a file", Socket, Some(4),
-          "page cache -> user (read), user -> skb (unix_stream_sendmsg: skb_copy_datagram_from_iter), skb -> user (unix_stream_recvmsg: skb_copy_datagram_iter), user -> page cache (write)",
-          &["unix_stream_sendmsg", "skb_copy_datagram_from_iter", "unix_stream_read_generic", "skb_copy_datagram_iter"],
-          None, true),
-        m("file-flock", "shared file, write/read with flock", SharedMemory, Some(2),
-          "user -> page cache (write: copy_page_from_iter_atomic), page cache -> user (read: copy_folio_to_iter)",
-          &["flock_lock_inode", "generic_perform_write", "copy_page_from_iter_atomic", "filemap_read", "copy_folio_to_iter"],
-          survey(12032.0, 200 * MIB), true),
-        m("file-mmap", "shared file mapping (mmap MAP_SHARED)", SharedMemory, Some(0),
-          "the producer writes into the file's page cache pages through its mapping; the consumer reads the same pages through its own",
-          &["do_shared_fault", "filemap_fault", "ext4_page_mkwrite", "finish_fault"],
-          survey(1659.0, 200 * MIB), true),
-        m("sysv-shm", "System V shared memory (shmget/shmat)", SharedMemory, Some(0),
-          "both ends map the same shmem pages; the producer writes them, the consumer reads them",
-          &["do_shmat", "shmem_fault", "shmem_get_folio_gfp"],
-          survey(1387.0, 200 * MIB), false),
-        m("posix-shm", "POSIX shared memory (shm_open + mmap in /dev/shm)", SharedMemory, Some(0),
-          "both ends map the same tmpfs pages; the producer writes them, the consumer reads them",
-          &["shmem_fault", "shmem_get_folio_gfp", "do_shared_fault"],
-          survey(1373.0, 200 * MIB), false),
-        m("memfd-scm", "memfd, fd passed over a Unix socket (SCM_RIGHTS), mmap", SharedMemory, Some(0),
-          "the fd travels over the socket (scm_fp_copy), both ends map the same shmem pages",
-          &["memfd_create", "unix_stream_sendmsg", "scm_fp_copy", "scm_detach_fds", "shmem_fault"],
-          survey(1435.0, 200 * MIB), false),
-        m("lines-mmap", "count lines: mmap + memchr", FileExperiment, Some(0),
-          "the file's page cache pages are mapped and scanned in place",
-          &["filemap_map_pages", "filemap_fault"], None, true),
-        m("lines-read", "count lines: buffered reads (getline-like)", FileExperiment, Some(1),
-          "page cache -> user buffer (read: filemap_read), then scanned",
-          &["filemap_read", "copy_folio_to_iter"], None, true),
-        m("direct-io", "1 KiB reads with O_DIRECT (no page cache)", FileExperiment, Some(0),
-          "the device DMAs straight into the aligned user buffer; one device request per read",
-          &["iomap_dio_rw", "ext4_dio_read_iter", "submit_bio"], survey(9720.0, GIB), true),
-        m("buffered-io", "1 KiB buffered reads (page cache warm)", FileExperiment, Some(1),
-          "page cache -> user (read: filemap_read, copy_folio_to_iter)",
-          &["filemap_read", "copy_folio_to_iter"], survey(250.0, GIB), true),
-        m("cow-fork", "copy-on-write after fork", FileExperiment, Some(1),
-          "the child's first write to each shared private page faults and copies it (do_wp_page: wp_page_copy)",
-          &["do_wp_page", "wp_page_copy", "copy_user_highpage"], None, false),
-    ]
-}
-// ANCHOR_END: mechanisms
-
-/// The mechanism with this id.
-pub fn find(id: &str) -> Option<Mechanism> {
-    mechanisms().into_iter().find(|m| m.id == id)
-}
-
-/// All ids, in table order.
-pub fn ids() -> Vec<&'static str> {
-    mechanisms().into_iter().map(|m| m.id).collect()
-}
 
 /// What a caller may choose about a run. Sizes accept numbers or strings such as
 /// `"8MiB"`; unknown fields are refused so a typo is not silently ignored.
@@ -499,6 +143,11 @@ pub struct IpcEnd {
     pub role: String,
     /// getrusage of that end over its whole life.
     pub usage: EndUsage,
+    /// What the kernel did for that end over its own window (from just before
+    /// its first data call to just after its last), and what could not be
+    /// counted; absent when the end was run without counting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counted>,
 }
 
 /// The outcome of one run.
@@ -680,6 +329,9 @@ pub enum IpcError {
     /// The run was cancelled by its owner.
     #[error("the run was cancelled")]
     Cancelled,
+    /// A zero-copy mechanism needs what this machine does not offer.
+    #[error("not supported here: {0}")]
+    Unsupported(zerocopy::Unsupported),
     /// The run took too long and was stopped.
     #[error("the run took longer than {0:?} and was stopped")]
     Timeout(Duration),
@@ -724,6 +376,9 @@ pub enum IpcErrorKind {
     ChecksumMismatch,
     /// [`IpcError::Cancelled`].
     Cancelled,
+    /// [`IpcError::Unsupported`]: a kernel feature, a sysctl, a policy or a
+    /// file system this machine lacks.
+    Unsupported,
     /// [`IpcError::Timeout`].
     Timeout,
 }
@@ -750,6 +405,7 @@ impl IpcError {
             IpcError::EndFailed { .. } => K::EndFailed,
             IpcError::ChecksumMismatch { .. } => K::ChecksumMismatch,
             IpcError::Cancelled => K::Cancelled,
+            IpcError::Unsupported(_) => K::Unsupported,
             IpcError::Timeout(_) => K::Timeout,
         }
     }
@@ -788,7 +444,22 @@ mod tests {
             assert!(ids.contains(id), "{id} is not a mechanism");
             assert!(!seen.is_empty(), "{id}: nothing seen");
         }
-        assert_eq!(SEEN_HERE.len(), ids.len(), "every mechanism was profiled");
+        // The zero-copy mechanisms came after the profile: they alone lack one.
+        let not_profiled: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !SEEN_HERE.iter().any(|(m, _)| m == id))
+            .collect();
+        assert_eq!(
+            not_profiled,
+            [
+                "tcp-msg-zerocopy",
+                "tcp-zerocopy-receive",
+                "uring-send-zc",
+                "copy-file-range",
+                "ficlone"
+            ]
+        );
         assert!(find("fifo-rw")
             .unwrap()
             .seen_here

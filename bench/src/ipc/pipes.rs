@@ -9,7 +9,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::data::Checksum;
-use super::harness::{check, io, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::end::{check, io, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::Mechanism;
 
 /// Producer: read the source file chunk by chunk and write each chunk to `out`.
 pub(crate) fn send_by_copy(
@@ -142,7 +143,10 @@ pub(crate) fn end(
     mut fds: EndFds,
     received: &Received,
 ) -> Result<EndReport, EndError> {
-    let splicing = spec.mechanism.ends_with("-splice");
+    let splicing = matches!(
+        spec.mechanism,
+        Mechanism::FifoSplice | Mechanism::PipeSplice
+    );
     let chunk = spec.chunk as usize;
     let mut pipe = data_fd(spec, &mut fds, received)?;
     let mut report = EndReport::default();

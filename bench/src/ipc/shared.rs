@@ -16,8 +16,8 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::data::{self, Checksum};
-use super::harness::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
-use super::IpcError;
+use super::end::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
+use super::{IpcError, Mechanism};
 
 /// Bytes before the data in a shared region: the progress counter's page.
 pub(crate) const HEADER: u64 = 4096;
@@ -316,7 +316,7 @@ pub(crate) fn end(
     fd: Option<OwnedFd>,
     received: &Received,
 ) -> Result<EndReport, EndError> {
-    if spec.mechanism == "file-flock" {
+    if spec.mechanism == Mechanism::FileFlock {
         return file_flock(spec, received);
     }
     let len = HEADER + spec.bytes;
@@ -332,14 +332,14 @@ pub(crate) fn end(
             .open(path)
             .map_err(io("open (shared file)"))
     };
-    let region = match spec.mechanism.as_str() {
-        "sysv-shm" => {
+    let region = match spec.mechanism {
+        Mechanism::SysvShm => {
             let id = spec
                 .sysv_id
                 .ok_or_else(|| EndError::Protocol("no segment id".into()))?;
             Region::attach_sysv(id, len as usize)?
         }
-        "memfd-scm" => {
+        Mechanism::MemfdScm => {
             let sock = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
             let memfd = if spec.role == Role::Producer {
                 let memfd = memfd(len)?;
@@ -350,7 +350,7 @@ pub(crate) fn end(
             };
             Region::map_fd(memfd.as_raw_fd(), len as usize)?
         }
-        "posix-shm" => Region::map_fd(shm_open(spec)?.as_raw_fd(), len as usize)?,
+        Mechanism::PosixShm => Region::map_fd(shm_open(spec)?.as_raw_fd(), len as usize)?,
         _ => Region::map_fd(open_shared()?.as_raw_fd(), len as usize)?,
     };
     // Mapped (or attached): the harness may now remove the name (a memfd has

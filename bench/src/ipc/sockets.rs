@@ -7,9 +7,9 @@ use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use super::harness::{check, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::end::{check, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
 use super::pipes::{receive_by_copy, send_by_copy, splice};
-use super::IpcError;
+use super::{IpcError, Mechanism};
 
 /// Listens on 127.0.0.1:`port` (0: any free port); returns the socket and its port.
 pub(crate) fn listen(port: u16) -> Result<(OwnedFd, u16), IpcError> {
@@ -40,6 +40,29 @@ pub(crate) fn socketpair() -> Result<(OwnedFd, OwnedFd), IpcError> {
         source: e,
     })?;
     Ok((OwnedFd::from(a), OwnedFd::from(b)))
+}
+
+/// The producer's connection to the consumer's port on 127.0.0.1.
+pub(crate) fn connect(spec: &EndSpec) -> Result<File, EndError> {
+    let port = spec
+        .port
+        .ok_or_else(|| EndError::Protocol("no port given".into()))?;
+    let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| EndError::Sys {
+        call: "connect",
+        source: e,
+    })?;
+    Ok(File::from(OwnedFd::from(stream)))
+}
+
+/// The consumer's side: the one connection on the listening socket it was given.
+pub(crate) fn accept(listener: OwnedFd) -> Result<File, EndError> {
+    let (stream, _) = TcpListener::from(listener)
+        .accept()
+        .map_err(|e| EndError::Sys {
+            call: "accept",
+            source: e,
+        })?;
+    Ok(File::from(OwnedFd::from(stream)))
 }
 
 fn sendfile_all(sock: &File, src: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
@@ -88,40 +111,25 @@ pub(crate) fn end(
 ) -> Result<EndReport, EndError> {
     let fd = fds.data.take();
     let chunk = spec.chunk as usize;
-    let tcp = spec.mechanism.starts_with("tcp-");
+    let tcp = spec.mechanism.is_tcp();
     let mut report = EndReport::default();
     if spec.role == Role::Producer {
         let mut sock = if tcp {
-            let port = spec
-                .port
-                .ok_or_else(|| EndError::Protocol("no port given".into()))?;
-            let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| EndError::Sys {
-                call: "connect",
-                source: e,
-            })?;
-            File::from(OwnedFd::from(stream))
+            connect(spec)?
         } else {
             File::from(fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?)
         };
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
-        report.bytes = match spec.mechanism.as_str() {
-            "tcp-sendfile" => sendfile_all(&sock, &src, spec.bytes, chunk)?,
-            "tcp-splice" => splice_through_pipe(&sock, &src, spec.bytes, chunk)?,
+        report.bytes = match spec.mechanism {
+            Mechanism::TcpSendfile => sendfile_all(&sock, &src, spec.bytes, chunk)?,
+            Mechanism::TcpSplice => splice_through_pipe(&sock, &src, spec.bytes, chunk)?,
             _ => send_by_copy(&mut src, &mut sock, spec.bytes, chunk)?,
         };
         return Ok(report);
     }
     let fd = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
-    let mut sock = if tcp {
-        let (stream, _) = TcpListener::from(fd).accept().map_err(|e| EndError::Sys {
-            call: "accept",
-            source: e,
-        })?;
-        File::from(OwnedFd::from(stream))
-    } else {
-        File::from(fd)
-    };
+    let mut sock = if tcp { accept(fd)? } else { File::from(fd) };
     let mut dst = fds.dst()?;
     let sum = receive_by_copy(&mut sock, &mut dst, chunk, received)?;
     report.end_ns = Some(now_ns());

@@ -2,7 +2,7 @@
 //! creating them.
 
 use super::data::{self, Checksum};
-use super::harness::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
+use super::end::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
 use super::IpcError;
 
 /// The System V limits that decide whether a run fits, read from /proc/sys/kernel.

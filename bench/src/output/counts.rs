@@ -21,7 +21,9 @@ const ROWS: [Row; 9] = [
     Row {
         key: "data_calls",
         label: "data calls",
-        value: |c| Some(c.syscalls.values().sum::<u64>() as f64),
+        // An end that does not count its calls (most IPC ends) says nothing
+        // here rather than 0.
+        value: |c| (!c.syscalls.is_empty()).then(|| c.syscalls.values().sum::<u64>() as f64),
     },
     Row {
         key: "voluntary_switches",

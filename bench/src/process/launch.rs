@@ -11,6 +11,8 @@
 //! | [`REPORT_FD`] (3) | the write end of its report pipe: it writes exactly one outcome line (JSON) there |
 //! | [`CONTROL_FD`] (4) | the shared control page (a memfd), when the job has one |
 //! | [`DATA_FD`] (5) | the data descriptor its mechanism hands over (a socket, one end of a pipe), when there is one |
+//! | [`SRC_FD`] (6) | a file to read from (an IPC end's source), when there is one |
+//! | [`DST_FD`] (7) | a file to write into (an IPC end's destination), when there is one |
 //!
 //! A child is started with `PR_SET_PDEATHSIG` = SIGKILL ([`dies_with_parent`]):
 //! it dies when the *thread* that started it exits, so a killed harness leaves no
@@ -37,6 +39,10 @@ pub const REPORT_FD: RawFd = 3;
 pub const CONTROL_FD: RawFd = 4;
 /// The data descriptor a mechanism hands over, when there is one.
 pub const DATA_FD: RawFd = 5;
+/// A file the child reads from, when there is one.
+pub const SRC_FD: RawFd = 6;
+/// A file the child writes into, when there is one.
+pub const DST_FD: RawFd = 7;
 
 /// The program that acts as a child: `exe [prefix...] SUBCOMMAND ARGS...`
 /// (`pipebench write ...`, or `pipebook end write ...` when the server starts
@@ -113,6 +119,8 @@ pub struct Launch<'a> {
     stdout: Stdio,
     control: Option<BorrowedFd<'a>>,
     data: Option<OwnedFd>,
+    src: Option<OwnedFd>,
+    dst: Option<OwnedFd>,
 }
 
 impl<'a> Launch<'a> {
@@ -133,6 +141,8 @@ impl<'a> Launch<'a> {
             stdout: Stdio::null(),
             control: None,
             data: None,
+            src: None,
+            dst: None,
         }
     }
 
@@ -161,6 +171,18 @@ impl<'a> Launch<'a> {
         self
     }
 
+    /// A file to read from, as [`SRC_FD`] (moved: the parent keeps no copy).
+    pub fn source(mut self, src: OwnedFd) -> Self {
+        self.src = Some(src);
+        self
+    }
+
+    /// A file to write into, as [`DST_FD`] (moved: the parent keeps no copy).
+    pub fn destination(mut self, dst: OwnedFd) -> Self {
+        self.dst = Some(dst);
+        self
+    }
+
     /// Starts the child.
     pub fn spawn(self) -> Result<Child, LaunchError> {
         let what = self.what;
@@ -170,8 +192,8 @@ impl<'a> Launch<'a> {
         };
         let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
             .map_err(|e| descriptors(e.into()))?;
-        // Copies numbered 100 and above, so that dup2 onto 3, 4 and 5 in the child
-        // can never clobber a source descriptor that happens to be 3, 4 or 5.
+        // Copies numbered 100 and above, so that dup2 onto 3 to 7 in the child
+        // can never clobber a source descriptor that happens to be one of them.
         let high = |fd: BorrowedFd<'_>| {
             rustix::io::fcntl_dupfd_cloexec(fd, 100).map_err(|e| descriptors(e.into()))
         };
@@ -180,10 +202,17 @@ impl<'a> Launch<'a> {
         let control = self.control.map(high).transpose()?;
         let data = self.data.as_ref().map(|fd| high(fd.as_fd())).transpose()?;
         drop(self.data);
-        let map: [(Option<RawFd>, RawFd); 3] = [
+        let src = self.src.as_ref().map(|fd| high(fd.as_fd())).transpose()?;
+        drop(self.src);
+        let dst = self.dst.as_ref().map(|fd| high(fd.as_fd())).transpose()?;
+        drop(self.dst);
+        let raw = |fd: &Option<OwnedFd>| fd.as_ref().map(AsRawFd::as_raw_fd);
+        let map: [(Option<RawFd>, RawFd); 5] = [
             (Some(report.as_raw_fd()), REPORT_FD),
-            (control.as_ref().map(AsRawFd::as_raw_fd), CONTROL_FD),
-            (data.as_ref().map(AsRawFd::as_raw_fd), DATA_FD),
+            (raw(&control), CONTROL_FD),
+            (raw(&data), DATA_FD),
+            (raw(&src), SRC_FD),
+            (raw(&dst), DST_FD),
         ];
         let mut command = Command::new(&self.program.exe);
         command
@@ -214,7 +243,7 @@ impl<'a> Launch<'a> {
             exe: self.program.exe.display().to_string(),
             source,
         })?;
-        drop((report, control, data));
+        drop((report, control, data, src, dst));
         // Both pipes are drained from the start, so a child that says a lot (the
         // page inspector's report is hundreds of KiB) never blocks on a full pipe
         // while its parent waits for it to exit.

@@ -1,10 +1,12 @@
 //! Processes: starting a child with the one descriptor map ([`launch`]), and the
-//! CPUs it may run on ([`cpu`]).
+//! CPUs it may run on ([`cpu`]), the folders its private files go in ([`rundir`],
+//! [`filesystem`]).
 //!
 //! The lowest layer of the crate beside [`crate::size`]: it knows nothing of
 //! steps, ends or mechanisms.
 
 pub mod counts;
 pub mod cpu;
+pub mod filesystem;
 pub mod launch;
 pub mod rundir;

@@ -222,7 +222,7 @@ fn xdg_runtime_dir() -> Option<Base> {
 /// directory.
 pub fn disk_default() -> PathBuf {
     let temp = std::env::temp_dir();
-    if crate::ipc::harness::filesystem(&temp).as_deref() != Some("tmpfs") {
+    if crate::process::filesystem::filesystem(&temp).as_deref() != Some("tmpfs") {
         return temp;
     }
     std::env::current_dir()

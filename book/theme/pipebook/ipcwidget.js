@@ -13,6 +13,7 @@ import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
 import { earlierRuns } from "./ipchistory.js";
+import { ipcCountRows } from "./ipccounts.js";
 import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
@@ -138,6 +139,20 @@ function resultTable(m, r) {
   };
 }
 
+/** "What the kernel did": each end's counts per GiB, as table.pipebook-ipc-counts. */
+function countsTable(r) {
+  const t = ipcCountRows(r);
+  if (!t) return [];
+  const head = h("tr", null, h("th", null, "per GiB moved"), ...t.ends.map((e) => h("th", null, e)));
+  const body = t.rows.map((row) => h("tr", null, h("th", null, row.label), ...row.cells.map((c) => h("td", null, c))));
+  const out = [
+    h("p", null, "What the kernel did, counted in each end over its own run:"),
+    h("table.pipebook-ipc-counts", null, head, ...body),
+  ];
+  if (t.missing.length) out.push(h("ul.pipebook-ipc-counts-missing", null, ...t.missing.map((m) => h("li", null, `Not counted: ${m}`))));
+  return out;
+}
+
 /** The run/cancel form shared by both cards: returns the elements and a setState. */
 function controls(id, lab, defaults) {
   const bytesBound = bound(lab, "bytes");
@@ -212,9 +227,10 @@ export function mountIpc(root, { online, lab }) {
   const table = h("table.pipebook-ipc-result");
   const summary = h("p.pipebook-ipc-summary");
   const notes = h("ul.pipebook-ipc-notes");
+  const counts = h("div.pipebook-ipc-counts-box");
   const command = h("p.pipebook-sweep-command");
   const earlier = h("p.pipebook-ipc-earlier");
-  card.append(ui.form, status, bar, table, summary, notes, command, earlier);
+  card.append(ui.form, status, bar, table, summary, counts, notes, command, earlier);
   const setState = stateSetter(root, card, status, ui);
   let total = null;
   let samples = 0;
@@ -264,6 +280,7 @@ export function mountIpc(root, { online, lab }) {
         fill(table, out.table);
         summary.textContent = out.summary;
         fill(notes, (r.notes || []).map((n) => h("li", null, n)));
+        fill(counts, countsTable(r));
         root.dataset.mibPerS = String(r.mib_per_s);
         root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
         setState("done", `Done: ${fmt.figure(r.mib_per_s)} MiB/s.`);

@@ -9,7 +9,7 @@
 //! is and how to run it.
 
 use pipebench::engine::sweep::SweepParam;
-use pipebench::ipc::{self, Mechanism};
+use pipebench::ipc::{self, MechanismInfo};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, Step};
 
@@ -354,7 +354,7 @@ fn survey_source(id: &str) -> &'static str {
 /// An IPC mechanism's card, on one line like [`run_widget`]'s. The static text
 /// says what the mechanism is, its copies, and the survey's figure with its
 /// source; the page adds the button and the measurement.
-fn ipc_widget(mechanism: &Mechanism) -> String {
+fn ipc_widget(mechanism: &MechanismInfo) -> String {
     let mut attrs = format!(
         r#"class="pipebook-ipc" data-mechanism="{}" data-title="{}""#,
         escape(mechanism.id),
