@@ -23,6 +23,7 @@ mod fixture;
 mod chapters;
 mod ipc;
 mod labs;
+mod latency;
 mod machine;
 mod pages;
 mod profile;
