@@ -45,7 +45,10 @@ pub struct LatencyArgs {
 
 /// The configurations asked for, in shuffled order, and those that do not
 /// exist with why.
-fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Vec<(String, String)>), LatencyError> {
+/// Configurations a command line left out, each with why.
+type Skipped = Vec<(String, String)>;
+
+fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Skipped), LatencyError> {
     let mechanisms = match args.mechanisms.is_empty() {
         true => Mechanism::ALL.to_vec(),
         false => args

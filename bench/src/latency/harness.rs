@@ -343,6 +343,7 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
         clock_ns: r.clock_ns,
+        clock: r.clock,
         elapsed_ms: r.elapsed_ms,
     }
 }

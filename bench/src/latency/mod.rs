@@ -265,6 +265,10 @@ pub struct LatencyResult {
     pub pong_sleeps: f64,
     /// What one clock read costs here, ns: each timed round trip holds one.
     pub clock_ns: f64,
+    /// The clock that timed the round trips: `tsc` (the time-stamp counter,
+    /// constant and non-stop, scaled against the monotonic clock) or `monotonic`.
+    #[serde(default)]
+    pub clock: String,
     /// Wall time of the timed round trips, ms.
     pub elapsed_ms: f64,
 }

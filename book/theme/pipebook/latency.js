@@ -102,7 +102,8 @@ export function mountLatency(root, { online }) {
   const table = h("table.pipebook-latency-result");
   const summary = h("p.pipebook-latency-summary");
   const command = h("p.pipebook-sweep-command");
-  card.append(form, status, bar, chart.el, table, summary, command);
+  // The chart joins the card with its first bars: an empty box would print as one.
+  card.append(form, status, bar, table, summary, command);
   const setState = (state, text) => {
     root.dataset.state = state;
     status.dataset.state = state;
@@ -133,6 +134,7 @@ export function mountLatency(root, { online }) {
         samples += 1;
         root.dataset.progressSamples = String(samples);
         root.dataset.bars = String(chart.draw(msg.buckets, mode.value));
+        if (!chart.el.isConnected) bar.after(chart.el);
         bar.hidden = false;
         bar.value = msg.of ? msg.done / msg.of : 0;
         status.textContent = `${msg.done} of ${msg.of} round trips timed…`;
@@ -192,7 +194,7 @@ export function mountLatencyMatrix(root, { online }) {
   const status = statusLine({ state: "idle" });
   const chart = distChart("Distribution of the configuration running now");
   const table = h("table.pipebook-latency-result");
-  card.append(form, status, chart.el, table);
+  card.append(form, status, table);
   const jobs = mechanisms.flatMap((m) => m.modes.map((mode) => ({ id: m.id, mode })));
   const setState = (state, text) => {
     root.dataset.state = state;
@@ -236,6 +238,7 @@ export function mountLatencyMatrix(root, { online }) {
       run = startLatency({ mechanism: job.id, mode: job.mode, size: bytes, round_trips: n }, {
         latencyProgress: (msg) => {
           root.dataset.bars = String(chart.draw(msg.buckets, job.mode));
+          if (!chart.el.isConnected) status.after(chart.el);
           status.textContent = `${label}: ${msg.done} of ${msg.of} round trips…`;
         },
         result: (r) => {

@@ -653,7 +653,8 @@ mod tests {
         use super::super::widgets::{pipebook_classes, INNER_CLASSES, PLACEHOLDER_CLASSES};
         let every_kind = "{{#run write-read}}\n\n{{#sweep write-read pipe_size}}\n\n\
             {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
-            {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n";
+            {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n\n\
+            {{#latency pipe}}\n\n{{#latency-matrix}}\n";
         let out = expand(every_kind, "x.md").unwrap();
         let mut written: Vec<&str> = pipebook_classes(&out);
         written.sort_unstable();
@@ -669,6 +670,26 @@ mod tests {
         for block in out.split("\n\n") {
             let first = pipebook_classes(block)[0];
             assert!(PLACEHOLDER_CLASSES.contains(&first), "{block}");
+        }
+    }
+
+    #[test]
+    fn latency_cards_carry_their_modes_and_refuse_unknown_mechanisms() {
+        let out = expand("{{#latency shm-ring}}", "x.md").unwrap();
+        assert!(out.contains(r#"data-mechanism="shm-ring""#), "{out}");
+        assert!(out.contains(r#"data-modes="busy""#), "{out}");
+        let matrix = expand("{{#latency-matrix}}", "x.md").unwrap();
+        assert!(
+            matrix.contains("unix-dgram") && matrix.contains("data-mechanisms"),
+            "{matrix}"
+        );
+        for (md, needle) in [
+            ("{{#latency carrier-pigeon}}", "carrier-pigeon"),
+            ("{{#latency}}", "one mechanism per card"),
+            ("{{#latency-matrix now}}", "takes no arguments"),
+        ] {
+            let err = expand(md, "x.md").unwrap_err().to_string();
+            assert!(err.contains(needle), "{md}: {err}");
         }
     }
 

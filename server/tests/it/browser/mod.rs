@@ -25,6 +25,7 @@ mod chapters;
 mod counts;
 mod ipc;
 mod labs;
+mod latency;
 mod machine;
 mod pages;
 mod profile;
