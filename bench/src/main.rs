@@ -39,6 +39,9 @@ enum Command {
     Sweep(cli::SweepArgs),
     /// The zero-copy IPC lab: move bytes between two processes every way Linux offers.
     Ipc(cli::IpcArgs),
+    /// A real program (yes, cat, dd, pv, tee, head) as the pipe's writer or reader,
+    /// pipebench's end on the other side: its speed and what it does per call.
+    Tool(cli::ToolArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Pages(args) => cli::pages(args),
         Command::Sweep(args) => cli::sweep(args),
         Command::Ipc(args) => cli::ipc(args),
+        Command::Tool(args) => cli::tool(args),
     };
     match outcome {
         Ok(code) => code,

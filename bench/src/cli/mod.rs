@@ -10,6 +10,7 @@ mod pages;
 mod params;
 mod run;
 mod sweep;
+mod tool;
 
 pub use all::{all, AllArgs};
 pub use ipc::{ipc, IpcArgs};
@@ -18,6 +19,7 @@ pub use pages::{pages, PagesArgs};
 pub(crate) use params::{RunFlags, Shape, SweepShape};
 pub use run::{run, RunArgs};
 pub use sweep::{sweep, SweepArgs};
+pub use tool::{tool, ToolArgs};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -47,6 +49,9 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     }
     if let Some(ipc) = err.downcast_ref::<pipebench::ipc::IpcError>() {
         return if ipc.is_input_error() { 2 } else { 1 };
+    }
+    if tool::is_input_error(err) {
+        return 2;
     }
     if let Some(end) = err.downcast_ref::<EndError>() {
         return end.exit_code();

@@ -182,6 +182,8 @@ pub enum Finished {
     Pipe(Box<RunResult>),
     /// An IPC lab run's record (`"kind":"ipc"`).
     Ipc(Box<IpcRecord>),
+    /// A tool run against pipebench's end (`"kind":"tool"`).
+    Tool(Box<crate::engine::tool::ToolResult>),
 }
 
 /// A profile, or why there is none.

@@ -52,6 +52,9 @@ pub enum Job {
     /// The page inspector on a step's writer buffers (memory pages; its event on
     /// the wire is `pages`).
     Inspect(InspectJob),
+    /// A real program (`yes`, `cat`, `dd`, ...) as one end of a pipe, pipebench's
+    /// own end on the other ([`crate::engine::tool`]).
+    Tool(crate::engine::tool::ToolJob),
 }
 
 /// A pipe step and how it is observed.
@@ -129,6 +132,7 @@ impl Job {
             Job::Ipc(job) => run_ipc(job, context, observer),
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
+            Job::Tool(job) => crate::engine::tool::run(job, context, observer),
         }
     }
 

@@ -18,3 +18,4 @@ pub mod occupancy;
 pub mod pipe_run;
 pub mod result;
 pub mod sweep;
+pub mod tool;
