@@ -78,6 +78,16 @@ pub enum ClientMessage {
     },
     /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
     Wakeup,
+    /// `{"type":"tool","tool":ID,"as":"writer"|"reader","bytes":SIZE}`: a program
+    /// of the vetted tool table as one end of a pipe (an id, never a command).
+    Tool {
+        /// The tool's id.
+        tool: String,
+        /// Which end it is (default: the writer).
+        side: pipebench::steps::tools::Side,
+        /// Bytes to move (default: the page's).
+        bytes: Option<ByteSize>,
+    },
 }
 
 /// A reply to a message that is not about a run.
@@ -188,6 +198,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
         }
         "ipc" => parse_ipc(object),
         "pages" => parse_pages(object),
+        "tool" => parse_tool(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
@@ -265,6 +276,40 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
         params,
         lab,
     })
+}
+
+/// An example of a good tool message, quoted in errors.
+const TOOL_EXAMPLE: &str = r#"{"type":"tool","tool":"cat","as":"writer","bytes":"64MiB"}"#;
+
+fn parse_tool(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    use pipebench::steps::tools::Side;
+    let tool = match object.remove("tool") {
+        Some(Value::String(tool)) => tool,
+        _ => {
+            return Err(format!(
+                "a tool message needs a `tool` id string; send e.g. {TOOL_EXAMPLE}"
+            ))
+        }
+    };
+    let side = match object.remove("as") {
+        None | Some(Value::Null) => Side::Writer,
+        Some(Value::String(side)) if side == "writer" => Side::Writer,
+        Some(Value::String(side)) if side == "reader" => Side::Reader,
+        Some(other) => {
+            return Err(format!(
+                "`as` must be \"writer\" or \"reader\", not {other}; send e.g. {TOOL_EXAMPLE}"
+            ))
+        }
+    };
+    let bytes = match object.remove("bytes") {
+        None | Some(Value::Null) => None,
+        Some(bytes) => Some(
+            serde_json::from_value(bytes)
+                .map_err(|e| format!("bad bytes ({e}); send e.g. {TOOL_EXAMPLE}"))?,
+        ),
+    };
+    no_more_fields(&object, "tool")?;
+    Ok(ClientMessage::Tool { tool, side, bytes })
 }
 
 /// An example of a good pages message, quoted in errors.

@@ -141,6 +141,22 @@ impl Job {
     pub fn is_clean_measurement(&self) -> bool {
         !matches!(self, Job::Pipe(job) if job.plan.profile)
     }
+
+    /// Why its result does not go into the results history, when it does not: a
+    /// profiled run is no clean figure, and the history holds pipe steps and IPC
+    /// runs only (a tool run's result is the page's to show).
+    pub fn not_kept_because(&self) -> Option<&'static str> {
+        match self {
+            Job::Pipe(job) if job.plan.profile => Some(
+                "a profiled run is not kept in the history: its ends were paused while \
+                 perf attached, so its figure is not a clean one",
+            ),
+            Job::Tool(_) => {
+                Some("a tool run is not kept in the history, which holds pipe steps and IPC runs")
+            }
+            _ => None,
+        }
+    }
 }
 
 impl From<&RunError> for Failure {

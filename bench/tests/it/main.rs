@@ -11,5 +11,6 @@ mod pages;
 mod paging_vectors;
 mod profile;
 mod steps;
+mod tool;
 mod trust;
 mod wakeup;
