@@ -42,6 +42,9 @@ enum Command {
     /// A real program (yes, cat, dd, pv, tee, head) as the pipe's writer or reader,
     /// pipebench's end on the other side: its speed and what it does per call.
     Tool(cli::ToolArgs),
+    /// Many writers and readers on one pipe: throughput, and whether every
+    /// message of at most PIPE_BUF (4096 bytes) arrives whole.
+    SharedPipe(cli::SharedPipeArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => cli::sweep(args),
         Command::Ipc(args) => cli::ipc(args),
         Command::Tool(args) => cli::tool(args),
+        Command::SharedPipe(args) => cli::shared_pipe(args),
     };
     match outcome {
         Ok(code) => code,

@@ -9,6 +9,7 @@ mod machine;
 mod pages;
 mod params;
 mod run;
+mod shared_pipe;
 mod sweep;
 mod tool;
 
@@ -18,6 +19,7 @@ pub use machine::{list, reuse, system, wakeup, ListArgs, ReuseArgs, SystemArgs, 
 pub use pages::{pages, PagesArgs};
 pub(crate) use params::{RunFlags, Shape, SweepShape};
 pub use run::{run, RunArgs};
+pub use shared_pipe::{shared_pipe, SharedPipeArgs};
 pub use sweep::{sweep, SweepArgs};
 pub use tool::{tool, ToolArgs};
 

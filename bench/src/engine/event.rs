@@ -184,6 +184,8 @@ pub enum Finished {
     Ipc(Box<IpcRecord>),
     /// A tool run against pipebench's end (`"kind":"tool"`).
     Tool(Box<crate::engine::tool::ToolResult>),
+    /// Many writers and readers on one pipe (`"kind":"shared_pipe"`).
+    SharedPipe(Box<crate::engine::shared_pipe::SharedPipeResult>),
 }
 
 /// A profile, or why there is none.

@@ -55,6 +55,9 @@ pub enum Job {
     /// A real program (`yes`, `cat`, `dd`, ...) as one end of a pipe, pipebench's
     /// own end on the other ([`crate::engine::tool`]).
     Tool(crate::engine::tool::ToolJob),
+    /// W writers and R readers on one pipe, over counts and message sizes
+    /// ([`crate::engine::shared_pipe`]).
+    SharedPipe(crate::engine::shared_pipe::SharedPipeJob),
 }
 
 /// A pipe step and how it is observed.
@@ -133,6 +136,7 @@ impl Job {
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
             Job::Tool(job) => crate::engine::tool::run(job, context, observer),
+            Job::SharedPipe(job) => crate::engine::shared_pipe::run(job, context, observer),
         }
     }
 

@@ -10,6 +10,7 @@ mod ipc;
 mod pages;
 mod paging_vectors;
 mod profile;
+mod shared_pipe;
 mod steps;
 mod tool;
 mod trust;

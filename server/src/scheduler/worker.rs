@@ -82,8 +82,8 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
         let saved = match &result {
             Finished::Pipe(result) => shared.history.append(result),
             Finished::Ipc(record) => shared.history.append_ipc(record),
-            // Never here: a tool run is not kept (`not_kept_because`).
-            Finished::Tool(_) => Ok(()),
+            // Never here: these are not kept (`not_kept_because`).
+            Finished::Tool(_) | Finished::SharedPipe(_) => Ok(()),
         };
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
