@@ -45,6 +45,9 @@ enum Command {
     /// Many writers and readers on one pipe: throughput, and whether every
     /// message of at most PIPE_BUF (4096 bytes) arrives whole.
     SharedPipe(cli::SharedPipeArgs),
+    /// Search bytes per call × pipe capacity for one step, against the step's own
+    /// configuration in the same session: the best, its gain, the argv.
+    Tune(cli::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Ipc(args) => cli::ipc(args),
         Command::Tool(args) => cli::tool(args),
         Command::SharedPipe(args) => cli::shared_pipe(args),
+        Command::Tune(args) => cli::tune(args),
     };
     match outcome {
         Ok(code) => code,

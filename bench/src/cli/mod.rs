@@ -12,6 +12,7 @@ mod run;
 mod shared_pipe;
 mod sweep;
 mod tool;
+mod tune;
 
 pub use all::{all, AllArgs};
 pub use ipc::{ipc, IpcArgs};
@@ -22,6 +23,7 @@ pub use run::{run, RunArgs};
 pub use shared_pipe::{shared_pipe, SharedPipeArgs};
 pub use sweep::{sweep, SweepArgs};
 pub use tool::{tool, ToolArgs};
+pub use tune::{tune, TuneArgs};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -186,6 +186,8 @@ pub enum Finished {
     Tool(Box<crate::engine::tool::ToolResult>),
     /// Many writers and readers on one pipe (`"kind":"shared_pipe"`).
     SharedPipe(Box<crate::engine::shared_pipe::SharedPipeResult>),
+    /// A tuning search's best configuration and gain (`"kind":"tune"`).
+    Tune(Box<crate::engine::tune::TuneResult>),
 }
 
 /// A profile, or why there is none.

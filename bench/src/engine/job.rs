@@ -58,6 +58,9 @@ pub enum Job {
     /// W writers and R readers on one pipe, over counts and message sizes
     /// ([`crate::engine::shared_pipe`]).
     SharedPipe(crate::engine::shared_pipe::SharedPipeJob),
+    /// A search of bytes per call × pipe capacity for one step, a job of pipe
+    /// jobs ([`crate::engine::tune`]).
+    Tune(crate::engine::tune::TuneJob),
 }
 
 /// A pipe step and how it is observed.
@@ -137,6 +140,7 @@ impl Job {
             Job::Inspect(job) => Some(inspect_pages(job, context)),
             Job::Tool(job) => crate::engine::tool::run(job, context, observer),
             Job::SharedPipe(job) => crate::engine::shared_pipe::run(job, context, observer),
+            Job::Tune(job) => crate::engine::tune::run(job, context, observer),
         }
     }
 

@@ -20,3 +20,4 @@ pub mod result;
 pub mod shared_pipe;
 pub mod sweep;
 pub mod tool;
+pub mod tune;

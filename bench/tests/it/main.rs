@@ -14,4 +14,5 @@ mod shared_pipe;
 mod steps;
 mod tool;
 mod trust;
+mod tune;
 mod wakeup;

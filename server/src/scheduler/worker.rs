@@ -83,7 +83,7 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
             Finished::Pipe(result) => shared.history.append(result),
             Finished::Ipc(record) => shared.history.append_ipc(record),
             // Never here: these are not kept (`not_kept_because`).
-            Finished::Tool(_) | Finished::SharedPipe(_) => Ok(()),
+            Finished::Tool(_) | Finished::SharedPipe(_) | Finished::Tune(_) => Ok(()),
         };
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
