@@ -398,6 +398,39 @@ mod tests {
     use pipebench::size::{ByteSize, GIB};
 
     #[test]
+    fn a_tool_message_names_a_tool_and_nothing_else() {
+        use pipebench::steps::tools::Side;
+        assert_eq!(
+            parse(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#).unwrap(),
+            ClientMessage::Tool {
+                tool: "cat".into(),
+                side: Side::Reader,
+                bytes: Some(ByteSize(16 << 20)),
+            }
+        );
+        assert_eq!(
+            parse(r#"{"type":"tool","tool":"yes"}"#).unwrap(),
+            ClientMessage::Tool {
+                tool: "yes".into(),
+                side: Side::Writer,
+                bytes: None,
+            }
+        );
+        // No command, no arguments: only an id from the table.
+        for bad in [
+            r#"{"type":"tool","tool":"cat","command":"rm -rf /"}"#,
+            r#"{"type":"tool","tool":"cat","args":["/etc/shadow"]}"#,
+            r#"{"type":"tool","tool":"cat","as":"both"}"#,
+            r#"{"type":"tool","tool":["cat"]}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        // An id the table lacks is refused before anything starts.
+        assert!(crate::page_defaults::tool_job("sh", Side::Writer, None).is_err());
+        assert!(crate::page_defaults::tool_job("cat", Side::Writer, None).is_ok());
+    }
+
+    #[test]
     fn parses_runs_and_cancels() {
         let run =
             parse(r#"{"type":"run","step":"busy-loop","params":{"bytes":"1GiB","seconds":2}}"#)
