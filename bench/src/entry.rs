@@ -43,6 +43,12 @@ pub enum EndCommand {
     /// prints their pages as JSON (internal: started by the runner for the page).
     #[command(hide = true)]
     InspectPages(WriterOptions),
+    /// One writer or reader of a shared pipe (started by `pipebench shared-pipe`).
+    #[command(hide = true)]
+    SharedEnd {
+        /// The end's specification, as JSON.
+        spec: String,
+    },
 }
 
 impl EndCommand {
@@ -55,6 +61,7 @@ impl EndCommand {
             // The lab's ends report on their own fds, in their own format.
             EndCommand::IpcEnd { spec } => return crate::ipc::end_main(spec),
             EndCommand::LatencyEnd { spec } => return crate::latency::end::end_main(spec),
+            EndCommand::SharedEnd { spec } => return crate::engine::shared_pipe::end_main(spec),
         };
         match outcome {
             Ok(()) => ExitCode::SUCCESS,

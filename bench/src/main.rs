@@ -45,6 +45,15 @@ enum Command {
     /// How long one message takes: round trips between two pinned processes,
     /// mechanism by mechanism, blocking and busy-polling, as percentiles.
     Latency(cli::LatencyArgs),
+    /// A real program (yes, cat, dd, pv, tee, head) as the pipe's writer or reader,
+    /// pipebench's end on the other side: its speed and what it does per call.
+    Tool(cli::ToolArgs),
+    /// Many writers and readers on one pipe: throughput, and whether every
+    /// message of at most PIPE_BUF (4096 bytes) arrives whole.
+    SharedPipe(cli::SharedPipeArgs),
+    /// Search bytes per call × pipe capacity for one step, against the step's own
+    /// configuration in the same session: the best, its gain, the argv.
+    Tune(cli::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +78,9 @@ fn main() -> ExitCode {
         Command::Ipc(args) => cli::ipc(args),
         Command::Compare(args) => cli::compare(args),
         Command::Latency(args) => cli::latency(args),
+        Command::Tool(args) => cli::tool(args),
+        Command::SharedPipe(args) => cli::shared_pipe(args),
+        Command::Tune(args) => cli::tune(args),
     };
     match outcome {
         Ok(code) => code,

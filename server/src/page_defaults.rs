@@ -74,6 +74,31 @@ pub fn pages(step: &str, touch: Option<bool>) -> Result<WriterOptions, PlanError
     Ok(writer)
 }
 
+/// What a tool run from the page moves unless it says: enough for a steady
+/// figure from the slowest tool (512-byte `dd`) in about a second.
+pub const TOOL_BYTES: u64 = 64 << 20;
+
+/// How long a tool run from the page may take.
+pub const TOOL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The page's tool run, checked against the table and this machine: its data
+/// calls are traced (the card shows what the tool does per call).
+pub fn tool_job(
+    tool: &str,
+    side: pipebench::steps::tools::Side,
+    bytes: Option<pipebench::size::ByteSize>,
+) -> Result<pipebench::engine::tool::ToolJob, pipebench::engine::tool::ToolError> {
+    let bytes = bytes.map_or(TOOL_BYTES, |b| b.bytes());
+    pipebench::engine::tool::check(tool, side, bytes)?;
+    Ok(pipebench::engine::tool::ToolJob {
+        tool: tool.to_string(),
+        side,
+        bytes,
+        trace_syscalls: true,
+        timeout: TOOL_TIMEOUT,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,6 +81,16 @@ pub enum ClientMessage {
     /// `{"type":"latency","mechanism":ID,"mode":...,"size":...,"cpus":[A,B],
     /// "round_trips":N}`: one configuration of the latency lab.
     Latency(crate::latency_page::LatencyRunParams),
+    /// `{"type":"tool","tool":ID,"as":"writer"|"reader","bytes":SIZE}`: a program
+    /// of the vetted tool table as one end of a pipe (an id, never a command).
+    Tool {
+        /// The tool's id.
+        tool: String,
+        /// Which end it is (default: the writer).
+        side: pipebench::steps::tools::Side,
+        /// Bytes to move (default: the page's).
+        bytes: Option<ByteSize>,
+    },
 }
 
 /// A reply to a message that is not about a run.
@@ -191,6 +201,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
         }
         "ipc" => parse_ipc(object),
         "pages" => parse_pages(object),
+        "tool" => parse_tool(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
@@ -277,6 +288,40 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
     })
 }
 
+/// An example of a good tool message, quoted in errors.
+const TOOL_EXAMPLE: &str = r#"{"type":"tool","tool":"cat","as":"writer","bytes":"64MiB"}"#;
+
+fn parse_tool(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    use pipebench::steps::tools::Side;
+    let tool = match object.remove("tool") {
+        Some(Value::String(tool)) => tool,
+        _ => {
+            return Err(format!(
+                "a tool message needs a `tool` id string; send e.g. {TOOL_EXAMPLE}"
+            ))
+        }
+    };
+    let side = match object.remove("as") {
+        None | Some(Value::Null) => Side::Writer,
+        Some(Value::String(side)) if side == "writer" => Side::Writer,
+        Some(Value::String(side)) if side == "reader" => Side::Reader,
+        Some(other) => {
+            return Err(format!(
+                "`as` must be \"writer\" or \"reader\", not {other}; send e.g. {TOOL_EXAMPLE}"
+            ))
+        }
+    };
+    let bytes = match object.remove("bytes") {
+        None | Some(Value::Null) => None,
+        Some(bytes) => Some(
+            serde_json::from_value(bytes)
+                .map_err(|e| format!("bad bytes ({e}); send e.g. {TOOL_EXAMPLE}"))?,
+        ),
+    };
+    no_more_fields(&object, "tool")?;
+    Ok(ClientMessage::Tool { tool, side, bytes })
+}
+
 /// An example of a good pages message, quoted in errors.
 const PAGES_EXAMPLE: &str = r#"{"type":"pages","step":"huge-pages","touch":false}"#;
 
@@ -361,6 +406,39 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
 mod tests {
     use super::*;
     use pipebench::size::{ByteSize, GIB};
+
+    #[test]
+    fn a_tool_message_names_a_tool_and_nothing_else() {
+        use pipebench::steps::tools::Side;
+        assert_eq!(
+            parse(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#).unwrap(),
+            ClientMessage::Tool {
+                tool: "cat".into(),
+                side: Side::Reader,
+                bytes: Some(ByteSize(16 << 20)),
+            }
+        );
+        assert_eq!(
+            parse(r#"{"type":"tool","tool":"yes"}"#).unwrap(),
+            ClientMessage::Tool {
+                tool: "yes".into(),
+                side: Side::Writer,
+                bytes: None,
+            }
+        );
+        // No command, no arguments: only an id from the table.
+        for bad in [
+            r#"{"type":"tool","tool":"cat","command":"rm -rf /"}"#,
+            r#"{"type":"tool","tool":"cat","args":["/etc/shadow"]}"#,
+            r#"{"type":"tool","tool":"cat","as":"both"}"#,
+            r#"{"type":"tool","tool":["cat"]}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        // An id the table lacks is refused before anything starts.
+        assert!(crate::page_defaults::tool_job("sh", Side::Writer, None).is_err());
+        assert!(crate::page_defaults::tool_job("cat", Side::Writer, None).is_ok());
+    }
 
     #[test]
     fn parses_runs_and_cancels() {

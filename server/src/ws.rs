@@ -508,7 +508,8 @@ fn on_message(
             | ClientMessage::Ipc { .. }
             | ClientMessage::Wakeup
             | ClientMessage::Latency(_)
-            | ClientMessage::Pages { .. },
+            | ClientMessage::Pages { .. }
+            | ClientMessage::Tool { .. },
         ) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
@@ -589,6 +590,12 @@ fn on_message(
             match crate::ipc_page::plan(&mechanism, &params) {
                 Ok(job) => submit(state, current, lab, Job::Ipc(job), tag),
                 Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
+            }
+        }
+        Ok(ClientMessage::Tool { tool, side, bytes }) => {
+            match page_defaults::tool_job(&tool, side, bytes) {
+                Ok(job) => submit(state, current, lab, Job::Tool(job), None),
+                Err(err) => refuse(err),
             }
         }
         Ok(ClientMessage::Run {

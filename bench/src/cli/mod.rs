@@ -11,7 +11,10 @@ mod machine;
 mod pages;
 mod params;
 mod run;
+mod shared_pipe;
 mod sweep;
+mod tool;
+mod tune;
 
 pub use all::{all, AllArgs};
 pub use compare::{compare, CompareArgs};
@@ -21,7 +24,10 @@ pub use machine::{list, reuse, system, wakeup, ListArgs, ReuseArgs, SystemArgs, 
 pub use pages::{pages, PagesArgs};
 pub(crate) use params::{RunFlags, Shape, SweepShape};
 pub use run::{run, RunArgs};
+pub use shared_pipe::{shared_pipe, SharedPipeArgs};
 pub use sweep::{sweep, SweepArgs};
+pub use tool::{tool, ToolArgs};
+pub use tune::{tune, TuneArgs};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -54,6 +60,9 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     }
     if let Some(latency) = err.downcast_ref::<pipebench::latency::LatencyError>() {
         return if latency.is_input_error() { 2 } else { 1 };
+    }
+    if tool::is_input_error(err) {
+        return 2;
     }
     if let Some(end) = err.downcast_ref::<EndError>() {
         return end.exit_code();

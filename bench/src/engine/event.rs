@@ -209,6 +209,12 @@ pub enum Finished {
     Ipc(Box<IpcRecord>),
     /// A latency configuration's record (`"kind":"latency"`).
     Latency(Box<LatencyRecord>),
+    /// A tool run against pipebench's end (`"kind":"tool"`).
+    Tool(Box<crate::engine::tool::ToolResult>),
+    /// Many writers and readers on one pipe (`"kind":"shared_pipe"`).
+    SharedPipe(Box<crate::engine::shared_pipe::SharedPipeResult>),
+    /// A tuning search's best configuration and gain (`"kind":"tune"`).
+    Tune(Box<crate::engine::tune::TuneResult>),
 }
 
 /// A profile, or why there is none.

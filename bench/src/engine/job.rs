@@ -57,6 +57,15 @@ pub enum Job {
     /// One configuration of the latency lab: round trips of one message between
     /// two pinned ends.
     Latency(LatencyConfig),
+    /// A real program (`yes`, `cat`, `dd`, ...) as one end of a pipe, pipebench's
+    /// own end on the other ([`crate::engine::tool`]).
+    Tool(crate::engine::tool::ToolJob),
+    /// W writers and R readers on one pipe, over counts and message sizes
+    /// ([`crate::engine::shared_pipe`]).
+    SharedPipe(crate::engine::shared_pipe::SharedPipeJob),
+    /// A search of bytes per call × pipe capacity for one step, a job of pipe
+    /// jobs ([`crate::engine::tune`]).
+    Tune(crate::engine::tune::TuneJob),
 }
 
 /// A pipe step and how it is observed.
@@ -135,6 +144,9 @@ impl Job {
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
             Job::Latency(config) => run_latency(config, context, observer),
+            Job::Tool(job) => crate::engine::tool::run(job, context, observer),
+            Job::SharedPipe(job) => crate::engine::shared_pipe::run(job, context, observer),
+            Job::Tune(job) => crate::engine::tune::run(job, context, observer),
         }
     }
 
@@ -142,6 +154,22 @@ impl Job {
     /// while perf attached and shares the CPUs with it, so it is not.
     pub fn is_clean_measurement(&self) -> bool {
         !matches!(self, Job::Pipe(job) if job.plan.profile)
+    }
+
+    /// Why its result does not go into the results history, when it does not: a
+    /// profiled run is no clean figure, and the history holds pipe steps and IPC
+    /// runs only (a tool run's result is the page's to show).
+    pub fn not_kept_because(&self) -> Option<&'static str> {
+        match self {
+            Job::Pipe(job) if job.plan.profile => Some(
+                "a profiled run is not kept in the history: its ends were paused while \
+                 perf attached, so its figure is not a clean one",
+            ),
+            Job::Tool(_) => {
+                Some("a tool run is not kept in the history, which holds pipe steps and IPC runs")
+            }
+            _ => None,
+        }
     }
 }
 

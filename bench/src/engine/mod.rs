@@ -19,4 +19,7 @@ pub mod job;
 pub mod occupancy;
 pub mod pipe_run;
 pub mod result;
+pub mod shared_pipe;
 pub mod sweep;
+pub mod tool;
+pub mod tune;

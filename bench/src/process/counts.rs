@@ -241,8 +241,11 @@ pub struct Counted {
     pub missing: Vec<Missing>,
 }
 
-/// An open window of counting on this process.
+/// An open window of counting on this process, or on another one
+/// ([`Counting::open_pid`]).
 pub struct Counting {
+    /// The process counted; `None`: this one.
+    pid: Option<i32>,
     group: Option<Group>,
     traced: Vec<(Count, Counter)>,
     syscalls: Vec<(&'static str, Counter)>,
@@ -274,6 +277,45 @@ struct Snapshot {
 }
 
 impl Snapshot {
+    /// This process, or process `pid` from its /proc files (which a process that
+    /// has exited keeps until it is reaped).
+    fn of(pid: Option<i32>) -> Snapshot {
+        match pid {
+            None => Snapshot::now(),
+            Some(pid) => Snapshot::of_pid(pid),
+        }
+    }
+
+    fn of_pid(pid: i32) -> Snapshot {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let field = |name: &str| {
+            status.lines().find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                (key == name).then(|| value.trim().parse().ok()).flatten()
+            })
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The fields after the parenthesised name: state is the first, minflt the
+        // eighth, majflt the tenth (proc(5) numbers them 3, 10 and 12).
+        let after: Vec<u64> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| {
+                rest.split_whitespace()
+                    .skip(1)
+                    .map(|v| v.parse().unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let at = |i: usize| after.get(i).copied().unwrap_or(0);
+        Snapshot {
+            voluntary: field("voluntary_ctxt_switches").unwrap_or(0),
+            involuntary: field("nonvoluntary_ctxt_switches").unwrap_or(0),
+            minor: at(6),
+            major: at(8),
+            migrations: sched_migrations_of(&format!("/proc/{pid}/sched")),
+        }
+    }
+
     fn now() -> Snapshot {
         // SAFETY: getrusage fills the struct we pass; a zeroed rusage is valid.
         let usage = unsafe {
@@ -294,7 +336,12 @@ impl Snapshot {
 /// `se.nr_migrations` of this process, from `/proc/self/sched` (absent on
 /// kernels built without scheduler debugging).
 fn sched_migrations() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/sched").ok()?;
+    sched_migrations_of("/proc/self/sched")
+}
+
+/// `se.nr_migrations` from a `/proc/PID/sched` file.
+fn sched_migrations_of(path: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
     text.lines().find_map(|line| {
         let (name, value) = line.split_once(':')?;
         (name.trim() == "se.nr_migrations")
@@ -351,13 +398,18 @@ fn refusal(err: &std::io::Error) -> Unavailable {
     }
 }
 
-/// A counter of `event` on this process, kernel included, in `group`.
+/// A counter of `event` on this process (or `pid`), kernel included, in `group`.
 fn counter(
     event: impl perf_event::events::Event + 'static,
     group: &mut Group,
+    pid: Option<i32>,
 ) -> std::io::Result<Counter> {
     let mut builder = Builder::new(event);
-    builder.observe_self().any_cpu().include_kernel();
+    match pid {
+        None => builder.observe_self(),
+        Some(pid) => builder.observe_pid(pid),
+    };
+    builder.any_cpu().include_kernel();
     group.add(&builder)
 }
 
@@ -365,16 +417,28 @@ impl Counting {
     /// Opens the counters `request` asks for (nothing counts yet: [`Self::start`]).
     /// What cannot be opened is noted, typed, and the rest goes on.
     pub fn open(request: &Request) -> Counting {
+        Counting::open_on(None, request)
+    }
+
+    /// Opens the counters `request` asks for on process `pid`, a program this
+    /// process started and has not reaped (a tool run against pipebench's end).
+    /// Its window is from [`Self::start`] to [`Self::stop`], which must come after
+    /// it exits and before it is reaped: its /proc files are read then.
+    pub fn open_pid(pid: u32, request: &Request) -> Counting {
+        Counting::open_on(Some(pid as i32), request)
+    }
+
+    fn open_on(pid: Option<i32>, request: &Request) -> Counting {
         let mut missing = Vec::new();
         let mut traced = Vec::new();
         let mut syscalls = Vec::new();
         let mut migrations = None;
-        let group = match Group::builder()
-            .observe_self()
-            .any_cpu()
-            .include_kernel()
-            .build_group()
-        {
+        let mut builder = Group::builder();
+        match pid {
+            None => builder.observe_self(),
+            Some(pid) => builder.observe_pid(pid),
+        };
+        let group = match builder.any_cpu().include_kernel().build_group() {
             Ok(group) => Some(group),
             Err(err) => {
                 let mut counts = Count::TRACED.to_vec();
@@ -388,7 +452,7 @@ impl Counting {
         if let Some(mut group) = group {
             // CPU migrations from perf when the kernel may be counted, else from
             // /proc/self/sched at start and stop.
-            if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group) {
+            if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group, pid) {
                 migrations = Some(counter);
             }
             match tracefs_events() {
@@ -403,7 +467,8 @@ impl Counting {
                     for count in Count::TRACED {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
-                            counter(Tracepoint::with_id(id), &mut group).map_err(|e| refusal(&e))
+                            counter(Tracepoint::with_id(id), &mut group, pid)
+                                .map_err(|e| refusal(&e))
                         });
                         match opened {
                             Ok(counter) => traced.push((count, counter)),
@@ -414,7 +479,7 @@ impl Counting {
                         for &call in &request.calls {
                             let event = format!("syscalls/sys_enter_{call}");
                             let opened = tracepoint_id(&events, &event).and_then(|id| {
-                                counter(Tracepoint::with_id(id), &mut group)
+                                counter(Tracepoint::with_id(id), &mut group, pid)
                                     .map_err(|e| refusal(&e))
                             });
                             match opened {
@@ -428,6 +493,7 @@ impl Counting {
                 }
             }
             return Counting {
+                pid,
                 group: Some(group),
                 traced,
                 syscalls,
@@ -437,6 +503,7 @@ impl Counting {
             };
         }
         Counting {
+            pid,
             group: None,
             traced,
             syscalls,
@@ -454,6 +521,7 @@ impl Counting {
             counts.push(Count::SyscallsTraced);
         }
         Counting {
+            pid: None,
             group: None,
             traced: Vec::new(),
             syscalls: Vec::new(),
@@ -465,7 +533,7 @@ impl Counting {
 
     /// Starts counting: call right before the work.
     pub fn start(&mut self) {
-        self.before = Snapshot::now();
+        self.before = Snapshot::of(self.pid);
         if let Some(group) = &mut self.group {
             let _ = group.reset();
             let _ = group.enable();
@@ -478,7 +546,7 @@ impl Counting {
         if let Some(group) = &mut self.group {
             let _ = group.disable();
         }
-        let after = Snapshot::now();
+        let after = Snapshot::of(self.pid);
         let before = self.before;
         let mut counts = EndCounts {
             syscalls: calls,

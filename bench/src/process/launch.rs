@@ -113,7 +113,7 @@ pub struct Launch<'a> {
     /// Who this child is, for messages (`writer`, `consumer`, `page inspector`).
     pub what: String,
     program: &'a EndProgram,
-    subcommand: &'a str,
+    subcommand: Option<&'a str>,
     args: Vec<OsString>,
     stdin: Stdio,
     stdout: Stdio,
@@ -135,7 +135,25 @@ impl<'a> Launch<'a> {
         Launch {
             what: what.into(),
             program,
-            subcommand,
+            subcommand: Some(subcommand),
+            args,
+            stdin: Stdio::null(),
+            stdout: Stdio::null(),
+            control: None,
+            data: None,
+            src: None,
+            dst: None,
+        }
+    }
+
+    /// Another program than pipebench (a tool of `pipebench tool`): `program
+    /// args...`, no subcommand, with the same descriptor map (it may ignore its
+    /// report fd: its caller judges it by its exit status).
+    pub fn program(what: impl Into<String>, program: &'a EndProgram, args: Vec<OsString>) -> Self {
+        Launch {
+            what: what.into(),
+            program,
+            subcommand: None,
             args,
             stdin: Stdio::null(),
             stdout: Stdio::null(),
@@ -217,7 +235,7 @@ impl<'a> Launch<'a> {
         let mut command = Command::new(&self.program.exe);
         command
             .args(&self.program.prefix)
-            .arg(self.subcommand)
+            .args(self.subcommand)
             .args(self.args)
             .stdin(self.stdin)
             .stdout(self.stdout)

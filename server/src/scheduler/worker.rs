@@ -57,11 +57,12 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
             last
         }
     };
+    let not_kept_because = entry.job.not_kept_because();
     let result = match &last {
-        Some(Event::Result(finished)) if entry.job.is_clean_measurement() => Some(finished.clone()),
+        Some(Event::Result(finished)) if not_kept_because.is_none() => Some(finished.clone()),
         _ => None,
     };
-    let not_kept = !entry.job.is_clean_measurement() && matches!(&last, Some(Event::Result(_)));
+    let not_kept = not_kept_because.filter(|_| matches!(&last, Some(Event::Result(_))));
     // Free the machine before saying the job ended, so a page that hears its
     // result, `cancelled` or `error` finds the runner free and its next run
     // starts at once; shutdown still waits for the save.
@@ -69,12 +70,10 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
     if let Some(last) = last {
         entry.send(last);
     }
-    if not_kept {
+    if let Some(message) = not_kept {
         entry.saved(Err(SaveError {
             kind: SaveErrorKind::NotKept,
-            message: "a profiled run is not kept in the history: its ends were paused while \
-                      perf attached, so its figure is not a clean one"
-                .into(),
+            message: message.into(),
         }));
     }
     // The page first: saving waits for a file lock and the disk. Then the
@@ -84,6 +83,8 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
             Finished::Pipe(result) => shared.history.append(result),
             Finished::Ipc(record) => shared.history.append_ipc(record),
             Finished::Latency(record) => shared.history.append_latency(record),
+            // Never here: these are not kept (`not_kept_because`).
+            Finished::Tool(_) | Finished::SharedPipe(_) | Finished::Tune(_) => Ok(()),
         };
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));

@@ -1,0 +1,655 @@
+//! A real program as one end of the pipe (`pipebench tool`): a tool of the
+//! vetted table ([`crate::steps::tools`]) started through the one launcher, its
+//! stdout (as the writer) or stdin (as the reader) the pipe, and pipebench's own
+//! end on the other side, on a thread of the job, counting what moves.
+//!
+//! As the writer, the tool's bytes are counted as pipebench reads them (an
+//! endless tool such as `yes` is cut off at the size: the pipe is closed and the
+//! tool dies of SIGPIPE). As the reader, pipebench writes the size and keeps a
+//! duplicate of the read end, so once the tool has exited it can ask the pipe how
+//! much was left unread: what the tool took is what was written minus that.
+//!
+//! What the tool does per call is counted on the tool's process
+//! ([`Counting::open_pid`]): context switches, faults, the kernel's events and,
+//! with `trace_syscalls`, its data calls (`syscalls:sys_enter_*`). The counters
+//! attach right after the start; the pipe is one page until then, so at most a
+//! page's worth of the tool's calls comes before them.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rustix::io::Errno;
+use serde::Serialize;
+
+use crate::engine::event::{Event, Failure, Finished, Progress};
+use crate::engine::job::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
+use crate::process::counts::{Counted, Counting, Request};
+use crate::process::launch::{EndProgram, Launch, LaunchError};
+use crate::process::rundir::{Base, RunDir, RunDirError};
+use crate::size::gib_per_s;
+use crate::steps::tools::{self, Input, Program, Side, Tool, TOOLS};
+
+/// The least a tool run moves.
+pub const MIN_BYTES: u64 = 1 << 20;
+/// The most a tool run moves (the file a writer reads is this large at most).
+pub const MAX_BYTES: u64 = 1 << 30;
+/// What a tool run moves unless told.
+pub const DEFAULT_BYTES: u64 = 256 << 20;
+/// The pipe's capacity while the tool runs: a shell's pipe, the kernel's default.
+pub const PIPE_CAPACITY: usize = 64 << 10;
+/// The bytes per call of pipebench's own end: the article's 256 KiB.
+const OWN_CALL: usize = 256 << 10;
+/// The data calls counted on the tool when its calls are traced.
+const TOOL_CALLS: [&str; 9] = [
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "splice",
+    "vmsplice",
+    "tee",
+    "sendfile64",
+    "copy_file_range",
+];
+/// Calls that move pages instead of copying bytes through user memory.
+const ZERO_COPY_CALLS: [&str; 5] = ["splice", "vmsplice", "tee", "sendfile64", "copy_file_range"];
+
+/// A checked request to run one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolJob {
+    /// The tool's id in the table.
+    pub tool: String,
+    /// Which end it is.
+    pub side: Side,
+    /// Bytes to move.
+    pub bytes: u64,
+    /// Count the tool's data calls in the kernel (slows every system call of the
+    /// machine while it runs).
+    pub trace_syscalls: bool,
+    /// Kill the run after this long.
+    pub timeout: Duration,
+}
+
+/// Why a tool run could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// No such tool in the table.
+    #[error("there is no tool {name:?}; the tools here are: {}", list(present))]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The tools of the table installed here.
+        present: Vec<String>,
+    },
+    /// The tool is in the table but its program is not installed.
+    #[error(
+        "{name} is not installed here (no {program} on PATH); the tools here are: {}",
+        list(present)
+    )]
+    Missing {
+        /// The tool.
+        name: String,
+        /// Its program.
+        program: String,
+        /// The tools of the table installed here.
+        present: Vec<String>,
+    },
+    /// The tool cannot be that end.
+    #[error("{name} cannot be the {side} of a pipe")]
+    Side {
+        /// The tool.
+        name: String,
+        /// `writer` or `reader`.
+        side: &'static str,
+    },
+    /// The size is out of bounds.
+    #[error("--bytes {bytes} is out of range: a tool run moves {min} to {max} bytes")]
+    OutOfRange {
+        /// What was asked.
+        bytes: u64,
+        /// The least.
+        min: u64,
+        /// The most.
+        max: u64,
+    },
+    /// The run's folder or file could not be made.
+    #[error("cannot prepare the run's file: {0}")]
+    RunDir(#[from] RunDirError),
+    /// The pipe or a descriptor could not be made.
+    #[error("cannot prepare the pipe: {0}")]
+    Pipe(std::io::Error),
+    /// The tool could not be started.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// The tool failed, or moved fewer bytes than it had to.
+    #[error("{name} as the {side}: {message}")]
+    Failed {
+        /// The tool.
+        name: String,
+        /// `writer` or `reader`.
+        side: &'static str,
+        /// What happened.
+        message: String,
+    },
+}
+
+impl ToolError {
+    /// Whether the request itself was unusable (exit code 2).
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            ToolError::Unknown { .. } | ToolError::Missing { .. } | ToolError::Side { .. }
+        ) || matches!(self, ToolError::OutOfRange { .. })
+    }
+}
+
+fn list(present: &[String]) -> String {
+    match present.is_empty() {
+        true => "none".into(),
+        false => present.join(", "),
+    }
+}
+
+/// The result of a tool run (`"kind":"tool"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolResult {
+    /// Always `tool`.
+    pub kind: &'static str,
+    /// The tool's id.
+    pub tool: String,
+    /// What it is.
+    pub title: String,
+    /// Which end it was.
+    pub side: Side,
+    /// Its command line as run (the file is the run's private file).
+    pub argv: Vec<String>,
+    /// Bytes that went through the pipe, as pipebench's end counted them.
+    pub bytes: u64,
+    /// Bytes asked for.
+    pub requested_bytes: u64,
+    /// From the first byte to the last, at pipebench's end.
+    pub elapsed_ms: f64,
+    /// GiB/s over that time.
+    pub gib_per_s: f64,
+    /// The pipe's capacity.
+    pub pipe_capacity: u64,
+    /// The CPUs of the tool and of pipebench's end.
+    pub cpus: [Option<usize>; 2],
+    /// How the tool ended (`exit code 0`, `killed by signal 13`).
+    pub exit: String,
+    /// What the kernel did for the tool, and what could not be counted.
+    pub counts: Counted,
+    /// Its calls on the pipe, from the traced counts (absent when not traced).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<PipeCalls>,
+    /// Things to know when reading the figure.
+    pub warnings: Vec<String>,
+    /// When it finished, ms since the epoch.
+    pub finished_at_ms: u64,
+}
+
+/// What the tool's data calls say about how it uses the pipe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PipeCalls {
+    /// The calls that move data on its side of the pipe (writes, or reads,
+    /// and the zero-copy calls), as the kernel counted them.
+    pub on_pipe: u64,
+    /// Bytes per such call, on average.
+    pub bytes_per_call: Option<f64>,
+    /// Whether it moved pages without copying them (splice, sendfile, ...).
+    pub zero_copy: bool,
+}
+
+/// The tools of the table whose program is here, by id.
+pub fn present() -> Vec<String> {
+    TOOLS
+        .iter()
+        .filter(|tool| locate(tool).is_some())
+        .map(|tool| tool.id.to_string())
+        .collect()
+}
+
+/// Where a tool's program is (`None` for pipebench's own, found by the job's
+/// context; `Some(None)` when it is not installed).
+fn locate(tool: &Tool) -> Option<Option<PathBuf>> {
+    match tool.program {
+        Program::Own => Some(None),
+        Program::OnPath(name) => on_path(name).map(Some),
+    }
+}
+
+/// The first executable regular file `name` in `PATH`'s folders.
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Checks a request against the table and the machine.
+pub fn check(
+    name: &str,
+    side: Side,
+    bytes: u64,
+) -> Result<(&'static Tool, Option<PathBuf>), ToolError> {
+    let tool = tools::find(name).ok_or_else(|| ToolError::Unknown {
+        name: name.to_string(),
+        present: present(),
+    })?;
+    if tool.usage(side).is_none() {
+        return Err(ToolError::Side {
+            name: name.to_string(),
+            side: side.name(),
+        });
+    }
+    if !(MIN_BYTES..=MAX_BYTES).contains(&bytes) {
+        return Err(ToolError::OutOfRange {
+            bytes,
+            min: MIN_BYTES,
+            max: MAX_BYTES,
+        });
+    }
+    match locate(tool) {
+        Some(exe) => Ok((tool, exe)),
+        None => Err(ToolError::Missing {
+            name: name.to_string(),
+            program: tool.program_name().to_string(),
+            present: present(),
+        }),
+    }
+}
+
+/// Runs `job`; the final event (`result` with a [`ToolResult`], `cancelled`,
+/// `error`), or none when the observer went away.
+pub fn run(job: &ToolJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
+    match measure(job, context, observer) {
+        Ok(Some(result)) => Some(Event::Result(Finished::Tool(Box::new(result)))),
+        Ok(None) => None,
+        Err(Ended::Stopped(stop)) => match stop {
+            Stop::Cancel => Some(Event::Cancelled),
+            Stop::Gone => None,
+            Stop::Shutdown => Some(Event::error("the server is shutting down")),
+        },
+        Err(Ended::Failed(err)) => Some(Event::Error(Failure {
+            message: err.to_string(),
+            reason: None,
+        })),
+    }
+}
+
+/// Runs `job` without an observer that stops it (the CLI): the result or why not.
+pub fn run_to_end(job: &ToolJob, context: &JobContext) -> Result<ToolResult, ToolError> {
+    struct Quiet;
+    impl Observer for Quiet {
+        fn event(&mut self, _: Event) {}
+        fn wait(&mut self, timeout: Duration) -> Option<Stop> {
+            std::thread::sleep(timeout);
+            None
+        }
+    }
+    match measure(job, context, &mut Quiet) {
+        Ok(Some(result)) => Ok(result),
+        Ok(None) | Err(Ended::Stopped(_)) => Err(ToolError::Failed {
+            name: job.tool.clone(),
+            side: job.side.name(),
+            message: "the run was stopped".into(),
+        }),
+        Err(Ended::Failed(err)) => Err(err),
+    }
+}
+
+enum Ended {
+    Stopped(Stop),
+    Failed(ToolError),
+}
+
+impl From<ToolError> for Ended {
+    fn from(err: ToolError) -> Self {
+        Ended::Failed(err)
+    }
+}
+
+/// The run's private file of `bytes` bytes (text lines, as a tool would meet),
+/// written now, so it is in the page cache.
+fn make_file(dir: &RunDir, bytes: u64) -> Result<PathBuf, ToolError> {
+    use std::io::Write;
+    let mut file = dir.create_file("input")?;
+    let line = b"pipebook: bytes a tool reads from the page cache and writes into a pipe\n";
+    let block: Vec<u8> = line.iter().copied().cycle().take(1 << 20).collect();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        file.write_all(&block[..n]).map_err(ToolError::Pipe)?;
+        left -= n as u64;
+    }
+    Ok(dir.path().join("input"))
+}
+
+fn measure(
+    job: &ToolJob,
+    context: &JobContext,
+    observer: &mut dyn Observer,
+) -> Result<Option<ToolResult>, Ended> {
+    let (tool, exe) = check(&job.tool, job.side, job.bytes)?;
+    let usage = tool.usage(job.side).expect("checked");
+    let failed = |message: String| ToolError::Failed {
+        name: tool.id.to_string(),
+        side: job.side.name(),
+        message,
+    };
+    // The file a writer reads lives in a private run folder, removed with it.
+    let needs_file = job.side == Side::Writer
+        && (usage.input == Input::File || usage.args.iter().any(|a| a.contains("{file}")));
+    let dir = match needs_file {
+        true => Some(
+            Base::runtime()
+                .and_then(|base| RunDir::create(&base))
+                .map_err(ToolError::from)?,
+        ),
+        false => None,
+    };
+    let file = match &dir {
+        Some(dir) => Some(make_file(dir, job.bytes)?),
+        None => None,
+    };
+    let fill = |arg: &str| {
+        let with_file = match &file {
+            Some(path) => arg.replace("{file}", &path.to_string_lossy()),
+            None => arg.to_string(),
+        };
+        with_file.replace("{bytes}", &job.bytes.to_string())
+    };
+    let program = match exe {
+        Some(exe) => EndProgram {
+            exe,
+            prefix: Vec::new(),
+        },
+        None => context.program.clone(),
+    };
+    let args: Vec<String> = usage.args.iter().map(|a| fill(a)).collect();
+    let mut argv = vec![tool.program_name().to_string()];
+    argv.extend(args.iter().cloned());
+
+    let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| ToolError::Pipe(e.into()))?;
+    // One page until the counters are on the tool: a writer that starts before
+    // them gets at most a page in.
+    let _ = rustix::pipe::fcntl_setpipe_size(&write_end, 4096);
+    let cpus = crate::process::cpu::allowed_cpus();
+    let tool_cpu = cpus.first().copied();
+    let own_cpu = cpus.get(1).copied().or(tool_cpu);
+    let mut warnings = Vec::new();
+    if cpus.len() < 2 {
+        warnings.push(
+            "only one CPU is allowed: the tool and pipebench's end take turns on it".to_string(),
+        );
+    }
+    let spare_read = Mutex::new(match job.side {
+        Side::Reader => Some(
+            rustix::io::fcntl_dupfd_cloexec(&read_end, 0).map_err(|e| ToolError::Pipe(e.into()))?,
+        ),
+        Side::Writer => None,
+    });
+    // Let go of the spare read end, so pipebench's writer, blocked on a pipe
+    // nobody reads any more, gets EPIPE.
+    let let_go = || drop(spare_read.lock().map(|mut s| s.take()));
+    let (ours, theirs): (OwnedFd, OwnedFd) = match job.side {
+        Side::Writer => (read_end, write_end),
+        Side::Reader => (write_end, read_end),
+    };
+    let os_args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let launch = Launch::program(format!("tool {}", tool.id), &program, os_args);
+    let launch = match job.side {
+        Side::Writer => {
+            let launch = launch.stdout(theirs);
+            match (usage.input, &file) {
+                (Input::File, Some(path)) => launch.stdin(
+                    std::fs::File::open(path)
+                        .map_err(|e| failed(format!("cannot open its input: {e}")))?,
+                ),
+                _ => launch,
+            }
+        }
+        Side::Reader => launch.stdin(theirs),
+    };
+    let mut child = launch.spawn().map_err(ToolError::from)?;
+    let pid = child.pid();
+    if let Some(cpu) = tool_cpu.filter(|_| cpus.len() > 1) {
+        let mut set = rustix::thread::CpuSet::new();
+        set.set(cpu);
+        let _ = rustix::thread::sched_setaffinity(rustix::thread::Pid::from_raw(pid as i32), &set);
+    }
+    let mut counting = Counting::open_pid(
+        pid,
+        &Request {
+            calls: TOOL_CALLS.to_vec(),
+            trace_syscalls: job.trace_syscalls,
+        },
+    );
+    counting.start();
+    let capacity =
+        rustix::pipe::fcntl_setpipe_size(&ours, PIPE_CAPACITY).unwrap_or(PIPE_CAPACITY) as u64;
+
+    let moved = AtomicU64::new(0);
+    let abandon = AtomicBool::new(false);
+    let early = AtomicBool::new(false);
+    let deadline = Instant::now() + job.timeout;
+    let (own, stop) = std::thread::scope(|scope| {
+        let own = scope.spawn(|| {
+            if let Some(cpu) = own_cpu.filter(|_| cpus.len() > 1) {
+                let _ = crate::process::cpu::pin_to(cpu);
+            }
+            own_end(job.side, ours, job.bytes, &moved, &abandon)
+        });
+        let started = Instant::now();
+        let mut last = (started, 0u64);
+        let mut stop = None;
+        while !own.is_finished() {
+            let now = Instant::now();
+            let bytes = moved.load(Ordering::Relaxed);
+            observer.event(Event::Progress(Progress {
+                bytes,
+                elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
+                gib_per_s: gib_per_s(
+                    bytes.saturating_sub(last.1),
+                    now.duration_since(last.0).as_secs_f64() * 1000.0,
+                ),
+                pipe_bytes: None,
+            }));
+            last = (now, bytes);
+            stop = observer.wait(PROGRESS_INTERVAL);
+            if stop.is_some() || Instant::now() >= deadline {
+                // The tool dies, so pipebench's end sees the end of the pipe.
+                abandon.store(true, Ordering::Relaxed);
+                child.kill();
+                let_go();
+                break;
+            }
+            if job.side == Side::Reader && exited_by(pid, Instant::now()) {
+                // The reader quit before the end: nothing will take the rest.
+                early.store(true, Ordering::Relaxed);
+                let_go();
+            }
+        }
+        (own.join(), stop)
+    });
+    if let Some(stop) = stop {
+        return Err(Ended::Stopped(stop));
+    }
+    let own = own
+        .map_err(|_| failed("pipebench's end panicked".into()))?
+        .map_err(|e| failed(format!("pipebench's end failed: {e}")))?;
+    if abandon.load(Ordering::Relaxed) {
+        return Err(failed(format!(
+            "it did not finish within {} s",
+            job.timeout.as_secs()
+        ))
+        .into());
+    }
+    // The tool has what it gets; it ends on its own (at the end of its input, or
+    // of SIGPIPE). Its counts are read before it is reaped.
+    let exited = exited_by(pid, Instant::now() + Duration::from_secs(10));
+    let counts = counting.stop(BTreeMap::new());
+    if !exited {
+        child.kill();
+        return Err(failed("it did not exit after the pipe was done".into()).into());
+    }
+    let _ = child.wait_until(Instant::now() + Duration::from_secs(5));
+    let status = child.status();
+    let exit = child.describe_status();
+    if early.load(Ordering::Relaxed) && own.bytes < job.bytes {
+        return Err(failed(format!(
+            "it ended ({exit}) before it had read the {} bytes",
+            job.bytes
+        ))
+        .into());
+    }
+    let spare = spare_read.lock().ok().and_then(|mut s| s.take());
+    let left = spare
+        .as_ref()
+        .map(|fd| rustix::io::ioctl_fionread(fd.as_fd()).unwrap_or(0))
+        .unwrap_or(0);
+    drop(spare);
+    let bytes = match job.side {
+        Side::Writer => own.bytes,
+        // What the tool took: written minus what it left in the pipe.
+        Side::Reader => own.bytes.saturating_sub(left),
+    };
+    let clean_exit = status.is_some_and(|s| s.success());
+    if !usage.endless && !clean_exit {
+        return Err(failed(format!("it ended with {exit}")).into());
+    }
+    if bytes != job.bytes {
+        return Err(failed(format!(
+            "{bytes} bytes went through the pipe, not {}",
+            job.bytes
+        ))
+        .into());
+    }
+    drop(dir);
+    let calls = pipe_calls(&counts, job.side, bytes);
+    let elapsed_ms = own.elapsed.as_secs_f64() * 1000.0;
+    Ok(Some(ToolResult {
+        kind: "tool",
+        tool: tool.id.to_string(),
+        title: tool.title.to_string(),
+        side: job.side,
+        argv,
+        bytes,
+        requested_bytes: job.bytes,
+        elapsed_ms,
+        gib_per_s: gib_per_s(bytes, elapsed_ms),
+        pipe_capacity: capacity,
+        cpus: [tool_cpu, own_cpu],
+        exit,
+        counts,
+        calls,
+        warnings,
+        finished_at_ms: now_ms(),
+    }))
+}
+
+/// The tool's calls on its side of the pipe, from its traced counts.
+fn pipe_calls(counts: &Counted, side: Side, bytes: u64) -> Option<PipeCalls> {
+    let traced = counts.counts.syscalls_traced.as_ref()?;
+    let get = |call: &str| traced.get(call).copied().unwrap_or(0);
+    let plain = match side {
+        Side::Writer => get("write") + get("writev"),
+        Side::Reader => get("read") + get("readv"),
+    };
+    let zero_copy: u64 = ZERO_COPY_CALLS.iter().map(|c| get(c)).sum();
+    let on_pipe = plain + zero_copy;
+    Some(PipeCalls {
+        on_pipe,
+        bytes_per_call: (on_pipe > 0).then(|| bytes as f64 / on_pipe as f64),
+        zero_copy: zero_copy > 0,
+    })
+}
+
+/// What pipebench's end did.
+struct OwnEnd {
+    bytes: u64,
+    elapsed: Duration,
+}
+
+/// pipebench's end: reads up to `size` bytes (or to the end of the pipe), or
+/// writes `size` bytes, in the article's 256 KiB calls; closes its end on return.
+fn own_end(
+    side: Side,
+    fd: OwnedFd,
+    size: u64,
+    moved: &AtomicU64,
+    abandon: &AtomicBool,
+) -> Result<OwnEnd, Errno> {
+    let mut buffer = vec![b'p'; OWN_CALL];
+    let mut done = 0u64;
+    let mut first: Option<Instant> = None;
+    while done < size && !abandon.load(Ordering::Relaxed) {
+        let want = (size - done).min(OWN_CALL as u64) as usize;
+        let n = match side {
+            Side::Writer => rustix::io::read(&fd, &mut buffer[..want]),
+            Side::Reader => rustix::io::write(&fd, &buffer[..want]),
+        };
+        match n {
+            Ok(0) => break,
+            Ok(n) => {
+                first.get_or_insert_with(Instant::now);
+                done += n as u64;
+                moved.store(done, Ordering::Relaxed);
+            }
+            Err(Errno::INTR) => {}
+            // The tool closed its end early (it exited): what went through is counted.
+            Err(Errno::PIPE) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    let elapsed = first.map(|f| f.elapsed()).unwrap_or_default();
+    drop(fd);
+    Ok(OwnEnd {
+        bytes: done,
+        elapsed,
+    })
+}
+
+/// Waits until process `pid` (our child) has exited, without reaping it, at
+/// most until `deadline`; whether it did.
+fn exited_by(pid: u32, deadline: Instant) -> bool {
+    loop {
+        // SAFETY: waitid fills the siginfo we pass; WNOWAIT leaves the child to
+        // be reaped by its `Child`.
+        let exited = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let rc = libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            );
+            rc == 0 && info.si_pid() != 0
+        };
+        if exited {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,335 @@
+//! Tuning (`pipebench tune STEP --budget SECONDS`): the knobs that matter
+//! searched together, bytes per call × pipe capacity, for one step, as a job of
+//! ordinary pipe jobs (like [`crate::engine::sweep`]).
+//!
+//! The step's own configuration runs in the same session as every candidate, in
+//! the same interleaved rounds (each round visits every cell and the step's own
+//! configuration once, in a shuffled order), so the gain is a ratio of medians
+//! measured side by side, with its spread (the worst and best pairing of the
+//! runs). Capacities stay within `/proc/sys/fs/pipe-max-size`; a step with huge
+//! pages keeps them, one without gets none (the search changes sizes, not the
+//! step's kind). The best configuration is a variant with its own id,
+//! `tuned-STEP`, never the step's own name, and the argv that repeats it.
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::Serialize;
+
+use crate::engine::event::{Event, Finished};
+use crate::engine::job::{Job, JobContext, Observer, PipeJob};
+use crate::engine::result::RunResult;
+use crate::output::stats::{summarize, Summary};
+use crate::size::ByteSize;
+use crate::steps::plan::{Limits, RunParams, RunPlan};
+
+/// Bytes per call tried.
+pub const BUF_SIZES: [u64; 4] = [64 << 10, 256 << 10, 1 << 20, 2 << 20];
+/// Pipe capacities tried (those over pipe-max-size are left out).
+pub const PIPE_SIZES: [u64; 3] = [64 << 10, 256 << 10, 1 << 20];
+/// Interleaved rounds.
+pub const ROUNDS: usize = 3;
+/// The least and most budget, seconds.
+pub const BUDGET_BOUNDS: (f64, f64) = (1.0, 600.0);
+/// The shortest run the planner allows, seconds.
+const MIN_RUN_SECONDS: f64 = 0.1;
+
+/// A tuning request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuneJob {
+    /// The step tuned.
+    pub step: String,
+    /// The whole search's time, seconds (runs' own time; set-up comes on top).
+    pub budget: f64,
+    /// Seed of the rounds' order (`None`: from the OS).
+    pub seed: Option<u64>,
+}
+
+/// Why a search cannot be run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TuneError {
+    /// The budget is out of bounds.
+    #[error("--budget {0} is out of range: {min} to {max} seconds", min = BUDGET_BOUNDS.0, max = BUDGET_BOUNDS.1)]
+    Budget(f64),
+    /// The planner refuses the step itself.
+    #[error(transparent)]
+    Plan(#[from] crate::steps::plan::PlanError),
+}
+
+/// One configuration and its runs' throughput.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cell {
+    /// Bytes per call.
+    pub buf_size: u64,
+    /// The pipe's capacity as read back.
+    pub pipe_capacity: Option<u64>,
+    /// GiB/s over the rounds.
+    pub summary: Summary,
+}
+
+/// The best configuration, as a variant of its own.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Best {
+    /// Its id: `tuned-STEP`.
+    pub id: String,
+    /// The step it varies.
+    pub base: String,
+    /// Bytes per call.
+    pub buf_size: u64,
+    /// Pipe capacity.
+    pub pipe_size: u64,
+    /// GiB/s over the rounds.
+    pub summary: Summary,
+    /// The command line that runs it again.
+    pub argv: Vec<String>,
+}
+
+/// The best over the step's own configuration, measured in the same session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Gain {
+    /// Median over median.
+    pub ratio: f64,
+    /// The spread: the best's slowest run over the step's fastest ...
+    pub low: f64,
+    /// ... and the best's fastest over the step's slowest.
+    pub high: f64,
+}
+
+/// What a search found (`"kind":"tune"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TuneResult {
+    /// Always `tune`.
+    pub kind: &'static str,
+    /// The step.
+    pub step: String,
+    /// Seconds each run was given.
+    pub seconds_per_run: f64,
+    /// Rounds.
+    pub rounds: usize,
+    /// The step's own configuration.
+    pub baseline: Cell,
+    /// Every configuration tried.
+    pub cells: Vec<Cell>,
+    /// The fastest by median.
+    pub best: Best,
+    /// Its gain over the step's own configuration.
+    pub gain: Gain,
+    /// Things to know.
+    pub warnings: Vec<String>,
+}
+
+/// The planned search: every cell's plan and the step's own, and the order.
+struct Search {
+    seconds: f64,
+    /// (buf_size, pipe_size) of each cell; the baseline is index `cells.len()`.
+    cells: Vec<(u64, u64)>,
+    plans: Vec<RunPlan>,
+    order: Vec<usize>,
+    skipped: usize,
+}
+
+fn plan(job: &TuneJob, limits: &Limits) -> Result<Search, TuneError> {
+    if !(BUDGET_BOUNDS.0..=BUDGET_BOUNDS.1).contains(&job.budget) {
+        return Err(TuneError::Budget(job.budget));
+    }
+    let candidates: Vec<(u64, u64)> = BUF_SIZES
+        .iter()
+        .flat_map(|&b| PIPE_SIZES.iter().map(move |&p| (b, p)))
+        .filter(|&(_, p)| p <= limits.max_pipe_size)
+        .collect();
+    // Cells the budget can afford at the shortest run the planner allows.
+    let affordable = ((job.budget / MIN_RUN_SECONDS / ROUNDS as f64) as usize).saturating_sub(1);
+    let seconds_for = |n: usize| job.budget / (ROUNDS * (n + 1)) as f64;
+    let mut cells = Vec::new();
+    let mut plans = Vec::new();
+    let mut skipped = 0;
+    for (buf, pipe) in candidates {
+        if cells.len() >= affordable.max(1) {
+            skipped += 1;
+            continue;
+        }
+        let params = RunParams {
+            buf_size: Some(ByteSize(buf)),
+            pipe_size: Some(ByteSize(pipe)),
+            seconds: Some(MIN_RUN_SECONDS),
+            quiet: Some(true),
+            ..RunParams::default()
+        };
+        // A configuration this step or machine refuses is left out.
+        if RunPlan::for_step_id(&job.step, &params, limits).is_ok() {
+            cells.push((buf, pipe));
+        } else {
+            skipped += 1;
+        }
+    }
+    let seconds = seconds_for(cells.len()).max(MIN_RUN_SECONDS);
+    for &(buf, pipe) in &cells {
+        let params = RunParams {
+            buf_size: Some(ByteSize(buf)),
+            pipe_size: Some(ByteSize(pipe)),
+            seconds: Some(seconds),
+            quiet: Some(true),
+            ..RunParams::default()
+        };
+        plans.push(RunPlan::for_step_id(&job.step, &params, limits)?);
+    }
+    let own = RunParams {
+        seconds: Some(seconds),
+        quiet: Some(true),
+        ..RunParams::default()
+    };
+    plans.push(RunPlan::for_step_id(&job.step, &own, limits)?);
+    let mut rng = match job.seed {
+        Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
+        None => rand::rngs::StdRng::from_os_rng(),
+    };
+    let mut order = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut round: Vec<usize> = (0..plans.len()).collect();
+        round.shuffle(&mut rng);
+        order.extend(round);
+    }
+    Ok(Search {
+        seconds,
+        cells,
+        plans,
+        order,
+        skipped,
+    })
+}
+
+/// Runs the search; the final event (`result` with a [`TuneResult`], or the
+/// event that ended it early), or none when the observer went away.
+pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
+    let search = match plan(job, &Limits::default()) {
+        Ok(search) => search,
+        Err(err) => return Some(Event::error(err.to_string())),
+    };
+    let mut results: Vec<Vec<RunResult>> = vec![Vec::new(); search.plans.len()];
+    for &index in &search.order {
+        let pipe = Job::Pipe(Box::new(PipeJob {
+            plan: search.plans[index].clone(),
+            watch: false,
+            live: false,
+        }));
+        match pipe.run(context, observer)? {
+            Event::Result(Finished::Pipe(result)) => results[index].push(*result),
+            other => return Some(other),
+        }
+    }
+    Some(finish(job, &search, &results))
+}
+
+fn cell(buf_size: u64, runs: &[RunResult]) -> Option<Cell> {
+    let rates: Vec<f64> = runs.iter().map(|r| r.gib_per_s).collect();
+    Some(Cell {
+        buf_size,
+        pipe_capacity: runs.first().and_then(|r| r.pipe_capacity),
+        summary: summarize(&rates)?,
+    })
+}
+
+fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
+    let own = results.last().expect("the step's own configuration runs");
+    let Some(baseline) = cell(own.first().map_or(0, |r| r.bytes_per_call), own) else {
+        return Event::error("the step's own configuration produced no run");
+    };
+    let cells: Vec<Cell> = search
+        .cells
+        .iter()
+        .zip(results)
+        .filter_map(|(&(buf, _), runs)| cell(buf, runs))
+        .collect();
+    let best_index = search
+        .cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, _)| cell(search.cells[i].0, &results[i]).map(|c| (i, c)))
+        .max_by(|a, b| a.1.summary.median.total_cmp(&b.1.summary.median));
+    let Some((index, best_cell)) = best_index else {
+        return Event::error("no configuration produced a run");
+    };
+    let (buf_size, pipe_size) = search.cells[index];
+    let argv = results[index]
+        .first()
+        .map(|r| r.argv.clone())
+        .unwrap_or_default();
+    let b = &best_cell.summary;
+    let o = &baseline.summary;
+    let gain = Gain {
+        ratio: b.median / o.median,
+        low: b.min / o.max,
+        high: b.max / o.min,
+    };
+    let mut warnings = Vec::new();
+    if search.skipped > 0 {
+        warnings.push(format!(
+            "{} configurations were left out: refused by this step or machine, or more \
+             than the budget affords",
+            search.skipped
+        ));
+    }
+    if gain.low < 1.0 {
+        warnings.push(
+            "the runs of the best and of the step's own configuration overlap: the gain is \
+             within this session's spread"
+                .into(),
+        );
+    }
+    Event::Result(Finished::Tune(Box::new(TuneResult {
+        kind: "tune",
+        step: job.step.clone(),
+        seconds_per_run: search.seconds,
+        rounds: ROUNDS,
+        baseline,
+        cells,
+        best: Best {
+            id: format!("tuned-{}", job.step),
+            base: job.step.clone(),
+            buf_size,
+            pipe_size,
+            summary: best_cell.summary,
+            argv,
+        },
+        gain,
+        warnings,
+    })))
+}
+
+/// The CLI's check of a request before anything runs.
+pub fn check(job: &TuneJob) -> Result<(), TuneError> {
+    plan(job, &Limits::default()).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_interleaves_rounds_and_stays_within_the_budget() {
+        let job = TuneJob {
+            step: "write-read".into(),
+            budget: 4.0,
+            seed: Some(1),
+        };
+        let search = plan(&job, &Limits::default()).unwrap();
+        let n = search.plans.len();
+        assert_eq!(search.order.len(), n * ROUNDS);
+        // Every round visits every configuration once.
+        for round in search.order.chunks(n) {
+            let mut seen = round.to_vec();
+            seen.sort();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
+        assert!(search.seconds * (n * ROUNDS) as f64 <= job.budget + 1e-9);
+        assert!(matches!(
+            plan(
+                &TuneJob {
+                    budget: 0.1,
+                    ..job.clone()
+                },
+                &Limits::default()
+            ),
+            Err(TuneError::Budget(_))
+        ));
+    }
+}

@@ -1,0 +1,65 @@
+//! `pipebench tune` on a small budget: real runs of every configuration and of
+//! the step's own, interleaved in one session.
+
+use crate::common::{cpus, pipebench, stderr, stdout};
+use serde_json::Value;
+
+#[test]
+fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
+    let _cpus = cpus();
+    let output = pipebench(&["tune", "write-read", "--budget", "2", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rounds = result["rounds"].as_u64().unwrap();
+    let median = |v: &Value| v["summary"]["median"].as_f64().unwrap();
+    // The step's own configuration ran in every round, as every cell did.
+    assert_eq!(result["baseline"]["summary"]["runs"].as_u64(), Some(rounds));
+    let cells = result["cells"].as_array().unwrap();
+    assert!(!cells.is_empty(), "{result}");
+    for cell in cells {
+        assert_eq!(cell["summary"]["runs"].as_u64(), Some(rounds), "{cell}");
+    }
+    let best = &result["best"];
+    // The best is the fastest cell by median, under an id of its own.
+    assert!(cells.iter().all(|c| median(c) <= median(best)), "{result}");
+    assert_ne!(best["id"], "write-read");
+    assert_eq!(best["base"], "write-read");
+    let argv: Vec<&str> = best["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let buf = best["buf_size"].as_u64().unwrap().to_string();
+    let pipe = best["pipe_size"].as_u64().unwrap();
+    assert_eq!(&argv[..3], ["pipebench", "run", "write-read"], "{argv:?}");
+    assert!(
+        argv.contains(&"--pipe-size") && argv.contains(&"--buf-size"),
+        "{argv:?}"
+    );
+    assert!(pipe >= 4096 && buf != "0", "{best}");
+    // The gain is the ratio of the two medians, with the spread around it.
+    let gain = &result["gain"];
+    let ratio = gain["ratio"].as_f64().unwrap();
+    assert!(
+        (ratio - median(best) / median(&result["baseline"])).abs() < 1e-9,
+        "{gain}"
+    );
+    assert!(gain["low"].as_f64().unwrap() <= ratio && ratio <= gain["high"].as_f64().unwrap());
+}
+
+#[test]
+fn a_budget_out_of_range_or_an_unknown_step_exits_2() {
+    for args in [
+        ["tune", "write-read", "--budget", "0.1"],
+        ["tune", "no-such-step", "--budget", "2"],
+    ] {
+        let output = pipebench(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
