@@ -56,7 +56,7 @@ function showKernel(el, steps, results) {
         null,
         h("th", { scope: "col" }, "Count"),
         columns.map((c) =>
-          h("th", { scope: "col", dataset: { step: c.id } }, titles.get(c.id) ?? c.id, h("span.pipebook-step-id", null, `${c.runs} run${c.runs === 1 ? "" : "s"}`)),
+          h("th", { scope: "col", dataset: { step: c.id } }, titles.get(c.id) ?? c.id, h("span.pipebook-kernel-runs", null, `${c.runs} run${c.runs === 1 ? "" : "s"}`)),
         ),
       ),
     ),

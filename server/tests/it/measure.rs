@@ -10,7 +10,10 @@
 //!   the same step, and vs `pipebench run --occupancy` (`cli-occupancy`: the CLI
 //!   sampling like a live run), in rotating order, medians;
 //! - time from a `run` message to its first `progress`;
-//! - the server's idle resident memory, right after start and after the runs.
+//! - the server's idle resident memory, right after start and after the runs;
+//! - what counting the kernel's events costs: `pipebench run STEP` with counts and
+//!   with `--no-counts`, in alternating pairs, medians and the median pair ratio
+//!   (`measure_counting_overhead`; `PIPEBOOK_MEASURE_PAIRS`, default 11).
 
 use std::path::Path;
 use std::process::Command;
@@ -184,4 +187,69 @@ async fn measure_server_against_the_cli() {
         rss_start,
         rss_kib(server.pid())
     );
+}
+
+/// Pairs of the counting measurement; `PIPEBOOK_MEASURE_PAIRS` overrides (at least 11).
+fn pairs() -> usize {
+    std::env::var("PIPEBOOK_MEASURE_PAIRS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(11)
+        .max(11)
+}
+
+/// One CLI run's GiB/s, counting the kernel's events or not.
+fn cli_counted(pipebench: &Path, step: &str, counts: bool) -> f64 {
+    let output = Command::new(pipebench)
+        .args(["run", step, "--bytes", &bytes(), "--json"])
+        .args((!counts).then_some("--no-counts"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // The run counted what it said it would: counts present exactly when asked.
+    assert_eq!(result["counts"].is_object(), counts, "{}", result["counts"]);
+    result["gib_per_s"].as_f64().unwrap()
+}
+
+#[test]
+#[ignore = "measurement: run with --release --ignored --nocapture"]
+fn measure_counting_overhead() {
+    let pipebench = Path::new(env!("CARGO_BIN_EXE_pipebook")).with_file_name("pipebench");
+    assert!(
+        pipebench.is_file(),
+        "build the CLI of the same profile first: cargo build --release -p pipebench"
+    );
+    let pairs = pairs();
+    let steps =
+        std::env::var("PIPEBOOK_MEASURE_STEPS").unwrap_or_else(|_| "write-read,busy-loop".into());
+    println!("{pairs} alternating pairs of {} per step, counts on then off, the order swapped every pair", bytes());
+    for step in steps.split(',') {
+        let (mut on, mut off, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for pair in 0..pairs {
+            // Which goes first alternates, so a drift in the machine's speed
+            // favours neither.
+            let (a, b) = if pair % 2 == 0 {
+                let a = cli_counted(&pipebench, step, true);
+                (a, cli_counted(&pipebench, step, false))
+            } else {
+                let b = cli_counted(&pipebench, step, false);
+                (cli_counted(&pipebench, step, true), b)
+            };
+            on.push(a);
+            off.push(b);
+            ratios.push(a / b);
+        }
+        println!(
+            "{step:16} counts on {:7.2}  off {:7.2}  on/off: ratio of medians {:.3}, median pair ratio {:.3}   on {on:.2?} off {off:.2?}",
+            median(&mut on.clone()),
+            median(&mut off.clone()),
+            median(&mut on) / median(&mut off),
+            median(&mut ratios)
+        );
+    }
 }
