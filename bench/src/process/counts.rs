@@ -12,13 +12,16 @@
 //!   read 0.
 //! - Where permitted (root, `CAP_PERFMON`, or paranoid -1, with tracefs mounted):
 //!   kernel tracepoints counted for this process, through `perf_event_open`
-//!   ([`perf_event`], the perf-event2 crate): `kmem:mm_page_alloc`,
-//!   `kmem:mm_page_free`, `sched:sched_waking` (fired in the waker, so it counts
-//!   the wakeups this process issued), `ipi:ipi_send_cpu`, `tlb:tlb_flush`.
-//! - On request only ([`Request::trace_syscalls`]): `syscalls:sys_enter_*` for the
-//!   data calls, a cross-check of the calls the end counts itself. Enabling any
-//!   syscall tracepoint sends every system call of the machine through the slow
-//!   path, which costs a busy-looping end throughput, so it is off by default.
+//!   ([`perf_event`], the perf-event2 crate): `sched:sched_waking` (fired in the
+//!   waker, so it counts the wakeups this process issued), `ipi:ipi_send_cpu`,
+//!   `tlb:tlb_flush`. These fire a few times per pipe-full at most.
+//! - On request only ([`Request::trace_syscalls`], `--trace-syscalls`), because
+//!   they fire on every page or every call and cost the run its speed:
+//!   `kmem:mm_page_alloc` and `kmem:mm_page_free` (about half a million events per
+//!   GiB a copying step moves: measured, they took about a tenth of write-read's
+//!   throughput), and `syscalls:sys_enter_*` for the data calls, a cross-check of
+//!   the calls the end counts itself (enabling any syscall tracepoint sends every
+//!   system call of the machine through the slow path).
 //!
 //! What cannot be counted is said once, typed ([`Unavailable`]): which counts, why,
 //! and what to do.
@@ -99,6 +102,9 @@ pub enum Unavailable {
     NotReported,
     /// Counting was turned off for this run.
     TurnedOff,
+    /// Counted only when asked: the event fires so often that counting it
+    /// slows the run.
+    OnRequest,
 }
 
 impl Unavailable {
@@ -129,6 +135,11 @@ impl Unavailable {
                     .into()
             }
             Unavailable::TurnedOff => "counting was turned off for this run (--no-counts)".into(),
+            Unavailable::OnRequest => "counted only when asked: every page allocated or freed \
+                 fires a tracepoint, and counting them took about a tenth of a copying step's \
+                 speed, so a plain run leaves them out; ask with --trace-syscalls (in the page, \
+                 'Trace calls and pages')"
+                .into(),
         }
     }
 }
@@ -228,7 +239,8 @@ pub struct Request {
     /// The data calls it makes, by name (`write`, `vmsplice`, ...): the names of
     /// its syscall tracepoints too.
     pub calls: Vec<&'static str>,
-    /// Also count `syscalls:sys_enter_*` for those calls (costly: see the module).
+    /// Also count the costly events (see the module): every page allocated and
+    /// freed (`kmem:*`) and `syscalls:sys_enter_*` for those calls.
     pub trace_syscalls: bool,
 }
 
@@ -464,7 +476,16 @@ impl Counting {
                     missing.push(Missing::new(counts, Unavailable::NoTracefs));
                 }
                 Some(events) => {
-                    for count in Count::TRACED {
+                    // The page counts fire on every page: only when asked.
+                    let (asked, costly): (Vec<Count>, Vec<Count>) =
+                        Count::TRACED.into_iter().partition(|count| {
+                            request.trace_syscalls
+                                || !matches!(count, Count::PageAllocs | Count::PageFrees)
+                        });
+                    if !costly.is_empty() {
+                        missing.push(Missing::new(costly, Unavailable::OnRequest));
+                    }
+                    for count in asked {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
                             counter(Tracepoint::with_id(id), &mut group, pid)

@@ -227,7 +227,7 @@ impl Param {
             Param::Quiet => "Quiet run",
             Param::Profile => "Profile",
             Param::Counts => "Count kernel events",
-            Param::TraceSyscalls => "Trace system calls",
+            Param::TraceSyscalls => "Trace calls and pages",
         }
     }
 
@@ -257,8 +257,8 @@ impl Param {
             Param::Verify => "The reader checks every byte (slower: for correctness, not speed).",
             Param::Quiet => "No live progress, only the result: the observer costs nothing.",
             Param::Profile => "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
-            Param::Counts => "Count what the kernel did for each end: context switches and faults always, page allocations, wakeups, IPIs and TLB flushes where permitted.",
-            Param::TraceSyscalls => "Also count the data calls in the kernel (syscalls:sys_enter_*), a cross-check of the ends' own tally; it slows every system call, so a busy loop loses throughput.",
+            Param::Counts => "Count what the kernel did for each end: context switches and faults always, wakeups, IPIs and TLB flushes where permitted (page allocations with the next option).",
+            Param::TraceSyscalls => "Also count what fires on every page or call: page allocations and frees (kmem:*) and the data calls in the kernel (syscalls:sys_enter_*); exact, but it slows the run (about a tenth for write-read), so the figure is not a clean one.",
         }
     }
 

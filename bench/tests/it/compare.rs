@@ -55,11 +55,18 @@ fn busy_loop_resolves_faster_than_write_read() {
 }
 
 /// The same step on both sides: the interval holds 1.0 and the verdict waits,
-/// saying how many more pairs a 10% difference would take.
+/// saying how many more pairs a 10% difference would take. A 95% interval
+/// misses 1.0 by chance one time in twenty (more on a machine busy with other
+/// work), so a comparison that resolves is tried once more: two chance
+/// verdicts in a row would happen about once in four hundred.
 #[test]
 fn a_step_against_itself_is_not_resolved() {
     let _cpus = cpus();
-    let got = compare(&["write-read", "write-read"]);
+    let mut got = compare(&["write-read", "write-read"]);
+    if got["verdict"] != "not_resolved" {
+        println!("resolved by chance once, trying again: {got}");
+        got = compare(&["write-read", "write-read"]);
+    }
     assert_eq!(got["verdict"], "not_resolved", "{got}");
     assert!(figure(&got, "ci_low") <= 1.0 && figure(&got, "ci_high") >= 1.0);
     assert!(got["more_pairs"].as_u64().is_some(), "{got}");

@@ -7,8 +7,9 @@ use crate::common::{as_nobody, cpus, exe, pipebench, stderr, stdout};
 
 const MIB: u64 = 1 << 20;
 
-fn run_json(step: &str, bytes: &str) -> Value {
-    let args = ["run", step, "--json", "--bytes", bytes];
+fn run_json(step: &str, bytes: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["run", step, "--json", "--bytes", bytes];
+    args.extend_from_slice(extra);
     let output = pipebench(&args);
     assert!(
         output.status.success(),
@@ -40,7 +41,8 @@ fn pages(result: &Value) -> f64 {
 #[test]
 fn write_read_makes_one_write_per_256_kib_and_allocates_a_page_per_4_kib() {
     let _cpus = cpus();
-    let result = run_json("write-read", "64MiB");
+    // Page allocations are counted only when asked: they fire on every page.
+    let result = run_json("write-read", "64MiB", &["--trace-syscalls"]);
     let counts = &result["counts"];
     let bytes = result["bytes"].as_u64().unwrap();
     assert_eq!(bytes, 64 * MIB, "{result}");
@@ -75,9 +77,35 @@ fn write_read_makes_one_write_per_256_kib_and_allocates_a_page_per_4_kib() {
 }
 
 #[test]
+fn a_plain_run_leaves_the_per_page_counts_out_and_says_how_to_ask() {
+    let _cpus = cpus();
+    let result = run_json("write-read", "16MiB", &[]);
+    let counts = &result["counts"];
+    if counts["writer"]["wakeups"].is_null() {
+        println!("tracepoints not permitted here: nothing to check");
+        return;
+    }
+    assert!(counts["writer"]["page_allocs"].is_null(), "{counts}");
+    let asked = counts["missing"].as_array().unwrap().iter().find(|m| {
+        m["counts"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c == "page_allocs"))
+    });
+    let asked = asked.expect("page_allocs is listed as missing");
+    assert_eq!(asked["reason"]["kind"], "on_request", "{counts}");
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("--trace-syscalls"),
+        "{asked}"
+    );
+}
+
+#[test]
 fn vmsplice_allocates_next_to_nothing() {
     let _cpus = cpus();
-    let result = run_json("vmsplice-splice", "64MiB");
+    let result = run_json("vmsplice-splice", "64MiB", &["--trace-syscalls"]);
     if !traced(&result) {
         println!("tracepoints not permitted here: nothing to check");
         return;
@@ -97,7 +125,7 @@ fn busy_loop_ends_hardly_ever_sleep() {
         println!("one CPU: the busy loop's ends take turns, so they are not tested for sleeps");
         return;
     }
-    let result = run_json("busy-loop", "256MiB");
+    let result = run_json("busy-loop", "256MiB", &[]);
     let counts = &result["counts"];
     // A blocking end sleeps about once per pipe-full; 256 MiB through a 128 KiB
     // pipe is 2048 of them. Spinning ends retry instead.

@@ -139,6 +139,11 @@ pub struct TaskParams {
     /// The reader checks every byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<bool>,
+    /// Count what fires on every page or call (page allocations), for a task
+    /// whose checks need those counts: it slows the run, so only such a task
+    /// asks, and its student cannot change it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_syscalls: Option<bool>,
 }
 
 /// The swept parameter and its values.

@@ -159,8 +159,9 @@ fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
     if *profile == Some(true) {
         return Err(fixed("profile"));
     }
-    // Tracing every system call slows the ends: the lab's figure would not be one.
-    if *trace_syscalls == Some(true) {
+    // Tracing slows the ends: only a task whose checks need the per-page
+    // counts asks for it, and a student cannot change that either way.
+    if trace_syscalls.is_some() && *trace_syscalls != task.params.trace_syscalls {
         return Err(fixed("trace_syscalls"));
     }
     Ok(RunParams {
@@ -169,6 +170,7 @@ fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
         quiet: *quiet,
         // The kernel's counts are part of what a lab shows; leaving them out is allowed.
         counts: *counts,
+        trace_syscalls: task.params.trace_syscalls,
         verify: task.params.verify,
         ..RunParams::default()
     })
@@ -357,6 +359,34 @@ mod tests {
                 ..
             })
         ));
+        // Tracing slows a run: a student cannot turn it on, nor off where the
+        // task's checks need the per-page counts.
+        let traced = |on| RunParams {
+            trace_syscalls: Some(on),
+            ..Default::default()
+        };
+        assert!(matches!(
+            lab_run(
+                &tag("vmsplice-safety", "reuse"),
+                "vmsplice-reuse",
+                &traced(true)
+            ),
+            Err(LabError::FixedParam {
+                param: "trace_syscalls",
+                ..
+            })
+        ));
+        assert!(matches!(
+            lab_run(
+                &tag("vmsplice-safety", "verified"),
+                "vmsplice-read",
+                &traced(false)
+            ),
+            Err(LabError::FixedParam {
+                param: "trace_syscalls",
+                ..
+            })
+        ));
         // What the student may set goes through; nothing else is kept.
         let free = RunParams {
             bytes: Some(ByteSize(1 << 20)),
@@ -371,6 +401,8 @@ mod tests {
             RunParams {
                 profile: None,
                 verify: Some(true),
+                // The task counts pages (its check needs them), whatever the page says.
+                trace_syscalls: Some(true),
                 ..free
             }
         );
