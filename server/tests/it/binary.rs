@@ -201,7 +201,9 @@ async fn watch_rebuilds_the_book_when_a_chapter_changes() {
         text.replace("# Chapter", "# Edited while serving"),
     )
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // Alone it takes a few seconds; beside the rest of the suite (browsers, runs on
+    // both CPUs) a rebuild has taken over 20.
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let page = http_get(port, "/chapter.html", &host).await;
         if page.status == 200 && page.body.contains("Edited while serving") {
@@ -209,7 +211,7 @@ async fn watch_rebuilds_the_book_when_a_chapter_changes() {
         }
         assert!(
             Instant::now() < deadline,
-            "the edited chapter was not served within 20 s"
+            "the edited chapter was not served within 60 s"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
