@@ -519,17 +519,10 @@ fn run_point(
             readers,
         };
         let what = format!("reader {id}");
-        let child = Launch::new(
-            what.clone(),
-            &context.program,
-            "shared-end",
-            vec![OsString::from(
-                serde_json::to_string(&spec).expect("specs serialise"),
-            )],
-        )
-        .stdin(dup(&read_end)?)
-        .spawn()
-        .map_err(PointError::from)?;
+        let child = end_launch(&what, context, &spec)
+            .stdin(dup(&read_end)?)
+            .spawn()
+            .map_err(PointError::from)?;
         ends.push((what, child));
     }
     drop(read_end);
@@ -542,17 +535,10 @@ fn run_point(
             readers,
         };
         let what = format!("writer {id}");
-        let child = Launch::new(
-            what.clone(),
-            &context.program,
-            "shared-end",
-            vec![OsString::from(
-                serde_json::to_string(&spec).expect("specs serialise"),
-            )],
-        )
-        .stdout(dup(&write_end)?)
-        .spawn()
-        .map_err(PointError::from)?;
+        let child = end_launch(&what, context, &spec)
+            .stdout(dup(&write_end)?)
+            .spawn()
+            .map_err(PointError::from)?;
         ends.push((what, child));
     }
     // Only the ends hold the pipe now: the readers see its end when the last
@@ -629,6 +615,18 @@ fn run_point(
         ],
         oversubscribed: writers + readers > crate::process::cpu::allowed_cpus().len().max(1),
     })
+}
+
+/// How one end of a shared-pipe point starts: `shared-end SPEC`, by the one launcher.
+fn end_launch<'a>(what: &str, context: &'a JobContext, spec: &EndSpec) -> Launch<'a> {
+    Launch::new(
+        what,
+        &context.program,
+        "shared-end",
+        vec![OsString::from(
+            serde_json::to_string(spec).expect("specs serialise"),
+        )],
+    )
 }
 
 #[cfg(test)]
