@@ -1,6 +1,6 @@
 'use strict';
 
-/* global default_theme, default_dark_theme, default_light_theme, hljs, ClipboardJS */
+/* global default_theme, default_dark_theme, default_light_theme, ClipboardJS */
 
 // Fix back button cache problem
 // pipebook: mdBook's empty `window.onunload` (an old Firefox workaround) is gone: an unload
@@ -34,6 +34,9 @@ function mdbook_something_else_has_focus(e) {
     }
     return /^(?:input|select|textarea)$/i.test(target.nodeName);
 }
+
+// pipebook: this script's own element, read while it runs (see highlightInSlices).
+const bookScript = document.currentScript;
 
 (function codeSnippets() {
     function fetch_with_timeout(url, options, timeout = 6000) {
@@ -169,12 +172,6 @@ function mdbook_something_else_has_focus(e) {
             .catch(error => result_block.innerText = 'Playground Communication: ' + error.message);
     }
 
-    // Syntax highlighting Configuration
-    hljs.configure({
-        tabReplace: '    ', // 4 spaces
-        languages: [], // Languages used for auto-detection
-    });
-
     const code_nodes = Array
         .from(document.querySelectorAll('code'))
         // Don't highlight `inline code` blocks in headers.
@@ -182,22 +179,22 @@ function mdbook_something_else_has_focus(e) {
             return !node.parentElement.classList.contains('header');
         });
 
-    // pipebook: highlighted a slice at a time (about 8 ms each, then the browser gets
-    // the thread back), not all in one task: a chapter with many listings otherwise
-    // blocks a phone's main thread for most of a second while it loads.
+    // pipebook: listings are coloured by pipebook/highlight.js (the highlight.js core and
+    // only the grammars the book uses), a slice at a time, imported only by a page that has
+    // a listing in a language: most chapters have none, and a phone then compiles nothing
+    // for it. index.hbs names the module on this script's element. A book opened from
+    // files (file://, where browsers refuse modules) shows its listings uncoloured.
     const highlightInSlices = function(blocks) {
-        let next = 0;
-        const slice = function() {
-            const until = performance.now() + 8;
-            while (next < blocks.length && performance.now() < until) {
-                hljs.highlightBlock(blocks[next]);
-                next += 1;
-            }
-            if (next < blocks.length) {
-                setTimeout(slice, 0);
-            }
-        };
-        slice();
+        const wanted = blocks.filter(function(node) {
+            return /(^|\s)language-(?!text\b|plaintext\b|mermaid\b)/.test(node.className);
+        });
+        const url = bookScript && bookScript.dataset.highlight;
+        if (wanted.length === 0 || !url || location.protocol === 'file:') {
+            return;
+        }
+        import(new URL(url, document.baseURI).href)
+            .then(function(module) { module.highlightInSlices(wanted); })
+            .catch(function(err) { console.error('pipebook: highlighting', err); });
     };
 
     if (window.ace) {
@@ -835,61 +832,70 @@ aria-label="Show hidden lines"></button>';
     });
 })();
 
+// pipebook: the menu bar's scroll behaviour is set up after the first paint. It reads
+// the bar's height and offset: read while the page is still being parsed, those made the
+// browser lay the whole page out inside this script (the longest task of a chapter's
+// load on a phone); after the paint, the layout is already there.
 (function controllMenu() {
-    const menu = document.getElementById('mdbook-menu-bar');
+    requestAnimationFrame(function() {
+        setTimeout(setUp, 0);
+    });
+    function setUp() {
+        const menu = document.getElementById('mdbook-menu-bar');
 
-    (function controllPosition() {
-        let scrollTop = document.scrollingElement.scrollTop;
-        let prevScrollTop = scrollTop;
-        const minMenuY = -menu.clientHeight - 50;
-        // When the script loads, the page can be at any scroll (e.g. if you refresh it).
-        menu.style.top = scrollTop + 'px';
-        // Same as parseInt(menu.style.top.slice(0, -2), but faster
-        let topCache = menu.style.top.slice(0, -2);
-        menu.classList.remove('sticky');
-        let stickyCache = false; // Same as menu.classList.contains('sticky'), but faster
-        document.addEventListener('scroll', function() {
-            scrollTop = Math.max(document.scrollingElement.scrollTop, 0);
-            // `null` means that it doesn't need to be updated
-            let nextSticky = null;
-            let nextTop = null;
-            const scrollDown = scrollTop > prevScrollTop;
-            const menuPosAbsoluteY = topCache - scrollTop;
-            if (scrollDown) {
-                nextSticky = false;
-                if (menuPosAbsoluteY > 0) {
-                    nextTop = prevScrollTop;
+        (function controllPosition() {
+            let scrollTop = document.scrollingElement.scrollTop;
+            let prevScrollTop = scrollTop;
+            const minMenuY = -menu.clientHeight - 50;
+            // When the script loads, the page can be at any scroll (e.g. if you refresh it).
+            menu.style.top = scrollTop + 'px';
+            // Same as parseInt(menu.style.top.slice(0, -2), but faster
+            let topCache = menu.style.top.slice(0, -2);
+            menu.classList.remove('sticky');
+            let stickyCache = false; // Same as menu.classList.contains('sticky'), but faster
+            document.addEventListener('scroll', function() {
+                scrollTop = Math.max(document.scrollingElement.scrollTop, 0);
+                // `null` means that it doesn't need to be updated
+                let nextSticky = null;
+                let nextTop = null;
+                const scrollDown = scrollTop > prevScrollTop;
+                const menuPosAbsoluteY = topCache - scrollTop;
+                if (scrollDown) {
+                    nextSticky = false;
+                    if (menuPosAbsoluteY > 0) {
+                        nextTop = prevScrollTop;
+                    }
+                } else {
+                    if (menuPosAbsoluteY > 0) {
+                        nextSticky = true;
+                    } else if (menuPosAbsoluteY < minMenuY) {
+                        nextTop = prevScrollTop + minMenuY;
+                    }
                 }
-            } else {
-                if (menuPosAbsoluteY > 0) {
-                    nextSticky = true;
-                } else if (menuPosAbsoluteY < minMenuY) {
-                    nextTop = prevScrollTop + minMenuY;
+                if (nextSticky === true && stickyCache === false) {
+                    menu.classList.add('sticky');
+                    stickyCache = true;
+                } else if (nextSticky === false && stickyCache === true) {
+                    menu.classList.remove('sticky');
+                    stickyCache = false;
+                }
+                if (nextTop !== null) {
+                    menu.style.top = nextTop + 'px';
+                    topCache = nextTop;
+                }
+                prevScrollTop = scrollTop;
+            }, { passive: true });
+        })();
+        (function controllBorder() {
+            function updateBorder() {
+                if (menu.offsetTop === 0) {
+                    menu.classList.remove('bordered');
+                } else {
+                    menu.classList.add('bordered');
                 }
             }
-            if (nextSticky === true && stickyCache === false) {
-                menu.classList.add('sticky');
-                stickyCache = true;
-            } else if (nextSticky === false && stickyCache === true) {
-                menu.classList.remove('sticky');
-                stickyCache = false;
-            }
-            if (nextTop !== null) {
-                menu.style.top = nextTop + 'px';
-                topCache = nextTop;
-            }
-            prevScrollTop = scrollTop;
-        }, { passive: true });
-    })();
-    (function controllBorder() {
-        function updateBorder() {
-            if (menu.offsetTop === 0) {
-                menu.classList.remove('bordered');
-            } else {
-                menu.classList.add('bordered');
-            }
-        }
-        updateBorder();
-        document.addEventListener('scroll', updateBorder, { passive: true });
-    })();
+            updateBorder();
+            document.addEventListener('scroll', updateBorder, { passive: true });
+        })();
+    }
 })();
