@@ -1,9 +1,10 @@
-// Renders <pre class="mermaid"> diagrams with the vendored Mermaid (vendor/mermaid.min.js).
+// Renders <pre class="mermaid"> diagrams with the vendored Mermaid (vendor/mermaid/, its
+// ES-module build; vendor/mermaid.min.js when the book is opened from files).
 // A classic deferred script, not a module, so diagrams also render when the book is
 // opened from files (browsers refuse module scripts on file://). Picks Mermaid's theme
 // from mdBook's theme class on <html> and re-renders when the reader switches theme.
 //
-// Lazily: the 3.5 MB bundle is fetched only when a diagram comes near the screen, and
+// Lazily: Mermaid is fetched only when a diagram comes near the screen, and
 // each diagram is drawn as it comes near, so no diagram holds up the first paint or
 // the page's first seconds on a phone. The print view draws them all at once.
 (function () {
@@ -60,16 +61,31 @@
 
   // Code listings and tables too wide for the column (every page, the print view
   // included; a phone's column is narrow), and diagrams still shown as their source.
+  // All sizes are read first and the attributes written after: a write between two reads
+  // would make the browser lay the page out again for each block.
   function markScrollableCode() {
     var blocks = document.querySelectorAll("main pre, main pre:not(.mermaid) > code, main .table-wrapper");
+    var wide = [];
     for (var i = 0; i < blocks.length; i++) {
-      var what = blocks[i].classList.contains("mermaid")
+      if (blocks[i].scrollWidth > blocks[i].clientWidth + 1) wide.push(blocks[i]);
+    }
+    for (var j = 0; j < wide.length; j++) {
+      var what = wide[j].classList.contains("mermaid")
         ? "Diagram source"
-        : blocks[i].classList.contains("table-wrapper")
+        : wide[j].classList.contains("table-wrapper")
           ? "Table"
           : "Code";
-      markScrollable(blocks[i], what + ": scroll sideways to see all of it");
+      markScrollable(wide[j], what + ": scroll sideways to see all of it");
     }
+  }
+
+  // After the first paint: reading a size before it would make the browser lay the page
+  // out inside this script, on top of the layout the paint does anyway.
+  function afterPaint(fn) {
+    if (!window.requestAnimationFrame) return setTimeout(fn, 0);
+    requestAnimationFrame(function () {
+      setTimeout(fn, 0);
+    });
   }
 
   var rendering = Promise.resolve();
@@ -174,23 +190,25 @@
     if (window.console) console.warn("pipebook: diagram not drawn:", message);
   }
 
-  // Where the vendored Mermaid lives, relative to this script (works from a server
-  // and from files alike).
-  var MERMAID_SRC = (function () {
-    var me = document.currentScript && document.currentScript.src;
-    return me ? me.replace(/pipebook\/diagrams\.js(\?.*)?$/, "vendor/mermaid.min.js") : null;
-  })();
+  // Where the vendored Mermaid lives, relative to this script. Served, the page imports
+  // Mermaid's ES-module build, which fetches only the code of the diagram kinds on the
+  // page (about half a megabyte for a flowchart and a sequence diagram, a third of the
+  // main thread's time); opened from files, where browsers refuse modules, it loads the
+  // 3.5 MB single-file build.
+  var ME = document.currentScript && document.currentScript.src;
+  var FROM_FILES = location.protocol === "file:";
+  var MERMAID_SRC = ME
+    ? ME.replace(/pipebook\/diagrams\.js(\?.*)?$/, FROM_FILES ? "vendor/mermaid.min.js" : "vendor/mermaid/mermaid.esm.min.mjs")
+    : null;
 
-  // The 3.5 MB bundle is fetched only when a diagram comes near the screen, once.
+  // Fetched only when a diagram comes near the screen, once.
   var loading = null;
   function loadMermaid(then) {
     if (window.mermaid) return then();
     if (!MERMAID_SRC) return;
     if (loading) return loading.push(then);
     loading = [then];
-    var script = document.createElement("script");
-    script.src = MERMAID_SRC;
-    script.onload = function () {
+    var loaded = function () {
       // Mermaid renders every .mermaid element on window load unless told not to;
       // we render ourselves (after the fonts, with the page's theme).
       if (window.mermaid) window.mermaid.initialize({ startOnLoad: false });
@@ -201,14 +219,25 @@
         render(true);
       }).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
     };
-    script.onerror = function () {
+    var failed = function () {
       document.documentElement.setAttribute("data-pipebook-diagrams", "error");
     };
+    if (!FROM_FILES) {
+      import(MERMAID_SRC).then(function (module) {
+        window.mermaid = module.default;
+        loaded();
+      }, failed);
+      return;
+    }
+    var script = document.createElement("script");
+    script.src = MERMAID_SRC;
+    script.onload = loaded;
+    script.onerror = failed;
     document.head.appendChild(script);
   }
 
   function start() {
-    markScrollableCode();
+    afterPaint(markScrollableCode);
     // A turned phone or a resized window can make more blocks scroll.
     var resizing = null;
     window.addEventListener("resize", function () {
@@ -240,7 +269,7 @@
       return;
     }
     // Drawn as it scrolls into view: a diagram just below the fold does not make a
-    // phone fetch and compile 3.5 MB before the reader asked for it.
+    // phone fetch and compile Mermaid before the reader asked for it.
     var observer = new IntersectionObserver(
       function (entries) {
         entries.forEach(function (entry) {

@@ -49,7 +49,7 @@ async fn every_chapter(page: &Page) -> TestResult {
         // The 3.5 MB Mermaid bundle is fetched by pages with a diagram, and only them.
         let fetched_mermaid = js(
             client,
-            r#"return performance.getEntriesByType("resource").some((e) => e.name.endsWith("/mermaid.min.js"));"#,
+            r#"return performance.getEntriesByType("resource").some((e) => e.name.endsWith("/vendor/mermaid/mermaid.esm.min.mjs"));"#,
         )
         .await?;
         if fetched_mermaid != json!(total > 0) {
@@ -86,8 +86,10 @@ async fn second_visit(page: &Page) -> TestResult {
     let timing = js(
         client,
         r#"const nav = performance.getEntriesByType("navigation")[0];
-           const mermaid = performance.getEntriesByType("resource")
-             .find((e) => e.name.endsWith("/mermaid.min.js"));
+           const parts = performance.getEntriesByType("resource")
+             .filter((e) => e.name.includes("/vendor/mermaid"));
+           const mermaid = parts.length ? { responseEnd: Math.max(...parts.map((e) => e.responseEnd)),
+             transferSize: parts.reduce((sum, e) => sum + (e.transferSize || 0), 0), files: parts.length } : null;
            return { load_ms: nav.loadEventEnd - nav.startTime,
                     dom_ms: nav.domContentLoadedEventEnd - nav.startTime,
                     mermaid_end_ms: mermaid ? mermaid.responseEnd : null,
@@ -96,6 +98,7 @@ async fn second_visit(page: &Page) -> TestResult {
                       .sort((a, b) => b[1] - a[1]).slice(0, 4),
                     transferred: performance.getEntriesByType("resource")
                       .reduce((sum, e) => sum + (e.transferSize || 0), nav.transferSize || 0),
+                    mermaid_files: mermaid ? mermaid.files : 0,
                     mermaid_bytes: mermaid ? mermaid.transferSize : null };"#,
     )
     .await?;
