@@ -1,110 +1,101 @@
 // pipebook's page code: finds the placeholders the book's preprocessor left and mounts
 // the widgets. Diagrams are started by diagrams.js (a classic script, so they also
 // render when the book is opened from files).
+//
+// Each kind of card is fetched only by a page that has one (a dynamic import): most
+// chapters carry one or two kinds, and a phone then downloads, compiles and runs only
+// those, not the forty modules of every card in the book.
 
-import { catalog, ipcLab, runnerAvailable } from "./api.js";
-import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
-import { mountLab } from "./lab.js";
-import { mountLatency, mountLatencyMatrix } from "./latency.js";
-import { mountPages } from "./pages.js";
-import { mountResults } from "./results.js";
-import { mountSweep } from "./sweep.js";
-import { mountSystem } from "./system.js";
-import { mountWalk } from "./walkview.js";
-import { mountWidget } from "./widget.js";
+import { catalog, ipcLab, runnerAvailable, tokenIsCurrent } from "./api.js";
+
+// What the mount functions get besides their element: `online` (a runner answers),
+// `byId` (the runner's step catalogue by id) and `lab` (the IPC lab's table, or null).
+// One row per kind of card: where it sits, the module that draws it, how to mount it.
+// `drawnOffline`: drawn without asking the runner (the walk is arithmetic only).
+// `settles`: mount returns a promise the page waits for before it says it is ready.
+const KINDS = [
+  { name: "walk", selector: ".pipebook-walk", drawnOffline: true, load: () => import("./walkview.js"), mount: (m, el) => m.mountWalk(el) },
+  { name: "widget", selector: ".pipebook-run[data-step]", load: () => import("./widget.js"), mount: (m, el, ctx) => m.mountWidget(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
+  { name: "pages", selector: ".pipebook-pages[data-specs]", load: () => import("./pages.js"), mount: (m, el, ctx) => m.mountPages(el, { online: ctx.online }) },
+  { name: "sweep", selector: ".pipebook-sweep[data-step][data-param]", load: () => import("./sweep.js"), mount: (m, el, ctx) => m.mountSweep(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
+  {
+    name: "lab",
+    selector: ".pipebook-lab[data-lab][data-def]",
+    load: () => import("./lab.js"),
+    // The time budget's bounds are the same for every step: take the first task's.
+    mount: (m, el, ctx) => m.mountLab(el, { online: ctx.online, catalogEntry: ctx.byId.get(JSON.parse(el.dataset.def).tasks?.[0]?.step) }),
+  },
+  { name: "ipc", selector: ".pipebook-ipc[data-mechanism]", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpc(el, { online: ctx.online, lab: ctx.lab }) },
+  { name: "ipc matrix", selector: ".pipebook-ipc-matrix", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpcMatrix(el, { online: ctx.online, lab: ctx.lab }) },
+  { name: "latency", selector: ".pipebook-latency[data-mechanism]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatency(el, { online: ctx.online }) },
+  { name: "latency matrix", selector: ".pipebook-latency-matrix[data-mechanisms]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatencyMatrix(el, { online: ctx.online }) },
+  { name: "results", selector: ".pipebook-results", settles: true, load: () => import("./results.js"), mount: (m, el) => m.mountResults(el) },
+  { name: "system", selector: ".pipebook-system", settles: true, load: () => import("./system.js"), mount: (m, el) => m.mountSystem(el) },
+];
+
+// Gives the browser its thread back between two cards: each card is mounted in a task
+// of its own, so a chapter with many cards never holds a phone's main thread for long.
+function nextTask() {
+  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+// Mounts every element of one kind; a card that fails is logged and the others go on.
+async function mountKind(kind, elements, modulePromise, ctx) {
+  let module;
+  try {
+    module = await modulePromise;
+  } catch (err) {
+    console.error("pipebook: loading", kind.name, err);
+    return;
+  }
+  const settling = [];
+  for (const el of elements) {
+    await nextTask();
+    try {
+      const done = kind.mount(module, el, ctx);
+      if (kind.settles) settling.push(Promise.resolve(done).catch((err) => console.error("pipebook:", kind.name, err)));
+    } catch (err) {
+      console.error("pipebook:", kind.name, el.dataset.step || el.dataset.mechanism || el.dataset.lab || "", err);
+    }
+  }
+  await Promise.all(settling);
+}
 
 async function main() {
   document.documentElement.classList.add("pipebook-js");
-  const runs = [...document.querySelectorAll(".pipebook-run[data-step]")];
-  const results = [...document.querySelectorAll(".pipebook-results")];
-  const systems = [...document.querySelectorAll(".pipebook-system")];
-  const sweeps = [...document.querySelectorAll(".pipebook-sweep[data-step][data-param]")];
-  const labCards = [...document.querySelectorAll(".pipebook-lab[data-lab][data-def]")];
-  const ipcs = [...document.querySelectorAll(".pipebook-ipc[data-mechanism]")];
-  const matrices = [...document.querySelectorAll(".pipebook-ipc-matrix")];
-  const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
-  const latencies = [...document.querySelectorAll(".pipebook-latency[data-mechanism]")];
-  const latencyMatrices = [...document.querySelectorAll(".pipebook-latency-matrix[data-mechanisms]")];
-  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices];
-  // The walk is arithmetic only: drawn whether or not the runner is there.
-  for (const el of document.querySelectorAll(".pipebook-walk")) {
-    try {
-      mountWalk(el);
-    } catch (err) {
-      console.error("pipebook: walk", err);
-    }
+  const present = KINDS.map((kind) => ({ kind, elements: [...document.querySelectorAll(kind.selector)] })).filter(
+    (p) => p.elements.length,
+  );
+  // Fetch the modules at once, while the runner is asked whether it is there.
+  const loading = present.map((p) => p.kind.load());
+
+  const offline = { online: false, byId: new Map(), lab: null };
+  const drawnOffline = present.map((p, i) => (p.kind.drawnOffline ? mountKind(p.kind, p.elements, loading[i], offline) : null));
+  const cards = present.filter((p) => !p.kind.drawnOffline);
+  if (!cards.length) {
+    await Promise.all(drawnOffline);
+    // Said on every page, so whoever waits for the page (a test, a script) never has
+    // to know which kinds of card need the runner.
+    document.documentElement.dataset.pipebookReady = "no-cards";
+    return;
   }
-  if (cards.every((list) => !list.length)) return;
 
   const online = await runnerAvailable();
   const steps = online ? (await catalog()) || [] : [];
   const byId = new Map(steps.map((s) => [String(s.id), s]));
-
-  for (const el of runs) {
-    try {
-      mountWidget(el, { online, catalogEntry: byId.get(el.dataset.step) });
-    } catch (err) {
-      console.error("pipebook: widget", el.dataset.step, err);
-    }
-  }
-  for (const el of pages) {
-    try {
-      mountPages(el, { online });
-    } catch (err) {
-      console.error("pipebook: pages", err);
-    }
-  }
-  for (const el of sweeps) {
-    try {
-      mountSweep(el, { online, catalogEntry: byId.get(el.dataset.step) });
-    } catch (err) {
-      console.error("pipebook: sweep", el.dataset.step, err);
-    }
-  }
-  for (const el of labCards) {
-    try {
-      // The time budget's bounds are the same for every step: take the first task's.
-      const def = JSON.parse(el.dataset.def);
-      mountLab(el, { online, catalogEntry: byId.get(def.tasks?.[0]?.step) });
-    } catch (err) {
-      console.error("pipebook: lab", el.dataset.lab, err);
-    }
-  }
-  const lab = online && (ipcs.length || matrices.length) ? await ipcLab() : null;
-  for (const el of ipcs) {
-    try {
-      mountIpc(el, { online, lab });
-    } catch (err) {
-      console.error("pipebook: ipc", el.dataset.mechanism, err);
-    }
-  }
-  for (const el of matrices) {
-    try {
-      mountIpcMatrix(el, { online, lab });
-    } catch (err) {
-      console.error("pipebook: ipc matrix", err);
-    }
-  }
-  for (const el of latencies) {
-    try {
-      mountLatency(el, { online });
-    } catch (err) {
-      console.error("pipebook: latency", el.dataset.mechanism, err);
-    }
-  }
-  for (const el of latencyMatrices) {
-    try {
-      mountLatencyMatrix(el, { online });
-    } catch (err) {
-      console.error("pipebook: latency matrix", err);
-    }
-  }
-  await Promise.all([
-    ...results.map((el) => mountResults(el).catch((err) => console.error("pipebook: results", err))),
-    ...systems.map((el) => mountSystem(el).catch((err) => console.error("pipebook: system", err))),
-  ]);
+  const lab = online && cards.some((p) => p.kind.needsLab) ? await ipcLab() : null;
+  const ctx = { online, byId, lab };
+  await Promise.all(present.map((p, i) => (p.kind.drawnOffline ? drawnOffline[i] : mountKind(p.kind, p.elements, loading[i], ctx))));
   document.documentElement.dataset.pipebookReady = online ? "online" : "offline";
 }
+
+// A page restored from the back/forward cache carries the token of the server that
+// served it; a server restarted since refuses that token, and every card would fail.
+// Such a page is loaded again (its results are kept by the runner and the browser).
+window.addEventListener("pageshow", async (event) => {
+  if (event.persisted && (await tokenIsCurrent()) === false) location.reload();
+});
 
 if (document.readyState === "loading") {
   document.addEventListener("DOMContentLoaded", main, { once: true });

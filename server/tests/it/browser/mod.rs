@@ -216,8 +216,9 @@ document.addEventListener("securitypolicyviolation", (e) => {
 /// not yet drawn, as a reader would, and back to the top once all are.
 const READY: &str = r#"
 if (document.readyState !== "complete") return false;
-const needsWidgets = document.querySelector(".pipebook-run, .pipebook-lab, .pipebook-sweep, .pipebook-ipc, .pipebook-ipc-matrix, .pipebook-results, .pipebook-system");
-if (needsWidgets && !document.documentElement.dataset.pipebookReady) return false;
+// main.js says when every card of the page is mounted ("online", "offline", or
+// "no-cards"), on every page.
+if (!document.documentElement.dataset.pipebookReady) return false;
 const diagrams = document.querySelectorAll("pre.mermaid");
 if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) {
   const next = document.querySelector("pre.mermaid:not([data-pipebook-theme])");
