@@ -7,6 +7,25 @@ export function pageToken() {
   return token && token.trim() ? token.trim() : null;
 }
 
+/**
+ * Whether this page's token is still the server's: false when the server now serves
+ * the page with another token (it was restarted since this page was loaded, and will
+ * refuse the old one), null when that cannot be told (no token, no server).
+ */
+export async function tokenIsCurrent() {
+  const mine = pageToken();
+  if (!mine || (location.protocol !== "http:" && location.protocol !== "https:")) return null;
+  try {
+    const response = await fetch(location.href, { cache: "no-store", credentials: "same-origin" });
+    if (!response.ok) return null;
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const theirs = page.querySelector('meta[name="pipebook-token"]')?.getAttribute("content")?.trim();
+    return theirs ? theirs === mine : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function getJSON(path) {
   const response = await fetch(path, {
     headers: { Accept: "application/json" },

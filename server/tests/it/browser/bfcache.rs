@@ -50,3 +50,80 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
     })
     .await;
 }
+
+/// A page restored from the back/forward cache whose token the server no longer
+/// accepts (the server was restarted meanwhile) loads itself again, and so carries
+/// the token that works. The restart is stood in for by changing the token the page
+/// holds before leaving it: to the page, the server now answers with another one.
+#[tokio::test]
+async fn a_restored_page_with_a_stale_token_loads_again() {
+    in_fresh_page("bfcache-token", async |page: &Page| {
+        let (client, base) = (&page.client, page.base.as_str());
+        for chapter in ["baseline", "introduction"] {
+            require_chapter(chapter)?;
+        }
+        open(client, base, "baseline").await?;
+        let served = js(
+            client,
+            "const m = document.querySelector('meta[name=\"pipebook-token\"]');
+             const token = m.getAttribute('content');
+             m.setAttribute('content', 'ffff' + token.slice(4) === token ? '0000' + token.slice(4) : 'ffff' + token.slice(4));
+             window.pipebookStayed = 'yes';
+             return token;",
+        )
+        .await?;
+        open(client, base, "introduction").await?;
+        client
+            .back()
+            .await
+            .map_err(|e| format!("going back: {e}"))?;
+        let seen = wait_js(
+            client,
+            "if (!location.pathname.endsWith('/baseline.html') || window.pipebookStayed) return null;
+             if (document.documentElement.dataset.pipebookReady !== 'online') return null;
+             return document.querySelector('meta[name=\"pipebook-token\"]').getAttribute('content');",
+            Duration::from_secs(20),
+            "the chapter loaded again with the server's token",
+        )
+        .await?;
+        if seen != served {
+            return Err(format!(
+                "after loading again the page should carry the server's token {served}, not {seen}"
+            ));
+        }
+        Ok(())
+    })
+    .await;
+}
+
+/// The same page restored with the token the server still accepts stays as it was.
+#[tokio::test]
+async fn a_restored_page_with_a_current_token_is_kept() {
+    in_fresh_page("bfcache-kept", async |page: &Page| {
+        let (client, base) = (&page.client, page.base.as_str());
+        for chapter in ["baseline", "introduction"] {
+            require_chapter(chapter)?;
+        }
+        open(client, base, "baseline").await?;
+        js(client, "window.pipebookStayed = 'yes'; return true;").await?;
+        open(client, base, "introduction").await?;
+        client
+            .back()
+            .await
+            .map_err(|e| format!("going back: {e}"))?;
+        // Long enough for the check to have fetched the page and compared.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let stayed = wait_js(
+            client,
+            "return location.pathname.endsWith('/baseline.html') ? (window.pipebookStayed || 'reloaded') : null;",
+            Duration::from_secs(20),
+            "the page after going back",
+        )
+        .await?;
+        if stayed != "yes" {
+            return Err(format!("a page whose token still works was loaded again: {stayed}"));
+        }
+        Ok(())
+    })
+    .await;
+}
