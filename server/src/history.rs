@@ -555,6 +555,7 @@ mod tests {
             iterations: 1,
             bytes_per_call: 256 << 10,
             pipe_capacity: Some(65536),
+            page_size: None,
             stopped_by_budget: false,
             writer: EndSummary::default(),
             reader: EndSummary::default(),

@@ -382,6 +382,7 @@ impl RunHandle {
             iterations: writer.iterations,
             bytes_per_call: self.plan.writer.common.buf_size.bytes(),
             pipe_capacity: writer.pipe_capacity,
+            page_size: Some(Shape::machine_pages().0),
             stopped_by_budget: reader.stopped_by_budget || writer.stopped_by_budget,
             writer: EndSummary::from(&writer),
             reader: EndSummary::from(&reader),

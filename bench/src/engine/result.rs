@@ -71,6 +71,10 @@ pub struct RunResult {
     /// set-up): 65536 is the kernel's default ring of 16 one-page slots.
     #[serde(default)]
     pub pipe_capacity: Option<u64>,
+    /// The machine's page size, bytes: one slot of the pipe's ring holds a page, so
+    /// the capacity is this many pages (absent in results from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<u64>,
     /// Whether the run ended at its time budget rather than its byte count.
     pub stopped_by_budget: bool,
     /// Writer summary.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::ends::options::{ReaderOptions, WriterOptions};
 use crate::ends::pipe_setup::pipe_max_size;
 use crate::process::cpu::allowed_cpus;
-use crate::size::{ByteSize, GIB, KIB, MIB};
+use crate::size::{ByteSize, GIB, MIB};
 use crate::steps::catalog::{self, Step};
 
 /// Bytes a run pipes when the caller gives neither bytes nor seconds on the command
@@ -35,9 +35,6 @@ pub const SWEEP_SECONDS: f64 = 1.0;
 /// Runs shorter than this are flagged: start-up, page faults of the first touch and
 /// scheduling noise are then a large part of the figure.
 pub const MIN_RELIABLE_MS: f64 = 500.0;
-
-/// The smallest chunk and pipe: one page.
-const PAGE: u64 = 4 * KIB;
 
 /// What a caller may change about a step. Every field is optional and checked
 /// against [`Limits`]; unknown fields are refused so a typo is not silently ignored.
@@ -83,6 +80,9 @@ pub struct RunParams {
 /// Bounds on [`RunParams`].
 #[derive(Debug, Clone)]
 pub struct Limits {
+    /// The machine's page size, from the kernel (4 KiB on x86-64; 16 or 64 KiB on
+    /// some arm64 kernels): the smallest chunk and pipe, and the unit both come in.
+    pub page_size: u64,
     /// Largest byte count.
     pub max_bytes: u64,
     /// Smallest chunk.
@@ -101,9 +101,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
+        let page_size = crate::ends::buffer::page_size() as u64;
         Limits {
+            page_size,
             max_bytes: 64 * GIB,
-            min_buf_size: PAGE,
+            min_buf_size: page_size,
             max_buf_size: 64 * MIB,
             max_pipe_size: pipe_max_size().map_or(MIB, |s| s.bytes()),
             min_seconds: 0.1,
@@ -283,13 +285,13 @@ impl Param {
                 Some(step.writer.common.buf_size.bytes() as f64),
                 limits.min_buf_size as f64,
                 limits.max_buf_size as f64,
-                Some(PAGE),
+                Some(limits.page_size),
             ),
             Param::PipeSize => (
                 step.writer.effective_pipe_size().map(|s| s.bytes() as f64),
-                PAGE as f64,
+                limits.page_size as f64,
                 limits.max_pipe_size as f64,
-                Some(PAGE),
+                Some(limits.page_size),
             ),
             Param::WriterCpu | Param::ReaderCpu => (None, 0.0, max_cpu, None),
             Param::Verify => flag(step.reader.common.verify),
@@ -325,6 +327,7 @@ impl ParamSpec {
             return Err(PlanError::NotWholePages {
                 name: self.name,
                 value: ByteSize(value).exact(),
+                page: self.multiple_of.unwrap_or_default(),
             });
         }
         Ok(value)
@@ -396,12 +399,14 @@ pub enum PlanError {
         max: String,
     },
     /// A size is in range but not a whole number of pages.
-    #[error("{name} = {value} must be a multiple of 4096 bytes (whole pages)")]
+    #[error("{name} = {value} must be a multiple of {page} bytes (whole pages of this machine)")]
     NotWholePages {
         /// Parameter name.
         name: &'static str,
         /// The value given, exactly.
         value: String,
+        /// The machine's page size, bytes.
+        page: u64,
     },
     /// The chunk asks for a pipe the system does not allow.
     #[error(
@@ -622,6 +627,7 @@ fn choose_cpus(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::size::KIB;
 
     #[test]
     fn plans_apply_params_within_bounds() {
@@ -682,9 +688,58 @@ mod tests {
         }
     }
 
+    /// A machine's page size as the kernel would report it, 4 KiB (x86-64) or 16 or
+    /// 64 KiB (arm64 kernels built so).
+    fn limits_with_pages(page_size: u64) -> Limits {
+        Limits {
+            page_size,
+            min_buf_size: page_size,
+            max_pipe_size: 4 * MIB,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn sizes_come_in_the_machines_pages() {
+        for page in [4 * KIB, 16 * KIB, 64 * KIB] {
+            let limits = limits_with_pages(page);
+            let plan = |buf: u64, pipe: u64| {
+                let params = RunParams {
+                    buf_size: Some(ByteSize(buf)),
+                    pipe_size: Some(ByteSize(pipe)),
+                    ..Default::default()
+                };
+                RunPlan::for_step_id("write-read", &params, &limits)
+            };
+            // Whole pages are taken, the smallest chunk and pipe being one page.
+            let ok = plan(page, page).unwrap();
+            assert_eq!(ok.writer.pipe_size, Some(ByteSize(page)), "{page}");
+            assert!(plan(4 * page, 2 * page).is_ok(), "{page}");
+            // Less than a page, or a part of one, is refused naming this machine's page.
+            assert!(matches!(
+                plan(page / 2, page),
+                Err(PlanError::OutOfRange { .. })
+            ));
+            if page > 4 * KIB {
+                let err = plan(page + 4 * KIB, page).unwrap_err();
+                assert!(
+                    matches!(err, PlanError::NotWholePages { page: p, .. } if p == page),
+                    "{err}"
+                );
+                assert!(
+                    err.to_string().contains(&format!("multiple of {page}")),
+                    "{err}"
+                );
+            }
+            let spec = Param::PipeSize.spec(&catalog::find("write-read").unwrap(), &limits);
+            assert_eq!(spec.min, page as f64);
+            assert_eq!(spec.multiple_of, Some(page));
+        }
+    }
+
     #[test]
     fn refusals_quote_the_exact_value_sent() {
-        let limits = Limits::default();
+        let limits = limits_with_pages(4 * KIB);
         let refuse = |buf: u64| {
             let params = RunParams {
                 buf_size: Some(ByteSize(buf)),

@@ -51,7 +51,7 @@ test("without root: present pages without frames, huge only when smaps says so",
   const page = { index: 0, vaddr: BASE, present: true };
   assert.equal(cellState(page), "present");
   assert.equal(cellState(page, true), "thp");
-  assert.equal(cellTitle(page, "present", true), "page 0 at 0x7f0000000000\npresent, 4 KiB page");
+  assert.equal(cellTitle(page, "present", true), "page 0 at 0x7f0000000000\npresent, a base page");
   const smapsHuge = buffer(512, () => ({ present: true }), { huge_pages: { huge_bytes: 512 * 4096 } });
   assert.equal(gridLayout(smapsHuge, 256 * 1024).counts.thp, 512);
   assert.equal(cellState({ present: true, flags: flags(["zero_page"]) }), "zero");
@@ -68,6 +68,7 @@ test("the pages one call hands over are counted in the machine's page size", () 
     const b = buffer(80, () => ({ present: true }), { offset_in_page: 16, page_size: pageSize });
     const g = gridLayout(b, 256 * 1024);
     assert.equal(g.cells.filter((c) => c.used).length, used, `${pageSize}-byte pages`);
+    assert.match(summary(b, 256 * 1024), new RegExp(`^80 pages of ${pageSize / 1024} KiB, `));
   }
   // A report from before page sizes were named: 4 KiB pages.
   const old = buffer(80, () => ({ present: true }), { offset_in_page: 16 });

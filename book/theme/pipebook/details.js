@@ -88,11 +88,14 @@ function percent(part, whole) {
   return `${p.toFixed(p < 1 ? 2 : 0)}%`;
 }
 
-/** "64 KiB (16 slots)": a pipe capacity as the ring it is, with slots of `slot`
- * bytes (one page; a result with an occupancy names it, else 4 KiB is assumed). */
-export function capacityText(bytes, slot = 4096) {
+/** "64 KiB (16 slots of one 4 KiB page)": a pipe capacity as the ring it is, with slots
+ * of `slot` bytes, the machine's page size the result carries; without it, the bytes. */
+export function capacityText(bytes, slot) {
   if (!fmt.isNumber(bytes)) return "unknown";
-  return `${fmt.bytes(bytes)} (${bytes / slot} slots of one page)`;
+  // A result from before the page size was kept says nothing of slots: a page is 4 KiB
+  // on x86-64 but 16 or 64 KiB on some arm64 kernels, so it is never assumed.
+  if (!fmt.isNumber(slot) || slot <= 0) return fmt.bytes(bytes);
+  return `${fmt.bytes(bytes)} (${bytes / slot} slots of one ${fmt.bytes(slot)} page)`;
 }
 
 /** List items for a finished run: warnings first, then what the figures need said. */
@@ -105,7 +108,7 @@ export function resultNotes(result, { budget, warnings = [] }) {
       h(
         "span.pipebook-config",
         null,
-        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity, result.occupancy?.slot_bytes)}.`,
+        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity, result.page_size ?? result.occupancy?.slot_bytes)}.`,
       ),
     );
   }

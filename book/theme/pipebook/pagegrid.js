@@ -1,4 +1,4 @@
-// The page inspector's grid: one cell per 4 KiB page of a writer buffer, coloured by
+// The page inspector's grid: one cell per page (the machine's size) of a writer buffer, coloured by
 // what pagemap and kpageflags said. Pure (no DOM): the state, hover text and geometry
 // of every cell, tested in Node; pages.js draws it.
 
@@ -9,7 +9,7 @@ export const GAP = 1;
 /** States, in legend order, with their legend text. */
 export const STATES = {
   absent: "not present (nothing mapped yet)",
-  present: "present, 4 KiB page",
+  present: "present, a base page",
   head: "huge page: compound head",
   tail: "huge page: compound tail",
   thp: "in a huge page (head or tail unknown)",
@@ -54,7 +54,7 @@ export function pageSizeOf(buffer) {
 /**
  * Geometry and counts for one buffer of a pages report. `chunk` is the bytes one call
  * hands over (the report's buf_size): pages past it are allocated (a huge page is
- * 2 MiB) but never passed to the pipe, and are marked `used: false`.
+ * larger than one call) but never passed to the pipe, and are marked `used: false`.
  * Returns {width, height, cells: [{x, y, size, index, state, used, title}], counts}.
  */
 export function gridLayout(buffer, chunk, columns = COLUMNS) {
@@ -84,12 +84,15 @@ export function gridLayout(buffer, chunk, columns = COLUMNS) {
   };
 }
 
+/** Bytes in KiB as the grid's text says them: "4 KiB", "64 KiB". */
+const kib = (bytes) => `${bytes / 1024} KiB`;
+
 /** One line saying what the grid shows, e.g. "64 of 512 pages handed over per call; 1 head, 511 tails". */
 export function summary(buffer, chunk) {
   const g = gridLayout(buffer, chunk);
   const used = g.cells.filter((c) => c.used).length;
-  const parts = [`${buffer.pages.length} pages of 4 KiB, ${buffer.present} present`];
-  if (used < g.cells.length) parts.push(`the first ${used} hold the ${chunk / 1024} KiB one call hands over`);
+  const parts = [`${buffer.pages.length} pages of ${kib(pageSizeOf(buffer))}, ${buffer.present} present`];
+  if (used < g.cells.length) parts.push(`the first ${used} hold the ${kib(chunk)} one call hands over`);
   if (g.counts.head || g.counts.tail) parts.push(`${g.counts.head} compound head${g.counts.head === 1 ? "" : "s"}, ${g.counts.tail} tails`);
   if (g.counts.zero) parts.push(`${g.counts.zero} on the zero page`);
   return parts.join("; ");

@@ -1,5 +1,5 @@
 // The page inspector card that replaces each <div class="pipebook-pages">: for one or two
-// steps, the writer's first buffer as a grid of its 4 KiB pages (present or not, huge
+// steps, the writer's first buffer as a grid of its pages (present or not, huge
 // page head or tail, frame and flags on hover), side by side. The runner allocates the
 // buffers in a short child exactly as the writer does (a `pages` message, queued like a
 // run); the grid comes back after a run of the same step on this page, too.
@@ -143,7 +143,7 @@ export function mountPages(root, { online }) {
       "div.pipebook-card-head",
       null,
       h("span.pipebook-kind", null, "Page inspector"),
-      h("p.pipebook-summary", null, "The writer's buffer, one square per 4 KiB page, read from /proc/self/pagemap and /proc/kpageflags. Hover over a page for its address, frame and flags."),
+      h("p.pipebook-summary", null, "The writer's buffer, one square per page (4 KiB on x86-64), read from /proc/self/pagemap and /proc/kpageflags. Hover over a page for its address, frame and flags."),
     ),
     h("div.pipebook-pages-panels", null, ...panels.map((p) => p.panel)),
   );
