@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use pipebench::entry::EndCommand;
 
-use crate::server::Config;
+use crate::config::Config;
 use crate::state::ConnectionLimits;
 
 /// Serve "How fast can a Linux pipe go?" and run its steps on this machine.

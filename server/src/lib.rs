@@ -1,6 +1,6 @@
 //! `pipebook`: builds the book and serves it with a live runner for its steps.
 //!
-//! Start-up ([`server`]) builds the book with mdBook as a library ([`book`]),
+//! Start-up ([`server`], asked by a [`config`]) builds the book with mdBook as a library ([`book`]),
 //! loads it ([`site`]) and serves it ([`app`], [`serve_book`]) next to a JSON API
 //! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
 //! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), also
@@ -15,6 +15,7 @@ pub(crate) mod api;
 pub mod app;
 pub mod book;
 pub mod cli;
+pub mod config;
 pub(crate) mod connections;
 pub(crate) mod history;
 pub(crate) mod html;

@@ -89,7 +89,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if config.book_root.is_none() && config.build_dir.is_none() {
                 config.build_dir = Some(pipebook::cli::default_home().join("target").join("book"));
             }
-            let built = server::build_book(&config)?;
+            let built = pipebook::config::build_book(&config)?;
             println!(
                 "pipebook: built the book in {:.1} s into {}",
                 built.elapsed.as_secs_f64(),

@@ -3,7 +3,6 @@
 use std::future::Future;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +19,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::app::router;
-use crate::book::{self, BookError, BuiltBook};
+use crate::book::BookError;
+use crate::config::{build_book, Config};
 use crate::connections::{Activity, Registry, Watched};
 use crate::history::{self, History, HistoryError};
 use crate::labs::store::{LabStore, StoreError};
@@ -28,7 +28,7 @@ use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
-use crate::state::{raise_fd_limit, AppState, ConnectionLimits};
+use crate::state::{raise_fd_limit, AppState};
 
 /// How many runs may wait behind the running one.
 pub const MAX_WAITING: usize = 8;
@@ -44,27 +44,6 @@ const IDLE_GRACE: Duration = Duration::from_millis(100);
 
 /// How long the accept loop pauses after an accept error such as EMFILE.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
-
-/// What the server needs to know.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Address to listen on.
-    pub bind: IpAddr,
-    /// Port; 0 picks a free one.
-    pub port: u16,
-    /// Directory holding book.toml; `None` serves the book carried in the binary.
-    pub book_root: Option<PathBuf>,
-    /// Rebuild the book when its sources under `book_root` change.
-    pub watch: bool,
-    /// Where to build the book, instead of book.toml's build-dir.
-    pub build_dir: Option<PathBuf>,
-    /// Where the results history lives.
-    pub state_dir: PathBuf,
-    /// More host names to answer to (e.g. a classroom server's name).
-    pub allow_hosts: Vec<String>,
-    /// Timeouts and caps on client connections.
-    pub connections: ConnectionLimits,
-}
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -110,14 +89,6 @@ pub enum ServeError {
     /// A start-up task panicked.
     #[error("a start-up task failed: {0}")]
     Task(String),
-}
-
-/// Builds the book (blocking): from `book_root`, or the one carried in the binary.
-pub fn build_book(config: &Config) -> Result<BuiltBook, BookError> {
-    match &config.book_root {
-        Some(root) => book::build(root, config.build_dir.as_deref()),
-        None => book::build_embedded(config.build_dir.as_deref()),
-    }
 }
 
 async fn bind(config: &Config) -> Result<TcpListener, ServeError> {

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::server::{build_book, Config};
+use crate::config::{build_book, Config};
 use crate::site::Site;
 use crate::state::AppState;
 

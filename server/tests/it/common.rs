@@ -80,7 +80,7 @@ impl Tiny {
             }
         };
         let state = tempfile::tempdir().unwrap();
-        let config = pipebook::server::Config {
+        let config = pipebook::config::Config {
             bind: std::net::Ipv4Addr::LOCALHOST.into(),
             port,
             book_root: Some(book_root),
