@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
@@ -10,6 +10,7 @@ use pipebench::machine::findings::{self, Finding, SystemReport};
 use pipebench::machine::system::SystemInfo;
 use pipebench::machine::vmsplice_probe;
 use pipebench::machine::wakeup;
+use pipebench::process::launch::EndProgram;
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
@@ -127,7 +128,8 @@ pub struct WakeupArgs {
 
 /// `pipebench wakeup`: the blocking and busy ping-pong, and the findings with them.
 pub fn wakeup(args: WakeupArgs) -> Result<ExitCode> {
-    let figures = wakeup::measure(None, args.round_trips).map_err(|e| match e {
+    let program = EndProgram::current_exe(&[]).context("cannot find the pipebench executable")?;
+    let figures = wakeup::measure(&program, None, args.round_trips).map_err(|e| match e {
         wakeup::WakeupError::BadRoundTrips(_) => anyhow::Error::new(UsageError(e.to_string())),
         other => other.into(),
     })?;

@@ -141,7 +141,7 @@ impl Job {
         match self {
             Job::Pipe(job) => run_pipe(job, context, observer),
             Job::Ipc(job) => run_ipc(job, context, observer),
-            Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips)),
+            Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips, context)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
             Job::Latency(config) => run_latency(config, context, observer),
             Job::Tool(job) => crate::engine::tool::run(job, context, observer),
@@ -440,8 +440,8 @@ fn inspect_pages(job: &InspectJob, context: &JobContext) -> Event {
 /// The wakeup ping-pong on this thread, and the machine's findings with its
 /// figures. A probe takes a second or two and is not cancellable midway; each mode
 /// stops by itself within its time limit.
-fn measure_wakeup(round_trips: u32) -> Event {
-    match wakeup::measure(None, round_trips) {
+fn measure_wakeup(round_trips: u32, context: &JobContext) -> Event {
+    match wakeup::measure(&context.program, None, round_trips) {
         Ok(wakeup) => {
             let info = SystemInfo::probe();
             let findings = findings::findings(&info, Some(&wakeup));
