@@ -328,6 +328,7 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         mode: config.mode,
         size: config.size,
         cpus: config.cpus,
+        placement: super::pair::Topology::read(&config.cpus).placement(config.cpus),
         count: r.count,
         warm_up: config.warm_up(),
         min: r.min,

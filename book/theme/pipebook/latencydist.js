@@ -69,3 +69,19 @@ export function matrixRows(results) {
       cpu: (r.ping_cpu_ns + r.pong_cpu_ns) / 2,
     }));
 }
+
+const PLACEMENTS = {
+  "same-cpu": "one CPU",
+  "smt-siblings": "two threads of one core",
+  "separate-cores": "two cores",
+};
+
+/** How a result's two CPUs sit, in words ("two cores"); older results say nothing of it. */
+export function placementText(placement) {
+  return PLACEMENTS[placement] ?? "placement not known";
+}
+
+/** What the clock read every timed round trip holds costs, as a share of the median, in percent (null without one). */
+export function clockPercent(r) {
+  return typeof r?.clock_ns === "number" && r.p50 > 0 ? (100 * r.clock_ns) / r.p50 : null;
+}
