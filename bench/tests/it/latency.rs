@@ -255,3 +255,88 @@ fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
         );
     }
 }
+
+/// The result names how its two CPUs sit, as the kernel's topology says; the
+/// default pair is two cores wherever the machine has two; `--pair` chooses
+/// by placement, or says (exit 2) that no two allowed CPUs sit so.
+#[test]
+fn the_cpu_pair_is_chosen_on_purpose_and_named_in_the_result() {
+    use pipebench::latency::pair::{Placement, Topology};
+    let _cpus = cpus();
+    let allowed = pipebench::process::cpu::allowed_cpus();
+    let topology = Topology::read(&allowed);
+    let one = |extra: &[&str]| {
+        let mut args = vec![
+            "latency",
+            "pipe",
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--round-trips",
+            "50",
+            "--json",
+        ];
+        args.extend(extra);
+        run_json(&args)["results"][0].clone()
+    };
+    let placed = |r: &Value| -> ([usize; 2], String) {
+        let cpus: Vec<usize> = serde_json::from_value(r["cpus"].clone()).unwrap();
+        (
+            [cpus[0], cpus[1]],
+            r["placement"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no placement in {r}"))
+                .to_string(),
+        )
+    };
+    let (cpus, placement) = placed(&one(&[]));
+    assert_eq!(placement, topology.placement(cpus).as_str(), "{cpus:?}");
+    if topology.pair(&allowed, Placement::SeparateCores).is_some() {
+        assert_eq!(placement, "separate-cores", "{cpus:?}");
+    }
+    let (cpus, placement) = placed(&one(&["--pair", "same-cpu"]));
+    assert_eq!((cpus[0] == cpus[1], placement.as_str()), (true, "same-cpu"));
+    for want in [Placement::SmtSiblings, Placement::SeparateCores] {
+        let mut args = vec![
+            "latency",
+            "pipe",
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--round-trips",
+            "50",
+            "--json",
+            "--pair",
+        ];
+        args.push(want.as_str());
+        match topology.pair(&allowed, want) {
+            Some(pair) => {
+                let (cpus, placement) = placed(&run_json(&args)["results"][0]);
+                assert_eq!((cpus, placement.as_str()), (pair, want.as_str()));
+            }
+            None => {
+                let output = pipebench(&args);
+                assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+                assert!(
+                    stderr(&output).contains(want.words()),
+                    "{}",
+                    stderr(&output)
+                );
+            }
+        }
+    }
+    for bad in [
+        vec!["latency", "--pair", "sideways"],
+        vec!["latency", "--pair", "same-cpu", "--cpus", "0,0"],
+    ] {
+        let output = pipebench(&bad);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            stderr(&output)
+        );
+    }
+}
