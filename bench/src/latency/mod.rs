@@ -116,6 +116,11 @@ impl LatencyConfig {
                 reason: reason.to_string(),
             });
         }
+        // Whether this kernel has it at all is a fact of the machine, known
+        // before anything is made: such a configuration is skipped with why.
+        if self.mechanism == Mechanism::IoUring {
+            harness::io_uring_here(self)?;
+        }
         if let Some((limit, what)) = self.mechanism.size_limit() {
             if self.size > limit {
                 return Err(LatencyError::TooLarge {

@@ -340,3 +340,60 @@ fn the_cpu_pair_is_chosen_on_purpose_and_named_in_the_result() {
         );
     }
 }
+
+/// io_uring's message path: where the kernel lets this process make a ring
+/// with reads and writes, both modes time sane round trips of several sizes;
+/// where it does not, every configuration is skipped with a reason that names
+/// io_uring, and nothing runs.
+#[test]
+fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
+    let _cpus = cpus();
+    let output = pipebench(&[
+        "latency",
+        "io-uring",
+        "--sizes",
+        "64,64KiB",
+        "--round-trips",
+        "200",
+        "--json",
+    ]);
+    let allowed = io_uring::IoUring::new(2).is_ok();
+    if !allowed {
+        // Nothing left to run: it fails and says why.
+        assert!(!output.status.success(), "{}", stdout(&output));
+        assert!(stderr(&output).contains("io_uring"), "{}", stderr(&output));
+        return;
+    }
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let mut seen = BTreeSet::new();
+    for r in results {
+        let p = ["min", "p50", "p90", "p99", "p999", "max"].map(|n| figure(r, n));
+        assert!(p.windows(2).all(|w| w[0] <= w[1]), "{r}");
+        assert!(p[0] > 0, "{r}");
+        assert_eq!(figure(r, "count"), 200, "{r}");
+        assert_eq!(r["mechanism"], "io-uring", "{r}");
+        seen.insert((r["mode"].as_str().unwrap().to_string(), figure(r, "size")));
+    }
+    for mode in ["blocking", "busy"] {
+        for size in [64, 65536] {
+            assert!(
+                seen.contains(&(mode.to_string(), size)),
+                "{mode} {size}: {seen:?}"
+            );
+        }
+    }
+    // Blocking, each end waits in io_uring_enter and sleeps; busy, it never does.
+    let sleeps = |mode: &str| {
+        results
+            .iter()
+            .filter(|r| r["mode"] == mode && r["size"] == 64)
+            .map(|r| r["ping_sleeps"].as_f64().unwrap() + r["pong_sleeps"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    if pipebench::process::cpu::allowed_cpus().len() >= 2 {
+        assert!(sleeps("blocking") > 0.5, "blocking {}", sleeps("blocking"));
+        assert!(sleeps("busy") < 0.05, "busy {}", sleeps("busy"));
+    }
+}
