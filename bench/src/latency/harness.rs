@@ -45,7 +45,7 @@ pub fn timeout_for(config: &LatencyConfig) -> Duration {
         (Mode::Busy, true) => Duration::from_millis(10),
         _ => Duration::from_micros(200) + Duration::from_nanos(config.size),
     };
-    let total = u64::from(config.round_trips + config.warm_up());
+    let total = u64::from(config.round_trips + config.warm_up() + config.batch());
     (Duration::from_secs(30) + per * total.min(u32::MAX as u64) as u32)
         .min(Duration::from_secs(3600))
 }
@@ -344,6 +344,12 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
         clock_ns: r.clock_ns,
+        batch_mean_ns: r.batch_mean_ns,
+        timing_overhead: if r.batch_mean_ns > 0.0 {
+            (r.mean - r.batch_mean_ns) / r.batch_mean_ns
+        } else {
+            0.0
+        },
         clock: r.clock,
         elapsed_ms: r.elapsed_ms,
     }

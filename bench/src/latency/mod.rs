@@ -99,6 +99,14 @@ impl LatencyConfig {
         (self.round_trips / 10).clamp(10, 1000)
     }
 
+    /// Round trips after the timed ones, timed as one batch (two clock reads in
+    /// all): their mean carries no per-trip clock read, so set against the
+    /// per-trip mean it measures what timing each round trip adds (a quarter of
+    /// the timed ones, 10 to 10 000).
+    pub fn batch(&self) -> u32 {
+        (self.round_trips / 4).clamp(10, 10_000)
+    }
+
     /// Checks the configuration against the mechanism's limits and this
     /// machine's CPUs.
     pub fn check(&self) -> Result<(), LatencyError> {
@@ -285,6 +293,14 @@ pub struct LatencyResult {
     pub pong_sleeps: f64,
     /// What one clock read costs here, ns: each timed round trip holds one.
     pub clock_ns: f64,
+    /// Mean round trip of a batch run after the timed ones and timed as a
+    /// whole, ns: the mean without a clock read per round trip (0 in older records).
+    #[serde(default)]
+    pub batch_mean_ns: f64,
+    /// What timing each round trip added, measured: (mean - batch_mean_ns) /
+    /// batch_mean_ns (noise can make it slightly negative; 0 in older records).
+    #[serde(default)]
+    pub timing_overhead: f64,
     /// The clock that timed the round trips: `tsc` (the time-stamp counter,
     /// constant and non-stop, scaled against the monotonic clock) or `monotonic`.
     #[serde(default)]

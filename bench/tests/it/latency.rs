@@ -397,3 +397,68 @@ fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
         assert!(sleeps("busy") < 0.05, "busy {}", sleeps("busy"));
     }
 }
+
+/// What timing each round trip costs is measured: a batch after the timed
+/// round trips, timed as a whole, gives a mean without per-trip clock reads;
+/// the result sets the per-trip mean against it, and the command prints it
+/// for the fastest configuration.
+#[test]
+fn timing_overhead_is_measured_against_a_batch_timed_as_a_whole() {
+    let _cpus = cpus();
+    let report = run_json(&[
+        "latency",
+        "pipe",
+        "shm-ring",
+        "--mode",
+        "busy",
+        "--sizes",
+        "64",
+        "--round-trips",
+        "2000",
+        "--json",
+    ]);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{report}");
+    for r in results {
+        let batch = r["batch_mean_ns"].as_f64().unwrap();
+        let mean = r["mean"].as_f64().unwrap();
+        let overhead = r["timing_overhead"].as_f64().unwrap();
+        // A batch round trip is a real one: no faster than a fraction of the
+        // fastest timed one, no slower than the slowest.
+        assert!(batch > 0.0 && batch <= figure(r, "max") as f64, "{r}");
+        assert!(((mean - batch) / batch - overhead).abs() < 1e-9, "{r}");
+        // The pong end echoed the batch too, and its CPU per round trip is
+        // still over the timed ones only: at most the ping end's twice over.
+        assert!(
+            r["pong_cpu_ns"].as_f64().unwrap() < 2.0 * mean + 1000.0,
+            "{r}"
+        );
+    }
+    let clock = &report["clock"];
+    assert!(
+        clock["fastest_batch_mean_ns"].as_f64().unwrap() > 0.0,
+        "{clock}"
+    );
+    assert!(
+        clock["fastest_timing_overhead"]
+            .as_f64()
+            .unwrap()
+            .is_finite(),
+        "{clock}"
+    );
+    // In words too.
+    let text = pipebench(&[
+        "latency",
+        "shm-ring",
+        "--sizes",
+        "64",
+        "--round-trips",
+        "500",
+    ]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(
+        stdout(&text).contains("timing each round trip added"),
+        "{}",
+        stdout(&text)
+    );
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bucketFloor, clockPercent, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "../../theme/pipebook/latencydist.js";
+import { bucketFloor, clockPercent, timingText, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "../../theme/pipebook/latencydist.js";
 
 test("bucket edges are quarter octaves as the runner counts them", () => {
   assert.equal(bucketFloor(0), 1);
@@ -49,4 +49,10 @@ test("a result says how its CPUs sit and what its clock read costs against its m
   assert.equal(clockPercent({ clock_ns: 20, p50: 400 }), 5);
   assert.equal(clockPercent({ clock_ns: 20, p50: 0 }), null);
   assert.equal(clockPercent({ p50: 400 }), null);
+});
+
+test("timing's own cost is the per-trip mean against a batch's, measured", () => {
+  assert.equal(timingText({ batch_mean_ns: 410, timing_overhead: 0.032 }), "+3.2% on the mean (a batch timed as a whole averaged 410 ns)");
+  assert.equal(timingText({ batch_mean_ns: 2000, timing_overhead: -0.004 }), "−0.4% on the mean (a batch timed as a whole averaged 2.00 µs)");
+  assert.equal(timingText({ batch_mean_ns: 0, timing_overhead: 0 }), "not measured in this result");
 });

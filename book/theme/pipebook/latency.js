@@ -12,7 +12,7 @@
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
-import { clockPercent, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latencydist.js";
+import { clockPercent, describeResult, timingText, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latencydist.js";
 import { startLatency } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
@@ -65,6 +65,7 @@ function resultTable(r) {
     row("sleeps per round trip", `ping ${r.ping_sleeps.toFixed(2)}, pong ${r.pong_sleeps.toFixed(2)}`),
     row("CPUs (ping, pong)", `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
     row("one clock read", `${r.clock_ns.toFixed(1)} ns, ${clockPercent(r)?.toFixed(1) ?? "—"}% of this median (each timed round trip holds one)`),
+    row("timing's own cost", timingText(r)),
   ];
 }
 
