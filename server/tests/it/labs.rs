@@ -524,6 +524,15 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
         assert_eq!(faster["status"], "pass", "{faster}");
     }
 
+    // The readable report draws the latency runs' medians, not an empty lab.
+    let html = server.get("/api/labs/report.html?student=Ada").await;
+    assert_eq!(html.status, 200);
+    assert!(
+        html.body.contains("Median round trip (p50)"),
+        "{}",
+        html.body
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("ada.json");
     std::fs::write(&good, &exported.body).unwrap();
