@@ -12,7 +12,8 @@ pub const PAGE_ROUND_TRIPS: u32 = 5_000;
 pub const PAGE_MAX_ROUND_TRIPS: u32 = 100_000;
 
 /// `{"type":"latency","mechanism":ID,"mode":"blocking"|"busy","size":64,
-/// "cpus":[A,B],"round_trips":N}`; only `mechanism` is required.
+/// "cpus":[A,B],"round_trips":N,"lab":{"id":LAB,"task":TASK}}`; only
+/// `mechanism` is required.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyRunParams {
@@ -30,6 +31,10 @@ pub struct LatencyRunParams {
     /// Round trips to time.
     #[serde(default)]
     pub round_trips: Option<u32>,
+    /// The lab task this run is for (`labs::lab_latency` checks it is exactly
+    /// that task).
+    #[serde(default)]
+    pub lab: Option<crate::labs::LabTag>,
 }
 
 /// Checks a page's request into the engine's configuration.

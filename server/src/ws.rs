@@ -154,6 +154,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 let finished = match &event {
                     Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
                     Event::Result(Finished::Ipc(record)) => Some(LabResult::Ipc(record.clone())),
+                    Event::Result(Finished::Latency(record)) => Some(LabResult::Latency(record.clone())),
                     _ => None,
                 };
                 if let (Some(tag), Some(result), Some(run)) = (&lab, finished, run) {
@@ -571,10 +572,20 @@ fn on_message(
             ),
             Err(err) => refuse(err),
         },
-        Ok(ClientMessage::Latency(params)) => match crate::latency_page::plan(&params) {
-            Ok(config) => submit(state, current, lab, Job::Latency(config), None),
-            Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
-        },
+        Ok(ClientMessage::Latency(params)) => {
+            let tag = params.lab.clone();
+            let params = match &tag {
+                Some(tag) => match labs::lab_latency(tag, &params) {
+                    Ok(params) => params,
+                    Err(err) => return refuse(err),
+                },
+                None => params,
+            };
+            match crate::latency_page::plan(&params) {
+                Ok(config) => submit(state, current, lab, Job::Latency(config), tag),
+                Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
+            }
+        }
         Ok(ClientMessage::Ipc {
             mechanism,
             params,

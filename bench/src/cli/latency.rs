@@ -27,9 +27,14 @@ pub struct LatencyArgs {
     #[arg(long, default_value = latency::DEFAULT_SIZES, value_name = "SIZES")]
     sizes: String,
     /// The ping end's CPU and the pong end's, `A,B` (the same one twice for one
-    /// CPU; default: the first two this process may use, as the pipe steps).
-    #[arg(long, value_name = "A,B")]
+    /// CPU; default: the first this process may use and the first on another
+    /// core, which without SMT are the pipe steps' two).
+    #[arg(long, value_name = "A,B", conflicts_with = "pair")]
     cpus: Option<String>,
+    /// Choose the two CPUs by how they sit: `separate-cores`, `smt-siblings`
+    /// (two hyperthreads of one core) or `same-cpu`.
+    #[arg(long, value_name = "PLACEMENT", value_parser = parse_placement)]
+    pair: Option<latency::pair::Placement>,
     /// Round trips timed per configuration (a tenth more run first, untimed).
     #[arg(long, default_value_t = latency::DEFAULT_ROUND_TRIPS)]
     round_trips: u32,
@@ -59,9 +64,10 @@ fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Skipped), LatencyErro
     };
     let sizes = latency::parse_sizes(&args.sizes)?;
     let modes = Mode::parse_list(&args.mode)?;
-    let cpus = match &args.cpus {
-        Some(text) => latency::parse_cpus(text)?,
-        None => latency::default_cpus(),
+    let cpus = match (&args.cpus, args.pair) {
+        (Some(text), _) => latency::parse_cpus(text)?,
+        (None, Some(want)) => latency::cpus_placed(want)?,
+        (None, None) => latency::default_cpus(),
     };
     if !latency::ROUND_TRIPS.contains(&args.round_trips) {
         return Err(LatencyError::BadRoundTrips {
@@ -100,6 +106,19 @@ fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Skipped), LatencyErro
         (true, Some(err)) => Err(err),
         _ => Ok((configs, skipped)),
     }
+}
+
+/// `--pair`: one of the placements a pair can be chosen by.
+fn parse_placement(text: &str) -> Result<latency::pair::Placement, String> {
+    use latency::pair::Placement;
+    [
+        Placement::SeparateCores,
+        Placement::SmtSiblings,
+        Placement::SameCpu,
+    ]
+    .into_iter()
+    .find(|p| p.as_str() == text)
+    .ok_or_else(|| format!("`{text}`: use separate-cores, smt-siblings or same-cpu"))
 }
 
 /// The terminal's observer of a latency run: one bar over every round trip of
@@ -191,9 +210,10 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
     if let Some(path) = &args.out.svg {
         let system = SystemInfo::probe();
         let title = format!(
-            "Round trips, this machine ({}, CPUs {:?})",
+            "Round trips, this machine ({}, CPUs {:?}, {})",
             system.kernel,
-            results.first().map(|r| r.cpus)
+            results.first().map(|r| r.cpus),
+            results.first().map_or("", |r| r.placement.words())
         );
         std::fs::write(path, latency::chart::render_svg(&results, &title))
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -209,15 +229,16 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
             }))?
         );
     } else if args.out.csv {
-        println!("mechanism,mode,size,cpus,count,p50,p90,p99,p999,max,ping_cpu_ns,pong_cpu_ns,ping_sleeps,pong_sleeps");
+        println!("mechanism,mode,size,cpus,placement,count,p50,p90,p99,p999,max,ping_cpu_ns,pong_cpu_ns,ping_sleeps,pong_sleeps");
         for r in &results {
             println!(
-                "{},{},{},{}:{},{},{},{},{},{},{},{:.0},{:.0},{:.3},{:.3}",
+                "{},{},{},{}:{},{},{},{},{},{},{},{},{:.0},{:.0},{:.3},{:.3}",
                 r.mechanism,
                 r.mode.as_str(),
                 r.size,
                 r.cpus[0],
                 r.cpus[1],
+                r.placement.as_str(),
                 r.count,
                 r.p50,
                 r.p90,
@@ -264,6 +285,14 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
             );
         }
         println!("(ns per round trip; CPU = user + system time per round trip at each end; sleeps = voluntary context switches per round trip, both ends)");
+        if let Some(r) = results.first() {
+            println!(
+                "CPUs {} and {}: {}",
+                r.cpus[0],
+                r.cpus[1],
+                r.placement.words()
+            );
+        }
         if let Some(clock) = clock {
             println!(
                 "clock: one read costs {:.1} ns, {:.2}% of the fastest median ({} {} {} B, {} ns); each timed round trip holds one read",
@@ -273,6 +302,11 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
                 clock["fastest"]["mode"].as_str().unwrap_or(""),
                 clock["fastest"]["size"],
                 clock["fastest"]["p50"],
+            );
+            println!(
+                "timing each round trip added {:.1}% to its mean there (measured: a batch timed as a whole averaged {:.0} ns)",
+                clock["fastest_timing_overhead"].as_f64().unwrap_or(0.0) * 100.0,
+                clock["fastest_batch_mean_ns"].as_f64().unwrap_or(0.0),
             );
         }
         for (what, why) in &skipped {
@@ -292,6 +326,9 @@ fn clock_overhead(results: &[LatencyResult]) -> Option<serde_json::Value> {
     Some(json!({
         "clock_ns": clock_ns,
         "share_of_fastest_p50": clock_ns / fastest.p50.max(1) as f64,
+        // Measured rather than estimated: the per-trip mean against a batch's.
+        "fastest_timing_overhead": fastest.timing_overhead,
+        "fastest_batch_mean_ns": fastest.batch_mean_ns,
         "fastest": {"mechanism": fastest.mechanism, "mode": fastest.mode, "size": fastest.size, "p50": fastest.p50},
     }))
 }

@@ -4,7 +4,7 @@
 //! opened, eventfds, POSIX queues), fd 5 is a socket both ways, fd 4 the shared
 //! region ([`super::shared::Region`]).
 
-use std::os::fd::{AsFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -50,6 +50,12 @@ pub(crate) enum Channel {
     PosixMq { rx: RawFd, tx: RawFd },
     /// One System V queue; type 1 towards pong, 2 towards ping.
     SysvMq { id: i32, buffer: Vec<u8> },
+    /// Pipes whose reads and writes go through this end's io_uring.
+    Uring {
+        ring: Box<io_uring::IoUring>,
+        rx: OwnedFd,
+        tx: OwnedFd,
+    },
 }
 
 /// What an end needs to open its channel.
@@ -61,6 +67,8 @@ pub(crate) struct Opening<'a> {
     pub fifos: Option<&'a [PathBuf; 2]>,
     pub msg_queue: Option<i32>,
     pub region: &'a Region,
+    /// Round trips the ping end times as one batch after the timed ones.
+    pub round_trips_batch: u64,
 }
 
 fn errno(call: &str) -> String {
@@ -93,6 +101,16 @@ impl Channel {
                 match o.mechanism {
                     Mechanism::Pipe => Channel::Stream { rx, tx },
                     _ => Channel::Eventfd { rx, tx },
+                }
+            }
+            Mechanism::IoUring => {
+                // The pipes stay blocking: io_uring waits for them itself, and
+                // the mode decides only how this end waits for the completion.
+                let ring = io_uring::IoUring::new(4).map_err(|e| format!("io_uring_setup: {e}"))?;
+                Channel::Uring {
+                    ring: Box::new(ring),
+                    rx: inherited(0),
+                    tx: inherited(1),
                 }
             }
             Mechanism::Fifo => {
@@ -175,6 +193,20 @@ impl Channel {
         let to_pong = o.role == Role::Ping;
         match self {
             Channel::Stream { tx, .. } => write_all(tx, msg),
+            Channel::Uring { ring, tx, .. } => {
+                let mut done = 0;
+                while done < msg.len() {
+                    let rest = &msg[done..];
+                    let write = io_uring::opcode::Write::new(
+                        io_uring::types::Fd(tx.as_raw_fd()),
+                        rest.as_ptr(),
+                        rest.len() as u32,
+                    )
+                    .build();
+                    done += uring_one(ring, write, busy, "write")?;
+                }
+                Ok(())
+            }
             Channel::Dgram { fd } => loop {
                 match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
                     Ok(n) if n == msg.len() => return Ok(()),
@@ -248,6 +280,23 @@ impl Channel {
         let from_ping = o.role == Role::Pong;
         match self {
             Channel::Stream { rx, .. } => read_exact(rx, buf),
+            Channel::Uring { ring, rx, .. } => {
+                let mut done = 0;
+                while done < buf.len() {
+                    let rest = &mut buf[done..];
+                    let read = io_uring::opcode::Read::new(
+                        io_uring::types::Fd(rx.as_raw_fd()),
+                        rest.as_mut_ptr(),
+                        rest.len() as u32,
+                    )
+                    .build();
+                    match uring_one(ring, read, busy, "read")? {
+                        0 => return Err("the other end is gone".into()),
+                        n => done += n,
+                    }
+                }
+                Ok(())
+            }
             Channel::Dgram { fd } => loop {
                 match rustix::net::recv(&*fd, &mut *buf, rustix::net::RecvFlags::empty()) {
                     Ok((n, _)) if n == buf.len() => return Ok(()),
@@ -337,6 +386,45 @@ impl Channel {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Submits one operation and waits for its completion: in the kernel
+/// (`io_uring_enter` with a wait of one) when blocking, or by entering without
+/// waiting and looking at the completion queue again when busy. Returns the
+/// bytes it moved.
+fn uring_one(
+    ring: &mut io_uring::IoUring,
+    entry: io_uring::squeue::Entry,
+    busy: bool,
+    what: &str,
+) -> Result<usize, String> {
+    // SAFETY: the buffer the entry points at is borrowed by the caller until
+    // this returns, and this returns only once the operation has completed.
+    unsafe { ring.submission().push(&entry) }.map_err(|_| "the submission queue is full")?;
+    loop {
+        let entered = if busy {
+            ring.submit()
+        } else {
+            ring.submit_and_wait(1)
+        };
+        match entered {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) => return Err(format!("io_uring_enter: {e}")),
+        }
+        if let Some(cqe) = ring.completion().next() {
+            return match cqe.result() {
+                n if n >= 0 => Ok(n as usize),
+                errno => Err(format!(
+                    "io_uring {what}: {}",
+                    std::io::Error::from_raw_os_error(-errno)
+                )),
+            };
+        }
+        if busy {
+            std::hint::spin_loop();
         }
     }
 }

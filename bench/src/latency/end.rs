@@ -54,6 +54,9 @@ pub struct PingReport {
     pub cdf: Vec<CdfPoint>,
     /// One clock read, ns.
     pub clock_ns: f64,
+    /// Mean round trip of the batch timed as a whole, ns.
+    #[serde(default)]
+    pub batch_mean_ns: f64,
     /// Which clock timed the round trips (`tsc` or `monotonic`).
     pub clock: String,
     /// The timed window's wall time, ms.
@@ -241,26 +244,34 @@ fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
         fifos: spec.fifos.as_ref(),
         msg_queue: spec.msg_queue,
         region: &region,
+        round_trips_batch: config.batch() as u64,
     };
     let mut channel = Channel::open(&opening)?;
     // This end holds whatever was named: the harness may remove the names.
     region.header().holding.0.fetch_add(1, Ordering::AcqRel);
     let warm_up = config.warm_up() as u64;
-    let total = warm_up + config.round_trips as u64;
+    let timed = warm_up + config.round_trips as u64;
+    // The batch follows the timed round trips (see LatencyConfig::batch).
+    let total = timed + config.batch() as u64;
     let mut buf = vec![0u8; size];
     match spec.role {
         Role::Pong => {
             let mut before = usage_now();
+            let mut usage = Usage::default();
             for i in 0..total {
                 if i == warm_up {
                     before = usage_now();
                 }
+                if i == timed {
+                    // CPU per round trip is over the timed ones, as at ping.
+                    usage = since(before);
+                }
                 channel.recv(&opening, &mut buf)?;
                 channel.send(&opening, &buf)?;
             }
-            Ok(EndOutcome::Pong(since(before)))
+            Ok(EndOutcome::Pong(usage))
         }
-        Role::Ping => ping(&opening, &mut channel, &region, warm_up, total, &mut buf),
+        Role::Ping => ping(&opening, &mut channel, &region, warm_up, timed, &mut buf),
     }
 }
 
@@ -315,6 +326,19 @@ fn ping(
     }
     let elapsed_ms = window.elapsed().as_secs_f64() * 1000.0;
     let usage = since(before);
+    // The batch: the same round trips, timed only at their two ends.
+    let batch = opening.round_trips_batch;
+    let b0 = clock.now();
+    for i in 0..batch {
+        let mark = (i % 251) as u8;
+        msg[0] = mark;
+        channel.send(opening, &msg)?;
+        channel.recv(opening, buf)?;
+        if buf[0] != mark {
+            return Err(format!("batch round trip {i} came back with other bytes"));
+        }
+    }
+    let batch_mean_ns = clock.ns(b0, clock.now()) as f64 / batch.max(1) as f64;
     let at = |q: f64| histogram.value_at_quantile(q);
     let cdf = [
         0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
@@ -336,6 +360,7 @@ fn ping(
         max: histogram.max(),
         cdf,
         clock_ns,
+        batch_mean_ns,
         clock: clock.name().to_string(),
         elapsed_ms,
         usage,

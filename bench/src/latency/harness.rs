@@ -45,7 +45,7 @@ pub fn timeout_for(config: &LatencyConfig) -> Duration {
         (Mode::Busy, true) => Duration::from_millis(10),
         _ => Duration::from_micros(200) + Duration::from_nanos(config.size),
     };
-    let total = u64::from(config.round_trips + config.warm_up());
+    let total = u64::from(config.round_trips + config.warm_up() + config.batch());
     (Duration::from_secs(30) + per * total.min(u32::MAX as u64) as u32)
         .min(Duration::from_secs(3600))
 }
@@ -98,7 +98,7 @@ pub fn run(
     // Descriptors per end: (stdin, stdout, data).
     type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
     let (ping_fds, pong_fds): (Fds, Fds) = match config.mechanism {
-        Mechanism::Pipe => {
+        Mechanism::Pipe | Mechanism::IoUring => {
             let (a_r, a_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
             let (b_r, b_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
             ((Some(b_r), Some(a_w), None), (Some(a_r), Some(b_w), None))
@@ -328,6 +328,7 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         mode: config.mode,
         size: config.size,
         cpus: config.cpus,
+        placement: super::pair::Topology::read(&config.cpus).placement(config.cpus),
         count: r.count,
         warm_up: config.warm_up(),
         min: r.min,
@@ -343,9 +344,54 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
         clock_ns: r.clock_ns,
+        batch_mean_ns: r.batch_mean_ns,
+        timing_overhead: if r.batch_mean_ns > 0.0 {
+            (r.mean - r.batch_mean_ns) / r.batch_mean_ns
+        } else {
+            0.0
+        },
         clock: r.clock,
         elapsed_ms: r.elapsed_ms,
     }
+}
+
+/// Whether this kernel lets a process make an io_uring that reads and writes
+/// (5.6 and later), and if not, why: not built in, switched off by
+/// `kernel.io_uring_disabled`, or refused (a sandbox's seccomp filter).
+pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> {
+    let unsupported = |reason: String| LatencyError::Unsupported {
+        mechanism: config.mechanism.id().to_string(),
+        reason,
+    };
+    let ring = io_uring::IoUring::new(2).map_err(|err| {
+        let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+            .ok()
+            .map(|v| v.trim().to_string())
+            .filter(|v| v != "0");
+        unsupported(match (err.raw_os_error(), disabled) {
+            (_, Some(value)) => format!(
+                "io_uring is switched off (kernel.io_uring_disabled = {value}); \
+                 `sysctl -w kernel.io_uring_disabled=0` turns it on"
+            ),
+            (Some(libc::ENOSYS), None) => "this kernel has no io_uring (5.1 and later)".into(),
+            _ => format!("io_uring_setup was refused: {err}"),
+        })
+    })?;
+    let mut probe = io_uring::register::Probe::new();
+    ring.submitter()
+        .register_probe(&mut probe)
+        .map_err(|err| unsupported(format!("io_uring cannot say what it supports: {err}")))?;
+    for (code, name) in [
+        (io_uring::opcode::Read::CODE, "IORING_OP_READ"),
+        (io_uring::opcode::Write::CODE, "IORING_OP_WRITE"),
+    ] {
+        if !probe.is_supported(code) {
+            return Err(unsupported(format!(
+                "this kernel's io_uring lacks {name} (5.6 and later)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn dup(fd: &OwnedFd) -> Result<OwnedFd, LatencyError> {

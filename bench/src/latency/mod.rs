@@ -15,6 +15,8 @@
 //! - [`harness`]: the parent's side: makes what the mechanism needs (privately,
 //!   removed as soon as both ends hold it), starts both ends, samples progress.
 //! - [`chart`]: the SVG percentile chart.
+//! - [`pair`]: how the two CPUs sit (one CPU, two SMT threads of one core, two
+//!   cores) and the default pair, chosen on purpose.
 //!
 //! May use [`crate::process`] and [`crate::size`].
 
@@ -22,6 +24,7 @@ pub mod channel;
 pub mod chart;
 pub mod end;
 pub mod harness;
+pub mod pair;
 pub mod shared;
 pub mod table;
 
@@ -96,6 +99,14 @@ impl LatencyConfig {
         (self.round_trips / 10).clamp(10, 1000)
     }
 
+    /// Round trips after the timed ones, timed as one batch (two clock reads in
+    /// all): their mean carries no per-trip clock read, so set against the
+    /// per-trip mean it measures what timing each round trip adds (a quarter of
+    /// the timed ones, 10 to 10 000).
+    pub fn batch(&self) -> u32 {
+        (self.round_trips / 4).clamp(10, 10_000)
+    }
+
     /// Checks the configuration against the mechanism's limits and this
     /// machine's CPUs.
     pub fn check(&self) -> Result<(), LatencyError> {
@@ -112,6 +123,11 @@ impl LatencyConfig {
                 mode: self.mode,
                 reason: reason.to_string(),
             });
+        }
+        // Whether this kernel has it at all is a fact of the machine, known
+        // before anything is made: such a configuration is skipped with why.
+        if self.mechanism == Mechanism::IoUring {
+            harness::io_uring_here(self)?;
         }
         if let Some((limit, what)) = self.mechanism.size_limit() {
             if self.size > limit {
@@ -202,15 +218,23 @@ pub fn parse_cpus(text: &str) -> Result<[usize; 2], LatencyError> {
     Ok(cpus)
 }
 
-/// The CPUs the pipe steps use by default: the first two this process may use
-/// (one twice on a one-CPU machine).
+/// The default CPUs: the first this process may use and the first other one
+/// on a different core (two SMT threads of one core share its execution units,
+/// so a spinning end would slow the partner it waits for); two threads of one
+/// core where that is all there is, one CPU twice on a one-CPU machine. Without
+/// SMT these are the first two, the CPUs the pipe steps use.
 pub fn default_cpus() -> [usize; 2] {
     let allowed = crate::process::cpu::allowed_cpus();
-    match allowed.as_slice() {
-        [] => [0, 0],
-        [only] => [*only, *only],
-        [a, b, ..] => [*a, *b],
-    }
+    pair::Topology::read(&allowed).default_pair(&allowed)
+}
+
+/// The first pair of allowed CPUs that sits as `want` (`--pair`).
+pub fn cpus_placed(want: pair::Placement) -> Result<[usize; 2], LatencyError> {
+    let allowed = crate::process::cpu::allowed_cpus();
+    pair::Topology::read(&allowed)
+        .pair(&allowed, want)
+        .filter(|_| want != pair::Placement::Unknown)
+        .ok_or(LatencyError::NoPair { want, allowed })
 }
 
 /// A point of the distribution: this share of round trips took at most `ns`.
@@ -235,6 +259,10 @@ pub struct LatencyResult {
     pub size: u64,
     /// The ping end's CPU, then the pong end's.
     pub cpus: [usize; 2],
+    /// How those CPUs sit: `same-cpu`, `smt-siblings`, `separate-cores` (or
+    /// `unknown` where the kernel does not say, and in older records).
+    #[serde(default)]
+    pub placement: pair::Placement,
     /// Round trips timed (the histogram's count).
     pub count: u64,
     /// Round trips run first and not timed.
@@ -265,6 +293,14 @@ pub struct LatencyResult {
     pub pong_sleeps: f64,
     /// What one clock read costs here, ns: each timed round trip holds one.
     pub clock_ns: f64,
+    /// Mean round trip of a batch run after the timed ones and timed as a
+    /// whole, ns: the mean without a clock read per round trip (0 in older records).
+    #[serde(default)]
+    pub batch_mean_ns: f64,
+    /// What timing each round trip added, measured: (mean - batch_mean_ns) /
+    /// batch_mean_ns (noise can make it slightly negative; 0 in older records).
+    #[serde(default)]
+    pub timing_overhead: f64,
     /// The clock that timed the round trips: `tsc` (the time-stamp counter,
     /// constant and non-stop, scaled against the monotonic clock) or `monotonic`.
     #[serde(default)]
@@ -305,6 +341,14 @@ pub enum LatencyError {
     BadCpus {
         /// The text.
         text: String,
+    },
+    /// No two allowed CPUs sit as `--pair` asks (no SMT here, or one core only).
+    #[error("no two CPUs this process may use are {} (allowed: {allowed:?})", want.words())]
+    NoPair {
+        /// The placement asked for.
+        want: pair::Placement,
+        /// The allowed CPUs.
+        allowed: Vec<usize>,
     },
     /// A CPU this process may not use.
     #[error("CPU {cpu} is not one this process may use (allowed: {allowed:?})")]
@@ -416,6 +460,7 @@ impl LatencyError {
             | LatencyError::SizeOutOfRange { .. }
             | LatencyError::BadCpus { .. }
             | LatencyError::ForbiddenCpu { .. }
+            | LatencyError::NoPair { .. }
             | LatencyError::BadMode { .. }
             | LatencyError::BadRoundTrips { .. } => LatencyErrorKind::OutOfRange,
             LatencyError::NoSuchMode { .. } => LatencyErrorKind::NoSuchMode,

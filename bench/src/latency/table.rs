@@ -29,6 +29,9 @@ pub enum Mechanism {
     SysvMq,
     /// A single-producer, single-consumer ring in shared memory, polled.
     ShmRing,
+    /// Two pipes, each end's reads and writes submitted through its own io_uring
+    /// (IORING_OP_READ / IORING_OP_WRITE).
+    IoUring,
 }
 
 /// What a page or a table says of a mechanism.
@@ -64,7 +67,7 @@ impl MechanismInfo {
 
 impl Mechanism {
     /// Every mechanism, in the order tables show them.
-    pub const ALL: [Mechanism; 10] = [
+    pub const ALL: [Mechanism; 11] = [
         Mechanism::Pipe,
         Mechanism::Fifo,
         Mechanism::Eventfd,
@@ -75,6 +78,7 @@ impl Mechanism {
         Mechanism::PosixMq,
         Mechanism::SysvMq,
         Mechanism::ShmRing,
+        Mechanism::IoUring,
     ];
 
     /// Its id.
@@ -90,6 +94,7 @@ impl Mechanism {
             Mechanism::PosixMq => "posix-mq",
             Mechanism::SysvMq => "sysv-mq",
             Mechanism::ShmRing => "shm-ring",
+            Mechanism::IoUring => "io-uring",
         }
     }
 
@@ -162,6 +167,12 @@ impl Mechanism {
                 Some("msgrcv with IPC_NOWAIT retried on ENOMSG"),
                 None,
             ),
+            Mechanism::IoUring => (
+                "Two pipes through io_uring",
+                Some("io_uring_enter waits for the read's completion"),
+                Some("io_uring_enter without waiting, retried until the read completes"),
+                None,
+            ),
             Mechanism::ShmRing => (
                 "Shared-memory ring, polled",
                 None,
@@ -223,7 +234,7 @@ mod tests {
             assert_eq!(serde_json::to_value(m).unwrap(), m.id());
         }
         match Mechanism::parse("carrier-pigeon") {
-            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 10),
+            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 11),
             other => panic!("{other:?}"),
         }
     }

@@ -255,3 +255,210 @@ fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
         );
     }
 }
+
+/// The result names how its two CPUs sit, as the kernel's topology says; the
+/// default pair is two cores wherever the machine has two; `--pair` chooses
+/// by placement, or says (exit 2) that no two allowed CPUs sit so.
+#[test]
+fn the_cpu_pair_is_chosen_on_purpose_and_named_in_the_result() {
+    use pipebench::latency::pair::{Placement, Topology};
+    let _cpus = cpus();
+    let allowed = pipebench::process::cpu::allowed_cpus();
+    let topology = Topology::read(&allowed);
+    let one = |extra: &[&str]| {
+        let mut args = vec![
+            "latency",
+            "pipe",
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--round-trips",
+            "50",
+            "--json",
+        ];
+        args.extend(extra);
+        run_json(&args)["results"][0].clone()
+    };
+    let placed = |r: &Value| -> ([usize; 2], String) {
+        let cpus: Vec<usize> = serde_json::from_value(r["cpus"].clone()).unwrap();
+        (
+            [cpus[0], cpus[1]],
+            r["placement"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no placement in {r}"))
+                .to_string(),
+        )
+    };
+    let (cpus, placement) = placed(&one(&[]));
+    assert_eq!(placement, topology.placement(cpus).as_str(), "{cpus:?}");
+    if topology.pair(&allowed, Placement::SeparateCores).is_some() {
+        assert_eq!(placement, "separate-cores", "{cpus:?}");
+    }
+    let (cpus, placement) = placed(&one(&["--pair", "same-cpu"]));
+    assert_eq!((cpus[0] == cpus[1], placement.as_str()), (true, "same-cpu"));
+    for want in [Placement::SmtSiblings, Placement::SeparateCores] {
+        let mut args = vec![
+            "latency",
+            "pipe",
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--round-trips",
+            "50",
+            "--json",
+            "--pair",
+        ];
+        args.push(want.as_str());
+        match topology.pair(&allowed, want) {
+            Some(pair) => {
+                let (cpus, placement) = placed(&run_json(&args)["results"][0]);
+                assert_eq!((cpus, placement.as_str()), (pair, want.as_str()));
+            }
+            None => {
+                let output = pipebench(&args);
+                assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+                assert!(
+                    stderr(&output).contains(want.words()),
+                    "{}",
+                    stderr(&output)
+                );
+            }
+        }
+    }
+    for bad in [
+        vec!["latency", "--pair", "sideways"],
+        vec!["latency", "--pair", "same-cpu", "--cpus", "0,0"],
+    ] {
+        let output = pipebench(&bad);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+/// io_uring's message path: where the kernel lets this process make a ring
+/// with reads and writes, both modes time sane round trips of several sizes;
+/// where it does not, every configuration is skipped with a reason that names
+/// io_uring, and nothing runs.
+#[test]
+fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
+    let _cpus = cpus();
+    let output = pipebench(&[
+        "latency",
+        "io-uring",
+        "--sizes",
+        "64,64KiB",
+        "--round-trips",
+        "200",
+        "--json",
+    ]);
+    let allowed = io_uring::IoUring::new(2).is_ok();
+    if !allowed {
+        // Nothing left to run: it fails and says why.
+        assert!(!output.status.success(), "{}", stdout(&output));
+        assert!(stderr(&output).contains("io_uring"), "{}", stderr(&output));
+        return;
+    }
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let mut seen = BTreeSet::new();
+    for r in results {
+        let p = ["min", "p50", "p90", "p99", "p999", "max"].map(|n| figure(r, n));
+        assert!(p.windows(2).all(|w| w[0] <= w[1]), "{r}");
+        assert!(p[0] > 0, "{r}");
+        assert_eq!(figure(r, "count"), 200, "{r}");
+        assert_eq!(r["mechanism"], "io-uring", "{r}");
+        seen.insert((r["mode"].as_str().unwrap().to_string(), figure(r, "size")));
+    }
+    for mode in ["blocking", "busy"] {
+        for size in [64, 65536] {
+            assert!(
+                seen.contains(&(mode.to_string(), size)),
+                "{mode} {size}: {seen:?}"
+            );
+        }
+    }
+    // Blocking, each end waits in io_uring_enter and sleeps; busy, it never does.
+    let sleeps = |mode: &str| {
+        results
+            .iter()
+            .filter(|r| r["mode"] == mode && r["size"] == 64)
+            .map(|r| r["ping_sleeps"].as_f64().unwrap() + r["pong_sleeps"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    if pipebench::process::cpu::allowed_cpus().len() >= 2 {
+        assert!(sleeps("blocking") > 0.5, "blocking {}", sleeps("blocking"));
+        assert!(sleeps("busy") < 0.05, "busy {}", sleeps("busy"));
+    }
+}
+
+/// What timing each round trip costs is measured: a batch after the timed
+/// round trips, timed as a whole, gives a mean without per-trip clock reads;
+/// the result sets the per-trip mean against it, and the command prints it
+/// for the fastest configuration.
+#[test]
+fn timing_overhead_is_measured_against_a_batch_timed_as_a_whole() {
+    let _cpus = cpus();
+    let report = run_json(&[
+        "latency",
+        "pipe",
+        "shm-ring",
+        "--mode",
+        "busy",
+        "--sizes",
+        "64",
+        "--round-trips",
+        "2000",
+        "--json",
+    ]);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{report}");
+    for r in results {
+        let batch = r["batch_mean_ns"].as_f64().unwrap();
+        let mean = r["mean"].as_f64().unwrap();
+        let overhead = r["timing_overhead"].as_f64().unwrap();
+        // A batch round trip is a real one: no faster than a fraction of the
+        // fastest timed one, no slower than the slowest.
+        assert!(batch > 0.0 && batch <= figure(r, "max") as f64, "{r}");
+        assert!(((mean - batch) / batch - overhead).abs() < 1e-9, "{r}");
+        // The pong end echoed the batch too, and its CPU per round trip is
+        // still over the timed ones only: at most the ping end's twice over.
+        assert!(
+            r["pong_cpu_ns"].as_f64().unwrap() < 2.0 * mean + 1000.0,
+            "{r}"
+        );
+    }
+    let clock = &report["clock"];
+    assert!(
+        clock["fastest_batch_mean_ns"].as_f64().unwrap() > 0.0,
+        "{clock}"
+    );
+    assert!(
+        clock["fastest_timing_overhead"]
+            .as_f64()
+            .unwrap()
+            .is_finite(),
+        "{clock}"
+    );
+    // In words too.
+    let text = pipebench(&[
+        "latency",
+        "shm-ring",
+        "--sizes",
+        "64",
+        "--round-trips",
+        "500",
+    ]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(
+        stdout(&text).contains("timing each round trip added"),
+        "{}",
+        stdout(&text)
+    );
+}

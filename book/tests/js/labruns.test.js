@@ -40,3 +40,14 @@ test("a column appears when one run carries its figure, dashes for the others", 
   assert.equal(t.rows[1][0], "sweep @ 64 KiB");
   assert.ok(t.rows[1].slice(2).every((c) => c === "—"), t.rows[1].join());
 });
+
+test("latency runs show their percentiles, CPU and sleeps, and no GiB/s", () => {
+  const run = (p50, p99) => ({ kind: "latency", mechanism: "pipe", mode: "busy", p50, p99, mean: p50, ping_cpu_ns: p50, pong_cpu_ns: p50, ping_sleeps: 0.5, pong_sleeps: 0.25 });
+  const t = runsTable([
+    { task: "busy", result: run(2000, 9000) },
+    { task: "busy", result: run(1500, 4000) },
+  ]);
+  assert.deepEqual(t.head, ["task", "median", "99th percentile", "CPU s per s", "CPU per round trip", "sleeps per round trip"]);
+  assert.deepEqual(t.rows[0], ["busy", "2.00 µs", "9.00 µs", "2.00", "4.00 µs", "0.75"]);
+  assert.deepEqual(t.rows[1].slice(1, 3), ["1.50 µs", "4.00 µs"]);
+});

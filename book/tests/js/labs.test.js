@@ -113,3 +113,21 @@ test("the verdict compares the prediction with the measurement", () => {
   assert.match(predictionVerdict(l, 0.5, ms), /far off/);
   assert.equal(progress(l, ms, l.tasks[0]).done, 3);
 });
+
+test("latency figures are read from latency records only, and the lowest tail wins the choice", () => {
+  const lat = (p50, p99) => ({ kind: "latency", p50, p99, mean: p50, ping_cpu_ns: p50, pong_cpu_ns: p50 / 2, ping_sleeps: 1, pong_sleeps: 0.5 });
+  assert.equal(metric(lat(2000, 5000), "p99_ns"), 5000);
+  assert.equal(metric(lat(2000, 5000), "cpu_ns_per_round_trip"), 3000);
+  assert.equal(metric(lat(2000, 5000), "cpu_per_wall"), 1.5);
+  assert.equal(metric(lat(2000, 5000), "sleeps_per_round_trip"), 1.5);
+  // A pipe or IPC result has no round trips: no figure, never a made-up one.
+  assert.equal(metric({ gib_per_s: 1, p50: 3 }, "p50_ns"), null);
+  assert.equal(metric({ kind: "ipc", p99: 3 }, "p99_ns"), null);
+  const l = lab("latency-tail");
+  const ms = [];
+  const tails = { pipe: 9000, futex: 8000, "unix-stream": 12000, "pipe-busy": 30000, "shm-ring": 20000 };
+  for (const [task, p99] of Object.entries(tails)) for (let i = 0; i < 3; i += 1) ms.push({ task, result: lat(p99 / 10, p99) });
+  assert.deepEqual(evaluate(l, ms, l.prediction.answer), { choice: "futex" });
+  assert.equal(predictionVerdict(l, "futex", ms), "You predicted futex, and futex had the lowest 99th percentile round trip.");
+  assert.equal(predictionVerdict(l, "shm-ring", ms), "You predicted shm-ring; futex had the lowest 99th percentile round trip here.");
+});

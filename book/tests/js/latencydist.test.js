@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bucketFloor, describeResult, layoutHistogram, matrixRows, nsText, sane } from "../../theme/pipebook/latencydist.js";
+import { bucketFloor, clockPercent, timingText, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "../../theme/pipebook/latencydist.js";
 
 test("bucket edges are quarter octaves as the runner counts them", () => {
   assert.equal(bucketFloor(0), 1);
@@ -39,4 +39,20 @@ test("words and checks of a result", () => {
   assert.equal(nsText(4_100_000), "4.10 ms");
   const rows = matrixRows([{ ...r, p99: 5000 }, { ...r, mechanism: "tcp", p99: 2000 }]);
   assert.deepEqual(rows.map((x) => x.id), ["tcp", "pipe"]);
+});
+
+test("a result says how its CPUs sit and what its clock read costs against its median", () => {
+  assert.equal(placementText("smt-siblings"), "two threads of one core");
+  assert.equal(placementText("separate-cores"), "two cores");
+  assert.equal(placementText("same-cpu"), "one CPU");
+  assert.equal(placementText(undefined), "placement not known");
+  assert.equal(clockPercent({ clock_ns: 20, p50: 400 }), 5);
+  assert.equal(clockPercent({ clock_ns: 20, p50: 0 }), null);
+  assert.equal(clockPercent({ p50: 400 }), null);
+});
+
+test("timing's own cost is the per-trip mean against a batch's, measured", () => {
+  assert.equal(timingText({ batch_mean_ns: 410, timing_overhead: 0.032 }), "+3.2% on the mean (a batch timed as a whole averaged 410 ns)");
+  assert.equal(timingText({ batch_mean_ns: 2000, timing_overhead: -0.004 }), "−0.4% on the mean (a batch timed as a whole averaged 2.00 µs)");
+  assert.equal(timingText({ batch_mean_ns: 0, timing_overhead: 0 }), "not measured in this result");
 });

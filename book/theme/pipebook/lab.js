@@ -13,14 +13,25 @@ import { secondsInput } from "./controls.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runsTable } from "./labruns.js";
+import { nsText } from "./latencydist.js";
 import * as labs from "./labs.js";
-import { saveLab, startIpc, startRun, startSweep } from "./runner.js";
+import { saveLab, startIpc, startLatency, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
 let nextId = 0;
 
+/** A finished run's headline figure: a latency run's median and 99th percentile, else its GiB/s. */
+function figure(result) {
+  if (result?.kind === "latency") return `median ${nsText(result.p50)}, 99th percentile ${nsText(result.p99)}`;
+  return `${fmt.gib(result.gib_per_s)} GiB/s`;
+}
+
 /** What a task runs, in a line of code text. */
 function taskText(t) {
+  if (t.latency) {
+    const l = t.latency;
+    return `latency ${l.mechanism}, ${l.mode}, ${fmt.bytes(l.size)} messages, ${l.round_trips} round trips on the runner's two CPUs`;
+  }
   // Without bytes of its own, a task moves the runner's default (published at /api/ipc).
   if (t.mechanism) return `IPC ${t.mechanism}, ${t.bytes ? fmt.bytes(t.bytes) : "the runner's default size"} unless capped`;
   if (t.sweep) {
@@ -134,9 +145,10 @@ export function mountLab(root, { online, catalogEntry }) {
       h(
         "div.pipebook-lab-row",
         null,
-        // IPC runs move a number of bytes and take no time budget.
-        lab.tasks.some((t) => !t.mechanism) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
-        h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes),
+        // IPC runs move a number of bytes and take no time budget; latency runs
+        // time a number of round trips and take neither.
+        lab.tasks.some((t) => !t.mechanism && !t.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
+        lab.tasks.some((t) => !t.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes) : null,
       ),
       tasksList,
       status,
@@ -248,7 +260,7 @@ export function mountLab(root, { online, catalogEntry }) {
     const callbacks = (onEnd) => ({
       connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
       queued: (position) => (status.textContent = `Waiting for place ${position} in the runner's queue…`),
-      started: () => (status.textContent = `Running ${t.mechanism ?? t.step}…`),
+      started: () => (status.textContent = `Running ${t.latency ? `${t.latency.mechanism} (${t.latency.mode})` : (t.mechanism ?? t.step)}…`),
       point: (msg) => {
         status.textContent = `Point ${msg.index} of ${msg.of}: ${fmt.bytes(msg.value)}, ${fmt.gib(msg.result.gib_per_s)} GiB/s.`;
       },
@@ -276,6 +288,8 @@ export function mountLab(root, { online, catalogEntry }) {
     const { done, needed } = labs.progress(lab, state.measurements, t);
     let left = Math.max(needed - done, 1);
     const start = (on) => {
+      // A latency task is its configuration, on the runner's default CPUs.
+      if (t.latency) return startLatency({ mechanism: t.latency.mechanism, mode: t.latency.mode, size: t.latency.size, round_trips: t.latency.round_trips, lab: tag }, on);
       if (!t.mechanism) return startRun(t.step, read.params, on, tag);
       const bytes = read.params.bytes ?? t.bytes;
       return startIpc(t.mechanism, bytes === undefined ? {} : { bytes }, on, tag);
@@ -285,13 +299,13 @@ export function mountLab(root, { online, catalogEntry }) {
         callbacks(async (result) => {
           left -= 1;
           if (left > 0) {
-            status.textContent = `Run done (${fmt.gib(result.gib_per_s)} GiB/s); ${left} to go…`;
+            status.textContent = `Run done (${figure(result)}); ${left} to go…`;
             const all = await labState().catch(() => null);
             state = all?.labs?.[lab.id] ?? state;
             next();
             render();
           } else {
-            finish(`Done: ${t.title}, last run ${fmt.gib(result.gib_per_s)} GiB/s.`);
+            finish(`Done: ${t.title}, last run ${figure(result)}.`);
           }
         }),
       );

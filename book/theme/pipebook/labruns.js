@@ -5,6 +5,7 @@
 
 import * as fmt from "./format.js";
 import { metric, round } from "./labs.js";
+import { nsText } from "./latencydist.js";
 
 const DASH = "—";
 
@@ -18,10 +19,15 @@ function percent(share) {
   return share === 0 ? "0%" : `${round(100 * share)}%`;
 }
 
-// Heading, the metric it reads, and how to write it. The first two always show.
+// Heading, the metric it reads, and how to write it. GiB/s always shows but in a
+// lab of latency runs alone, which move no stream of bytes.
 const COLUMNS = [
-  { head: "GiB/s", name: "gib_per_s", text: (v) => fixed(v, 2), always: true },
+  { head: "GiB/s", name: "gib_per_s", text: (v) => fixed(v, 2), always: (ms) => ms.some((m) => m.result?.kind !== "latency") },
+  { head: "median", name: "p50_ns", text: nsText },
+  { head: "99th percentile", name: "p99_ns", text: nsText },
   { head: "CPU s per s", name: "cpu_per_wall", text: (v) => fixed(v, 2) },
+  { head: "CPU per round trip", name: "cpu_ns_per_round_trip", text: nsText },
+  { head: "sleeps per round trip", name: "sleeps_per_round_trip", text: (v) => fixed(v, 2) },
   { head: "corrupted", name: "corrupted_share", text: percent },
   { head: "in huge pages", name: "huge_share", text: (v) => (v === null ? DASH : `${(100 * v).toFixed(0)}%`) },
 ];
@@ -32,7 +38,7 @@ const COLUMNS = [
  */
 export function runsTable(measurements) {
   if (!measurements?.length) return null;
-  const shown = COLUMNS.filter((c) => c.always || measurements.some((m) => metric(m.result, c.name) !== null));
+  const shown = COLUMNS.filter((c) => c.always?.(measurements) || measurements.some((m) => metric(m.result, c.name) !== null));
   return {
     head: ["task", ...shown.map((c) => c.head)],
     rows: measurements.map((m) => [

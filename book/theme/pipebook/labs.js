@@ -18,6 +18,13 @@ export function metric(result, name) {
       return gib === null ? null : gib * 1024;
     }
     case "cpu_per_wall": {
+      if (isLatency(result)) {
+        // Both ends' CPU time per round trip over the round trip's own time.
+        const mean = num(result.mean);
+        const ping = num(result.ping_cpu_ns);
+        const pong = num(result.pong_cpu_ns);
+        return mean === null || mean <= 0 || ping === null || pong === null ? null : (ping + pong) / mean;
+      }
       // IPC records report their ends otherwise: no figure rather than zero.
       if (result?.writer === undefined && result?.reader === undefined) return null;
       const elapsed = num(result?.elapsed_ms);
@@ -57,9 +64,28 @@ export function metric(result, name) {
     }
     case "writer_page_faults":
       return num(result?.counts?.writer?.page_faults);
+    // A latency figure read from anything else would be some other number.
+    case "p50_ns":
+      return isLatency(result) ? num(result.p50) : null;
+    case "p99_ns":
+      return isLatency(result) ? num(result.p99) : null;
+    case "cpu_ns_per_round_trip":
+      return isLatency(result) ? sum(num(result.ping_cpu_ns), num(result.pong_cpu_ns)) : null;
+    case "sleeps_per_round_trip":
+      return isLatency(result) ? sum(num(result.ping_sleeps), num(result.pong_sleeps)) : null;
     default:
       return null;
   }
+}
+
+/** Whether a result is a latency run's record (`"kind":"latency"`). */
+function isLatency(result) {
+  return result?.kind === "latency";
+}
+
+/** a + b, or null when either is missing. */
+function sum(a, b) {
+  return a === null || b === null ? null : a + b;
 }
 
 /** The GiB a result moved, or null when it moved none. */
@@ -91,6 +117,10 @@ const METRIC_NAME = {
   writer_page_allocs_per_gib: "writer's page allocations per GiB",
   sleeps_per_gib: "sleeps per GiB",
   writer_page_faults: "writer's page faults",
+  p50_ns: "median round trip",
+  p99_ns: "99th percentile round trip",
+  cpu_ns_per_round_trip: "CPU time per round trip",
+  sleeps_per_round_trip: "sleeps per round trip",
 };
 
 /** The median (the mean of the middle two for an even count), or null. */
@@ -191,13 +221,16 @@ export function evaluate(lab, measurements, measure) {
       if (!s.values) return s;
       return { number: settle(s.values, measure.tolerance) };
     }
-    case "fastest": {
+    case "fastest":
+    case "lowest": {
+      // The highest median wins, or the lowest for `lowest`; the first of equals keeps its place.
+      const lowest = measure.op === "lowest";
       let best = null;
       for (const ref of measure.among) {
         const s = one(ref);
         if (!s.values) return s;
         const m = median(s.values);
-        if (best === null || m > best.m) best = { m, task: ref.task };
+        if (best === null || (lowest ? m < best.m : m > best.m)) best = { m, task: ref.task };
       }
       return best ? { choice: best.task } : { missing: "no candidates" };
     }
@@ -256,9 +289,8 @@ export function parsePrediction(lab, text) {
 export function predictionVerdict(lab, predicted, measurements) {
   const e = evaluate(lab, measurements, lab.prediction.answer);
   if (e.choice !== undefined) {
-    return e.choice === predicted
-      ? `You predicted ${predicted}, and ${e.choice} was fastest.`
-      : `You predicted ${predicted}; ${e.choice} was fastest here.`;
+    const won = lab.prediction.answer.op === "lowest" ? `had the lowest ${METRIC_NAME[lab.prediction.answer.metric] ?? "figure"}` : "was fastest";
+    return e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
   }
   if (e.number === undefined) return null;
   const unit = lab.prediction.unit ? ` ${lab.prediction.unit}` : "";

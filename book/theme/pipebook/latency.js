@@ -12,7 +12,7 @@
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
-import { describeResult, layoutHistogram, matrixRows, nsText, sane } from "./latencydist.js";
+import { clockPercent, describeResult, timingText, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latencydist.js";
 import { startLatency } from "./runner.js";
 import { parseSize } from "./sizes.js";
 
@@ -63,8 +63,9 @@ function resultTable(r) {
     row("round trips timed", String(r.count)),
     row("CPU per round trip", `ping ${nsText(r.ping_cpu_ns)}, pong ${nsText(r.pong_cpu_ns)}`),
     row("sleeps per round trip", `ping ${r.ping_sleeps.toFixed(2)}, pong ${r.pong_sleeps.toFixed(2)}`),
-    row("CPUs (ping, pong)", r.cpus.join(", ")),
-    row("one clock read", `${r.clock_ns.toFixed(1)} ns (each timed round trip holds one)`),
+    row("CPUs (ping, pong)", `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
+    row("one clock read", `${r.clock_ns.toFixed(1)} ns, ${clockPercent(r)?.toFixed(1) ?? "—"}% of this median (each timed round trip holds one)`),
+    row("timing's own cost", timingText(r)),
   ];
 }
 

@@ -69,3 +69,29 @@ export function matrixRows(results) {
       cpu: (r.ping_cpu_ns + r.pong_cpu_ns) / 2,
     }));
 }
+
+const PLACEMENTS = {
+  "same-cpu": "one CPU",
+  "smt-siblings": "two threads of one core",
+  "separate-cores": "two cores",
+};
+
+/** How a result's two CPUs sit, in words ("two cores"); older results say nothing of it. */
+export function placementText(placement) {
+  return PLACEMENTS[placement] ?? "placement not known";
+}
+
+/**
+ * What timing every round trip added, measured against a batch timed as a whole:
+ * "+3.2% on the mean (a batch averaged 410 ns)"; older results lack the batch.
+ */
+export function timingText(r) {
+  if (!(r?.batch_mean_ns > 0) || typeof r.timing_overhead !== "number") return "not measured in this result";
+  const sign = r.timing_overhead >= 0 ? "+" : "−";
+  return `${sign}${Math.abs(100 * r.timing_overhead).toFixed(1)}% on the mean (a batch timed as a whole averaged ${nsText(r.batch_mean_ns)})`;
+}
+
+/** What the clock read every timed round trip holds costs, as a share of the median, in percent (null without one). */
+export function clockPercent(r) {
+  return typeof r?.clock_ns === "number" && r.p50 > 0 ? (100 * r.clock_ns) / r.p50 : null;
+}

@@ -70,6 +70,11 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
         // An IPC record carries both; a pipe result only GiB/s, which is the same
         // figure in other units (1 GiB = 1024 MiB).
         Metric::MibPerS => num("/mib_per_s").or_else(|| Some(num("/gib_per_s")? * 1024.0)),
+        Metric::CpuPerWall if is_latency(result) => {
+            // Both ends' CPU time per round trip over the round trip's own time.
+            let mean = num("/mean").filter(|m| *m > 0.0)?;
+            Some((num("/ping_cpu_ns")? + num("/pong_cpu_ns")?) / mean)
+        }
         Metric::CpuPerWall => {
             // IPC records report their ends otherwise: no figure rather than zero.
             if result.get("writer").is_none() && result.get("reader").is_none() {
@@ -117,7 +122,18 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(sleeps.iter().sum::<f64>() / gib(result)?)
         }
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
+        // A latency figure read from anything else would be some other number.
+        _ if !is_latency(result) => None,
+        Metric::P50Ns => num("/p50"),
+        Metric::P99Ns => num("/p99"),
+        Metric::CpuNsPerRoundTrip => Some(num("/ping_cpu_ns")? + num("/pong_cpu_ns")?),
+        Metric::SleepsPerRoundTrip => Some(num("/ping_sleeps")? + num("/pong_sleeps")?),
     }
+}
+
+/// Whether a result is a latency run's record (`"kind":"latency"`).
+fn is_latency(result: &Value) -> bool {
+    result.get("kind").and_then(Value::as_str) == Some("latency")
 }
 
 /// The GiB a result moved, when it moved any.
@@ -167,6 +183,10 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::WriterPageAllocsPerGib => "writer's page allocations per GiB",
         Metric::SleepsPerGib => "sleeps per GiB",
         Metric::WriterPageFaults => "writer's page faults",
+        Metric::P50Ns => "median round trip",
+        Metric::P99Ns => "99th percentile round trip",
+        Metric::CpuNsPerRoundTrip => "CPU time per round trip",
+        Metric::SleepsPerRoundTrip => "sleeps per round trip",
     }
 }
 
@@ -251,11 +271,14 @@ pub fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> E
                 let values = series(lab, measurements, of, *metric)?;
                 Evaluated::Number(settle(&values, *tolerance) as f64)
             }
-            Measure::Fastest { metric, among } => {
+            Measure::Fastest { metric, among } | Measure::Lowest { metric, among } => {
+                // The highest median wins, or the lowest for `lowest`; the
+                // first of equals keeps its place.
+                let lowest = matches!(measure, Measure::Lowest { .. });
                 let mut best: Option<(f64, &str)> = None;
                 for r in among {
                     let m = agg(series(lab, measurements, r, *metric)?, median);
-                    if best.is_none_or(|(b, _)| m > b) {
+                    if best.is_none_or(|(b, _)| if lowest { m < b } else { m > b }) {
                         best = Some((m, &r.task));
                     }
                 }

@@ -98,6 +98,10 @@ pub struct Task {
     /// IPC mechanism id (`pipebench::ipc::find`): the task is an IPC lab run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mechanism: Option<String>,
+    /// A latency configuration (`pipebench::latency`): the task is a latency
+    /// run of it on the runner's default two CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyTask>,
     /// Bytes an IPC task moves unless the student caps them (default: the
     /// IPC lab's own default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,22 +116,57 @@ pub struct Task {
     pub runs: usize,
 }
 
-/// What a task runs: a catalog step or an IPC mechanism.
+/// A latency task's configuration: the mechanism, how both ends wait, and
+/// the message size. The CPUs are the runner's default two (two CPUs, so
+/// busy-polling has a partner to poll for); the round trips are the task's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyTask {
+    /// Latency mechanism id (`pipebench::latency::Mechanism`).
+    pub mechanism: String,
+    /// `blocking` or `busy`.
+    pub mode: pipebench::latency::Mode,
+    /// Bytes per message.
+    pub size: u64,
+    /// Round trips each run times.
+    pub round_trips: u32,
+}
+
+impl LatencyTask {
+    /// The engine's configuration of one run on `cpus`, or why there is none.
+    pub fn config(
+        &self,
+        cpus: [usize; 2],
+    ) -> Result<pipebench::latency::LatencyConfig, pipebench::latency::LatencyError> {
+        Ok(pipebench::latency::LatencyConfig {
+            mechanism: pipebench::latency::Mechanism::parse(&self.mechanism)?,
+            mode: self.mode,
+            size: self.size,
+            cpus,
+            round_trips: self.round_trips,
+        })
+    }
+}
+
+/// What a task runs: a catalog step, an IPC mechanism or a latency configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskWork<'a> {
     /// A pipe run (or sweep) of this catalog step.
     Step(&'a str),
     /// An IPC lab run of this mechanism.
     Mechanism(&'a str),
+    /// A latency run of this configuration.
+    Latency(&'a LatencyTask),
 }
 
 impl Task {
-    /// What the task runs. A checked definition has exactly one of `step` and
-    /// `mechanism`; an unchecked one with neither reads as an empty step.
+    /// What the task runs. A checked definition has exactly one of `step`,
+    /// `mechanism` and `latency`; an unchecked one with none reads as an empty step.
     pub fn work(&self) -> TaskWork<'_> {
-        match (&self.mechanism, &self.step) {
-            (Some(mechanism), _) => TaskWork::Mechanism(mechanism),
-            (None, step) => TaskWork::Step(step.as_deref().unwrap_or("")),
+        match (&self.latency, &self.mechanism, &self.step) {
+            (Some(latency), _, _) => TaskWork::Latency(latency),
+            (None, Some(mechanism), _) => TaskWork::Mechanism(mechanism),
+            (None, None, step) => TaskWork::Step(step.as_deref().unwrap_or("")),
         }
     }
 }
@@ -222,6 +261,14 @@ pub enum Metric {
     SleepsPerGib,
     /// The writer's page faults over its run.
     WriterPageFaults,
+    /// A latency run's median round trip, ns.
+    P50Ns,
+    /// A latency run's 99th percentile round trip, ns.
+    P99Ns,
+    /// CPU time both ends of a latency run spent per round trip, ns.
+    CpuNsPerRoundTrip,
+    /// Sleeps (voluntary context switches) of both ends per round trip.
+    SleepsPerRoundTrip,
 }
 
 impl Metric {
@@ -286,6 +333,13 @@ pub enum Measure {
         /// The candidates.
         among: Vec<Ref>,
     },
+    /// The task whose median is lowest (a latency: lower is better).
+    Lowest {
+        /// The figure.
+        metric: Metric,
+        /// The candidates.
+        among: Vec<Ref>,
+    },
 }
 
 impl Measure {
@@ -297,7 +351,9 @@ impl Measure {
             | Measure::Max { of, .. }
             | Measure::Min { of, .. }
             | Measure::Settle { of, .. } => vec![of],
-            Measure::Fastest { among, .. } => among.iter().collect(),
+            Measure::Fastest { among, .. } | Measure::Lowest { among, .. } => {
+                among.iter().collect()
+            }
         }
     }
 }
@@ -342,6 +398,10 @@ impl Lab {
         let mut problems = Vec::new();
         let at = |what: String| format!("lab `{}`: {what}", self.id);
         for task in &self.tasks {
+            if let Some(latency) = &task.latency {
+                problems.extend(latency_problems(task, latency).into_iter().map(&at));
+                continue;
+            }
             match (&task.step, &task.mechanism) {
                 (Some(step), None) => {
                     if catalog::find(step).is_none() {
@@ -441,6 +501,60 @@ impl Lab {
     }
 }
 
+/// What is wrong with a latency task: it must be only that (no step,
+/// mechanism, bytes, sweep or params), run 1 to `MAX_TASK_RUNS` times, and be a
+/// configuration the engine accepts (its mode, its size, round trips the page
+/// may ask for).
+fn latency_problems(task: &Task, latency: &LatencyTask) -> Vec<String> {
+    let mut problems = Vec::new();
+    if task.step.is_some()
+        || task.mechanism.is_some()
+        || task.bytes.is_some()
+        || task.sweep.is_some()
+        || task.params != TaskParams::default()
+    {
+        problems.push(format!(
+            "task `{}`: a latency task takes no step, mechanism, bytes, sweep or params",
+            task.id
+        ));
+    }
+    if task.runs == 0 || task.runs > MAX_TASK_RUNS {
+        problems.push(format!(
+            "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
+            task.id, task.runs
+        ));
+    }
+    if latency.round_trips > crate::latency_page::PAGE_MAX_ROUND_TRIPS {
+        problems.push(format!(
+            "task `{}` times {} round trips: a page may ask for {} at most",
+            task.id,
+            latency.round_trips,
+            crate::latency_page::PAGE_MAX_ROUND_TRIPS
+        ));
+    }
+    // The machine's CPUs are not the definition's business: check on CPU 0.
+    let checked = latency.config([0, 0]).and_then(|config| {
+        if !pipebench::latency::ROUND_TRIPS.contains(&config.round_trips) {
+            return Err(pipebench::latency::LatencyError::BadRoundTrips {
+                round_trips: config.round_trips,
+            });
+        }
+        pipebench::latency::check_size(config.size)?;
+        if let Some(reason) = config.mechanism.info().lacks_mode(config.mode) {
+            return Err(pipebench::latency::LatencyError::NoSuchMode {
+                mechanism: latency.mechanism.clone(),
+                mode: config.mode,
+                reason: reason.to_string(),
+            });
+        }
+        Ok(())
+    });
+    if let Err(err) = checked {
+        problems.push(format!("task `{}`: {err}", task.id));
+    }
+    problems
+}
+
 /// Why the lab definitions cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum DefinitionError {
@@ -502,6 +616,49 @@ mod tests {
         let text = LABS_JSON.replacen("\"task\": \"repeat\"", "\"task\": \"nope\"", 1);
         let err = parse(&text).unwrap_err().to_string();
         assert!(err.contains("unknown task `nope`"), "{err}");
+    }
+
+    #[test]
+    fn latency_tasks_are_checked() {
+        let book = parse(LABS_JSON).unwrap();
+        let lab = book.find("latency-tail").unwrap();
+        assert!(matches!(
+            lab.task("shm-ring").unwrap().work(),
+            TaskWork::Latency(LatencyTask { mechanism, .. }) if mechanism == "shm-ring"
+        ));
+        let ring = r#""mechanism": "shm-ring", "mode": "busy", "size": 64, "round_trips": 5000"#;
+        assert!(LABS_JSON.contains(ring));
+        for (text, expect) in [
+            (
+                LABS_JSON.replacen(ring, r#""mechanism": "pigeon", "mode": "busy", "size": 64, "round_trips": 5000"#, 1),
+                "unknown mechanism `pigeon`",
+            ),
+            (
+                LABS_JSON.replacen(ring, r#""mechanism": "shm-ring", "mode": "blocking", "size": 64, "round_trips": 5000"#, 1),
+                "no blocking mode",
+            ),
+            (
+                LABS_JSON.replacen(ring, r#""mechanism": "shm-ring", "mode": "busy", "size": 0, "round_trips": 5000"#, 1),
+                "task `shm-ring`",
+            ),
+            (
+                LABS_JSON.replacen(ring, r#""mechanism": "shm-ring", "mode": "busy", "size": 64, "round_trips": 1000000"#, 1),
+                "a page may ask for 100000 at most",
+            ),
+            (
+                LABS_JSON.replacen(
+                    &format!("\"latency\": {{ {ring} }}"),
+                    &format!("\"latency\": {{ {ring} }}, \"step\": \"write-read\""),
+                    1,
+                ),
+                "a latency task takes no step",
+            ),
+        ] {
+            match parse(&text) {
+                Ok(_) => panic!("accepted a bad definition (expected {expect:?})"),
+                Err(err) => assert!(err.to_string().contains(expect), "{err}"),
+            }
+        }
     }
 
     #[test]

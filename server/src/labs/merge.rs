@@ -157,6 +157,7 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
                 ));
             }
         }
+        TaskWork::Latency(latency) => return check_latency(result, latency),
         TaskWork::Mechanism(mechanism) => {
             if result["kind"].as_str() != Some("ipc") {
                 return Err(format!(
@@ -203,6 +204,60 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
     if let Some(corrupted) = result["corrupted_bytes"].as_u64() {
         if corrupted > bytes {
             return Err(format!("{corrupted} corrupted bytes out of {bytes}"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a latency record against its task and itself: the task's
+/// mechanism, mode and size; percentiles in order up to the maximum; a count of
+/// round trips; CPU times and sleeps that are not negative.
+fn check_latency(result: &Value, task: &super::defs::LatencyTask) -> Result<(), String> {
+    if result["kind"].as_str() != Some("latency") {
+        return Err(format!(
+            "it is no latency record (`\"kind\":\"latency\"`) but the task runs the latency of `{}`",
+            task.mechanism
+        ));
+    }
+    let found = result["mechanism"].as_str().unwrap_or("(none)");
+    if found != task.mechanism {
+        return Err(format!(
+            "its mechanism is {} but the task runs `{}`",
+            names::shown(found, '`'),
+            task.mechanism
+        ));
+    }
+    if result["mode"].as_str() != Some(task.mode.as_str())
+        || result["size"].as_u64() != Some(task.size)
+    {
+        return Err(format!(
+            "it is not the task's configuration ({}, {} B)",
+            task.mode.as_str(),
+            task.size
+        ));
+    }
+    let count = result["count"]
+        .as_u64()
+        .ok_or("no count (a whole number)")?;
+    if count == 0 {
+        return Err("it timed no round trip".into());
+    }
+    let mut last = 0u64;
+    for key in ["min", "p50", "p90", "p99", "p999", "max"] {
+        let ns = result[key]
+            .as_u64()
+            .ok_or_else(|| format!("no {key} (whole nanoseconds)"))?;
+        if ns < last {
+            return Err(format!(
+                "its {key} of {ns} ns is below a lower percentile's {last} ns"
+            ));
+        }
+        last = ns;
+    }
+    for key in ["ping_cpu_ns", "pong_cpu_ns", "ping_sleeps", "pong_sleeps"] {
+        let v = result[key].as_f64().ok_or_else(|| format!("no {key}"))?;
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!("its {key} of {v} is not a time or count"));
         }
     }
     Ok(())
@@ -661,6 +716,8 @@ fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
             let name = match task.work() {
                 TaskWork::Step(step) => step.to_string(),
                 TaskWork::Mechanism(mechanism) => format!("ipc {mechanism}"),
+                // A latency run has no throughput to take a median of.
+                TaskWork::Latency(_) => continue,
             };
             let key = match (m.value, &task.sweep) {
                 (Some(v), Some(sweep)) => (name, Some((sweep.param.clone(), v))),

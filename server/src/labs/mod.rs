@@ -181,6 +181,12 @@ fn work_name(work: TaskWork<'_>) -> String {
     match work {
         TaskWork::Step(step) => format!("step `{step}`"),
         TaskWork::Mechanism(mechanism) => format!("IPC mechanism `{mechanism}`"),
+        TaskWork::Latency(latency) => format!(
+            "latency of `{}` ({}, {} B)",
+            latency.mechanism,
+            latency.mode.as_str(),
+            latency.size
+        ),
     }
 }
 
@@ -188,7 +194,13 @@ fn work_name(work: TaskWork<'_>) -> String {
 fn task_of(tag: &LabTag, work: TaskWork<'_>) -> Result<(&'static Lab, &'static Task), LabError> {
     let lab = lab(&tag.id)?;
     let task = task(lab, tag)?;
-    if task.work() != work {
+    // A latency message names its mechanism; the task's mode and size are
+    // checked field by field in `lab_latency`.
+    let same = match (task.work(), work) {
+        (TaskWork::Latency(ours), TaskWork::Latency(asked)) => ours.mechanism == asked.mechanism,
+        (ours, asked) => ours == asked,
+    };
+    if !same {
         return Err(LabError::WrongWork {
             lab: lab.id.clone(),
             task: task.id.clone(),
@@ -224,6 +236,62 @@ pub fn lab_ipc(
     Ok(IpcRunParams {
         bytes: bytes.or(task.bytes.map(ByteSize)),
         chunk: None,
+    })
+}
+
+/// Checks a lab-tagged latency run: the task's mechanism, mode and size (the
+/// message may leave the mode and size out, or repeat them), on the runner's
+/// default two CPUs; only the round trips are the student's (within the page's
+/// bounds, which `latency_page::plan` checks next). Returns the parameters to
+/// run it with.
+pub fn lab_latency(
+    tag: &LabTag,
+    params: &crate::latency_page::LatencyRunParams,
+) -> Result<crate::latency_page::LatencyRunParams, LabError> {
+    // Every field named: one added later must be decided on for labs too.
+    let crate::latency_page::LatencyRunParams {
+        mechanism,
+        mode,
+        size,
+        cpus,
+        round_trips,
+        lab: _,
+    } = params;
+    let asked = defs::LatencyTask {
+        mechanism: mechanism.clone(),
+        mode: mode.unwrap_or(pipebench::latency::Mode::Blocking),
+        size: size.map_or(0, |s| s.bytes()),
+        round_trips: round_trips.unwrap_or(0),
+    };
+    let (_, task) = task_of(tag, TaskWork::Latency(&asked))?;
+    let TaskWork::Latency(ours) = task.work() else {
+        return Err(LabError::WrongWork {
+            lab: tag.id.clone(),
+            task: task.id.clone(),
+            expected: work_name(task.work()),
+            found: work_name(TaskWork::Latency(&asked)),
+        });
+    };
+    let fixed = |param| LabError::FixedParam {
+        task: task.id.clone(),
+        param,
+    };
+    if mode.is_some_and(|m| m != ours.mode) {
+        return Err(fixed("mode"));
+    }
+    if size.is_some_and(|s| s.bytes() != ours.size) {
+        return Err(fixed("size"));
+    }
+    if cpus.is_some() {
+        return Err(fixed("cpus"));
+    }
+    Ok(crate::latency_page::LatencyRunParams {
+        mechanism: ours.mechanism.clone(),
+        mode: Some(ours.mode),
+        size: Some(ByteSize(ours.size)),
+        cpus: None,
+        round_trips: Some(round_trips.unwrap_or(ours.round_trips)),
+        lab: None,
     })
 }
 
@@ -453,6 +521,77 @@ mod tests {
         ));
         assert!(matches!(
             lab_run(&shm, "write-read", &RunParams::default()),
+            Err(LabError::WrongWork { .. })
+        ));
+    }
+
+    #[test]
+    fn a_lab_latency_run_is_its_configuration_with_only_round_trips_free() {
+        use crate::latency_page::LatencyRunParams;
+        use pipebench::latency::Mode;
+        let busy = tag("latency-cpu", "busy");
+        let asked = |mechanism: &str| LatencyRunParams {
+            mechanism: mechanism.into(),
+            mode: None,
+            size: None,
+            cpus: None,
+            round_trips: None,
+            lab: Some(busy.clone()),
+        };
+        // Left out, the mode and size are the task's, not the page's defaults.
+        let params = lab_latency(&busy, &asked("pipe")).unwrap();
+        assert_eq!(
+            (params.mode, params.size, params.round_trips, params.cpus),
+            (Some(Mode::Busy), Some(ByteSize(64)), Some(5000), None)
+        );
+        let repeated = LatencyRunParams {
+            mode: Some(Mode::Busy),
+            size: Some(ByteSize(64)),
+            round_trips: Some(200),
+            ..asked("pipe")
+        };
+        assert_eq!(
+            lab_latency(&busy, &repeated).unwrap().round_trips,
+            Some(200)
+        );
+        let err = lab_latency(&busy, &asked("tcp")).unwrap_err();
+        assert!(matches!(err, LabError::WrongWork { .. }), "{err}");
+        assert!(err.to_string().contains("`pipe` (busy, 64 B)"), "{err}");
+        for (bad, param) in [
+            (
+                LatencyRunParams {
+                    mode: Some(Mode::Blocking),
+                    ..asked("pipe")
+                },
+                "mode",
+            ),
+            (
+                LatencyRunParams {
+                    size: Some(ByteSize(4096)),
+                    ..asked("pipe")
+                },
+                "size",
+            ),
+            (
+                LatencyRunParams {
+                    cpus: Some([0, 0]),
+                    ..asked("pipe")
+                },
+                "cpus",
+            ),
+        ] {
+            match lab_latency(&busy, &bad) {
+                Err(LabError::FixedParam { param: p, .. }) => assert_eq!(p, param),
+                other => panic!("{param}: {other:?}"),
+            }
+        }
+        // Neither a pipe task nor an IPC task takes a latency run.
+        assert!(matches!(
+            lab_latency(&tag("choose-ipc", "pipe-rw"), &asked("pipe")),
+            Err(LabError::WrongWork { .. })
+        ));
+        assert!(matches!(
+            lab_run(&busy, "write-read", &RunParams::default()),
             Err(LabError::WrongWork { .. })
         ));
     }

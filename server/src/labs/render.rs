@@ -212,7 +212,7 @@ pub(crate) fn strip_chart(title: &str, rows: &[(String, Vec<f64>)]) -> String {
 /// Where a bar goes: its task's first appearance, then the swept value.
 type BarOrder = (usize, Option<u64>);
 
-fn lab_bars(lab: &Value) -> Vec<(String, f64)> {
+fn lab_bars(lab: &Value, pointer: &str, scale: f64) -> Vec<(String, f64)> {
     // Tasks in the order first run, a sweep's values in increasing order.
     let mut groups: Vec<(BarOrder, String, Vec<f64>)> = Vec::new();
     let mut tasks: Vec<&str> = Vec::new();
@@ -227,7 +227,11 @@ fn lab_bars(lab: &Value) -> Vec<(String, f64)> {
             Some(v) => format!("{task} @ {}", pipebench::size::ByteSize(v)),
             None => task.to_string(),
         };
-        let Some(g) = m.pointer("/result/gib_per_s").and_then(Value::as_f64) else {
+        let Some(g) = m
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .map(|v| v * scale)
+        else {
             continue;
         };
         match groups.iter_mut().find(|(_, l, _)| *l == label) {
@@ -297,12 +301,19 @@ pub fn report_html(report: &Value) -> String {
             ));
         }
         body.push_str("</table>\n");
-        let bars = lab_bars(lab);
-        if bars.is_empty() {
+        // A latency lab's runs move no stream of bytes: their median round trip instead.
+        let throughput = lab_bars(lab, "/result/gib_per_s", 1.0);
+        let round_trips = lab_bars(lab, "/result/p50", 1e-3);
+        if throughput.is_empty() && round_trips.is_empty() {
             body.push_str("<p class=\"note\">No runs yet.</p>\n");
             continue;
         }
-        body.push_str(&bar_chart("Median throughput", "GiB/s", &bars));
+        if !throughput.is_empty() {
+            body.push_str(&bar_chart("Median throughput", "GiB/s", &throughput));
+        }
+        if !round_trips.is_empty() {
+            body.push_str(&bar_chart("Median round trip (p50)", "µs", &round_trips));
+        }
         body.push_str(
             "<table><tr><th>task</th><th>step or mechanism</th><th>GiB/s</th><th>bytes</th><th>ms</th>\
              <th>CPU s per s</th><th>corrupted</th><th>huge pages</th></tr>",

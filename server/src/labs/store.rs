@@ -56,13 +56,15 @@ pub enum Record {
     },
 }
 
-/// What a lab task's run leaves: a pipe run's result, or an IPC run's record
-/// (told apart by its `"kind":"ipc"`, which pipe results never have).
+/// What a lab task's run leaves: a pipe run's result, an IPC run's record or
+/// a latency run's (told apart by their `"kind"`, which pipe results never have).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum LabResult {
     /// An IPC lab run (`"kind":"ipc"`); tried first, since it is the tagged one.
     Ipc(Box<IpcRecord>),
+    /// A latency run (`"kind":"latency"`), tagged too.
+    Latency(Box<pipebench::engine::result::LatencyRecord>),
     /// A pipe run.
     Pipe(Box<RunResult>),
 }

@@ -423,3 +423,136 @@ async fn a_lab_ipc_task_is_recorded_and_reported() {
     let stdout = String::from_utf8_lossy(&merged.stdout);
     assert!(stdout.contains("ipc posix-shm"), "{stdout}");
 }
+
+/// Labs 7 and 8's tasks are latency runs: a lab-tagged `latency` message must
+/// be its task's configuration (only the round trips free), its record lands in
+/// /api/labs, the checks are judged on real runs, and the exported report goes
+/// through `pipebook report` (which refuses it once a percentile is forged out
+/// of order).
+#[tokio::test]
+async fn a_lab_latency_task_is_recorded_judged_and_reported() {
+    let _lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"latency-cpu","value":3000}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "saved");
+
+    let busy = json!({"id":"latency-cpu","task":"busy"});
+    for (message, expect) in [
+        (
+            json!({"type":"latency","mechanism":"tcp","lab":busy}),
+            "runs latency of `pipe` (busy, 64 B), not latency of `tcp`",
+        ),
+        (
+            json!({"type":"latency","mechanism":"pipe","mode":"blocking","lab":busy}),
+            "`mode` is fixed",
+        ),
+        (
+            json!({"type":"latency","mechanism":"pipe","size":4096,"lab":busy}),
+            "`size` is fixed",
+        ),
+        (
+            json!({"type":"latency","mechanism":"pipe","cpus":[0,0],"lab":busy}),
+            "`cpus` is fixed",
+        ),
+        (
+            json!({"type":"ipc","mechanism":"pipe-rw","lab":busy}),
+            "not IPC mechanism `pipe-rw`",
+        ),
+    ] {
+        send(&mut socket, message).await;
+        expect_error(&mut socket, expect).await;
+    }
+    assert_eq!(
+        lab_state(&server, "latency-cpu").await["measurements"],
+        json!([])
+    );
+
+    // Three runs of each task, 500 round trips each (the student's count).
+    let blocking = json!({"id":"latency-cpu","task":"blocking"});
+    for tag in [&blocking, &busy] {
+        for _ in 0..3 {
+            send(
+                &mut socket,
+                json!({"type":"latency","mechanism":"pipe","round_trips":500,"lab":tag}),
+            )
+            .await;
+            let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+            assert_eq!(result["kind"], "latency", "{result}");
+            assert_eq!(result["count"], 500, "{result}");
+            assert_eq!(result["size"], 64, "{result}");
+        }
+    }
+    let state = lab_state(&server, "latency-cpu").await;
+    let ms = state["measurements"].as_array().unwrap();
+    assert_eq!(ms.len(), 6, "{state}");
+    assert!(ms[..3]
+        .iter()
+        .all(|m| m["task"] == "blocking" && m["result"]["mode"] == "blocking"));
+    assert!(ms[3..]
+        .iter()
+        .all(|m| m["task"] == "busy" && m["result"]["mode"] == "busy"));
+    drop(socket);
+
+    // The report judges every check on these runs; on two CPUs busy-polling
+    // has the lower median.
+    let exported = server.get("/api/labs/report.json?student=Ada").await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    let report = exported.json();
+    let index = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "latency-cpu")
+        .unwrap();
+    let checks = report["labs"][index]["checks"].as_array().unwrap().clone();
+    assert_eq!(checks.len(), 4, "{checks:?}");
+    for check in &checks {
+        assert!(
+            check["status"] == "pass" || check["status"] == "fail",
+            "judged on six runs: {check}"
+        );
+    }
+    let cpus = pipebench::process::cpu::allowed_cpus();
+    if cpus.len() >= 2 {
+        let faster = checks.iter().find(|c| c["id"] == "busy-faster").unwrap();
+        assert_eq!(faster["status"], "pass", "{faster}");
+    }
+
+    // The readable report draws the latency runs' medians, not an empty lab.
+    let html = server.get("/api/labs/report.html?student=Ada").await;
+    assert_eq!(html.status, 200);
+    assert!(
+        html.body.contains("Median round trip (p50)"),
+        "{}",
+        html.body
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("ada.json");
+    std::fs::write(&good, &exported.body).unwrap();
+    let mut forged = report.clone();
+    let result = &mut forged["labs"][index]["measurements"][0]["result"];
+    let p50 = result["p50"].as_u64().unwrap();
+    result["p99"] = json!(p50 / 2);
+    let forged_path = dir.path().join("forged.json");
+    std::fs::write(&forged_path, export::seal(forged).to_string()).unwrap();
+    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .arg("report")
+        .args([&good, &forged_path])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(3), "{stderr}");
+    assert!(!stderr.contains("ada.json"), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("forged.json"))
+        .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
+    assert!(line.contains("below a lower percentile"), "{line}");
+}

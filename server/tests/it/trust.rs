@@ -51,6 +51,17 @@ impl Bases {
                 found.insert(format!("/dev/shm/{name}"));
             }
         }
+        // POSIX message queues (the latency lab's), where their file system is mounted.
+        for entry in std::fs::read_dir("/dev/mqueue")
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("pipebook") || name.starts_with("pipebench") {
+                found.insert(format!("/dev/mqueue/{name}"));
+            }
+        }
         for dir in [self.tmp.path(), self.xdg.path()] {
             for entry in std::fs::read_dir(dir).unwrap().flatten() {
                 found.insert(entry.path().display().to_string());
@@ -422,4 +433,112 @@ async fn planted_names_are_never_followed_by_the_server() {
     }
     assert_eq!(std::fs::read(&victim).unwrap(), PRECIOUS);
     assert_eq!(snapshot(&base), planted, "nobody's plantings changed");
+}
+
+/// The latency ends (`latency-end`) the server `pid` has started.
+fn latency_ends(pid: u32) -> Vec<u32> {
+    children(pid)
+        .into_iter()
+        .filter(|&c| cmdline(c).contains("latency-end"))
+        .collect()
+}
+
+/// Reads the socket until the run's first `latency_progress` with round trips
+/// done: both ends hold what the run made and are timing.
+async fn until_timing(socket: &mut crate::common::Socket, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "{what}: no progress");
+        let message = recv(socket).await;
+        match message["type"].as_str() {
+            Some("latency_progress") if message["done"].as_u64() > Some(0) => return,
+            Some("started" | "queued" | "latency_progress") => {}
+            _ => panic!("{what}: {message}"),
+        }
+    }
+}
+
+/// The latency mechanisms a cancel or a kill is tried on: every kind of thing
+/// a run makes (pipes, a FIFO pair in a run folder, POSIX queues, a System V
+/// queue noted in a run folder, a loopback connection, the shared region),
+/// each blocking so that 100 000 round trips outlast the test's cancel.
+const LATENCY_KINDS: [&str; 6] = ["pipe", "fifo", "posix-mq", "sysv-mq", "tcp", "futex"];
+
+/// A latency run cancelled mid-run over the real WebSocket: `cancelled`, both
+/// ends gone, and nothing left: no queue, no FIFO folder, no run folder.
+#[tokio::test]
+async fn a_cancelled_latency_run_leaves_nothing() {
+    let _lock = RUN_LOCK.lock().await;
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let server = bases.server();
+    let mut socket = server.socket().await;
+    for id in LATENCY_KINDS {
+        send(
+            &mut socket,
+            json!({"type":"latency","mechanism":id,"round_trips":100_000}),
+        )
+        .await;
+        until_timing(&mut socket, id).await;
+        let ends = latency_ends(server.pid());
+        assert_eq!(ends.len(), 2, "{id}: {ends:?}");
+        send(&mut socket, json!({"type":"cancel"})).await;
+        let (cancelled, _) = recv_until(&mut socket, "cancelled", Duration::from_secs(30)).await;
+        assert_eq!(cancelled["type"], "cancelled", "{id}");
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: a cancelled run left something"
+        );
+    }
+}
+
+/// Kill -9 of the server mid latency run: both ends die with it; a System V
+/// queue (noted in its run folder) waits for the next start, which removes it;
+/// everything else is gone at once.
+#[tokio::test]
+async fn a_server_killed_mid_latency_run_leaves_nothing_after_its_next_start() {
+    let _lock = RUN_LOCK.lock().await;
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut server = bases.server();
+    for id in LATENCY_KINDS {
+        let mut socket = server.socket().await;
+        send(
+            &mut socket,
+            json!({"type":"latency","mechanism":id,"round_trips":100_000}),
+        )
+        .await;
+        until_timing(&mut socket, id).await;
+        let ends = latency_ends(server.pid());
+        assert_eq!(ends.len(), 2, "{id}: {ends:?}");
+        let status = server
+            .signal(libc::SIGKILL, Duration::from_secs(5))
+            .expect("the server dies");
+        assert!(!status.success());
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        let left = bases.leftovers();
+        if id == "sysv-mq" {
+            assert_ne!(left, before, "{id}: its queue should wait for the sweep");
+        } else {
+            assert_eq!(left, before, "{id} left something behind");
+        }
+        server = bases.server();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: the next start left something"
+        );
+    }
 }

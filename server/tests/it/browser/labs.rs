@@ -29,7 +29,12 @@ async fn the_ipc_lab_runs_its_tasks_and_compares_the_choice() {
 /// Fills a lab card's prediction (and any run fields) with `fill`, JavaScript
 /// run with the card as `r`, saves it, and waits until the card shows `shown` as
 /// the saved prediction and unlocks its runs.
-async fn save_prediction(client: &Client, root: &str, fill: &str, shown: &str) -> TestResult {
+pub(super) async fn save_prediction(
+    client: &Client,
+    root: &str,
+    fill: &str,
+    shown: &str,
+) -> TestResult {
     js(
         client,
         &format!("const r = document.querySelector('{root}'); {fill} return true;"),
@@ -52,7 +57,12 @@ async fn save_prediction(client: &Client, root: &str, fill: &str, shown: &str) -
 
 /// Clicks a lab task's run button and waits until the card is idle again with
 /// `measurements` runs recorded in all (or says the error it showed).
-async fn run_lab_task(client: &Client, root: &str, task: &str, measurements: usize) -> TestResult {
+pub(super) async fn run_lab_task(
+    client: &Client,
+    root: &str,
+    task: &str,
+    measurements: usize,
+) -> TestResult {
     click(
         client,
         &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
@@ -77,7 +87,10 @@ async fn run_lab_task(client: &Client, root: &str, task: &str, measurements: usi
 }
 
 /// A lab card's checks as shown: the raw list, and (id, status) pairs.
-async fn lab_checks(client: &Client, root: &str) -> Result<(Value, Vec<(String, String)>), String> {
+pub(super) async fn lab_checks(
+    client: &Client,
+    root: &str,
+) -> Result<(Value, Vec<(String, String)>), String> {
     let checks = js(
         client,
         &format!(

@@ -26,6 +26,7 @@ mod counts;
 mod ipc;
 mod labs;
 mod latency;
+mod latency_lab;
 mod machine;
 mod pages;
 mod profile;
