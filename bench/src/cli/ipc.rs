@@ -42,6 +42,11 @@ pub struct IpcArgs {
     /// TCP port on 127.0.0.1 for the TCP mechanisms (default: any free port).
     #[arg(long)]
     port: Option<u16>,
+    /// Leave the kernel's events uncounted in the ends (wakeups, IPIs, TLB
+    /// flushes): each end's counts then lack them and say why; calls, faults
+    /// and context switches are counted anyway, at no cost.
+    #[arg(long)]
+    no_counts: bool,
     #[command(flatten)]
     out: SessionArgs,
     /// List the mechanisms (copies, kernel functions, survey figures) and exit.
@@ -81,6 +86,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         dir: args.dir.clone(),
         port: args.port,
         progress: Some(Arc::clone(&received)),
+        no_counts: args.no_counts,
         ..Default::default()
     };
     let bar = session_bar(order.len());
