@@ -211,12 +211,43 @@ fn counts_text(results: &[ipc::IpcResult]) -> String {
             .ends
             .iter()
             .map(|end| (end.role.as_str(), end.counts.as_ref()));
-        let Some(counts) = Counts::of(ends) else {
+        let Some(mut counts) = Counts::of(ends) else {
             continue;
         };
+        counts.model = result.model.iter().map(|p| p.judgement.clone()).collect();
         let roles: Vec<&str> = result.ends.iter().map(|e| e.role.as_str()).collect();
         out.push_str(&format!("{}:\n", result.mechanism));
         out.push_str(&render_text(&counts, result.bytes, &roles));
+        out.push_str(&calls_text(result));
+    }
+    out
+}
+
+/// Each end's data calls: how many of each kind, and the bytes per call.
+fn calls_text(result: &ipc::IpcResult) -> String {
+    let mut out = String::new();
+    for end in &result.ends {
+        let Some(counted) = &end.counts else { continue };
+        let calls: Vec<String> = counted
+            .counts
+            .syscalls
+            .iter()
+            .map(|(kind, &n)| match end.call_bytes.get(kind) {
+                Some(&bytes) if n > 0 => {
+                    format!("{n} {kind} ({} per call)", HumanBytes(bytes / n))
+                }
+                _ => format!("{n} {kind}"),
+            })
+            .collect();
+        out.push_str(&format!(
+            "    {} data calls: {}\n",
+            end.role,
+            if calls.is_empty() {
+                "none".to_string()
+            } else {
+                calls.join(", ")
+            }
+        ));
     }
     out
 }
