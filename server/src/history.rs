@@ -723,6 +723,7 @@ mod tests {
             cow: None,
             filesystem: None,
             notes: Vec::new(),
+            model: Vec::new(),
         });
         history.append_ipc(&record).unwrap();
         // An IPC line without its tag is not a result of either kind.

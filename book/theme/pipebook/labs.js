@@ -57,9 +57,37 @@ export function metric(result, name) {
     }
     case "writer_page_faults":
       return num(result?.counts?.writer?.page_faults);
+    case "producer_faults_per_page": {
+      const producer = ipcEnds(result)?.find((e) => e?.role === "producer");
+      const faults = num(producer?.counts?.counts?.page_faults);
+      const bytes = num(result?.bytes);
+      return faults === null || !(bytes > 0) ? null : faults / (bytes / 4096);
+    }
+    case "call_bytes_per_byte": {
+      const ends = ipcEnds(result);
+      // Every end counted, and the run tallied its calls' bytes: a record from
+      // before the tally has none, which is not the same as zero.
+      if (!ends || !ends.length) return null;
+      if (ends.some((e) => e?.counts === undefined || e?.counts === null)) return null;
+      if (!ends.some((e) => e?.call_bytes !== undefined)) return null;
+      const bytes = num(result?.bytes);
+      if (!(bytes > 0)) return null;
+      let through = 0;
+      for (const e of ends) {
+        const calls = e?.call_bytes;
+        if (!calls || typeof calls !== "object") continue;
+        for (const v of Object.values(calls)) if (num(v) !== null) through += v;
+      }
+      return through / bytes;
+    }
     default:
       return null;
   }
+}
+
+/** The ends of an IPC record (`kind: "ipc"`), or null for a pipe result. */
+function ipcEnds(result) {
+  return result?.kind === "ipc" && Array.isArray(result?.ends) ? result.ends : null;
 }
 
 /** The GiB a result moved, or null when it moved none. */
@@ -70,10 +98,24 @@ function gib(result) {
 
 /** Figures that are the kernel's counts: missing, they are "not counted here" (the
  * machine's doing), never the student's failure. */
-export const COUNT_METRICS = new Set(["writer_page_allocs_per_gib", "sleeps_per_gib", "writer_page_faults"]);
+export const COUNT_METRICS = new Set([
+  "writer_page_allocs_per_gib",
+  "sleeps_per_gib",
+  "writer_page_faults",
+  "producer_faults_per_page",
+  "call_bytes_per_byte",
+]);
 
 /** Why a result lacks a kernel count: the reasons it carries, or that it has none. */
 function notCounted(result) {
+  const ends = ipcEnds(result);
+  if (ends) {
+    // An IPC record counts per end; the counts read from it are always taken, so
+    // a record lacks them only when its runner did not count.
+    return ends.some((e) => e?.counts === undefined || e?.counts === null)
+      ? "an end of the run carries no counts (a runner from before the counts)"
+      : "the run carries no tally of its data calls (a runner from before the tally)";
+  }
   const counts = result?.counts;
   if (counts === undefined || counts === null) return "the run carries no kernel counts (counting was off)";
   const reasons = (Array.isArray(counts.missing) ? counts.missing : [])
@@ -91,6 +133,8 @@ const METRIC_NAME = {
   writer_page_allocs_per_gib: "writer's page allocations per GiB",
   sleeps_per_gib: "sleeps per GiB",
   writer_page_faults: "writer's page faults",
+  producer_faults_per_page: "producer's page faults per 4 KiB",
+  call_bytes_per_byte: "bytes through data calls per byte moved",
 };
 
 /** The median (the mean of the middle two for an even count), or null. */

@@ -117,7 +117,39 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(sleeps.iter().sum::<f64>() / gib(result)?)
         }
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
+        Metric::ProducerFaultsPerPage => {
+            let producer = ipc_ends(result)?.iter().find(|e| e["role"] == "producer")?;
+            let faults = producer.pointer("/counts/counts/page_faults")?.as_f64()?;
+            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
+            Some(faults / (bytes / 4096.0))
+        }
+        Metric::CallBytesPerByte => {
+            let ends = ipc_ends(result)?;
+            // Every end counted, and the run tallied its calls' bytes: a record
+            // from before the tally has none, which is not the same as zero.
+            if ends.is_empty()
+                || ends.iter().any(|e| e.get("counts").is_none_or(Value::is_null))
+                || !ends.iter().any(|e| e.get("call_bytes").is_some())
+            {
+                return None;
+            }
+            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
+            let through: f64 = ends
+                .iter()
+                .filter_map(|e| e.get("call_bytes")?.as_object())
+                .flat_map(|calls| calls.values().filter_map(Value::as_f64))
+                .sum();
+            Some(through / bytes)
+        }
     }
+}
+
+/// The ends of an IPC record (`kind: "ipc"`), or None for a pipe result.
+fn ipc_ends(result: &Value) -> Option<&Vec<Value>> {
+    if result.get("kind")? != "ipc" {
+        return None;
+    }
+    result.get("ends")?.as_array()
 }
 
 /// The GiB a result moved, when it moved any.
@@ -137,6 +169,15 @@ fn not_counted(result: &Value) -> String {
                 .collect()
         })
         .unwrap_or_default();
+    if let Some(ends) = ipc_ends(result) {
+        // An IPC record counts per end; the counts this module reads from it are
+        // always taken, so a record lacks them only when its runner did not count.
+        return if ends.iter().any(|e| e.get("counts").is_none_or(Value::is_null)) {
+            "an end of the run carries no counts (a runner from before the counts)".into()
+        } else {
+            "the run carries no tally of its data calls (a runner from before the tally)".into()
+        };
+    }
     if result.get("counts").is_none_or(Value::is_null) {
         "the run carries no kernel counts (counting was off)".into()
     } else if reasons.is_empty() {
@@ -167,6 +208,8 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::WriterPageAllocsPerGib => "writer's page allocations per GiB",
         Metric::SleepsPerGib => "sleeps per GiB",
         Metric::WriterPageFaults => "writer's page faults",
+        Metric::ProducerFaultsPerPage => "producer's page faults per 4 KiB",
+        Metric::CallBytesPerByte => "bytes through data calls per byte moved",
     }
 }
 

@@ -222,6 +222,12 @@ pub enum Metric {
     SleepsPerGib,
     /// The writer's page faults over its run.
     WriterPageFaults,
+    /// An IPC record's producer's page faults per 4 KiB of data moved
+    /// (`ends[producer].counts.counts.page_faults`).
+    ProducerFaultsPerPage,
+    /// Bytes through both ends' data calls per byte an IPC record moved (the
+    /// ends' `call_bytes`; absent from records of runners before the tally).
+    CallBytesPerByte,
 }
 
 impl Metric {
@@ -230,7 +236,11 @@ impl Metric {
     pub fn is_count(self) -> bool {
         matches!(
             self,
-            Metric::WriterPageAllocsPerGib | Metric::SleepsPerGib | Metric::WriterPageFaults
+            Metric::WriterPageAllocsPerGib
+                | Metric::SleepsPerGib
+                | Metric::WriterPageFaults
+                | Metric::ProducerFaultsPerPage
+                | Metric::CallBytesPerByte
         )
     }
 }
