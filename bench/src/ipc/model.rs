@@ -108,7 +108,9 @@ fn judge_with_pages(
     let end = |role: &str| ends.iter().find(|e| e.role == role);
     let counted = |role: &str| {
         end(role).and_then(|e| e.counts.as_ref()).ok_or_else(|| {
-            format!("the {role} sent no counts (an end that ran without counting, or an older runner)")
+            format!(
+                "the {role} sent no counts (an end that ran without counting, or an older runner)"
+            )
         })
     };
     let nothing_moved = || "the run moved no bytes".to_string();
@@ -161,37 +163,36 @@ fn judge_with_pages(
                     .then(|| c.counts.page_faults as f64 / pages)
                     .ok_or_else(nothing_moved)
             });
-            let (model, holds): (String, Box<dyn Fn(f64) -> bool>) = if role == "producer"
-                && mechanism == Mechanism::FileMmap
-            {
-                // The page cache may hold a file in large folios (ext4 and xfs do
-                // on recent kernels), and one write fault then maps a whole folio.
-                (
-                    format!(
-                        "more than none and at most one: its first write to each {page_words} \
+            let (model, holds): (String, Box<dyn Fn(f64) -> bool>) =
+                if role == "producer" && mechanism == Mechanism::FileMmap {
+                    // The page cache may hold a file in large folios (ext4 and xfs do
+                    // on recent kernels), and one write fault then maps a whole folio.
+                    (
+                        format!(
+                            "more than none and at most one: its first write to each {page_words} \
                          page faults it in, and fewer where the file system caches the file \
                          in large folios (one fault maps the whole folio)"
-                    ),
-                    Box::new(|x| x > 0.0 && x <= 1.2),
-                )
-            } else if role == "producer" {
-                (
-                    format!(
-                        "about one: its first write to each {page_words} page faults the page \
+                        ),
+                        Box::new(|x| x > 0.0 && x <= 1.2),
+                    )
+                } else if role == "producer" {
+                    (
+                        format!(
+                            "about one: its first write to each {page_words} page faults the page \
                          in; fewer only where shared memory is backed by huge pages"
-                    ),
-                    Box::new(|x| (0.8..=1.2).contains(&x)),
-                )
-            } else {
-                (
-                    format!(
-                        "more than none and at most one: reading a {page_words} page the \
+                        ),
+                        Box::new(|x| (0.8..=1.2).contains(&x)),
+                    )
+                } else {
+                    (
+                        format!(
+                            "more than none and at most one: reading a {page_words} page the \
                          producer already made faults it in, and one fault may map its \
                          neighbours too (fault-around)"
-                    ),
-                    Box::new(|x| x > 0.0 && x <= 1.1),
-                )
-            };
+                        ),
+                        Box::new(|x| x > 0.0 && x <= 1.1),
+                    )
+                };
             rules.push(Rule {
                 id: format!("{role}_faults"),
                 end: role,
@@ -368,7 +369,10 @@ mod tests {
     fn an_end_without_counts_cannot_tell_and_says_why() {
         let mut producer = end("producer", &[("msgsnd", 8192, MIB64)], 10, 100);
         producer.counts = None;
-        let ends = [end("consumer", &[("msgrcv", 8192, MIB64)], 10, 100), producer];
+        let ends = [
+            end("consumer", &[("msgrcv", 8192, MIB64)], 10, 100),
+            producer,
+        ];
         let judged = judge_with_pages(Mechanism::SysvMsgqueue, MIB64, &ends, 4096);
         let sleeps = judged
             .iter()

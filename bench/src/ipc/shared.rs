@@ -271,8 +271,13 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
             data::fill(&mut buf[..n], offset);
             // The lock makes each chunk appear whole to the reader.
             flock(&file, libc::LOCK_EX)?;
-            let written =
-                super::pipes::write_counted(&mut file, &buf[..n], "write", "write (shared file)", &mut report);
+            let written = super::pipes::write_counted(
+                &mut file,
+                &buf[..n],
+                "write",
+                "write (shared file)",
+                &mut report,
+            );
             flock(&file, libc::LOCK_UN)?;
             written?;
             offset += n as u64;

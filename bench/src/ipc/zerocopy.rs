@@ -243,7 +243,9 @@ pub(crate) fn end(
             } else {
                 let calls = copy_range(&src, &dst, spec.bytes, chunk)?;
                 report.calls.insert("copy_file_range".into(), calls);
-                report.call_bytes.insert("copy_file_range".into(), spec.bytes);
+                report
+                    .call_bytes
+                    .insert("copy_file_range".into(), spec.bytes);
             }
             report.end_ns = Some(now_ns());
             let sum = checksum_file(&dst)?;

@@ -89,9 +89,10 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
             Mechanism::SysvMsgqueue => &["msgrcv"],
             Mechanism::PipeSplice => &["splice"],
             Mechanism::FileFlock => &["pread"],
-            Mechanism::FileMmap | Mechanism::SysvShm | Mechanism::PosixShm | Mechanism::MemfdScm => {
-                &[]
-            }
+            Mechanism::FileMmap
+            | Mechanism::SysvShm
+            | Mechanism::PosixShm
+            | Mechanism::MemfdScm => &[],
             _ => &["read", "write"],
         };
         assert_eq!(kinds, expected, "{mechanism}: {consumer:?}");
@@ -165,7 +166,10 @@ fn no_counts_leaves_the_kernels_events_out_and_says_so() {
             // One read of the source per 64 KiB chunk.
             assert_eq!(counts["syscalls"]["read"], 8 * MIB / (64 << 10), "{end}");
         }
-        assert!(end["call_bytes"]["write"].as_u64().unwrap() == 8 * MIB, "{end}");
+        assert!(
+            end["call_bytes"]["write"].as_u64().unwrap() == 8 * MIB,
+            "{end}"
+        );
         // The kernel's events are absent (never 0) and the reason says why.
         for event in ["wakeups", "ipis", "tlb_flushes"] {
             assert!(counts.get(event).is_none(), "{event}: {end}");
@@ -186,5 +190,8 @@ fn no_counts_leaves_the_kernels_events_out_and_says_so() {
         );
     }
     // The model reads the counts that cost nothing, so it is there either way.
-    assert!(off["model"].as_array().is_some_and(|m| !m.is_empty()), "{off}");
+    assert!(
+        off["model"].as_array().is_some_and(|m| !m.is_empty()),
+        "{off}"
+    );
 }

@@ -128,7 +128,9 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             // Every end counted, and the run tallied its calls' bytes: a record
             // from before the tally has none, which is not the same as zero.
             if ends.is_empty()
-                || ends.iter().any(|e| e.get("counts").is_none_or(Value::is_null))
+                || ends
+                    .iter()
+                    .any(|e| e.get("counts").is_none_or(Value::is_null))
                 || !ends.iter().any(|e| e.get("call_bytes").is_some())
             {
                 return None;
@@ -172,7 +174,10 @@ fn not_counted(result: &Value) -> String {
     if let Some(ends) = ipc_ends(result) {
         // An IPC record counts per end; the counts this module reads from it are
         // always taken, so a record lacks them only when its runner did not count.
-        return if ends.iter().any(|e| e.get("counts").is_none_or(Value::is_null)) {
+        return if ends
+            .iter()
+            .any(|e| e.get("counts").is_none_or(Value::is_null))
+        {
             "an end of the run carries no counts (a runner from before the counts)".into()
         } else {
             "the run carries no tally of its data calls (a runner from before the tally)".into()

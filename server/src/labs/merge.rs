@@ -732,12 +732,17 @@ mod tests {
         let gib = 1u64 << 30;
         let end = |role: &str| {
             let copies = mechanism == "pipe-rw" || mechanism == "unix-stream";
-            let faults = if role == "producer" && !copies { gib / 4096 } else { 20 };
+            let faults = if role == "producer" && !copies {
+                gib / 4096
+            } else {
+                20
+            };
             let mut end = json!({"role": role, "usage": {},
                 "counts": {"counts": {"syscalls": {}, "context_switches": 0, "voluntary_switches": 0,
                     "involuntary_switches": 0, "page_faults": faults, "major_faults": 0}, "missing": []}});
             if copies {
-                end["counts"]["counts"]["syscalls"] = json!({"read": gib >> 16, "write": gib >> 16});
+                end["counts"]["counts"]["syscalls"] =
+                    json!({"read": gib >> 16, "write": gib >> 16});
                 end["call_bytes"] = json!({"read": gib, "write": gib});
             }
             end
