@@ -724,6 +724,8 @@ mod tests {
             cow: None,
             filesystem: None,
             notes: Vec::new(),
+            model: Vec::new(),
+            page_size: None,
         });
         history.append_ipc(&record).unwrap();
         // An IPC line without its tag is not a result of either kind.

@@ -42,6 +42,11 @@ pub struct IpcArgs {
     /// TCP port on 127.0.0.1 for the TCP mechanisms (default: any free port).
     #[arg(long)]
     port: Option<u16>,
+    /// Leave the kernel's events uncounted in the ends (wakeups, IPIs, TLB
+    /// flushes): each end's counts then lack them and say why; calls, faults
+    /// and context switches are counted anyway, at no cost.
+    #[arg(long)]
+    no_counts: bool,
     #[command(flatten)]
     out: SessionArgs,
     /// List the mechanisms (copies, kernel functions, survey figures) and exit.
@@ -81,6 +86,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         dir: args.dir.clone(),
         port: args.port,
         progress: Some(Arc::clone(&received)),
+        no_counts: args.no_counts,
         ..Default::default()
     };
     let bar = session_bar(order.len());
@@ -205,12 +211,43 @@ fn counts_text(results: &[ipc::IpcResult]) -> String {
             .ends
             .iter()
             .map(|end| (end.role.as_str(), end.counts.as_ref()));
-        let Some(counts) = Counts::of(ends) else {
+        let Some(mut counts) = Counts::of(ends) else {
             continue;
         };
+        counts.model = result.model.iter().map(|p| p.judgement.clone()).collect();
         let roles: Vec<&str> = result.ends.iter().map(|e| e.role.as_str()).collect();
         out.push_str(&format!("{}:\n", result.mechanism));
         out.push_str(&render_text(&counts, result.bytes, &roles));
+        out.push_str(&calls_text(result));
+    }
+    out
+}
+
+/// Each end's data calls: how many of each kind, and the bytes per call.
+fn calls_text(result: &ipc::IpcResult) -> String {
+    let mut out = String::new();
+    for end in &result.ends {
+        let Some(counted) = &end.counts else { continue };
+        let calls: Vec<String> = counted
+            .counts
+            .syscalls
+            .iter()
+            .map(|(kind, &n)| match end.call_bytes.get(kind) {
+                Some(&bytes) if n > 0 => {
+                    format!("{n} {kind} ({} per call)", HumanBytes(bytes / n))
+                }
+                _ => format!("{n} {kind}"),
+            })
+            .collect();
+        out.push_str(&format!(
+            "    {} data calls: {}\n",
+            end.role,
+            if calls.is_empty() {
+                "none".to_string()
+            } else {
+                calls.join(", ")
+            }
+        ));
     }
     out
 }

@@ -364,6 +364,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
         cancel: Some(Arc::clone(&cancel)),
         program: Some(context.program.clone()),
         progress: Some(Arc::clone(&received)),
+        no_counts: false,
     };
     observer.event(Event::Started(Started::Ipc {
         kind: RecordKind::Ipc,

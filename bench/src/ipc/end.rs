@@ -66,6 +66,10 @@ pub(crate) struct EndSpec {
     /// Whether fd 5 holds the harness's control page (for progress).
     #[serde(default)]
     pub(crate) has_control: bool,
+    /// Leave the kernel's events uncounted (`--no-counts`): the end still
+    /// tallies its calls, faults and context switches, which cost nothing.
+    #[serde(default)]
+    pub(crate) no_counts: bool,
 }
 
 /// What an end sends back on fd 3.
@@ -91,9 +95,33 @@ pub(crate) struct EndReport {
     /// The data calls it made, by kind, where the end counts them.
     #[serde(default)]
     pub(crate) calls: BTreeMap<String, u64>,
+    /// The bytes those calls moved, by kind (a kind that moves no bytes of the
+    /// data, such as a completion read, is absent).
+    #[serde(default)]
+    pub(crate) call_bytes: BTreeMap<String, u64>,
     /// What the kernel did for it over its window.
     #[serde(default)]
     pub(crate) counts: Option<Counted>,
+}
+
+impl EndReport {
+    /// Notes one data call of kind `call` that moved `bytes` (0 for a call that
+    /// found nothing to move: it is a call all the same). Called once per call of
+    /// the loop, so it looks the kind up before it allocates its name.
+    pub(crate) fn tally(&mut self, call: &'static str, bytes: u64) {
+        match self.calls.get_mut(call) {
+            Some(n) => *n += 1,
+            None => {
+                self.calls.insert(call.to_string(), 1);
+            }
+        }
+        match self.call_bytes.get_mut(call) {
+            Some(n) => *n += bytes,
+            None => {
+                self.call_bytes.insert(call.to_string(), bytes);
+            }
+        }
+    }
 }
 
 /// Why an end failed (printed on its stderr, which the harness reports).

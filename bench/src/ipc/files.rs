@@ -149,6 +149,7 @@ fn read_all(
         let n =
             file.read(buf.slice())
                 .map_err(io(if direct { "read (O_DIRECT)" } else { "read" }))?;
+        report.tally("read", n as u64);
         if n == 0 {
             break;
         }

@@ -383,6 +383,7 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         port: None,
         has_fd: false,
         has_control: false,
+        no_counts: params.no_counts,
     };
     let mut producer = Handed::default();
     let mut consumer = Handed::default();
@@ -557,6 +558,15 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
     // a whole line (a little under the size asked), the fork's child writes what
     // it writes.
     let moved = if info.pair { bytes } else { receiver.bytes };
+    let ends: Vec<IpcEnd> = reports
+        .iter()
+        .map(|(role, r)| IpcEnd {
+            role: role.name().to_string(),
+            usage: r.usage,
+            counts: r.counts.clone(),
+            call_bytes: r.call_bytes.clone(),
+        })
+        .collect();
     Ok(IpcResult {
         mechanism: mechanism.id().to_string(),
         bytes: moved,
@@ -573,14 +583,9 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         survey_ms: info.survey.map(|s| s.ms),
         survey_bytes: info.survey.map(|s| s.bytes),
         checksum_ok,
-        ends: reports
-            .iter()
-            .map(|(role, r)| IpcEnd {
-                role: role.name().to_string(),
-                usage: r.usage,
-                counts: r.counts.clone(),
-            })
-            .collect(),
+        model: super::model::judge(mechanism, moved, &ends),
+        page_size: Some(crate::ends::buffer::page_size() as u64),
+        ends,
         lines: receiver.lines,
         cow: receiver.cow,
         filesystem: fs,

@@ -37,6 +37,7 @@ pub(crate) mod files;
 pub mod harness;
 pub mod matrix;
 pub mod mechanism;
+pub mod model;
 pub(crate) mod pipes;
 pub(crate) mod resources;
 pub mod shared;
@@ -44,6 +45,7 @@ pub(crate) mod sockets;
 pub mod sysv;
 pub mod zerocopy;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
@@ -104,6 +106,11 @@ pub struct IpcParams {
     /// (updated every few milliseconds), for showing the run live.
     #[serde(skip)]
     pub progress: Option<Arc<AtomicU64>>,
+    /// Leave the kernel's events uncounted in the ends (`--no-counts`): each
+    /// end's counts then lack them and say why; calls, faults and context
+    /// switches are still there, as they cost nothing.
+    #[serde(skip)]
+    pub no_counts: bool,
 }
 
 impl Default for IpcParams {
@@ -117,6 +124,7 @@ impl Default for IpcParams {
             cancel: None,
             program: None,
             progress: None,
+            no_counts: false,
         }
     }
 }
@@ -148,6 +156,11 @@ pub struct IpcEnd {
     /// counted; absent when the end was run without counting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<Counted>,
+    /// The bytes the end's data calls moved, by the kinds of
+    /// `counts.counts.syscalls` (bytes per call is the one over the other); absent
+    /// for an end that makes no data call (a mapping) or predates the tally.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub call_bytes: BTreeMap<String, u64>,
 }
 
 /// The outcome of one run.
@@ -186,6 +199,14 @@ pub struct IpcResult {
     pub filesystem: Option<String>,
     /// Things the reader should know about this run.
     pub notes: Vec<String>,
+    /// The book's predictions of this mechanism's counts, judged against the
+    /// ends' counts (see [`model`]); absent when no end counted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model: Vec<model::Prediction>,
+    /// The machine's page size, bytes: faults are counted in pages of it (absent in
+    /// records from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<u64>,
 }
 
 /// Why a run was refused or failed. Each limit has its own variant, so a caller

@@ -12,44 +12,77 @@ use super::data::Checksum;
 use super::end::{check, io, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
 use super::Mechanism;
 
-/// Producer: read the source file chunk by chunk and write each chunk to `out`.
+/// Writes all of `buf` to `out`, noting each write call as `call` in `report`
+/// (a socket may take a chunk in more than one).
+pub(crate) fn write_counted(
+    out: &mut File,
+    mut buf: &[u8],
+    call: &'static str,
+    what: &'static str,
+    report: &mut EndReport,
+) -> Result<(), EndError> {
+    while !buf.is_empty() {
+        match out.write(buf) {
+            Ok(0) => {
+                return Err(EndError::Sys {
+                    call: what,
+                    source: std::io::ErrorKind::WriteZero.into(),
+                })
+            }
+            Ok(n) => {
+                report.tally(call, n as u64);
+                buf = &buf[n..];
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(what)(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Producer: read the source file chunk by chunk and write each chunk to `out`;
+/// every read and write is a data call of `report`.
 pub(crate) fn send_by_copy(
     src: &mut File,
     out: &mut File,
     bytes: u64,
     chunk: usize,
+    report: &mut EndReport,
 ) -> Result<u64, EndError> {
     let mut buf = vec![0u8; chunk];
     let mut sent = 0u64;
     while sent < bytes {
         let want = (bytes - sent).min(chunk as u64) as usize;
         let n = src.read(&mut buf[..want]).map_err(io("read (source)"))?;
+        report.tally("read", n as u64);
         if n == 0 {
             return Err(EndError::Protocol("source file ended early".into()));
         }
-        out.write_all(&buf[..n]).map_err(io("write"))?;
+        write_counted(out, &buf[..n], "write", "write", report)?;
         sent += n as u64;
     }
     Ok(sent)
 }
 
-/// Consumer: read `input` to its end, hash every byte, and write it to `dst`.
+/// Consumer: read `input` to its end, hash every byte, and write it to `dst`;
+/// every read and write is a data call of `report`.
 pub(crate) fn receive_by_copy(
     input: &mut File,
     dst: &mut File,
     chunk: usize,
     received: &Received,
+    report: &mut EndReport,
 ) -> Result<Checksum, EndError> {
     let mut buf = vec![0u8; chunk];
     let mut sum = Checksum::default();
     loop {
         let n = input.read(&mut buf).map_err(io("read"))?;
+        report.tally("read", n as u64);
         if n == 0 {
             return Ok(sum);
         }
         sum.update(&buf[..n]);
-        dst.write_all(&buf[..n])
-            .map_err(io("write (destination)"))?;
+        write_counted(dst, &buf[..n], "write", "write (destination)", report)?;
         received.set(sum.len());
     }
 }
@@ -86,11 +119,13 @@ pub(crate) fn splice_file_to(
     pipe: RawFd,
     bytes: u64,
     chunk: usize,
+    report: &mut EndReport,
 ) -> Result<u64, EndError> {
     let mut offset = 0i64;
     while (offset as u64) < bytes {
         let want = (bytes - offset as u64).min(chunk as u64) as usize;
         let n = splice(src.as_raw_fd(), Some(&mut offset), pipe, None, want)?;
+        report.tally("splice", n as u64);
         if n == 0 {
             return Err(EndError::Protocol("source file ended early".into()));
         }
@@ -154,9 +189,9 @@ pub(crate) fn end(
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
         report.bytes = if splicing {
-            splice_file_to(&src, pipe.as_raw_fd(), spec.bytes, chunk)?
+            splice_file_to(&src, pipe.as_raw_fd(), spec.bytes, chunk, &mut report)?
         } else {
-            send_by_copy(&mut src, &mut pipe, spec.bytes, chunk)?
+            send_by_copy(&mut src, &mut pipe, spec.bytes, chunk, &mut report)?
         };
         return Ok(report);
     }
@@ -171,6 +206,7 @@ pub(crate) fn end(
                 Some(&mut offset),
                 chunk,
             )?;
+            report.tally("splice", n as u64);
             if n == 0 {
                 break;
             }
@@ -179,7 +215,7 @@ pub(crate) fn end(
         report.end_ns = Some(now_ns());
         checksum_file(&dst)?
     } else {
-        let sum = receive_by_copy(&mut pipe, &mut dst, chunk, received)?;
+        let sum = receive_by_copy(&mut pipe, &mut dst, chunk, received, &mut report)?;
         report.end_ns = Some(now_ns());
         sum
     };

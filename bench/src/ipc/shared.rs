@@ -10,7 +10,6 @@
 
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -272,7 +271,13 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
             data::fill(&mut buf[..n], offset);
             // The lock makes each chunk appear whole to the reader.
             flock(&file, libc::LOCK_EX)?;
-            let written = file.write_all(&buf[..n]).map_err(io("write (shared file)"));
+            let written = super::pipes::write_counted(
+                &mut file,
+                &buf[..n],
+                "write",
+                "write (shared file)",
+                &mut report,
+            );
             flock(&file, libc::LOCK_UN)?;
             written?;
             offset += n as u64;
@@ -294,6 +299,7 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
                 .map_err(io("pread (shared file)"));
             flock(&file, libc::LOCK_UN)?;
             let n = read?;
+            report.tally("pread", n as u64);
             if n == 0 {
                 wait_a_little(&mut idle);
                 continue;

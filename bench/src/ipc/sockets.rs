@@ -65,20 +65,34 @@ pub(crate) fn accept(listener: OwnedFd) -> Result<File, EndError> {
     Ok(File::from(OwnedFd::from(stream)))
 }
 
-fn sendfile_all(sock: &File, src: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
+fn sendfile_all(
+    sock: &File,
+    src: &File,
+    bytes: u64,
+    chunk: usize,
+    report: &mut EndReport,
+) -> Result<u64, EndError> {
     let mut offset: libc::off_t = 0;
     while (offset as u64) < bytes {
         let want = (bytes - offset as u64).min(chunk as u64) as usize;
         // SAFETY: offset points to a live off_t; both fds are ours.
         let ret = unsafe { libc::sendfile(sock.as_raw_fd(), src.as_raw_fd(), &mut offset, want) };
-        if check("sendfile", ret)? == 0 {
+        let n = check("sendfile", ret)?;
+        report.tally("sendfile", n as u64);
+        if n == 0 {
             return Err(EndError::Protocol("source file ended early".into()));
         }
     }
     Ok(offset as u64)
 }
 
-fn splice_through_pipe(sock: &File, src: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
+fn splice_through_pipe(
+    sock: &File,
+    src: &File,
+    bytes: u64,
+    chunk: usize,
+    report: &mut EndReport,
+) -> Result<u64, EndError> {
     let (r, w) = rustix::pipe::pipe().map_err(|e| EndError::Sys {
         call: "pipe",
         source: e.into(),
@@ -93,11 +107,14 @@ fn splice_through_pipe(sock: &File, src: &File, bytes: u64, chunk: usize) -> Res
             None,
             want,
         )?;
+        report.tally("splice", queued as u64);
         if queued == 0 {
             return Err(EndError::Protocol("source file ended early".into()));
         }
         while queued > 0 {
-            queued -= splice(r.as_raw_fd(), None, sock.as_raw_fd(), None, queued)?;
+            let n = splice(r.as_raw_fd(), None, sock.as_raw_fd(), None, queued)?;
+            report.tally("splice", n as u64);
+            queued -= n;
         }
     }
     Ok(offset as u64)
@@ -122,16 +139,18 @@ pub(crate) fn end(
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
         report.bytes = match spec.mechanism {
-            Mechanism::TcpSendfile => sendfile_all(&sock, &src, spec.bytes, chunk)?,
-            Mechanism::TcpSplice => splice_through_pipe(&sock, &src, spec.bytes, chunk)?,
-            _ => send_by_copy(&mut src, &mut sock, spec.bytes, chunk)?,
+            Mechanism::TcpSendfile => sendfile_all(&sock, &src, spec.bytes, chunk, &mut report)?,
+            Mechanism::TcpSplice => {
+                splice_through_pipe(&sock, &src, spec.bytes, chunk, &mut report)?
+            }
+            _ => send_by_copy(&mut src, &mut sock, spec.bytes, chunk, &mut report)?,
         };
         return Ok(report);
     }
     let fd = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
     let mut sock = if tcp { accept(fd)? } else { File::from(fd) };
     let mut dst = fds.dst()?;
-    let sum = receive_by_copy(&mut sock, &mut dst, chunk, received)?;
+    let sum = receive_by_copy(&mut sock, &mut dst, chunk, received, &mut report)?;
     report.end_ns = Some(now_ns());
     report.bytes = sum.len();
     report.checksum = Some(sum.finish());

@@ -159,6 +159,7 @@ pub(crate) fn msgqueue_end(spec: &EndSpec, received: &Received) -> Result<EndRep
             // SAFETY: msg holds mtype plus at least n bytes.
             let ret = unsafe { libc::msgsnd(id, msg.ptr(), n, 0) };
             check("msgsnd", ret as isize)?;
+            report.tally("msgsnd", n as u64);
             offset += n as u64;
         }
     } else {
@@ -167,6 +168,7 @@ pub(crate) fn msgqueue_end(spec: &EndSpec, received: &Received) -> Result<EndRep
             // SAFETY: msg has room for mtype plus chunk bytes.
             let ret = unsafe { libc::msgrcv(id, msg.ptr(), chunk, 0, 0) };
             let n = check("msgrcv", ret)?;
+            report.tally("msgrcv", n as u64);
             sum.update(&msg.data()[..n]);
             offset += n as u64;
             received.set(offset);

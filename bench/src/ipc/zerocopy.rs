@@ -239,9 +239,13 @@ pub(crate) fn end(
                     source,
                 })?;
                 report.calls.insert("ioctl".into(), 1);
+                report.call_bytes.insert("ioctl".into(), spec.bytes);
             } else {
                 let calls = copy_range(&src, &dst, spec.bytes, chunk)?;
                 report.calls.insert("copy_file_range".into(), calls);
+                report
+                    .call_bytes
+                    .insert("copy_file_range".into(), spec.bytes);
             }
             report.end_ns = Some(now_ns());
             let sum = checksum_file(&dst)?;
@@ -259,12 +263,14 @@ pub(crate) fn end(
                 _ => {
                     // The receiving side is the lesson: the sender copies.
                     let mut sock = sock;
-                    report.bytes = send_by_copy(&mut src, &mut sock, spec.bytes, chunk)?;
+                    report.bytes =
+                        send_by_copy(&mut src, &mut sock, spec.bytes, chunk, &mut report)?;
                     return Ok(report);
                 }
             };
             report.bytes = sent.bytes;
             report.calls.insert(sent.call.into(), sent.calls);
+            report.call_bytes.insert(sent.call.into(), sent.bytes);
             report.notes.push(format!(
                 "{}: {} of {} completions said the kernel copied the data after all{}",
                 spec.mechanism,
@@ -288,13 +294,15 @@ pub(crate) fn end(
                 let got = receive_mapped(&sock, &mut dst, chunk, received)?;
                 report.calls.insert("getsockopt".into(), got.calls);
                 report.calls.insert("recv".into(), got.copies);
+                report.call_bytes.insert("getsockopt".into(), got.mapped);
+                report.call_bytes.insert("recv".into(), got.copied);
                 report.notes.push(format!(
                     "tcp-zerocopy-receive: {} bytes arrived mapped (vm_insert_pages), {} copied (only whole, page-aligned skb pages can be mapped)",
                     got.mapped, got.copied
                 ));
                 got.sum
             } else {
-                receive_by_copy(&mut sock, &mut dst, chunk, received)?
+                receive_by_copy(&mut sock, &mut dst, chunk, received, &mut report)?
             };
             report.end_ns = Some(now_ns());
             report.bytes = sum.len();

@@ -9,6 +9,7 @@ mod cleanup;
 mod compare;
 mod counts;
 mod ipc;
+mod ipc_counts;
 mod latency;
 mod pages;
 mod paging_vectors;

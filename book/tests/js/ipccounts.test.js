@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { ipcCountRows } from "../../theme/pipebook/ipccounts.js";
+import { ipcCountRows, ipcModelRows } from "../../theme/pipebook/ipccounts.js";
 
 const end = (role, counts, missing = []) => ({ role, usage: {}, counts: { counts, missing } });
 
@@ -27,4 +27,37 @@ test("counts are per GiB, per end, and what was not counted is n/a, not 0", () =
 test("a result without counts has no table", () => {
   assert.equal(ipcCountRows({ bytes: 1, ends: [{ role: "solo", usage: {} }] }), null);
   assert.equal(ipcCountRows(null), null);
+});
+
+test("bytes per data call come from the calls' bytes over their number, n/a without either", () => {
+  const result = {
+    bytes: 2 ** 26,
+    ends: [
+      { ...end("consumer", { syscalls: { read: 1025, write: 1024 } }), call_bytes: { read: 2 ** 26, write: 2 ** 26 } },
+      { ...end("producer", { syscalls: {} }) },
+    ],
+  };
+  const t = ipcCountRows(result);
+  const perCall = t.rows.find((r) => r.label === "bytes per data call").cells;
+  // 128 MiB over 2049 calls: just under 64 KiB each.
+  assert.deepEqual(perCall, ["64.0 KiB", "n/a"]);
+});
+
+test("the chapter's predictions read holds, does not hold, or cannot tell with why", () => {
+  const rows = ipcModelRows({
+    model: [
+      { id: "producer_call_bytes", end: "producer", what: "bytes through data calls per byte moved", measured: 2, model: "2: ...", verdict: "agrees" },
+      { id: "producer_faults", end: "producer", what: "page faults per page of data", measured: 0.0019531, model: "about one", verdict: "disagrees" },
+      { id: "consumer_sleeps", end: "consumer", what: "sleeps per message", measured: null, model: "at most one", verdict: "unknown", why: "the consumer sent no counts" },
+      { id: "odd", end: "consumer", what: "x", measured: 1, model: "y", verdict: "maybe" },
+    ],
+  });
+  assert.deepEqual(rows.map((r) => r.verdict), ["agrees", "disagrees", "unknown", "unknown"]);
+  assert.equal(rows[0].verdictText, "Holds");
+  assert.equal(rows[0].measured, "2");
+  assert.equal(rows[1].measured, "0.00195");
+  assert.match(rows[1].verdictText, /^Does not hold/);
+  assert.equal(rows[2].verdictText, "Cannot tell: the consumer sent no counts");
+  assert.equal(rows[2].measured, "n/a");
+  assert.deepEqual(ipcModelRows({}), []);
 });

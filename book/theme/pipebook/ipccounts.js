@@ -24,6 +24,59 @@ function perGib(value, bytes) {
   return per >= 100 ? Math.round(per).toLocaleString("en-US") : per.toFixed(1);
 }
 
+/** Bytes per data call of one end (its calls' bytes over their number), or
+ * "n/a" where the end made no call or did not tally the bytes. */
+function bytesPerCall(end) {
+  const calls = end?.counts?.counts?.syscalls;
+  const bytes = end?.call_bytes;
+  if (!calls || !bytes || typeof bytes !== "object") return "n/a";
+  let n = 0;
+  let moved = 0;
+  for (const [kind, b] of Object.entries(bytes)) {
+    if (typeof b === "number" && typeof calls[kind] === "number") {
+      n += calls[kind];
+      moved += b;
+    }
+  }
+  if (!(n > 0)) return "n/a";
+  const per = moved / n;
+  for (const [unit, size] of [["MiB", 2 ** 20], ["KiB", 2 ** 10]]) {
+    if (per >= size) return `${(per / size).toFixed(1)} ${unit}`;
+  }
+  return `${Math.round(per)} B`;
+}
+
+const VERDICT_WORDS = { agrees: "Holds", disagrees: "Does not hold: a finding about this machine", unknown: "Cannot tell" };
+
+/** A measured figure of the model: three significant digits, or "n/a". */
+function modelFigure(x) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return "n/a";
+  if (x === 0) return "0";
+  return Math.abs(x) >= 100 ? Math.round(x).toLocaleString("en-US") : x.toPrecision(3).replace(/\.?0+$/, "");
+}
+
+/**
+ * The chapter's predictions for one IPC result, judged: one row per prediction,
+ * `{ id, end, what, measured, model, verdict, verdictText }`; the verdict text
+ * says why it cannot tell when it cannot.
+ */
+export function ipcModelRows(result) {
+  const model = Array.isArray(result?.model) ? result.model : [];
+  return model.map((j) => {
+    const verdict = ["agrees", "disagrees"].includes(j?.verdict) ? j.verdict : "unknown";
+    const why = verdict === "unknown" && typeof j?.why === "string" && j.why ? `: ${j.why}` : "";
+    return {
+      id: String(j?.id ?? ""),
+      end: String(j?.end ?? ""),
+      what: String(j?.what ?? ""),
+      measured: modelFigure(j?.measured),
+      model: String(j?.model ?? ""),
+      verdict,
+      verdictText: `${VERDICT_WORDS[verdict]}${why}`,
+    };
+  });
+}
+
 /**
  * The counts table of one IPC result: `{ ends, rows, missing }`, or null when no
  * end counted anything. `ends` are the roles in the result's order; each row is
@@ -36,6 +89,8 @@ export function ipcCountRows(result) {
     label,
     cells: ends.map((e) => perGib(read(e.counts.counts) ?? null, result.bytes)),
   }));
+  // Bytes per call is per call, not per GiB: it comes right after the calls.
+  rows.splice(1, 0, { label: "bytes per data call", cells: ends.map(bytesPerCall) });
   const missing = [];
   for (const e of ends) {
     for (const m of e.counts.missing || []) {

@@ -13,7 +13,7 @@ import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
 import { earlierRuns } from "./ipchistory.js";
-import { ipcCountRows } from "./ipccounts.js";
+import { ipcCountRows, ipcModelRows } from "./ipccounts.js";
 import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
@@ -149,6 +149,40 @@ function countsTable(r) {
     h("p", null, "What the kernel did, counted in each end over its own run:"),
     h("table.pipebook-ipc-counts", null, head, ...body),
   ];
+  const model = ipcModelRows(r);
+  if (model.length) {
+    const mhead = h(
+      "tr",
+      null,
+      h("th", { scope: "col" }, "Measured"),
+      h("th", { scope: "col" }, "This run"),
+      h("th", { scope: "col" }, "The chapter predicts"),
+      h("th", { scope: "col" }, "Verdict"),
+    );
+    const mbody = model.map((j) =>
+      h(
+        "tr",
+        { dataset: { model: j.id, verdict: j.verdict } },
+        h("th", { scope: "row" }, `${j.end}: ${j.what}`),
+        h("td", null, j.measured),
+        h("td", null, j.model),
+        h("td", null, j.verdictText),
+      ),
+    );
+    out.push(
+      h(
+        "div.pipebook-table-scroll",
+        { tabindex: "0", role: "group", "aria-label": "The chapter's explanation beside this run (scrolls sideways)" },
+        h(
+          "table.pipebook-ipc-model",
+          null,
+          h("caption", null, "The chapter's explanation beside this run"),
+          h("thead", null, mhead),
+          h("tbody", null, ...mbody),
+        ),
+      ),
+    );
+  }
   if (t.missing.length) out.push(h("ul.pipebook-ipc-counts-missing", null, ...t.missing.map((m) => h("li", null, `Not counted: ${m}`))));
   return out;
 }

@@ -73,6 +73,32 @@ export function metric(result, name) {
       return isLatency(result) ? sum(num(result.ping_cpu_ns), num(result.pong_cpu_ns)) : null;
     case "sleeps_per_round_trip":
       return isLatency(result) ? sum(num(result.ping_sleeps), num(result.pong_sleeps)) : null;
+    case "producer_faults_per_page": {
+      const producer = ipcEnds(result)?.find((e) => e?.role === "producer");
+      const faults = num(producer?.counts?.counts?.page_faults);
+      const bytes = num(result?.bytes);
+      // Pages of the machine that ran it (4 KiB on x86-64, 16 or 64 KiB on some
+      // arm64 kernels); a record without its page size cannot say.
+      const page = num(result?.page_size);
+      return faults === null || !(bytes > 0) || !(page > 0) ? null : faults / (bytes / page);
+    }
+    case "call_bytes_per_byte": {
+      const ends = ipcEnds(result);
+      // Every end counted, and the run tallied its calls' bytes: a record from
+      // before the tally has none, which is not the same as zero.
+      if (!ends || !ends.length) return null;
+      if (ends.some((e) => e?.counts === undefined || e?.counts === null)) return null;
+      if (!ends.some((e) => e?.call_bytes !== undefined)) return null;
+      const bytes = num(result?.bytes);
+      if (!(bytes > 0)) return null;
+      let through = 0;
+      for (const e of ends) {
+        const calls = e?.call_bytes;
+        if (!calls || typeof calls !== "object") continue;
+        for (const v of Object.values(calls)) if (num(v) !== null) through += v;
+      }
+      return through / bytes;
+    }
     default:
       return null;
   }
@@ -88,6 +114,11 @@ function sum(a, b) {
   return a === null || b === null ? null : a + b;
 }
 
+/** The ends of an IPC record (`kind: "ipc"`), or null for a pipe result. */
+function ipcEnds(result) {
+  return result?.kind === "ipc" && Array.isArray(result?.ends) ? result.ends : null;
+}
+
 /** The GiB a result moved, or null when it moved none. */
 function gib(result) {
   const bytes = result?.bytes;
@@ -96,10 +127,24 @@ function gib(result) {
 
 /** Figures that are the kernel's counts: missing, they are "not counted here" (the
  * machine's doing), never the student's failure. */
-export const COUNT_METRICS = new Set(["writer_page_allocs_per_gib", "sleeps_per_gib", "writer_page_faults"]);
+export const COUNT_METRICS = new Set([
+  "writer_page_allocs_per_gib",
+  "sleeps_per_gib",
+  "writer_page_faults",
+  "producer_faults_per_page",
+  "call_bytes_per_byte",
+]);
 
 /** Why a result lacks a kernel count: the reasons it carries, or that it has none. */
 function notCounted(result) {
+  const ends = ipcEnds(result);
+  if (ends) {
+    // An IPC record counts per end; the counts read from it are always taken, so
+    // a record lacks them only when its runner did not count.
+    return ends.some((e) => e?.counts === undefined || e?.counts === null)
+      ? "an end of the run carries no counts (a runner from before the counts)"
+      : "the run carries no tally of its data calls (a runner from before the tally)";
+  }
   const counts = result?.counts;
   if (counts === undefined || counts === null) return "the run carries no kernel counts (counting was off)";
   const reasons = (Array.isArray(counts.missing) ? counts.missing : [])
@@ -121,6 +166,8 @@ const METRIC_NAME = {
   p99_ns: "99th percentile round trip",
   cpu_ns_per_round_trip: "CPU time per round trip",
   sleeps_per_round_trip: "sleeps per round trip",
+  producer_faults_per_page: "producer's page faults per page",
+  call_bytes_per_byte: "bytes through data calls per byte moved",
 };
 
 /** The median (the mean of the middle two for an even count), or null. */

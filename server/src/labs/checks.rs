@@ -122,6 +122,35 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(sleeps.iter().sum::<f64>() / gib(result)?)
         }
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
+        Metric::ProducerFaultsPerPage => {
+            let producer = ipc_ends(result)?.iter().find(|e| e["role"] == "producer")?;
+            let faults = producer.pointer("/counts/counts/page_faults")?.as_f64()?;
+            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
+            // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
+            // some arm64 kernels; a record without its page size cannot say.
+            let page = num("/page_size").filter(|p| *p > 0.0)?;
+            Some(faults / (bytes / page))
+        }
+        Metric::CallBytesPerByte => {
+            let ends = ipc_ends(result)?;
+            // Every end counted, and the run tallied its calls' bytes: a record
+            // from before the tally has none, which is not the same as zero.
+            if ends.is_empty()
+                || ends
+                    .iter()
+                    .any(|e| e.get("counts").is_none_or(Value::is_null))
+                || !ends.iter().any(|e| e.get("call_bytes").is_some())
+            {
+                return None;
+            }
+            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
+            let through: f64 = ends
+                .iter()
+                .filter_map(|e| e.get("call_bytes")?.as_object())
+                .flat_map(|calls| calls.values().filter_map(Value::as_f64))
+                .sum();
+            Some(through / bytes)
+        }
         // A latency figure read from anything else would be some other number.
         _ if !is_latency(result) => None,
         Metric::P50Ns => num("/p50"),
@@ -134,6 +163,14 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
 /// Whether a result is a latency run's record (`"kind":"latency"`).
 fn is_latency(result: &Value) -> bool {
     result.get("kind").and_then(Value::as_str) == Some("latency")
+}
+
+/// The ends of an IPC record (`kind: "ipc"`), or None for a pipe result.
+fn ipc_ends(result: &Value) -> Option<&Vec<Value>> {
+    if result.get("kind")? != "ipc" {
+        return None;
+    }
+    result.get("ends")?.as_array()
 }
 
 /// The GiB a result moved, when it moved any.
@@ -153,6 +190,18 @@ fn not_counted(result: &Value) -> String {
                 .collect()
         })
         .unwrap_or_default();
+    if let Some(ends) = ipc_ends(result) {
+        // An IPC record counts per end; the counts this module reads from it are
+        // always taken, so a record lacks them only when its runner did not count.
+        return if ends
+            .iter()
+            .any(|e| e.get("counts").is_none_or(Value::is_null))
+        {
+            "an end of the run carries no counts (a runner from before the counts)".into()
+        } else {
+            "the run carries no tally of its data calls (a runner from before the tally)".into()
+        };
+    }
     if result.get("counts").is_none_or(Value::is_null) {
         "the run carries no kernel counts (counting was off)".into()
     } else if reasons.is_empty() {
@@ -187,6 +236,8 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::P99Ns => "99th percentile round trip",
         Metric::CpuNsPerRoundTrip => "CPU time per round trip",
         Metric::SleepsPerRoundTrip => "sleeps per round trip",
+        Metric::ProducerFaultsPerPage => "producer's page faults per page",
+        Metric::CallBytesPerByte => "bytes through data calls per byte moved",
     }
 }
 

@@ -269,6 +269,12 @@ pub enum Metric {
     CpuNsPerRoundTrip,
     /// Sleeps (voluntary context switches) of both ends per round trip.
     SleepsPerRoundTrip,
+    /// An IPC record's producer's page faults per page of data moved, in the
+    /// record's `page_size` (`ends[producer].counts.counts.page_faults`).
+    ProducerFaultsPerPage,
+    /// Bytes through both ends' data calls per byte an IPC record moved (the
+    /// ends' `call_bytes`; absent from records of runners before the tally).
+    CallBytesPerByte,
 }
 
 impl Metric {
@@ -277,7 +283,11 @@ impl Metric {
     pub fn is_count(self) -> bool {
         matches!(
             self,
-            Metric::WriterPageAllocsPerGib | Metric::SleepsPerGib | Metric::WriterPageFaults
+            Metric::WriterPageAllocsPerGib
+                | Metric::SleepsPerGib
+                | Metric::WriterPageFaults
+                | Metric::ProducerFaultsPerPage
+                | Metric::CallBytesPerByte
         )
     }
 }

@@ -784,8 +784,29 @@ mod tests {
     use serde_json::json;
 
     fn run(mechanism: &str, gibs: f64) -> Value {
+        // Each end as the runner counts it: a copy path's ends read and write every
+        // byte, a mapping's producer faults each 4 KiB page in once.
+        let gib = 1u64 << 30;
+        let end = |role: &str| {
+            let copies = mechanism == "pipe-rw" || mechanism == "unix-stream";
+            let faults = if role == "producer" && !copies {
+                gib / 4096
+            } else {
+                20
+            };
+            let mut end = json!({"role": role, "usage": {},
+                "counts": {"counts": {"syscalls": {}, "context_switches": 0, "voluntary_switches": 0,
+                    "involuntary_switches": 0, "page_faults": faults, "major_faults": 0}, "missing": []}});
+            if copies {
+                end["counts"]["counts"]["syscalls"] =
+                    json!({"read": gib >> 16, "write": gib >> 16});
+                end["call_bytes"] = json!({"read": gib, "write": gib});
+            }
+            end
+        };
         json!({"kind": "ipc", "mechanism": mechanism, "gib_per_s": gibs, "mib_per_s": gibs * 1024.0,
-               "bytes": 1u64 << 30, "elapsed_ms": 1000.0 / gibs, "checksum_ok": true})
+               "bytes": gib, "elapsed_ms": 1000.0 / gibs, "checksum_ok": true, "page_size": 4096,
+               "ends": [end("consumer"), end("producer")]})
     }
 
     fn sealed(measurements: Vec<Measurement>) -> Value {

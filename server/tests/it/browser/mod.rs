@@ -24,6 +24,7 @@ mod bfcache;
 mod chapters;
 mod counts;
 mod ipc;
+mod ipc_model;
 mod labs;
 mod latency;
 mod latency_lab;

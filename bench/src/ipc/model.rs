@@ -1,0 +1,428 @@
+//! The book's explanation of each IPC mechanism, as predictions about the counts
+//! of a run, judged against what its ends counted.
+//!
+//! The zero-copy chapter explains each mechanism by the path its bytes take: a
+//! copy path hands every byte through calls (read in, write out), splice and
+//! sendfile hand it on by page reference in one call, mapped shared memory
+//! moves it with no call at all but faults each page in once, and a blocking
+//! queue puts an end to sleep only when it is full or empty. [`judge`] states
+//! each of those once, for the mechanisms it is about, and says whether this
+//! run agrees: where the machine disagrees, that is a finding about it, not a
+//! failure of the run.
+
+use serde::{Deserialize, Serialize};
+
+use super::{IpcEnd, Mechanism};
+use crate::engine::counts::{Judgement, Verdict};
+
+/// One prediction judged: the fields of a pipe run's [`Judgement`], and for a
+/// verdict of `unknown`, why it cannot be told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// The prediction, the figure and the verdict.
+    #[serde(flatten)]
+    pub judgement: Judgement,
+    /// Why the verdict is `unknown` (no counts from that end, nothing moved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// How a mechanism's end hands the data on, as the chapter tells it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Path {
+    /// Each byte goes through the end's buffer: read in, written out.
+    Copy,
+    /// Each byte is handed on once by a call (a message, a write into a shared
+    /// file, a splice or sendfile by page reference).
+    Once,
+    /// splice file -> pipe, then pipe -> socket: two calls per byte, no buffer.
+    TwoSplices,
+    /// Mapped memory both ends share: no call moves a byte.
+    Mapped,
+}
+
+/// What the chapter says each end of `mechanism` does with the bytes, for the
+/// mechanisms whose ends this module has predictions for: (producer, consumer).
+fn paths(mechanism: Mechanism) -> Option<(Path, Path)> {
+    use Mechanism::*;
+    Some(match mechanism {
+        FifoRw | PipeRw | TcpRw | UnixStream => (Path::Copy, Path::Copy),
+        FifoSplice | PipeSplice => (Path::Once, Path::Once),
+        TcpSendfile => (Path::Once, Path::Copy),
+        TcpSplice => (Path::TwoSplices, Path::Copy),
+        SysvMsgqueue | FileFlock => (Path::Once, Path::Once),
+        FileMmap | SysvShm | PosixShm | MemfdScm => (Path::Mapped, Path::Mapped),
+        _ => return None,
+    })
+}
+
+/// The calls that take or leave the channel, per role, for the mechanisms whose
+/// ends block on it (sleep when it is full or empty): (producer's, consumer's).
+fn blocking_calls(mechanism: Mechanism) -> Option<(&'static str, &'static str)> {
+    use Mechanism::*;
+    match mechanism {
+        SysvMsgqueue => Some(("msgsnd", "msgrcv")),
+        FifoRw | PipeRw => Some(("write", "read")),
+        _ => None,
+    }
+}
+
+/// The page size faults are counted in (the kernel's: 4 KiB on x86-64).
+fn page_size() -> u64 {
+    crate::ends::buffer::page_size() as u64
+}
+
+/// A prediction before it is judged.
+struct Rule {
+    id: String,
+    end: &'static str,
+    what: &'static str,
+    model: String,
+    /// The figure, or why there is none.
+    measured: Result<f64, String>,
+    holds: Box<dyn Fn(f64) -> bool>,
+}
+
+/// The book's predictions for a run of `mechanism` that moved `bytes`, judged
+/// against the counts of its `ends` (as the result names them: `producer`,
+/// `consumer`). Empty for mechanisms the chapter makes no prediction about (the
+/// one-process experiments, the zero-copy sockets, whose notes say what
+/// happened) and when no end counted.
+pub fn judge(mechanism: Mechanism, bytes: u64, ends: &[IpcEnd]) -> Vec<Prediction> {
+    judge_with_pages(mechanism, bytes, ends, page_size())
+}
+
+/// [`judge`] with the page size given (the tests judge other kernels' pages).
+fn judge_with_pages(
+    mechanism: Mechanism,
+    bytes: u64,
+    ends: &[IpcEnd],
+    page: u64,
+) -> Vec<Prediction> {
+    let Some((producer, consumer)) = paths(mechanism) else {
+        return Vec::new();
+    };
+    if ends.iter().all(|e| e.counts.is_none()) {
+        return Vec::new();
+    }
+    let end = |role: &str| ends.iter().find(|e| e.role == role);
+    let counted = |role: &str| {
+        end(role).and_then(|e| e.counts.as_ref()).ok_or_else(|| {
+            format!(
+                "the {role} sent no counts (an end that ran without counting, or an older runner)"
+            )
+        })
+    };
+    let nothing_moved = || "the run moved no bytes".to_string();
+    let page_words = crate::size::ByteSize(page).to_string();
+    let mut rules = Vec::new();
+    for (role, path) in [("producer", producer), ("consumer", consumer)] {
+        // Bytes through the end's data calls, per byte moved.
+        let (expected, model) = match path {
+            Path::Copy => (
+                2.0,
+                "2: each byte is read into the end's buffer and written out of it, \
+                 two of the path's copies"
+                    .to_string(),
+            ),
+            Path::Once => (
+                1.0,
+                "1: each byte is handed on by one call (a message, a write or read \
+                 of the shared file, or a splice or sendfile by page reference)"
+                    .to_string(),
+            ),
+            Path::TwoSplices => (
+                2.0,
+                "2: splice moves each byte's page from the file into a pipe, then \
+                 from the pipe into the socket, with no buffer in between"
+                    .to_string(),
+            ),
+            Path::Mapped => (
+                0.0,
+                "0: no call moves the data; both ends read and write the same pages".to_string(),
+            ),
+        };
+        let measured = counted(role).and_then(|_| {
+            let through: u64 = end(role).map_or(0, |e| e.call_bytes.values().sum());
+            (bytes > 0)
+                .then(|| through as f64 / bytes as f64)
+                .ok_or_else(nothing_moved)
+        });
+        rules.push(Rule {
+            id: format!("{role}_call_bytes"),
+            end: role,
+            what: "bytes through data calls per byte moved",
+            model,
+            measured,
+            holds: Box::new(move |x| (x - expected).abs() <= 0.02 * expected + 0.001),
+        });
+        if path == Path::Mapped {
+            let pages = bytes.div_ceil(page.max(1)) as f64;
+            let faults = counted(role).and_then(|c| {
+                (pages > 0.0)
+                    .then(|| c.counts.page_faults as f64 / pages)
+                    .ok_or_else(nothing_moved)
+            });
+            let (model, holds): (String, Box<dyn Fn(f64) -> bool>) =
+                if role == "producer" && mechanism == Mechanism::FileMmap {
+                    // The page cache may hold a file in large folios (ext4 and xfs do
+                    // on recent kernels), and one write fault then maps a whole folio.
+                    (
+                        format!(
+                            "more than none and at most one: its first write to each {page_words} \
+                         page faults it in, and fewer where the file system caches the file \
+                         in large folios (one fault maps the whole folio)"
+                        ),
+                        Box::new(|x| x > 0.0 && x <= 1.2),
+                    )
+                } else if role == "producer" {
+                    (
+                        format!(
+                            "about one: its first write to each {page_words} page faults the page \
+                         in; fewer only where shared memory is backed by huge pages"
+                        ),
+                        Box::new(|x| (0.8..=1.2).contains(&x)),
+                    )
+                } else {
+                    (
+                        format!(
+                            "more than none and at most one: reading a {page_words} page the \
+                         producer already made faults it in, and one fault may map its \
+                         neighbours too (fault-around)"
+                        ),
+                        Box::new(|x| x > 0.0 && x <= 1.1),
+                    )
+                };
+            rules.push(Rule {
+                id: format!("{role}_faults"),
+                end: role,
+                what: "page faults per page of data",
+                model,
+                measured: faults,
+                holds,
+            });
+        }
+    }
+    if let Some((send, receive)) = blocking_calls(mechanism) {
+        for (role, call) in [("producer", send), ("consumer", receive)] {
+            let measured = counted(role).and_then(|c| {
+                let calls = c.counts.syscalls.get(call).copied().unwrap_or(0);
+                (calls > 0)
+                    .then(|| c.counts.voluntary_switches as f64 / calls as f64)
+                    .ok_or_else(|| format!("the {role} made no {call} call"))
+            });
+            rules.push(Rule {
+                id: format!("{role}_sleeps"),
+                end: role,
+                what: if role == "producer" {
+                    "sleeps (voluntary context switches) per message sent"
+                } else {
+                    "sleeps (voluntary context switches) per message received"
+                },
+                model: format!(
+                    "at most about one per {call}: an end sleeps only when the queue is {} \
+                     and is woken once the other end has {}",
+                    if role == "producer" { "full" } else { "empty" },
+                    if role == "producer" {
+                        "taken a message"
+                    } else {
+                        "put one in"
+                    },
+                ),
+                measured,
+                holds: Box::new(|x| x <= 1.2),
+            });
+        }
+    }
+    rules
+        .into_iter()
+        .map(|rule| {
+            let (measured, why) = match rule.measured {
+                Ok(x) => (Some(x), None),
+                Err(why) => (None, Some(why)),
+            };
+            Prediction {
+                judgement: Judgement {
+                    verdict: match measured {
+                        None => Verdict::Unknown,
+                        Some(x) if (rule.holds)(x) => Verdict::Agrees,
+                        Some(_) => Verdict::Disagrees,
+                    },
+                    id: rule.id,
+                    end: rule.end.to_string(),
+                    what: rule.what.to_string(),
+                    measured,
+                    model: rule.model,
+                },
+                why,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::ends::report::EndUsage;
+    use crate::process::counts::{Counted, EndCounts};
+
+    const MIB64: u64 = 64 << 20;
+
+    fn end(role: &str, calls: &[(&str, u64, u64)], faults: u64, sleeps: u64) -> IpcEnd {
+        IpcEnd {
+            role: role.into(),
+            usage: EndUsage::default(),
+            counts: Some(Counted {
+                counts: EndCounts {
+                    syscalls: calls.iter().map(|(c, n, _)| (c.to_string(), *n)).collect(),
+                    voluntary_switches: sleeps,
+                    context_switches: sleeps,
+                    page_faults: faults,
+                    ..EndCounts::default()
+                },
+                missing: Vec::new(),
+            }),
+            call_bytes: calls
+                .iter()
+                .map(|(c, _, b)| (c.to_string(), *b))
+                .collect::<BTreeMap<_, _>>(),
+        }
+    }
+
+    fn verdict(judged: &[Prediction], id: &str) -> Verdict {
+        judged
+            .iter()
+            .find(|p| p.judgement.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {judged:?}"))
+            .judgement
+            .verdict
+    }
+
+    #[test]
+    fn a_copy_path_that_hands_bytes_through_two_calls_per_end_agrees() {
+        let calls = [("read", 1024, MIB64), ("write", 1024, MIB64)];
+        let ends = [
+            end("consumer", &calls, 40, 900),
+            end("producer", &calls, 40, 1000),
+        ];
+        let judged = judge_with_pages(Mechanism::PipeRw, MIB64, &ends, 4096);
+        for id in [
+            "producer_call_bytes",
+            "consumer_call_bytes",
+            "producer_sleeps",
+            "consumer_sleeps",
+        ] {
+            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+        }
+        // Half the bytes through the calls, or two sleeps per write: not the model.
+        let half = [("read", 512, MIB64 / 2), ("write", 1024, MIB64 / 2)];
+        let ends = [
+            end("consumer", &calls, 40, 900),
+            end("producer", &half, 40, 2048),
+        ];
+        let judged = judge_with_pages(Mechanism::PipeRw, MIB64, &ends, 4096);
+        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+    }
+
+    #[test]
+    fn mapped_memory_moves_nothing_through_calls_and_faults_each_page_once() {
+        let pages = MIB64 / 4096;
+        let ends = [
+            end("consumer", &[], pages / 16, 0),
+            end("producer", &[], pages + 30, 0),
+        ];
+        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 4096);
+        for id in [
+            "producer_call_bytes",
+            "consumer_call_bytes",
+            "producer_faults",
+            "consumer_faults",
+        ] {
+            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+        }
+        assert!(!judged.iter().any(|p| p.judgement.id.ends_with("_sleeps")));
+        // A producer on huge pages (one fault per 2 MiB), a consumer that copied
+        // the data with read(2): the model does not hold, and says which part.
+        let ends = [
+            end("consumer", &[("read", 1024, MIB64)], pages / 16, 0),
+            end("producer", &[], pages / 512, 0),
+        ];
+        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 4096);
+        assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
+        // Faults are per page of the kernel's size: the same count on 16 KiB pages
+        // is four times too many.
+        let ends = [
+            end("consumer", &[], pages / 16, 0),
+            end("producer", &[], pages, 0),
+        ];
+        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 16 << 10);
+        assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
+    }
+
+    #[test]
+    fn an_end_without_counts_cannot_tell_and_says_why() {
+        let mut producer = end("producer", &[("msgsnd", 8192, MIB64)], 10, 100);
+        producer.counts = None;
+        let ends = [
+            end("consumer", &[("msgrcv", 8192, MIB64)], 10, 100),
+            producer,
+        ];
+        let judged = judge_with_pages(Mechanism::SysvMsgqueue, MIB64, &ends, 4096);
+        let sleeps = judged
+            .iter()
+            .find(|p| p.judgement.id == "producer_sleeps")
+            .unwrap();
+        assert_eq!(sleeps.judgement.verdict, Verdict::Unknown);
+        assert!(sleeps.why.as_deref().unwrap().contains("producer"));
+        assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
+        // No predictions at all where the chapter makes none, or nothing counted.
+        assert!(judge_with_pages(Mechanism::CowFork, MIB64, &ends, 4096).is_empty());
+        let mut none = ends.clone();
+        none[0].counts = None;
+        assert!(judge_with_pages(Mechanism::SysvMsgqueue, MIB64, &none, 4096).is_empty());
+    }
+
+    #[test]
+    fn a_judged_record_reads_back_as_it_was_written() {
+        // The history and the lab store keep IPC records as JSON lines (the
+        // result flattened into the record, each prediction flattened too).
+        let calls = [("read", 1024, MIB64), ("write", 1024, MIB64)];
+        let mut producer = end("producer", &calls, 40, 1000);
+        producer.counts = None;
+        let ends = vec![end("consumer", &calls, 40, 900), producer];
+        let model = judge_with_pages(Mechanism::PipeRw, MIB64, &ends, 4096);
+        assert!(model.iter().any(|p| p.why.is_some()));
+        let result = crate::ipc::IpcResult {
+            mechanism: "pipe-rw".into(),
+            bytes: MIB64,
+            chunk: 65536,
+            elapsed_ms: 100.0,
+            gib_per_s: 0.625,
+            mib_per_s: 640.0,
+            copies: Some(4),
+            kernel_functions: Vec::new(),
+            survey_ms: None,
+            survey_bytes: None,
+            checksum_ok: true,
+            ends,
+            lines: None,
+            cow: None,
+            filesystem: None,
+            notes: Vec::new(),
+            model,
+            page_size: Some(4096),
+        };
+        let record = crate::engine::result::IpcRecord::now(result);
+        let line = serde_json::to_string(&record).unwrap();
+        let back: crate::engine::result::IpcRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.result.model, record.result.model);
+        assert_eq!(back.result.ends, record.result.ends);
+    }
+}

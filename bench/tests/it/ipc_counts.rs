@@ -1,0 +1,197 @@
+//! What the kernel did in real IPC runs, against the zero-copy chapter's
+//! explanation of each mechanism: every prediction holds on real runs of tens of
+//! MiB, the same counts altered the way another path would leave them do not, and
+//! `--no-counts` leaves the kernel's events out with the reason.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use pipebench::engine::counts::Verdict;
+use pipebench::ipc::{self, model, IpcParams, IpcResult, Mechanism};
+use pipebench::process::launch::EndProgram;
+use pipebench::size::{ByteSize, MIB};
+
+use crate::common::{cpus, pipebench, stderr, stdout};
+
+fn params(bytes: u64, dir: &Path) -> IpcParams {
+    IpcParams {
+        bytes: ByteSize(bytes),
+        dir: Some(dir.to_path_buf()),
+        program: Some(EndProgram {
+            exe: crate::common::exe(),
+            prefix: Vec::new(),
+        }),
+        ..Default::default()
+    }
+}
+
+fn verdict(result: &IpcResult, id: &str) -> Verdict {
+    model::judge(
+        Mechanism::parse(&result.mechanism).unwrap(),
+        result.bytes,
+        &result.ends,
+    )
+    .iter()
+    .find(|p| p.judgement.id == id)
+    .unwrap_or_else(|| panic!("{}: no {id}", result.mechanism))
+    .judgement
+    .verdict
+}
+
+fn end_mut<'a>(result: &'a mut IpcResult, role: &str) -> &'a mut ipc::IpcEnd {
+    result.ends.iter_mut().find(|e| e.role == role).unwrap()
+}
+
+#[test]
+fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let mechanisms = [
+        Mechanism::PipeRw,
+        Mechanism::FifoRw,
+        Mechanism::PipeSplice,
+        Mechanism::SysvMsgqueue,
+        Mechanism::UnixStream,
+        Mechanism::TcpRw,
+        Mechanism::TcpSendfile,
+        Mechanism::TcpSplice,
+        Mechanism::FileFlock,
+        Mechanism::FileMmap,
+        Mechanism::SysvShm,
+        Mechanism::PosixShm,
+        Mechanism::MemfdScm,
+    ];
+    let mut runs = Vec::new();
+    for mechanism in mechanisms {
+        let result = ipc::run(mechanism, &params(32 * MIB, dir.path()))
+            .unwrap_or_else(|e| panic!("{mechanism}: {e}"));
+        assert!(
+            result.model.len() >= 2,
+            "{mechanism}: a prediction per end at least: {:?}",
+            result.model
+        );
+        for p in &result.model {
+            assert_eq!(
+                p.judgement.verdict,
+                Verdict::Agrees,
+                "{mechanism}: {:?}; ends {:?}",
+                p,
+                result.ends
+            );
+        }
+        // The tally is the calls' own: every byte the consumer took went through
+        // its calls exactly as often as the chapter says (checked above), and
+        // the kinds are the ones the mechanism uses.
+        let consumer = result.ends.iter().find(|e| e.role == "consumer").unwrap();
+        let kinds: Vec<&str> = consumer.call_bytes.keys().map(String::as_str).collect();
+        let expected: &[&str] = match mechanism {
+            Mechanism::SysvMsgqueue => &["msgrcv"],
+            Mechanism::PipeSplice => &["splice"],
+            Mechanism::FileFlock => &["pread"],
+            Mechanism::FileMmap
+            | Mechanism::SysvShm
+            | Mechanism::PosixShm
+            | Mechanism::MemfdScm => &[],
+            _ => &["read", "write"],
+        };
+        assert_eq!(kinds, expected, "{mechanism}: {consumer:?}");
+        runs.push(result);
+    }
+    let find = |m: &str| runs.iter().find(|r| r.mechanism == m).unwrap().clone();
+
+    // A copy path that handed only half the bytes through its writes.
+    let mut pipe = find("pipe-rw");
+    *end_mut(&mut pipe, "producer")
+        .call_bytes
+        .get_mut("write")
+        .unwrap() /= 2;
+    assert_eq!(verdict(&pipe, "producer_call_bytes"), Verdict::Disagrees);
+    assert_eq!(verdict(&pipe, "consumer_call_bytes"), Verdict::Agrees);
+
+    // A blocking queue whose receiver slept twice per message.
+    let mut queue = find("sysv-msgqueue");
+    let consumer = end_mut(&mut queue, "consumer");
+    let counts = &mut consumer.counts.as_mut().unwrap().counts;
+    counts.voluntary_switches = 2 * counts.syscalls["msgrcv"];
+    assert_eq!(verdict(&queue, "consumer_sleeps"), Verdict::Disagrees);
+
+    // Shared memory on huge pages: one fault per 2 MiB, not per page.
+    let mut shm = find("posix-shm");
+    let producer = end_mut(&mut shm, "producer");
+    producer.counts.as_mut().unwrap().counts.page_faults = 32 * MIB / (2 * MIB);
+    assert_eq!(verdict(&shm, "producer_faults"), Verdict::Disagrees);
+
+    // A mapping that copied the data after all.
+    let mut mapped = find("memfd-scm");
+    end_mut(&mut mapped, "consumer")
+        .call_bytes
+        .insert("read".into(), 32 * MIB);
+    assert_eq!(verdict(&mapped, "consumer_call_bytes"), Verdict::Disagrees);
+}
+
+#[test]
+fn no_counts_leaves_the_kernels_events_out_and_says_so() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "ipc",
+            "pipe-rw",
+            "--bytes",
+            "8MiB",
+            "--repeats",
+            "1",
+            "--json",
+            "--dir",
+            dir_arg,
+        ];
+        args.extend_from_slice(extra);
+        let output = pipebench(&args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        json["runs"][0].clone()
+    };
+    let off = run(&["--no-counts"]);
+    let on = run(&[]);
+    for end in off["ends"].as_array().unwrap() {
+        let counted = &end["counts"];
+        let counts = &counted["counts"];
+        // What costs nothing is still there: the calls, faults and switches.
+        assert!(counts["page_faults"].is_u64(), "{end}");
+        assert!(counts["voluntary_switches"].is_u64(), "{end}");
+        assert!(counts["syscalls"]["read"].as_u64().unwrap() > 0, "{end}");
+        if end["role"] == "producer" {
+            // One read of the source per 64 KiB chunk.
+            assert_eq!(counts["syscalls"]["read"], 8 * MIB / (64 << 10), "{end}");
+        }
+        assert!(
+            end["call_bytes"]["write"].as_u64().unwrap() == 8 * MIB,
+            "{end}"
+        );
+        // The kernel's events are absent (never 0) and the reason says why.
+        for event in ["wakeups", "ipis", "tlb_flushes"] {
+            assert!(counts.get(event).is_none(), "{event}: {end}");
+            let said = counted["missing"].as_array().unwrap().iter().any(|m| {
+                m["reason"]["kind"] == "turned_off"
+                    && m["counts"].as_array().unwrap().iter().any(|c| c == event)
+                    && !m["message"].as_str().unwrap().is_empty()
+            });
+            assert!(said, "{event}: {counted}");
+        }
+    }
+    // Counted, the same ends say nothing was turned off.
+    for end in on["ends"].as_array().unwrap() {
+        let missing = end["counts"]["missing"].as_array().unwrap();
+        assert!(
+            !missing.iter().any(|m| m["reason"]["kind"] == "turned_off"),
+            "{end}"
+        );
+    }
+    // The model reads the counts that cost nothing, so it is there either way.
+    assert!(
+        off["model"].as_array().is_some_and(|m| !m.is_empty()),
+        "{off}"
+    );
+}
