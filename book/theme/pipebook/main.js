@@ -7,6 +7,7 @@ import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountLab } from "./lab.js";
 import { mountLatency, mountLatencyMatrix } from "./latency.js";
 import { mountPages } from "./pages.js";
+import { mountSharedPipe, mountTool, mountTune } from "./past.js";
 import { mountResults } from "./results.js";
 import { mountSweep } from "./sweep.js";
 import { mountSystem } from "./system.js";
@@ -25,7 +26,10 @@ async function main() {
   const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
   const latencies = [...document.querySelectorAll(".pipebook-latency[data-mechanism]")];
   const latencyMatrices = [...document.querySelectorAll(".pipebook-latency-matrix[data-mechanisms]")];
-  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices];
+  const tunes = [...document.querySelectorAll(".pipebook-tune[data-step]")];
+  const tools = [...document.querySelectorAll(".pipebook-tool")];
+  const sharedPipes = [...document.querySelectorAll(".pipebook-shared-pipe")];
+  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices, tunes, tools, sharedPipes];
   // The walk is arithmetic only: drawn whether or not the runner is there.
   for (const el of document.querySelectorAll(".pipebook-walk")) {
     try {
@@ -99,7 +103,22 @@ async function main() {
       console.error("pipebook: latency matrix", err);
     }
   }
+  for (const el of tunes) {
+    try {
+      mountTune(el, { online, catalogEntry: byId.get(el.dataset.step) });
+    } catch (err) {
+      console.error("pipebook: tune", el.dataset.step, err);
+    }
+  }
+  for (const el of sharedPipes) {
+    try {
+      mountSharedPipe(el, { online });
+    } catch (err) {
+      console.error("pipebook: shared pipe", err);
+    }
+  }
   await Promise.all([
+    ...tools.map((el) => mountTool(el, { online }).catch((err) => console.error("pipebook: tool", err))),
     ...results.map((el) => mountResults(el).catch((err) => console.error("pipebook: results", err))),
     ...systems.map((el) => mountSystem(el).catch((err) => console.error("pipebook: system", err))),
   ]);

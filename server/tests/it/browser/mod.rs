@@ -28,6 +28,7 @@ mod labs;
 mod latency;
 mod machine;
 mod pages;
+mod past;
 mod profile;
 mod run_card;
 mod sweep;
