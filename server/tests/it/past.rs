@@ -47,8 +47,9 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     for (i, trial) in trials.iter().enumerate() {
         assert_eq!(trial["index"], i + 1, "{trial}");
         assert_eq!(trial["of"], runs);
-        assert!(trial["gib_per_s"].as_f64().unwrap() > 0.0, "{trial}");
-        assert!(trial["median"].as_f64().unwrap() > 0.0, "{trial}");
+        // A 0.1 s run on a busy machine may move nothing: 0, never negative.
+        assert!(trial["gib_per_s"].as_f64().unwrap() >= 0.0, "{trial}");
+        assert!(trial["median"].as_f64().unwrap() >= 0.0, "{trial}");
         assert_eq!(trial["run"], started["run"]);
     }
     // The best so far, once known, is the fastest median of the grid so far.
@@ -58,6 +59,10 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
         "{last} vs {result}"
     );
     assert_eq!(result["kind"], "tune");
+    assert!(
+        result["best"]["summary"]["median"].as_f64().unwrap() > 0.0,
+        "{result}"
+    );
     let best = &result["best"];
     assert_eq!(best["id"], "tuned-busy-loop");
     assert_eq!(best["base"], "busy-loop");
