@@ -85,6 +85,8 @@ test("a finished search says its gain and when its spread crosses one", () => {
   assert.equal(nsPerPage(0), null);
   assert.ok(Math.abs(nsPerPage(1) - 3814.7) < 0.1);
   assert.match(describeTune({ ...result, gain: { ratio: 1.02, low: 0.9, high: 1.2 } }), /overlap/);
+  // The step's own runs moved nothing: no ratio to give, and no crash.
+  assert.match(describeTune({ ...result, gain: { ratio: null, low: 0, high: null } }), /no figure to compare with/);
 });
 
 test("a tool run reads as verified bytes, speed and its calls", () => {

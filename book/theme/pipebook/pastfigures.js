@@ -122,14 +122,20 @@ export function nsPerPage(gib) {
 /** What a finished search found, in one sentence. */
 export function describeTune(result) {
   const b = result.best;
-  const g = result.gain;
-  const spread = `${g.low.toFixed(2)}× to ${g.high.toFixed(2)}×`;
-  const overlap = g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
+  const g = result.gain || {};
+  const x = (v) => (fmt.isNumber(v) ? `${v.toFixed(2)}×` : "—");
+  // A step's own runs that moved nothing leave no ratio (JSON has no infinity).
+  const gain = fmt.isNumber(g.ratio)
+    ? `${x(g.ratio)} the step's own configuration measured in the same rounds (spread ${x(g.low)} to ${x(g.high)}). `
+    : "The step's own configuration gave no figure to compare with in this session. ";
+  const overlap = fmt.isNumber(g.low) && g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
+  const perPage = nsPerPage(b.summary.median);
   return (
     `Fastest: ${fmt.bytes(b.buf_size)} per call into a ${fmt.bytes(b.pipe_size)} pipe, ` +
     `${fmt.gib(b.summary.median)} GiB/s (median of ${b.summary.runs} runs), ` +
-    `${g.ratio.toFixed(2)}× the step's own configuration measured in the same rounds (spread ${spread}). ` +
-    `At that speed one 4 KiB page passes every ${nsPerPage(b.summary.median).toFixed(1)} ns.${overlap}`
+    gain +
+    (perPage === null ? "" : `At that speed one 4 KiB page passes every ${perPage.toFixed(1)} ns.`) +
+    overlap
   );
 }
 

@@ -98,9 +98,10 @@ async fn tune_card(page: &Page) -> TestResult {
     let samples = click_and_sample(
         page,
         root,
-        "r.querySelector('input.pipebook-tune-budget').value = '3';",
+        // The smallest budget: three configurations, nine runs.
+        "r.querySelector('input.pipebook-tune-budget').value = '1';",
         "button.pipebook-tune-button",
-        Duration::from_secs(120),
+        Duration::from_secs(240),
         &probe,
     )
     .await?;
