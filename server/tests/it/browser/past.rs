@@ -140,6 +140,8 @@ async fn tune_card(page: &Page) -> TestResult {
     {
         return Err(format!("the card does not say what it found: {last}"));
     }
+    // The finished card (heat map, table, the tuned step's card) passes axe-core.
+    crate::a11y::audit(&page.client, &crate::a11y::axe_source(), "tuning card done").await?;
     let path = screenshot_element(&page.client, root, "tune-done").await?;
     println!("tuning card: {last}; {}", path.display());
 
@@ -204,6 +206,7 @@ async fn tool_card(page: &Page) -> TestResult {
             return Err(format!("the tool result lacks {needle:?}: {table}"));
         }
     }
+    crate::a11y::audit(&page.client, &crate::a11y::axe_source(), "tool card done").await?;
     let path = screenshot_element(&page.client, root, "tool-done").await?;
     println!("tool card: {last}; {}", path.display());
     Ok(())
