@@ -109,7 +109,7 @@ function searchTable(table, search) {
   fill(
     table,
     h("caption", null, "Every configuration of the search (GiB/s, median of its runs so far)"),
-    h("tr", null, ["bytes per call", "pipe", "median GiB/s", "runs", ""].map((t) => h("th", { scope: "col" }, t))),
+    h("tr", null, ["bytes per call", "pipe", "median GiB/s", "runs", "note"].map((t) => h("th", { scope: "col" }, t))),
     searchRows(search).map((r) => h("tr", null, h("td", null, r.perCall), h("td", null, r.pipe), h("td", null, r.median), h("td", null, String(r.runs)), h("td", null, r.note))),
   );
 }
