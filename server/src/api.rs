@@ -110,6 +110,22 @@ pub async fn ipc(State(state): State<AppState>) -> Response {
     json_bytes(state.ipc_json.clone())
 }
 
+/// `GET /api/tools`: the vetted tool table (`id`, `title`, `program`, `present`,
+/// `sides`), looked up on `PATH` now, so a tool installed since start shows.
+pub async fn tools() -> Result<Response, ApiError> {
+    let table = tokio::task::spawn_blocking(crate::past_page::tool_table).await?;
+    Ok(json_bytes(Bytes::from(
+        serde_json::to_vec(&table).expect("the tool table serialises"),
+    )))
+}
+
+/// `GET /api/tuned`: the tuned variants searches found since the server started.
+pub async fn tuned(State(state): State<AppState>) -> Response {
+    json_bytes(Bytes::from(
+        serde_json::to_vec(&state.tuned.list()).expect("variants serialise"),
+    ))
+}
+
 /// `GET /api/system`: this machine, as probed at start-up.
 pub async fn system(State(state): State<AppState>) -> Response {
     json_bytes(state.system_json.clone())

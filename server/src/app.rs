@@ -22,6 +22,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/steps", get(api::steps))
         .route("/api/system", get(api::system))
         .route("/api/ipc", get(api::ipc))
+        .route("/api/tools", get(api::tools))
+        .route("/api/tuned", get(api::tuned))
         .route("/api/results", get(api::results))
         .route("/api/labs", get(api::labs))
         .route("/api/labs/report.json", get(api::lab_report_json))

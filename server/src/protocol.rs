@@ -91,6 +91,17 @@ pub enum ClientMessage {
         /// Bytes to move (default: the page's).
         bytes: Option<ByteSize>,
     },
+    /// `{"type":"tune","step":ID,"budget":SECONDS}`: bytes per call × pipe
+    /// capacity searched for a step (budget within the server's bounds).
+    Tune {
+        /// Step id.
+        step: String,
+        /// Seconds of runs in all (default: the server's).
+        budget: Option<f64>,
+    },
+    /// `{"type":"shared_pipe","writers":[1,2],"readers":[1],"msg_sizes":["4KiB"],
+    /// "bytes":"16MiB"}`: many writers and readers on one pipe.
+    SharedPipe(crate::past_page::SharedRequest),
 }
 
 /// A reply to a message that is not about a run.
@@ -202,6 +213,8 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
         "ipc" => parse_ipc(object),
         "pages" => parse_pages(object),
         "tool" => parse_tool(object),
+        "tune" => parse_tune(object),
+        "shared_pipe" => parse_shared(object),
         "cancel" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
@@ -218,7 +231,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             None => Ok(ClientMessage::Wakeup),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"tool\", \"tune\", \"shared_pipe\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }
@@ -320,6 +333,76 @@ fn parse_tool(mut object: serde_json::Map<String, Value>) -> Result<ClientMessag
     };
     no_more_fields(&object, "tool")?;
     Ok(ClientMessage::Tool { tool, side, bytes })
+}
+
+/// An example of a good tune message, quoted in errors.
+const TUNE_EXAMPLE: &str = r#"{"type":"tune","step":"busy-loop","budget":20}"#;
+
+fn parse_tune(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    let step = match object.remove("step") {
+        Some(Value::String(step)) => step,
+        _ => {
+            return Err(format!(
+                "a tune message needs a `step` string; send e.g. {TUNE_EXAMPLE}"
+            ))
+        }
+    };
+    let budget = match object.remove("budget") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(other) => {
+            return Err(format!(
+                "`budget` must be a number of seconds, not {other}; send e.g. {TUNE_EXAMPLE}"
+            ))
+        }
+    };
+    no_more_fields(&object, "tune")?;
+    Ok(ClientMessage::Tune { step, budget })
+}
+
+/// An example of a good shared-pipe message, quoted in errors.
+const SHARED_EXAMPLE: &str = r#"{"type":"shared_pipe","writers":[1,2],"readers":[1],"msg_sizes":["4KiB","64KiB"],"bytes":"16MiB"}"#;
+
+fn parse_shared(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
+    fn counts(
+        object: &mut serde_json::Map<String, Value>,
+        field: &str,
+    ) -> Result<Vec<usize>, String> {
+        match object.remove(field) {
+            Some(values @ Value::Array(_)) => serde_json::from_value(values).map_err(|e| {
+                format!("bad {field} ({e}): a list of counts; send e.g. {SHARED_EXAMPLE}")
+            }),
+            _ => Err(format!(
+                "a shared_pipe message needs a `{field}` list; send e.g. {SHARED_EXAMPLE}"
+            )),
+        }
+    }
+    let writers = counts(&mut object, "writers")?;
+    let readers = counts(&mut object, "readers")?;
+    let msg_sizes = match object.remove("msg_sizes") {
+        Some(values @ Value::Array(_)) => serde_json::from_value(values).map_err(|e| {
+            format!("bad msg_sizes ({e}): a list of sizes; send e.g. {SHARED_EXAMPLE}")
+        })?,
+        _ => {
+            return Err(format!(
+                "a shared_pipe message needs a `msg_sizes` list; send e.g. {SHARED_EXAMPLE}"
+            ))
+        }
+    };
+    let bytes = match object.remove("bytes") {
+        None | Some(Value::Null) => None,
+        Some(bytes) => Some(
+            serde_json::from_value(bytes)
+                .map_err(|e| format!("bad bytes ({e}); send e.g. {SHARED_EXAMPLE}"))?,
+        ),
+    };
+    no_more_fields(&object, "shared_pipe")?;
+    Ok(ClientMessage::SharedPipe(crate::past_page::SharedRequest {
+        writers,
+        readers,
+        msg_sizes,
+        bytes,
+    }))
 }
 
 /// An example of a good pages message, quoted in errors.
@@ -438,6 +521,56 @@ mod tests {
         // An id the table lacks is refused before anything starts.
         assert!(crate::page_defaults::tool_job("sh", Side::Writer, None).is_err());
         assert!(crate::page_defaults::tool_job("cat", Side::Writer, None).is_ok());
+    }
+
+    #[test]
+    fn parses_tune_and_shared_pipe_messages() {
+        assert_eq!(
+            parse(TUNE_EXAMPLE).unwrap(),
+            ClientMessage::Tune {
+                step: "busy-loop".into(),
+                budget: Some(20.0)
+            }
+        );
+        assert_eq!(
+            parse(SHARED_EXAMPLE).unwrap(),
+            ClientMessage::SharedPipe(crate::past_page::SharedRequest {
+                writers: vec![1, 2],
+                readers: vec![1],
+                msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
+                bytes: Some(ByteSize(16 << 20)),
+            })
+        );
+        for (text, expect) in [
+            (r#"{"type":"tune"}"#, "needs a `step`"),
+            (
+                r#"{"type":"tune","step":"x","budget":"long"}"#,
+                "`budget` must be a number",
+            ),
+            (
+                r#"{"type":"tune","step":"x","argv":["sh"]}"#,
+                "unknown field `argv`",
+            ),
+            (
+                r#"{"type":"shared_pipe","readers":[1],"msg_sizes":[64]}"#,
+                "needs a `writers`",
+            ),
+            (
+                r#"{"type":"shared_pipe","writers":[-1],"readers":[1],"msg_sizes":[64]}"#,
+                "bad writers",
+            ),
+            (
+                r#"{"type":"shared_pipe","writers":[1],"readers":[1],"msg_sizes":["big"]}"#,
+                "bad msg_sizes",
+            ),
+            (
+                r#"{"type":"shared_pipe","writers":[1],"readers":[1],"msg_sizes":[64],"x":1}"#,
+                "unknown field `x`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expect), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -226,6 +226,7 @@ pub async fn prepare(
         websockets: Arc::new(Semaphore::new(connections.max_websockets)),
         websocket_slots: Arc::new(Registry::default()),
         connections,
+        tuned: Arc::default(),
     };
     release_build_memory();
     Ok(Prepared {

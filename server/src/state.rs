@@ -48,6 +48,8 @@ pub struct AppState {
     pub websocket_slots: Arc<Registry>,
     /// Timeouts and caps on connections (as fitted to the open-file limit).
     pub connections: Arc<ConnectionLimits>,
+    /// The tuned variants found by searches since start (`tuned-STEP`).
+    pub tuned: Arc<crate::past_page::TunedVariants>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the

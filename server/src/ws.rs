@@ -151,6 +151,10 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
             event = next_event(&mut current) => {
                 let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
+                if let Event::Result(Finished::Tune(result)) = &event {
+                    // Its best is runnable from now on, under its own id.
+                    state.tuned.register(&result.best);
+                }
                 let finished = match &event {
                     Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
                     Event::Result(Finished::Ipc(record)) => Some(LabResult::Ipc(record.clone())),
@@ -510,7 +514,9 @@ fn on_message(
             | ClientMessage::Wakeup
             | ClientMessage::Latency(_)
             | ClientMessage::Pages { .. }
-            | ClientMessage::Tool { .. },
+            | ClientMessage::Tool { .. }
+            | ClientMessage::Tune { .. }
+            | ClientMessage::SharedPipe(_),
         ) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
@@ -609,11 +615,26 @@ fn on_message(
                 Err(err) => refuse(err),
             }
         }
+        Ok(ClientMessage::Tune { step, budget }) => {
+            match crate::past_page::tune_job(&step, budget) {
+                Ok(job) => submit(state, current, lab, Job::Tune(job), None),
+                Err(err) => refuse(err),
+            }
+        }
+        Ok(ClientMessage::SharedPipe(request)) => match crate::past_page::shared_job(&request) {
+            Ok(job) => submit(state, current, lab, Job::SharedPipe(job), None),
+            Err(err) => refuse(err),
+        },
         Ok(ClientMessage::Run {
             step,
             params,
             lab: tag,
         }) => {
+            // A tuned variant runs at the sizes its search found on this runner.
+            let params = match state.tuned.params_for(&step, &params) {
+                Ok(params) => params,
+                Err(err) => return refuse(err),
+            };
             let params = match &tag {
                 Some(tag) => match labs::lab_run(tag, &step, &params) {
                     Ok(params) => params,

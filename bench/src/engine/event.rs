@@ -82,6 +82,13 @@ pub enum Event {
     Leg(crate::engine::compare::Leg),
     /// A comparison is over: the ratio, its interval, the verdict.
     Verdict(Box<crate::engine::compare::CompareReport>),
+    /// A tuning search's run ended: its configuration and figure, and the
+    /// search so far (`trial`).
+    Trial(Box<crate::engine::tune::Trial>),
+    /// One point of many writers and readers on one pipe finished
+    /// (`shared_point`): the page draws it before the whole sweep ends.
+    #[serde(rename = "shared_point")]
+    SharedPoint(Box<crate::engine::shared_pipe::SharedPoint>),
 }
 
 impl Event {
@@ -171,6 +178,11 @@ pub enum Started {
         /// Round trips to time.
         round_trips: u32,
     },
+    /// A tuning search (`"kind":"tune"`): the grid it will run.
+    Tune(Box<crate::engine::tune::TuneStarted>),
+    /// Many writers and readers on one pipe (`"kind":"shared_pipe"`): the
+    /// points it will run.
+    SharedPipe(Box<crate::engine::shared_pipe::SharedStarted>),
 }
 
 impl Started {

@@ -168,6 +168,14 @@ impl Job {
             Job::Tool(_) => {
                 Some("a tool run is not kept in the history, which holds pipe steps and IPC runs")
             }
+            Job::Tune(_) => Some(
+                "a tuning search is not kept in the history, which holds pipe steps and IPC \
+                 runs: run its best configuration (tuned-STEP) and that result is kept",
+            ),
+            Job::SharedPipe(_) => Some(
+                "a shared-pipe sweep is not kept in the history, which holds pipe steps and \
+                 IPC runs",
+            ),
             _ => None,
         }
     }

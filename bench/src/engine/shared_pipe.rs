@@ -170,6 +170,25 @@ pub struct SharedPoint {
     pub oversubscribed: bool,
 }
 
+/// A sweep as it starts (`started {kind:"shared_pipe", ...}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SharedStarted {
+    /// Always `shared_pipe`.
+    pub kind: &'static str,
+    /// Writer counts.
+    pub writers: Vec<usize>,
+    /// Reader counts.
+    pub readers: Vec<usize>,
+    /// Message sizes, bytes.
+    pub msg_sizes: Vec<u64>,
+    /// Bytes each point moves.
+    pub bytes: u64,
+    /// Points in all.
+    pub points: usize,
+    /// The CPUs this process may use.
+    pub cpus: usize,
+}
+
 /// What one end is told (`pipebench shared-end SPEC`, as JSON).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EndSpec {
@@ -421,6 +440,17 @@ pub fn run(
         return Some(Event::error(err.to_string()));
     }
     let cpus = crate::process::cpu::allowed_cpus().len().max(1);
+    observer.event(Event::Started(crate::engine::event::Started::SharedPipe(
+        Box::new(SharedStarted {
+            kind: "shared_pipe",
+            writers: job.writers.clone(),
+            readers: job.readers.clone(),
+            msg_sizes: job.msg_sizes.clone(),
+            bytes: job.bytes,
+            points: job.writers.len() * job.readers.len() * job.msg_sizes.len(),
+            cpus,
+        }),
+    )));
     let mut points = Vec::new();
     let mut warnings = Vec::new();
     let started = Instant::now();
@@ -448,6 +478,7 @@ pub fn run(
                             gib_per_s: point.gib_per_s,
                             pipe_bytes: None,
                         }));
+                        observer.event(Event::SharedPoint(Box::new(point.clone())));
                         points.push(point);
                     }
                     Err(Halt::Stop(Stop::Cancel)) => return Some(Event::Cancelled),

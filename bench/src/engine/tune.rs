@@ -15,11 +15,12 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::Serialize;
 
-use crate::engine::event::{Event, Finished};
-use crate::engine::job::{Job, JobContext, Observer, PipeJob};
+use crate::engine::event::{Event, Finished, Started};
+use crate::engine::job::{Job, JobContext, Observer, PipeJob, Stop};
 use crate::engine::result::RunResult;
 use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
+use crate::steps::catalog::TUNED_PREFIX;
 use crate::steps::plan::{Limits, RunParams, RunPlan};
 
 /// Bytes per call tried.
@@ -117,6 +118,70 @@ pub struct TuneResult {
     pub warnings: Vec<String>,
 }
 
+/// A search as it starts (`started {kind:"tune", ...}`): the grid a page draws
+/// before the first run ends.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TuneStarted {
+    /// Always `tune`.
+    pub kind: &'static str,
+    /// The step tuned.
+    pub step: String,
+    /// Every configuration to try: bytes per call and the pipe capacity asked.
+    pub cells: Vec<Config>,
+    /// The step's own configuration, run in every round beside them.
+    pub own: Config,
+    /// Rounds.
+    pub rounds: usize,
+    /// Runs in all (cells and the step's own, every round).
+    pub runs: usize,
+    /// Seconds each run is given.
+    pub seconds_per_run: f64,
+}
+
+/// One configuration of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Config {
+    /// Bytes per call.
+    pub buf_size: u64,
+    /// The pipe capacity asked for (`None`: the kernel's default).
+    pub pipe_size: Option<u64>,
+}
+
+/// One run of a search, as it ends (`"type":"trial"`): what ran, and the search
+/// so far, so a page can draw it live.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trial {
+    /// This run's place in the search, from 1.
+    pub index: usize,
+    /// How many runs the search has.
+    pub of: usize,
+    /// What ran.
+    #[serde(flatten)]
+    pub config: Config,
+    /// Whether it was the step's own configuration.
+    pub own: bool,
+    /// The pipe's capacity as read back.
+    pub pipe_capacity: Option<u64>,
+    /// This run's GiB/s.
+    pub gib_per_s: f64,
+    /// The median of this configuration's runs so far.
+    pub median: f64,
+    /// The step's own configuration's median so far (none before its first run).
+    pub own_median: Option<f64>,
+    /// The fastest configuration by median so far, the step's own aside.
+    pub best: Option<BestSoFar>,
+}
+
+/// The fastest configuration of a search so far.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BestSoFar {
+    /// Its configuration.
+    #[serde(flatten)]
+    pub config: Config,
+    /// Its median so far.
+    pub median: f64,
+}
+
 /// The planned search: every cell's plan and the step's own, and the order.
 struct Search {
     seconds: f64,
@@ -197,24 +262,89 @@ fn plan(job: &TuneJob, limits: &Limits) -> Result<Search, TuneError> {
     })
 }
 
+/// Passes a search's inner runs' events on, but not their `started`: the page
+/// hears the search's own `started` and a `trial` per run instead.
+struct Inner<'a>(&'a mut dyn Observer);
+
+impl Observer for Inner<'_> {
+    fn event(&mut self, event: Event) {
+        if !matches!(event, Event::Started(_)) {
+            self.0.event(event);
+        }
+    }
+
+    fn wait(&mut self, timeout: std::time::Duration) -> Option<Stop> {
+        self.0.wait(timeout)
+    }
+}
+
+fn median(runs: &[RunResult]) -> Option<f64> {
+    let rates: Vec<f64> = runs.iter().map(|r| r.gib_per_s).collect();
+    summarize(&rates).map(|s| s.median)
+}
+
 /// Runs the search; the final event (`result` with a [`TuneResult`], or the
-/// event that ended it early), or none when the observer went away.
+/// event that ended it early), or none when the observer went away. It says
+/// `started` with the grid first, then a `trial` after every run.
 pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
     let search = match plan(job, &Limits::default()) {
         Ok(search) => search,
         Err(err) => return Some(Event::error(err.to_string())),
     };
+    let config_of = |index: usize| match search.cells.get(index) {
+        Some(&(buf_size, pipe)) => Config {
+            buf_size,
+            pipe_size: Some(pipe),
+        },
+        None => {
+            let own = &search.plans[index];
+            Config {
+                buf_size: own.writer.common.buf_size.bytes(),
+                pipe_size: own.writer.pipe_size.map(|p| p.bytes()),
+            }
+        }
+    };
+    let own_index = search.cells.len();
+    observer.event(Event::Started(Started::Tune(Box::new(TuneStarted {
+        kind: "tune",
+        step: job.step.clone(),
+        cells: (0..own_index).map(config_of).collect(),
+        own: config_of(own_index),
+        rounds: ROUNDS,
+        runs: search.order.len(),
+        seconds_per_run: search.seconds,
+    }))));
     let mut results: Vec<Vec<RunResult>> = vec![Vec::new(); search.plans.len()];
-    for &index in &search.order {
+    for (done, &index) in search.order.iter().enumerate() {
         let pipe = Job::Pipe(Box::new(PipeJob {
             plan: search.plans[index].clone(),
             watch: false,
             live: false,
         }));
-        match pipe.run(context, observer)? {
-            Event::Result(Finished::Pipe(result)) => results[index].push(*result),
+        let result = match pipe.run(context, &mut Inner(observer))? {
+            Event::Result(Finished::Pipe(result)) => *result,
             other => return Some(other),
-        }
+        };
+        let (gib_per_s, pipe_capacity) = (result.gib_per_s, result.pipe_capacity);
+        results[index].push(result);
+        let best = (0..own_index)
+            .filter_map(|i| median(&results[i]).map(|m| (i, m)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, median)| BestSoFar {
+                config: config_of(i),
+                median,
+            });
+        observer.event(Event::Trial(Box::new(Trial {
+            index: done + 1,
+            of: search.order.len(),
+            config: config_of(index),
+            own: index == own_index,
+            pipe_capacity,
+            gib_per_s,
+            median: median(&results[index]).unwrap_or(gib_per_s),
+            own_median: median(&results[own_index]),
+            best,
+        })));
     }
     Some(finish(job, &search, &results))
 }
@@ -249,9 +379,18 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
         return Event::error("no configuration produced a run");
     };
     let (buf_size, pipe_size) = search.cells[index];
+    let id = format!("{TUNED_PREFIX}{}", job.step);
+    // The run's own command line under the variant's id: `pipebench run
+    // tuned-STEP` with its bytes per call and pipe capacity is that variant.
     let argv = results[index]
         .first()
-        .map(|r| r.argv.clone())
+        .map(|r| {
+            let mut argv = r.argv.clone();
+            if let Some(step) = argv.get_mut(2) {
+                step.clone_from(&id);
+            }
+            argv
+        })
         .unwrap_or_default();
     let b = &best_cell.summary;
     let o = &baseline.summary;
@@ -283,7 +422,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
         baseline,
         cells,
         best: Best {
-            id: format!("tuned-{}", job.step),
+            id,
             base: job.step.clone(),
             buf_size,
             pipe_size,

@@ -82,6 +82,17 @@ const fn varies(
     })
 }
 
+/// What a tuned variant's id starts with: `tuned-STEP` is STEP with the bytes per
+/// call and pipe capacity a tuning search found (`pipebench tune`), never an
+/// article step's own name.
+pub const TUNED_PREFIX: &str = "tuned-";
+
+/// The step a tuned variant's id varies (`busy-loop` for `tuned-busy-loop`), when
+/// the id is one and the catalog has that step.
+pub fn tuned_base(id: &str) -> Option<Step> {
+    id.strip_prefix(TUNED_PREFIX).and_then(find)
+}
+
 /// The id of the step every speed-up is measured against.
 pub const BASELINE_ID: &str = "write-read";
 

@@ -421,6 +421,17 @@ pub enum PlanError {
         /// /proc/sys/fs/pipe-max-size.
         limit: String,
     },
+    /// A tuned variant without the sizes that make it one.
+    #[error(
+        "`{id}` is {base} with the bytes per call and pipe capacity a tuning search \
+         found: give both buf_size and pipe_size (the search's argv has them)"
+    )]
+    TunedNeedsSizes {
+        /// The variant's id.
+        id: String,
+        /// The step it varies.
+        base: String,
+    },
     /// A CPU this process may not use.
     #[error("{name} = {cpu} is not a CPU this process may use (allowed: {allowed:?})")]
     ForbiddenCpu {
@@ -461,6 +472,19 @@ impl RunPlan {
         params: &RunParams,
         limits: &Limits,
     ) -> Result<Self, PlanError> {
+        if let Some(base) = catalog::tuned_base(step_id) {
+            // A tuned variant is its base step at the sizes the search found; its
+            // results carry its own id, so they are kept apart from the base's.
+            if params.buf_size.is_none() || params.pipe_size.is_none() {
+                return Err(PlanError::TunedNeedsSizes {
+                    id: step_id.to_string(),
+                    base: base.id.to_string(),
+                });
+            }
+            let mut plan = Self::new(&base, params, limits)?;
+            plan.step = step_id.to_string();
+            return Ok(plan);
+        }
         let step = catalog::find(step_id).ok_or_else(|| PlanError::UnknownStep {
             id: step_id.to_string(),
             known: catalog::ids().join(", "),

@@ -32,7 +32,11 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
         .collect();
     let buf = best["buf_size"].as_u64().unwrap().to_string();
     let pipe = best["pipe_size"].as_u64().unwrap();
-    assert_eq!(&argv[..3], ["pipebench", "run", "write-read"], "{argv:?}");
+    assert_eq!(
+        &argv[..3],
+        ["pipebench", "run", "tuned-write-read"],
+        "{argv:?}"
+    );
     assert!(
         argv.contains(&"--pipe-size") && argv.contains(&"--buf-size"),
         "{argv:?}"
@@ -46,6 +50,23 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
         "{gain}"
     );
     assert!(gain["low"].as_f64().unwrap() <= ratio && ratio <= gain["high"].as_f64().unwrap());
+
+    // The argv runs the variant again, under its own id and at its sizes.
+    let mut again: Vec<&str> = argv[1..].to_vec();
+    again.push("--json");
+    let output = pipebench(&again);
+    assert!(output.status.success(), "{again:?}: {}", stderr(&output));
+    let run: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(run["step"], "tuned-write-read");
+    assert_eq!(run["bytes_per_call"].to_string(), buf);
+    // Without the sizes that make it one, the variant is refused.
+    let bare = pipebench(&["run", "tuned-write-read", "--seconds", "0.2"]);
+    assert_eq!(bare.status.code(), Some(2), "{}", stderr(&bare));
+    assert!(
+        stderr(&bare).contains("buf_size and pipe_size"),
+        "{}",
+        stderr(&bare)
+    );
 }
 
 #[test]

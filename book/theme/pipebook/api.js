@@ -82,6 +82,29 @@ export function ipcLab() {
   });
 }
 
+/** The runner's tool table (/api/tools: id, title, program, present, sides), or null without a runner. */
+export function toolTable() {
+  return once("tools", async () => {
+    if (!(await runnerAvailable())) return null;
+    try {
+      return await getJSON("/api/tools");
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** The tuned variants the runner's searches found since it started (fresh each call), or []. */
+export async function tunedVariants() {
+  if (!(await runnerAvailable())) return [];
+  try {
+    const data = await getJSON("/api/tuned");
+    return Array.isArray(data) ? data : [];
+  } catch {
+    return [];
+  }
+}
+
 export function system() {
   return once("system", async () => ((await runnerAvailable()) ? getJSON("/api/system") : null));
 }

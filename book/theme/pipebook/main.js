@@ -29,6 +29,9 @@ const KINDS = [
   { name: "ipc matrix", selector: ".pipebook-ipc-matrix", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpcMatrix(el, { online: ctx.online, lab: ctx.lab }) },
   { name: "latency", selector: ".pipebook-latency[data-mechanism]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatency(el, { online: ctx.online }) },
   { name: "latency matrix", selector: ".pipebook-latency-matrix[data-mechanisms]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatencyMatrix(el, { online: ctx.online }) },
+  { name: "tune", selector: ".pipebook-tune[data-step]", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTune(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
+  { name: "shared pipe", selector: ".pipebook-shared-pipe", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountSharedPipe(el, { online: ctx.online }) },
+  { name: "tool", selector: ".pipebook-tool", settles: true, load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTool(el, { online: ctx.online }) },
   { name: "results", selector: ".pipebook-results", settles: true, load: () => import("./results.js"), mount: (m, el) => m.mountResults(el) },
   { name: "system", selector: ".pipebook-system", settles: true, load: () => import("./system.js"), mount: (m, el) => m.mountSystem(el) },
 ];

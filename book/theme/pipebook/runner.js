@@ -229,3 +229,24 @@ export function startPages(step, touch, on) {
   if (touch !== null && touch !== undefined) message.touch = touch;
   return session(message, on, "pages");
 }
+
+/**
+ * A tuning search of `step` (`budget` seconds of runs): `started {kind: "tune", cells, own, runs}`,
+ * then trial(msg) after every run ({index, of, buf_size, pipe_size, own, median, best}), ends like a run.
+ */
+export function startTune(step, budget, on) {
+  return session({ type: "tune", step, budget }, on, "result");
+}
+
+/** A program of the runner's tool table (an id, never a command) as one end (`side`), moving `bytes`; ends like a run. */
+export function startTool(tool, side, bytes, on) {
+  return session({ type: "tool", tool, as: side, bytes }, on, "result");
+}
+
+/**
+ * Many writers and readers on one pipe ({writers, readers, msg_sizes, bytes}): sharedPoint(msg)
+ * after every point, then the result with every point.
+ */
+export function startSharedPipe(params, on) {
+  return session({ type: "shared_pipe", ...params }, on, "result");
+}

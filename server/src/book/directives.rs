@@ -1,7 +1,8 @@
 //! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
 //! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#pages STEP [STEP2]}}`,
 //! `{{#walk [ADDRESS]}}`, `{{#results}}`, `{{#system}}`, `{{#latency MECHANISM}}` and
-//! `{{#latency-matrix}}` directives.
+//! `{{#latency-matrix}}` directives, and past the article `{{#tune STEP-ID}}`,
+//! `{{#tool}}` and `{{#shared-pipe}}`.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
 //! when the page is served by pipebook; the `{{#run}}` one also carries a static
@@ -39,6 +40,12 @@ enum Directive<'a> {
     Latency(&'a str),
     /// Every latency lab mechanism at one size.
     LatencyMatrix,
+    /// The tuning card of a step.
+    Tune(&'a str),
+    /// The tool card.
+    Tool,
+    /// Many writers and readers on one pipe.
+    SharedPipe,
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -188,6 +195,18 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
             "`{{{{#latency-matrix}}}}` takes no arguments, found `{args}`"
         )),
         "latency-matrix" => Ok(Some(Directive::LatencyMatrix)),
+        "tune" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Tune(id))),
+                _ => Err("one step per tuning card: write `{{#tune STEP-ID}}`".into()),
+            }
+        }
+        "tool" | "shared-pipe" if !args.is_empty() => Err(format!(
+            "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
+        )),
+        "tool" => Ok(Some(Directive::Tool)),
+        "shared-pipe" => Ok(Some(Directive::SharedPipe)),
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -255,6 +274,21 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(latency_widget(&mechanism.info()))
         }
         Directive::LatencyMatrix => Ok(latency_matrix_widget()),
+        Directive::Tune(id) => {
+            let step = known_step(id, chapter)?;
+            Ok(format!(
+                r#"<div class="pipebook-tune" data-step="{}"><p class="pipebook-run-static"><strong>Search bytes per call × pipe capacity for {}.</strong> {START_HINT} On the command line: <code>pipebench tune {}</code>.</p></div>"#,
+                escape(step.id),
+                escape(step.title),
+                escape(step.id)
+            ))
+        }
+        Directive::Tool => Ok(format!(
+            r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>Measure a program you pipe through (yes, cat, dd, pv, tee, head) against pipebench's end.</strong> {START_HINT} On the command line: <code>pipebench tool cat</code>.</p></div>"#
+        )),
+        Directive::SharedPipe => Ok(format!(
+            r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>Share one pipe between many writers and readers, and count torn messages.</strong> {START_HINT} On the command line: <code>pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB</code>.</p></div>"#
+        )),
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
@@ -670,6 +704,30 @@ mod tests {
         for block in out.split("\n\n") {
             let first = pipebook_classes(block)[0];
             assert!(PLACEHOLDER_CLASSES.contains(&first), "{block}");
+        }
+    }
+
+    #[test]
+    fn past_the_article_cards_name_a_known_step_or_nothing() {
+        let tune = expand("{{#tune busy-loop}}", "x.md").unwrap();
+        assert!(
+            tune.contains(r#"class="pipebook-tune" data-step="busy-loop""#),
+            "{tune}"
+        );
+        assert!(expand("{{#tool}}", "x.md")
+            .unwrap()
+            .contains(r#"class="pipebook-tool""#));
+        assert!(expand("{{#shared-pipe}}", "x.md")
+            .unwrap()
+            .contains(r#"class="pipebook-shared-pipe""#));
+        for bad in [
+            "{{#tune}}",
+            "{{#tune nope}}",
+            "{{#tune busy-loop write-read}}",
+            "{{#tool cat}}",
+            "{{#shared-pipe 4}}",
+        ] {
+            assert!(expand(bad, "x.md").is_err(), "{bad}");
         }
     }
 

@@ -26,6 +26,9 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-system",
     "pipebook-latency",
     "pipebook-latency-matrix",
+    "pipebook-tune",
+    "pipebook-tool",
+    "pipebook-shared-pipe",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader

@@ -23,6 +23,7 @@ mod lifecycle;
 mod lighthouse;
 mod measure;
 mod pages;
+mod past;
 mod profile;
 mod queue;
 mod report_files;

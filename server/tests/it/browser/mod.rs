@@ -30,6 +30,7 @@ mod latency;
 mod latency_lab;
 mod machine;
 mod pages;
+mod past;
 mod profile;
 mod run_card;
 mod sweep;

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { beginSearch, describeTune, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp } from "../../theme/pipebook/pastfigures.js";
+
+const KIB = 1024;
+const started = {
+  kind: "tune",
+  cells: [
+    { buf_size: 64 * KIB, pipe_size: 64 * KIB },
+    { buf_size: 64 * KIB, pipe_size: 1024 * KIB },
+    { buf_size: 1024 * KIB, pipe_size: 64 * KIB },
+    { buf_size: 1024 * KIB, pipe_size: 1024 * KIB },
+  ],
+  own: { buf_size: 256 * KIB, pipe_size: 128 * KIB },
+  rounds: 3,
+  runs: 15,
+};
+
+const trial = (index, buf, pipe, median, best, own = false) => ({ index, of: 15, buf_size: buf, pipe_size: pipe, own, median, gib_per_s: median, best });
+
+test("a search starts with every configuration unmeasured and folds trials as they come", () => {
+  let search = beginSearch(started);
+  assert.equal(search.cells.size, 4);
+  assert.ok([...search.cells.values()].every((c) => c.median === null && c.runs === 0));
+  search = foldTrial(search, trial(1, 1024 * KIB, 1024 * KIB, 40, { buf_size: 1024 * KIB, pipe_size: 1024 * KIB, median: 40 }));
+  search = foldTrial(search, trial(2, 64 * KIB, 64 * KIB, 10, { buf_size: 1024 * KIB, pipe_size: 1024 * KIB, median: 40 }));
+  search = foldTrial(search, trial(3, 256 * KIB, 128 * KIB, 30, { buf_size: 1024 * KIB, pipe_size: 1024 * KIB, median: 40 }, true));
+  assert.equal(search.done, 3);
+  assert.equal(search.own.median, 30);
+  assert.equal(search.own.runs, 1);
+  // The step's own configuration is not a cell of the grid.
+  assert.equal(search.cells.size, 4);
+  assert.equal(search.cells.get(`${1024 * KIB}/${1024 * KIB}`).median, 40);
+  assert.deepEqual(search.best, { buf: 1024 * KIB, pipe: 1024 * KIB, median: 40 });
+});
+
+test("the heat map puts bytes per call across and the largest pipe on top, darkest for the fastest", () => {
+  let search = beginSearch(started);
+  const best = { buf_size: 1024 * KIB, pipe_size: 1024 * KIB, median: 40 };
+  search = foldTrial(search, trial(1, 1024 * KIB, 1024 * KIB, 40, best));
+  search = foldTrial(search, trial(2, 64 * KIB, 64 * KIB, 10, best));
+  const out = layoutHeat(search, 580, 250);
+  assert.equal(out.cells.length, 4);
+  assert.deepEqual(out.columns.map((c) => c.label), ["64 KiB", "1 MiB"]);
+  assert.deepEqual(out.rows.map((r) => r.label), ["1 MiB", "64 KiB"]);
+  const at = (buf, pipe) => out.cells.find((c) => c.buf === buf && c.pipe === pipe);
+  const fast = at(1024 * KIB, 1024 * KIB);
+  const slow = at(64 * KIB, 64 * KIB);
+  assert.ok(fast.x > slow.x && fast.y < slow.y);
+  assert.equal(fast.fill, shade(1).fill);
+  assert.equal(slow.fill, shade(0).fill);
+  assert.ok(fast.best && !slow.best);
+  // The darkest cell takes white text, the lightest black.
+  assert.equal(fast.darkText, false);
+  assert.equal(slow.darkText, true);
+  // Not measured yet: no colour, a placeholder label.
+  assert.equal(at(64 * KIB, 1024 * KIB).fill, null);
+  assert.equal(at(64 * KIB, 1024 * KIB).label, "…");
+  assert.equal(out.measured, 2);
+  assert.equal(out.lo, 10);
+  assert.equal(out.hi, 40);
+});
+
+test("the table lists every configuration, marks the fastest, and ends with the step's own", () => {
+  let search = beginSearch(started);
+  search = foldTrial(search, trial(1, 64 * KIB, 1024 * KIB, 12, { buf_size: 64 * KIB, pipe_size: 1024 * KIB, median: 12 }));
+  const rows = searchRows(search);
+  assert.equal(rows.length, 5);
+  assert.equal(rows.at(-1).note, "the step's own configuration");
+  assert.equal(rows.at(-1).median, "not run yet");
+  assert.deepEqual(rows.filter((r) => r.note === "fastest so far").map((r) => [r.perCall, r.pipe]), [["64 KiB", "1 MiB"]]);
+});
+
+test("a finished search says its gain and when its spread crosses one", () => {
+  const result = {
+    best: { buf_size: 2 * 1024 * KIB, pipe_size: 1024 * KIB, summary: { median: 55.6, runs: 3 } },
+    gain: { ratio: 1.3, low: 1.1, high: 1.5 },
+  };
+  const text = describeTune(result);
+  assert.match(text, /2 MiB per call into a 1 MiB pipe/);
+  assert.match(text, /1\.30×/);
+  assert.doesNotMatch(text, /overlap/);
+  // 4096 bytes at 55.6 GiB/s: about 68.6 ns.
+  assert.match(text, /every 68\.6 ns/);
+  assert.equal(nsPerPage(0), null);
+  assert.ok(Math.abs(nsPerPage(1) - 3814.7) < 0.1);
+  assert.match(describeTune({ ...result, gain: { ratio: 1.02, low: 0.9, high: 1.2 } }), /overlap/);
+  // The step's own runs moved nothing: no ratio to give, and no crash.
+  assert.match(describeTune({ ...result, gain: { ratio: null, low: 0, high: null } }), /no figure to compare with/);
+});
+
+test("a tool run reads as verified bytes, speed and its calls", () => {
+  const rows = toolRows({
+    bytes: 64 << 20,
+    requested_bytes: 64 << 20,
+    gib_per_s: 2.5,
+    elapsed_ms: 25,
+    argv: ["cat", "/run/x/input"],
+    exit: "exit code 0",
+    calls: { on_pipe: 512, bytes_per_call: 131072, zero_copy: false },
+    counts: { counts: { syscalls: { write: 512, read: 513, splice: 0 } } },
+  });
+  const get = (label) => rows.find((r) => r[0] === label)?.[1];
+  assert.match(get("Bytes verified by pipebench's end"), /^67,108,864 \(64 MiB\)/);
+  assert.match(get("Data calls on the pipe"), /^512, 128 KiB each/);
+  assert.equal(get("Calls by kind"), "read 513, write 512");
+  assert.match(toolRows({ bytes: 1, requested_bytes: 1, argv: [] }).find((r) => r[0] === "Data calls on the pipe")[1], /not counted/);
+});
+
+test("a shared-pipe point's totals must add up", () => {
+  const point = { writers: 2, readers: 1, msg_size: 4096, atomic: true, bytes: 200, gib_per_s: 1, written: [100, 100], received: [100, 100], per_reader: [200], torn_messages: 0, sleeps: [3, 4] };
+  assert.ok(totalsAddUp(point));
+  assert.ok(!totalsAddUp({ ...point, received: [100, 90] }));
+  const row = sharedRow(point);
+  assert.equal(row.size, "4 KiB (≤ PIPE_BUF)");
+  assert.equal(row.torn, "0");
+  assert.equal(row.addsUp, true);
+});

@@ -1,0 +1,386 @@
+// Past the article's cards. <div class="pipebook-tune" data-step=ID> searches bytes per
+// call × pipe capacity for a step and draws the search as a heat map while it runs (with
+// a table for screen readers), then offers the best configuration as a run card of its
+// own (tuned-STEP); <div class="pipebook-tool"> runs a program of the runner's tool table
+// against pipebench's end; <div class="pipebook-shared-pipe"> puts many writers and readers
+// on one pipe.
+// Hooks for tests: button.pipebook-tune-button, svg.pipebook-tune-heat
+// (rect.pipebook-tune-cell[data-median]), table.pipebook-tune-table,
+// .pipebook-tune-variant .pipebook-run; select.pipebook-tool-select,
+// select.pipebook-tool-side, button.pipebook-tool-button, table.pipebook-tool-result;
+// button.pipebook-shared-button, table.pipebook-shared-result; on each root data-state,
+// and data-trials / data-best (tune), data-bytes (tool), data-points / data-torn (shared).
+
+import { statusLine } from "./announce.js";
+import { START_HINT, toolTable, tunedVariants } from "./api.js";
+import { fill, h, offlineHint, svg } from "./dom.js";
+import * as fmt from "./format.js";
+import { beginSearch, describeTune, foldTrial, layoutHeat, searchRows, sharedRow, toolRows } from "./pastfigures.js";
+import { startSharedPipe, startTool, startTune } from "./runner.js";
+import { parseSize } from "./sizes.js";
+import { mountWidget } from "./widget.js";
+
+const W = 560;
+const H = 240;
+
+function head(kind, title, id) {
+  return h(
+    "div.pipebook-card-head",
+    null,
+    h("span.pipebook-kind", { dataset: { kind: "past" } }, kind),
+    id ? h("span.pipebook-step-id", null, id) : null,
+    h("p.pipebook-title", null, title),
+  );
+}
+
+function field(input, text) {
+  return h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
+}
+
+/** Buttons, status and the busy state every card of this family shares. */
+function cardControls(root, form, runButton, cancelButton) {
+  const status = statusLine({ state: "idle" });
+  const setState = (state, text) => {
+    root.dataset.state = state;
+    status.dataset.state = state;
+    status.textContent = text;
+    const busy = state === "connecting" || state === "running";
+    runButton.disabled = busy;
+    cancelButton.disabled = !busy;
+    for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
+  };
+  return { status, setState };
+}
+
+/** The heat map of a search: one rect per configuration, coloured by its median so far. */
+function drawHeat(el, search) {
+  const out = layoutHeat(search, W, H);
+  el.replaceChildren();
+  const title = svg("title");
+  title.textContent = out.measured
+    ? `Search so far: ${out.measured} configurations measured, ${fmt.gib(out.lo)} to ${fmt.gib(out.hi)} GiB/s (darker is faster)`
+    : "Search: no configuration measured yet";
+  el.append(title);
+  for (const c of out.cells) {
+    const rect = svg("rect", {
+      class: `pipebook-tune-cell${c.best ? " pipebook-tune-best" : ""}`,
+      x: c.x.toFixed(1),
+      y: c.y.toFixed(1),
+      width: Math.max(1, c.w - 2).toFixed(1),
+      height: Math.max(1, c.h - 2).toFixed(1),
+      fill: c.fill ?? "none",
+      "data-buf": c.buf,
+      "data-pipe": c.pipe ?? "",
+      ...(fmt.isNumber(c.median) ? { "data-median": c.median } : {}),
+    });
+    const tip = svg("title");
+    tip.textContent = `${fmt.bytes(c.buf)} per call, ${c.pipe === null ? "default" : fmt.bytes(c.pipe)} pipe: ${fmt.isNumber(c.median) ? `${fmt.gib(c.median)} GiB/s` : "not run yet"}`;
+    rect.append(tip);
+    const text = svg("text", {
+      // An empty cell shows the page's own background: its mark takes the text colour.
+      class: !c.fill ? "pipebook-tune-empty" : c.darkText ? "pipebook-tune-label" : "pipebook-tune-label pipebook-tune-label-light",
+      x: (c.x + c.w / 2).toFixed(1),
+      y: (c.y + c.h / 2 + 4).toFixed(1),
+      "text-anchor": "middle",
+    });
+    text.textContent = c.best ? `${c.label} ★` : c.label;
+    el.append(rect, text);
+  }
+  for (const col of out.columns) {
+    const t = svg("text", { x: col.x.toFixed(1), y: H - 22, "text-anchor": "middle" });
+    t.textContent = col.label;
+    el.append(t);
+  }
+  const xName = svg("text", { x: 80 + (W - 80) / 2, y: H - 4, "text-anchor": "middle" });
+  xName.textContent = "bytes per call";
+  el.append(xName);
+  for (const row of out.rows) {
+    const t = svg("text", { x: 72, y: (row.y + 4).toFixed(1), "text-anchor": "end" });
+    t.textContent = row.label;
+    el.append(t);
+  }
+  const yName = svg("text", { x: 4, y: 12 });
+  yName.textContent = "pipe";
+  el.append(yName);
+  return out.measured;
+}
+
+function searchTable(table, search) {
+  fill(
+    table,
+    h("caption", null, "Every configuration of the search (GiB/s, median of its runs so far)"),
+    h("tr", null, ["bytes per call", "pipe", "median GiB/s", "runs", "note"].map((t) => h("th", { scope: "col" }, t))),
+    searchRows(search).map((r) => h("tr", null, h("td", null, r.perCall), h("td", null, r.pipe), h("td", null, r.median), h("td", null, String(r.runs)), h("td", null, r.note))),
+  );
+}
+
+/** The tuned variant's catalog entry: its base step at the sizes the search found, nothing else to choose. */
+function variantEntry(base, variant) {
+  const fixed = (p, value) => ({ ...p, default: value, min: value, max: value });
+  return {
+    ...(base || {}),
+    id: variant.id,
+    title: `${base?.title || variant.base}, tuned on this machine`,
+    summary: `${fmt.bytes(variant.buf_size)} per call into a ${fmt.bytes(variant.pipe_size)} pipe: the fastest configuration a search found on this machine (median ${fmt.gib(variant.median)} GiB/s in its rounds). Its runs are kept under ${variant.id}, apart from ${variant.base}.`,
+    kind: "variant",
+    article_gib_s: null,
+    reference_gib_s: null,
+    params: (base?.params || []).map((p) => (p.name === "buf_size" ? fixed(p, variant.buf_size) : p.name === "pipe_size" ? fixed(p, variant.pipe_size) : p)),
+  };
+}
+
+function showVariant(box, base, variant) {
+  const entry = variantEntry(base, variant);
+  const el = h("div.pipebook-run", { dataset: { step: variant.id, title: entry.title, summary: entry.summary, kind: "variant" } });
+  fill(box, h("p", null, "Run the best configuration again as a step of its own:"), el);
+  mountWidget(el, { online: true, catalogEntry: entry });
+}
+
+/** The tuning card of one step. */
+export function mountTune(root, { online, catalogEntry }) {
+  const step = root.dataset.step;
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+  root.dataset.trials = "0";
+  const title = `Tune ${step}: bytes per call × pipe capacity on this machine`;
+  const card = h("div.pipebook-card.pipebook-tune-card", { role: "group", "aria-label": title }, head("Tuning", title, step));
+  root.append(card);
+  if (!online) {
+    card.append(offlineHint("To search for the fastest configuration on your own machine", START_HINT, ", or run ", h("code", null, `pipebench tune ${step}`), "."));
+    return;
+  }
+  const fid = `pipebook-tune-${step}`;
+  const budget = h("input.pipebook-tune-budget", { id: `${fid}-budget`, type: "number", value: root.dataset.budget || "20", min: 1, max: 120, step: 1, inputmode: "decimal" });
+  const runButton = h("button.pipebook-run-button.pipebook-tune-button", { type: "submit" }, "Search");
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const form = h("form.pipebook-controls", { novalidate: true }, h("label.pipebook-field", { for: budget.id }, h("span", null, "Budget"), h("span.pipebook-input-unit", null, budget, h("span", null, "s"))), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const { status, setState } = cardControls(root, form, runButton, cancelButton);
+  const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true, "aria-label": "Runs of the search done" });
+  const heat = svg("svg", { class: "pipebook-tune-heat", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `Heat map of the search of ${step}: bytes per call across, pipe capacity down, darker is faster; the table below has the figures` });
+  const table = h("table.pipebook-tune-table");
+  const summary = h("p.pipebook-tune-summary");
+  const command = h("p.pipebook-sweep-command");
+  const variantBox = h("div.pipebook-tune-variant");
+  // The map joins the card with its grid: an empty box would print as one.
+  card.append(form, status, bar, summary, command, table, variantBox);
+  setState("idle", "Ready: the search takes two CPUs for the whole budget, after any run ahead of it.");
+  // A variant found earlier since the runner started can run at once.
+  tunedVariants().then((found) => {
+    const v = found.find((x) => x.id === `tuned-${step}`);
+    if (v && !variantBox.childElementCount) showVariant(variantBox, catalogEntry, v);
+  });
+  let run = null;
+  let search = null;
+  const redraw = () => {
+    root.dataset.trials = String(search.done);
+    drawHeat(heat, search);
+    if (!heat.isConnected) bar.after(heat);
+    searchTable(table, search);
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (run) return;
+    const seconds = Number(budget.value);
+    if (!fmt.isNumber(seconds) || seconds < 1 || seconds > 120) return setState("error", "Error: the budget must be 1 to 120 seconds.");
+    fill(summary);
+    fill(command, "Same on the command line: ", h("code", null, `pipebench tune ${step} --budget ${seconds}`));
+    delete root.dataset.best;
+    setState("connecting", "Connecting to the runner…");
+    run = startTune(step, seconds, {
+      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      started: (msg) => {
+        search = beginSearch(msg);
+        redraw();
+        bar.hidden = false;
+        bar.value = 0;
+        setState("running", `Searching: ${msg.cells.length} configurations and the step's own, ${msg.rounds} rounds of ${msg.seconds_per_run.toFixed(2)} s runs…`);
+      },
+      trial: (msg) => {
+        if (!search) return;
+        search = foldTrial(search, msg);
+        redraw();
+        bar.value = msg.of ? msg.index / msg.of : 0;
+        const best = msg.best ? ` Fastest so far: ${fmt.bytes(msg.best.buf_size)} per call, ${fmt.bytes(msg.best.pipe_size)} pipe, ${fmt.gib(msg.best.median)} GiB/s.` : "";
+        status.textContent = `Run ${msg.index} of ${msg.of}: ${fmt.gib(msg.gib_per_s)} GiB/s.${best}`;
+      },
+      result: (r) => {
+        run = null;
+        bar.hidden = true;
+        summary.textContent = describeTune(r);
+        fill(command, "Run it again on the command line: ", h("code", null, r.best.argv.join(" ")));
+        root.dataset.best = r.best.id;
+        setState("done", `Done: ${r.best.id} is runnable below.`);
+        showVariant(variantBox, catalogEntry, { id: r.best.id, base: r.best.base, buf_size: r.best.buf_size, pipe_size: r.best.pipe_size, median: r.best.summary.median });
+        for (const w of r.warnings || []) summary.append(h("span.pipebook-warning", null, ` ${w}.`));
+      },
+      cancelled: () => {
+        run = null;
+        bar.hidden = true;
+        setState("cancelled", "Cancelled: the run under way was stopped.");
+      },
+      error: (message) => {
+        run = null;
+        bar.hidden = true;
+        setState("error", `Error: ${message}`);
+      },
+    });
+  });
+  cancelButton.addEventListener("click", () => {
+    if (run) {
+      status.textContent = "Cancelling…";
+      run.cancel();
+    }
+  });
+}
+
+/** The tool card: one program of the runner's table against pipebench's end. */
+export async function mountTool(root, { online }) {
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+  const title = "A program you pipe through, measured against pipebench's end";
+  const card = h("div.pipebook-card.pipebook-tool-card", { role: "group", "aria-label": title }, head("Tool", title));
+  root.append(card);
+  if (!online) {
+    card.append(offlineHint("To measure yes, cat, dd and others on your own machine", START_HINT, ", or run ", h("code", null, "pipebench tool cat"), "."));
+    return;
+  }
+  const table = (await toolTable()) || [];
+  const present = table.filter((t) => t.present);
+  const missing = table.filter((t) => !t.present);
+  const choice = h("select.pipebook-tool-select", { id: "pipebook-tool-select" }, present.map((t) => h("option", { value: t.id }, t.title)));
+  const side = h("select.pipebook-tool-side", { id: "pipebook-tool-side" }, h("option", { value: "writer" }, "writes into the pipe"), h("option", { value: "reader" }, "reads from the pipe"));
+  const size = h("input.pipebook-tool-bytes", { id: "pipebook-tool-bytes", type: "text", value: root.dataset.bytes || "64MiB", size: 8, spellcheck: "false" });
+  const runButton = h("button.pipebook-run-button.pipebook-tool-button", { type: "submit" }, "Run the tool");
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const form = h("form.pipebook-controls", { novalidate: true }, field(choice, "Program"), field(side, "It"), field(size, "Bytes"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const { status, setState } = cardControls(root, form, runButton, cancelButton);
+  const result = h("table.pipebook-tool-result");
+  const note = h("p.pipebook-tool-missing", null, missing.length ? `Not installed here, so not offered: ${missing.map((t) => t.program).join(", ")}.` : "");
+  card.append(form, status, result, note);
+  const sidesOf = () => table.find((t) => t.id === choice.value)?.sides || [];
+  const syncSide = () => {
+    for (const option of side.options) option.disabled = !sidesOf().includes(option.value);
+    if (side.selectedOptions[0]?.disabled) side.value = sidesOf()[0] || "writer";
+  };
+  choice.addEventListener("change", syncSide);
+  syncSide();
+  setState("idle", present.length ? "Ready: the tool and pipebench's end take two CPUs, after any run ahead of them." : "No program of the table is installed here.");
+  let run = null;
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (run || !choice.value) return;
+    const bytes = parseSize(size.value);
+    if (bytes === null || bytes < 1) return setState("error", `Error: “${size.value}” is not a size such as 64MiB.`);
+    fill(result);
+    delete root.dataset.bytes;
+    setState("connecting", "Connecting to the runner…");
+    run = startTool(choice.value, side.value, bytes, {
+      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      progress: (msg) => setState("running", `${fmt.bytes(msg.bytes)} so far…`),
+      result: (r) => {
+        run = null;
+        fill(result, h("caption", null, r.title), toolRows(r).map(([label, value]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, value))));
+        for (const w of r.warnings || []) result.append(h("tr", null, h("th", { scope: "row" }, "Note"), h("td.pipebook-warning", null, w)));
+        root.dataset.bytes = String(r.bytes);
+        setState("done", `Done: ${fmt.gib(r.gib_per_s)} GiB/s, ${fmt.bytes(r.bytes)} verified by pipebench's end.`);
+      },
+      cancelled: () => {
+        run = null;
+        setState("cancelled", "Cancelled: the tool and pipebench's end were stopped.");
+      },
+      error: (message) => {
+        run = null;
+        setState("error", `Error: ${message}`);
+      },
+    });
+  });
+  cancelButton.addEventListener("click", () => {
+    if (run) {
+      status.textContent = "Cancelling…";
+      run.cancel();
+    }
+  });
+}
+
+const listOf = (text) => text.split(",").map((s) => s.trim()).filter(Boolean);
+
+/** The shared-pipe card: writers × readers × message sizes on one pipe. */
+export function mountSharedPipe(root, { online }) {
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+  const title = "Many writers and readers on one pipe: throughput and torn messages";
+  const card = h("div.pipebook-card.pipebook-shared-card", { role: "group", "aria-label": title }, head("Shared pipe", title));
+  root.append(card);
+  if (!online) {
+    card.append(offlineHint("To share one pipe between many processes on your own machine", START_HINT, ", or run ", h("code", null, "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB"), "."));
+    return;
+  }
+  const input = (cls, id, value) => h(`input.${cls}`, { id, type: "text", value, size: 10, spellcheck: "false" });
+  const writers = input("pipebook-shared-writers", "pipebook-shared-writers", root.dataset.writers || "1,2,4");
+  const readers = input("pipebook-shared-readers", "pipebook-shared-readers", root.dataset.readers || "1,2");
+  const sizes = input("pipebook-shared-sizes", "pipebook-shared-sizes", root.dataset.sizes || "4KiB,64KiB");
+  const runButton = h("button.pipebook-run-button.pipebook-shared-button", { type: "submit" }, "Share the pipe");
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const form = h("form.pipebook-controls", { novalidate: true }, field(writers, "Writers"), field(readers, "Readers"), field(sizes, "Message sizes"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const { status, setState } = cardControls(root, form, runButton, cancelButton);
+  const table = h("table.pipebook-shared-result");
+  const notes = h("ul.pipebook-notes");
+  card.append(form, status, table, notes);
+  setState("idle", "Ready: every point runs its writers and readers as processes of their own.");
+  let run = null;
+  let points = [];
+  const redraw = () => {
+    const rows = points.map(sharedRow);
+    root.dataset.points = String(points.length);
+    // Torn messages where POSIX promises none: at or below PIPE_BUF.
+    root.dataset.torn = String(points.filter((p) => p.atomic).reduce((n, p) => n + p.torn_messages, 0));
+    fill(
+      table,
+      h("caption", null, "Each point: GiB/s over all readers, what each writer got through, messages torn"),
+      h("tr", null, ["writers", "readers", "message", "GiB/s", "received per writer", "torn", "sleeps (writers / readers)", "totals add up"].map((t) => h("th", { scope: "col" }, t))),
+      rows.map((r) => h("tr", null, h("td", null, r.writers), h("td", null, r.readers), h("td", null, r.size), h("td", null, r.gib), h("td", null, r.perWriter), h("td", null, r.torn), h("td", null, r.sleeps), h("td", null, r.addsUp ? "yes" : "no"))),
+    );
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (run) return;
+    const w = listOf(writers.value).map(Number);
+    const r = listOf(readers.value).map(Number);
+    const s = listOf(sizes.value).map(parseSize);
+    if (!w.length || !r.length || w.some((n) => !Number.isInteger(n)) || r.some((n) => !Number.isInteger(n))) return setState("error", "Error: writers and readers are lists of counts such as 1,2,4.");
+    if (!s.length || s.some((n) => n === null)) return setState("error", "Error: message sizes are a list such as 4KiB,64KiB.");
+    points = [];
+    redraw();
+    fill(notes);
+    setState("connecting", "Connecting to the runner…");
+    run = startSharedPipe({ writers: w, readers: r, msg_sizes: s }, {
+      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      started: (msg) => setState("running", `Running ${msg.points} points on ${msg.cpus} CPUs…`),
+      sharedPoint: (point) => {
+        points.push(point);
+        redraw();
+      },
+      result: (res) => {
+        run = null;
+        points = res.points;
+        redraw();
+        fill(notes, (res.warnings || []).map((t) => h("li.pipebook-warning", null, t)));
+        setState("done", `Done: ${res.points.length} points, ${root.dataset.torn} torn messages at or below PIPE_BUF.`);
+      },
+      cancelled: () => {
+        run = null;
+        setState("cancelled", "Cancelled: every writer and reader was stopped.");
+      },
+      error: (message) => {
+        run = null;
+        setState("error", `Error: ${message}`);
+      },
+    });
+  });
+  cancelButton.addEventListener("click", () => {
+    if (run) {
+      status.textContent = "Cancelling…";
+      run.cancel();
+    }
+  });
+}

@@ -1,0 +1,189 @@
+// Past the article, pure: the tuning search folded from its `started` and `trial`
+// messages into a grid (bytes per call × pipe capacity) and laid out as a heat map
+// with a table for screen readers; the sentences a tool run and a shared-pipe point
+// are read by. No DOM: tested in Node.
+
+import * as fmt from "./format.js";
+
+const key = (buf, pipe) => `${buf}/${pipe ?? "default"}`;
+
+/** A search's grid before any run: every configuration of `started` ({cells, own}), none measured. */
+export function beginSearch(started) {
+  const cells = new Map();
+  for (const c of started?.cells || []) {
+    cells.set(key(c.buf_size, c.pipe_size), { buf: c.buf_size, pipe: c.pipe_size, median: null, runs: 0 });
+  }
+  return {
+    cells,
+    own: started?.own ? { buf: started.own.buf_size, pipe: started.own.pipe_size, median: null, runs: 0 } : null,
+    done: 0,
+    of: started?.runs ?? 0,
+    best: null,
+  };
+}
+
+/** The grid after one `trial` message: its configuration's median so far, the best so far. */
+export function foldTrial(search, trial) {
+  const cells = new Map(search.cells);
+  let own = search.own;
+  if (trial.own) {
+    own = { ...(own || { buf: trial.buf_size, pipe: trial.pipe_size }), median: trial.median, runs: (own?.runs || 0) + 1 };
+  } else {
+    const k = key(trial.buf_size, trial.pipe_size);
+    const before = cells.get(k) || { buf: trial.buf_size, pipe: trial.pipe_size, runs: 0 };
+    cells.set(k, { ...before, median: trial.median, runs: before.runs + 1 });
+  }
+  const best = trial.best ? { buf: trial.best.buf_size, pipe: trial.best.pipe_size, median: trial.best.median } : search.best;
+  return { cells, own, done: trial.index, of: trial.of, best };
+}
+
+/** Light to dark blue: the colour of `t` in [0, 1] as rgb(), and whether text on it must be white. */
+export function shade(t) {
+  const lo = [222, 235, 247];
+  const hi = [8, 48, 107];
+  const c = lo.map((v, i) => Math.round(v + (hi[i] - v) * Math.min(1, Math.max(0, t))));
+  // Relative luminance (WCAG): dark cells take white text, light ones black.
+  const lin = c.map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  return { fill: `rgb(${c.join(",")})`, darkText: luminance > 0.18 };
+}
+
+/**
+ * The heat map's layout in a `width` × `height` box: columns are bytes per call,
+ * rows pipe capacities (largest at the top), colour the median GiB/s between the
+ * slowest and fastest measured so far. Cells not measured yet have no colour.
+ */
+export function layoutHeat(search, width, height, margin = { left: 80, top: 10, bottom: 40 }) {
+  const all = [...search.cells.values()];
+  const bufs = [...new Set(all.map((c) => c.buf))].sort((a, b) => a - b);
+  const pipes = [...new Set(all.map((c) => c.pipe))].sort((a, b) => b - a);
+  const measured = all.filter((c) => fmt.isNumber(c.median)).map((c) => c.median);
+  const lo = measured.length ? Math.min(...measured) : 0;
+  const hi = measured.length ? Math.max(...measured) : 0;
+  const w = bufs.length ? (width - margin.left) / bufs.length : 0;
+  const h = pipes.length ? (height - margin.top - margin.bottom) / pipes.length : 0;
+  const isBest = (c) => search.best && c.buf === search.best.buf && c.pipe === search.best.pipe;
+  const cells = all.map((c) => {
+    const t = hi > lo ? (c.median - lo) / (hi - lo) : 1;
+    const colour = fmt.isNumber(c.median) ? shade(t) : null;
+    return {
+      ...c,
+      x: margin.left + bufs.indexOf(c.buf) * w,
+      y: margin.top + pipes.indexOf(c.pipe) * h,
+      w,
+      h,
+      fill: colour?.fill ?? null,
+      darkText: colour ? colour.darkText : true,
+      label: fmt.isNumber(c.median) ? fmt.gib(c.median) : "…",
+      best: Boolean(isBest(c)),
+    };
+  });
+  return {
+    cells,
+    columns: bufs.map((b, i) => ({ x: margin.left + (i + 0.5) * w, label: fmt.bytes(b) })),
+    rows: pipes.map((p, i) => ({ y: margin.top + (i + 0.5) * h, label: p === null ? "default" : fmt.bytes(p) })),
+    lo,
+    hi,
+    measured: measured.length,
+  };
+}
+
+/** The rows of the search's table (screen readers and print): every configuration, the step's own last. */
+export function searchRows(search) {
+  const rows = [...search.cells.values()]
+    .sort((a, b) => a.buf - b.buf || (a.pipe ?? 0) - (b.pipe ?? 0))
+    .map((c) => ({
+      perCall: fmt.bytes(c.buf),
+      pipe: c.pipe === null ? "kernel's default" : fmt.bytes(c.pipe),
+      median: fmt.isNumber(c.median) ? fmt.gib(c.median) : "not run yet",
+      runs: c.runs,
+      note: search.best && c.buf === search.best.buf && c.pipe === search.best.pipe ? "fastest so far" : "",
+    }));
+  if (search.own) {
+    rows.push({
+      perCall: fmt.bytes(search.own.buf),
+      pipe: search.own.pipe === null || search.own.pipe === undefined ? "kernel's default" : fmt.bytes(search.own.pipe),
+      median: fmt.isNumber(search.own.median) ? fmt.gib(search.own.median) : "not run yet",
+      runs: search.own.runs,
+      note: "the step's own configuration",
+    });
+  }
+  return rows;
+}
+
+/** Nanoseconds one 4 KiB page takes to pass at `gib` GiB/s (null when unknown). */
+export function nsPerPage(gib) {
+  return fmt.isNumber(gib) && gib > 0 ? (4096 / (gib * 2 ** 30)) * 1e9 : null;
+}
+
+/** What a finished search found, in one sentence. */
+export function describeTune(result) {
+  const b = result.best;
+  const g = result.gain || {};
+  const x = (v) => (fmt.isNumber(v) ? `${v.toFixed(2)}×` : "—");
+  // A step's own runs that moved nothing leave no ratio (JSON has no infinity).
+  const gain = fmt.isNumber(g.ratio)
+    ? `${x(g.ratio)} the step's own configuration measured in the same rounds (spread ${x(g.low)} to ${x(g.high)}). `
+    : "The step's own configuration gave no figure to compare with in this session. ";
+  const overlap = fmt.isNumber(g.low) && g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
+  const perPage = nsPerPage(b.summary.median);
+  return (
+    `Fastest: ${fmt.bytes(b.buf_size)} per call into a ${fmt.bytes(b.pipe_size)} pipe, ` +
+    `${fmt.gib(b.summary.median)} GiB/s (median of ${b.summary.runs} runs), ` +
+    gain +
+    (perPage === null ? "" : `At that speed one 4 KiB page passes every ${perPage.toFixed(1)} ns.`) +
+    overlap
+  );
+}
+
+/** A tool run's result as rows of label and value. */
+export function toolRows(r) {
+  const rows = [
+    ["Bytes verified by pipebench's end", `${fmt.count(r.bytes)} (${fmt.bytes(r.bytes)}) of ${fmt.bytes(r.requested_bytes)} asked`],
+    ["Throughput", `${fmt.gib(r.gib_per_s)} GiB/s over ${fmt.ms(r.elapsed_ms)}`],
+    ["Command", (r.argv || []).join(" ")],
+    ["How it ended", r.exit],
+  ];
+  if (r.calls) {
+    const per = fmt.isNumber(r.calls.bytes_per_call) ? fmt.bytes(r.calls.bytes_per_call) : "unknown";
+    rows.push(["Data calls on the pipe", `${fmt.count(r.calls.on_pipe)}, ${per} each on average${r.calls.zero_copy ? ", pages moved without a copy" : ", every byte copied"}`]);
+  } else {
+    rows.push(["Data calls on the pipe", "not counted on this machine (the kernel's tracepoints need root or CAP_PERFMON)"]);
+  }
+  const syscalls = r.counts?.counts?.syscalls;
+  if (syscalls && typeof syscalls === "object") {
+    const tally = Object.entries(syscalls)
+      .filter(([, n]) => fmt.isNumber(n) && n > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} ${fmt.count(n)}`)
+      .join(", ");
+    if (tally) rows.push(["Calls by kind", tally]);
+  }
+  return rows;
+}
+
+/** Whether a shared-pipe point's per-writer totals add up: what each wrote, the readers got. */
+export function totalsAddUp(point) {
+  const wrote = (point.written || []).reduce((a, b) => a + b, 0);
+  const got = (point.received || []).reduce((a, b) => a + b, 0);
+  const read = (point.per_reader || []).reduce((a, b) => a + b, 0);
+  return wrote === got && got === read && read === point.bytes;
+}
+
+/** A shared-pipe point as table cells. */
+export function sharedRow(point) {
+  return {
+    writers: String(point.writers),
+    readers: String(point.readers),
+    size: `${fmt.bytes(point.msg_size)}${point.atomic ? " (≤ PIPE_BUF)" : ""}`,
+    gib: fmt.gib(point.gib_per_s),
+    perWriter: (point.received || []).map((n) => fmt.bytes(n)).join(", "),
+    torn: fmt.count(point.torn_messages),
+    sleeps: `${fmt.count(point.sleeps?.[0])} / ${fmt.count(point.sleeps?.[1])}`,
+    addsUp: totalsAddUp(point),
+    oversubscribed: Boolean(point.oversubscribed),
+  };
+}
