@@ -465,7 +465,7 @@ mod tests {
             "write-read",
             SweepParam::PipeSize,
             &values,
-            1,
+            2,
             &RunParams::default(),
         );
         assert!(ok.is_ok());
@@ -474,7 +474,7 @@ mod tests {
             "write-read",
             SweepParam::PipeSize,
             &values[..2],
-            1,
+            2,
             &RunParams::default(),
         );
         assert!(matches!(err, Err(LabError::WrongShape { .. })));
