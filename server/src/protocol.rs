@@ -91,6 +91,10 @@ pub enum ClientMessage {
         /// Bytes to move (default: the page's).
         bytes: Option<ByteSize>,
     },
+    /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
+    /// two steps head to head in quiet interleaved pairs, until the verdict is
+    /// resolved or the budget of pairs is spent.
+    Compare(crate::compare_page::CompareRequest),
 }
 
 /// A reply to a message that is not about a run.
@@ -213,12 +217,19 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
                     "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
                 )
             }),
+        "compare" => serde_json::from_value(Value::Object(object))
+            .map(ClientMessage::Compare)
+            .map_err(|e| {
+                format!(
+                    "bad compare message ({e}); send e.g. {{\"type\":\"compare\",\"a\":\"busy-loop\",\"b\":\"write-read\",\"pairs\":5}}"
+                )
+            }),
         "wakeup" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
             None => Ok(ClientMessage::Wakeup),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"compare\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }
