@@ -3,6 +3,7 @@
 // render when the book is opened from files).
 
 import { catalog, ipcLab, runnerAvailable } from "./api.js";
+import { mountCompare } from "./compare.js";
 import { mountIpc, mountIpcMatrix } from "./ipcwidget.js";
 import { mountLab } from "./lab.js";
 import { mountLatency, mountLatencyMatrix } from "./latency.js";
@@ -25,7 +26,8 @@ async function main() {
   const pages = [...document.querySelectorAll(".pipebook-pages[data-specs]")];
   const latencies = [...document.querySelectorAll(".pipebook-latency[data-mechanism]")];
   const latencyMatrices = [...document.querySelectorAll(".pipebook-latency-matrix[data-mechanisms]")];
-  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices];
+  const compares = [...document.querySelectorAll(".pipebook-compare[data-a][data-b]")];
+  const cards = [runs, results, systems, sweeps, labCards, ipcs, matrices, pages, latencies, latencyMatrices, compares];
   // The walk is arithmetic only: drawn whether or not the runner is there.
   for (const el of document.querySelectorAll(".pipebook-walk")) {
     try {
@@ -59,6 +61,13 @@ async function main() {
       mountSweep(el, { online, catalogEntry: byId.get(el.dataset.step) });
     } catch (err) {
       console.error("pipebook: sweep", el.dataset.step, err);
+    }
+  }
+  for (const el of compares) {
+    try {
+      mountCompare(el, { online, steps });
+    } catch (err) {
+      console.error("pipebook: compare", err);
     }
   }
   for (const el of labCards) {

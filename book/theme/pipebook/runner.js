@@ -85,6 +85,7 @@ export function connect(first, endsWith, onEvent) {
         onEvent(msg);
         break;
       case "wakeup":
+      case "verdict":
       case "done":
       case "pages":
       case "cancelled":
@@ -228,4 +229,13 @@ export function startPages(step, touch, on) {
   const message = { type: "pages", step };
   if (touch !== null && touch !== undefined) message.touch = touch;
   return session(message, on, "pages");
+}
+
+/**
+ * Two steps head to head in quiet interleaved pairs ({a, b, pairs, budget?, params}):
+ * leg(msg) per run ({side, index, of, comparison?, result}); ends with
+ * verdict(msg) ({a, b, ratio, ci_low, ci_high, pairs, verdict, more_pairs, sentence}).
+ */
+export function startCompare(request, on) {
+  return session({ type: "compare", ...request }, on, "verdict");
 }

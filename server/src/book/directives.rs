@@ -39,6 +39,8 @@ enum Directive<'a> {
     Latency(&'a str),
     /// Every latency lab mechanism at one size.
     LatencyMatrix,
+    /// Two steps head to head (the compare card), A then B.
+    Compare(&'a str, &'a str),
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -188,6 +190,13 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
             "`{{{{#latency-matrix}}}}` takes no arguments, found `{args}`"
         )),
         "latency-matrix" => Ok(Some(Directive::LatencyMatrix)),
+        "compare" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(a), Some(b), None) => Ok(Some(Directive::Compare(a, b))),
+                _ => Err("two steps to compare: write `{{#compare STEP-A STEP-B}}`".into()),
+            }
+        }
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -255,6 +264,14 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(latency_widget(&mechanism.info()))
         }
         Directive::LatencyMatrix => Ok(latency_matrix_widget()),
+        Directive::Compare(a, b) => {
+            known_step(a, chapter)?;
+            known_step(b, chapter)?;
+            // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+            Ok(format!(
+                r#"<div class="pipebook-compare" data-a="{a}" data-b="{b}"></div>"#
+            ))
+        }
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),

@@ -26,6 +26,7 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-system",
     "pipebook-latency",
     "pipebook-latency-matrix",
+    "pipebook-compare",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader

@@ -23,7 +23,7 @@ use crate::browser::{
 };
 
 /// axe-core as `npm ci` in book/tests installs it.
-fn axe_source() -> String {
+pub(crate) fn axe_source() -> String {
     let path: PathBuf = workspace_root().join("book/tests/node_modules/axe-core/axe.min.js");
     std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
@@ -35,7 +35,7 @@ fn axe_source() -> String {
 }
 
 /// Runs axe over the whole current page; `Err` lists every violation.
-async fn audit(client: &Client, axe: &str, what: &str) -> TestResult {
+pub(crate) async fn audit(client: &Client, axe: &str, what: &str) -> TestResult {
     let loaded = js(client, "return typeof window.axe === 'object';").await?;
     if loaded != json!(true) {
         js(client, &format!("{axe}\nreturn true;")).await?;
