@@ -131,6 +131,31 @@ pub async fn system(State(state): State<AppState>) -> Response {
     json_bytes(state.system_json.clone())
 }
 
+/// How long `/api/precheck` watches the runner's CPUs.
+const PRECHECK_SAMPLE: Duration = Duration::from_millis(300);
+
+/// `GET /api/precheck`: what would make this machine noisy for a comparison or
+/// a lab, and what to do about it (`advice`: sentences, empty when nothing was
+/// seen), from the governor, boost and a short look at steal and other work on
+/// the CPUs a run is pinned to.
+pub async fn precheck(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let cpus: Vec<usize> = pipebench::steps::plan::RunPlan::for_step_id(
+        "write-read",
+        &pipebench::steps::plan::RunParams::default(),
+        &state.limits,
+    )
+    .map(|plan| [plan.writer.common.cpu, plan.reader.common.cpu])
+    .into_iter()
+    .flatten()
+    .flatten()
+    .collect();
+    let advice = tokio::task::spawn_blocking(move || {
+        pipebench::machine::state::precheck(&cpus, PRECHECK_SAMPLE)
+    })
+    .await?;
+    Ok(Json(json!({ "advice": advice })).into_response())
+}
+
 /// `GET /api/results`: the history, oldest first.
 pub async fn results(State(state): State<AppState>) -> Result<Response, ApiError> {
     // Reading new lines touches the disk: keep it off the async threads.

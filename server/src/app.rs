@@ -26,6 +26,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tuned", get(api::tuned))
         .route("/api/results", get(api::results))
         .route("/api/labs", get(api::labs))
+        .route("/api/precheck", get(api::precheck))
         .route("/api/labs/report.json", get(api::lab_report_json))
         .route("/api/labs/report.html", get(api::lab_report_html))
         .layer(CompressionLayer::new());

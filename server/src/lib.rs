@@ -15,6 +15,7 @@ pub(crate) mod api;
 pub mod app;
 pub mod book;
 pub mod cli;
+pub(crate) mod compare_page;
 pub mod config;
 pub(crate) mod connections;
 pub(crate) mod history;

@@ -102,6 +102,10 @@ pub enum ClientMessage {
     /// `{"type":"shared_pipe","writers":[1,2],"readers":[1],"msg_sizes":["4KiB"],
     /// "bytes":"16MiB"}`: many writers and readers on one pipe.
     SharedPipe(crate::past_page::SharedRequest),
+    /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
+    /// two steps head to head in quiet interleaved pairs, until the verdict is
+    /// resolved or the budget of pairs is spent.
+    Compare(crate::compare_page::CompareRequest),
 }
 
 /// A reply to a message that is not about a run.
@@ -226,12 +230,19 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
                     "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
                 )
             }),
+        "compare" => serde_json::from_value(Value::Object(object))
+            .map(ClientMessage::Compare)
+            .map_err(|e| {
+                format!(
+                    "bad compare message ({e}); send e.g. {{\"type\":\"compare\",\"a\":\"busy-loop\",\"b\":\"write-read\",\"pairs\":5}}"
+                )
+            }),
         "wakeup" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
             None => Ok(ClientMessage::Wakeup),
         },
         other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"tool\", \"tune\", \"shared_pipe\", \"cancel\", \"predict\" or \"reset_lab\""
+            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"tool\", \"tune\", \"shared_pipe\", \"compare\", \"cancel\", \"predict\" or \"reset_lab\""
         )),
     }
 }

@@ -10,6 +10,7 @@ use pipebench::engine::job::{InspectJob, Job};
 use pipebench::engine::sweep::SweepJob;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
+use crate::compare_page::{self, PageCompare};
 use crate::connections::{Activity, Entry};
 use crate::labs::store::{now_ms, LabResult, Record};
 use crate::labs::{self, LabTag};
@@ -95,6 +96,8 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
     // time, each submitted when the one before it ended, so other pages' runs can
     // take their turn in between.
     let mut sweep: Option<SweepJob> = None;
+    // A comparison under way on this connection: driven run by run like a sweep.
+    let mut compare: Option<PageCompare> = None;
     // The lab task the current run or sweep is for: its results are recorded there.
     let mut lab: Option<LabTag> = None;
     // Finished runs whose `saved` is still to come.
@@ -107,7 +110,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
     let mut tick = tokio::time::interval(tick_period(&limits));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let busy = current.is_some() || sweep.is_some() || saving > 0;
+        let busy = current.is_some() || sweep.is_some() || compare.is_some() || saving > 0;
         entry.set_busy(busy);
         if busy {
             idle_since = Instant::now();
@@ -123,7 +126,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                             idle_since = Instant::now();
                             entry.touch();
                         }
-                        match on_message(message, &mut current, &mut sweep, &mut lab, &state) {
+                        match on_message(message, &mut current, &mut sweep, &mut compare, &mut lab, &state) {
                             // A refusal: it belongs to no run, so it carries no run id.
                             Flow::Reply(reply) => vec![reply.to_json()],
                             Flow::Save(record) => {
@@ -180,6 +183,8 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 }
                 let mut replies = if sweep.is_some() {
                     on_sweep_event(event, &mut current, &mut sweep, &state, &drained_out, &mut saving)
+                } else if compare.is_some() {
+                    on_compare_event(event, &mut current, &mut compare, &state, &drained_out, &mut saving)
                 } else {
                     let json = tagged(&current, &event);
                     if event.is_final() {
@@ -245,7 +250,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
         };
         // Busy or not as of this message, before the page hears the answer:
         // a page told its run is queued must not be dropped as idle.
-        entry.set_busy(current.is_some() || sweep.is_some() || saving > 0);
+        entry.set_busy(current.is_some() || sweep.is_some() || compare.is_some() || saving > 0);
         for reply in replies {
             if socket.send(Message::Text(reply.into())).await.is_err() {
                 return;
@@ -323,6 +328,65 @@ fn on_sweep_event(
                 Err(err) => {
                     out.push(Event::error(format!("the sweep stopped: {err}")).to_json());
                     *sweep = None;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A message of a comparison's current run: a result becomes a `leg` and the
+/// next run is submitted; after the last run's `saved` comes the `verdict`. A
+/// cancel or an error ends the comparison (a cancel after two pairs still
+/// gets the verdict over the pairs run).
+fn on_compare_event(
+    event: Event,
+    current: &mut Current,
+    compare: &mut Option<PageCompare>,
+    state: &AppState,
+    drained: &UnboundedSender<Drained>,
+    saving: &mut usize,
+) -> Vec<String> {
+    let Some(running) = compare.as_mut() else {
+        return vec![tagged(current, &event)];
+    };
+    let Event::Result(Finished::Pipe(result)) = event else {
+        let mut out = vec![tagged(current, &event)];
+        if event.is_final() {
+            if matches!(event, Event::Cancelled) {
+                if let verdict @ Event::Verdict(_) = running.verdict() {
+                    out.push(tagged(current, &verdict));
+                }
+            }
+            *current = None;
+            *compare = None;
+        }
+        return out;
+    };
+    let leg = running.leg(*result);
+    let mut out = vec![tagged(current, &leg)];
+    match running.next_run() {
+        None => {
+            let run = current.as_ref().map(|(ticket, _)| ticket.id());
+            let verdict = running.verdict();
+            let json = match run {
+                Some(run) => ForRun {
+                    run,
+                    event: &verdict,
+                }
+                .to_json(),
+                None => verdict.to_json(),
+            };
+            finish_run(current, Some(Some(json)), drained, saving);
+            *compare = None;
+        }
+        Some(plan) => {
+            finish_run(current, Some(None), drained, saving);
+            match state.scheduler.submit(page_defaults::pipe_job(plan)) {
+                Ok(run) => *current = Some(run),
+                Err(err) => {
+                    out.push(Event::error(format!("the comparison stopped: {err}")).to_json());
+                    *compare = None;
                 }
             }
         }
@@ -460,6 +524,7 @@ fn on_message(
     message: Message,
     current: &mut Current,
     sweep: &mut Option<SweepJob>,
+    compare: &mut Option<PageCompare>,
     lab: &mut Option<LabTag>,
     state: &AppState,
 ) -> Flow {
@@ -486,6 +551,9 @@ fn on_message(
                 // A sweep stops as a whole: nothing more is submitted.
                 if let Some(sweep) = sweep.as_mut() {
                     sweep.stop();
+                }
+                if let Some(compare) = compare.as_mut() {
+                    compare.stop();
                 }
                 ticket.cancel();
                 Flow::Quiet
@@ -516,7 +584,8 @@ fn on_message(
             | ClientMessage::Pages { .. }
             | ClientMessage::Tool { .. }
             | ClientMessage::Tune { .. }
-            | ClientMessage::SharedPipe(_),
+            | ClientMessage::SharedPipe(_)
+            | ClientMessage::Compare(_),
         ) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
@@ -553,6 +622,20 @@ fn on_message(
             let flow = submit(state, current, lab, page_defaults::pipe_job(first), tag);
             if current.is_some() {
                 *sweep = Some(job);
+            }
+            flow
+        }
+        Ok(ClientMessage::Compare(request)) => {
+            let mut planned = match compare_page::plan(&request, &state.limits) {
+                Ok(planned) => planned,
+                Err(err) => return refuse(err),
+            };
+            let Some(first) = planned.next_run() else {
+                return refuse("a comparison needs at least one pair");
+            };
+            let flow = submit(state, current, lab, page_defaults::pipe_job(first), None);
+            if current.is_some() {
+                *compare = Some(planned);
             }
             flow
         }

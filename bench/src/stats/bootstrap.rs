@@ -1,5 +1,6 @@
-//! The ratio of medians of two sets of runs taken in pairs, and its 95% interval
-//! by the percentile bootstrap over the pairs.
+//! The ratio of medians of two sets of runs, and its 95% interval by the
+//! percentile bootstrap: over pairs when the runs were taken in pairs, over each
+//! set on its own when they were not (a lab's tasks).
 //!
 //! Pairs are resampled whole (never A's runs apart from B's): the two runs of a
 //! pair were taken back to back, so what drifted over the session (a clock, a
@@ -67,6 +68,50 @@ pub fn ratio_of_medians(
     }
     ratios.sort_by(f64::total_cmp);
     let tail = expanded_tail(level, n);
+    Some(RatioInterval {
+        ratio,
+        low: quantile_sorted(&ratios, tail)?,
+        high: quantile_sorted(&ratios, 1.0 - tail)?,
+    })
+}
+
+/// median(a) / median(b) with its `level` interval when `a` and `b` are two
+/// separate sets of runs, not pairs (a lab's tasks run one after the other, in
+/// any order and any number): each resample draws `a.len()` runs from `a`, then
+/// `b.len()` from `b`, from one generator seeded with `seed`, so the page can
+/// repeat the draws exactly. The tails are widened as for pairs, taking the
+/// smaller set's size as n: the interval can only be as sure as its thinner
+/// side. `None` when either set has fewer than two runs (one run shows no
+/// spread, and would give an interval of zero width) or a value is not a
+/// positive number.
+pub fn ratio_of_medians_unpaired(
+    a: &[f64],
+    b: &[f64],
+    level: f64,
+    resamples: usize,
+    seed: u64,
+) -> Option<RatioInterval> {
+    if a.len() < 2 || b.len() < 2 || resamples == 0 {
+        return None;
+    }
+    if a.iter().chain(b).any(|v| !(v.is_finite() && *v > 0.0)) {
+        return None;
+    }
+    let ratio = median(a)? / median(b)?;
+    let mut rng = SplitMix64::new(seed);
+    let mut ratios = Vec::with_capacity(resamples);
+    let (mut ra, mut rb) = (vec![0.0; a.len()], vec![0.0; b.len()]);
+    for _ in 0..resamples {
+        for slot in ra.iter_mut() {
+            *slot = a[rng.below(a.len())];
+        }
+        for slot in rb.iter_mut() {
+            *slot = b[rng.below(b.len())];
+        }
+        ratios.push(median(&ra)? / median(&rb)?);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let tail = expanded_tail(level, a.len().min(b.len()));
     Some(RatioInterval {
         ratio,
         low: quantile_sorted(&ratios, tail)?,
@@ -201,6 +246,33 @@ mod tests {
         let b = [9.9, 10.4, 9.2, 10.8, 9.6, 10.1, 10.0];
         let got = ratio_of_medians(&a, &b, 0.95, RESAMPLES, DEFAULT_SEED).unwrap();
         assert!(got.low < 1.0 && got.high > 1.0, "{got:?}");
+    }
+
+    #[test]
+    fn unpaired_sets_of_two_span_their_extremes() {
+        // With two runs a side the tails are far beyond any resample (n = 2), and
+        // 4000 draws certainly include a resample of a's top run twice against
+        // b's bottom run twice (1 in 16 each draw): the interval is exactly
+        // min(a)/max(b) .. max(a)/min(b).
+        let a = [3.0, 3.3];
+        let b = [1.0, 1.2];
+        let got = ratio_of_medians_unpaired(&a, &b, 0.95, RESAMPLES, DEFAULT_SEED).unwrap();
+        assert!((got.ratio - 3.15 / 1.1).abs() < 1e-12, "{got:?}");
+        assert_eq!((got.low, got.high), (3.0 / 1.2, 3.3 / 1.0));
+    }
+
+    #[test]
+    fn unpaired_sets_may_differ_in_size_and_repeat_exactly() {
+        let a = [10.0, 11.0, 9.5, 10.5, 10.2];
+        let b = [5.0, 5.5, 5.2];
+        let one = ratio_of_medians_unpaired(&a, &b, 0.95, RESAMPLES, DEFAULT_SEED).unwrap();
+        let two = ratio_of_medians_unpaired(&a, &b, 0.95, RESAMPLES, DEFAULT_SEED).unwrap();
+        assert_eq!(one, two);
+        assert!((one.ratio - 10.2 / 5.2).abs() < 1e-12);
+        assert!(one.low >= 9.5 / 5.5 && one.high <= 11.0 / 5.0, "{one:?}");
+        assert!(one.low <= one.ratio && one.ratio <= one.high, "{one:?}");
+        assert!(ratio_of_medians_unpaired(&a, &[5.0], 0.95, 10, 1).is_none());
+        assert!(ratio_of_medians_unpaired(&a, &[5.0, 0.0], 0.95, 10, 1).is_none());
     }
 
     #[test]

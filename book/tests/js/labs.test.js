@@ -27,6 +27,10 @@ test("the server's crafted cases judge the same here", () => {
       const got = judge(l, c.measurements, l.checks.find((x) => x.id === id));
       assert.equal(got.status, expect.status, `${c.name}: ${id}: ${got.detail}`);
       if (typeof expect.value === "number") assert.ok(Math.abs(got.value - expect.value) < 1e-9, `${c.name}: ${id}: ${got.value}`);
+      for (const key of ["ci_low", "ci_high"]) {
+        if (typeof expect[key] === "number") assert.ok(Math.abs(got[key] - expect[key]) < 1e-9, `${c.name}: ${id}: ${key} ${got[key]}`);
+      }
+      if ("more_runs" in expect) assert.equal(got.more_runs, expect.more_runs, `${c.name}: ${id}: more_runs`);
     }
     if ("answer" in c) {
       const e = evaluate(l, c.measurements, l.prediction.answer);

@@ -140,3 +140,14 @@ export const START_HINT = {
   command: "cargo run --release",
   url: "http://127.0.0.1:8000",
 };
+
+/** The machine check before a comparison or a lab (/api/precheck): advice sentences, or null. */
+export async function precheck() {
+  if (!(await runnerAvailable())) return null;
+  try {
+    const data = await getJSON("/api/precheck");
+    return Array.isArray(data?.advice) ? data.advice : null;
+  } catch {
+    return null;
+  }
+}

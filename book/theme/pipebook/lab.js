@@ -8,7 +8,7 @@
 // .pipebook-lab-status, .pipebook-lab-student, a.pipebook-lab-export-json/-html,
 // data-state on the root (offline, idle, busy).
 
-import { START_HINT, labReportUrl, labState } from "./api.js";
+import { START_HINT, labReportUrl, labState, precheck } from "./api.js";
 import { secondsInput } from "./controls.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
@@ -17,6 +17,7 @@ import { nsText } from "./latencydist.js";
 import * as labs from "./labs.js";
 import { saveLab, startIpc, startLatency, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
+import { precheckSentence } from "./verdict.js";
 
 let nextId = 0;
 
@@ -45,12 +46,16 @@ function checkItem(check, outcome) {
   const item = h(
     "li",
     { dataset: { check: check.id, status: outcome.status } },
-    h("span.pipebook-check-status", null, outcome.status),
+    h("span.pipebook-check-status", null, outcome.status === "not_resolved" ? "not resolved" : outcome.status),
     h("span.pipebook-check-title", null, check.title),
     h("p.pipebook-check-detail", null, outcome.detail),
   );
   if (outcome.status === "fail") {
     item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
+  }
+  if (outcome.status === "not_resolved") {
+    const more = outcome.more_runs == null ? "more runs" : `about ${outcome.more_runs} more run${outcome.more_runs === 1 ? "" : "s"} of each task`;
+    item.append(h("p.pipebook-check-help", null, `Your runs vary too much to tell yet: the 95% interval of the ratio still holds the bound. Run the tasks again (${more}); a noisy machine never fails the check, it only leaves it open.`));
   }
   if (outcome.status === "unavailable") {
     item.append(h("p.pipebook-check-help", null, "This machine did not let the runner count it, so the check is left open and does not count against you."));
@@ -137,6 +142,10 @@ export function mountLab(root, { online, catalogEntry }) {
   const { input: seconds } = secondsInput(catalogEntry, id, lab.seconds);
   const bytes = h("input.pipebook-lab-bytes", { id: `${id}-bytes`, type: "text", placeholder: "no cap", size: 8 });
   const resetButton = h("button.pipebook-cancel-button.pipebook-lab-reset", { type: "button" }, "Start this lab over");
+  // Before any run: what would make this machine noisy, so an open check is
+  // read as the machine's doing and the student knows what to change.
+  const machineCheck = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
+  precheck().then((advice) => fill(machineCheck, precheckSentence(advice)));
   card.append(
     h(
       "section",
@@ -150,6 +159,7 @@ export function mountLab(root, { online, catalogEntry }) {
         lab.tasks.some((t) => !t.mechanism && !t.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
         lab.tasks.some((t) => !t.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes) : null,
       ),
+      machineCheck,
       tasksList,
       status,
     ),

@@ -2,7 +2,13 @@
 // data, defined once in book/labs/labs.json and embedded in each lab's placeholder;
 // the server judges the same definitions for exported reports, and
 // book/labs/check-cases.json holds crafted measurements both judges must agree on.
-// Speeds only ever enter a check as a ratio of two of the student's own medians.
+// Speeds only ever enter a check as a ratio of two of the student's own medians,
+// and such a ratio is judged on its 95% interval (stats.js draws the very
+// resamples the runner draws): it passes only when the interval clears the
+// bound, fails only when it clears the other side, and otherwise is not resolved
+// yet, with about how many more runs would settle it.
+
+import { ratioOfMediansUnpaired } from "./stats.js";
 
 /** The figure `name` of one run result, or null when the run does not carry it. */
 export function metric(result, name) {
@@ -294,10 +300,101 @@ export function round(v) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
 
-/** A check's verdict: {id, status: pass|fail|pending|unavailable, value, detail}. */
+/** Whether a measure is judged on its interval: a ratio of throughputs. */
+export function judgedOnInterval(measure) {
+  return measure.op === "ratio" && (measure.metric === "gib_per_s" || measure.metric === "mib_per_s");
+}
+
+/** Fewest runs a side needs before a ratio has an interval. */
+export const MIN_INTERVAL_RUNS = 2;
+
+/**
+ * A throughput ratio and its interval: {ratio, interval: [low, high] | null, runs}
+ * (runs: the thinner side's), or what evaluate would say instead.
+ */
+export function ratioEvidence(lab, measurements, measure) {
+  const a = series(lab, measurements, measure.num, measure.metric);
+  if (!a.values) return a;
+  const b = series(lab, measurements, measure.den, measure.metric);
+  if (!b.values) return b;
+  const top = median(a.values);
+  const bottom = median(b.values);
+  if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task “${measure.den.task}” is zero` };
+  const i = ratioOfMediansUnpaired(a.values, b.values);
+  return { ratio: top / bottom, interval: i ? [i.low, i.high] : null, runs: Math.min(a.values.length, b.values.length) };
+}
+
+/** Where an interval lies against a check's bounds: pass, fail or not_resolved. */
+export function judgeInterval(check, low, high) {
+  const pass = (check.min == null || low >= check.min) && (check.above == null || low > check.above) && (check.max == null || high <= check.max);
+  const fail = (check.min != null && high < check.min) || (check.above != null && high <= check.above) || (check.max != null && low > check.max);
+  return pass ? "pass" : fail ? "fail" : "not_resolved";
+}
+
+/** About how many more runs of each side would settle it; null when the ratio sits on a bound. */
+export function moreRuns(check, evidence) {
+  const n = evidence.runs;
+  if (!evidence.interval) return Math.max(MIN_INTERVAL_RUNS - n, 1);
+  const [low, high] = evidence.interval;
+  const half = (Math.log(high) - Math.log(low)) / 2;
+  let needed = 0;
+  for (const bound of [check.min, check.above, check.max]) {
+    if (bound == null || !(low <= bound && bound <= high)) continue;
+    const distance = Math.abs(Math.log(evidence.ratio) - Math.log(bound));
+    if (!(distance > 1e-12 && Number.isFinite(half))) return null;
+    const total = Math.ceil(n * (half / distance) ** 2);
+    needed = Math.max(needed, Math.max(total - n, 1));
+  }
+  return Math.max(needed, 1);
+}
+
+function boundsText(check) {
+  const bounds = [];
+  if (check.above != null) bounds.push(`more than ${check.above}`);
+  if (check.min != null) bounds.push(`at least ${check.min}`);
+  if (check.max != null) bounds.push(`at most ${check.max}`);
+  return bounds.length ? bounds.join(" and ") : "any value";
+}
+
+function judgeOnInterval(lab, measurements, check) {
+  const e = ratioEvidence(lab, measurements, check.measure);
+  if (e.ratio === undefined) return judgeEvaluated(check, e);
+  const bound = boundsText(check);
+  const measured = round(e.ratio);
+  const base = { id: check.id, value: e.ratio };
+  if (!e.interval) {
+    const more = moreRuns(check, e);
+    return {
+      ...base,
+      status: "not_resolved",
+      detail: `measured ${measured}, needed ${bound}; not resolved yet: one run shows no spread, run ${more ?? 1} more of each task`,
+      more_runs: more,
+    };
+  }
+  const [low, high] = e.interval;
+  const status = judgeInterval(check, low, high);
+  const figures = `measured ${measured} (95% interval ${round(low)} to ${round(high)}, ${e.runs} runs a side), needed ${bound}`;
+  const out = { ...base, status, detail: figures, ci_low: low, ci_high: high };
+  if (status === "not_resolved") {
+    const more = moreRuns(check, e);
+    const advice = more === null ? "the median sits on the bound, so more runs may never settle it" : `run about ${more} more of each task`;
+    out.detail = `${figures}; not resolved yet: the interval holds the bound; ${advice}`;
+    out.more_runs = more;
+  }
+  return out;
+}
+
+/**
+ * A check's verdict: {id, status: pass|fail|pending|unavailable|not_resolved,
+ * value, detail, ci_low?, ci_high?, more_runs?}.
+ */
 export function judge(lab, measurements, check) {
+  if (judgedOnInterval(check.measure)) return judgeOnInterval(lab, measurements, check);
+  return judgeEvaluated(check, evaluate(lab, measurements, check.measure));
+}
+
+function judgeEvaluated(check, e) {
   const out = (status, value, detail) => ({ id: check.id, status, value, detail });
-  const e = evaluate(lab, measurements, check.measure);
   if (e.pending) return out("pending", null, `waiting: ${e.pending}`);
   if (e.missing) return out("fail", null, `not measured: ${e.missing}`);
   if (e.unavailable) return out("unavailable", null, `not counted on this machine: ${e.unavailable}`);
@@ -305,11 +402,7 @@ export function judge(lab, measurements, check) {
   const v = e.number;
   const low = (check.min == null || v >= check.min) && (check.above == null || v > check.above);
   const high = check.max == null || v <= check.max;
-  const bounds = [];
-  if (check.above != null) bounds.push(`more than ${check.above}`);
-  if (check.min != null) bounds.push(`at least ${check.min}`);
-  if (check.max != null) bounds.push(`at most ${check.max}`);
-  const bound = bounds.length ? bounds.join(" and ") : "any value";
+  const bound = boundsText(check);
   return out(low && high ? "pass" : "fail", v, `measured ${round(v)}, needed ${bound}`);
 }
 

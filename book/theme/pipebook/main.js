@@ -9,7 +9,8 @@
 import { catalog, ipcLab, runnerAvailable, tokenIsCurrent } from "./api.js";
 
 // What the mount functions get besides their element: `online` (a runner answers),
-// `byId` (the runner's step catalogue by id) and `lab` (the IPC lab's table, or null).
+// `byId` (the runner's step catalogue by id), `steps` (the catalogue as a list) and `lab`
+// (the IPC lab's table, or null).
 // One row per kind of card: where it sits, the module that draws it, how to mount it.
 // `drawnOffline`: drawn without asking the runner (the walk is arithmetic only).
 // `settles`: mount returns a promise the page waits for before it says it is ready.
@@ -32,6 +33,7 @@ const KINDS = [
   { name: "tune", selector: ".pipebook-tune[data-step]", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTune(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
   { name: "shared pipe", selector: ".pipebook-shared-pipe", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountSharedPipe(el, { online: ctx.online }) },
   { name: "tool", selector: ".pipebook-tool", settles: true, load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTool(el, { online: ctx.online }) },
+  { name: "compare", selector: ".pipebook-compare[data-a][data-b]", load: () => import("./compare.js"), mount: (m, el, ctx) => m.mountCompare(el, { online: ctx.online, steps: ctx.steps }) },
   { name: "results", selector: ".pipebook-results", settles: true, load: () => import("./results.js"), mount: (m, el) => m.mountResults(el) },
   { name: "system", selector: ".pipebook-system", settles: true, load: () => import("./system.js"), mount: (m, el) => m.mountSystem(el) },
 ];
@@ -73,7 +75,7 @@ async function main() {
   // Fetch the modules at once, while the runner is asked whether it is there.
   const loading = present.map((p) => p.kind.load());
 
-  const offline = { online: false, byId: new Map(), lab: null };
+  const offline = { online: false, byId: new Map(), steps: [], lab: null };
   const drawnOffline = present.map((p, i) => (p.kind.drawnOffline ? mountKind(p.kind, p.elements, loading[i], offline) : null));
   const cards = present.filter((p) => !p.kind.drawnOffline);
   if (!cards.length) {
@@ -88,7 +90,7 @@ async function main() {
   const steps = online ? (await catalog()) || [] : [];
   const byId = new Map(steps.map((s) => [String(s.id), s]));
   const lab = online && cards.some((p) => p.kind.needsLab) ? await ipcLab() : null;
-  const ctx = { online, byId, lab };
+  const ctx = { online, byId, steps, lab };
   await Promise.all(present.map((p, i) => (p.kind.drawnOffline ? drawnOffline[i] : mountKind(p.kind, p.elements, loading[i], ctx))));
   document.documentElement.dataset.pipebookReady = online ? "online" : "offline";
 }

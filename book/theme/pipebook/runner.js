@@ -85,6 +85,7 @@ export function connect(first, endsWith, onEvent) {
         onEvent(msg);
         break;
       case "wakeup":
+      case "verdict":
       case "done":
       case "pages":
       case "cancelled":
@@ -249,4 +250,13 @@ export function startTool(tool, side, bytes, on) {
  */
 export function startSharedPipe(params, on) {
   return session({ type: "shared_pipe", ...params }, on, "result");
+}
+
+/**
+ * Two steps head to head in quiet interleaved pairs ({a, b, pairs, budget?, params}):
+ * leg(msg) per run ({side, index, of, comparison?, result}); ends with
+ * verdict(msg) ({a, b, ratio, ci_low, ci_high, pairs, verdict, more_pairs, sentence}).
+ */
+export function startCompare(request, on) {
+  return session({ type: "compare", ...request }, on, "verdict");
 }

@@ -46,6 +46,8 @@ enum Directive<'a> {
     Tool,
     /// Many writers and readers on one pipe.
     SharedPipe,
+    /// Two steps head to head (the compare card), A then B.
+    Compare(&'a str, &'a str),
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -207,6 +209,13 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         )),
         "tool" => Ok(Some(Directive::Tool)),
         "shared-pipe" => Ok(Some(Directive::SharedPipe)),
+        "compare" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(a), Some(b), None) => Ok(Some(Directive::Compare(a, b))),
+                _ => Err("two steps to compare: write `{{#compare STEP-A STEP-B}}`".into()),
+            }
+        }
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -289,6 +298,14 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
         Directive::SharedPipe => Ok(format!(
             r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>Share one pipe between many writers and readers, and count torn messages.</strong> {START_HINT} On the command line: <code>pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB</code>.</p></div>"#
         )),
+        Directive::Compare(a, b) => {
+            known_step(a, chapter)?;
+            known_step(b, chapter)?;
+            // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+            Ok(format!(
+                r#"<div class="pipebook-compare" data-a="{a}" data-b="{b}"></div>"#
+            ))
+        }
         Directive::Sweep(id, param) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),

@@ -29,6 +29,7 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-tune",
     "pipebook-tool",
     "pipebook-shared-pipe",
+    "pipebook-compare",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader

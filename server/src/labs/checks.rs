@@ -1,9 +1,21 @@
 //! The checks, judged on the student's own measurements (pure). `labs.js` in the
 //! page does the same from the same definitions; `book/labs/check-cases.json`
 //! holds crafted measurements both must judge alike.
+//!
+//! A throughput ratio (one task's GiB/s or MiB/s over another's) is judged on
+//! evidence, not on two medians: laptops that scale their clocks and shared lab
+//! boxes swing by 2x from run to run, so a single ratio cannot tell a real
+//! failure from noise. Its 95% interval (the bootstrap of the ratio of medians
+//! over each task's runs on its own, `pipebench::stats::bootstrap`, seeded so the
+//! page draws the same numbers) must clear the bound to pass, and must clear the
+//! other side of it to fail; otherwise the check is not resolved yet and says
+//! about how many more runs would settle it. A noisy machine never fails a student.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use pipebench::stats::bootstrap::{self, DEFAULT_SEED, RESAMPLES};
+use pipebench::stats::verdict::LEVEL;
 
 use super::defs::{Check, Lab, Measure, Metric, Ref};
 
@@ -32,6 +44,10 @@ pub enum Status {
     /// What it reads is one of the kernel's counts this machine did not permit
     /// (or a run did not take): said so, and not held against the student.
     Unavailable,
+    /// A throughput ratio whose interval holds the bound: neither passed nor
+    /// failed yet; more runs would settle it.
+    #[serde(rename = "not_resolved")]
+    NotResolved,
 }
 
 /// A check's verdict.
@@ -45,6 +61,16 @@ pub struct CheckOutcome {
     pub value: Option<f64>,
     /// The measure and the bound, or what is missing.
     pub detail: String,
+    /// A throughput ratio's 95% interval, lower end (once each side has two runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    /// Its upper end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// Not resolved: about how many more runs of each task would settle it
+    /// (absent when the median sits on the bound itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more_runs: Option<usize>,
 }
 
 /// What a measure came to.
@@ -365,15 +391,198 @@ pub fn settle(values: &[f64], tolerance: f64) -> usize {
     k
 }
 
+/// Whether a measure is judged on its interval: a ratio of throughputs.
+pub fn judged_on_interval(measure: &Measure) -> bool {
+    matches!(
+        measure,
+        Measure::Ratio {
+            metric: Metric::GibPerS | Metric::MibPerS,
+            ..
+        }
+    )
+}
+
+/// Fewest runs a side needs before a ratio has an interval: one run shows no
+/// spread at all.
+pub const MIN_INTERVAL_RUNS: usize = 2;
+
+/// A throughput ratio with its interval, from both sides' runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioEvidence {
+    /// median(num) / median(den).
+    pub ratio: f64,
+    /// The 95% interval, once each side has [`MIN_INTERVAL_RUNS`].
+    pub interval: Option<(f64, f64)>,
+    /// Runs of the thinner side.
+    pub runs: usize,
+}
+
+/// The ratio of a throughput measure's medians and its interval, or why there
+/// is none yet (as [`evaluate`] says it).
+pub fn ratio_evidence(
+    lab: &Lab,
+    measurements: &[Measurement],
+    measure: &Measure,
+) -> Result<RatioEvidence, Evaluated> {
+    let Measure::Ratio { metric, num, den } = measure else {
+        return Err(Evaluated::Missing("not a ratio".into()));
+    };
+    let top = series(lab, measurements, num, *metric)?;
+    let bottom = series(lab, measurements, den, *metric)?;
+    let ratio = match (median(&top), median(&bottom)) {
+        (Some(a), Some(b)) if b > 0.0 => a / b,
+        _ => {
+            return Err(Evaluated::Missing(format!(
+                "the {} of task “{}” is zero",
+                metric_name(*metric),
+                den.task
+            )))
+        }
+    };
+    let interval =
+        bootstrap::ratio_of_medians_unpaired(&top, &bottom, LEVEL, RESAMPLES, DEFAULT_SEED)
+            .map(|i| (i.low, i.high));
+    Ok(RatioEvidence {
+        ratio,
+        interval,
+        runs: top.len().min(bottom.len()),
+    })
+}
+
+/// Where an interval `low..high` lies against a check's bounds: inside them
+/// all, clear of one of them on the wrong side, or across one.
+pub fn judge_interval(check: &Check, low: f64, high: f64) -> Status {
+    let pass = check.min.is_none_or(|min| low >= min)
+        && check.above.is_none_or(|a| low > a)
+        && check.max.is_none_or(|max| high <= max);
+    let fail = check.min.is_some_and(|min| high < min)
+        || check.above.is_some_and(|a| high <= a)
+        || check.max.is_some_and(|max| low > max);
+    match (pass, fail) {
+        (true, _) => Status::Pass,
+        (_, true) => Status::Fail,
+        _ => Status::NotResolved,
+    }
+}
+
+/// About how many more runs of each side would narrow the interval enough to
+/// clear every bound it holds, at the noise it shows: an interval's width
+/// shrinks as 1/sqrt(runs), measured on the log scale where ratios are
+/// symmetric. `None` when the ratio sits on a bound it holds.
+pub fn more_runs(check: &Check, evidence: &RatioEvidence) -> Option<usize> {
+    let n = evidence.runs;
+    let Some((low, high)) = evidence.interval else {
+        return Some(MIN_INTERVAL_RUNS.saturating_sub(n).max(1));
+    };
+    let half = (high.ln() - low.ln()) / 2.0;
+    let mut needed = 0usize;
+    for bound in [check.min, check.above, check.max].into_iter().flatten() {
+        if !(low <= bound && bound <= high) {
+            continue;
+        }
+        let distance = (evidence.ratio.ln() - bound.ln()).abs();
+        if !(distance > 1e-12 && half.is_finite()) {
+            return None;
+        }
+        let total = (n as f64 * (half / distance).powi(2)).ceil() as usize;
+        needed = needed.max(total.saturating_sub(n).max(1));
+    }
+    Some(needed.max(1))
+}
+
+/// The bounds of a check, in words.
+fn bounds_text(check: &Check) -> String {
+    let bounds: Vec<String> = [
+        check.above.map(|a| format!("more than {a}")),
+        check.min.map(|min| format!("at least {min}")),
+        check.max.map(|max| format!("at most {max}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if bounds.is_empty() {
+        "any value".to_string()
+    } else {
+        bounds.join(" and ")
+    }
+}
+
+/// A throughput ratio's verdict, judged on its interval.
+fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOutcome {
+    let evidence = match ratio_evidence(lab, measurements, &check.measure) {
+        Ok(evidence) => evidence,
+        Err(other) => return judge_evaluated(check, other),
+    };
+    let bound = bounds_text(check);
+    let measured = round(evidence.ratio);
+    let Some((low, high)) = evidence.interval else {
+        let more = more_runs(check, &evidence);
+        return CheckOutcome {
+            id: check.id.clone(),
+            status: Status::NotResolved,
+            value: Some(evidence.ratio),
+            detail: format!(
+                "measured {measured}, needed {bound}; not resolved yet: one run shows no \
+                 spread, run {} more of each task",
+                more.unwrap_or(1)
+            ),
+            ci_low: None,
+            ci_high: None,
+            more_runs: more,
+        };
+    };
+    let status = judge_interval(check, low, high);
+    let figures = format!(
+        "measured {measured} (95% interval {} to {}, {} runs a side), needed {bound}",
+        round(low),
+        round(high),
+        evidence.runs
+    );
+    let (detail, more) = match status {
+        Status::NotResolved => {
+            let more = more_runs(check, &evidence);
+            let advice = match more {
+                Some(n) => format!("run about {n} more of each task"),
+                None => "the median sits on the bound, so more runs may never settle it".into(),
+            };
+            (
+                format!("{figures}; not resolved yet: the interval holds the bound; {advice}"),
+                more,
+            )
+        }
+        _ => (figures, None),
+    };
+    CheckOutcome {
+        id: check.id.clone(),
+        status,
+        value: Some(evidence.ratio),
+        detail,
+        ci_low: Some(low),
+        ci_high: Some(high),
+        more_runs: more,
+    }
+}
+
 /// A check's verdict on a lab's measurements.
 pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOutcome {
+    if judged_on_interval(&check.measure) {
+        return judge_on_interval(lab, measurements, check);
+    }
+    judge_evaluated(check, evaluate(lab, measurements, &check.measure))
+}
+
+/// A check's verdict on its measure's value, judged against the bounds.
+fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
     let outcome = |status, value, detail| CheckOutcome {
         id: check.id.clone(),
         status,
         value,
         detail,
+        ci_low: None,
+        ci_high: None,
+        more_runs: None,
     };
-    match evaluate(lab, measurements, &check.measure) {
+    match evaluated {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
         Evaluated::Missing(why) => outcome(Status::Fail, None, format!("not measured: {why}")),
         Evaluated::Unavailable(why) => outcome(
@@ -386,19 +595,7 @@ pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOut
         Evaluated::Number(v) => {
             let low = check.min.is_none_or(|min| v >= min) && check.above.is_none_or(|a| v > a);
             let high = check.max.is_none_or(|max| v <= max);
-            let bounds: Vec<String> = [
-                check.above.map(|a| format!("more than {a}")),
-                check.min.map(|min| format!("at least {min}")),
-                check.max.map(|max| format!("at most {max}")),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            let bound = if bounds.is_empty() {
-                "any value".to_string()
-            } else {
-                bounds.join(" and ")
-            };
+            let bound = bounds_text(check);
             let status = if low && high {
                 Status::Pass
             } else {
@@ -509,6 +706,18 @@ mod tests {
                 if let Some(value) = expect.get("value").and_then(Value::as_f64) {
                     let v = got.value.unwrap();
                     assert!((v - value).abs() < 1e-9, "{name}: {id}: {v} vs {value}");
+                }
+                for (key, got) in [("ci_low", got.ci_low), ("ci_high", got.ci_high)] {
+                    if let Some(want) = expect.get(key).and_then(Value::as_f64) {
+                        let got = got.unwrap_or(f64::NAN);
+                        assert!(
+                            (got - want).abs() < 1e-9,
+                            "{name}: {id}: {key} {got} vs {want}"
+                        );
+                    }
+                }
+                if let Some(want) = expect.get("more_runs") {
+                    assert_eq!(&json!(got.more_runs), want, "{name}: {id}: more_runs");
                 }
             }
             if let Some(answer) = case.get("answer") {

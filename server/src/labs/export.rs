@@ -147,13 +147,24 @@ pub fn lab_entry(lab: &Lab, prediction: Option<&Value>, measurements: &[Measurem
         .iter()
         .zip(checks::judge_all(lab, measurements))
         .map(|(check, outcome)| {
-            json!({
+            let mut entry = json!({
                 "id": check.id,
                 "title": check.title,
                 "status": outcome.status,
                 "value": outcome.value,
                 "detail": outcome.detail,
-            })
+            });
+            // A throughput ratio's interval travels with it, so whoever reads
+            // the report sees how sure the verdict was (and `pipebook report`
+            // recomputes it rather than trusting it).
+            if let (Some(low), Some(high)) = (outcome.ci_low, outcome.ci_high) {
+                entry["ci_low"] = json!(low);
+                entry["ci_high"] = json!(high);
+            }
+            if let Some(more) = outcome.more_runs {
+                entry["more_runs"] = json!(more);
+            }
+            entry
         })
         .collect();
     json!({

@@ -100,6 +100,19 @@ pub enum ReportError {
         /// Recomputed.
         computed: Status,
     },
+    /// A recorded interval the measurements do not give (or one where they give
+    /// none).
+    #[error("lab `{lab}`, check `{check}`: the report says the interval is {recorded}, its measurements give {computed}")]
+    IntervalDisagrees {
+        /// Lab id.
+        lab: String,
+        /// Check id.
+        check: String,
+        /// In the file (quoted, escaped).
+        recorded: String,
+        /// Recomputed.
+        computed: String,
+    },
 }
 
 /// One lab of a valid report.
@@ -356,6 +369,7 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
                     computed: outcome.status,
                 });
             }
+            check_interval(id, outcome, recorded)?;
         }
         results.push(MergedLab {
             id: id.to_string(),
@@ -376,6 +390,49 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         student,
         system: report["system"].clone(),
         labs: results,
+    })
+}
+
+/// A check's interval as the report states it against the one its runs give:
+/// the bootstrap is seeded, so the same runs give the same interval, and a
+/// report that states another (or one where the runs give none) was edited.
+/// A report written before intervals existed states none and is judged on its
+/// status alone.
+fn check_interval(
+    lab: &str,
+    outcome: &CheckOutcome,
+    recorded: &[Value],
+) -> Result<(), ReportError> {
+    let entry = recorded
+        .iter()
+        .find(|c| c["id"].as_str() == Some(&outcome.id));
+    let said = entry.map(|c| (c.get("ci_low"), c.get("ci_high")));
+    let said = match said {
+        None | Some((None, None)) => return Ok(()),
+        Some((low, high)) => (low.and_then(Value::as_f64), high.and_then(Value::as_f64)),
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    let agrees = match (said, outcome.ci_low.zip(outcome.ci_high)) {
+        ((Some(low), Some(high)), Some((l, h))) => close(low, l) && close(high, h),
+        _ => false,
+    };
+    if agrees {
+        return Ok(());
+    }
+    let shown = |v: Option<&Value>| v.map_or("(missing)".to_string(), |v| v.to_string());
+    let entry = entry.cloned().unwrap_or(Value::Null);
+    Err(ReportError::IntervalDisagrees {
+        lab: lab.to_string(),
+        check: outcome.id.clone(),
+        recorded: quote(&format!(
+            "{} to {}",
+            shown(entry.get("ci_low")),
+            shown(entry.get("ci_high"))
+        )),
+        computed: match outcome.ci_low.zip(outcome.ci_high) {
+            Some((l, h)) => format!("{l} to {h}"),
+            None => "none".to_string(),
+        },
     })
 }
 
@@ -669,7 +726,8 @@ fn text(v: &Value) -> String {
     }
 }
 
-/// A student's outcome of one check: pass, fail, pending, unavailable, or "" when absent.
+/// A student's outcome of one check: pass, fail, pending, unavailable,
+/// not_resolved, or "" when absent.
 fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
     s.labs
         .iter()
@@ -680,6 +738,7 @@ fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
             Status::Fail => "fail",
             Status::Pending => "pending",
             Status::Unavailable => "unavailable",
+            Status::NotResolved => "not_resolved",
         })
 }
 
@@ -859,6 +918,50 @@ mod tests {
         assert!(ipc.checks.iter().all(|c| c.status == Status::Pass));
         assert_eq!(ipc.answer, json!("posix-shm"));
         assert_eq!(step_medians(&s)["ipc posix-shm"], 3.0);
+    }
+
+    #[test]
+    fn a_forged_verdict_or_interval_is_not_trusted() {
+        // pipe-rw swings 0.5 to 1.5 GiB/s and unix-stream sits at 1.0: the ratio's
+        // interval holds both bounds (0.67 and 1.5), so the check is open.
+        let mut ms: Vec<Measurement> = [0.5, 1.0, 1.5]
+            .iter()
+            .map(|g| Measurement {
+                task: "pipe-rw".into(),
+                value: None,
+                result: run("pipe-rw", *g),
+            })
+            .collect();
+        ms.extend(three("unix-stream", 1.0));
+        ms.extend(three("posix-shm", 3.0));
+        ms.extend(three("memfd-scm", 2.5));
+        let report = sealed(ms);
+        let lab = |r: &Value| r["labs"][5]["checks"][0].clone();
+        let open = lab(&report);
+        assert_eq!(open["id"], "copies-set-the-pace");
+        assert_eq!(open["status"], "not_resolved", "{open}");
+        assert!(open["ci_low"].as_f64().unwrap() < 0.67, "{open}");
+        assert!(open["more_runs"].as_u64().unwrap() >= 1, "{open}");
+        check(&report).unwrap();
+        // The student (or a script) says it passed, and reseals the file.
+        let mut forged = report.clone();
+        forged["labs"][5]["checks"][0]["status"] = json!("pass");
+        let err = check(&export::seal(forged)).unwrap_err();
+        assert!(matches!(err, ReportError::ChecksDisagree { .. }), "{err}");
+        // Or narrows the interval so it seems to clear the bounds.
+        let mut narrowed = report.clone();
+        narrowed["labs"][5]["checks"][0]["ci_low"] = json!(0.9);
+        let err = check(&export::seal(narrowed)).unwrap_err();
+        assert!(
+            matches!(err, ReportError::IntervalDisagrees { .. }),
+            "{err}"
+        );
+        // A report from before intervals (none stated) is judged on its status.
+        let mut older = report;
+        let entry = older["labs"][5]["checks"][0].as_object_mut().unwrap();
+        entry.remove("ci_low");
+        entry.remove("ci_high");
+        check(&export::seal(older)).unwrap();
     }
 
     #[test]

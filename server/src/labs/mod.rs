@@ -604,7 +604,7 @@ mod tests {
             "write-read",
             SweepParam::PipeSize,
             &values,
-            1,
+            2,
             &RunParams::default(),
         );
         assert!(ok.is_ok());
@@ -613,7 +613,7 @@ mod tests {
             "write-read",
             SweepParam::PipeSize,
             &values[..2],
-            1,
+            2,
             &RunParams::default(),
         );
         assert!(matches!(err, Err(LabError::WrongShape { .. })));

@@ -39,8 +39,9 @@ pub(crate) fn content_security_policy() -> String {
 pub(crate) fn status(status: &str) -> String {
     let class = match status {
         "pass" | "fail" | "pending" => status,
-        // A count the machine did not permit: not the student's failure.
-        "unavailable" => "pending",
+        // A count the machine did not permit, or an interval that holds the
+        // bound: not the student's failure.
+        "unavailable" | "not_resolved" => "pending",
         _ => "pending",
     };
     format!("<span class=\"{class}\">{}</span>", escape(status))

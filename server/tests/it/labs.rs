@@ -74,7 +74,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
     send(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":1,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
+               "repeats":2,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
     )
     .await;
     expect_error(&mut socket, "`profile` is fixed by task `buf`").await;
@@ -104,12 +104,12 @@ async fn a_lab_is_recorded_exported_and_merged() {
     send(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":1,"params":{"bytes":"4MiB"},"lab":{"id":"sizes","task":"buf"}}),
+               "repeats":2,"params":{"bytes":"4MiB"},"lab":{"id":"sizes","task":"buf"}}),
     )
     .await;
     let (done, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;
-    assert_eq!(done["runs"], 3);
-    assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 3);
+    assert_eq!(done["runs"], 6);
+    assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 6);
 
     // Once the runs have started, the prediction is locked.
     send(
@@ -135,7 +135,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .map(|m| m["value"].as_u64().unwrap())
         .collect();
     values.sort_unstable();
-    assert_eq!(values, [4096, 65536, 262144]);
+    assert_eq!(values, [4096, 4096, 65536, 65536, 262144, 262144]);
     drop(socket);
 
     // A restart on the same state folder shows the same labs.

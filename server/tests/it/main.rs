@@ -15,6 +15,7 @@ mod bad_input;
 mod binary;
 mod book;
 mod browser;
+mod compare;
 mod deploy;
 mod http;
 mod ipc;

@@ -22,6 +22,7 @@ mod fixture;
 
 mod bfcache;
 mod chapters;
+mod compare;
 mod counts;
 mod ipc;
 mod ipc_model;

@@ -1,0 +1,150 @@
+// The compare card, mounted on each <div class="pipebook-compare" data-a data-b>
+// the `{{#compare A B}}` directive leaves: two steps run head to head through
+// the runner's queue in quiet interleaved pairs (A B B A ...), the comparison so
+// far after every run, then the verdict in words and its 95% interval drawn
+// against 1.0. "Run until resolved" lets the runner add pairs while the
+// interval still holds 1.0, up to a budget. Hooks for tests: select.pipebook-compare-a/-b,
+// input.pipebook-compare-pairs/-bytes/-budget, input.pipebook-compare-until,
+// button.pipebook-compare-start, .pipebook-compare-status, .pipebook-compare-verdict,
+// svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
+// data-verdict on the root.
+
+import { START_HINT, precheck } from "./api.js";
+import { fill, h, offlineHint, svg } from "./dom.js";
+import * as fmt from "./format.js";
+import { startCompare } from "./runner.js";
+import { parseSize } from "./sizes.js";
+import { compareSentence, intervalAxis, precheckSentence, ratioText } from "./verdict.js";
+
+const WIDTH = 360;
+const HEIGHT = 64;
+let nextId = 0;
+
+/** The interval against 1.0 on a log axis, as an SVG with its sentence as its name. */
+function intervalPicture(c, sentence) {
+  const axis = intervalAxis(c.ci_low, c.ci_high, c.ratio, WIDTH - 20);
+  const x = (v) => 10 + axis.x(v);
+  const picture = svg("svg", {
+    class: "pipebook-compare-interval",
+    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+    role: "img",
+    "aria-label": sentence,
+  });
+  picture.append(svg("line", { x1: 10, x2: WIDTH - 10, y1: 40, y2: 40, class: "pipebook-compare-axis" }));
+  for (const t of axis.ticks) {
+    picture.append(svg("line", { x1: x(t), x2: x(t), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
+    const label = svg("text", { x: x(t), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
+    label.textContent = `${t}×`;
+    picture.append(label);
+  }
+  picture.append(svg("line", { x1: x(1), x2: x(1), y1: 6, y2: 44, class: "pipebook-compare-one" }));
+  picture.append(svg("rect", { x: x(c.ci_low), y: 14, width: Math.max(x(c.ci_high) - x(c.ci_low), 2), height: 14, class: `pipebook-compare-bar pipebook-compare-${c.verdict}` }));
+  picture.append(svg("circle", { cx: x(c.ratio), cy: 21, r: 4, class: "pipebook-compare-dot" }));
+  return picture;
+}
+
+function stepSelect(cls, id, steps, chosen) {
+  return h(
+    `select.${cls}`,
+    { id },
+    steps.map((s) => h("option", { value: s.id, selected: s.id === chosen }, s.id)),
+  );
+}
+
+/** Mounts one compare card. */
+export function mountCompare(root, { online, steps }) {
+  const id = `pipebook-compare-${(nextId += 1)}`;
+  const a0 = root.dataset.a;
+  const b0 = root.dataset.b;
+  const card = h("div.pipebook-card", null, h("h3.pipebook-card-title", null, "Compare two steps head to head"));
+  root.replaceChildren(card);
+  if (!online) {
+    root.dataset.state = "offline";
+    card.append(offlineHint(`To compare ${a0} with ${b0} on your machine`, START_HINT, " and come back to this page."));
+    return;
+  }
+  root.dataset.state = "idle";
+  const list = steps.length ? steps : [{ id: a0 }, { id: b0 }];
+  const a = stepSelect("pipebook-compare-a", `${id}-a`, list, a0);
+  const b = stepSelect("pipebook-compare-b", `${id}-b`, list, b0);
+  const pairs = h("input.pipebook-compare-pairs", { id: `${id}-pairs`, type: "number", min: 2, max: 20, value: 3, size: 4 });
+  const bytes = h("input.pipebook-compare-bytes", { id: `${id}-bytes`, type: "text", value: "256MiB", size: 8 });
+  const until = h("input.pipebook-compare-until", { id: `${id}-until`, type: "checkbox" });
+  const budget = h("input.pipebook-compare-budget", { id: `${id}-budget`, type: "number", min: 2, max: 40, value: 12, size: 4 });
+  const start = h("button.pipebook-run-button.pipebook-compare-start", { type: "button" }, "Compare");
+  const cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Cancel");
+  const machine = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
+  const status = h("p.pipebook-status.pipebook-compare-status", { role: "status", "aria-live": "polite" }, "Ready.");
+  const verdict = h("p.pipebook-compare-verdict");
+  const picture = h("div.pipebook-compare-picture");
+  const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
+  card.append(
+    h("div.pipebook-lab-row", null, field(a, "Step A"), field(b, "Step B"), field(pairs, "Pairs"), field(bytes, "Bytes per run")),
+    h(
+      "div.pipebook-lab-row",
+      null,
+      h("label.pipebook-field.pipebook-check", { for: until.id }, until, h("span", null, "Run until resolved")),
+      field(budget, "Budget (pairs in all)"),
+      start,
+      cancel,
+    ),
+    machine,
+    status,
+    verdict,
+    picture,
+  );
+  precheck().then((advice) => fill(machine, precheckSentence(advice)));
+
+  let busy = null;
+  const idle = (state) => {
+    busy = null;
+    start.disabled = false;
+    cancel.hidden = true;
+    root.dataset.state = state;
+  };
+  cancel.addEventListener("click", () => busy?.cancel());
+  start.addEventListener("click", () => {
+    const n = Number(pairs.value);
+    const size = parseSize(bytes.value);
+    if (!Number.isInteger(n) || n < 2 || n > 20) return fill(status, "Pairs: enter a whole number from 2 to 20.");
+    if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
+    const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
+    if (until.checked) {
+      const m = Number(budget.value);
+      if (!Number.isInteger(m) || m < n || m > 40) return fill(status, `Budget: enter a whole number from ${n} (the pairs) to 40.`);
+      request.budget = m;
+    }
+    fill(verdict);
+    fill(picture);
+    delete root.dataset.verdict;
+    start.disabled = true;
+    cancel.hidden = false;
+    root.dataset.state = "busy";
+    const [la, lb] = [request.a, request.b];
+    busy = startCompare(request, {
+      connecting: () => fill(status, "Connecting to the runner…"),
+      queued: (position) => fill(status, `Waiting for place ${position} in the runner's queue…`),
+      leg: (msg) => {
+        const so = msg.comparison ? ` So far: ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
+        fill(status, `Run ${msg.index} of ${msg.of} (${msg.side === "a" ? la : lb}, quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.${so}`);
+      },
+      verdict: (msg) => {
+        const sentence = compareSentence(msg, la, lb);
+        fill(verdict, sentence);
+        fill(picture, intervalPicture(msg, sentence));
+        root.dataset.verdict = msg.verdict;
+        fill(status, `Done: ${msg.pairs} pairs of quiet runs.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
+        idle("done");
+      },
+      cancelled: () => {
+        fill(status, "Cancelled.");
+        idle("idle");
+      },
+      error: (message) => {
+        fill(status, `Error: ${message}`);
+        idle("idle");
+      },
+      notice: (message) => fill(status, message),
+    });
+  });
+}

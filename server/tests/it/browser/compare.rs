@@ -1,0 +1,92 @@
+//! The compare card in "Your machine vs the article": two steps head to head in
+//! quiet pairs, run until resolved on a small budget, the verdict in words and
+//! its interval drawn against 1.0; axe-core clean once done.
+
+use std::time::Duration;
+
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+};
+
+const MACHINE_CHAPTER: &str = "your-machine";
+const ROOT: &str = ".pipebook-compare[data-a=\"busy-loop\"][data-b=\"write-read\"]";
+
+#[tokio::test]
+async fn the_compare_card_resolves_a_comparison_on_a_small_budget() {
+    in_fresh_page("compare-card", resolve).await;
+}
+
+/// busy-loop against write-read, 16 MiB a run, two pairs first and at most six:
+/// the card runs until the interval clears 1.0 and says busy-loop is faster.
+async fn resolve(page: &Page) -> TestResult {
+    let (client, base) = (&page.client, page.base.as_str());
+    require_chapter(MACHINE_CHAPTER)?;
+    open(client, base, MACHINE_CHAPTER).await?;
+    wait_js(
+        client,
+        &format!("return document.querySelector('{ROOT}')?.dataset.state === 'idle';"),
+        Duration::from_secs(10),
+        "the compare card",
+    )
+    .await?;
+    // The machine check is said before anything runs.
+    let precheck = wait_js(
+        client,
+        &format!(
+            "const p = document.querySelector('{ROOT} .pipebook-precheck')?.textContent ?? '';
+             return p.startsWith('Machine check: ') && !p.includes('looking') ? p : null;"
+        ),
+        Duration::from_secs(10),
+        "the machine check",
+    )
+    .await?;
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{ROOT}');
+             r.scrollIntoView({{ block: 'start' }});
+             r.querySelector('input.pipebook-compare-pairs').value = '2';
+             r.querySelector('input.pipebook-compare-bytes').value = '16MiB';
+             r.querySelector('input.pipebook-compare-until').checked = true;
+             r.querySelector('input.pipebook-compare-budget').value = '6';
+             r.querySelector('button.pipebook-compare-start').click();
+             return true;"
+        ),
+    )
+    .await?;
+    let done = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{ROOT}');
+             const status = r.querySelector('.pipebook-compare-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             return r.dataset.state === 'done' ? {{
+               verdict: r.dataset.verdict,
+               sentence: r.querySelector('.pipebook-compare-verdict').textContent,
+               status,
+               drawn: !!r.querySelector('svg.pipebook-compare-interval rect'),
+               label: r.querySelector('svg.pipebook-compare-interval')?.getAttribute('aria-label'),
+             }} : null;"
+        ),
+        Duration::from_secs(120),
+        "the comparison's verdict",
+    )
+    .await?;
+    if done.as_str().is_some_and(|s| s.starts_with("error")) {
+        return Err(format!("the comparison failed: {done}"));
+    }
+    let sentence = done["sentence"].as_str().unwrap_or("");
+    if done["verdict"] != "faster" || !sentence.contains("busy-loop is faster") {
+        return Err(format!("busy-loop should resolve as faster: {done}"));
+    }
+    if done["drawn"] != true || done["label"].as_str() != Some(sentence) {
+        return Err(format!(
+            "the interval should be drawn, named by the verdict: {done}"
+        ));
+    }
+    let path = screenshot_element(client, ROOT, "compare-card-done").await?;
+    let axe = crate::a11y::axe_source();
+    crate::a11y::audit(client, &axe, "compare card done").await?;
+    println!("compare card: {sentence} ({precheck}); {}", path.display());
+    Ok(())
+}
