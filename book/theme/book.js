@@ -38,7 +38,10 @@ function mdbook_something_else_has_focus(e) {
 // pipebook: this script's own element, read while it runs (see highlightInSlices).
 const bookScript = document.currentScript;
 
-(function codeSnippets() {
+// pipebook: the listings' buttons and colours are set up in a task of their own after
+// the rest of this script: on a chapter with many listings this was most of the script's
+// time, and in one task with the rest it held a phone's main thread past 50 ms.
+setTimeout(function codeSnippets() {
     function fetch_with_timeout(url, options, timeout = 6000) {
         return Promise.race([
             fetch(url, options),
@@ -330,7 +333,7 @@ aria-label="Show hidden lines"></button>';
             });
         }
     });
-})();
+}, 0);
 
 (function themes() {
     const html = document.querySelector('html');
@@ -787,7 +790,8 @@ aria-label="Show hidden lines"></button>';
     });
 })();
 
-(function clipboard() {
+// pipebook: after codeSnippets (a timer set after its timer), which makes the buttons.
+setTimeout(function clipboard() {
     const clipButtons = document.querySelectorAll('.clip-button');
 
     function hideTooltip(elem) {
@@ -822,7 +826,7 @@ aria-label="Show hidden lines"></button>';
     clipboardSnippets.on('error', function(e) {
         showTooltip(e.trigger, 'Clipboard error!');
     });
-})();
+}, 0);
 
 (function scrollToTop() {
     const menuTitle = document.querySelector('.menu-title');
