@@ -705,7 +705,8 @@ mod tests {
         let every_kind = "{{#run write-read}}\n\n{{#sweep write-read pipe_size}}\n\n\
             {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
             {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n\n\
-            {{#latency pipe}}\n\n{{#latency-matrix}}\n";
+            {{#latency pipe}}\n\n{{#latency-matrix}}\n\n{{#tune busy-loop}}\n\n{{#tool}}\n\n\
+            {{#shared-pipe}}\n\n{{#compare busy-loop write-read}}\n";
         let out = expand(every_kind, "x.md").unwrap();
         let mut written: Vec<&str> = pipebook_classes(&out);
         written.sort_unstable();
