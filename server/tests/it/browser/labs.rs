@@ -181,7 +181,12 @@ async fn do_ipc_lab(page: &Page) -> TestResult {
     )
     .await?;
     let details: Vec<String> = serde_json::from_value(said["details"].clone()).unwrap_or_default();
-    if details.iter().filter(|d| d.contains("95% interval")).count() != 2 {
+    if details
+        .iter()
+        .filter(|d| d.contains("95% interval"))
+        .count()
+        != 2
+    {
         return Err(format!(
             "lab 6's checks should state their intervals: {said}"
         ));
