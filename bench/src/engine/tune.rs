@@ -116,6 +116,8 @@ pub struct TuneResult {
     pub gain: Gain,
     /// Things to know.
     pub warnings: Vec<String>,
+    /// The machine's page size, bytes (a page's time through the pipe is said in it).
+    pub page_size: u64,
 }
 
 /// A search as it starts (`started {kind:"tune", ...}`): the grid a page draws
@@ -431,6 +433,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
         },
         gain,
         warnings,
+        page_size: crate::ends::buffer::page_size() as u64,
     })))
 }
 

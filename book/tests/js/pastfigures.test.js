@@ -75,15 +75,21 @@ test("a finished search says its gain and when its spread crosses one", () => {
   const result = {
     best: { buf_size: 2 * 1024 * KIB, pipe_size: 1024 * KIB, summary: { median: 55.6, runs: 3 } },
     gain: { ratio: 1.3, low: 1.1, high: 1.5 },
+    page_size: 4096,
   };
   const text = describeTune(result);
   assert.match(text, /2 MiB per call into a 1 MiB pipe/);
   assert.match(text, /1\.30×/);
   assert.doesNotMatch(text, /overlap/);
-  // 4096 bytes at 55.6 GiB/s: about 68.6 ns.
-  assert.match(text, /every 68\.6 ns/);
-  assert.equal(nsPerPage(0), null);
-  assert.ok(Math.abs(nsPerPage(1) - 3814.7) < 0.1);
+  // 4096 bytes at 55.6 GiB/s: about 68.6 ns; a 64 KiB page, 16 times that.
+  assert.match(text, /one 4 KiB page passes every 68\.6 ns/);
+  assert.match(describeTune({ ...result, page_size: 65536 }), /one 64 KiB page passes every 1097\.\d ns/);
+  // Without the machine's page size no per-page figure is made up.
+  assert.doesNotMatch(describeTune({ ...result, page_size: undefined }), /page passes/);
+  assert.equal(nsPerPage(0, 4096), null);
+  assert.ok(Math.abs(nsPerPage(1, 4096) - 3814.7) < 0.1);
+  // The step's own configuration was the fastest: said, not called a gain.
+  assert.match(describeTune({ ...result, gain: { ratio: 0.82, low: 0.39, high: 2.44 } }), /^No configuration searched beat the step's own/);
   assert.match(describeTune({ ...result, gain: { ratio: 1.02, low: 0.9, high: 1.2 } }), /overlap/);
   // The step's own runs moved nothing: no ratio to give, and no crash.
   assert.match(describeTune({ ...result, gain: { ratio: null, low: 0, high: null } }), /no figure to compare with/);
