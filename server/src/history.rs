@@ -34,10 +34,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pipebench::engine::result::RunResult;
+use pipebench::engine::result::{KeptResult, RunResult};
 
 use crate::statefile::{self, io, SaveError, SaveStatus, StateError};
-use pipebench::engine::result::{IpcRecord, LatencyRecord};
 
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
@@ -241,27 +240,11 @@ impl History {
         self.len() == 0
     }
 
-    /// Appends a result as one line. Blocking: it waits for the file lock and
-    /// for the disk. The outcome also goes to [`Self::saving`].
-    pub fn append(&self, result: &RunResult) -> Result<(), HistoryError> {
-        let mut line = serde_json::to_string(result).expect("results serialise");
-        line.push('\n');
-        self.save_line(line.as_bytes())
-    }
-
-    /// Appends an IPC lab result (tagged `"kind":"ipc"`) as one line. Blocking,
-    /// like [`Self::append`].
-    pub fn append_ipc(&self, record: &IpcRecord) -> Result<(), HistoryError> {
-        let mut line = serde_json::to_string(record).expect("records serialise");
-        line.push('\n');
-        self.save_line(line.as_bytes())
-    }
-
-    /// Appends a latency lab result (tagged `"kind":"latency"`) as one line.
-    pub fn append_latency(&self, record: &LatencyRecord) -> Result<(), HistoryError> {
-        let mut line = serde_json::to_string(record).expect("records serialise");
-        line.push('\n');
-        self.save_line(line.as_bytes())
+    /// Appends a result as one line, whatever its kind. Blocking: it waits
+    /// for the file lock and for the disk. The outcome also goes to
+    /// [`Self::saving`].
+    pub fn append(&self, result: &KeptResult) -> Result<(), HistoryError> {
+        self.save_line(result.to_line().as_bytes())
     }
 
     /// Appends one line, records whether that worked, and copies aside what
@@ -512,12 +495,9 @@ impl History {
     }
 }
 
-/// Whether a line is a result: a pipe run's (no `kind`, as every line before the
-/// IPC lab), an IPC lab run's (`"kind":"ipc"`) or a latency lab run's (`"kind":"latency"`).
+/// Whether a line is a result of a kind the server keeps ([`KeptResult`]).
 fn is_record(line: &[u8]) -> bool {
-    serde_json::from_slice::<RunResult>(line).is_ok()
-        || serde_json::from_slice::<IpcRecord>(line).is_ok()
-        || serde_json::from_slice::<LatencyRecord>(line).is_ok()
+    KeptResult::from_line(line).is_some()
 }
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
@@ -535,6 +515,10 @@ mod tests {
     use super::*;
     use pipebench::engine::result::{EndSummary, RunOptions};
     use std::fs::OpenOptions;
+
+    fn kept(step: &str, bytes: u64) -> KeptResult {
+        KeptResult::Pipe(Box::new(result(step, bytes)))
+    }
 
     fn result(step: &str, bytes: u64) -> RunResult {
         let plan = pipebench::steps::plan::RunPlan::for_step_id(
@@ -581,7 +565,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 3).unwrap();
         for i in 0..5 {
-            history.append(&result("write-read", i)).unwrap();
+            history.append(&kept("write-read", i)).unwrap();
         }
         assert_eq!(bytes_of(&history), [2, 3, 4]);
         drop(history);
@@ -597,7 +581,7 @@ mod tests {
         let b = History::open(dir.path(), 10).unwrap();
         for i in 0..4 {
             let history = if i % 2 == 0 { &a } else { &b };
-            history.append(&result("write-read", i)).unwrap();
+            history.append(&kept("write-read", i)).unwrap();
         }
         assert_eq!(bytes_of(&a), [0, 1, 2, 3]);
         assert_eq!(bytes_of(&b), [0, 1, 2, 3]);
@@ -628,7 +612,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 3).unwrap();
         for i in 0..20 {
-            history.append(&result("write-read", i)).unwrap();
+            history.append(&kept("write-read", i)).unwrap();
             // The file never holds more than the rotation point.
             assert!(lines_in(&history.path()) <= ROTATE_FACTOR * 3, "after {i}");
             assert_eq!(bytes_of(&history).last(), Some(&i));
@@ -649,7 +633,7 @@ mod tests {
         let b = History::open(dir.path(), 2).unwrap();
         for i in 0..15 {
             let history = if i % 3 == 0 { &a } else { &b };
-            history.append(&result("write-read", i)).unwrap();
+            history.append(&kept("write-read", i)).unwrap();
             let newest = [i.saturating_sub(1), i];
             let expect: &[u64] = if i == 0 { &[0] } else { &newest };
             assert_eq!(bytes_of(&a), expect, "a after {i}");
@@ -664,13 +648,13 @@ mod tests {
         // append to the archived copy nobody reads.
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 2).unwrap();
-        history.append(&result("write-read", 0)).unwrap();
+        history.append(&kept("write-read", 0)).unwrap();
         let held = history.open_locked().unwrap();
         let waiter = std::thread::spawn({
             let dir = dir.path().to_path_buf();
             move || {
                 let other = History::open(&dir, 2).unwrap();
-                other.append(&result("write-read", 99)).unwrap();
+                other.append(&kept("write-read", 99)).unwrap();
             }
         });
         // Let the waiter open the old file and block on its lock, then replace it.
@@ -687,7 +671,7 @@ mod tests {
     fn a_torn_last_line_is_reported_and_the_next_save_is_whole() {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 10).unwrap();
-        history.append(&result("busy-loop", 7)).unwrap();
+        history.append(&kept("busy-loop", 7)).unwrap();
         let line = serde_json::to_string(&result("busy-loop", 8)).unwrap();
         let mut file = OpenOptions::new()
             .append(true)
@@ -698,7 +682,7 @@ mod tests {
         let again = History::open(dir.path(), 10).unwrap();
         assert!(again.load_report().torn_tail);
         assert_eq!(bytes_of(&again), [7]);
-        again.append(&result("busy-loop", 9)).unwrap();
+        again.append(&kept("busy-loop", 9)).unwrap();
         assert_eq!(bytes_of(&again), [7, 9]);
     }
 
@@ -706,8 +690,8 @@ mod tests {
     fn ipc_records_are_kept_beside_pipe_results() {
         let dir = tempfile::tempdir().unwrap();
         let history = History::open(dir.path(), 10).unwrap();
-        history.append(&result("write-read", 1)).unwrap();
-        let record = IpcRecord::now(pipebench::ipc::IpcResult {
+        history.append(&kept("write-read", 1)).unwrap();
+        let record = pipebench::engine::result::IpcRecord::now(pipebench::ipc::IpcResult {
             mechanism: "posix-shm".into(),
             bytes: 8,
             chunk: 8,
@@ -727,7 +711,9 @@ mod tests {
             model: Vec::new(),
             page_size: None,
         });
-        history.append_ipc(&record).unwrap();
+        history
+            .append(&KeptResult::Ipc(Box::new(record.clone())))
+            .unwrap();
         // An IPC line without its tag is not a result of either kind.
         let mut untagged = serde_json::to_value(&record).unwrap();
         untagged.as_object_mut().unwrap().remove("kind");

@@ -17,9 +17,34 @@ use crate::statefile::SaveError;
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
 
-/// A message from the page.
+/// A message from the page: a job for the runner, or one about no job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMessage {
+    /// A job to queue: a run, a sweep, an IPC or latency run, ... (see
+    /// [`JobRequest`]).
+    Job(JobRequest),
+    /// `{"type":"cancel"}`: stops the run, or the whole sweep.
+    Cancel,
+    /// `{"type":"predict","lab":LAB,"value":V}`: the student's prediction.
+    Predict {
+        /// Lab id.
+        lab: String,
+        /// A number, or a task id for a choice question.
+        value: Value,
+    },
+    /// `{"type":"reset_lab","lab":LAB}`: start a lab over.
+    ResetLab {
+        /// Lab id.
+        lab: String,
+    },
+}
+
+/// What the page asks the runner to do, one variant per kind of job; its
+/// fields are the message's. `requests` plans each into the engine's job
+/// through its kind's page module: a new kind is a variant here, its parsing
+/// below, and its arm there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobRequest {
     /// `{"type":"run","step":ID,"params":{...}}`
     Run {
         /// Step id.
@@ -62,20 +87,6 @@ pub enum ClientMessage {
         /// Write the buffers before looking (default: as the step's writer does).
         touch: Option<bool>,
     },
-    /// `{"type":"cancel"}`: stops the run, or the whole sweep.
-    Cancel,
-    /// `{"type":"predict","lab":LAB,"value":V}`: the student's prediction.
-    Predict {
-        /// Lab id.
-        lab: String,
-        /// A number, or a task id for a choice question.
-        value: Value,
-    },
-    /// `{"type":"reset_lab","lab":LAB}`: start a lab over.
-    ResetLab {
-        /// Lab id.
-        lab: String,
-    },
     /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
     Wakeup,
     /// `{"type":"latency","mechanism":ID,"mode":...,"size":...,"cpus":[A,B],
@@ -106,6 +117,12 @@ pub enum ClientMessage {
     /// two steps head to head in quiet interleaved pairs, until the verdict is
     /// resolved or the budget of pairs is spent.
     Compare(crate::compare_page::CompareRequest),
+}
+
+impl From<JobRequest> for ClientMessage {
+    fn from(request: JobRequest) -> Self {
+        ClientMessage::Job(request)
+    }
 }
 
 /// A reply to a message that is not about a run.
@@ -197,7 +214,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             let params = take_params(&mut object)?;
             let lab = take_lab(&mut object)?;
             no_more_fields(&object, "run")?;
-            Ok(ClientMessage::Run { step, params, lab })
+            Ok(ClientMessage::Job(JobRequest::Run { step, params, lab }))
         }
         "sweep" => parse_sweep(object),
         "predict" => {
@@ -224,14 +241,14 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             None => Ok(ClientMessage::Cancel),
         },
         "latency" => serde_json::from_value(Value::Object(object))
-            .map(ClientMessage::Latency)
+            .map(|r| ClientMessage::Job(JobRequest::Latency(r)))
             .map_err(|e| {
                 format!(
                     "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
                 )
             }),
         "compare" => serde_json::from_value(Value::Object(object))
-            .map(ClientMessage::Compare)
+            .map(|r| ClientMessage::Job(JobRequest::Compare(r)))
             .map_err(|e| {
                 format!(
                     "bad compare message ({e}); send e.g. {{\"type\":\"compare\",\"a\":\"busy-loop\",\"b\":\"write-read\",\"pairs\":5}}"
@@ -239,7 +256,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             }),
         "wakeup" => match object.keys().next() {
             Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
-            None => Ok(ClientMessage::Wakeup),
+            None => Ok(ClientMessage::Job(JobRequest::Wakeup)),
         },
         other => Err(format!(
             "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"tool\", \"tune\", \"shared_pipe\", \"compare\", \"cancel\", \"predict\" or \"reset_lab\""
@@ -305,11 +322,11 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
     };
     let lab = take_lab(&mut object)?;
     no_more_fields(&object, "ipc")?;
-    Ok(ClientMessage::Ipc {
+    Ok(ClientMessage::Job(JobRequest::Ipc {
         mechanism,
         params,
         lab,
-    })
+    }))
 }
 
 /// An example of a good tool message, quoted in errors.
@@ -343,7 +360,7 @@ fn parse_tool(mut object: serde_json::Map<String, Value>) -> Result<ClientMessag
         ),
     };
     no_more_fields(&object, "tool")?;
-    Ok(ClientMessage::Tool { tool, side, bytes })
+    Ok(ClientMessage::Job(JobRequest::Tool { tool, side, bytes }))
 }
 
 /// An example of a good tune message, quoted in errors.
@@ -368,7 +385,7 @@ fn parse_tune(mut object: serde_json::Map<String, Value>) -> Result<ClientMessag
         }
     };
     no_more_fields(&object, "tune")?;
-    Ok(ClientMessage::Tune { step, budget })
+    Ok(ClientMessage::Job(JobRequest::Tune { step, budget }))
 }
 
 /// An example of a good shared-pipe message, quoted in errors.
@@ -408,12 +425,14 @@ fn parse_shared(mut object: serde_json::Map<String, Value>) -> Result<ClientMess
         ),
     };
     no_more_fields(&object, "shared_pipe")?;
-    Ok(ClientMessage::SharedPipe(crate::past_page::SharedRequest {
-        writers,
-        readers,
-        msg_sizes,
-        bytes,
-    }))
+    Ok(ClientMessage::Job(JobRequest::SharedPipe(
+        crate::past_page::SharedRequest {
+            writers,
+            readers,
+            msg_sizes,
+            bytes,
+        },
+    )))
 }
 
 /// An example of a good pages message, quoted in errors.
@@ -438,7 +457,7 @@ fn parse_pages(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
         }
     };
     no_more_fields(&object, "pages")?;
-    Ok(ClientMessage::Pages { step, touch })
+    Ok(ClientMessage::Job(JobRequest::Pages { step, touch }))
 }
 
 /// An example of a good sweep message, quoted in errors.
@@ -486,14 +505,14 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
     let params = take_params(&mut object)?;
     let lab = take_lab(&mut object)?;
     no_more_fields(&object, "sweep")?;
-    Ok(ClientMessage::Sweep {
+    Ok(ClientMessage::Job(JobRequest::Sweep {
         step,
         param,
         values,
         repeats,
         params,
         lab,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -506,19 +525,19 @@ mod tests {
         use pipebench::steps::tools::Side;
         assert_eq!(
             parse(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#).unwrap(),
-            ClientMessage::Tool {
+            ClientMessage::Job(JobRequest::Tool {
                 tool: "cat".into(),
                 side: Side::Reader,
                 bytes: Some(ByteSize(16 << 20)),
-            }
+            })
         );
         assert_eq!(
             parse(r#"{"type":"tool","tool":"yes"}"#).unwrap(),
-            ClientMessage::Tool {
+            ClientMessage::Job(JobRequest::Tool {
                 tool: "yes".into(),
                 side: Side::Writer,
                 bytes: None,
-            }
+            })
         );
         // No command, no arguments: only an id from the table.
         for bad in [
@@ -538,19 +557,19 @@ mod tests {
     fn parses_tune_and_shared_pipe_messages() {
         assert_eq!(
             parse(TUNE_EXAMPLE).unwrap(),
-            ClientMessage::Tune {
+            ClientMessage::Job(JobRequest::Tune {
                 step: "busy-loop".into(),
                 budget: Some(20.0)
-            }
+            })
         );
         assert_eq!(
             parse(SHARED_EXAMPLE).unwrap(),
-            ClientMessage::SharedPipe(crate::past_page::SharedRequest {
+            ClientMessage::Job(JobRequest::SharedPipe(crate::past_page::SharedRequest {
                 writers: vec![1, 2],
                 readers: vec![1],
                 msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
                 bytes: Some(ByteSize(16 << 20)),
-            })
+            }))
         );
         for (text, expect) in [
             (r#"{"type":"tune"}"#, "needs a `step`"),
@@ -589,7 +608,7 @@ mod tests {
         let run =
             parse(r#"{"type":"run","step":"busy-loop","params":{"bytes":"1GiB","seconds":2}}"#)
                 .unwrap();
-        let ClientMessage::Run { step, params, .. } = run else {
+        let ClientMessage::Job(JobRequest::Run { step, params, .. }) = run else {
             panic!()
         };
         assert_eq!(step, "busy-loop");
@@ -597,11 +616,11 @@ mod tests {
         assert_eq!(params.seconds, Some(2.0));
         assert_eq!(
             parse(r#"{"type":"run","step":"x"}"#).unwrap(),
-            ClientMessage::Run {
+            ClientMessage::Job(JobRequest::Run {
                 step: "x".into(),
                 params: RunParams::default(),
                 lab: None,
-            }
+            })
         );
         assert_eq!(
             parse(r#"{"type":"cancel"}"#).unwrap(),
@@ -614,7 +633,7 @@ mod tests {
         let sweep = parse(SWEEP_EXAMPLE).unwrap();
         assert_eq!(
             sweep,
-            ClientMessage::Sweep {
+            ClientMessage::Job(JobRequest::Sweep {
                 step: "write-read".into(),
                 param: SweepParam::PipeSize,
                 values: vec![ByteSize(16 << 10), ByteSize(64 << 10)],
@@ -624,7 +643,7 @@ mod tests {
                     ..Default::default()
                 },
                 lab: None,
-            }
+            })
         );
         for (text, expect) in [
             (r#"{"type":"sweep","step":"x"}"#, "needs a `param`"),
@@ -660,7 +679,7 @@ mod tests {
             parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
                 .unwrap();
         assert!(
-            matches!(run, ClientMessage::Run { lab: Some(LabTag { ref id, .. }), .. } if id == "variance")
+            matches!(run, ClientMessage::Job(JobRequest::Run { lab: Some(LabTag { ref id, .. }), .. }) if id == "variance")
         );
         assert_eq!(
             parse(r#"{"type":"predict","lab":"variance","value":3}"#).unwrap(),
@@ -690,17 +709,17 @@ mod tests {
     fn parses_pages_and_explains_bad_ones() {
         assert_eq!(
             parse(PAGES_EXAMPLE).unwrap(),
-            ClientMessage::Pages {
+            ClientMessage::Job(JobRequest::Pages {
                 step: "huge-pages".into(),
                 touch: Some(false)
-            }
+            })
         );
         assert_eq!(
             parse(r#"{"type":"pages","step":"x"}"#).unwrap(),
-            ClientMessage::Pages {
+            ClientMessage::Job(JobRequest::Pages {
                 step: "x".into(),
                 touch: None
-            }
+            })
         );
         for (text, expect) in [
             (r#"{"type":"pages"}"#, "needs a `step`"),
@@ -755,14 +774,14 @@ mod tests {
     fn parses_ipc_runs_and_explains_bad_ones() {
         assert_eq!(
             parse(IPC_EXAMPLE).unwrap(),
-            ClientMessage::Ipc {
+            ClientMessage::Job(JobRequest::Ipc {
                 mechanism: "posix-shm".into(),
                 params: IpcRunParams {
                     bytes: Some(ByteSize(200 << 20)),
                     chunk: Some(ByteSize(64 << 10)),
                 },
                 lab: None,
-            }
+            })
         );
         let tagged = parse(
             r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":{"id":"choose-ipc","task":"posix-shm"}}"#,
@@ -770,7 +789,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             tagged,
-            ClientMessage::Ipc { lab: Some(LabTag { ref task, .. }), .. } if task == "posix-shm"
+            ClientMessage::Job(JobRequest::Ipc { lab: Some(LabTag { ref task, .. }), .. }) if task == "posix-shm"
         ));
         for (text, expect) in [
             (r#"{"type":"ipc"}"#, "needs a `mechanism`"),

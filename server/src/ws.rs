@@ -5,17 +5,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
-use pipebench::engine::event::{Event, Failure, Finished, ForRun};
-use pipebench::engine::job::{InspectJob, Job};
-use pipebench::engine::sweep::SweepJob;
+use pipebench::engine::event::{Event, Finished, ForRun};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::compare_page::{self, PageCompare};
 use crate::connections::{Activity, Entry};
-use crate::labs::store::{now_ms, LabResult, Record};
+use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
 use crate::page_defaults;
 use crate::protocol::{self, ClientMessage, Reply, SaveStore};
+use crate::requests::{self, Series};
 use crate::scheduler::{Ticket, Update};
 use crate::state::{AppState, ConnectionLimits};
 use crate::statefile::{SaveError, SaveErrorKind};
@@ -92,12 +90,10 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
     let Watch { activity, entry } = watch;
     let bytes_read = || activity.as_ref().map_or(0, |a| a.bytes_read());
     let mut current: Current = None;
-    // A sweep under way on this connection: its runs go through the queue one at a
-    // time, each submitted when the one before it ended, so other pages' runs can
-    // take their turn in between.
-    let mut sweep: Option<SweepJob> = None;
-    // A comparison under way on this connection: driven run by run like a sweep.
-    let mut compare: Option<PageCompare> = None;
+    // A sweep or a comparison under way on this connection: its runs go through
+    // the queue one at a time, each submitted when the one before it ended, so
+    // other pages' runs can take their turn in between.
+    let mut series: Option<Box<dyn Series>> = None;
     // The lab task the current run or sweep is for: its results are recorded there.
     let mut lab: Option<LabTag> = None;
     // Finished runs whose `saved` is still to come.
@@ -110,7 +106,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
     let mut tick = tokio::time::interval(tick_period(&limits));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let busy = current.is_some() || sweep.is_some() || compare.is_some() || saving > 0;
+        let busy = current.is_some() || series.is_some() || saving > 0;
         entry.set_busy(busy);
         if busy {
             idle_since = Instant::now();
@@ -126,7 +122,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                             idle_since = Instant::now();
                             entry.touch();
                         }
-                        match on_message(message, &mut current, &mut sweep, &mut compare, &mut lab, &state) {
+                        match on_message(message, &mut current, &mut series, &mut lab, &state) {
                             // A refusal: it belongs to no run, so it carries no run id.
                             Flow::Reply(reply) => vec![reply.to_json()],
                             Flow::Save(record) => {
@@ -154,14 +150,9 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
             event = next_event(&mut current) => {
                 let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
-                if let Event::Result(Finished::Tune(result)) = &event {
-                    // Its best is runnable from now on, under its own id.
-                    state.tuned.register(&result.best);
-                }
+                requests::after(&state, &event);
                 let finished = match &event {
-                    Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
-                    Event::Result(Finished::Ipc(record)) => Some(LabResult::Ipc(record.clone())),
-                    Event::Result(Finished::Latency(record)) => Some(LabResult::Latency(record.clone())),
+                    Event::Result(finished) => finished.kept(),
                     _ => None,
                 };
                 if let (Some(tag), Some(result), Some(run)) = (&lab, finished, run) {
@@ -170,7 +161,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                     let record = Record::Measurement {
                         lab: tag.id.clone(),
                         task: tag.task.clone(),
-                        value: sweep.as_ref().and_then(SweepJob::current_value).map(|v| v.bytes()),
+                        value: series.as_ref().and_then(|s| s.current_value()),
                         result,
                         at_ms: now_ms(),
                     };
@@ -181,10 +172,8 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                     };
                     notes.push(note);
                 }
-                let mut replies = if sweep.is_some() {
-                    on_sweep_event(event, &mut current, &mut sweep, &state, &drained_out, &mut saving)
-                } else if compare.is_some() {
-                    on_compare_event(event, &mut current, &mut compare, &state, &drained_out, &mut saving)
+                let mut replies = if series.is_some() {
+                    on_series_event(event, &mut current, &mut series, &state, &drained_out, &mut saving)
                 } else {
                     let json = tagged(&current, &event);
                     if event.is_final() {
@@ -193,7 +182,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                     }
                     vec![json]
                 };
-                if current.is_none() && sweep.is_none() {
+                if current.is_none() && series.is_none() {
                     lab = None;
                 }
                 replies.append(&mut notes);
@@ -250,7 +239,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
         };
         // Busy or not as of this message, before the page hears the answer:
         // a page told its run is queued must not be dropped as idle.
-        entry.set_busy(current.is_some() || sweep.is_some() || compare.is_some() || saving > 0);
+        entry.set_busy(current.is_some() || series.is_some() || saving > 0);
         for reply in replies {
             if socket.send(Message::Text(reply.into())).await.is_err() {
                 return;
@@ -289,104 +278,52 @@ async fn close_with(socket: &mut WebSocket, code: u16, reason: String) {
     let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
 }
 
-/// A message of a sweep's current run: a result becomes a `point` and the next
-/// run is submitted; the last point's `saved` is followed by `done`. A cancel
-/// or an error ends the whole sweep.
-fn on_sweep_event(
+/// A message of a series' current run (a sweep's, a comparison's): a result
+/// becomes the series' own event (a `point`, a `leg`) and its next run is
+/// submitted; the last run's `saved` is followed by the series' last word
+/// (`done`, the `verdict`). A cancel or an error ends the whole series (what a
+/// cancelled series still says comes after it).
+fn on_series_event(
     event: Event,
     current: &mut Current,
-    sweep: &mut Option<SweepJob>,
+    series: &mut Option<Box<dyn Series>>,
     state: &AppState,
     drained: &UnboundedSender<Drained>,
     saving: &mut usize,
 ) -> Vec<String> {
-    let Some(running) = sweep.as_mut() else {
-        return vec![tagged(current, &event)];
-    };
-    let Event::Result(Finished::Pipe(result)) = event else {
-        let json = tagged(current, &event);
-        if event.is_final() {
-            *current = None;
-            *sweep = None;
-        }
-        return vec![json];
-    };
-    let point = running.point(*result);
-    let mut out = vec![tagged(current, &point)];
-    match running.next_run() {
-        None => {
-            let done = running.done().to_json();
-            finish_run(current, Some(Some(done)), drained, saving);
-            *sweep = None;
-        }
-        Some(plan) => {
-            finish_run(current, Some(None), drained, saving);
-            match state.scheduler.submit(crate::page_defaults::pipe_job(plan)) {
-                Ok(run) => {
-                    *current = Some(run);
-                }
-                Err(err) => {
-                    out.push(Event::error(format!("the sweep stopped: {err}")).to_json());
-                    *sweep = None;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A message of a comparison's current run: a result becomes a `leg` and the
-/// next run is submitted; after the last run's `saved` comes the `verdict`. A
-/// cancel or an error ends the comparison (a cancel after two pairs still
-/// gets the verdict over the pairs run).
-fn on_compare_event(
-    event: Event,
-    current: &mut Current,
-    compare: &mut Option<PageCompare>,
-    state: &AppState,
-    drained: &UnboundedSender<Drained>,
-    saving: &mut usize,
-) -> Vec<String> {
-    let Some(running) = compare.as_mut() else {
+    let Some(running) = series.as_mut() else {
         return vec![tagged(current, &event)];
     };
     let Event::Result(Finished::Pipe(result)) = event else {
         let mut out = vec![tagged(current, &event)];
         if event.is_final() {
             if matches!(event, Event::Cancelled) {
-                if let verdict @ Event::Verdict(_) = running.verdict() {
-                    out.push(tagged(current, &verdict));
+                if let Some(last) = running.on_cancel() {
+                    out.push(tagged(current, &last));
                 }
             }
             *current = None;
-            *compare = None;
+            *series = None;
         }
         return out;
     };
-    let leg = running.leg(*result);
-    let mut out = vec![tagged(current, &leg)];
+    let own = running.on_result(*result);
+    let mut out = vec![tagged(current, &own)];
     match running.next_run() {
         None => {
-            let run = current.as_ref().map(|(ticket, _)| ticket.id());
-            let verdict = running.verdict();
-            let json = match run {
-                Some(run) => ForRun {
-                    run,
-                    event: &verdict,
-                }
-                .to_json(),
-                None => verdict.to_json(),
-            };
-            finish_run(current, Some(Some(json)), drained, saving);
-            *compare = None;
+            let run = current.as_ref().map_or(0, |(ticket, _)| ticket.id());
+            let last = running.last_word(run);
+            finish_run(current, Some(Some(last)), drained, saving);
+            *series = None;
         }
         Some(plan) => {
             finish_run(current, Some(None), drained, saving);
             match state.scheduler.submit(page_defaults::pipe_job(plan)) {
                 Ok(run) => *current = Some(run),
                 Err(err) => {
-                    out.push(Event::error(format!("the comparison stopped: {err}")).to_json());
-                    *compare = None;
+                    let noun = running.noun();
+                    out.push(Event::error(format!("the {noun} stopped: {err}")).to_json());
+                    *series = None;
                 }
             }
         }
@@ -523,8 +460,7 @@ async fn next_event(current: &mut Current) -> Event {
 fn on_message(
     message: Message,
     current: &mut Current,
-    sweep: &mut Option<SweepJob>,
-    compare: &mut Option<PageCompare>,
+    series: &mut Option<Box<dyn Series>>,
     lab: &mut Option<LabTag>,
     state: &AppState,
 ) -> Flow {
@@ -548,12 +484,9 @@ fn on_message(
         Err(reason) => Flow::Reply(Event::error(reason)),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
-                // A sweep stops as a whole: nothing more is submitted.
-                if let Some(sweep) = sweep.as_mut() {
-                    sweep.stop();
-                }
-                if let Some(compare) = compare.as_mut() {
-                    compare.stop();
+                // A series stops as a whole: nothing more is submitted.
+                if let Some(series) = series.as_mut() {
+                    series.stop();
                 }
                 ticket.cancel();
                 Flow::Quiet
@@ -575,183 +508,25 @@ fn on_message(
             }),
             Err(err) => Flow::Reply(Event::error(err.to_string())),
         },
-        Ok(
-            ClientMessage::Run { .. }
-            | ClientMessage::Sweep { .. }
-            | ClientMessage::Ipc { .. }
-            | ClientMessage::Wakeup
-            | ClientMessage::Latency(_)
-            | ClientMessage::Pages { .. }
-            | ClientMessage::Tool { .. }
-            | ClientMessage::Tune { .. }
-            | ClientMessage::SharedPipe(_)
-            | ClientMessage::Compare(_),
-        ) if current.is_some() => Flow::Reply(Event::error(
+        Ok(ClientMessage::Job(_)) if current.is_some() => Flow::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
-        Ok(ClientMessage::Sweep {
-            step,
-            param,
-            values,
-            repeats,
-            params,
-            lab: tag,
-        }) => {
-            let params = match &tag {
-                Some(tag) => match labs::lab_sweep(tag, &step, param, &values, repeats, &params) {
-                    Ok(params) => params,
-                    Err(err) => return refuse(err),
-                },
-                None => params,
-            };
-            let planned = match page_defaults::sweep(
-                &step,
-                param,
-                &values,
-                repeats,
-                &params,
-                &state.limits,
-            ) {
-                Ok(planned) => planned,
-                Err(err) => return refuse(err),
-            };
-            let mut job = SweepJob::new(planned);
-            let Some(first) = job.next_run() else {
-                return refuse("a sweep needs at least one value");
-            };
-            let flow = submit(state, current, lab, page_defaults::pipe_job(first), tag);
-            if current.is_some() {
-                *sweep = Some(job);
-            }
-            flow
-        }
-        Ok(ClientMessage::Compare(request)) => {
-            let mut planned = match compare_page::plan(&request, &state.limits) {
-                Ok(planned) => planned,
-                Err(err) => return refuse(err),
-            };
-            let Some(first) = planned.next_run() else {
-                return refuse("a comparison needs at least one pair");
-            };
-            let flow = submit(state, current, lab, page_defaults::pipe_job(first), None);
-            if current.is_some() {
-                *compare = Some(planned);
-            }
-            flow
-        }
-        Ok(ClientMessage::Wakeup) => submit(
-            state,
-            current,
-            lab,
-            Job::Wakeup {
-                round_trips: pipebench::machine::wakeup::DEFAULT_ROUND_TRIPS,
+        Ok(ClientMessage::Job(request)) => match request.plan(state) {
+            Err(refusal) => Flow::Reply(refusal),
+            Ok(planned) => match state.scheduler.submit(planned.job) {
+                Ok(run) => {
+                    *current = Some(run);
+                    *lab = planned.lab;
+                    *series = planned.series;
+                    Flow::Quiet
+                }
+                Err(err) => refuse(err),
             },
-            None,
-        ),
-        Ok(ClientMessage::Pages { step, touch }) => match page_defaults::pages(&step, touch) {
-            Ok(writer) => submit(
-                state,
-                current,
-                lab,
-                Job::Inspect(InspectJob {
-                    step,
-                    writer: Box::new(writer),
-                }),
-                None,
-            ),
-            Err(err) => refuse(err),
         },
-        Ok(ClientMessage::Latency(params)) => {
-            let tag = params.lab.clone();
-            let params = match &tag {
-                Some(tag) => match labs::lab_latency(tag, &params) {
-                    Ok(params) => params,
-                    Err(err) => return refuse(err),
-                },
-                None => params,
-            };
-            match crate::latency_page::plan(&params) {
-                Ok(config) => submit(state, current, lab, Job::Latency(config), tag),
-                Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
-            }
-        }
-        Ok(ClientMessage::Ipc {
-            mechanism,
-            params,
-            lab: tag,
-        }) => {
-            let params = match &tag {
-                Some(tag) => match labs::lab_ipc(tag, &mechanism, &params) {
-                    Ok(params) => params,
-                    Err(err) => return refuse(err),
-                },
-                None => params,
-            };
-            match crate::ipc_page::plan(&mechanism, &params) {
-                Ok(job) => submit(state, current, lab, Job::Ipc(job), tag),
-                Err(err) => Flow::Reply(Event::Error(Failure::from(&err))),
-            }
-        }
-        Ok(ClientMessage::Tool { tool, side, bytes }) => {
-            match page_defaults::tool_job(&tool, side, bytes) {
-                Ok(job) => submit(state, current, lab, Job::Tool(job), None),
-                Err(err) => refuse(err),
-            }
-        }
-        Ok(ClientMessage::Tune { step, budget }) => {
-            match crate::past_page::tune_job(&step, budget) {
-                Ok(job) => submit(state, current, lab, Job::Tune(job), None),
-                Err(err) => refuse(err),
-            }
-        }
-        Ok(ClientMessage::SharedPipe(request)) => match crate::past_page::shared_job(&request) {
-            Ok(job) => submit(state, current, lab, Job::SharedPipe(job), None),
-            Err(err) => refuse(err),
-        },
-        Ok(ClientMessage::Run {
-            step,
-            params,
-            lab: tag,
-        }) => {
-            // A tuned variant runs at the sizes its search found on this runner.
-            let params = match state.tuned.params_for(&step, &params) {
-                Ok(params) => params,
-                Err(err) => return refuse(err),
-            };
-            let params = match &tag {
-                Some(tag) => match labs::lab_run(tag, &step, &params) {
-                    Ok(params) => params,
-                    Err(err) => return refuse(err),
-                },
-                None => params,
-            };
-            match page_defaults::plan(&step, &params, &state.limits) {
-                Ok(plan) => submit(state, current, lab, page_defaults::pipe_job(plan), tag),
-                Err(err) => refuse(err),
-            }
-        }
     }
 }
 
 /// A refusal of the page's message: it belongs to no run.
 fn refuse(reason: impl ToString) -> Flow {
     Flow::Reply(Event::error(reason.to_string()))
-}
-
-/// Queues `job` for this connection, recording the lab task it is for.
-fn submit(
-    state: &AppState,
-    current: &mut Current,
-    lab: &mut Option<LabTag>,
-    job: Job,
-    tag: Option<LabTag>,
-) -> Flow {
-    match state.scheduler.submit(job) {
-        Ok(run) => {
-            *current = Some(run);
-            *lab = tag;
-            Flow::Quiet
-        }
-        Err(err) => refuse(err),
-    }
 }

@@ -7,7 +7,9 @@
 use serde::Serialize;
 
 use crate::ends::error::EndErrorKind;
-use crate::engine::result::{IpcRecord, LatencyRecord, LatencyTag, RecordKind, RunResult};
+use crate::engine::result::{
+    IpcRecord, KeptResult, LatencyRecord, LatencyTag, RecordKind, RunResult,
+};
 use crate::ipc::{IpcError, IpcErrorKind};
 use crate::latency::{LatencyError, LatencyErrorKind, Mode};
 use crate::machine::findings::Finding;
@@ -227,6 +229,19 @@ pub enum Finished {
     SharedPipe(Box<crate::engine::shared_pipe::SharedPipeResult>),
     /// A tuning search's best configuration and gain (`"kind":"tune"`).
     Tune(Box<crate::engine::tune::TuneResult>),
+}
+
+impl Finished {
+    /// What the server keeps of it (history, lab measurements), if anything: a
+    /// tool run, a shared-pipe sweep and a tuning search are shown, not kept.
+    pub fn kept(&self) -> Option<KeptResult> {
+        match self {
+            Finished::Pipe(result) => Some(KeptResult::Pipe(result.clone())),
+            Finished::Ipc(record) => Some(KeptResult::Ipc(record.clone())),
+            Finished::Latency(record) => Some(KeptResult::Latency(record.clone())),
+            Finished::Tool(_) | Finished::SharedPipe(_) | Finished::Tune(_) => None,
+        }
+    }
 }
 
 /// A profile, or why there is none.

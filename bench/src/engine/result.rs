@@ -1,5 +1,7 @@
 //! The results of jobs, as the CLI prints them, the server streams them and the
-//! history keeps them: a pipe step's [`RunResult`], an IPC run's [`IpcRecord`].
+//! history keeps them: a pipe step's [`RunResult`], an IPC run's [`IpcRecord`],
+//! a latency configuration's [`LatencyRecord`], and [`KeptResult`], any one of
+//! the three as the server keeps it.
 //!
 //! Field names are a JSON contract (ARCHITECTURE.md): `step`, `options`, `bytes`,
 //! `elapsed_ms`, `gib_per_s`, `pipe_capacity`, and per end page faults and context
@@ -192,6 +194,54 @@ impl LatencyRecord {
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
+        }
+    }
+}
+
+/// A result the server keeps (in its history and in a lab's measurements): a
+/// pipe run, an IPC run or a latency configuration, one JSON object each, told
+/// apart by `"kind"` (a pipe result has none, as every line before the IPC lab).
+/// A kind of job whose results are kept adds its variant here, and nowhere in
+/// the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum KeptResult {
+    /// An IPC lab run (`"kind":"ipc"`); tried first, since it is tagged.
+    Ipc(Box<IpcRecord>),
+    /// A latency configuration (`"kind":"latency"`), tagged too.
+    Latency(Box<LatencyRecord>),
+    /// A pipe step's run.
+    Pipe(Box<RunResult>),
+}
+
+impl KeptResult {
+    /// Reads one kept line back: `None` for a line that is no result of any kind.
+    pub fn from_line(line: &[u8]) -> Option<KeptResult> {
+        serde_json::from_slice(line).ok()
+    }
+
+    /// The one JSON line it is kept as, newline included.
+    pub fn to_line(&self) -> String {
+        let mut line = serde_json::to_string(self).expect("results serialise");
+        line.push('\n');
+        line
+    }
+
+    /// A few words for a log: what ran and its headline figure.
+    pub fn summary(&self) -> String {
+        match self {
+            KeptResult::Pipe(result) => format!(
+                "{} moved {} bytes at {:.2} GiB/s",
+                result.step, result.bytes, result.gib_per_s
+            ),
+            KeptResult::Ipc(record) => format!(
+                "ipc {} at {:.1} MiB/s",
+                record.result.mechanism, record.result.mib_per_s
+            ),
+            KeptResult::Latency(record) => format!(
+                "latency {}: p50 {} ns, p99 {} ns",
+                record.result.mechanism, record.result.p50, record.result.p99
+            ),
         }
     }
 }

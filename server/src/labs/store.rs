@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pipebench::engine::result::RunResult;
+use pipebench::engine::result::KeptResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::Measurement;
 use crate::statefile::{self, SaveError, SaveStatus, StateError};
-use pipebench::engine::result::IpcRecord;
 
 const FILE_NAME: &str = "labs.jsonl";
 
@@ -42,8 +41,8 @@ pub enum Record {
         /// The swept value, for a sweep task.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         value: Option<u64>,
-        /// The run's result: a pipe result, or an IPC record.
-        result: LabResult,
+        /// The run's result: a pipe result, an IPC record or a latency record.
+        result: KeptResult,
         /// When, Unix ms.
         at_ms: u64,
     },
@@ -54,19 +53,6 @@ pub enum Record {
         /// When, Unix ms.
         at_ms: u64,
     },
-}
-
-/// What a lab task's run leaves: a pipe run's result, an IPC run's record or
-/// a latency run's (told apart by their `"kind"`, which pipe results never have).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum LabResult {
-    /// An IPC lab run (`"kind":"ipc"`); tried first, since it is the tagged one.
-    Ipc(Box<IpcRecord>),
-    /// A latency run (`"kind":"latency"`), tagged too.
-    Latency(Box<pipebench::engine::result::LatencyRecord>),
-    /// A pipe run.
-    Pipe(Box<RunResult>),
 }
 
 impl Record {

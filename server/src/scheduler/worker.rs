@@ -7,7 +7,7 @@ use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::Duration;
 
-use pipebench::engine::event::{Event, Finished};
+use pipebench::engine::event::Event;
 use pipebench::engine::job::{JobContext, Observer, Stop};
 
 use super::{Entry, Shared};
@@ -59,7 +59,7 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
     };
     let not_kept_because = entry.job.not_kept_because();
     let result = match &last {
-        Some(Event::Result(finished)) if not_kept_because.is_none() => Some(finished.clone()),
+        Some(Event::Result(finished)) if not_kept_because.is_none() => finished.kept(),
         _ => None,
     };
     let not_kept = not_kept_because.filter(|_| matches!(&last, Some(Event::Result(_))));
@@ -79,13 +79,7 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
     // The page first: saving waits for a file lock and the disk. Then the
     // page hears whether it worked.
     if let Some(result) = result {
-        let saved = match &result {
-            Finished::Pipe(result) => shared.history.append(result),
-            Finished::Ipc(record) => shared.history.append_ipc(record),
-            Finished::Latency(record) => shared.history.append_latency(record),
-            // Never here: these are not kept (`not_kept_because`).
-            Finished::Tool(_) | Finished::SharedPipe(_) | Finished::Tune(_) => Ok(()),
-        };
+        let saved = shared.history.append(&result);
         let outcome = saved.map_err(|err| {
             tracing::error!("could not save the result: {}", crate::error_chain(&err));
             SaveError::from_error("the result was not saved in the history", err.state())
@@ -99,15 +93,10 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
 fn log(entry: &Entry, last: Option<&Event>) {
     let id = entry.id;
     match last {
-        Some(Event::Result(Finished::Pipe(result))) => {
-            tracing::info!(id, step = %result.step, gib_per_s = result.gib_per_s, bytes = result.bytes, "run finished")
-        }
-        Some(Event::Result(Finished::Ipc(record))) => {
-            tracing::info!(id, mechanism = %record.result.mechanism, mib_per_s = record.result.mib_per_s, "ipc run finished")
-        }
-        Some(Event::Result(Finished::Latency(record))) => {
-            tracing::info!(id, mechanism = %record.result.mechanism, p50 = record.result.p50, p99 = record.result.p99, "latency run finished")
-        }
+        Some(Event::Result(finished)) => match finished.kept() {
+            Some(kept) => tracing::info!(id, "finished: {}", kept.summary()),
+            None => tracing::info!(id, "job finished"),
+        },
         Some(Event::Error(failure)) => tracing::warn!(id, "job failed: {}", failure.message),
         Some(Event::Cancelled) => tracing::info!(id, "job cancelled"),
         Some(_) => tracing::info!(id, "job finished"),
