@@ -36,10 +36,10 @@ impl Planned {
     }
 
     /// A series whose first run is queued now; `None` when it has no run.
-    fn series(mut series: Box<dyn Series>, lab: Option<LabTag>) -> Result<Self, Event> {
+    fn series(mut series: Box<dyn Series>, lab: Option<LabTag>) -> Result<Self, Failure> {
         let first = series
             .next_run()
-            .ok_or_else(|| Event::error(format!("a {} needs at least one run", series.noun())))?;
+            .ok_or_else(|| refuse(format!("a {} needs at least one run", series.noun())))?;
         Ok(Planned {
             job: page_defaults::pipe_job(first),
             series: Some(series),
@@ -125,16 +125,19 @@ impl Series for PageCompare {
     }
 }
 
-/// A refusal of the page's request, as the page hears it.
-fn refuse(reason: impl ToString) -> Event {
-    Event::error(reason.to_string())
+/// A refusal of the page's request: the `error` the page hears.
+fn refuse(reason: impl ToString) -> Failure {
+    Failure {
+        message: reason.to_string(),
+        reason: None,
+    }
 }
 
 impl JobRequest {
     /// Checks the request against its lab task (when tagged), the server's
     /// bounds and the machine, and plans it; a refusal is the `error` the
     /// page hears.
-    pub(crate) fn plan(self, state: &AppState) -> Result<Planned, Event> {
+    pub(crate) fn plan(self, state: &AppState) -> Result<Planned, Failure> {
         match self {
             JobRequest::Run { step, params, lab } => {
                 // A tuned variant runs at the sizes its search found on this runner.
@@ -178,7 +181,7 @@ impl JobRequest {
                     None => params,
                 };
                 let job = crate::ipc_page::plan(&mechanism, &params)
-                    .map_err(|err| Event::Error(Failure::from(&err)))?;
+                    .map_err(|err| Failure::from(&err))?;
                 Ok(Planned::one(Job::Ipc(job), lab))
             }
             JobRequest::Latency(params) => {
@@ -187,8 +190,8 @@ impl JobRequest {
                     Some(tag) => labs::lab_latency(tag, &params).map_err(refuse)?,
                     None => params,
                 };
-                let config = crate::latency_page::plan(&params)
-                    .map_err(|err| Event::Error(Failure::from(&err)))?;
+                let config =
+                    crate::latency_page::plan(&params).map_err(|err| Failure::from(&err))?;
                 Ok(Planned::one(Job::Latency(config), lab))
             }
             JobRequest::Pages { step, touch } => {

@@ -512,7 +512,7 @@ fn on_message(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
         Ok(ClientMessage::Job(request)) => match request.plan(state) {
-            Err(refusal) => Flow::Reply(refusal),
+            Err(refusal) => Flow::Reply(Event::Error(refusal)),
             Ok(planned) => match state.scheduler.submit(planned.job) {
                 Ok(run) => {
                     *current = Some(run);
