@@ -12,8 +12,8 @@ pub const PAGE_ROUND_TRIPS: u32 = 5_000;
 pub const PAGE_MAX_ROUND_TRIPS: u32 = 100_000;
 
 /// `{"type":"latency","mechanism":ID,"mode":"blocking"|"busy","size":64,
-/// "cpus":[A,B],"round_trips":N,"lab":{"id":LAB,"task":TASK}}`; only
-/// `mechanism` is required.
+/// "cpus":[A,B],"round_trips":N}`; only `mechanism` is required (the
+/// message's `lab` tag is read with every other kind's, in `protocol`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyRunParams {
@@ -31,10 +31,6 @@ pub struct LatencyRunParams {
     /// Round trips to time.
     #[serde(default)]
     pub round_trips: Option<u32>,
-    /// The lab task this run is for (`labs::lab_latency` checks it is exactly
-    /// that task).
-    #[serde(default)]
-    pub lab: Option<crate::labs::LabTag>,
 }
 
 /// Checks a page's request into the engine's configuration.

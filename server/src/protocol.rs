@@ -91,7 +91,12 @@ pub enum JobRequest {
     Wakeup,
     /// `{"type":"latency","mechanism":ID,"mode":...,"size":...,"cpus":[A,B],
     /// "round_trips":N}`: one configuration of the latency lab.
-    Latency(crate::latency_page::LatencyRunParams),
+    Latency {
+        /// What the reader chose.
+        params: crate::latency_page::LatencyRunParams,
+        /// The lab task this run is for (`"lab": {"id": LAB, "task": TASK}`).
+        lab: Option<LabTag>,
+    },
     /// `{"type":"tool","tool":ID,"as":"writer"|"reader","bytes":SIZE}`: a program
     /// of the vetted tool table as one end of a pipe (an id, never a command).
     Tool {
@@ -240,13 +245,16 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
             Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
             None => Ok(ClientMessage::Cancel),
         },
-        "latency" => serde_json::from_value(Value::Object(object))
-            .map(|r| ClientMessage::Job(JobRequest::Latency(r)))
-            .map_err(|e| {
-                format!(
-                    "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
-                )
-            }),
+        "latency" => {
+            let lab = take_lab(&mut object)?;
+            serde_json::from_value(Value::Object(object))
+                .map(|params| ClientMessage::Job(JobRequest::Latency { params, lab }))
+                .map_err(|e| {
+                    format!(
+                        "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
+                    )
+                })
+        }
         "compare" => serde_json::from_value(Value::Object(object))
             .map(|r| ClientMessage::Job(JobRequest::Compare(r)))
             .map_err(|e| {

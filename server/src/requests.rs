@@ -184,8 +184,7 @@ impl JobRequest {
                     .map_err(|err| Failure::from(&err))?;
                 Ok(Planned::one(Job::Ipc(job), lab))
             }
-            JobRequest::Latency(params) => {
-                let lab = params.lab.clone();
+            JobRequest::Latency { params, lab } => {
                 let params = match &lab {
                     Some(tag) => labs::lab_latency(tag, &params).map_err(refuse)?,
                     None => params,

@@ -81,16 +81,16 @@ pub enum Event {
     Error(Failure),
     /// A comparison's run finished: its side, place and result, and the
     /// comparison so far.
-    Leg(crate::engine::compare::Leg),
+    Leg(crate::engine::compare::report::Leg),
     /// A comparison is over: the ratio, its interval, the verdict.
-    Verdict(Box<crate::engine::compare::CompareReport>),
+    Verdict(Box<crate::engine::compare::report::CompareReport>),
     /// A tuning search's run ended: its configuration and figure, and the
     /// search so far (`trial`).
-    Trial(Box<crate::engine::tune::Trial>),
+    Trial(Box<crate::engine::tune::report::Trial>),
     /// One point of many writers and readers on one pipe finished
     /// (`shared_point`): the page draws it before the whole sweep ends.
     #[serde(rename = "shared_point")]
-    SharedPoint(Box<crate::engine::shared_pipe::SharedPoint>),
+    SharedPoint(Box<crate::engine::shared_pipe::report::SharedPoint>),
 }
 
 impl Event {
@@ -181,10 +181,10 @@ pub enum Started {
         round_trips: u32,
     },
     /// A tuning search (`"kind":"tune"`): the grid it will run.
-    Tune(Box<crate::engine::tune::TuneStarted>),
+    Tune(Box<crate::engine::tune::report::TuneStarted>),
     /// Many writers and readers on one pipe (`"kind":"shared_pipe"`): the
     /// points it will run.
-    SharedPipe(Box<crate::engine::shared_pipe::SharedStarted>),
+    SharedPipe(Box<crate::engine::shared_pipe::report::SharedStarted>),
 }
 
 impl Started {
@@ -224,11 +224,11 @@ pub enum Finished {
     /// A latency configuration's record (`"kind":"latency"`).
     Latency(Box<LatencyRecord>),
     /// A tool run against pipebench's end (`"kind":"tool"`).
-    Tool(Box<crate::engine::tool::ToolResult>),
+    Tool(Box<crate::engine::tool::report::ToolResult>),
     /// Many writers and readers on one pipe (`"kind":"shared_pipe"`).
-    SharedPipe(Box<crate::engine::shared_pipe::SharedPipeResult>),
+    SharedPipe(Box<crate::engine::shared_pipe::report::SharedPipeResult>),
     /// A tuning search's best configuration and gain (`"kind":"tune"`).
-    Tune(Box<crate::engine::tune::TuneResult>),
+    Tune(Box<crate::engine::tune::report::TuneResult>),
 }
 
 impl Finished {

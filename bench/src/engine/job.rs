@@ -8,35 +8,22 @@
 //! and reaped. The CLI's observer draws a progress bar; the server's sends the
 //! events to the page. A sweep is a job of jobs ([`crate::engine::sweep`]).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::ends::options::WriterOptions;
 use crate::engine::event::{
-    Event, Failure, FailureReason, Finished, IpcEffective, LatencyProgress, ProfileOutcome,
-    Progress, Started,
+    Event, Failure, Finished, IpcEffective, LatencyProgress, Progress, Started,
 };
-use crate::engine::occupancy;
-use crate::engine::pipe_run::{RunError, RunHandle};
+pub use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL, QUIET_INTERVAL};
+pub use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::{IpcRecord, LatencyRecord, LatencyTag, RecordKind};
 use crate::ipc::{self, IpcError, IpcParams};
 use crate::latency::{self, LatencyConfig, LatencyError};
 use crate::machine::{findings, system::SystemInfo, wakeup};
 use crate::memory::inspect;
-use crate::process::launch::EndProgram;
-use crate::process::rundir::{Base, RunDir};
-use crate::profile::{self, ProfileError, Session};
 use crate::size::{gib_per_s, ByteSize};
-use crate::steps::plan::RunPlan;
-
-/// How often a job samples its progress and tells its observer: 20 a second.
-pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
-
-/// How often a quiet run is looked at: only to enforce its budget and notice its
-/// end or a stop.
-pub const QUIET_INTERVAL: Duration = Duration::from_millis(200);
 
 /// Something to measure.
 #[derive(Debug, Clone)]
@@ -68,17 +55,6 @@ pub enum Job {
     Tune(crate::engine::tune::TuneJob),
 }
 
-/// A pipe step and how it is observed.
-#[derive(Debug, Clone)]
-pub struct PipeJob {
-    /// The validated run (profiled with perf when `plan.profile`).
-    pub plan: RunPlan,
-    /// Sample the pipe's occupancy over the run (the result gains `occupancy`).
-    pub watch: bool,
-    /// Send `progress` events (a quiet run sends none and is looked at rarely).
-    pub live: bool,
-}
-
 /// A checked run of one IPC mechanism.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IpcJob {
@@ -101,45 +77,12 @@ pub struct InspectJob {
     pub writer: Box<WriterOptions>,
 }
 
-/// Why an observer wants a job stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// Asked to cancel: the job ends with [`Event::Cancelled`].
-    Cancel,
-    /// Nobody is listening any more: the job ends without a final event.
-    Gone,
-    /// The program is stopping: the job ends with an error that says so.
-    Shutdown,
-}
-
-/// Who drives a job: hears its events and decides when it stops.
-pub trait Observer {
-    /// Something happened (started, a progress sample, a profile, ...). The final
-    /// event is returned by [`Job::run`] instead.
-    fn event(&mut self, event: Event);
-
-    /// Waits up to `timeout` (the job's next sample is due then) and says whether
-    /// the job must stop.
-    fn wait(&mut self, timeout: Duration) -> Option<Stop>;
-}
-
-/// What every job needs from its driver.
-#[derive(Debug, Clone)]
-pub struct JobContext {
-    /// The program that acts as the job's children (`pipebench` itself, or
-    /// `pipebook end`).
-    pub program: EndProgram,
-    /// Where a profiled run keeps perf's data and flame graphs (kept there);
-    /// `None`: a private folder removed after the run.
-    pub profile_dir: Option<PathBuf>,
-}
-
 impl Job {
     /// Runs the job to its end on this thread (its children die with the thread);
     /// returns the final event, or `None` when the observer went away.
     pub fn run(&self, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
         match self {
-            Job::Pipe(job) => run_pipe(job, context, observer),
+            Job::Pipe(job) => job.run(context, observer),
             Job::Ipc(job) => run_ipc(job, context, observer),
             Job::Wakeup { round_trips } => Some(measure_wakeup(*round_trips, context)),
             Job::Inspect(job) => Some(inspect_pages(job, context)),
@@ -178,180 +121,6 @@ impl Job {
             ),
             _ => None,
         }
-    }
-}
-
-impl From<&RunError> for Failure {
-    fn from(err: &RunError) -> Self {
-        Failure {
-            message: err.to_string(),
-            reason: err.end_failure().map(|(role, failure)| FailureReason::End {
-                role,
-                kind: failure.kind,
-            }),
-        }
-    }
-}
-
-/// Gets the calling thread out of the benchmark's way once the ends are spawned:
-/// onto a CPU neither end is pinned to, where the machine has one, and down to the
-/// weakest priority (nice 19), so that where every core runs an end the observer
-/// yields instead of competing. Only this thread changes (Linux applies affinity and
-/// PRIO_PROCESS with a thread id to that thread); the ends were started before and
-/// keep theirs.
-fn step_aside(ends: [Option<usize>; 2]) {
-    let spare: Vec<usize> = crate::process::cpu::allowed_cpus()
-        .into_iter()
-        .filter(|cpu| !ends.contains(&Some(*cpu)))
-        .collect();
-    if !spare.is_empty() {
-        let mut set = rustix::thread::CpuSet::new();
-        for cpu in &spare {
-            set.set(*cpu);
-        }
-        // Best effort: a thread that stays where it is only observes less politely.
-        let _ = rustix::thread::sched_setaffinity(None, &set);
-    }
-    // SAFETY: gettid and setpriority only read and change this thread's attributes.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
-    }
-}
-
-/// Undoes [`step_aside`] when the thread goes on to other work (the CLI's main
-/// thread runs job after job): every allowed CPU again. The priority stays: an
-/// unprivileged thread cannot raise it back, and nothing after a job needs it.
-struct SteppedAside(rustix::thread::CpuSet);
-
-impl SteppedAside {
-    fn now(ends: [Option<usize>; 2]) -> Self {
-        let before = rustix::thread::sched_getaffinity(None)
-            .unwrap_or_else(|_| rustix::thread::CpuSet::new());
-        step_aside(ends);
-        SteppedAside(before)
-    }
-}
-
-impl Drop for SteppedAside {
-    fn drop(&mut self) {
-        let _ = rustix::thread::sched_setaffinity(None, &self.0);
-    }
-}
-
-/// A pipe step, profiled if its plan says so.
-fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
-    let plan = &job.plan;
-    // A machine that cannot profile still runs the step; the observer hears why.
-    let setup = plan.profile.then(|| {
-        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY).map_err(|err| {
-            observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
-        })
-    });
-    let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
-    let started = match job.watch {
-        true => RunHandle::start_watched(plan, &context.program, occupancy::interval_for(ends)),
-        false => RunHandle::start(plan, &context.program),
-    };
-    let mut handle = match started {
-        Ok(handle) => handle,
-        Err(err) => return Some(Event::Error(Failure::from(&err))),
-    };
-    // The perf data goes where the caller said, or into a private folder of this
-    // run's own (random name, 0700, locked while the run lives), removed when the
-    // run ends; one a killed runner leaves is swept at the next start.
-    let mut private: Option<RunDir> = None;
-    let mut session = match setup {
-        Some(Ok(setup)) => {
-            let dir = match &context.profile_dir {
-                Some(dir) => std::fs::create_dir_all(dir)
-                    .map(|()| dir.clone())
-                    .map_err(|e| format!("cannot create {}: {e}", dir.display())),
-                None => Base::runtime()
-                    .and_then(|base| RunDir::create(&base))
-                    .map(|made| {
-                        let path = made.path().to_path_buf();
-                        private = Some(made);
-                        path
-                    })
-                    .map_err(|e| e.to_string()),
-            };
-            // Attached right after the start, so the set-up before the first byte
-            // is mostly missed and the hot loop dominates the samples.
-            let attached = dir
-                .map_err(|message| ProfileError::Failed {
-                    stage: "record",
-                    message,
-                })
-                .and_then(|dir| Session::attach(setup, handle.pids(), &dir));
-            match attached {
-                Ok(session) => Some(session),
-                Err(err) => {
-                    observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    let end = watch(job, &mut handle, observer);
-    if let Some(session) = session.take() {
-        if matches!(end, Some(Event::Result(_))) {
-            let report = session.finish(&plan.step);
-            observer.event(Event::Profile(ProfileOutcome::from(report)));
-        } else {
-            session.abandon();
-        }
-    }
-    // perf has exited (finished or abandoned): its folder can go.
-    drop(private);
-    end
-}
-
-/// Samples a started pipe run until it ends; returns the event that ends it.
-fn watch(job: &PipeJob, handle: &mut RunHandle, observer: &mut dyn Observer) -> Option<Event> {
-    let plan = &job.plan;
-    let _aside = SteppedAside::now([plan.writer.common.cpu, plan.reader.common.cpu]);
-    let interval = match job.live {
-        true => PROGRESS_INTERVAL,
-        false => QUIET_INTERVAL,
-    };
-    let tick = handle.watch_interval().unwrap_or(interval);
-    // None until the first sample, which goes out at once: the first progress
-    // should not wait a whole interval.
-    let mut last_progress: Option<Instant> = None;
-    let (writer, reader) = handle.pids();
-    observer.event(Event::Started(Started::pipe(plan, [writer, reader])));
-    loop {
-        handle.sample_occupancy();
-        match handle.poll() {
-            Ok(Some(result)) => {
-                // A last sample, so even a run shorter than one interval shows progress.
-                if job.live {
-                    observer.event(Event::Progress(handle.progress()));
-                }
-                return Some(Event::Result(Finished::Pipe(Box::new(result))));
-            }
-            Ok(None) if job.live && last_progress.is_none_or(|at| at.elapsed() >= interval) => {
-                observer.event(Event::Progress(handle.progress()));
-                last_progress = Some(Instant::now());
-            }
-            Ok(None) => {}
-            Err(err) => return Some(Event::Error(Failure::from(&err))),
-        }
-        if let Some(stop) = observer.wait(tick) {
-            handle.kill();
-            return stopped(stop);
-        }
-    }
-}
-
-/// The final event of a job stopped for `stop`.
-fn stopped(stop: Stop) -> Option<Event> {
-    match stop {
-        Stop::Cancel => Some(Event::Cancelled),
-        Stop::Gone => None,
-        Stop::Shutdown => Some(Event::error("the server is shutting down")),
     }
 }
 
@@ -427,7 +196,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
         (Ok(Ok(result)), _) => Some(Event::Result(Finished::Ipc(Box::new(IpcRecord::now(
             result,
         ))))),
-        (Ok(Err(IpcError::Cancelled)), stop) => stopped(stop.unwrap_or(Stop::Cancel)),
+        (Ok(Err(IpcError::Cancelled)), stop) => stop.unwrap_or(Stop::Cancel).final_event(),
         (Ok(Err(err)), _) => Some(Event::Error(Failure::from(&err))),
     }
 }
@@ -493,7 +262,7 @@ fn run_latency(
         Ok(result) => Some(Event::Result(Finished::Latency(Box::new(
             LatencyRecord::now(result),
         )))),
-        Err(LatencyError::Cancelled) => stopped(stop.unwrap_or(Stop::Cancel)),
+        Err(LatencyError::Cancelled) => stop.unwrap_or(Stop::Cancel).final_event(),
         Err(err) => Some(Event::Error(Failure::from(&err))),
     }
 }

@@ -15,7 +15,8 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::event::{Event, Finished};
-use crate::engine::job::{Job, JobContext, Observer, PipeJob};
+use crate::engine::observer::{JobContext, Observer};
+use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
 use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
@@ -356,11 +357,11 @@ impl SweepJob {
         live: bool,
     ) -> Option<Event> {
         while let Some(plan) = self.next_run() {
-            let job = Job::Pipe(Box::new(PipeJob {
+            let job = PipeJob {
                 plan,
                 watch: false,
                 live,
-            }));
+            };
             match job.run(context, observer)? {
                 Event::Result(Finished::Pipe(result)) => {
                     let point = self.point(*result);

@@ -255,7 +255,6 @@ pub fn lab_latency(
         size,
         cpus,
         round_trips,
-        lab: _,
     } = params;
     let asked = defs::LatencyTask {
         mechanism: mechanism.clone(),
@@ -291,7 +290,6 @@ pub fn lab_latency(
         size: Some(ByteSize(ours.size)),
         cpus: None,
         round_trips: Some(round_trips.unwrap_or(ours.round_trips)),
-        lab: None,
     })
 }
 
@@ -536,7 +534,6 @@ mod tests {
             size: None,
             cpus: None,
             round_trips: None,
-            lab: Some(busy.clone()),
         };
         // Left out, the mode and size are the task's, not the page's defaults.
         let params = lab_latency(&busy, &asked("pipe")).unwrap();

@@ -16,6 +16,10 @@
 //! Every end is a child of this process started through the one launcher
 //! (`pipebench shared-end SPEC`), and answers with one outcome line.
 
+pub mod report;
+
+pub use report::{SharedPipeResult, SharedPoint, SharedStarted};
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
@@ -25,7 +29,7 @@ use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::event::{Event, Failure, Finished, Progress};
-use crate::engine::job::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
+use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
 use crate::process::launch::{self, Child, Launch, LaunchError, REPORT_FD};
 use crate::size::{gib_per_s, ByteSize};
 
@@ -118,75 +122,6 @@ fn join<T: ToString>(values: &[T]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// The whole sweep (`"kind":"shared_pipe"`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SharedPipeResult {
-    /// Always `shared_pipe`.
-    pub kind: &'static str,
-    /// The CPUs this process may use.
-    pub cpus: usize,
-    /// One per writers × readers × message size.
-    pub points: Vec<SharedPoint>,
-    /// Things to know when reading the figures.
-    pub warnings: Vec<String>,
-    /// When it finished, ms since the epoch.
-    pub finished_at_ms: u64,
-}
-
-/// One configuration's run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SharedPoint {
-    /// Writer processes.
-    pub writers: usize,
-    /// Reader processes.
-    pub readers: usize,
-    /// Bytes per message (each write call, each read call).
-    pub msg_size: u64,
-    /// Whether a message is at most `PIPE_BUF`, so its write is atomic.
-    pub atomic: bool,
-    /// Bytes the readers received.
-    pub bytes: u64,
-    /// From the first byte any reader got to the last.
-    pub elapsed_ms: f64,
-    /// GiB/s over that time.
-    pub gib_per_s: f64,
-    /// Bytes each writer wrote, by writer.
-    pub written: Vec<u64>,
-    /// Bytes of each writer the readers received, by writer.
-    pub received: Vec<u64>,
-    /// Bytes each reader received, by reader.
-    pub per_reader: Vec<u64>,
-    /// Messages found interleaved with another inside a read (0 when atomic).
-    pub torn_messages: u64,
-    /// Reads that ended inside a message (not a tear: the rest of it came in
-    /// the next read, this reader's or another's).
-    pub split_messages: u64,
-    /// Voluntary context switches of all writers and of all readers (sleeps
-    /// on the pipe's lock or on a full or empty pipe).
-    pub sleeps: [u64; 2],
-    /// More ends than CPUs: they take turns.
-    pub oversubscribed: bool,
-}
-
-/// A sweep as it starts (`started {kind:"shared_pipe", ...}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SharedStarted {
-    /// Always `shared_pipe`.
-    pub kind: &'static str,
-    /// Writer counts.
-    pub writers: Vec<usize>,
-    /// Reader counts.
-    pub readers: Vec<usize>,
-    /// Message sizes, bytes.
-    pub msg_sizes: Vec<u64>,
-    /// Bytes each point moves.
-    pub bytes: u64,
-    /// Points in all.
-    pub points: usize,
-    /// The CPUs this process may use.
-    pub cpus: usize,
 }
 
 /// What one end is told (`pipebench shared-end SPEC`, as JSON).

@@ -11,14 +11,18 @@
 //! step's kind). The best configuration is a variant with its own id,
 //! `tuned-STEP`, never the step's own name, and the argv that repeats it.
 
+pub mod report;
+
+pub use report::{Best, BestSoFar, Cell, Config, Gain, Trial, TuneResult, TuneStarted};
+
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use serde::Serialize;
 
 use crate::engine::event::{Event, Finished, Started};
-use crate::engine::job::{Job, JobContext, Observer, PipeJob, Stop};
+use crate::engine::observer::{JobContext, Observer, Stop};
+use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
-use crate::output::stats::{summarize, Summary};
+use crate::output::stats::summarize;
 use crate::size::ByteSize;
 use crate::steps::catalog::TUNED_PREFIX;
 use crate::steps::plan::{Limits, RunParams, RunPlan};
@@ -54,134 +58,6 @@ pub enum TuneError {
     /// The planner refuses the step itself.
     #[error(transparent)]
     Plan(#[from] crate::steps::plan::PlanError),
-}
-
-/// One configuration and its runs' throughput.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cell {
-    /// Bytes per call.
-    pub buf_size: u64,
-    /// The pipe's capacity as read back.
-    pub pipe_capacity: Option<u64>,
-    /// GiB/s over the rounds.
-    pub summary: Summary,
-}
-
-/// The best configuration, as a variant of its own.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Best {
-    /// Its id: `tuned-STEP`.
-    pub id: String,
-    /// The step it varies.
-    pub base: String,
-    /// Bytes per call.
-    pub buf_size: u64,
-    /// Pipe capacity.
-    pub pipe_size: u64,
-    /// GiB/s over the rounds.
-    pub summary: Summary,
-    /// The command line that runs it again.
-    pub argv: Vec<String>,
-}
-
-/// The best over the step's own configuration, measured in the same session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Gain {
-    /// Median over median.
-    pub ratio: f64,
-    /// The spread: the best's slowest run over the step's fastest ...
-    pub low: f64,
-    /// ... and the best's fastest over the step's slowest.
-    pub high: f64,
-}
-
-/// What a search found (`"kind":"tune"`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TuneResult {
-    /// Always `tune`.
-    pub kind: &'static str,
-    /// The step.
-    pub step: String,
-    /// Seconds each run was given.
-    pub seconds_per_run: f64,
-    /// Rounds.
-    pub rounds: usize,
-    /// The step's own configuration.
-    pub baseline: Cell,
-    /// Every configuration tried.
-    pub cells: Vec<Cell>,
-    /// The fastest by median.
-    pub best: Best,
-    /// Its gain over the step's own configuration.
-    pub gain: Gain,
-    /// Things to know.
-    pub warnings: Vec<String>,
-    /// The machine's page size, bytes (a page's time through the pipe is said in it).
-    pub page_size: u64,
-}
-
-/// A search as it starts (`started {kind:"tune", ...}`): the grid a page draws
-/// before the first run ends.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TuneStarted {
-    /// Always `tune`.
-    pub kind: &'static str,
-    /// The step tuned.
-    pub step: String,
-    /// Every configuration to try: bytes per call and the pipe capacity asked.
-    pub cells: Vec<Config>,
-    /// The step's own configuration, run in every round beside them.
-    pub own: Config,
-    /// Rounds.
-    pub rounds: usize,
-    /// Runs in all (cells and the step's own, every round).
-    pub runs: usize,
-    /// Seconds each run is given.
-    pub seconds_per_run: f64,
-}
-
-/// One configuration of a search.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Config {
-    /// Bytes per call.
-    pub buf_size: u64,
-    /// The pipe capacity asked for (`None`: the kernel's default).
-    pub pipe_size: Option<u64>,
-}
-
-/// One run of a search, as it ends (`"type":"trial"`): what ran, and the search
-/// so far, so a page can draw it live.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Trial {
-    /// This run's place in the search, from 1.
-    pub index: usize,
-    /// How many runs the search has.
-    pub of: usize,
-    /// What ran.
-    #[serde(flatten)]
-    pub config: Config,
-    /// Whether it was the step's own configuration.
-    pub own: bool,
-    /// The pipe's capacity as read back.
-    pub pipe_capacity: Option<u64>,
-    /// This run's GiB/s.
-    pub gib_per_s: f64,
-    /// The median of this configuration's runs so far.
-    pub median: f64,
-    /// The step's own configuration's median so far (none before its first run).
-    pub own_median: Option<f64>,
-    /// The fastest configuration by median so far, the step's own aside.
-    pub best: Option<BestSoFar>,
-}
-
-/// The fastest configuration of a search so far.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct BestSoFar {
-    /// Its configuration.
-    #[serde(flatten)]
-    pub config: Config,
-    /// Its median so far.
-    pub median: f64,
 }
 
 /// The planned search: every cell's plan and the step's own, and the order.
@@ -318,11 +194,11 @@ pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> 
     }))));
     let mut results: Vec<Vec<RunResult>> = vec![Vec::new(); search.plans.len()];
     for (done, &index) in search.order.iter().enumerate() {
-        let pipe = Job::Pipe(Box::new(PipeJob {
+        let pipe = PipeJob {
             plan: search.plans[index].clone(),
             watch: false,
             live: false,
-        }));
+        };
         let result = match pipe.run(context, &mut Inner(observer))? {
             Event::Result(Finished::Pipe(result)) => *result,
             other => return Some(other),

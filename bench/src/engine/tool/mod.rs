@@ -15,6 +15,10 @@
 //! attach right after the start; the pipe is one page until then, so at most a
 //! page's worth of the tool's calls comes before them.
 
+pub mod report;
+
+pub use report::{PipeCalls, ToolResult};
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::fd::{AsFd, OwnedFd};
@@ -24,10 +28,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
-use serde::Serialize;
 
 use crate::engine::event::{Event, Failure, Finished, Progress};
-use crate::engine::job::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
+use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
 use crate::process::counts::{Counted, Counting, Request};
 use crate::process::launch::{EndProgram, Launch, LaunchError};
 use crate::process::rundir::{Base, RunDir, RunDirError};
@@ -153,56 +156,6 @@ fn list(present: &[String]) -> String {
         true => "none".into(),
         false => present.join(", "),
     }
-}
-
-/// The result of a tool run (`"kind":"tool"`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolResult {
-    /// Always `tool`.
-    pub kind: &'static str,
-    /// The tool's id.
-    pub tool: String,
-    /// What it is.
-    pub title: String,
-    /// Which end it was.
-    pub side: Side,
-    /// Its command line as run (the file is the run's private file).
-    pub argv: Vec<String>,
-    /// Bytes that went through the pipe, as pipebench's end counted them.
-    pub bytes: u64,
-    /// Bytes asked for.
-    pub requested_bytes: u64,
-    /// From the first byte to the last, at pipebench's end.
-    pub elapsed_ms: f64,
-    /// GiB/s over that time.
-    pub gib_per_s: f64,
-    /// The pipe's capacity.
-    pub pipe_capacity: u64,
-    /// The CPUs of the tool and of pipebench's end.
-    pub cpus: [Option<usize>; 2],
-    /// How the tool ended (`exit code 0`, `killed by signal 13`).
-    pub exit: String,
-    /// What the kernel did for the tool, and what could not be counted.
-    pub counts: Counted,
-    /// Its calls on the pipe, from the traced counts (absent when not traced).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub calls: Option<PipeCalls>,
-    /// Things to know when reading the figure.
-    pub warnings: Vec<String>,
-    /// When it finished, ms since the epoch.
-    pub finished_at_ms: u64,
-}
-
-/// What the tool's data calls say about how it uses the pipe.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PipeCalls {
-    /// The calls that move data on its side of the pipe (writes, or reads,
-    /// and the zero-copy calls), as the kernel counted them.
-    pub on_pipe: u64,
-    /// Bytes per such call, on average.
-    pub bytes_per_call: Option<f64>,
-    /// Whether it moved pages without copying them (splice, sendfile, ...).
-    pub zero_copy: bool,
 }
 
 /// The tools of the table whose program is here, by id.

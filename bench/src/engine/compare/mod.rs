@@ -14,10 +14,13 @@
 //! reporting each result through [`CompareJob::leg`], and may [`CompareJob::extend`]
 //! it ("run until resolved") while a budget lasts.
 
-use serde::{Deserialize, Serialize};
+pub mod report;
+
+pub use report::{CompareReport, Leg, Side};
 
 use crate::engine::event::{Event, Finished};
-use crate::engine::job::{Job, JobContext, Observer, PipeJob};
+use crate::engine::observer::{JobContext, Observer};
+use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
 use crate::stats::bootstrap::DEFAULT_SEED;
 use crate::stats::verdict::{self, CompareError, Comparison};
@@ -25,16 +28,6 @@ use crate::steps::plan::RunPlan;
 
 /// Most pairs one comparison may run, extensions included.
 pub const MAX_PAIRS: usize = 200;
-
-/// Which side of a comparison a run belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// The first configuration named.
-    A,
-    /// The second.
-    B,
-}
 
 /// Why a comparison was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -82,42 +75,6 @@ pub struct CompareJob {
     warnings: Vec<(String, String, usize)>,
     stopped: bool,
     seed: u64,
-}
-
-/// A run's place in a comparison and its result: the `leg` event's content.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Leg {
-    /// Its side.
-    pub side: Side,
-    /// This run's place, from 1.
-    pub index: usize,
-    /// How many runs are planned now.
-    pub of: usize,
-    /// The comparison so far, once two whole pairs have run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<Comparison>,
-    /// The run's result.
-    pub result: Box<RunResult>,
-}
-
-/// A finished comparison: the `verdict` event's content.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CompareReport {
-    /// A's label.
-    pub a: String,
-    /// B's label.
-    pub b: String,
-    /// A's rates (GiB/s) in the order they ran.
-    pub a_gib_per_s: Vec<f64>,
-    /// B's rates.
-    pub b_gib_per_s: Vec<f64>,
-    /// The statistics and the verdict.
-    #[serde(flatten)]
-    pub comparison: Comparison,
-    /// The verdict in words.
-    pub sentence: String,
-    /// Every kind of warning the runs carried, once, with how many more had it.
-    pub warnings: Vec<String>,
 }
 
 impl CompareJob {
@@ -235,11 +192,11 @@ impl CompareJob {
     /// it early (an error, a cancel), or `None` when the observer went away.
     pub fn run(&mut self, context: &JobContext, observer: &mut dyn Observer) -> Option<Event> {
         while let Some((_, plan)) = self.next_run() {
-            let job = Job::Pipe(Box::new(PipeJob {
+            let job = PipeJob {
                 plan,
                 watch: false,
                 live: false,
-            }));
+            };
             match job.run(context, observer)? {
                 Event::Result(Finished::Pipe(result)) => {
                     let leg = self.leg(*result);
