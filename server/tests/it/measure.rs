@@ -159,6 +159,26 @@ async fn measure_server_against_the_cli() {
                 }
             }
         }
+        // Each round ran every way once, side by side: the rounds are pairs, and
+        // a machine that swings between modes (busy-loop on a VM) swings both
+        // sides of a pair alike, which a ratio of medians over all runs cannot see.
+        for (name, way) in [
+            ("quiet", &quiet),
+            ("live", &live),
+            ("cli-occupancy", &cli_watched),
+        ] {
+            if way.len() == via_cli.len() && way.len() >= 2 {
+                let pair_ratios: Vec<f64> = way.iter().zip(&via_cli).map(|(s, c)| s / c).collect();
+                match pipebench::stats::verdict::compare(way, &via_cli, 1) {
+                    Ok(c) => println!(
+                        "{step:16} {name}/cli by rounds: ratio of medians {:.3} (95% {:.3} to {:.3}, {} rounds), median round ratio {:.3}, round ratios {pair_ratios:.3?}",
+                        c.ratio, c.ci_low, c.ci_high, c.pairs,
+                        pipebench::stats::median(&pair_ratios).unwrap_or(f64::NAN)
+                    ),
+                    Err(err) => println!("{step:16} {name}/cli: {err}"),
+                }
+            }
+        }
         let median_or_nan = |v: &mut Vec<f64>| if v.is_empty() { f64::NAN } else { median(v) };
         let (l, q, c, w) = (
             median_or_nan(&mut live),
