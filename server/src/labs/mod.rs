@@ -12,6 +12,7 @@
 pub mod checks;
 pub mod defs;
 pub mod export;
+pub mod intake;
 pub mod merge;
 pub mod names;
 pub mod render;

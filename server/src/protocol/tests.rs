@@ -1,0 +1,306 @@
+//! Tests of `protocol`.
+
+use super::*;
+use pipebench::size::{ByteSize, GIB};
+
+#[test]
+fn a_tool_message_names_a_tool_and_nothing_else() {
+    use pipebench::steps::tools::Side;
+    assert_eq!(
+        parse(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#).unwrap(),
+        ClientMessage::Job(JobRequest::Tool {
+            tool: "cat".into(),
+            side: Side::Reader,
+            bytes: Some(ByteSize(16 << 20)),
+        })
+    );
+    assert_eq!(
+        parse(r#"{"type":"tool","tool":"yes"}"#).unwrap(),
+        ClientMessage::Job(JobRequest::Tool {
+            tool: "yes".into(),
+            side: Side::Writer,
+            bytes: None,
+        })
+    );
+    // No command, no arguments: only an id from the table.
+    for bad in [
+        r#"{"type":"tool","tool":"cat","command":"rm -rf /"}"#,
+        r#"{"type":"tool","tool":"cat","args":["/etc/shadow"]}"#,
+        r#"{"type":"tool","tool":"cat","as":"both"}"#,
+        r#"{"type":"tool","tool":["cat"]}"#,
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+    // An id the table lacks is refused before anything starts.
+    assert!(crate::page_defaults::tool_job("sh", Side::Writer, None).is_err());
+    assert!(crate::page_defaults::tool_job("cat", Side::Writer, None).is_ok());
+}
+
+#[test]
+fn parses_tune_and_shared_pipe_messages() {
+    assert_eq!(
+        parse(TUNE_EXAMPLE).unwrap(),
+        ClientMessage::Job(JobRequest::Tune {
+            step: "busy-loop".into(),
+            budget: Some(20.0)
+        })
+    );
+    assert_eq!(
+        parse(SHARED_EXAMPLE).unwrap(),
+        ClientMessage::Job(JobRequest::SharedPipe(crate::past_page::SharedRequest {
+            writers: vec![1, 2],
+            readers: vec![1],
+            msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
+            bytes: Some(ByteSize(16 << 20)),
+        }))
+    );
+    for (text, expect) in [
+        (r#"{"type":"tune"}"#, "needs a `step`"),
+        (
+            r#"{"type":"tune","step":"x","budget":"long"}"#,
+            "`budget` must be a number",
+        ),
+        (
+            r#"{"type":"tune","step":"x","argv":["sh"]}"#,
+            "unknown field `argv`",
+        ),
+        (
+            r#"{"type":"shared_pipe","readers":[1],"msg_sizes":[64]}"#,
+            "needs a `writers`",
+        ),
+        (
+            r#"{"type":"shared_pipe","writers":[-1],"readers":[1],"msg_sizes":[64]}"#,
+            "bad writers",
+        ),
+        (
+            r#"{"type":"shared_pipe","writers":[1],"readers":[1],"msg_sizes":["big"]}"#,
+            "bad msg_sizes",
+        ),
+        (
+            r#"{"type":"shared_pipe","writers":[1],"readers":[1],"msg_sizes":[64],"x":1}"#,
+            "unknown field `x`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn parses_runs_and_cancels() {
+    let run = parse(r#"{"type":"run","step":"busy-loop","params":{"bytes":"1GiB","seconds":2}}"#)
+        .unwrap();
+    let ClientMessage::Job(JobRequest::Run { step, params, .. }) = run else {
+        panic!()
+    };
+    assert_eq!(step, "busy-loop");
+    assert_eq!(params.bytes, Some(ByteSize(GIB)));
+    assert_eq!(params.seconds, Some(2.0));
+    assert_eq!(
+        parse(r#"{"type":"run","step":"x"}"#).unwrap(),
+        ClientMessage::Job(JobRequest::Run {
+            step: "x".into(),
+            params: RunParams::default(),
+            lab: None,
+        })
+    );
+    assert_eq!(
+        parse(r#"{"type":"cancel"}"#).unwrap(),
+        ClientMessage::Cancel
+    );
+}
+
+#[test]
+fn parses_sweeps_and_explains_bad_ones() {
+    let sweep = parse(SWEEP_EXAMPLE).unwrap();
+    assert_eq!(
+        sweep,
+        ClientMessage::Job(JobRequest::Sweep {
+            step: "write-read".into(),
+            param: SweepParam::PipeSize,
+            values: vec![ByteSize(16 << 10), ByteSize(64 << 10)],
+            repeats: 1,
+            params: RunParams {
+                seconds: Some(1.0),
+                ..Default::default()
+            },
+            lab: None,
+        })
+    );
+    for (text, expect) in [
+        (r#"{"type":"sweep","step":"x"}"#, "needs a `param`"),
+        (
+            r#"{"type":"sweep","step":"x","param":"colour","values":[1]}"#,
+            "cannot sweep `colour`",
+        ),
+        (
+            r#"{"type":"sweep","step":"x","param":"buf_size"}"#,
+            "`values` array",
+        ),
+        (
+            r#"{"type":"sweep","step":"x","param":"buf_size","values":["lots"]}"#,
+            "bad values",
+        ),
+        (
+            r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"repeats":9}"#,
+            "repeats = 9 is out of range",
+        ),
+        (
+            r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"oops":1}"#,
+            "unknown field `oops`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn parses_lab_messages() {
+    let run =
+        parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
+            .unwrap();
+    assert!(
+        matches!(run, ClientMessage::Job(JobRequest::Run { lab: Some(LabTag { ref id, .. }), .. }) if id == "variance")
+    );
+    assert_eq!(
+        parse(r#"{"type":"predict","lab":"variance","value":3}"#).unwrap(),
+        ClientMessage::Predict {
+            lab: "variance".into(),
+            value: serde_json::json!(3)
+        }
+    );
+    for (text, expect) in [
+        (r#"{"type":"predict","lab":"variance"}"#, "needs a `value`"),
+        (r#"{"type":"predict","value":1}"#, "needs a `lab`"),
+        (
+            r#"{"type":"run","step":"x","lab":{"id":"v"}}"#,
+            "bad lab tag",
+        ),
+        (
+            r#"{"type":"reset_lab","lab":"v","x":1}"#,
+            "unknown field `x`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn parses_pages_and_explains_bad_ones() {
+    assert_eq!(
+        parse(PAGES_EXAMPLE).unwrap(),
+        ClientMessage::Job(JobRequest::Pages {
+            step: "huge-pages".into(),
+            touch: Some(false)
+        })
+    );
+    assert_eq!(
+        parse(r#"{"type":"pages","step":"x"}"#).unwrap(),
+        ClientMessage::Job(JobRequest::Pages {
+            step: "x".into(),
+            touch: None
+        })
+    );
+    for (text, expect) in [
+        (r#"{"type":"pages"}"#, "needs a `step`"),
+        (
+            r#"{"type":"pages","step":"x","touch":"yes"}"#,
+            "`touch` must be true or false",
+        ),
+        (
+            r#"{"type":"pages","step":"x","depth":3}"#,
+            "unknown field `depth`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn explains_bad_messages() {
+    for (text, expect) in [
+        ("nope", "not valid JSON"),
+        ("[1]", "JSON object"),
+        (r#"{"step":"x"}"#, "missing `type`"),
+        (r#"{"type":5}"#, "must be a string"),
+        (r#"{"type":"dance"}"#, "unknown message type `dance`"),
+        (r#"{"type":"run"}"#, "needs a `step`"),
+        (r#"{"type":"run","step":7}"#, "`step` must be a string"),
+        (
+            r#"{"type":"run","step":"x","params":[]}"#,
+            "`params` must be an object",
+        ),
+        (
+            r#"{"type":"run","step":"x","params":{"bytes":true}}"#,
+            "bad params",
+        ),
+        (r#"{"type":"run","step":"x","params":{"bites":1}}"#, "bites"),
+        (
+            r#"{"type":"run","step":"x","params":{"seconds":"soon"}}"#,
+            "bad params",
+        ),
+        (
+            r#"{"type":"run","step":"x","oops":1}"#,
+            "unknown field `oops`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn parses_ipc_runs_and_explains_bad_ones() {
+    assert_eq!(
+        parse(IPC_EXAMPLE).unwrap(),
+        ClientMessage::Job(JobRequest::Ipc {
+            mechanism: "posix-shm".into(),
+            params: IpcRunParams {
+                bytes: Some(ByteSize(200 << 20)),
+                chunk: Some(ByteSize(64 << 10)),
+            },
+            lab: None,
+        })
+    );
+    let tagged = parse(
+            r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":{"id":"choose-ipc","task":"posix-shm"}}"#,
+        )
+        .unwrap();
+    assert!(matches!(
+        tagged,
+        ClientMessage::Job(JobRequest::Ipc { lab: Some(LabTag { ref task, .. }), .. }) if task == "posix-shm"
+    ));
+    for (text, expect) in [
+        (r#"{"type":"ipc"}"#, "needs a `mechanism`"),
+        (
+            r#"{"type":"ipc","mechanism":"x","params":{"dir":"/"}}"#,
+            "dir",
+        ),
+        (
+            r#"{"type":"ipc","mechanism":"x","params":7}"#,
+            "must be an object",
+        ),
+        (
+            r#"{"type":"ipc","mechanism":"x","oops":1}"#,
+            "unknown field `oops`",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+#[test]
+fn ipc_errors_carry_their_kind() {
+    let err = crate::ipc_page::plan("nope", &IpcRunParams::default()).unwrap_err();
+    let json =
+        pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
+            .to_json();
+    assert!(
+        json.contains(r#""reason":{"kind":"unknown_mechanism"}"#),
+        "{json}"
+    );
+}
