@@ -178,10 +178,7 @@ impl Reply {
     /// The JSON text of a reply that belongs to run `run`, tagged `"run": N`
     /// first as the run's own events are.
     pub fn to_json_for_run(&self, run: u64) -> String {
-        let json = self.to_json();
-        // A reply is an object with at least its `type`: `{"type":...}`.
-        debug_assert!(json.starts_with("{\""));
-        format!("{{\"run\":{run},{}", &json[1..])
+        pipebench::engine::event::ForRun { run, event: self }.to_json()
     }
 
     /// The JSON text.

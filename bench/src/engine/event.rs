@@ -125,15 +125,16 @@ impl Event {
 /// which run a message is about. Refusals of a message belong to no run and go
 /// out as plain [`Event`]s.
 #[derive(Debug, Serialize)]
-pub struct ForRun<'a> {
+pub struct ForRun<'a, T: Serialize = Event> {
     /// The run's id.
     pub run: u64,
-    /// What happened to it.
+    /// What happened to it (an [`Event`], or a reply of the server's about the
+    /// run, such as whether its result was saved).
     #[serde(flatten)]
-    pub event: &'a Event,
+    pub event: &'a T,
 }
 
-impl ForRun<'_> {
+impl<T: Serialize> ForRun<'_, T> {
     /// The JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("events serialise")

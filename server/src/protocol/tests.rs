@@ -304,3 +304,16 @@ fn ipc_errors_carry_their_kind() {
         "{json}"
     );
 }
+
+#[test]
+fn a_reply_about_a_run_carries_its_id_first() {
+    let json = Reply::saved(SaveStore::History, None, Ok(())).to_json_for_run(7);
+    assert_eq!(
+        json,
+        r#"{"run":7,"type":"saved","store":"history","ok":true}"#
+    );
+    let json = Reply::saved(SaveStore::Labs, Some("lab-1".into()), Ok(())).to_json_for_run(3);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["run"], 3);
+    assert_eq!(value["lab"], "lab-1");
+}
