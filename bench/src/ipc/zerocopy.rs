@@ -26,8 +26,8 @@ const SO_ZEROCOPY: libc::c_int = 60;
 const SO_EE_ORIGIN_ZEROCOPY: u8 = 5;
 /// `SO_EE_CODE_ZEROCOPY_COPIED`: the kernel copied the range after all.
 const SO_EE_CODE_ZEROCOPY_COPIED: u8 = 1;
-/// `IORING_RECVSEND_ZC_REPORT_USAGE` (6.2): the notification says if it copied.
-const IORING_RECVSEND_ZC_REPORT_USAGE: u16 = 1 << 3;
+/// `IORING_SEND_ZC_REPORT_USAGE` (6.2): the notification says if it copied.
+const IORING_SEND_ZC_REPORT_USAGE: u16 = 1 << 3;
 /// `IORING_NOTIF_USAGE_ZC_COPIED`: set in a notification's result when it copied.
 const IORING_NOTIF_USAGE_ZC_COPIED: i32 = i32::MIN;
 /// Buffers in flight: a buffer handed to a zero-copy send is not reused before
@@ -508,7 +508,7 @@ fn send_uring_zc(sock: &File, src: &mut File, bytes: u64, chunk: usize) -> Resul
     let fd = types::Fd(sock.as_raw_fd());
     let submit = |ring: &mut io_uring::IoUring, slot: usize, buf: &[u8]| {
         let entry = opcode::SendZc::new(fd, buf.as_ptr(), buf.len() as u32)
-            .zc_flags(IORING_RECVSEND_ZC_REPORT_USAGE)
+            .zc_flags(IORING_SEND_ZC_REPORT_USAGE)
             .build()
             .user_data(slot as u64);
         // SAFETY: the buffer lives in `slots` until its notification arrives.
