@@ -851,9 +851,7 @@ fn a_killed_latency_end_leaves_nothing_behind() {
             std::thread::sleep(Duration::from_millis(200));
             let victim = *ends
                 .iter()
-                .find(|&&pid| {
-                    crate::common::cmdline(pid).contains(&format!("\"role\":\"{role}\""))
-                })
+                .find(|&&pid| crate::common::cmdline(pid).contains(&format!("\"role\":\"{role}\"")))
                 .unwrap_or_else(|| panic!("{id}: no {role} end among {ends:?}"));
             // SAFETY: a signal to our own grandchild.
             unsafe { libc::kill(victim as i32, libc::SIGKILL) };
@@ -866,7 +864,11 @@ fn a_killed_latency_end_leaves_nothing_behind() {
                     "{id}: end {end} lives on"
                 );
             }
-            assert_eq!(leftovers(), before, "{id} with its {role} killed left something");
+            assert_eq!(
+                leftovers(),
+                before,
+                "{id} with its {role} killed left something"
+            );
         }
     }
 }
@@ -883,9 +885,8 @@ fn programs_planted_on_path_are_never_started() {
     let base = shared.base.to_str().unwrap();
     let victim = shared.victim.display().to_string();
     for (name, real) in [("cat", "/bin/cat"), ("perf", "perf")] {
-        let script = format!(
-            "#!/bin/sh\necho planted >> {victim}\nPATH=/usr/bin:/bin exec {real} \"$@\"\n"
-        );
+        let script =
+            format!("#!/bin/sh\necho planted >> {victim}\nPATH=/usr/bin:/bin exec {real} \"$@\"\n");
         let planted = crate::common::as_nobody(
             "sh",
             &[
@@ -908,7 +909,14 @@ fn programs_planted_on_path_are_never_started() {
     // Where perf is installed the run is profiled with it; where it is not,
     // the planted one is still never started.
     let _profiled = Command::new(exe())
-        .args(["run", "write-read", "--bytes", "16MiB", "--profile", "--json"])
+        .args([
+            "run",
+            "write-read",
+            "--bytes",
+            "16MiB",
+            "--profile",
+            "--json",
+        ])
         .env("PATH", &path)
         .output()
         .unwrap();

@@ -15,9 +15,15 @@ async fn refused(socket: &mut Socket, message: Value, says: &str, kind: Option<&
     send(socket, message.clone()).await;
     let reply = recv(socket).await;
     assert_eq!(reply["type"], "error", "{message}: {reply}");
-    assert!(reply.get("run").is_none(), "{message}: a refusal belongs to no run");
+    assert!(
+        reply.get("run").is_none(),
+        "{message}: a refusal belongs to no run"
+    );
     let text = reply["message"].as_str().unwrap();
-    assert!(text.contains(says), "{message}: expected {says:?} in {text:?}");
+    assert!(
+        text.contains(says),
+        "{message}: expected {says:?} in {text:?}"
+    );
     assert!(!text.chars().any(char::is_control), "{message}: {text:?}");
     if let Some(kind) = kind {
         assert_eq!(reply["reason"]["kind"], kind, "{message}: {reply}");
@@ -29,13 +35,21 @@ async fn latency_messages_out_of_bounds_are_refused_by_field_and_value() {
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
     let cases = [
-        (json!({"type":"latency","mechanism":"nope"}), "nope", "unknown_mechanism"),
+        (
+            json!({"type":"latency","mechanism":"nope"}),
+            "nope",
+            "unknown_mechanism",
+        ),
         (
             json!({"type":"latency","mechanism":"pipe","round_trips":100_001}),
             "100001",
             "out_of_range",
         ),
-        (json!({"type":"latency","mechanism":"pipe","size":0}), "0", "out_of_range"),
+        (
+            json!({"type":"latency","mechanism":"pipe","size":0}),
+            "0",
+            "out_of_range",
+        ),
         (
             json!({"type":"latency","mechanism":"pipe","size":"1GiB"}),
             "1073741824",
@@ -67,7 +81,7 @@ async fn latency_messages_out_of_bounds_are_refused_by_field_and_value() {
         ),
         (
             json!({"type":"latency","mechanism":"pipe","cpus":[0,1,2]}),
-            "cpus",
+            "`cpus` must be two CPU numbers [ping, pong], not [0, 1, 2]",
         ),
         (
             json!({"type":"latency","mechanism":"pipe","lab":{"id":"no-such-lab","task":"x"}}),
@@ -77,7 +91,11 @@ async fn latency_messages_out_of_bounds_are_refused_by_field_and_value() {
         refused(&mut socket, message, says, None).await;
     }
     let health = server.get("/api/health").await.json();
-    assert_eq!((health["running"].clone(), health["queued"].clone()), (json!(false), json!(0)), "{health}");
+    assert_eq!(
+        (health["running"].clone(), health["queued"].clone()),
+        (json!(false), json!(0)),
+        "{health}"
+    );
 }
 
 #[tokio::test]
@@ -87,12 +105,24 @@ async fn tool_messages_name_a_tool_of_the_table_and_nothing_else() {
     for (message, says) in [
         (json!({"type":"tool","tool":"sh"}), "\"sh\""),
         (json!({"type":"tool","tool":"/bin/sh"}), "/bin/sh"),
-        (json!({"type":"tool","tool":"cat; rm -rf /"}), "cat; rm -rf /"),
-        (json!({"type":"tool","tool":"../../bin/cat"}), "../../bin/cat"),
+        (
+            json!({"type":"tool","tool":"cat; rm -rf /"}),
+            "cat; rm -rf /",
+        ),
+        (
+            json!({"type":"tool","tool":"../../bin/cat"}),
+            "../../bin/cat",
+        ),
         // Escaped when quoted back, never raw.
         (json!({"type":"tool","tool":"cat\u{1b}[2J\n"}), "\\u{1b}[2J"),
-        (json!({"type":"tool","tool":"cat","bytes":0}), "out of range"),
-        (json!({"type":"tool","tool":"cat","bytes":"2GiB"}), "2147483648"),
+        (
+            json!({"type":"tool","tool":"cat","bytes":0}),
+            "out of range",
+        ),
+        (
+            json!({"type":"tool","tool":"cat","bytes":"2GiB"}),
+            "2147483648",
+        ),
         (json!({"type":"tool","tool":"yes","as":"reader"}), "reader"),
         (json!({"type":"tool","tool":"cat","as":"both"}), "both"),
         (
@@ -147,13 +177,11 @@ async fn a_lab_run_takes_only_its_tasks_options() {
         refused(&mut socket, message, says, None).await;
     }
     let labs = server.get("/api/labs").await.json();
-    let variance = &labs["labs"]["variance"];
-    assert!(variance.is_object(), "{labs}");
-    assert_eq!(
-        variance["measurements"].as_array().map(Vec::len),
-        Some(0),
-        "{variance}"
-    );
+    // Nothing recorded for the lab: no measurement (nor any record at all).
+    let recorded = labs["labs"]
+        .get("variance")
+        .map_or(0, |lab| lab["measurements"].as_array().map_or(0, Vec::len));
+    assert_eq!(recorded, 0, "{labs}");
     let health = server.get("/api/health").await.json();
     assert_eq!(health["queued"], 0, "{health}");
 }

@@ -607,7 +607,10 @@ async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_sta
     }
     // Every mechanism but io_uring has nothing to ask of the kernel beyond
     // what any Linux has.
-    assert!(tried.len() >= pipebench::latency::Mechanism::ALL.len() - 1, "{tried:?}");
+    assert!(
+        tried.len() >= pipebench::latency::Mechanism::ALL.len() - 1,
+        "{tried:?}"
+    );
 }
 
 /// Every process descended from `pid`.
@@ -677,9 +680,7 @@ async fn a_server_killed_mid_search_comparison_shared_pipe_or_tool_run_leaves_no
             "shared_pipe",
             json!({"type":"shared_pipe","writers":[2],"readers":[2],"msg_sizes":[64],
                    "bytes":"256MiB"}),
-            Box::new(|pid| {
-                wait_for_children(pid, 4, |l| l.contains("shared-end"), "shared_pipe")
-            }),
+            Box::new(|pid| wait_for_children(pid, 4, |l| l.contains("shared-end"), "shared_pipe")),
         ),
         (
             "tool cat as the reader",
@@ -781,11 +782,18 @@ async fn a_killed_server_of_the_carried_book_leaves_its_unpacked_book_to_the_nex
     assert_eq!(unpacked.len(), 1, "{unpacked:?}");
     first.kill().unwrap();
     first.wait().unwrap();
-    assert_eq!(names_in(tmp.path()), unpacked, "nothing removes it but a start");
+    assert_eq!(
+        names_in(tmp.path()),
+        unpacked,
+        "nothing removes it but a start"
+    );
     let mut second = carried_book_server(tmp.path(), state.path());
     let now = names_in(tmp.path());
     assert_eq!(now.len(), 1, "{now:?}");
-    assert!(now.is_disjoint(&unpacked), "the dead server's book stayed: {now:?}");
+    assert!(
+        now.is_disjoint(&unpacked),
+        "the dead server's book stayed: {now:?}"
+    );
     // SAFETY: kill(2) on our own child, not yet reaped.
     unsafe { libc::kill(second.id() as i32, libc::SIGTERM) };
     assert!(second.wait().unwrap().success());
