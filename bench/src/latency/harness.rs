@@ -233,6 +233,9 @@ pub fn run(
     let mut ping = start(&ping_spec, ping_fds)?;
     let deadline = Instant::now() + timeout_for(config);
     let of = u64::from(config.round_trips);
+    // Which end the harness itself had to kill after its partner ended: its
+    // death is not the failure to report.
+    let mut waited_out = (false, false);
     loop {
         if held.fifo_dir.is_some()
             && region
@@ -257,10 +260,13 @@ pub fn run(
             // One has ended; the other should follow at once, unless it waits
             // for a message that will never come.
             let grace = Instant::now() + Duration::from_secs(2);
-            ping.wait_until(grace)
+            let ping_ended = ping
+                .wait_until(grace)
                 .map_err(setup("wait for the ping end"))?;
-            pong.wait_until(grace)
+            let pong_ended = pong
+                .wait_until(grace)
                 .map_err(setup("wait for the pong end"))?;
+            waited_out = (!ping_ended, !pong_ended);
             break;
         }
         let stop = tick(LiveSample {
@@ -295,22 +301,24 @@ pub fn run(
                 message: format!("it died ({}): {}", silent.status, silent.stderr),
             })
     };
-    let (ping_out, pong_out) = (outcome(&mut ping, "ping")?, outcome(&mut pong, "pong")?);
+    // A failure an end reported, or its silent death, as the run's error.
+    let failed = |out: Result<EndOutcome, LatencyError>, role: &'static str| match out {
+        Ok(EndOutcome::Failed { message }) => Err(LatencyError::End { role, message }),
+        other => other,
+    };
+    let ping_out = failed(outcome(&mut ping, "ping"), "ping");
+    let pong_out = failed(outcome(&mut pong, "pong"), "pong");
+    // When one end died and the harness then killed the other, waiting for a
+    // message that could not come, the first is the one that failed.
+    let (ping_out, pong_out) = match (ping_out, pong_out, waited_out) {
+        (Err(_), Err(pong_err), (true, false)) => return Err(pong_err),
+        (Err(ping_err), Err(_), (false, true)) => return Err(ping_err),
+        (ping_out, pong_out, _) => (ping_out?, pong_out?),
+    };
     drop(held);
     let (report, pong_usage) = match (ping_out, pong_out) {
         (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
-        (EndOutcome::Failed { message }, _) => {
-            return Err(LatencyError::End {
-                role: "ping",
-                message,
-            })
-        }
-        (_, EndOutcome::Failed { message }) => {
-            return Err(LatencyError::End {
-                role: "pong",
-                message,
-            })
-        }
+        // Failures were turned into errors above.
         _ => {
             return Err(LatencyError::End {
                 role: "ping",

@@ -184,32 +184,41 @@ fn a_killed_harness_leaves_nothing_at_once_or_after_the_next_start() {
         if !bases.runs_here(id) {
             continue;
         }
-        let mut harness = bases.ipc(id);
-        let ends = catch_ends(harness.id(), roles(id), libc::SIGSTOP)
-            .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
-        harness.kill().unwrap();
-        let (status, said) = harness.finish();
-        assert!(killed_by(status, libc::SIGKILL), "{id}: {status:?} {said}");
-        for end in &ends {
-            assert!(
-                gone_within(*end, Duration::from_secs(5)),
-                "{id}: end {end} lives on"
+        // On a loaded machine both ends may get past their opens before this
+        // test sees them (their names are then already gone, rightly): try
+        // again until the kill lands while the names exist, a few times at most.
+        let mut caught_named = false;
+        for _attempt in 0..5 {
+            let mut harness = bases.ipc(id);
+            let ends = catch_ends(harness.id(), roles(id), libc::SIGSTOP)
+                .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
+            harness.kill().unwrap();
+            let (status, said) = harness.finish();
+            assert!(killed_by(status, libc::SIGKILL), "{id}: {status:?} {said}");
+            for end in &ends {
+                assert!(
+                    gone_within(*end, Duration::from_secs(5)),
+                    "{id}: end {end} lives on"
+                );
+            }
+            let left = bases.leftovers();
+            if !named(id) {
+                assert_eq!(left, before, "{id} left something behind");
+            }
+            caught_named = left != before;
+            bases.next_start();
+            assert_eq!(
+                bases.leftovers(),
+                before,
+                "{id}: the next start left something"
             );
+            if !named(id) || caught_named {
+                break;
+            }
         }
-        let left = bases.leftovers();
-        if named(id) {
-            assert_ne!(
-                left, before,
-                "{id}: its named object should be there until the next start"
-            );
-        } else {
-            assert_eq!(left, before, "{id} left something behind");
-        }
-        bases.next_start();
-        assert_eq!(
-            bases.leftovers(),
-            before,
-            "{id}: the next start left something"
+        assert!(
+            !named(id) || caught_named,
+            "{id}: never killed while its named object existed"
         );
     }
 }
