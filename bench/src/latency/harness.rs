@@ -235,7 +235,7 @@ pub fn run(
     let of = u64::from(config.round_trips);
     // Which end the harness itself had to kill after its partner ended: its
     // death is not the failure to report.
-    let mut waited_out = (false, false);
+    let waited_out: (bool, bool);
     loop {
         if held.fifo_dir.is_some()
             && region
