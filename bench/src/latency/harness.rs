@@ -301,24 +301,33 @@ pub fn run(
                 message: format!("it died ({}): {}", silent.status, silent.stderr),
             })
     };
-    // A failure an end reported, or its silent death, as the run's error.
-    let failed = |out: Result<EndOutcome, LatencyError>, role: &'static str| match out {
-        Ok(EndOutcome::Failed { message }) => Err(LatencyError::End { role, message }),
-        other => other,
-    };
-    let ping_out = failed(outcome(&mut ping, "ping"), "ping");
-    let pong_out = failed(outcome(&mut pong, "pong"), "pong");
-    // When one end died and the harness then killed the other, waiting for a
-    // message that could not come, the first is the one that failed.
-    let (ping_out, pong_out) = match (ping_out, pong_out, waited_out) {
-        (Err(_), Err(pong_err), (true, false)) => return Err(pong_err),
-        (Err(ping_err), Err(_), (false, true)) => return Err(ping_err),
-        (ping_out, pong_out, _) => (ping_out?, pong_out?),
+    let ping_out = outcome(&mut ping, "ping");
+    let pong_out = outcome(&mut pong, "pong");
+    // The end to name is the one that failed first: one that died without a
+    // word (killed) rather than its partner, which then only saw the other end
+    // gone; never one the harness killed itself, waiting for a message that
+    // could not come.
+    let (ping_out, pong_out) = match (ping_out, pong_out) {
+        (Err(died), _) if !waited_out.0 => return Err(died),
+        (_, Err(died)) if !waited_out.1 => return Err(died),
+        (Ok(EndOutcome::Failed { message }), _) => {
+            return Err(LatencyError::End {
+                role: "ping",
+                message,
+            })
+        }
+        (_, Ok(EndOutcome::Failed { message })) => {
+            return Err(LatencyError::End {
+                role: "pong",
+                message,
+            })
+        }
+        (ping_out, pong_out) => (ping_out?, pong_out?),
     };
     drop(held);
     let (report, pong_usage) = match (ping_out, pong_out) {
         (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
-        // Failures were turned into errors above.
+        // Failures were returned above.
         _ => {
             return Err(LatencyError::End {
                 role: "ping",
