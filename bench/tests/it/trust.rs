@@ -866,7 +866,10 @@ fn a_killed_latency_end_leaves_nothing_behind() {
             unsafe { libc::kill(victim as i32, libc::SIGKILL) };
             let (status, said) = harness.finish();
             assert_eq!(status.code(), Some(1), "{id} {role}: {said}");
-            assert!(said.contains(role), "{id}: which end failed? {said}");
+            assert!(
+                said.contains(&format!("the {role} end failed")),
+                "{id}: which end failed? {said}"
+            );
             for end in &ends {
                 assert!(
                     gone_within(*end, Duration::from_secs(5)),
