@@ -26,11 +26,28 @@ pub struct LatencyRunParams {
     #[serde(default)]
     pub size: Option<ByteSize>,
     /// The ping end's CPU and the pong end's (default: the pipe steps' two).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "two_cpus")]
     pub cpus: Option<[usize; 2]>,
     /// Round trips to time.
     #[serde(default)]
     pub round_trips: Option<u32>,
+}
+
+/// `cpus` as exactly two CPU numbers; anything else is refused naming the field
+/// and what came (serde's own words for a wrong-length array name neither).
+fn two_cpus<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<[usize; 2]>, D::Error> {
+    let cpus: Option<Vec<usize>> = Deserialize::deserialize(deserializer).map_err(|e| {
+        serde::de::Error::custom(format!("`cpus` must be two CPU numbers [ping, pong]: {e}"))
+    })?;
+    match cpus.as_deref() {
+        None => Ok(None),
+        Some(&[ping, pong]) => Ok(Some([ping, pong])),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "`cpus` must be two CPU numbers [ping, pong], not {other:?}"
+        ))),
+    }
 }
 
 /// Checks a page's request into the engine's configuration.
@@ -77,6 +94,15 @@ mod tests {
         assert!(parse(r#"{"mechanism":"shm-ring","mode":"blocking"}"#).is_err());
         assert!(parse(r#"{"mechanism":"pipe","cpus":[0,4096]}"#).is_err());
         assert!(parse(r#"{"mechanism":"pipe","bytes":1}"#).is_err());
+        let three = parse(r#"{"mechanism":"pipe","cpus":[0,1,2]}"#).unwrap_err();
+        assert!(
+            three.contains("`cpus`") && three.contains("[0, 1, 2]"),
+            "{three}"
+        );
+        assert_eq!(
+            parse(r#"{"mechanism":"pipe","cpus":[1,0]}"#).unwrap().cpus,
+            [1, 0]
+        );
         assert!(parse(r#"{"mechanism":"nope"}"#).is_err());
     }
 }

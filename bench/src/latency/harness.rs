@@ -233,6 +233,9 @@ pub fn run(
     let mut ping = start(&ping_spec, ping_fds)?;
     let deadline = Instant::now() + timeout_for(config);
     let of = u64::from(config.round_trips);
+    // Which end the harness itself had to kill after its partner ended: its
+    // death is not the failure to report.
+    let waited_out: (bool, bool);
     loop {
         if held.fifo_dir.is_some()
             && region
@@ -257,10 +260,13 @@ pub fn run(
             // One has ended; the other should follow at once, unless it waits
             // for a message that will never come.
             let grace = Instant::now() + Duration::from_secs(2);
-            ping.wait_until(grace)
+            let ping_ended = ping
+                .wait_until(grace)
                 .map_err(setup("wait for the ping end"))?;
-            pong.wait_until(grace)
+            let pong_ended = pong
+                .wait_until(grace)
                 .map_err(setup("wait for the pong end"))?;
+            waited_out = (!ping_ended, !pong_ended);
             break;
         }
         let stop = tick(LiveSample {
@@ -295,22 +301,33 @@ pub fn run(
                 message: format!("it died ({}): {}", silent.status, silent.stderr),
             })
     };
-    let (ping_out, pong_out) = (outcome(&mut ping, "ping")?, outcome(&mut pong, "pong")?);
-    drop(held);
-    let (report, pong_usage) = match (ping_out, pong_out) {
-        (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
-        (EndOutcome::Failed { message }, _) => {
+    let ping_out = outcome(&mut ping, "ping");
+    let pong_out = outcome(&mut pong, "pong");
+    // The end to name is the one that failed first: one that died without a
+    // word (killed) rather than its partner, which then only saw the other end
+    // gone; never one the harness killed itself, waiting for a message that
+    // could not come.
+    let (ping_out, pong_out) = match (ping_out, pong_out) {
+        (Err(died), _) if !waited_out.0 => return Err(died),
+        (_, Err(died)) if !waited_out.1 => return Err(died),
+        (Ok(EndOutcome::Failed { message }), _) => {
             return Err(LatencyError::End {
                 role: "ping",
                 message,
             })
         }
-        (_, EndOutcome::Failed { message }) => {
+        (_, Ok(EndOutcome::Failed { message })) => {
             return Err(LatencyError::End {
                 role: "pong",
                 message,
             })
         }
+        (ping_out, pong_out) => (ping_out?, pong_out?),
+    };
+    drop(held);
+    let (report, pong_usage) = match (ping_out, pong_out) {
+        (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
+        // Failures were returned above.
         _ => {
             return Err(LatencyError::End {
                 role: "ping",

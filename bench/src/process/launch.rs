@@ -369,6 +369,35 @@ impl Drop for Child {
     }
 }
 
+/// The first program `name` on `PATH` that no other user could have put or
+/// changed there: an executable regular file owned by this user or root and
+/// writable by no one else, every folder on its (resolved) path one no other
+/// user can rearrange (the rule of [`super::rundir::Base`]). A folder on `PATH`
+/// open to others (`/tmp`, a relative entry such as `.`) is passed over, so a
+/// program another local user planted is never started with this user's
+/// rights, root's included.
+pub fn trusted_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let path = std::env::var_os("PATH")?;
+    let euid = rustix::process::geteuid().as_raw();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .filter_map(|dir| dir.join(name).canonicalize().ok())
+        .find(|program| {
+            let Ok(meta) = std::fs::symlink_metadata(program) else {
+                return false;
+            };
+            let mode = meta.mode();
+            meta.is_file()
+                && mode & 0o111 != 0
+                && (meta.uid() == euid || meta.uid() == 0)
+                && mode & 0o022 == 0
+                && program
+                    .parent()
+                    .is_some_and(|dir| super::rundir::Base::at(dir).is_ok())
+        })
+}
+
 /// Makes the command's process die with the thread that starts it
 /// (`PR_SET_PDEATHSIG` = SIGKILL): a runner killed mid-run leaves no child
 /// behind (an end, perf, the page inspector). Start the command from a thread

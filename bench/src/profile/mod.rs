@@ -143,10 +143,9 @@ fn find(perf: &Path) -> Option<PathBuf> {
     if perf.components().count() > 1 {
         return perf.is_file().then(|| perf.to_path_buf());
     }
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|dir| dir.join(perf))
-        .find(|candidate| candidate.is_file())
+    // Found on PATH: only where no other user could have planted it, since
+    // perf runs with the runner's rights (root's, maybe).
+    crate::process::launch::trusted_on_path(perf.to_str()?)
 }
 
 /// Whether the default perf executable can be found.

@@ -23,6 +23,7 @@ mod labs;
 mod lifecycle;
 mod lighthouse;
 mod measure;
+mod message_bounds;
 mod pages;
 mod past;
 mod profile;

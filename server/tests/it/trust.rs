@@ -109,6 +109,11 @@ fn cmdline(pid: u32) -> String {
 /// once: every resource of the run exists and no end holds it yet. Polls
 /// without sleeping so nothing slips by.
 fn stop_ends(pid: u32, roles: &[&str]) -> Vec<u32> {
+    stop_ends_of(pid, "ipc-end", roles)
+}
+
+/// [`stop_ends`] for the ends started as `subcommand` (`ipc-end`, `latency-end`).
+fn stop_ends_of(pid: u32, subcommand: &str, roles: &[&str]) -> Vec<u32> {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen: Vec<u32> = Vec::new();
     let mut caught = Vec::new();
@@ -121,7 +126,7 @@ fn stop_ends(pid: u32, roles: &[&str]) -> Vec<u32> {
             // The command line reads empty for a moment during exec.
             let line = loop {
                 let line = cmdline(child);
-                if line.contains("ipc-end") || is_gone(child.into()) {
+                if line.contains(subcommand) || is_gone(child.into()) {
                     break line;
                 }
                 std::hint::spin_loop();
@@ -541,4 +546,261 @@ async fn a_server_killed_mid_latency_run_leaves_nothing_after_its_next_start() {
             "{id}: the next start left something"
         );
     }
+}
+
+/// Kill -9 of the server at the worst moment of a latency run, for every
+/// mechanism of the lab this machine can run: both ends just started and
+/// frozen (SIGSTOP) before they open or attach anything, so every name the run
+/// makes still exists. The ends die with the server; what had no name (pipes,
+/// eventfds, sockets, the memfd region, io_uring rings, POSIX queues unlinked
+/// before the ends start) is gone at once, and the rest (the FIFO pair's run
+/// folder, the System V queue noted in one) is gone after the next start.
+#[tokio::test]
+async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_start() {
+    let _lock = RUN_LOCK.lock().await;
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut server = bases.server();
+    let mut tried = Vec::new();
+    for mechanism in pipebench::latency::Mechanism::ALL {
+        let id = mechanism.id();
+        let info = mechanism.info();
+        let mode = if info.blocking.is_some() {
+            "blocking"
+        } else {
+            "busy"
+        };
+        let mut socket = server.socket().await;
+        send(
+            &mut socket,
+            json!({"type":"latency","mechanism":id,"mode":mode,"round_trips":100_000}),
+        )
+        .await;
+        let first = recv(&mut socket).await;
+        if first["type"] == "error" {
+            // io_uring turned off or missing: said, typed, and nothing to kill.
+            assert_eq!(first["reason"]["kind"], "unsupported", "{id}: {first}");
+            continue;
+        }
+        assert_eq!(first["type"], "started", "{id}: {first}");
+        let ends = stop_ends_of(server.pid(), "latency-end", &["ping", "pong"]);
+        let status = server
+            .signal(libc::SIGKILL, Duration::from_secs(5))
+            .expect("the server dies");
+        assert!(!status.success());
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        if !matches!(id, "fifo" | "sysv-mq") {
+            assert_eq!(bases.leftovers(), before, "{id} left something behind");
+        }
+        server = bases.server();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: the next start left something"
+        );
+        tried.push(id);
+    }
+    // Every mechanism but io_uring has nothing to ask of the kernel beyond
+    // what any Linux has.
+    assert!(
+        tried.len() >= pipebench::latency::Mechanism::ALL.len() - 1,
+        "{tried:?}"
+    );
+}
+
+/// Every process descended from `pid`.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        for child in children(parent) {
+            found.push(child);
+            next.push(child);
+        }
+    }
+    found
+}
+
+/// Waits (spinning, so a short-lived child is still caught) until the server
+/// `pid` has at least `count` children past their exec whose command line
+/// passes `is`; returns them.
+fn wait_for_children(pid: u32, count: usize, is: impl Fn(&str) -> bool, what: &str) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found: Vec<u32> = children(pid)
+            .into_iter()
+            .filter(|&c| is(&cmdline(c)))
+            .collect();
+        if found.len() >= count {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{what}: no such children");
+        std::hint::spin_loop();
+    }
+}
+
+/// Whether a command line is `PROGRAM ...` with PROGRAM's file name `name`.
+fn runs(line: &str, name: &str) -> bool {
+    line.split(' ')
+        .next()
+        .is_some_and(|program| Path::new(program).file_name() == Some(name.as_ref()))
+}
+
+/// Kill -9 of the server in the middle of each kind of job added past the
+/// article: a tuning search, a comparison, a shared-pipe sweep, and a tool run
+/// on either side (as the writer, `cat` of the run's own file, frozen while it
+/// reads it). Every process the server started dies with it; nothing is left
+/// at once but the tool's private run folder with its file, and the next start
+/// removes that.
+#[tokio::test]
+async fn a_server_killed_mid_search_comparison_shared_pipe_or_tool_run_leaves_nothing() {
+    let _lock = RUN_LOCK.lock().await;
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    let mut server = bases.server();
+    let pipe_end = |line: &str| line.contains(" end write") || line.contains(" end read");
+    type Wait = Box<dyn Fn(u32) -> Vec<u32>>;
+    let cases: Vec<(&str, serde_json::Value, Wait)> = vec![
+        (
+            "tune",
+            json!({"type":"tune","step":"write-read","budget":20}),
+            Box::new(move |pid| wait_for_children(pid, 2, pipe_end, "tune")),
+        ),
+        (
+            "compare",
+            json!({"type":"compare","a":"write-read","b":"busy-loop","pairs":4}),
+            Box::new(move |pid| wait_for_children(pid, 2, pipe_end, "compare")),
+        ),
+        (
+            "shared_pipe",
+            json!({"type":"shared_pipe","writers":[2],"readers":[2],"msg_sizes":[64],
+                   "bytes":"256MiB"}),
+            Box::new(|pid| wait_for_children(pid, 4, |l| l.contains("shared-end"), "shared_pipe")),
+        ),
+        (
+            "tool cat as the reader",
+            json!({"type":"tool","tool":"cat","as":"reader","bytes":"1GiB"}),
+            Box::new(|pid| wait_for_children(pid, 1, |l| runs(l, "cat"), "tool reader")),
+        ),
+        (
+            "tool cat as the writer",
+            json!({"type":"tool","tool":"cat","as":"writer","bytes":"64MiB"}),
+            Box::new(|pid| {
+                let cat = wait_for_children(pid, 1, |l| runs(l, "cat"), "tool writer");
+                // SAFETY: a signal to the server's child, which we started.
+                unsafe { libc::kill(cat[0] as i32, libc::SIGSTOP) };
+                cat
+            }),
+        ),
+    ];
+    for (what, message, wait) in cases {
+        let mut socket = server.socket().await;
+        send(&mut socket, message).await;
+        // Under way: a `started` (a tool run says none: its first `progress`).
+        let first = recv(&mut socket).await;
+        assert!(
+            matches!(first["type"].as_str(), Some("started" | "progress")),
+            "{what}: {first}"
+        );
+        let caught = wait(server.pid());
+        let started = descendants(server.pid());
+        assert!(caught.iter().all(|c| started.contains(c)), "{what}");
+        let status = server
+            .signal(libc::SIGKILL, Duration::from_secs(5))
+            .expect("the server dies");
+        assert!(!status.success());
+        for pid in &started {
+            assert!(
+                gone_within(*pid, Duration::from_secs(5)),
+                "{what}: {pid} ({}) outlived the server",
+                cmdline(*pid)
+            );
+        }
+        let left = bases.leftovers();
+        if what == "tool cat as the writer" {
+            // The file cat was reading, in the run's private folder.
+            let extra: Vec<&String> = left.difference(&before).collect();
+            assert_eq!(extra.len(), 1, "{what}: {extra:?}");
+            assert!(
+                extra[0].contains(pipebench::process::rundir::PREFIX),
+                "{what}: {extra:?}"
+            );
+        } else {
+            assert_eq!(left, before, "{what} left something behind");
+        }
+        server = bases.server();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{what}: the next start left something"
+        );
+    }
+}
+
+/// Starts the binary with the book it carries (no `--book-root`), its
+/// temporary folder `tmp` and no runtime folder, so the unpacked book lands in
+/// `tmp`; returns it once it serves.
+fn carried_book_server(tmp: &Path, state: &Path) -> std::process::Child {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .args(["--port", "0", "--state-dir"])
+        .arg(state)
+        .env("TMPDIR", tmp)
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(crate::common::parse_port(&line).is_some(), "{line}");
+    child
+}
+
+/// The names in `dir`.
+fn names_in(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Kill -9 of a server serving the book it carries: its unpacked sources and
+/// built pages (a private run folder, locked while it lives) stay until the
+/// next start, which removes them and unpacks its own; a graceful stop then
+/// leaves nothing.
+#[tokio::test]
+async fn a_killed_server_of_the_carried_book_leaves_its_unpacked_book_to_the_next_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut first = carried_book_server(tmp.path(), state.path());
+    let unpacked = names_in(tmp.path());
+    assert_eq!(unpacked.len(), 1, "{unpacked:?}");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(
+        names_in(tmp.path()),
+        unpacked,
+        "nothing removes it but a start"
+    );
+    let mut second = carried_book_server(tmp.path(), state.path());
+    let now = names_in(tmp.path());
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert!(
+        now.is_disjoint(&unpacked),
+        "the dead server's book stayed: {now:?}"
+    );
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe { libc::kill(second.id() as i32, libc::SIGTERM) };
+    assert!(second.wait().unwrap().success());
+    assert!(names_in(tmp.path()).is_empty());
 }

@@ -176,17 +176,11 @@ fn locate(tool: &Tool) -> Option<Option<PathBuf>> {
     }
 }
 
-/// The first executable regular file `name` in `PATH`'s folders.
+/// The first executable regular file `name` in `PATH`'s folders that no
+/// other user could have planted or changed (`launch::trusted_on_path`): a
+/// tool the page names runs with the server's rights.
 fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    crate::process::launch::trusted_on_path(name)
 }
 
 /// Checks a request against the table and the machine.
