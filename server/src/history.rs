@@ -568,6 +568,7 @@ mod tests {
             finished_at_ms: 1,
             counts: None,
             machine: None,
+            watched: None,
         }
     }
 

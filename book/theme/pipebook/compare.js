@@ -10,38 +10,14 @@
 // data-verdict on the root.
 
 import { START_HINT, precheck } from "./api.js";
-import { fill, h, offlineHint, svg } from "./dom.js";
+import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
+import { intervalPicture } from "./interval.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
-import { compareSentence, intervalAxis, precheckSentence, ratioText } from "./verdict.js";
+import { compareSentence, precheckSentence, ratioText } from "./verdict.js";
 
-const WIDTH = 360;
-const HEIGHT = 64;
 let nextId = 0;
-
-/** The interval against 1.0 on a log axis, as an SVG with its sentence as its name. */
-function intervalPicture(c, sentence) {
-  const axis = intervalAxis(c.ci_low, c.ci_high, c.ratio, WIDTH - 20);
-  const x = (v) => 10 + axis.x(v);
-  const picture = svg("svg", {
-    class: "pipebook-compare-interval",
-    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
-    role: "img",
-    "aria-label": sentence,
-  });
-  picture.append(svg("line", { x1: 10, x2: WIDTH - 10, y1: 40, y2: 40, class: "pipebook-compare-axis" }));
-  for (const t of axis.ticks) {
-    picture.append(svg("line", { x1: x(t), x2: x(t), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
-    const label = svg("text", { x: x(t), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
-    label.textContent = `${t}×`;
-    picture.append(label);
-  }
-  picture.append(svg("line", { x1: x(1), x2: x(1), y1: 6, y2: 44, class: "pipebook-compare-one" }));
-  picture.append(svg("rect", { x: x(c.ci_low), y: 14, width: Math.max(x(c.ci_high) - x(c.ci_low), 2), height: 14, class: `pipebook-compare-bar pipebook-compare-${c.verdict}` }));
-  picture.append(svg("circle", { cx: x(c.ratio), cy: 21, r: 4, class: "pipebook-compare-dot" }));
-  return picture;
-}
 
 function stepSelect(cls, id, steps, chosen) {
   return h(
