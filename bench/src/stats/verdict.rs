@@ -207,8 +207,7 @@ mod tests {
     fn the_page_and_the_runner_judge_the_crafted_comparisons_alike() {
         use crate::stats::bootstrap::{ratio_of_medians_unpaired, RESAMPLES};
         let vectors: serde_json::Value =
-            serde_json::from_str(include_str!("../../../book/tests/compare-vectors.json"))
-                .unwrap();
+            serde_json::from_str(include_str!("../../../book/tests/compare-vectors.json")).unwrap();
         let floats = |v: &serde_json::Value| -> Vec<f64> {
             v.as_array()
                 .unwrap()
@@ -234,7 +233,10 @@ mod tests {
             assert_eq!(Some(more as u64), case["more_pairs"].as_u64(), "{name}");
             for (got, key) in [(ratio, "ratio"), (low, "ci_low"), (high, "ci_high")] {
                 let want = case[key].as_f64().unwrap();
-                assert!((got - want).abs() < 1e-9, "{name}: {key} {got} against {want}");
+                assert!(
+                    (got - want).abs() < 1e-9,
+                    "{name}: {key} {got} against {want}"
+                );
             }
         }
     }

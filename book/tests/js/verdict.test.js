@@ -97,3 +97,21 @@ test("a run card's evidence: quiet runs of its configuration against the article
   const open = runEvidence([run(15, false), run(19.5, false), run(16.2, false), run(18.4, false)], config, 17);
   assert.match(articleSentence(open.vsArticle, 4), /^Not resolved: .*about 4 more quiet runs/);
 });
+
+import { bestAgainstWorst, bestWorstSentence } from "../../theme/pipebook/verdict.js";
+
+test("a sweep's best against its worst: by median, an interval from two runs each", () => {
+  const name = (v) => `${v / 1024} KiB`;
+  assert.equal(bestAgainstWorst(new Map([[4096, [1, 2]]])), null);
+  const one = bestAgainstWorst(new Map([[4096, [3]], [65536, [9]], [262144, [7]]]));
+  assert.deepEqual([one.best, one.worst, one.comparison], [65536, 4096, null]);
+  assert.match(bestWorstSentence(one, name), /with 2 or more runs of each/);
+  // The sweep-repeats case of the shared vectors: best clears worst.
+  const sweep = vectors.cases.find((c) => c.name.startsWith("sweep repeats"));
+  const two = bestAgainstWorst(new Map([[4096, sweep.b], [65536, sweep.a], [16384, [15, 15.5]]]));
+  assert.deepEqual([two.best, two.worst, two.comparison.verdict], [65536, 4096, "faster"]);
+  assert.ok(Math.abs(two.comparison.ci_low - sweep.ci_low) < 1e-9);
+  assert.match(bestWorstSentence(two, name), /^Resolved: best 64 KiB is 1\.79× worst 4 KiB \(95% interval/);
+  const close = bestAgainstWorst(new Map([[1, [10, 14]], [2, [11, 13]]]));
+  assert.match(bestWorstSentence(close, String), /^Not resolved: .*about 12 more runs of each/);
+});

@@ -152,3 +152,30 @@ export function articleSentence(c, runs) {
   if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
   return `Not resolved: ${figures}; about ${c.more_pairs} more quiet runs would resolve a 10% difference at this noise.`;
 }
+
+/**
+ * A sweep's best value against its worst, by median, from `runsByValue` (a Map
+ * of value to its GiB/s figures): {best, worst, comparison} with the comparison
+ * null until each has two runs, or null with fewer than two values.
+ */
+export function bestAgainstWorst(runsByValue) {
+  const points = [...runsByValue.entries()]
+    .filter(([, rates]) => rates.length)
+    .map(([value, rates]) => ({ value, rates, median: median(rates) }));
+  if (points.length < 2) return null;
+  const sorted = [...points].sort((p, q) => q.median - p.median);
+  const best = sorted[0];
+  const worst = sorted[sorted.length - 1];
+  return { best: best.value, worst: worst.value, comparison: compareRuns(best.rates, worst.rates) };
+}
+
+/** The sentence for a sweep's best against its worst, values named by `name(value)`. */
+export function bestWorstSentence(bw, name) {
+  const [best, worst] = [name(bw.best), name(bw.worst)];
+  const c = bw.comparison;
+  if (!c) return `Best ${best} against worst ${worst}: with ${MIN_RUNS} or more runs of each, the card states how sure the difference is.`;
+  const figures = `best ${best} is ${ratioText(c.ratio)}× worst ${worst} (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${c.runs} runs each at least)`;
+  if (c.verdict !== "not_resolved") return `Resolved: ${figures}.`;
+  if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
+  return `Not resolved: ${figures}; about ${c.more_pairs} more runs of each would resolve a 10% difference at this noise.`;
+}
