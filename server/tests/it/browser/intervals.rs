@@ -3,7 +3,9 @@
 //! states its quiet runs against the article with their 95% interval, draws it
 //! against 1.0, says what watching cost from the live and quiet figures. The
 //! sweep card: two values, two quiet runs each, its best against its worst with
-//! the interval drawn, then more runs of the two until resolved. Both axe-clean.
+//! the interval drawn, then more runs of the two until resolved. The IPC
+//! matrix: one mechanism against another, run in turns until resolved on 2 MiB
+//! runs, the interval drawn. All axe-clean.
 
 use std::time::Duration;
 
@@ -222,5 +224,93 @@ async fn sweep(page: &Page) -> TestResult {
     let axe = crate::a11y::axe_source();
     crate::a11y::audit(client, &axe, "sweep with its interval").await?;
     println!("sweep: {text} | {status}; {}", path.display());
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_ipc_matrix_sets_one_mechanism_against_another_until_resolved() {
+    in_fresh_page("ipc-versus", ipc_versus).await;
+}
+
+const MATRIX: &str = ".pipebook-ipc-matrix";
+
+async fn ipc_versus(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter("zero-copy")?;
+    open(client, &page.base, "zero-copy").await?;
+    wait_js(
+        client,
+        &format!("return !!document.querySelector('{MATRIX} .pipebook-ipc-versus');"),
+        Duration::from_secs(10),
+        "the matrix's one-against-another part",
+    )
+    .await?;
+    let before = js(
+        client,
+        &format!(
+            "const v = document.querySelector('{MATRIX} .pipebook-ipc-versus');
+             v.scrollIntoView({{ block: 'center' }});
+             document.querySelector('{MATRIX} input.pipebook-ipc-bytes').value = '2MiB';
+             v.querySelector('select.pipebook-ipc-versus-a').value = 'pipe-rw';
+             v.querySelector('select.pipebook-ipc-versus-b').value = 'sysv-msgqueue';
+             v.querySelector('select.pipebook-ipc-versus-b').dispatchEvent(new Event('change'));
+             const text = v.querySelector('.pipebook-ipc-versus-text').textContent;
+             v.querySelector('input.pipebook-ipc-versus-budget').value = '3';
+             v.querySelector('button.pipebook-ipc-versus-until').click();
+             return text;"
+        ),
+    )
+    .await?;
+    if !before.as_str().unwrap_or("").contains("0 runs here")
+        && !before.as_str().unwrap_or("").contains("has 0 runs")
+    {
+        return Err(format!("before any run it should say none ran: {before}"));
+    }
+    let done = wait_js(
+        client,
+        &format!(
+            "const v = document.querySelector('{MATRIX} .pipebook-ipc-versus');
+             const status = v.querySelector('.pipebook-ipc-versus-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             if (v.dataset.state !== 'idle' || !/^(Resolved|Budget spent)/.test(status)) return null;
+             const svg = v.querySelector('svg.pipebook-ipc-versus-interval');
+             return {{
+               status,
+               verdict: v.dataset.verdict ?? null,
+               text: v.querySelector('.pipebook-ipc-versus-text').textContent,
+               drawn: !!svg?.querySelector('rect'),
+               label: svg?.getAttribute('aria-label') ?? null,
+             }};"
+        ),
+        Duration::from_secs(120),
+        "pipe-rw against sysv-msgqueue",
+    )
+    .await?;
+    let text = done["text"].as_str().unwrap_or("");
+    if !text.contains("pipe-rw is")
+        || !text.contains("95% interval")
+        || done["drawn"] != true
+        || done["label"].as_str() != Some(text)
+    {
+        return Err(format!(
+            "the two should be stated and drawn with their interval: {done}"
+        ));
+    }
+    let status = done["status"].as_str().unwrap_or("");
+    let verdict = done["verdict"].as_str().unwrap_or("");
+    if status.starts_with("Resolved") == (verdict == "not_resolved") || verdict.is_empty() {
+        return Err(format!(
+            "the verdict should match how the runs ended: {done}"
+        ));
+    }
+    let path = screenshot_element(client, MATRIX, "ipc-versus").await?;
+    let axe = crate::a11y::axe_source();
+    crate::a11y::audit(
+        client,
+        &axe,
+        "IPC matrix with one mechanism against another",
+    )
+    .await?;
+    println!("ipc versus: {text} | {status}; {}", path.display());
     Ok(())
 }
