@@ -115,3 +115,13 @@ test("a sweep's best against its worst: by median, an interval from two runs eac
   const close = bestAgainstWorst(new Map([[1, [10, 14]], [2, [11, 13]]]));
   assert.match(bestWorstSentence(close, String), /^Not resolved: .*about 12 more runs of each/);
 });
+
+import { ratioText } from "../../theme/pipebook/verdict.js";
+
+test("small ratios keep two significant digits, and their axis has ticks", () => {
+  assert.equal(ratioText(3.1), "3.10");
+  assert.equal(ratioText(0.0134), "0.013");
+  assert.equal(ratioText(Number.NaN), "?");
+  const axis = intervalAxis(0.011, 0.014, 0.013, 300);
+  assert.ok(axis.ticks.includes(0.01) && axis.ticks.includes(1), `${axis.ticks}`);
+});

@@ -69,9 +69,10 @@ export function precheckSentence(advice) {
   return `Machine check: ${joined}.`;
 }
 
-/** Two significant decimals for a ratio. */
+/** A ratio to two decimals, or two significant digits below 0.1 (0.013, not 0.01). */
 export function ratioText(v) {
-  return typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "?";
+  if (!(typeof v === "number" && Number.isFinite(v))) return "?";
+  return Math.abs(v) >= 0.1 || v === 0 ? v.toFixed(2) : v.toPrecision(2);
 }
 
 /**
@@ -96,7 +97,7 @@ export function intervalAxis(low, high, ratio, width) {
   const span = Math.log(hi) - Math.log(lo);
   const x = (v) => ((Math.log(v) - Math.log(lo)) / span) * width;
   const ticks = [];
-  for (const t of [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]) if (t >= lo && t <= hi) ticks.push(t);
+  for (const t of [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) if (t >= lo && t <= hi) ticks.push(t);
   if (!ticks.includes(1)) ticks.push(1);
   return { min: lo, max: hi, x, ticks: ticks.sort((p, q) => p - q) };
 }
