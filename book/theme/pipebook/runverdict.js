@@ -116,7 +116,7 @@ export class RunEvidence {
     let ran = 0;
     let ending = "";
     while (!ending) {
-      if (evidence.vsArticle && evidence.vsArticle.verdict !== "not_resolved") ending = "Resolved.";
+      if (evidence.vsArticle && evidence.vsArticle.verdict !== "not_resolved") ending = ran ? `Resolved after ${ran} quiet run${ran === 1 ? "" : "s"}.` : "Resolved already: no more runs needed.";
       else if (ran >= budget) ending = `Budget spent: ${ran} quiet run${ran === 1 ? "" : "s"} added, not resolved yet.`;
       else if (this.stopped) ending = `Stopped after ${ran} quiet run${ran === 1 ? "" : "s"}.`;
       if (ending) break;

@@ -220,7 +220,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     const pair = [judged.best, judged.worst];
     let added = 0;
     const next = () => {
-      if (judged.comparison && judged.comparison.verdict !== "not_resolved") return setState("done", `Resolved after ${added} more run${added === 1 ? "" : "s"} of each.`);
+      if (judged.comparison && judged.comparison.verdict !== "not_resolved") return setState("done", added ? `Resolved after ${added} more run${added === 1 ? "" : "s"} of each.` : "Resolved already: no more runs needed.");
       if (added >= most) return setState("done", `Budget spent: ${added} more run${added === 1 ? "" : "s"} of each, not resolved yet.`);
       setState("connecting", `More runs of the best and the worst: pair ${added + 1} of at most ${most}…`);
       run = startSweep(step, param, pair, 1, { seconds: secs, quiet: true }, {

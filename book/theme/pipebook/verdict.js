@@ -113,7 +113,9 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
   const share = Math.round((1 - ratio) * 100);
   const single = counts.live === 1 && counts.quiet === 1;
   const basis = single ? "one run each, so read it as a hint" : `medians of ${counts.live} live and ${counts.quiet} quiet runs`;
-  const figures = single ? `the live run gave ${live.toFixed(2)} GiB/s, a quiet run of the same step ${quiet.toFixed(2)}` : `live runs gave ${live.toFixed(2)} GiB/s, quiet runs of the same step ${quiet.toFixed(2)}`;
+  const liveWords = counts.live === 1 ? "a live run gave" : "live runs gave";
+  const quietWords = counts.quiet === 1 ? "a quiet run of the same step" : "quiet runs of the same step";
+  const figures = `${liveWords} ${live.toFixed(2)} GiB/s, ${quietWords} ${quiet.toFixed(2)}`;
   if (Math.abs(share) < 2) return { ratio, sentence: `Watching cost nothing measurable here: live ${live.toFixed(2)} GiB/s against quiet ${quiet.toFixed(2)} (${basis}).` };
   if (share > 0) return { ratio, sentence: `Watching cost about ${share}% here: ${figures} (${basis}).` };
   return { ratio, sentence: `Live was ${-share}% faster than quiet here (${live.toFixed(2)} against ${quiet.toFixed(2)} GiB/s, ${basis}): runs vary that much; comparisons use quiet runs.` };

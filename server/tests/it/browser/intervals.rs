@@ -29,6 +29,20 @@ async fn evidence(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    // 128 KiB per call, a configuration the other tests leave alone: its runs
+    // in the shared history are this test's, so two quiet ones must still run.
+    js(
+        client,
+        &format!(
+            "const s = document.querySelector('{root} select.pipebook-buf-size') ?? document.querySelector('{root} .pipebook-buf-size select');
+             s.value = '131072';
+             return s.value === '131072';"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|set| *set)
+    .ok_or("the run card offers no 128 KiB bytes per call")?;
     // A live run first: the figure watching is charged to.
     start_run(client, "1").await?;
     wait_until_done(client, Duration::from_secs(90)).await?;
