@@ -31,7 +31,10 @@ const EXTEND_BY: usize = 2;
 /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
 /// `a` and `b` are catalog step ids; `params` (the run parameters, shared by
 /// both sides) as a run's; `budget` is how many pairs it may reach in all while
-/// the verdict is not resolved (default: `pairs`, no extension).
+/// the verdict is not resolved (default: `pairs`, no extension). With `prior`
+/// (`{"a":[GiB/s...],"b":[...]}`, the `a_gib_per_s` and `b_gib_per_s` of the
+/// verdict it follows) it takes that comparison up: those pairs count first,
+/// `pairs` more follow, and `budget` counts them all.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareRequest {
@@ -48,6 +51,22 @@ pub struct CompareRequest {
     /// Both sides' run parameters.
     #[serde(default)]
     pub params: RunParams,
+    /// The earlier pairs of the comparison this one takes up.
+    #[serde(default)]
+    pub prior: Option<PriorRuns>,
+}
+
+/// A comparison's pairs so far, as its `verdict` gave them: the page sends them
+/// back to ask for more pairs of the same comparison. They are the page's own
+/// figures and only its own verdict uses them (nothing of them is saved), so a
+/// page that altered them would mislead no one but itself.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorRuns {
+    /// A's rates (GiB/s), in the order they ran.
+    pub a: Vec<f64>,
+    /// B's rates.
+    pub b: Vec<f64>,
 }
 
 /// Why a comparison from the page was refused.
@@ -73,6 +92,15 @@ pub enum ComparePageError {
         #[source]
         source: PlanError,
     },
+    /// More earlier pairs than a comparison from the page may reach with the
+    /// pairs asked.
+    #[error("{prior} earlier pairs and {pairs} more is past the page's bound of {MAX_PAGE_BUDGET} pairs")]
+    Prior {
+        /// The earlier pairs sent.
+        prior: usize,
+        /// The pairs asked.
+        pairs: usize,
+    },
     /// The engine refused the comparison.
     #[error(transparent)]
     Compare(#[from] ComparePlanError),
@@ -92,9 +120,19 @@ pub fn plan(request: &CompareRequest, limits: &Limits) -> Result<PageCompare, Co
     if !(2..=MAX_PAGE_PAIRS).contains(&pairs) {
         return Err(ComparePageError::Pairs(pairs));
     }
-    let budget = request.budget.unwrap_or(pairs);
-    if !(pairs..=MAX_PAGE_BUDGET).contains(&budget) {
-        return Err(ComparePageError::Budget { budget, pairs });
+    let prior = request
+        .prior
+        .as_ref()
+        .map_or(0, |p| p.a.len().max(p.b.len()));
+    if prior + pairs > MAX_PAGE_BUDGET {
+        return Err(ComparePageError::Prior { prior, pairs });
+    }
+    let budget = request.budget.unwrap_or(prior + pairs);
+    if !(prior + pairs..=MAX_PAGE_BUDGET).contains(&budget) {
+        return Err(ComparePageError::Budget {
+            budget,
+            pairs: prior + pairs,
+        });
     }
     let side = |side: &'static str, step: &str| -> Result<Contender, ComparePageError> {
         let plan = page_defaults::plan(step, &request.params, limits)
@@ -104,7 +142,11 @@ pub fn plan(request: &CompareRequest, limits: &Limits) -> Result<PageCompare, Co
             plan,
         })
     };
-    let job = CompareJob::new(side("A", &request.a)?, side("B", &request.b)?, pairs)?;
+    let (a, b) = (side("A", &request.a)?, side("B", &request.b)?);
+    let job = match &request.prior {
+        Some(prior) => CompareJob::resume(a, b, &prior.a, &prior.b, pairs)?,
+        None => CompareJob::new(a, b, pairs)?,
+    };
     Ok(PageCompare {
         job,
         budget,
@@ -166,6 +208,7 @@ mod tests {
             pairs,
             budget,
             params: RunParams::default(),
+            prior: None,
         }
     }
 
@@ -205,5 +248,40 @@ mod tests {
         assert!(steps.iter().all(|(_, quiet)| *quiet));
         assert_eq!(steps[0].0, "busy-loop");
         assert_eq!(steps[1].0, "write-read");
+    }
+
+    #[test]
+    fn more_pairs_take_up_the_earlier_ones_within_the_bound() {
+        let limits = Limits::default();
+        let mut more = request(Some(2), None);
+        more.prior = Some(PriorRuns {
+            a: vec![40.0, 41.0, 39.0],
+            b: vec![13.0, 12.5, 13.5],
+        });
+        let mut compare = plan(&more, &limits).unwrap();
+        // Runs 7 to 10 of the balanced order: B, A, A, B.
+        let steps: Vec<String> = std::iter::from_fn(|| compare.next_run())
+            .map(|plan| plan.step)
+            .collect();
+        assert_eq!(
+            steps,
+            ["write-read", "busy-loop", "busy-loop", "write-read"]
+        );
+        more.prior = Some(PriorRuns {
+            a: vec![40.0; MAX_PAGE_BUDGET - 1],
+            b: vec![13.0; MAX_PAGE_BUDGET - 1],
+        });
+        assert!(matches!(
+            plan(&more, &limits),
+            Err(ComparePageError::Prior { .. })
+        ));
+        more.prior = Some(PriorRuns {
+            a: vec![40.0, 41.0],
+            b: vec![13.0],
+        });
+        assert!(matches!(
+            plan(&more, &limits),
+            Err(ComparePageError::Compare(_))
+        ));
     }
 }

@@ -552,6 +552,7 @@ mod tests {
             finished_at_ms: 1,
             counts: None,
             machine: None,
+            watched: None,
         }
     }
 

@@ -404,6 +404,7 @@ impl RunHandle {
                 .map_or(0, |d| d.as_millis() as u64),
             counts,
             machine: Some(machine),
+            watched: Some(self.watch.is_some()),
         })
     }
 }

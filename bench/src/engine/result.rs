@@ -110,6 +110,11 @@ pub struct RunResult {
     /// the ends' CPUs, throttling (absent in results from before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineState>,
+    /// Whether the run was watched (its pipe sampled, its progress drawn) or
+    /// quiet: watching costs the run, so comparisons use quiet runs and the page
+    /// states what watching cost from one of each (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watched: Option<bool>,
 }
 
 impl From<&EndReport> for EndSummary {

@@ -201,6 +201,46 @@ mod tests {
         assert_eq!(more_pairs(5, 1.0, 1.21f64.powi(2), 1.10), 15);
     }
 
+    /// The crafted comparisons the page's `compareRuns` (verdict.js) is held to
+    /// as well: the same ratio, interval, verdict and pairs to resolve here.
+    #[test]
+    fn the_page_and_the_runner_judge_the_crafted_comparisons_alike() {
+        use crate::stats::bootstrap::{ratio_of_medians_unpaired, RESAMPLES};
+        let vectors: serde_json::Value =
+            serde_json::from_str(include_str!("../../../book/tests/compare-vectors.json")).unwrap();
+        let floats = |v: &serde_json::Value| -> Vec<f64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        let cases = vectors["cases"].as_array().unwrap();
+        assert!(cases.len() >= 6);
+        for case in cases {
+            let name = case["name"].as_str().unwrap();
+            let (a, b) = (floats(&case["a"]), floats(&case["b"]));
+            let (ratio, low, high) = if case["paired"] == true {
+                let c = compare(&a, &b, DEFAULT_SEED).unwrap();
+                (c.ratio, c.ci_low, c.ci_high)
+            } else {
+                let i = ratio_of_medians_unpaired(&a, &b, LEVEL, RESAMPLES, DEFAULT_SEED).unwrap();
+                (i.ratio, i.low, i.high)
+            };
+            let verdict = serde_json::to_value(judge(low, high, 1.0)).unwrap();
+            assert_eq!(verdict, case["verdict"], "{name}");
+            let more = more_pairs(a.len().min(b.len()), low, high, RESOLVE_DIFFERENCE);
+            assert_eq!(Some(more as u64), case["more_pairs"].as_u64(), "{name}");
+            for (got, key) in [(ratio, "ratio"), (low, "ci_low"), (high, "ci_high")] {
+                let want = case[key].as_f64().unwrap();
+                assert!(
+                    (got - want).abs() < 1e-9,
+                    "{name}: {key} {got} against {want}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn refuses_what_cannot_be_compared() {
         assert_eq!(

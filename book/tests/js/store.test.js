@@ -20,3 +20,11 @@ test("slim keeps what the tables need and valid refuses the rest", () => {
   assert.ok(!valid(slim({ step: "x", gib_per_s: "fast" })));
   assert.ok(!valid(slim({ step: "x", gib_per_s: 0 })));
 });
+
+test("slim keeps whether a run was watched and its sizes, only when the result says them", () => {
+  const quiet = slim({ ...r("write-read", 6, 2), watched: false, bytes_per_call: 262144, pipe_capacity: 65536 });
+  assert.equal(quiet.watched, false);
+  assert.deepEqual([quiet.bytes_per_call, quiet.pipe_capacity], [262144, 65536]);
+  const older = slim({ ...r("write-read", 7, 2), pipe_capacity: null });
+  assert.ok(!("watched" in older) && !("pipe_capacity" in older));
+});

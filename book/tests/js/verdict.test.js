@@ -30,5 +30,98 @@ test("watching's cost is said from a live and a quiet figure", () => {
   assert.equal(watchingCost(null, 2), null);
   assert.match(watchingCost(35.2, 40.3).sentence, /about 13%/);
   assert.match(watchingCost(40, 40.2).sentence, /nothing measurable/);
-  assert.match(watchingCost(42, 40).sentence, /faster than the quiet one/);
+  assert.match(watchingCost(42, 40).sentence, /faster than quiet/);
+});
+
+import { readFileSync } from "node:fs";
+import { compareRuns, compareWithFigure, judge, morePairs } from "../../theme/pipebook/verdict.js";
+
+const vectors = JSON.parse(readFileSync(new URL("../compare-vectors.json", import.meta.url)));
+
+test("comparisons on crafted runs: the verdicts and figures the runner's Rust gives", () => {
+  // pipebench's stats tests hold the runner to the same file.
+  assert.ok(vectors.cases.length >= 6);
+  for (const c of vectors.cases) {
+    const got = compareRuns(c.a, c.b, { paired: c.paired });
+    assert.equal(got.verdict, c.verdict, c.name);
+    assert.equal(got.more_pairs, c.more_pairs, c.name);
+    for (const k of ["ratio", "ci_low", "ci_high"]) assert.ok(Math.abs(got[k] - c[k]) < 1e-9, `${c.name}: ${k} ${got[k]}`);
+  }
+  const outcomes = new Set(vectors.cases.map((c) => c.verdict));
+  assert.deepEqual([...outcomes].sort(), ["faster", "not_resolved", "slower"]);
+});
+
+test("runs against a published figure are the runs' own interval over the figure", () => {
+  const runs = [6.1, 5.8, 6.4, 6.0];
+  const got = compareWithFigure(runs, 17);
+  assert.equal(got.verdict, "slower");
+  assert.ok(got.ci_low >= 5.8 / 17 - 1e-12 && got.ci_high <= 6.4 / 17 + 1e-12);
+  assert.ok(Math.abs(got.ratio - 6.05 / 17) < 1e-12);
+  assert.equal(compareWithFigure(runs, null), null);
+  assert.equal(compareWithFigure([6.1], 17), null);
+});
+
+test("judging and sizing an interval as the runner does", () => {
+  assert.equal(judge(1.2, 1.5, 1.1), "faster");
+  assert.equal(judge(0.5, 0.9, 1.1), "slower");
+  assert.equal(judge(1.0, 1.3, 1.1), "not_resolved");
+  assert.equal(judge(0.9, 1.1), "not_resolved");
+  // Half-width ln(1.21)/2 = ln(1.1): enough; twice that needs four times the runs.
+  assert.equal(morePairs(5, 1.0, 1.21), 0);
+  assert.equal(morePairs(5, 1.0, 1.21 ** 2), 15);
+});
+
+import { articleSentence, runEvidence } from "../../theme/pipebook/verdict.js";
+
+test("a run card's evidence: quiet runs of its configuration against the article, and watching's cost", () => {
+  const run = (gib_per_s, watched, extra = {}) => ({ step: "write-read", gib_per_s, watched, bytes_per_call: 262144, pipe_capacity: 65536, ...extra });
+  const config = { step: "write-read", bytes_per_call: 262144, pipe_capacity: 65536 };
+  const results = [
+    run(6.1, false),
+    run(5.2, true),
+    run(5.0, true),
+    // Another configuration, another step and a run that does not say how it ran: left out.
+    run(30, false, { pipe_capacity: 1048576 }),
+    run(30, false, { step: "busy-loop" }),
+    { step: "write-read", gib_per_s: 30, bytes_per_call: 262144, pipe_capacity: 65536 },
+  ];
+  const one = runEvidence(results, config, 17);
+  assert.deepEqual(one.quiet, [6.1]);
+  assert.deepEqual(one.live, [5.2, 5]);
+  assert.equal(one.vsArticle, null, "one quiet run has no interval");
+  assert.match(one.watching.sentence, /about 16%.*medians of 2 live and 1 quiet runs/);
+  const two = runEvidence([...results, run(5.8, false), run(6.4, false), run(6.0, false)], config, 17);
+  assert.equal(two.vsArticle.verdict, "slower");
+  assert.match(articleSentence(two.vsArticle, two.quiet.length), /^4 quiet runs here are 0\.36× the article's figure \(95% interval 0\.\d\d to 0\.\d\d\): slower/);
+  assert.equal(runEvidence(results, config, null).vsArticle, null);
+  const open = runEvidence([run(15, false), run(19.5, false), run(16.2, false), run(18.4, false)], config, 17);
+  assert.match(articleSentence(open.vsArticle, 4), /^Not resolved: .*about 4 more quiet runs/);
+});
+
+import { bestAgainstWorst, bestWorstSentence } from "../../theme/pipebook/verdict.js";
+
+test("a sweep's best against its worst: by median, an interval from two runs each", () => {
+  const name = (v) => `${v / 1024} KiB`;
+  assert.equal(bestAgainstWorst(new Map([[4096, [1, 2]]])), null);
+  const one = bestAgainstWorst(new Map([[4096, [3]], [65536, [9]], [262144, [7]]]));
+  assert.deepEqual([one.best, one.worst, one.comparison], [65536, 4096, null]);
+  assert.match(bestWorstSentence(one, name), /with 2 or more runs of each/);
+  // The sweep-repeats case of the shared vectors: best clears worst.
+  const sweep = vectors.cases.find((c) => c.name.startsWith("sweep repeats"));
+  const two = bestAgainstWorst(new Map([[4096, sweep.b], [65536, sweep.a], [16384, [15, 15.5]]]));
+  assert.deepEqual([two.best, two.worst, two.comparison.verdict], [65536, 4096, "faster"]);
+  assert.ok(Math.abs(two.comparison.ci_low - sweep.ci_low) < 1e-9);
+  assert.match(bestWorstSentence(two, name), /^Resolved: best 64 KiB is 1\.79× worst 4 KiB \(95% interval/);
+  const close = bestAgainstWorst(new Map([[1, [10, 14]], [2, [11, 13]]]));
+  assert.match(bestWorstSentence(close, String), /^Not resolved: .*about 12 more runs of each/);
+});
+
+import { ratioText } from "../../theme/pipebook/verdict.js";
+
+test("small ratios keep two significant digits, and their axis has ticks", () => {
+  assert.equal(ratioText(3.1), "3.10");
+  assert.equal(ratioText(0.0134), "0.013");
+  assert.equal(ratioText(Number.NaN), "?");
+  const axis = intervalAxis(0.011, 0.014, 0.013, 300);
+  assert.ok(axis.ticks.includes(0.01) && axis.ticks.includes(1), `${axis.ticks}`);
 });

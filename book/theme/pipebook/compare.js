@@ -7,41 +7,20 @@
 // input.pipebook-compare-pairs/-bytes/-budget, input.pipebook-compare-until,
 // button.pipebook-compare-start, .pipebook-compare-status, .pipebook-compare-verdict,
 // svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
-// data-verdict on the root.
+// data-verdict on the root. After a verdict, button.pipebook-compare-more takes
+// the same comparison up ("Pairs" more, the budget counting them all): the
+// runner is sent the verdict's pairs (`prior`) and continues the balanced
+// order, so the new verdict is over every pair, not a fresh start.
 
 import { START_HINT, precheck } from "./api.js";
-import { fill, h, offlineHint, svg } from "./dom.js";
+import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
+import { intervalPicture } from "./interval.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
-import { compareSentence, intervalAxis, precheckSentence, ratioText } from "./verdict.js";
+import { compareSentence, precheckSentence, ratioText } from "./verdict.js";
 
-const WIDTH = 360;
-const HEIGHT = 64;
 let nextId = 0;
-
-/** The interval against 1.0 on a log axis, as an SVG with its sentence as its name. */
-function intervalPicture(c, sentence) {
-  const axis = intervalAxis(c.ci_low, c.ci_high, c.ratio, WIDTH - 20);
-  const x = (v) => 10 + axis.x(v);
-  const picture = svg("svg", {
-    class: "pipebook-compare-interval",
-    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
-    role: "img",
-    "aria-label": sentence,
-  });
-  picture.append(svg("line", { x1: 10, x2: WIDTH - 10, y1: 40, y2: 40, class: "pipebook-compare-axis" }));
-  for (const t of axis.ticks) {
-    picture.append(svg("line", { x1: x(t), x2: x(t), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
-    const label = svg("text", { x: x(t), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
-    label.textContent = `${t}×`;
-    picture.append(label);
-  }
-  picture.append(svg("line", { x1: x(1), x2: x(1), y1: 6, y2: 44, class: "pipebook-compare-one" }));
-  picture.append(svg("rect", { x: x(c.ci_low), y: 14, width: Math.max(x(c.ci_high) - x(c.ci_low), 2), height: 14, class: `pipebook-compare-bar pipebook-compare-${c.verdict}` }));
-  picture.append(svg("circle", { cx: x(c.ratio), cy: 21, r: 4, class: "pipebook-compare-dot" }));
-  return picture;
-}
 
 function stepSelect(cls, id, steps, chosen) {
   return h(
@@ -72,6 +51,7 @@ export function mountCompare(root, { online, steps }) {
   const until = h("input.pipebook-compare-until", { id: `${id}-until`, type: "checkbox" });
   const budget = h("input.pipebook-compare-budget", { id: `${id}-budget`, type: "number", min: 2, max: 40, value: 12, size: 4 });
   const start = h("button.pipebook-run-button.pipebook-compare-start", { type: "button" }, "Compare");
+  const more = h("button.pipebook-cancel-button.pipebook-compare-more", { type: "button", hidden: true }, "More pairs");
   const cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Cancel");
   const machine = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
   const status = h("p.pipebook-status.pipebook-compare-status", { role: "status", "aria-live": "polite" }, "Ready.");
@@ -86,6 +66,7 @@ export function mountCompare(root, { online, steps }) {
       h("label.pipebook-field.pipebook-check", { for: until.id }, until, h("span", null, "Run until resolved")),
       field(budget, "Budget (pairs in all)"),
       start,
+      more,
       cancel,
     ),
     machine,
@@ -96,28 +77,43 @@ export function mountCompare(root, { online, steps }) {
   precheck().then((advice) => fill(machine, precheckSentence(advice)));
 
   let busy = null;
+  // The last verdict and what it compared: "More pairs" takes it up while the
+  // reader has not changed the steps or the bytes since.
+  let last = null;
   const idle = (state) => {
     busy = null;
     start.disabled = false;
+    more.disabled = false;
     cancel.hidden = true;
     root.dataset.state = state;
   };
+  const forget = () => {
+    last = null;
+    more.hidden = true;
+  };
+  for (const input of [a, b, bytes]) input.addEventListener("change", forget);
   cancel.addEventListener("click", () => busy?.cancel());
-  start.addEventListener("click", () => {
+
+  const begin = (takeUp) => {
     const n = Number(pairs.value);
     const size = parseSize(bytes.value);
     if (!Number.isInteger(n) || n < 2 || n > 20) return fill(status, "Pairs: enter a whole number from 2 to 20.");
     if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
     const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
+    // Whole pairs only: a comparison cancelled mid-pair has one side's run more.
+    const earlier = takeUp ? Math.min(last.a_gib_per_s.length, last.b_gib_per_s.length) : 0;
+    if (takeUp) request.prior = { a: last.a_gib_per_s.slice(0, earlier), b: last.b_gib_per_s.slice(0, earlier) };
+    if (earlier + n > 40) return fill(status, `More pairs: ${earlier} pairs have run; at most ${40 - earlier} more fit the runner's bound of 40.`);
     if (until.checked) {
       const m = Number(budget.value);
-      if (!Number.isInteger(m) || m < n || m > 40) return fill(status, `Budget: enter a whole number from ${n} (the pairs) to 40.`);
+      if (!Number.isInteger(m) || m < earlier + n || m > 40) return fill(status, `Budget: enter a whole number from ${earlier + n} (the pairs in all) to 40.`);
       request.budget = m;
     }
     fill(verdict);
     fill(picture);
     delete root.dataset.verdict;
     start.disabled = true;
+    more.disabled = true;
     cancel.hidden = false;
     root.dataset.state = "busy";
     const [la, lb] = [request.a, request.b];
@@ -133,18 +129,25 @@ export function mountCompare(root, { online, steps }) {
         fill(verdict, sentence);
         fill(picture, intervalPicture(msg, sentence));
         root.dataset.verdict = msg.verdict;
-        fill(status, `Done: ${msg.pairs} pairs of quiet runs.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
+        const taken = earlier ? ` (${earlier} taken up, ${msg.pairs - earlier} new)` : "";
+        fill(status, `Done: ${msg.pairs} pairs of quiet runs${taken}.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
+        last = msg;
+        more.hidden = false;
         idle("done");
       },
       cancelled: () => {
         fill(status, "Cancelled.");
+        forget();
         idle("idle");
       },
       error: (message) => {
         fill(status, `Error: ${message}`);
+        forget();
         idle("idle");
       },
       notice: (message) => fill(status, message),
     });
-  });
+  };
+  start.addEventListener("click", () => begin(false));
+  more.addEventListener("click", () => last && begin(true));
 }

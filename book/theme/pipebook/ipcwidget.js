@@ -6,6 +6,14 @@
 // input.pipebook-ipc-bytes, .pipebook-status[data-state], table.pipebook-ipc-result,
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
+// Under the matrix, .pipebook-ipc-versus states one mechanism against another
+// from the runs this page made of each (the matrix's and its own): the ratio
+// of medians with its 95% interval once each has two (verdict.js, the page's
+// one definition), drawn as svg.pipebook-ipc-versus-interval, and
+// button.pipebook-ipc-versus-until runs the two in turns (A B B A ...) until
+// the interval clears 1.0 or input.pipebook-ipc-versus-budget's pairs are
+// spent; select.pipebook-ipc-versus-a/-b pick them; data-state and
+// data-verdict on that element.
 
 import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
@@ -18,6 +26,8 @@ import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
+import { intervalPicture } from "./interval.js";
+import { compareRuns, ratioText as ratioFigure } from "./verdict.js";
 
 const SURVEY_SOURCE =
   "BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name";
@@ -377,7 +387,17 @@ export function mountIpcMatrix(root, { online, lab }) {
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");
-  card.append(ui.form, status, chart.el, table);
+  // Every MiB/s this page measured, by mechanism: what "one against another" reads.
+  const runsOf = new Map();
+  const keep = (id, mib) => {
+    if (!(mib > 0)) return;
+    if (!runsOf.has(id)) runsOf.set(id, []);
+    runsOf.get(id).push(mib);
+  };
+  const versus = versusSection(mechanisms, runsOf, () => ui.read(), (busy) => {
+    ui.runButton.disabled = busy;
+  });
+  card.append(ui.form, status, chart.el, table, versus.el);
   const setState = stateSetter(root, card, status, ui);
   setState("idle", `Ready: ${mechanisms.length} producer/consumer mechanisms.`);
 
@@ -401,12 +421,14 @@ export function mountIpcMatrix(root, { online, lab }) {
     const asked = ui.read();
     if (asked.error) return setState("error", `Error: ${asked.error}.`);
     stopped = false;
+    versus.hold(true);
     rows = mechanisms.map((m) => ({ id: m.id, copies: m.copies, mine: null, survey: m.survey ? rate(m.survey.ms, m.survey.bytes) : null }));
     redraw();
     const next = (index) => {
       if (stopped) return;
       if (index >= mechanisms.length) {
         run = null;
+        versus.hold(false);
         return setState("done", `Done: ${mechanisms.length} mechanisms.`);
       }
       const m = mechanisms[index];
@@ -424,11 +446,14 @@ export function mountIpcMatrix(root, { online, lab }) {
         },
         result: (r) => {
           rows[index].mine = r.mib_per_s;
+          keep(m.id, r.mib_per_s);
+          versus.show();
           redraw();
           next(index + 1);
         },
         cancelled: () => {
           run = null;
+          versus.hold(false);
           setState("cancelled", `Cancelled at ${m.id}. Nothing is left running.`);
         },
         error: (message) => {
@@ -448,4 +473,106 @@ export function mountIpcMatrix(root, { online, lab }) {
       run.cancel();
     }
   });
+}
+
+/**
+ * One mechanism against another, from `runsOf` (id to MiB/s figures): the
+ * sentence and interval once each has two runs, and "Run until resolved".
+ * `read()` gives the matrix's parameters; `holdMatrix(busy)` keeps the matrix's
+ * own button off while these runs go. Returns {el, show(), hold(busy)}.
+ */
+function versusSection(mechanisms, runsOf, read, holdMatrix) {
+  const id = "pipebook-ipc-versus";
+  const pick = (cls, chosen) =>
+    h(`select.${cls}`, { id: `${id}-${cls.slice(-1)}` }, mechanisms.map((m) => h("option", { value: m.id, selected: m.id === chosen }, m.id)));
+  const ids = mechanisms.map((m) => m.id);
+  const a = pick("pipebook-ipc-versus-a", ids.includes("pipe-rw") ? "pipe-rw" : ids[0]);
+  const b = pick("pipebook-ipc-versus-b", ids.includes("pipe-splice") ? "pipe-splice" : ids.find((x) => x !== a.value) ?? ids[0]);
+  const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: 1, max: 10, value: 3, size: 4 });
+  const until = h("button.pipebook-cancel-button.pipebook-ipc-versus-until", { type: "button" }, "Run until resolved");
+  const text = h("p.pipebook-ipc-versus-text");
+  const picture = h("div.pipebook-ipc-versus-picture");
+  const status = h("p.pipebook-status.pipebook-ipc-versus-status", { role: "status", "aria-live": "polite" });
+  const field = (input, label) => h("label.pipebook-field", { for: input.id }, h("span", null, label), input);
+  const el = h(
+    "div.pipebook-ipc-versus",
+    { "data-state": "idle" },
+    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the runs this page made, with a 95% interval once each has two."),
+    h("div.pipebook-lab-row", null, field(a, "Mechanism A"), field(b, "Mechanism B"), field(budget, "Pairs at most"), until),
+    text,
+    picture,
+    status,
+  );
+  const judged = () => compareRuns(runsOf.get(a.value) ?? [], runsOf.get(b.value) ?? []);
+  const show = () => {
+    const c = judged();
+    const [na, nb] = [(runsOf.get(a.value) ?? []).length, (runsOf.get(b.value) ?? []).length];
+    if (a.value === b.value) {
+      fill(text, "Pick two different mechanisms.");
+    } else if (!c) {
+      fill(text, `${a.value} has ${na} run${na === 1 ? "" : "s"} here and ${b.value} ${nb}: with two or more of each, the card states how sure the difference is.`);
+    } else {
+      const figures = `${a.value} is ${ratioFigure(c.ratio)}× ${b.value} (95% interval ${ratioFigure(c.ci_low)} to ${ratioFigure(c.ci_high)}, ${na} and ${nb} runs)`;
+      const sentence =
+        c.verdict === "faster"
+          ? `${figures}: ${a.value} is faster here.`
+          : c.verdict === "slower"
+            ? `${figures}: ${a.value} is slower here.`
+            : `Not resolved: ${figures}; the interval holds 1.0${c.more_pairs ? `; about ${c.more_pairs} more runs of each would resolve a 10% difference` : ""}.`;
+      fill(text, sentence);
+      fill(picture, intervalPicture(c, sentence, "pipebook-ipc-versus-interval"));
+      el.dataset.verdict = c.verdict;
+      return c;
+    }
+    fill(picture);
+    delete el.dataset.verdict;
+    return c;
+  };
+  let held = false;
+  const hold = (busy) => {
+    held = busy;
+    until.disabled = busy;
+  };
+  for (const s of [a, b]) s.addEventListener("change", show);
+  until.addEventListener("click", () => {
+    if (held || el.dataset.state === "busy") return;
+    if (a.value === b.value) return fill(status, "Pick two different mechanisms.");
+    const most = Math.round(Number(budget.value));
+    if (!(most >= 1 && most <= 10)) return fill(status, "Pairs at most: enter a whole number from 1 to 10.");
+    const asked = read();
+    if (asked.error) return fill(status, `Error: ${asked.error}.`);
+    el.dataset.state = "busy";
+    until.disabled = true;
+    holdMatrix(true);
+    const end = (message) => {
+      fill(status, message);
+      el.dataset.state = "idle";
+      until.disabled = false;
+      holdMatrix(false);
+    };
+    // A B B A ...: the order balances what drifts over the runs.
+    const order = (n) => (n % 4 === 0 || n % 4 === 3 ? a.value : b.value);
+    let n = 0;
+    const next = () => {
+      const c = show();
+      // Judged at whole pairs only, so neither side ends a run ahead.
+      if (n % 2 === 0 && c && c.verdict !== "not_resolved") return end(`Resolved after ${n / 2} more pair${n === 2 ? "" : "s"}.`);
+      if (n >= most * 2) return end(`Budget spent: ${most} more pair${most === 1 ? "" : "s"}, not resolved yet.`);
+      const mech = order(n);
+      fill(status, `Run ${n + 1} of at most ${most * 2}: ${mech}…`);
+      startIpc(mech, asked.params, {
+        result: (r) => {
+          if (!runsOf.has(mech)) runsOf.set(mech, []);
+          if (r.mib_per_s > 0) runsOf.get(mech).push(r.mib_per_s);
+          n += 1;
+          next();
+        },
+        cancelled: () => end("Cancelled."),
+        error: (message) => end(`Error (${mech}): ${message}`),
+      });
+    };
+    next();
+  });
+  show();
+  return { el, show, hold };
 }

@@ -21,6 +21,11 @@ export function slim(result) {
     elapsed_ms: Number(result.elapsed_ms),
     finished_at_ms: Number(result.finished_at_ms),
     ...(kernel ? { kernel } : {}),
+    // What makes runs of one step comparable (its configuration) and whether
+    // the run was watched: comparisons use quiet runs only.
+    ...(typeof result.watched === "boolean" ? { watched: result.watched } : {}),
+    ...(isNumber(result.bytes_per_call) ? { bytes_per_call: Number(result.bytes_per_call) } : {}),
+    ...(isNumber(result.pipe_capacity) ? { pipe_capacity: Number(result.pipe_capacity) } : {}),
   };
 }
 

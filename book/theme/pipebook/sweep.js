@@ -3,6 +3,12 @@
 // growing point by point. Hooks for tests: button.pipebook-sweep-button,
 // button.pipebook-cancel-button, .pipebook-status[data-state], svg[data-points],
 // table.pipebook-sweep-table, and data-state / data-points on the root.
+// Every run is quiet (a sweep draws no live chart, and watching would cost
+// each point). Once two values have two runs each, .pipebook-sweep-verdict
+// states the best value against the worst with its 95% interval
+// (svg.pipebook-sweep-interval, data-verdict on the root), and
+// button.pipebook-sweep-until runs the two, a run of each at a time, until the
+// interval clears 1.0 or input.pipebook-sweep-budget's runs are spent.
 
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
@@ -11,9 +17,11 @@ import * as fmt from "./format.js";
 import { secondsInput } from "./controls.js";
 import { spec, sweepDefaults } from "./params.js";
 import { savedText } from "./runlife.js";
+import { intervalPicture } from "./interval.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
+import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
 
 const REPEATS = { min: 1, max: 5, value: 1 };
 
@@ -86,7 +94,12 @@ export function mountSweep(root, { online, catalogEntry }) {
   const chart = new SweepChart(title);
   const table = h("table.pipebook-sweep-table");
   const command = h("p.pipebook-sweep-command");
-  card.append(form, status, chart.el, table, command);
+  const verdictText = h("p.pipebook-sweep-verdict");
+  const picture = h("div.pipebook-sweep-picture");
+  const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: 1, max: 10, step: 1, value: 4 });
+  const untilButton = h("button.pipebook-cancel-button.pipebook-sweep-until", { type: "button" }, "Run until resolved");
+  const untilRow = h("div.pipebook-lab-row", { hidden: true }, field(budget, "Pairs of runs at most"), untilButton);
+  card.append(form, status, chart.el, table, verdictText, picture, untilRow, command);
 
   let run = null;
   let runs = new Map();
@@ -98,12 +111,35 @@ export function mountSweep(root, { online, catalogEntry }) {
     status.textContent = text;
     const busy = state === "connecting" || state === "running";
     runButton.disabled = busy;
+    untilButton.disabled = busy;
     cancelButton.disabled = !busy;
     for (const el of form.querySelectorAll("input")) el.disabled = busy;
   };
   setState("idle", "Ready: each value runs as its own queued run, one after another.");
 
+  // The best value against the worst, with its interval once each has two runs.
+  let judged = null;
+  const judge = () => {
+    judged = bestAgainstWorst(runs);
+    if (!judged) {
+      fill(verdictText);
+      fill(picture);
+      delete root.dataset.verdict;
+      return;
+    }
+    const sentence = bestWorstSentence(judged, (v) => `${label} ${fmt.bytes(v)}`);
+    fill(verdictText, sentence);
+    if (judged.comparison) {
+      fill(picture, intervalPicture(judged.comparison, sentence, "pipebook-sweep-interval"));
+      root.dataset.verdict = judged.comparison.verdict;
+    } else {
+      fill(picture);
+      delete root.dataset.verdict;
+    }
+  };
+
   const redraw = () => {
+    judge();
     const points = summarize(runs);
     chart.draw(points, swept);
     root.dataset.points = String(points.length);
@@ -133,6 +169,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     if (!(secs >= sec.min && secs <= sec.max)) return setState("error", `Error: seconds per run must be ${sec.min} to ${sec.max}.`);
     if (!(reps >= REPEATS.min && reps <= REPEATS.max)) return setState("error", `Error: runs per value must be ${REPEATS.min} to ${REPEATS.max}.`);
     swept = parsed.values;
+    untilRow.hidden = true;
     runs = new Map(swept.map((v) => [v, []]));
     redraw();
     const total = swept.length * reps;
@@ -141,7 +178,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     let unsaved = "";
     fill(command, "Same on the command line: ", h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} ${swept.map(fmt.sizeArg).join(",")} --seconds ${secs} --repeats ${reps}`));
     setState("connecting", "Connecting to the runner…");
-    run = startSweep(step, param, swept, reps, { seconds: secs }, {
+    run = startSweep(step, param, swept, reps, { seconds: secs, quiet: true }, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
       started: (msg) => setState("running", `Running ${param} = ${fmt.bytes(Number(msg.params?.[param] ?? NaN))} (${done + 1} of ${total})…`),
       point: (msg) => {
@@ -156,7 +193,8 @@ export function mountSweep(root, { online, catalogEntry }) {
       },
       done: () => {
         run = null;
-        setState("done", unsaved ? `Done: ${done} runs. ${unsaved}` : `Done: ${done} runs.`);
+        untilRow.hidden = !judged;
+        setState("done", unsaved ? `Done: ${done} runs (quiet). ${unsaved}` : `Done: ${done} runs (quiet).`);
       },
       cancelled: () => {
         run = null;
@@ -170,6 +208,46 @@ export function mountSweep(root, { online, catalogEntry }) {
         status.textContent = `${status.textContent} (${message})`;
       },
     });
+  });
+
+  // One more run of the best and of the worst value (a sweep of the two, in
+  // the runner's shuffled order), again until resolved or the budget is spent.
+  untilButton.addEventListener("click", () => {
+    if (run || !judged) return;
+    const most = Math.round(Number(budget.value));
+    if (!(most >= 1 && most <= 10)) return setState("error", "Error: pairs of runs at most must be 1 to 10.");
+    const secs = Number(seconds.value);
+    const pair = [judged.best, judged.worst];
+    let added = 0;
+    const next = () => {
+      if (judged.comparison && judged.comparison.verdict !== "not_resolved") return setState("done", added ? `Resolved after ${added} more run${added === 1 ? "" : "s"} of each.` : "Resolved already: no more runs needed.");
+      if (added >= most) return setState("done", `Budget spent: ${added} more run${added === 1 ? "" : "s"} of each, not resolved yet.`);
+      setState("connecting", `More runs of the best and the worst: pair ${added + 1} of at most ${most}…`);
+      run = startSweep(step, param, pair, 1, { seconds: secs, quiet: true }, {
+        queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+        started: () => setState("running", `More runs of the best and the worst: pair ${added + 1} of at most ${most} (quiet)…`),
+        point: (msg) => {
+          const value = Number(msg.value);
+          if (!runs.has(value)) runs.set(value, []);
+          runs.get(value).push(Number(msg.result?.gib_per_s));
+          redraw();
+        },
+        done: () => {
+          run = null;
+          added += 1;
+          next();
+        },
+        cancelled: () => {
+          run = null;
+          setState("cancelled", `Cancelled after ${added} more run${added === 1 ? "" : "s"} of each. Nothing is left running.`);
+        },
+        error: (message) => {
+          run = null;
+          setState("error", `Error: ${message}`);
+        },
+      });
+    };
+    next();
   });
 
   cancelButton.addEventListener("click", () => {

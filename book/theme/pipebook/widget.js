@@ -4,7 +4,8 @@
 // Stable hooks for tests and styling: button.pipebook-run-button, button.pipebook-cancel-button,
 // .pipebook-status[data-state], .pipebook-live-gibs, .pipebook-result-gibs,
 // .pipebook-saved[data-saved="yes"|"no"] (whether the runner's history kept the result) and
-// data-progress-count / data-state on the .pipebook-run root.
+// data-progress-count / data-state on the .pipebook-run root; runverdict.js's hooks
+// for the quiet runs against the article and what watching cost.
 
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
@@ -19,6 +20,7 @@ import { OccupancyChart } from "./occchart.js";
 import { begin, buttonText, isBusy, statusText, step } from "./runlife.js";
 import { mountProfile } from "./profile.js";
 import { connectRun } from "./runner.js";
+import { RunEvidence, configOf } from "./runverdict.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
 import { allResults, record } from "./store.js";
 
@@ -51,10 +53,13 @@ export function mountWidget(root, { online, catalogEntry }) {
   chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
   const occupancy = new OccupancyChart();
   const compare = h("p.pipebook-compare");
+  // Set below, once showPhase exists: the evidence's runs hold the card's own.
+  let holdCard = () => {};
+  const evidence = new RunEvidence(info, id, () => readParams(), (busy) => holdCard(busy));
   const stats = new EndStats();
   const kernel = new KernelCounts();
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, stats.el, kernel.el, notes);
+  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, evidence.el, stats.el, kernel.el, notes);
   mountProfile(card, { step: info.step, readParams });
 
   stats.show(null);
@@ -73,12 +78,17 @@ export function mountWidget(root, { online, catalogEntry }) {
     cancelButton.disabled = !busy;
     for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
     runButton.textContent = buttonText(phase);
+    evidence.button.disabled = busy;
     figures.live.hidden = phase !== "running";
     figures.yours.hidden = phase === "running";
     if (phase === "running") figures.label.textContent = "So far";
     else if (busy || phase === "done" || phase === "error") figures.label.textContent = "This machine";
   };
   showPhase("idle");
+  holdCard = (busy) => {
+    runButton.disabled = busy;
+    for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
+  };
 
   // Before a run: the reader's best so far for this step (this browser and the runner's
   // history), and what to compare with.
@@ -90,6 +100,10 @@ export function mountWidget(root, { online, catalogEntry }) {
     figures.yours.textContent = best === null ? "—" : fmt.gib(best);
     figures.label.textContent = best === null ? "This machine" : "Your best so far";
     fill(compare, text);
+    // The newest run of this step names the configuration its evidence is about.
+    const newest = results.filter((r) => r.step === info.step).at(-1);
+    evidence.config = configOf(info.step, newest);
+    evidence.show(results);
   };
   showBest();
 
@@ -110,9 +124,10 @@ export function mountWidget(root, { online, catalogEntry }) {
     fill(compare, text ? h("strong", null, text) : "");
     stats.show(result);
     kernel.show(result);
+    record(result);
+    evidence.refresh(configOf(info.step, result));
     const items = resultNotes(result, { budget: life.budget, warnings: life.warnings });
     fill(notes, items.map((item) => h("li", null, item)));
-    record(result);
   };
 
   // One event of the session: fold it into the state, then show what changed.

@@ -117,3 +117,77 @@ async fn a_comparison_out_of_bounds_is_refused() {
         assert!(reply.get("run").is_none(), "{reply}");
     }
 }
+
+#[tokio::test]
+async fn more_pairs_take_up_the_same_comparison() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let (first, _) = compare(
+        &server,
+        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+               "params":{"bytes":"8MiB"}}),
+    )
+    .await;
+    assert_eq!(first["pairs"], 2, "{first}");
+    // A fresh socket, as the page's "More pairs" opens: the verdict's pairs go back.
+    let (more, before) = compare(
+        &server,
+        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+               "params":{"bytes":"8MiB"},
+               "prior":{"a":first["a_gib_per_s"],"b":first["b_gib_per_s"]}}),
+    )
+    .await;
+    let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
+    // Only the new pairs run, and they carry on the balanced order: runs 5 to 8.
+    let places: Vec<(u64, &str)> = legs
+        .iter()
+        .map(|l| (l["index"].as_u64().unwrap(), l["side"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        places,
+        [(5, "a"), (6, "b"), (7, "b"), (8, "a")],
+        "{before:?}"
+    );
+    assert!(legs.iter().all(|l| l["of"] == 8), "{before:?}");
+    // The verdict is over all four pairs, the earlier ones first.
+    assert_eq!(more["pairs"], 4, "{more}");
+    let a = more["a_gib_per_s"].as_array().unwrap();
+    assert_eq!(&a[..2], first["a_gib_per_s"].as_array().unwrap().as_slice());
+    assert_eq!(a.len(), 4);
+    // The earlier runs are not run again: the history has 4 + 4 runs.
+    assert_eq!(server.results_once(8).await.len(), 8);
+}
+
+#[tokio::test]
+async fn more_pairs_out_of_bounds_or_uneven_are_refused() {
+    let server = InProcess::start().await;
+    let mut socket = server.socket().await;
+    let many = vec![json!(10.0); 39];
+    for (message, says) in [
+        (
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+                   "prior":{"a":many,"b":many}}),
+            "39 earlier pairs",
+        ),
+        (
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+                   "prior":{"a":[10.0, 11.0],"b":[3.0]}}),
+            "do not pair up",
+        ),
+        (
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+                   "prior":{"a":[10.0, -1.0],"b":[3.0, 3.0]}}),
+            "positive",
+        ),
+        (
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+                   "prior":{"a":[10.0],"b":[3.0],"c":[1.0]}}),
+            "unknown field `c`",
+        ),
+    ] {
+        send(&mut socket, message).await;
+        let reply = recv(&mut socket).await;
+        assert_eq!(reply["type"], "error", "{reply}");
+        assert!(reply["message"].as_str().unwrap().contains(says), "{reply}");
+    }
+}

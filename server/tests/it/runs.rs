@@ -417,6 +417,9 @@ async fn a_quiet_run_sends_no_progress_only_its_result() {
         result.get("occupancy").is_none(),
         "a quiet run is not watched"
     );
+    // It says so, and the history keeps it: comparisons take only such runs.
+    assert_eq!(result["watched"], false, "{result}");
+    assert_eq!(server.results_once(1).await[0]["watched"], false);
 }
 
 /// A live run watches its pipe: progress carries the bytes in the pipe and the
@@ -449,6 +452,8 @@ async fn a_live_run_carries_the_pipes_occupancy() {
     assert_eq!(o["series"]["max"].as_array().unwrap().len(), n);
     let history = server.results_once(1).await;
     assert_eq!(history[0]["occupancy"]["samples"], o["samples"]);
+    assert_eq!(result["watched"], true, "{result}");
+    assert_eq!(history[0]["watched"], true);
 }
 
 /// Restores /proc/sys/fs/pipe-max-size when dropped, even if the test fails.

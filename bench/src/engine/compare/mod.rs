@@ -38,6 +38,17 @@ pub enum ComparePlanError {
     /// More than [`MAX_PAIRS`].
     #[error("{0} pairs is more than a comparison may run ({MAX_PAIRS})")]
     TooManyPairs(usize),
+    /// Earlier runs to take up that do not pair up.
+    #[error("the earlier runs do not pair up: {a} of A and {b} of B")]
+    UnevenPrior {
+        /// Earlier runs of A.
+        a: usize,
+        /// Earlier runs of B.
+        b: usize,
+    },
+    /// An earlier rate of zero, negative or not a number.
+    #[error("every earlier rate must be a positive number of GiB/s, got {0}")]
+    BadPriorRate(f64),
 }
 
 /// One side of a comparison: what it is called and what it runs.
@@ -96,6 +107,38 @@ impl CompareJob {
             stopped: false,
             seed: DEFAULT_SEED,
         })
+    }
+
+    /// Takes up a comparison where an earlier one of the same two sides ended
+    /// ("more pairs" after a verdict): its rates so far, pair by pair in the order
+    /// they ran, count as this job's first pairs, and `more` pairs follow them in
+    /// the same balanced order, so the verdict is over all of them.
+    pub fn resume(
+        a: Contender,
+        b: Contender,
+        prior_a: &[f64],
+        prior_b: &[f64],
+        more: usize,
+    ) -> Result<Self, ComparePlanError> {
+        if prior_a.len() != prior_b.len() {
+            return Err(ComparePlanError::UnevenPrior {
+                a: prior_a.len(),
+                b: prior_b.len(),
+            });
+        }
+        if let Some(bad) = prior_a
+            .iter()
+            .chain(prior_b)
+            .find(|v| !(v.is_finite() && **v > 0.0))
+        {
+            return Err(ComparePlanError::BadPriorRate(*bad));
+        }
+        let done = prior_a.len();
+        let mut job = CompareJob::new(a, b, done + more)?;
+        job.started = done * 2;
+        job.rates_a = prior_a.to_vec();
+        job.rates_b = prior_b.to_vec();
+        Ok(job)
     }
 
     /// The two sides' labels.
@@ -272,5 +315,41 @@ mod tests {
         assert!(job.extend(MAX_PAIRS).is_err());
         job.extend(1).unwrap();
         assert_eq!(job.total(), 6);
+    }
+
+    #[test]
+    fn a_resumed_comparison_counts_the_earlier_pairs_and_keeps_the_order() {
+        let (a, b) = ([40.0, 41.0], [13.0, 12.5]);
+        let mut job =
+            CompareJob::resume(contender("busy-loop"), contender("write-read"), &a, &b, 2).unwrap();
+        assert_eq!(job.total(), 8);
+        assert_eq!(job.comparison().unwrap().pairs, 2);
+        // Runs 5 to 8 of A B B A A B B A: A, B, B, A.
+        let sides: Vec<Side> = std::iter::from_fn(|| job.next_run())
+            .map(|(side, _)| side)
+            .collect();
+        assert_eq!(sides, vec![Side::A, Side::B, Side::B, Side::A]);
+        assert_eq!(
+            CompareJob::resume(
+                contender("busy-loop"),
+                contender("write-read"),
+                &a,
+                &[13.0],
+                2
+            )
+            .err(),
+            Some(ComparePlanError::UnevenPrior { a: 2, b: 1 })
+        );
+        assert_eq!(
+            CompareJob::resume(
+                contender("busy-loop"),
+                contender("write-read"),
+                &[40.0, -1.0],
+                &b,
+                2
+            )
+            .err(),
+            Some(ComparePlanError::BadPriorRate(-1.0))
+        );
     }
 }

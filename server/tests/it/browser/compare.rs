@@ -1,6 +1,7 @@
 //! The compare card in "Your machine vs the article": two steps head to head in
 //! quiet pairs, run until resolved on a small budget, the verdict in words and
-//! its interval drawn against 1.0; axe-core clean once done.
+//! its interval drawn against 1.0; then "More pairs" takes the same comparison
+//! up (its pairs counted, two new ones run); axe-core clean once done.
 
 use std::time::Duration;
 
@@ -82,6 +83,54 @@ async fn resolve(page: &Page) -> TestResult {
     if done["drawn"] != true || done["label"].as_str() != Some(sentence) {
         return Err(format!(
             "the interval should be drawn, named by the verdict: {done}"
+        ));
+    }
+    // More pairs: the same comparison goes on, its earlier pairs counted.
+    let before = done["status"].as_str().unwrap_or("").to_string();
+    let earlier: u64 = before
+        .strip_prefix("Done: ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("the status should say how many pairs ran: {before}"))?;
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{ROOT}');
+             r.querySelector('input.pipebook-compare-until').checked = false;
+             r.querySelector('input.pipebook-compare-pairs').value = '2';
+             r.querySelector('button.pipebook-compare-more').click();
+             return true;"
+        ),
+    )
+    .await?;
+    let more = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{ROOT}');
+             const status = r.querySelector('.pipebook-compare-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             return r.dataset.state === 'done' && status !== {before:?} ? {{
+               status,
+               sentence: r.querySelector('.pipebook-compare-verdict').textContent,
+             }} : null;"
+        ),
+        Duration::from_secs(120),
+        "the comparison taken up",
+    )
+    .await?;
+    let expected = format!(
+        "Done: {} pairs of quiet runs ({earlier} taken up, 2 new).",
+        earlier + 2
+    );
+    if !more["status"].as_str().unwrap_or("").starts_with(&expected)
+        || !more["sentence"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&format!("{} pairs", earlier + 2))
+    {
+        return Err(format!(
+            "More pairs should take the comparison up to {} pairs: {more}",
+            earlier + 2
         ));
     }
     let path = screenshot_element(client, ROOT, "compare-card-done").await?;

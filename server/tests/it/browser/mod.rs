@@ -24,6 +24,7 @@ mod bfcache;
 mod chapters;
 mod compare;
 mod counts;
+mod intervals;
 mod ipc;
 mod ipc_model;
 mod labs;

@@ -1,0 +1,36 @@
+// A ratio's 95% interval drawn against 1.0 on a log axis, the picture every
+// card that states a ratio with its interval shows (the compare card, the run
+// card against the article, the sweep's best against its worst). Its sentence
+// is its accessible name, so the picture and the words never disagree.
+
+import { svg } from "./dom.js";
+import { intervalAxis } from "./verdict.js";
+
+const WIDTH = 360;
+const HEIGHT = 64;
+
+/**
+ * The interval of `c` ({ratio, ci_low, ci_high, verdict}) as an SVG named by
+ * `sentence`, with the class `cls` (tests find it by that).
+ */
+export function intervalPicture(c, sentence, cls = "pipebook-compare-interval") {
+  const axis = intervalAxis(c.ci_low, c.ci_high, c.ratio, WIDTH - 20);
+  const x = (v) => 10 + axis.x(v);
+  const picture = svg("svg", {
+    class: `pipebook-interval ${cls}`,
+    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+    role: "img",
+    "aria-label": sentence,
+  });
+  picture.append(svg("line", { x1: 10, x2: WIDTH - 10, y1: 40, y2: 40, class: "pipebook-compare-axis" }));
+  for (const t of axis.ticks) {
+    picture.append(svg("line", { x1: x(t), x2: x(t), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
+    const label = svg("text", { x: x(t), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
+    label.textContent = `${t}×`;
+    picture.append(label);
+  }
+  picture.append(svg("line", { x1: x(1), x2: x(1), y1: 6, y2: 44, class: "pipebook-compare-one" }));
+  picture.append(svg("rect", { x: x(c.ci_low), y: 14, width: Math.max(x(c.ci_high) - x(c.ci_low), 2), height: 14, class: `pipebook-compare-bar pipebook-compare-${c.verdict}` }));
+  picture.append(svg("circle", { cx: x(c.ratio), cy: 21, r: 4, class: "pipebook-compare-dot" }));
+  return picture;
+}
