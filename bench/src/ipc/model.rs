@@ -407,7 +407,12 @@ mod tests {
             assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
             // A sender that copied each byte into a buffer with a write too.
             let ends = [
-                end("producer", &[(call, 1024, MIB64), ("write", 1024, MIB64)], 40, 100),
+                end(
+                    "producer",
+                    &[(call, 1024, MIB64), ("write", 1024, MIB64)],
+                    40,
+                    100,
+                ),
                 end("consumer", &copy, 40, 100),
             ];
             let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);

@@ -50,12 +50,6 @@ pub(crate) enum Channel {
     PosixMq { rx: RawFd, tx: RawFd },
     /// One System V queue; type 1 towards pong, 2 towards ping.
     SysvMq { id: i32, buffer: Vec<u8> },
-    /// This end's io_uring and the other end's: a send posts a completion into
-    /// the other ring (IORING_OP_MSG_RING), the message itself in the region.
-    MsgRing {
-        ring: Box<io_uring::IoUring>,
-        peer: OwnedFd,
-    },
     /// Pipes whose reads and writes go through this end's io_uring.
     Uring {
         ring: Box<io_uring::IoUring>,
@@ -117,15 +111,6 @@ impl Channel {
                     ring: Box::new(ring),
                     rx: inherited(0),
                     tx: inherited(1),
-                }
-            }
-            Mechanism::IoUringMsgRing => {
-                let ring = io_uring::IoUring::new(4).map_err(|e| format!("io_uring_setup: {e}"))?;
-                let socket = inherited(crate::process::launch::DATA_FD);
-                let peer = swap_rings(&socket, ring.as_raw_fd())?;
-                Channel::MsgRing {
-                    ring: Box::new(ring),
-                    peer,
                 }
             }
             Mechanism::Fifo => {
@@ -221,30 +206,6 @@ impl Channel {
                     done += uring_one(ring, write, busy, "write")?;
                 }
                 Ok(())
-            }
-            Channel::MsgRing { ring, peer } => {
-                copy_in(o.region, to_pong, 0, msg);
-                // The other ring gets a completion carrying MESSAGE and the
-                // size; this ring gets one only if the message failed.
-                let post = io_uring::opcode::MsgRingData::new(
-                    io_uring::types::Fd(peer.as_raw_fd()),
-                    msg.len() as i32,
-                    MESSAGE,
-                    None,
-                )
-                .build()
-                .user_data(SENT)
-                .flags(io_uring::squeue::Flags::SKIP_SUCCESS);
-                // SAFETY: the entry points at no memory of ours.
-                unsafe { ring.submission().push(&post) }
-                    .map_err(|_| "the submission queue is full")?;
-                loop {
-                    match ring.submit() {
-                        Ok(_) => return Ok(()),
-                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => return Err(format!("io_uring_enter: {e}")),
-                    }
-                }
             }
             Channel::Dgram { fd } => loop {
                 match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
@@ -349,40 +310,6 @@ impl Channel {
                     Err(e) => return Err(format!("recv: {e}")),
                 }
             },
-            Channel::MsgRing { ring, .. } => {
-                loop {
-                    // Busy: the completion queue is shared memory, read with
-                    // no system call; blocking: the kernel waits for one.
-                    if let Some(cqe) = ring.completion().next() {
-                        match (cqe.user_data(), cqe.result()) {
-                            (MESSAGE, n) if n as usize == buf.len() => break,
-                            (MESSAGE, n) => {
-                                return Err(format!(
-                                    "a message of {n} bytes came where {} were sent",
-                                    buf.len()
-                                ))
-                            }
-                            (_, errno) => {
-                                return Err(format!(
-                                    "IORING_OP_MSG_RING: {}",
-                                    std::io::Error::from_raw_os_error(-errno)
-                                ))
-                            }
-                        }
-                    }
-                    if busy {
-                        std::hint::spin_loop();
-                        continue;
-                    }
-                    match ring.submit_and_wait(1) {
-                        Ok(_) => {}
-                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => return Err(format!("io_uring_enter: {e}")),
-                    }
-                }
-                copy_out(o.region, from_ping, 0, buf);
-                Ok(())
-            }
             Channel::Eventfd { rx, .. } => {
                 let mut count = [0u8; 8];
                 read_exact(rx, &mut count)?;
@@ -461,51 +388,6 @@ impl Channel {
             }
         }
     }
-}
-
-/// The `user_data` of the completion a message posts in the receiving ring.
-const MESSAGE: u64 = 0x6d73_6700;
-/// The `user_data` of the sender's own entry (its completion comes only on
-/// failure).
-const SENT: u64 = 0x6d73_6701;
-
-/// Sends this end's ring descriptor over `socket` and receives the other
-/// end's (SCM_RIGHTS): both ends send first, and a socket pair holds both.
-fn swap_rings(socket: &OwnedFd, ring: RawFd) -> Result<OwnedFd, String> {
-    use rustix::net::{
-        RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-        SendAncillaryMessage, SendFlags,
-    };
-    // SAFETY: the ring's descriptor stays open in this end for the call.
-    let mine = [unsafe { std::os::fd::BorrowedFd::borrow_raw(ring) }];
-    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut out = SendAncillaryBuffer::new(&mut space);
-    out.push(SendAncillaryMessage::ScmRights(&mine));
-    rustix::net::sendmsg(
-        socket,
-        &[std::io::IoSlice::new(b"r")],
-        &mut out,
-        SendFlags::empty(),
-    )
-    .map_err(|e| format!("send the ring's descriptor: {e}"))?;
-    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut input = RecvAncillaryBuffer::new(&mut space);
-    let mut byte = [0u8; 1];
-    rustix::net::recvmsg(
-        socket,
-        &mut [std::io::IoSliceMut::new(&mut byte)],
-        &mut input,
-        RecvFlags::CMSG_CLOEXEC,
-    )
-    .map_err(|e| format!("receive the other ring's descriptor: {e}"))?;
-    for message in input.drain() {
-        if let RecvAncillaryMessage::ScmRights(mut fds) = message {
-            if let Some(fd) = fds.next() {
-                return Ok(fd);
-            }
-        }
-    }
-    Err("the other end sent no ring".into())
 }
 
 /// Submits one operation and waits for its completion: in the kernel

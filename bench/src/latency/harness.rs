@@ -128,18 +128,6 @@ pub fn run(
             held.fifo_dir = Some(dir);
             ((None, None, None), (None, None, None))
         }
-        Mechanism::IoUringMsgRing => {
-            // Each end makes its own ring and hands its descriptor to the
-            // other over this socket pair: a ring is a process's own.
-            let (a, b) = rustix::net::socketpair(
-                rustix::net::AddressFamily::UNIX,
-                rustix::net::SocketType::STREAM,
-                rustix::net::SocketFlags::CLOEXEC,
-                None,
-            )
-            .map_err(|e| setup("make a socket pair")(e.into()))?;
-            ((None, None, Some(a)), (None, None, Some(b)))
-        }
         Mechanism::UnixStream | Mechanism::UnixDgram => {
             let kind = match config.mechanism {
                 Mechanism::UnixStream => rustix::net::SocketType::STREAM,
@@ -368,8 +356,7 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
 }
 
 /// Whether this kernel lets a process make an io_uring that reads and writes
-/// (5.6 and later), or that messages another ring (`io-uring-msg-ring`: 5.18
-/// and later), and if not, why: not built in, switched off by
+/// (5.6 and later), and if not, why: not built in, switched off by
 /// `kernel.io_uring_disabled`, or refused (a sandbox's seccomp filter).
 pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> {
     let unsupported = |reason: String| LatencyError::Unsupported {
@@ -394,21 +381,13 @@ pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> 
     ring.submitter()
         .register_probe(&mut probe)
         .map_err(|err| unsupported(format!("io_uring cannot say what it supports: {err}")))?;
-    let needed: &[(u8, &str, &str)] = match config.mechanism {
-        Mechanism::IoUringMsgRing => &[(
-            io_uring::opcode::MsgRingData::CODE,
-            "IORING_OP_MSG_RING",
-            "5.18",
-        )],
-        _ => &[
-            (io_uring::opcode::Read::CODE, "IORING_OP_READ", "5.6"),
-            (io_uring::opcode::Write::CODE, "IORING_OP_WRITE", "5.6"),
-        ],
-    };
-    for &(code, name, since) in needed {
+    for (code, name) in [
+        (io_uring::opcode::Read::CODE, "IORING_OP_READ"),
+        (io_uring::opcode::Write::CODE, "IORING_OP_WRITE"),
+    ] {
         if !probe.is_supported(code) {
             return Err(unsupported(format!(
-                "this kernel's io_uring lacks {name} ({since} and later)"
+                "this kernel's io_uring lacks {name} (5.6 and later)"
             )));
         }
     }

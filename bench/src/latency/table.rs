@@ -32,9 +32,6 @@ pub enum Mechanism {
     /// Two pipes, each end's reads and writes submitted through its own io_uring
     /// (IORING_OP_READ / IORING_OP_WRITE).
     IoUring,
-    /// Two io_urings that message each other (IORING_OP_MSG_RING: a completion
-    /// posted straight into the other ring), the message in shared memory.
-    IoUringMsgRing,
 }
 
 /// What a page or a table says of a mechanism.
@@ -70,7 +67,7 @@ impl MechanismInfo {
 
 impl Mechanism {
     /// Every mechanism, in the order tables show them.
-    pub const ALL: [Mechanism; 12] = [
+    pub const ALL: [Mechanism; 11] = [
         Mechanism::Pipe,
         Mechanism::Fifo,
         Mechanism::Eventfd,
@@ -82,7 +79,6 @@ impl Mechanism {
         Mechanism::SysvMq,
         Mechanism::ShmRing,
         Mechanism::IoUring,
-        Mechanism::IoUringMsgRing,
     ];
 
     /// Its id.
@@ -99,7 +95,6 @@ impl Mechanism {
             Mechanism::SysvMq => "sysv-mq",
             Mechanism::ShmRing => "shm-ring",
             Mechanism::IoUring => "io-uring",
-            Mechanism::IoUringMsgRing => "io-uring-msg-ring",
         }
     }
 
@@ -178,12 +173,6 @@ impl Mechanism {
                 Some("io_uring_enter without waiting, retried until the read completes"),
                 None,
             ),
-            Mechanism::IoUringMsgRing => (
-                "io_uring rings messaging each other, message in shared memory",
-                Some("io_uring_enter waits for the completion the other end's IORING_OP_MSG_RING posts"),
-                Some("spins on the completion queue in shared memory; no system call to receive"),
-                None,
-            ),
             Mechanism::ShmRing => (
                 "Shared-memory ring, polled",
                 None,
@@ -245,7 +234,7 @@ mod tests {
             assert_eq!(serde_json::to_value(m).unwrap(), m.id());
         }
         match Mechanism::parse("carrier-pigeon") {
-            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 12),
+            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 11),
             other => panic!("{other:?}"),
         }
     }

@@ -207,7 +207,10 @@ pub struct EndCounts {
     /// Inter-processor interrupts sent (`ipi:ipi_send_cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipis: Option<u64>,
-    /// TLB flushes (`tlb:tlb_flush`).
+    /// TLB flushes (`tlb:tlb_flush`) while this end was the running thread.
+    /// Counted on a pinned end's CPU, that takes in the flushes of its own
+    /// context switches (the tracepoint fires as the CPU switches away from
+    /// it); counted on the task, it leaves them out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlb_flushes: Option<u64>,
     /// The data calls as the kernel counted them (`syscalls:sys_enter_*`), when asked.

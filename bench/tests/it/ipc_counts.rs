@@ -159,14 +159,22 @@ fn zero_copy_sockets_predictions_hold_on_real_runs_and_altered_counts_break_them
         let mut result = match ipc::run(mechanism, &params(bytes, dir.path())) {
             Ok(result) => result,
             Err(err) => {
-                assert_eq!(err.kind(), ipc::IpcErrorKind::Unsupported, "{mechanism}: {err}");
+                assert_eq!(
+                    err.kind(),
+                    ipc::IpcErrorKind::Unsupported,
+                    "{mechanism}: {err}"
+                );
                 println!("{mechanism}: refused here, typed: {err}");
                 continue;
             }
         };
         ran += 1;
         assert!(result.checksum_ok, "{mechanism}");
-        let ids: Vec<&str> = result.model.iter().map(|p| p.judgement.id.as_str()).collect();
+        let ids: Vec<&str> = result
+            .model
+            .iter()
+            .map(|p| p.judgement.id.as_str())
+            .collect();
         assert_eq!(
             ids,
             ["producer_call_bytes", "consumer_call_bytes"],

@@ -158,7 +158,11 @@ fn turned_off(result: &Value) -> Vec<String> {
             if m["reason"]["kind"] == "turned_off" {
                 assert!(!m["message"].as_str().unwrap().is_empty(), "{m}");
                 for c in m["counts"].as_array().unwrap() {
-                    off.push(format!("{}:{}", end["role"].as_str().unwrap(), c.as_str().unwrap()));
+                    off.push(format!(
+                        "{}:{}",
+                        end["role"].as_str().unwrap(),
+                        c.as_str().unwrap()
+                    ));
                 }
             }
         }
@@ -233,7 +237,10 @@ async fn the_page_can_turn_an_ipc_runs_counting_off() {
         .iter()
         .find(|p| p["name"] == "counts")
         .unwrap_or_else(|| panic!("{lab}"));
-    assert_eq!((flag["unit"].as_str(), flag["default"].as_u64()), (Some("flag"), Some(1)));
+    assert_eq!(
+        (flag["unit"].as_str(), flag["default"].as_u64()),
+        (Some("flag"), Some(1))
+    );
 }
 
 /// What System V IPC and /dev/shm hold right now (`ipcs` output without its
