@@ -31,6 +31,10 @@ pub struct IpcRunParams {
     /// Bytes per call (default: the mechanism's).
     #[serde(default)]
     pub chunk: Option<ByteSize>,
+    /// Count the kernel's events in the ends (default true); `false` is the
+    /// CLI's `--no-counts`.
+    #[serde(default)]
+    pub counts: Option<bool>,
 }
 
 /// Checks a page's request: a known mechanism, bytes within the server's limit,
@@ -59,6 +63,7 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcJob, IpcError> 
         bytes: ipc::harness::effective_bytes(mechanism, bytes),
         chunk,
         timeout: RUN_TIMEOUT,
+        no_counts: !params.counts.unwrap_or(true),
     })
 }
 
@@ -107,6 +112,17 @@ pub fn published_json() -> Vec<u8> {
                 help: "Leave empty for the mechanism's default (64 KiB; the queue's \
                        message limit; 1 KiB for the I/O experiments).",
             },
+            ParamBounds {
+                name: "counts",
+                label: "Count kernel events",
+                unit: "flag",
+                default: Some(1),
+                min: 0,
+                max: 1,
+                help: "Count what the kernel did for each end: calls, faults and context \
+                       switches always, wakeups, IPIs and TLB flushes where permitted; off \
+                       is the command line's --no-counts.",
+            },
         ],
     };
     serde_json::to_vec(&published).expect("the lab's table serialises")
@@ -124,7 +140,7 @@ mod tests {
         assert_eq!((req.bytes, req.chunk), (200 * MIB, 64 * 1024));
         let over = IpcRunParams {
             bytes: Some(ByteSize(MAX_BYTES + 1)),
-            chunk: None,
+            ..IpcRunParams::default()
         };
         let err = plan("posix-shm", &over).unwrap_err();
         assert_eq!(err.kind(), IpcErrorKind::OutOfRange);
@@ -132,13 +148,23 @@ mod tests {
         let err = plan("carrier-pigeon", &IpcRunParams::default()).unwrap_err();
         assert_eq!(err.kind(), IpcErrorKind::UnknownMechanism);
         let tiny = IpcRunParams {
-            bytes: None,
             chunk: Some(ByteSize(4)),
+            ..IpcRunParams::default()
         };
         assert_eq!(
             plan("pipe-rw", &tiny).unwrap_err().kind(),
             IpcErrorKind::OutOfRange
         );
+    }
+
+    #[test]
+    fn counts_are_on_unless_the_page_turns_them_off() {
+        assert!(!plan("pipe-rw", &IpcRunParams::default()).unwrap().no_counts);
+        let off: IpcRunParams = serde_json::from_str(r#"{"counts":false}"#).unwrap();
+        assert!(plan("pipe-rw", &off).unwrap().no_counts);
+        let on: IpcRunParams = serde_json::from_str(r#"{"counts":true}"#).unwrap();
+        assert!(!plan("pipe-rw", &on).unwrap().no_counts);
+        assert!(serde_json::from_str::<IpcRunParams>(r#"{"counts":"no"}"#).is_err());
     }
 
     #[test]

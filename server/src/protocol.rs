@@ -321,8 +321,9 @@ fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage
     };
     let params = match object.remove("params") {
         None | Some(Value::Null) => IpcRunParams::default(),
-        Some(params @ Value::Object(_)) => serde_json::from_value(params)
-            .map_err(|e| format!("bad params: {e}; an ipc run takes `bytes` and `chunk`"))?,
+        Some(params @ Value::Object(_)) => serde_json::from_value(params).map_err(|e| {
+            format!("bad params: {e}; an ipc run takes `bytes`, `chunk` and `counts`")
+        })?,
         Some(_) => return Err("`params` must be an object".into()),
     };
     let lab = take_lab(&mut object)?;

@@ -66,6 +66,9 @@ pub struct IpcJob {
     pub chunk: u64,
     /// Kill the run after this long.
     pub timeout: Duration,
+    /// Leave the kernel's events uncounted in the ends (as `pipebench ipc
+    /// --no-counts`): calls, faults and context switches are still counted.
+    pub no_counts: bool,
 }
 
 /// The page inspector's request.
@@ -141,7 +144,7 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
         cancel: Some(Arc::clone(&cancel)),
         program: Some(context.program.clone()),
         progress: Some(Arc::clone(&received)),
-        no_counts: false,
+        no_counts: job.no_counts,
     };
     observer.event(Event::Started(Started::Ipc {
         kind: RecordKind::Ipc,

@@ -39,6 +39,12 @@ enum Path {
     TwoSplices,
     /// Mapped memory both ends share: no call moves a byte.
     Mapped,
+    /// A zero-copy send (`send(MSG_ZEROCOPY)`, io_uring's `SEND_ZC`): one call
+    /// hands each byte to the socket by pinning its page, not by copying it in.
+    ZeroCopySend,
+    /// `getsockopt(TCP_ZEROCOPY_RECEIVE)`: each byte arrives once, mapped into
+    /// the end, or copied by `recv` where the kernel cannot map it.
+    MappedReceive,
 }
 
 /// What the chapter says each end of `mechanism` does with the bytes, for the
@@ -52,6 +58,8 @@ fn paths(mechanism: Mechanism) -> Option<(Path, Path)> {
         TcpSplice => (Path::TwoSplices, Path::Copy),
         SysvMsgqueue | FileFlock => (Path::Once, Path::Once),
         FileMmap | SysvShm | PosixShm | MemfdScm => (Path::Mapped, Path::Mapped),
+        TcpMsgZerocopy | UringSendZc => (Path::ZeroCopySend, Path::Copy),
+        TcpZerocopyReceive => (Path::Copy, Path::MappedReceive),
         _ => return None,
     })
 }
@@ -62,7 +70,10 @@ fn blocking_calls(mechanism: Mechanism) -> Option<(&'static str, &'static str)> 
     use Mechanism::*;
     match mechanism {
         SysvMsgqueue => Some(("msgsnd", "msgrcv")),
-        FifoRw | PipeRw => Some(("write", "read")),
+        // A stream socket blocks like a pipe: the sender when the socket's
+        // send buffer (or, on loopback, the receiver's) is full, the receiver
+        // when nothing has arrived.
+        FifoRw | PipeRw | TcpRw | UnixStream => Some(("write", "read")),
         _ => None,
     }
 }
@@ -86,8 +97,8 @@ struct Rule {
 /// The book's predictions for a run of `mechanism` that moved `bytes`, judged
 /// against the counts of its `ends` (as the result names them: `producer`,
 /// `consumer`). Empty for mechanisms the chapter makes no prediction about (the
-/// one-process experiments, the zero-copy sockets, whose notes say what
-/// happened) and when no end counted.
+/// one-process experiments and the file copies, whose notes say what happened)
+/// and when no end counted.
 pub fn judge(mechanism: Mechanism, bytes: u64, ends: &[IpcEnd]) -> Vec<Prediction> {
     judge_with_pages(mechanism, bytes, ends, page_size())
 }
@@ -140,6 +151,21 @@ fn judge_with_pages(
             Path::Mapped => (
                 0.0,
                 "0: no call moves the data; both ends read and write the same pages".to_string(),
+            ),
+            Path::ZeroCopySend => (
+                1.0,
+                "1: one zero-copy send hands each byte to the socket by pinning the page \
+                 it lies in, with no copy into the socket's buffer at the call (the kernel \
+                 may still copy later, as it does for a local receiver, and says so in the \
+                 completions)"
+                    .to_string(),
+            ),
+            Path::MappedReceive => (
+                1.0,
+                "1: each byte arrives once, mapped into the end by \
+                 getsockopt(TCP_ZEROCOPY_RECEIVE) or, where it cannot be mapped (a part \
+                 page), copied by recv; never both"
+                    .to_string(),
             ),
         };
         let measured = counted(role).and_then(|_| {
@@ -363,6 +389,73 @@ mod tests {
         ];
         let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 16 << 10);
         assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
+    }
+
+    #[test]
+    fn zero_copy_sockets_hand_each_byte_through_one_call_and_stream_sockets_sleep_like_pipes() {
+        let copy = [("read", 1024, MIB64), ("write", 1024, MIB64)];
+        for (mechanism, call) in [
+            (Mechanism::TcpMsgZerocopy, "send"),
+            (Mechanism::UringSendZc, "io_uring_enter"),
+        ] {
+            let ends = [
+                end("producer", &[(call, 1024, MIB64)], 40, 100),
+                end("consumer", &copy, 40, 100),
+            ];
+            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
+            assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
+            // A sender that copied each byte into a buffer with a write too.
+            let ends = [
+                end(
+                    "producer",
+                    &[(call, 1024, MIB64), ("write", 1024, MIB64)],
+                    40,
+                    100,
+                ),
+                end("consumer", &copy, 40, 100),
+            ];
+            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            assert_eq!(
+                verdict(&judged, "producer_call_bytes"),
+                Verdict::Disagrees,
+                "{mechanism}"
+            );
+        }
+        // Mapped or copied, each byte once: a receiver whose bytes were both
+        // mapped and then read again is not the model.
+        let split = [("getsockopt", 900, MIB64 - 4096), ("recv", 4, 4096)];
+        let ends = [
+            end("producer", &copy, 40, 100),
+            end("consumer", &split, 40, 100),
+        ];
+        let judged = judge_with_pages(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
+        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
+        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
+        let twice = [("getsockopt", 900, MIB64), ("recv", 1024, MIB64)];
+        let ends = [
+            end("producer", &copy, 40, 100),
+            end("consumer", &twice, 40, 100),
+        ];
+        let judged = judge_with_pages(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
+        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
+        // Stream sockets: at most about one sleep per write and per read.
+        for mechanism in [Mechanism::TcpRw, Mechanism::UnixStream] {
+            let ends = [
+                end("producer", &copy, 40, 1000),
+                end("consumer", &copy, 40, 1024),
+            ];
+            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Agrees);
+            assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+            let ends = [
+                end("producer", &copy, 40, 3 * 1024),
+                end("consumer", &copy, 40, 1024),
+            ];
+            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
+            assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+        }
     }
 
     #[test]

@@ -15,6 +15,16 @@
 //!   ([`perf_event`], the perf-event2 crate): `sched:sched_waking` (fired in the
 //!   waker, so it counts the wakeups this process issued), `ipi:ipi_send_cpu`,
 //!   `tlb:tlb_flush`. These fire a few times per pipe-full at most.
+//! - Where they are counted matters for speed. A counter opened on a task is
+//!   scheduled out and in with it at every context switch, and a blocking step
+//!   switches tens of thousands of times per GiB: that cost a copying step about
+//!   3% of its throughput. So an end pinned to one CPU (every end is) counts its
+//!   tracepoints on that CPU instead, each filtered to its own thread
+//!   (`common_pid`), which counts the same events with nothing on the task; it
+//!   proves the filter first on one wakeup of its own, and where it cannot (no
+//!   privilege for a CPU-wide event, a PID namespace) it counts on the task as
+//!   before. CPU migrations come from `/proc/self/sched` (free) wherever the
+//!   kernel has it.
 //! - On request only ([`Request::trace_syscalls`], `--trace-syscalls`), because
 //!   they fire on every page or every call and cost the run its speed:
 //!   `kmem:mm_page_alloc` and `kmem:mm_page_free` (about half a million events per
@@ -197,7 +207,10 @@ pub struct EndCounts {
     /// Inter-processor interrupts sent (`ipi:ipi_send_cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipis: Option<u64>,
-    /// TLB flushes (`tlb:tlb_flush`).
+    /// TLB flushes (`tlb:tlb_flush`) while this end was the running thread.
+    /// Counted on a pinned end's CPU, that takes in the flushes of its own
+    /// context switches (the tracepoint fires as the CPU switches away from
+    /// it); counted on the task, it leaves them out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlb_flushes: Option<u64>,
     /// The data calls as the kernel counted them (`syscalls:sys_enter_*`), when asked.
@@ -259,6 +272,10 @@ pub struct Counting {
     /// The process counted; `None`: this one.
     pid: Option<i32>,
     group: Option<Group>,
+    /// The counters stand alone, each on the end's CPU (no group: a CPU-wide
+    /// tracepoint in a group led by perf's dummy event counts nothing), and are
+    /// started, stopped and read one by one.
+    alone: bool,
     traced: Vec<(Count, Counter)>,
     syscalls: Vec<(&'static str, Counter)>,
     migrations: Option<Counter>,
@@ -410,6 +427,44 @@ fn refusal(err: &std::io::Error) -> Unavailable {
     }
 }
 
+/// `PERF_EVENT_IOC_SET_FILTER`: `_IOW('$', 6, char *)`.
+const PERF_EVENT_IOC_SET_FILTER: libc::c_ulong = (1 << 30)
+    | ((std::mem::size_of::<*const libc::c_char>() as libc::c_ulong) << 16)
+    | ((b'$' as libc::c_ulong) << 8)
+    | 6;
+
+/// Sets a tracepoint counter's filter (ftrace's syntax); whether it took.
+fn set_filter(counter: &Counter, filter: &std::ffi::CStr) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is the counter's, open for its life; the filter is
+    // a NUL-terminated string the kernel only reads.
+    unsafe {
+        libc::ioctl(
+            counter.as_raw_fd(),
+            PERF_EVENT_IOC_SET_FILTER as _,
+            filter.as_ptr(),
+        ) == 0
+    }
+}
+
+/// Wakes a thread of this process that sleeps on a pipe: one `sched_waking`
+/// fired by the calling thread. Whether it went as planned.
+fn wake_a_sleeper() -> bool {
+    let Ok((read, write)) = rustix::pipe::pipe() else {
+        return false;
+    };
+    let sleeper = std::thread::spawn(move || {
+        let mut byte = [0u8; 1];
+        rustix::io::read(&read, &mut byte).is_ok()
+    });
+    // Long enough for the sleeper to block in its read on any machine; a
+    // sleeper not yet asleep is only made runnable, and the check fails safe
+    // (the window is then opened on the task).
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let wrote = rustix::io::write(&write, &[1]).is_ok();
+    sleeper.join().unwrap_or(false) && wrote
+}
+
 /// A counter of `event` on this process (or `pid`), kernel included, in `group`.
 fn counter(
     event: impl perf_event::events::Event + 'static,
@@ -441,6 +496,17 @@ impl Counting {
     }
 
     fn open_on(pid: Option<i32>, request: &Request) -> Counting {
+        // An end pinned to one CPU counts its events on that CPU, filtered to
+        // its own thread: no event then sits on the task, so its context
+        // switches (a blocking step makes tens of thousands per GiB) are not
+        // slowed by scheduling counters out and in.
+        if pid.is_none() {
+            if let [cpu] = crate::process::cpu::allowed_cpus()[..] {
+                if let Some(counting) = Counting::open_on_cpu(cpu, request) {
+                    return counting;
+                }
+            }
+        }
         let mut missing = Vec::new();
         let mut traced = Vec::new();
         let mut syscalls = Vec::new();
@@ -462,10 +528,18 @@ impl Counting {
             }
         };
         if let Some(mut group) = group {
-            // CPU migrations from perf when the kernel may be counted, else from
-            // /proc/self/sched at start and stop.
-            if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group, pid) {
-                migrations = Some(counter);
+            // CPU migrations from /proc/PID/sched at start and stop, which costs
+            // nothing; a perf counter only where the kernel does not report them
+            // there (every event on the task is scheduled out and in again at
+            // each of its context switches, so one event fewer is cheaper).
+            let sched = match pid {
+                None => sched_migrations(),
+                Some(pid) => sched_migrations_of(&format!("/proc/{pid}/sched")),
+            };
+            if sched.is_none() {
+                if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group, pid) {
+                    migrations = Some(counter);
+                }
             }
             match tracefs_events() {
                 None => {
@@ -516,6 +590,7 @@ impl Counting {
             return Counting {
                 pid,
                 group: Some(group),
+                alone: false,
                 traced,
                 syscalls,
                 migrations,
@@ -526,12 +601,79 @@ impl Counting {
         Counting {
             pid,
             group: None,
+            alone: false,
             traced,
             syscalls,
             migrations,
             before: Snapshot::default(),
             missing: merge(missing),
         }
+    }
+
+    /// The tracepoints of `request` counted on `cpu`, the one CPU this thread may
+    /// run on, for this thread only (a filter on the event's `common_pid`, the
+    /// thread that was running when it fired): the same events a counter on the
+    /// task would count, since the thread runs nowhere else. `None` where this
+    /// cannot be done or proven (no privilege for a CPU-wide event, no filter,
+    /// or a filter that does not see this thread's own wakeup, as in a PID
+    /// namespace); the caller then counts on the task, which says why.
+    fn open_on_cpu(cpu: usize, request: &Request) -> Option<Counting> {
+        let events = tracefs_events()?;
+        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let filter = std::ffi::CString::new(format!("common_pid == {tid}")).ok()?;
+        let on_cpu = |id: u64| -> Option<Counter> {
+            let counter = Builder::new(Tracepoint::with_id(id))
+                .any_pid()
+                .one_cpu(cpu)
+                .include_kernel()
+                .build()
+                .ok()?;
+            set_filter(&counter, &filter).then_some(counter)
+        };
+        let mut missing = Vec::new();
+        let mut traced = Vec::new();
+        let (asked, costly): (Vec<Count>, Vec<Count>) =
+            Count::TRACED.into_iter().partition(|count| {
+                request.trace_syscalls || !matches!(count, Count::PageAllocs | Count::PageFrees)
+            });
+        if !costly.is_empty() {
+            missing.push(Missing::new(costly, Unavailable::OnRequest));
+        }
+        for count in asked {
+            let event = count.tracepoint().expect("traced counts have a tracepoint");
+            match tracepoint_id(&events, event) {
+                Ok(id) => traced.push((count, on_cpu(id)?)),
+                Err(reason) => missing.push(Missing::new(vec![count], reason)),
+            }
+        }
+        let mut syscalls = Vec::new();
+        if request.trace_syscalls {
+            for &call in &request.calls {
+                match tracepoint_id(&events, &format!("syscalls/sys_enter_{call}")) {
+                    Ok(id) => syscalls.push((call, on_cpu(id)?)),
+                    Err(reason) => missing.push(Missing::new(vec![Count::SyscallsTraced], reason)),
+                }
+            }
+        }
+        // The proof that the filter sees this thread: one wakeup it issues.
+        let (_, waking) = traced.iter_mut().find(|(c, _)| *c == Count::Wakeups)?;
+        waking.reset().ok()?;
+        waking.enable().ok()?;
+        let woke = wake_a_sleeper();
+        waking.disable().ok()?;
+        if !woke || waking.read().ok()? == 0 {
+            return None;
+        }
+        Some(Counting {
+            pid: None,
+            group: None,
+            alone: true,
+            traced,
+            syscalls,
+            migrations: None,
+            before: Snapshot::default(),
+            missing: merge(missing),
+        })
     }
 
     /// A window that counts only what is always there (`--no-counts` keeps even
@@ -544,6 +686,7 @@ impl Counting {
         Counting {
             pid: None,
             group: None,
+            alone: false,
             traced: Vec::new(),
             syscalls: Vec::new(),
             migrations: None,
@@ -559,6 +702,13 @@ impl Counting {
             let _ = group.reset();
             let _ = group.enable();
         }
+        if self.alone {
+            let counters = self.traced.iter_mut().map(|(_, c)| c);
+            for counter in counters.chain(self.syscalls.iter_mut().map(|(_, c)| c)) {
+                let _ = counter.reset();
+                let _ = counter.enable();
+            }
+        }
     }
 
     /// Stops counting and reads the window; `calls` are the process's own data
@@ -566,6 +716,12 @@ impl Counting {
     pub fn stop(mut self, calls: BTreeMap<String, u64>) -> Counted {
         if let Some(group) = &mut self.group {
             let _ = group.disable();
+        }
+        if self.alone {
+            let counters = self.traced.iter_mut().map(|(_, c)| c);
+            for counter in counters.chain(self.syscalls.iter_mut().map(|(_, c)| c)) {
+                let _ = counter.disable();
+            }
         }
         let after = Snapshot::of(self.pid);
         let before = self.before;
@@ -589,6 +745,21 @@ impl Counting {
                 vec![Count::CpuMigrations],
                 Unavailable::NotReported,
             )),
+        }
+        if self.alone {
+            for (count, counter) in &mut self.traced {
+                if let Ok(value) = counter.read() {
+                    counts.set(*count, value);
+                }
+            }
+            if !self.syscalls.is_empty() {
+                counts.syscalls_traced = Some(
+                    self.syscalls
+                        .iter_mut()
+                        .filter_map(|(call, c)| Some((call.to_string(), c.read().ok()?)))
+                        .collect(),
+                );
+            }
         }
         if let Some(data) = &read {
             for (count, counter) in &self.traced {
@@ -667,6 +838,38 @@ mod tests {
                 "{count:?}: {c:?} {:?}",
                 counted.missing
             );
+        }
+    }
+
+    #[test]
+    fn a_pinned_thread_counts_its_own_wakeups_on_its_cpu() {
+        let privileged = rustix::process::geteuid().is_root() && tracefs_events().is_some();
+        let cpu = crate::process::cpu::allowed_cpus()[0];
+        let (alone, counted) = std::thread::spawn(move || {
+            crate::process::cpu::pin_to(cpu).unwrap();
+            let mut counting = Counting::open(&Request::default());
+            let alone = counting.alone;
+            counting.start();
+            for _ in 0..20 {
+                assert!(wake_a_sleeper());
+            }
+            (alone, counting.stop(BTreeMap::new()))
+        })
+        .join()
+        .unwrap();
+        if privileged {
+            // Counted on the CPU, for this thread only: its twenty wakeups of
+            // its sleepers, and not the sleepers' own when they exit (nor the
+            // rest of the machine's).
+            assert!(alone, "{counted:?}");
+            let wakeups = counted.counts.wakeups.unwrap();
+            assert!((20..=30).contains(&wakeups), "{counted:?}");
+        } else {
+            assert!(!alone);
+            assert!(counted
+                .missing
+                .iter()
+                .any(|m| m.counts.contains(&Count::Wakeups)));
         }
     }
 

@@ -116,6 +116,16 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
     counts.voluntary_switches = 2 * counts.syscalls["msgrcv"];
     assert_eq!(verdict(&queue, "consumer_sleeps"), Verdict::Disagrees);
 
+    // Stream sockets whose sender slept three times per write.
+    for id in ["tcp-rw", "unix-stream"] {
+        let mut socket = find(id);
+        let producer = end_mut(&mut socket, "producer");
+        let counts = &mut producer.counts.as_mut().unwrap().counts;
+        counts.voluntary_switches = 3 * counts.syscalls["write"];
+        assert_eq!(verdict(&socket, "producer_sleeps"), Verdict::Disagrees);
+        assert_eq!(verdict(&socket, "consumer_sleeps"), Verdict::Agrees);
+    }
+
     // Shared memory on huge pages: one fault per 2 MiB, not per page.
     let mut shm = find("posix-shm");
     let producer = end_mut(&mut shm, "producer");
@@ -128,6 +138,73 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
         .call_bytes
         .insert("read".into(), 32 * MIB);
     assert_eq!(verdict(&mapped, "consumer_call_bytes"), Verdict::Disagrees);
+}
+
+/// The zero-copy sockets, on real runs: each sender hands every byte through one
+/// call (`send(MSG_ZEROCOPY)`, io_uring's `SEND_ZC`), the mapping receiver takes
+/// each byte once, mapped or copied, and the same counts altered the way a
+/// copying path would leave them do not hold. Where this kernel refuses a
+/// mechanism, the refusal is typed.
+#[test]
+fn zero_copy_sockets_predictions_hold_on_real_runs_and_altered_counts_break_them() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = 16 * MIB;
+    let mut ran = 0;
+    for mechanism in [
+        Mechanism::TcpMsgZerocopy,
+        Mechanism::UringSendZc,
+        Mechanism::TcpZerocopyReceive,
+    ] {
+        let mut result = match ipc::run(mechanism, &params(bytes, dir.path())) {
+            Ok(result) => result,
+            Err(err) => {
+                assert_eq!(
+                    err.kind(),
+                    ipc::IpcErrorKind::Unsupported,
+                    "{mechanism}: {err}"
+                );
+                println!("{mechanism}: refused here, typed: {err}");
+                continue;
+            }
+        };
+        ran += 1;
+        assert!(result.checksum_ok, "{mechanism}");
+        let ids: Vec<&str> = result
+            .model
+            .iter()
+            .map(|p| p.judgement.id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            ["producer_call_bytes", "consumer_call_bytes"],
+            "{mechanism}"
+        );
+        for p in &result.model {
+            assert_eq!(
+                p.judgement.verdict,
+                Verdict::Agrees,
+                "{mechanism}: {p:?}; ends {:?}",
+                result.ends
+            );
+        }
+        if mechanism == Mechanism::TcpZerocopyReceive {
+            // A receiver that read again every byte it had mapped.
+            let consumer = end_mut(&mut result, "consumer");
+            let mapped = consumer.call_bytes.get("getsockopt").copied().unwrap_or(0);
+            *consumer.call_bytes.entry("recv".into()).or_default() += mapped.max(bytes / 2);
+            assert_eq!(verdict(&result, "consumer_call_bytes"), Verdict::Disagrees);
+            assert_eq!(verdict(&result, "producer_call_bytes"), Verdict::Agrees);
+        } else {
+            // A sender that also wrote every byte through a buffer.
+            end_mut(&mut result, "producer")
+                .call_bytes
+                .insert("write".into(), bytes);
+            assert_eq!(verdict(&result, "producer_call_bytes"), Verdict::Disagrees);
+            assert_eq!(verdict(&result, "consumer_call_bytes"), Verdict::Agrees);
+        }
+    }
+    println!("{ran} of 3 zero-copy socket mechanisms ran here");
 }
 
 #[test]

@@ -21,7 +21,13 @@ test("counts are per GiB, per end, and what was not counted is n/a, not 0", () =
   assert.deepEqual(row("data calls"), ["n/a", "32.0"]);
   assert.deepEqual(row("sleeps (voluntary switches)"), ["2,000", "0.0"]);
   assert.deepEqual(row("page allocations"), ["150", "n/a"]);
-  assert.deepEqual(t.missing, ["needs root"]);
+  assert.deepEqual(t.missing, ["page allocations: needs root"]);
+});
+
+test("each reason names what it left out, once for both ends", () => {
+  const off = { counts: ["ipis", "tlb_flushes", "wakeups"], message: "turned off" };
+  const result = { bytes: 2 ** 30, ends: [end("producer", { syscalls: {} }, [off]), end("consumer", { syscalls: {} }, [off])] };
+  assert.deepEqual(ipcCountRows(result).missing, ["IPIs sent, TLB flushes, wakeups issued: turned off"]);
 });
 
 test("a result without counts has no table", () => {

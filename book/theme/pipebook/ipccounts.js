@@ -17,6 +17,23 @@ const ROWS = [
   ["CPU migrations", (c) => c.cpu_migrations],
 ];
 
+/** The counts a reason names, in the table's words. */
+const MISSING_WORDS = {
+  cpu_migrations: "CPU migrations",
+  page_allocs: "page allocations",
+  page_frees: "pages freed",
+  wakeups: "wakeups issued",
+  ipis: "IPIs sent",
+  tlb_flushes: "TLB flushes",
+  syscalls_traced: "system calls traced",
+};
+
+/** One reason as the card lists it: which counts, then why. */
+function missingText(m) {
+  const names = (Array.isArray(m.counts) ? m.counts : []).map((c) => MISSING_WORDS[c] ?? String(c));
+  return names.length ? `${names.join(", ")}: ${m.message}` : m.message;
+}
+
 function perGib(value, bytes) {
   if (typeof value !== "number" || !Number.isFinite(value)) return "n/a";
   if (!(bytes > 0)) return "—";
@@ -80,7 +97,8 @@ export function ipcModelRows(result) {
 /**
  * The counts table of one IPC result: `{ ends, rows, missing }`, or null when no
  * end counted anything. `ends` are the roles in the result's order; each row is
- * `{ label, cells }` with one text per end; `missing` the reasons, each once.
+ * `{ label, cells }` with one text per end; `missing` the reasons, each once,
+ * each naming the counts it left out.
  */
 export function ipcCountRows(result) {
   const ends = (result?.ends || []).filter((e) => e.counts?.counts);
@@ -94,7 +112,8 @@ export function ipcCountRows(result) {
   const missing = [];
   for (const e of ends) {
     for (const m of e.counts.missing || []) {
-      if (m.message && !missing.includes(m.message)) missing.push(m.message);
+      const text = m.message ? missingText(m) : "";
+      if (text && !missing.includes(text)) missing.push(text);
     }
   }
   return { ends: ends.map((e) => e.role), rows, missing };

@@ -3,7 +3,8 @@
 // "Run this mechanism" button; <div class="pipebook-ipc-matrix"> runs every
 // mechanism in turn, each its own queued run, and charts them beside the survey.
 // Hooks for tests: button.pipebook-ipc-button, button.pipebook-cancel-button,
-// input.pipebook-ipc-bytes, .pipebook-status[data-state], table.pipebook-ipc-result,
+// input.pipebook-ipc-bytes, input.pipebook-ipc-counts (unchecked: the run leaves the
+// kernel's events uncounted, as --no-counts), .pipebook-status[data-state], table.pipebook-ipc-result,
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
 // Under the matrix, .pipebook-ipc-versus states one mechanism against another
@@ -105,8 +106,8 @@ function readSize(text, b, label, optional) {
   return { value };
 }
 
-function commandLine(id, bytes, chunk) {
-  return `pipebench ipc ${id} --bytes ${fmt.sizeArg(bytes)}${chunk ? ` --chunk ${fmt.sizeArg(chunk)}` : ""} --repeats 1`;
+function commandLine(id, bytes, chunk, counts) {
+  return `pipebench ipc ${id} --bytes ${fmt.sizeArg(bytes)}${chunk ? ` --chunk ${fmt.sizeArg(chunk)}` : ""}${counts === false ? " --no-counts" : ""} --repeats 1`;
 }
 
 /** The result table: yours beside the survey's, then each end's counters. */
@@ -201,11 +202,17 @@ function countsTable(r) {
 function controls(id, lab, defaults) {
   const bytesBound = bound(lab, "bytes");
   const chunkBound = bound(lab, "chunk");
+  const countsBound = bound(lab, "counts");
   // The runner publishes its default size (the survey's); without a runner nothing runs anyway.
   const value = fmt.isNumber(bytesBound?.default) ? fmt.sizeArg(bytesBound.default) : "";
   const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value, size: 9, spellcheck: "false" });
   const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: "default", size: 9, spellcheck: "false" });
   const field = (input, text, help) => h("label.pipebook-field", { for: input.id, title: help || "" }, h("span", null, text), input);
+  // Only where the runner takes the switch (it publishes it in /api/ipc).
+  const counts = countsBound ? h("input.pipebook-ipc-counts", { id: `${id}-counts`, type: "checkbox", checked: countsBound.default !== 0 }) : null;
+  const countsField = counts
+    ? h("label.pipebook-field.pipebook-check", { for: counts.id, title: countsBound.help || "" }, counts, h("span", null, countsBound.label || "Count kernel events"))
+    : null;
   const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h(
@@ -213,6 +220,7 @@ function controls(id, lab, defaults) {
     { novalidate: true },
     field(bytes, `Bytes (at most ${fmt.bytes(bytesBound?.max)})`, bytesBound?.help),
     field(chunk, "Bytes per call", chunkBound?.help),
+    countsField,
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
   const read = () => {
@@ -222,6 +230,8 @@ function controls(id, lab, defaults) {
     if (c.error) return c;
     const params = { bytes: b.value };
     if (c.value !== null) params.chunk = c.value;
+    // Sent only when off: the runner counts by default.
+    if (counts && !counts.checked) params.counts = false;
     return { params };
   };
   return { form, runButton, cancelButton, read };
@@ -307,7 +317,7 @@ export function mountIpc(root, { online, lab }) {
     if (run) return;
     const asked = ui.read();
     if (asked.error) return setState("error", `Error: ${asked.error}.`);
-    fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk)));
+    fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
     setState("connecting", "Connecting to the runner…");
     samples = 0;
     run = startIpc(m.id, asked.params, {

@@ -227,7 +227,11 @@ pub fn lab_ipc(
 ) -> Result<IpcRunParams, LabError> {
     let (_, task) = task_of(tag, TaskWork::Mechanism(mechanism))?;
     // Every field named: one added later must be decided on for labs too.
-    let IpcRunParams { bytes, chunk } = params;
+    let IpcRunParams {
+        bytes,
+        chunk,
+        counts,
+    } = params;
     if chunk.is_some() {
         return Err(LabError::FixedParam {
             task: task.id.clone(),
@@ -237,6 +241,9 @@ pub fn lab_ipc(
     Ok(IpcRunParams {
         bytes: bytes.or(task.bytes.map(ByteSize)),
         chunk: None,
+        // As for a pipe step: the counts are part of what a lab shows, and
+        // leaving them out is allowed (their checks then say so).
+        counts: *counts,
     })
 }
 
@@ -492,6 +499,7 @@ mod tests {
         let asked = IpcRunParams {
             bytes: Some(ByteSize(4 << 20)),
             chunk: None,
+            counts: Some(false),
         };
         assert_eq!(lab_ipc(&shm, "posix-shm", &asked).unwrap(), asked);
         let err = lab_ipc(&shm, "pipe-rw", &asked).unwrap_err();

@@ -150,6 +150,99 @@ async fn two_mechanisms_run_verify_and_are_kept_in_the_history() {
     assert_eq!(history[2]["step"], "write-read");
 }
 
+/// The kernel's events each end of an IPC result left out as turned off.
+fn turned_off(result: &Value) -> Vec<String> {
+    let mut off = Vec::new();
+    for end in result["ends"].as_array().unwrap() {
+        for m in end["counts"]["missing"].as_array().unwrap() {
+            if m["reason"]["kind"] == "turned_off" {
+                assert!(!m["message"].as_str().unwrap().is_empty(), "{m}");
+                for c in m["counts"].as_array().unwrap() {
+                    off.push(format!(
+                        "{}:{}",
+                        end["role"].as_str().unwrap(),
+                        c.as_str().unwrap()
+                    ));
+                }
+            }
+        }
+    }
+    off.sort();
+    off
+}
+
+/// The page turns an IPC run's counting off as `pipebench ipc --no-counts` does:
+/// the ends keep what costs nothing (calls, faults, switches) and say the
+/// kernel's events were turned off; the default, and `counts: true`, count them.
+#[tokio::test]
+async fn the_page_can_turn_an_ipc_runs_counting_off() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    let mut results = Vec::new();
+    for counts in [Some(false), None, Some(true)] {
+        let mut params = json!({"bytes": 4 * MIB});
+        if let Some(on) = counts {
+            params["counts"] = json!(on);
+        }
+        send(
+            &mut socket,
+            json!({"type":"ipc","mechanism":"pipe-rw","params":params}),
+        )
+        .await;
+        assert_eq!(recv(&mut socket).await["type"], "started");
+        let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+        assert_eq!(result["checksum_ok"], true, "{result}");
+        crate::common::recv_saved(&mut socket).await;
+        results.push(result);
+    }
+    let off = &results[0];
+    let said = turned_off(off);
+    for role in ["producer", "consumer"] {
+        for event in ["wakeups", "ipis", "tlb_flushes"] {
+            assert!(said.contains(&format!("{role}:{event}")), "{said:?}");
+        }
+    }
+    for end in off["ends"].as_array().unwrap() {
+        let counts = &end["counts"]["counts"];
+        for event in ["wakeups", "ipis", "tlb_flushes"] {
+            assert!(counts.get(event).is_none(), "{event}: {end}");
+        }
+        // What costs nothing is kept: the producer's one write per 64 KiB.
+        assert!(counts["page_faults"].is_u64(), "{end}");
+        if end["role"] == "producer" {
+            assert_eq!(counts["syscalls"]["write"], 4 * MIB / (64 << 10), "{end}");
+        }
+    }
+    for on in &results[1..] {
+        assert_eq!(turned_off(on), Vec::<String>::new(), "{on}");
+    }
+    // The history keeps the run as it was counted.
+    let history = server.results_once(3).await;
+    assert_eq!(turned_off(&history[0]), said);
+    // A flag that is not one is refused, typed as the page's own mistake.
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-rw","params":{"counts":"no"}}),
+    )
+    .await;
+    let reply = recv(&mut socket).await;
+    assert_eq!(reply["type"], "error", "{reply}");
+    assert!(reply.get("run").is_none(), "{reply}");
+    // /api/ipc publishes the switch for the card.
+    let lab = server.get("/api/ipc").await.json();
+    let flag = lab["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "counts")
+        .unwrap_or_else(|| panic!("{lab}"));
+    assert_eq!(
+        (flag["unit"].as_str(), flag["default"].as_u64()),
+        (Some("flag"), Some(1))
+    );
+}
+
 /// What System V IPC and /dev/shm hold right now (`ipcs` output without its
 /// headers, and the names in /dev/shm).
 fn ipc_snapshot() -> (String, BTreeSet<String>) {
