@@ -155,8 +155,13 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
                 if let Event::Result(Finished::Tune(result)) = &event {
-                    // Its best is runnable from now on, under its own id.
-                    state.tuned.register(&result.best);
+                    // Its best is runnable from now on, under its own id, and
+                    // kept for the next start (on disk before the page hears).
+                    let (tuned, best) = (Arc::clone(&state.tuned), result.best.clone());
+                    let kept = tokio::task::spawn_blocking(move || tuned.register(&best)).await;
+                    if let Ok(Err(err)) = kept {
+                        tracing::warn!("{}", crate::error_chain(&err));
+                    }
                 }
                 let finished = match &event {
                     Event::Result(Finished::Pipe(result)) => Some(LabResult::Pipe(result.clone())),
