@@ -692,4 +692,46 @@ mod tests {
         ));
         assert_eq!(tuned.list().len(), 1);
     }
+
+    #[test]
+    fn a_kept_variant_is_read_back_and_the_file_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tuned, load) = TunedVariants::open(dir.path()).unwrap();
+        assert_eq!((load.variants, load.refused.len()), (0, 0));
+        let best = |step: &str, buf_size: u64, median: f64| Best {
+            id: format!("tuned-{step}"),
+            base: step.into(),
+            buf_size,
+            pipe_size: 256 << 10,
+            summary: Summary {
+                median,
+                min: median,
+                max: median,
+                runs: 3,
+            },
+            argv: vec!["ignored".into()],
+        };
+        // Far more searches than the file keeps lines for.
+        for i in 0..(TUNED_COMPACT_LINES + 10) {
+            let buf = tune::BUF_SIZES[i % tune::BUF_SIZES.len()];
+            tuned.register(&best("busy-loop", buf, i as f64)).unwrap();
+        }
+        tuned.register(&best("write-read", 64 << 10, 2.0)).unwrap();
+        let path = dir.path().join(TUNED_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().count() <= TUNED_COMPACT_LINES, "{text}");
+        assert!(!dir.path().join(TUNED_COMPACTING).exists());
+        let (again, load) = TunedVariants::open(dir.path()).unwrap();
+        assert!(load.refused.is_empty(), "{:?}", load.refused);
+        // The newest search of each step, with the planner's command line.
+        assert_eq!(again.list(), tuned.list());
+        let busy = &again.list()[0];
+        assert_eq!(busy.median, (TUNED_COMPACT_LINES + 9) as f64);
+        assert_eq!(&busy.argv[..3], ["pipebench", "run", "tuned-busy-loop"]);
+        // A best the planner would refuse is neither kept nor offered.
+        let mut odd = best("busy-loop", 3 << 20, 1.0);
+        odd.pipe_size = 1 << 40;
+        assert!(tuned.register(&odd).is_err());
+        assert_eq!(tuned.list().len(), 2);
+    }
 }
