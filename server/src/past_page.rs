@@ -4,6 +4,8 @@
 //! `run` of `tuned-STEP` runs again; and the tool table the page chooses from.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -11,8 +13,10 @@ use pipebench::engine::shared_pipe::{self, SharedPipeJob};
 use pipebench::engine::tune::{self, Best, TuneJob};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog;
-use pipebench::steps::plan::RunParams;
-use serde::Serialize;
+use pipebench::steps::plan::{Limits, RunParams, RunPlan};
+use serde::{Deserialize, Serialize};
+
+use crate::statefile::{self, StateError};
 
 /// A search's budget unless the page says, seconds: a dozen configurations,
 /// three rounds, runs of about half a second.
@@ -193,31 +197,241 @@ pub struct TunedVariant {
     pub pipe_size: u64,
     /// The search's median for it, GiB/s.
     pub median: f64,
-    /// The command line that runs it.
+    /// The command line that runs it (`pipebench run tuned-STEP` at its sizes),
+    /// made from the validated fields, never read from a file.
     pub argv: Vec<String>,
 }
 
-/// The tuned variants found since the server started, by id; the newest search
-/// of a step replaces the one before.
+/// One line of `tuned.jsonl`: what a search found, without the command line
+/// (which is made again from these fields when read back).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TunedLine {
+    id: String,
+    base: String,
+    buf_size: u64,
+    pipe_size: u64,
+    median: f64,
+    found_at_ms: u64,
+}
+
+/// Where the tuned variants are kept in the state folder.
+pub const TUNED_FILE: &str = "tuned.jsonl";
+/// Where a compaction writes the new file before renaming it over the old one.
+const TUNED_COMPACTING: &str = "tuned.jsonl.compacting";
+/// Most bytes of `tuned.jsonl` read: a line is about 150 bytes and the file is
+/// compacted to a line per step past [`TUNED_COMPACT_LINES`], so a bigger file
+/// was not written by pipebook.
+pub const MAX_TUNED_READ: u64 = 1 << 20;
+/// Lines past which a save compacts the file to the newest line of each variant.
+const TUNED_COMPACT_LINES: usize = 64;
+/// The fastest figure a line may claim, GiB/s: far past any memory bus.
+const MAX_TUNED_MEDIAN: f64 = 10_000.0;
+
+/// Why a line of `tuned.jsonl` is not taken as a tuned variant.
+#[derive(Debug, thiserror::Error)]
+pub enum TunedRefusal {
+    /// Not JSON, or not the fields of a tuned variant (an unknown field too).
+    #[error("it is not a tuned variant's record: {0}")]
+    Malformed(#[source] serde_json::Error),
+    /// The id is not `tuned-` and a catalog step.
+    #[error("{id:?} is not `tuned-` followed by a step of the catalog")]
+    UnknownId {
+        /// The id given (shortened, control characters escaped by `{:?}`).
+        id: String,
+    },
+    /// The base named is not the step the id varies.
+    #[error("{id:?} varies {step}, but the line says {base:?}")]
+    WrongBase {
+        /// The id.
+        id: String,
+        /// The step the id varies.
+        step: String,
+        /// The base the line names.
+        base: String,
+    },
+    /// A size no search tries.
+    #[error("{field} = {value} is not a size a search tries ({tried})")]
+    NotSearched {
+        /// `buf_size` or `pipe_size`.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The sizes a search tries.
+        tried: String,
+    },
+    /// A median no run gives.
+    #[error("median = {0} GiB/s is not a figure a run gives")]
+    Median(f64),
+    /// The planner refuses the variant at these sizes on this machine.
+    #[error(transparent)]
+    Plan(#[from] pipebench::steps::plan::PlanError),
+}
+
+/// At most 64 characters of text from a file, for a message.
+fn shorten(text: &str) -> String {
+    text.chars().take(64).collect()
+}
+
+impl TunedLine {
+    /// The variant this line describes, if it is one a search on this machine
+    /// could have found: a `tuned-` id of a catalog step, sizes of the search's
+    /// grid that the planner accepts here, a median a run can give.
+    fn validate(self) -> Result<TunedVariant, TunedRefusal> {
+        let Some(step) = catalog::tuned_base(&self.id) else {
+            return Err(TunedRefusal::UnknownId {
+                id: shorten(&self.id),
+            });
+        };
+        if step.id != self.base {
+            return Err(TunedRefusal::WrongBase {
+                id: self.id,
+                step: step.id.to_string(),
+                base: shorten(&self.base),
+            });
+        }
+        for (field, value, grid) in [
+            ("buf_size", self.buf_size, &tune::BUF_SIZES[..]),
+            ("pipe_size", self.pipe_size, &tune::PIPE_SIZES[..]),
+        ] {
+            if !grid.contains(&value) {
+                return Err(TunedRefusal::NotSearched {
+                    field,
+                    value,
+                    tried: grid
+                        .iter()
+                        .map(|&b| ByteSize(b).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        if !(self.median.is_finite() && (0.0..=MAX_TUNED_MEDIAN).contains(&self.median)) {
+            return Err(TunedRefusal::Median(self.median));
+        }
+        let argv = tuned_argv(&self.id, self.buf_size, self.pipe_size)?;
+        Ok(TunedVariant {
+            id: self.id,
+            base: self.base,
+            buf_size: self.buf_size,
+            pipe_size: self.pipe_size,
+            median: self.median,
+            argv,
+        })
+    }
+}
+
+/// The command line that runs a tuned variant: the planner's own for
+/// `tuned-STEP` at its sizes (so it fails where the planner would).
+fn tuned_argv(id: &str, buf_size: u64, pipe_size: u64) -> Result<Vec<String>, TunedRefusal> {
+    let params = RunParams {
+        buf_size: Some(ByteSize(buf_size)),
+        pipe_size: Some(ByteSize(pipe_size)),
+        ..RunParams::default()
+    };
+    Ok(RunPlan::for_step_id(id, &params, &Limits::default())?.argv())
+}
+
+/// What reading `tuned.jsonl` found, for the start-up log.
 #[derive(Debug, Default)]
-pub struct TunedVariants(Mutex<BTreeMap<String, TunedVariant>>);
+pub struct TunedLoad {
+    /// Variants taken.
+    pub variants: usize,
+    /// Lines refused, each with its line number and why.
+    pub refused: Vec<(usize, TunedRefusal)>,
+    /// Whether the last line is incomplete (a save was interrupted).
+    pub torn_tail: bool,
+}
+
+/// The newest valid variant of each id in `bytes` (a `tuned.jsonl`), and what
+/// was refused.
+fn fold_tuned(bytes: &[u8]) -> (BTreeMap<String, (TunedVariant, u64)>, TunedLoad) {
+    let (lines, torn_tail) = crate::jsonl::complete_lines(bytes);
+    let mut found = BTreeMap::new();
+    let mut load = TunedLoad {
+        torn_tail,
+        ..TunedLoad::default()
+    };
+    for (index, line) in lines.enumerate() {
+        let parsed = serde_json::from_slice::<TunedLine>(line).map_err(TunedRefusal::Malformed);
+        match parsed.and_then(|line| {
+            let at = line.found_at_ms;
+            line.validate().map(|v| (v, at))
+        }) {
+            Ok((variant, at)) => {
+                found.insert(variant.id.clone(), (variant, at));
+            }
+            Err(why) => load.refused.push((index + 1, why)),
+        }
+    }
+    load.variants = found.len();
+    (found, load)
+}
+
+/// The tuned variants found on this runner, by id, kept in the state folder's
+/// `tuned.jsonl` so they outlive a restart; the newest search of a step
+/// replaces the one before.
+#[derive(Debug, Default)]
+pub struct TunedVariants {
+    found: Mutex<BTreeMap<String, TunedVariant>>,
+    /// The state folder (`None`: kept in memory only).
+    dir: Option<PathBuf>,
+}
 
 impl TunedVariants {
-    /// Registers a search's best configuration as a runnable variant.
-    pub fn register(&self, best: &Best) {
-        // Only ids of the engine's own form: a variant always varies a catalog step.
-        if catalog::tuned_base(&best.id).is_none() {
-            return;
-        }
-        let variant = TunedVariant {
+    /// The variants kept in `dir` (a checked state folder). A `tuned.jsonl` that
+    /// is a link, not a regular file, another user's or larger than
+    /// [`MAX_TUNED_READ`] is refused; lines that are not a variant a search
+    /// could have found here are skipped, and said in the [`TunedLoad`].
+    pub fn open(dir: &Path) -> Result<(TunedVariants, TunedLoad), StateError> {
+        let path = dir.join(TUNED_FILE);
+        let bytes = match statefile::open_read(&path)? {
+            Some(file) => read_tuned(&file, &path)?,
+            None => Vec::new(),
+        };
+        let (found, load) = fold_tuned(&bytes);
+        let variants = TunedVariants {
+            found: Mutex::new(found.into_iter().map(|(id, (v, _))| (id, v)).collect()),
+            dir: Some(dir.to_path_buf()),
+        };
+        Ok((variants, load))
+    }
+
+    /// Where the variants are kept, if anywhere.
+    pub fn path(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join(TUNED_FILE))
+    }
+
+    /// Registers a search's best configuration as a runnable variant, and keeps
+    /// it in the state folder (blocking). A best the planner refuses here is
+    /// not registered; a failed save leaves it runnable until the server stops.
+    pub fn register(&self, best: &Best) -> Result<(), TunedSaveError> {
+        let line = TunedLine {
             id: best.id.clone(),
             base: best.base.clone(),
             buf_size: best.buf_size,
             pipe_size: best.pipe_size,
             median: best.summary.median,
-            argv: best.argv.clone(),
+            found_at_ms: crate::labs::store::now_ms(),
         };
+        // The same rule as a line read back: only what a search could find here.
+        let variant = line.clone().validate()?;
         self.lock().insert(variant.id.clone(), variant);
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let mut text = serde_json::to_vec(&line).expect("a tuned line serialises");
+        text.push(b'\n');
+        statefile::prepare_dir(dir)?;
+        let file = crate::jsonl::open_locked(&dir.join(TUNED_FILE))?;
+        crate::jsonl::append_locked(&file, dir, TUNED_FILE, &text)?;
+        // Still under the lock: a file past its bound becomes a line per variant.
+        let path = dir.join(TUNED_FILE);
+        let bytes = read_tuned(&file, &path)?;
+        if crate::jsonl::complete_lines(&bytes).0.count() > TUNED_COMPACT_LINES {
+            compact(dir, &bytes)?;
+        }
+        Ok(())
     }
 
     /// Every variant, by id.
@@ -227,7 +441,7 @@ impl TunedVariants {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, TunedVariant>> {
         // A panic elsewhere while holding it leaves a map that is still whole.
-        self.0
+        self.found
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -264,6 +478,73 @@ impl TunedVariants {
         }
         Ok(params)
     }
+}
+
+/// Why a search's best was not kept.
+#[derive(Debug, thiserror::Error)]
+pub enum TunedSaveError {
+    /// The planner refuses it here (not registered either).
+    #[error("the search's best is not a variant this runner can run: {0}")]
+    Refused(#[from] TunedRefusal),
+    /// `tuned.jsonl` could not be used or written.
+    #[error("the tuned variant was not saved")]
+    State(#[from] StateError),
+}
+
+/// The whole of an open `tuned.jsonl`, from its start, at most [`MAX_TUNED_READ`].
+fn read_tuned(file: &std::fs::File, path: &Path) -> Result<Vec<u8>, StateError> {
+    use std::os::unix::fs::FileExt;
+    let len = file
+        .metadata()
+        .map_err(statefile::io("cannot inspect", path))?
+        .len();
+    if len > MAX_TUNED_READ {
+        return Err(StateError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_TUNED_READ,
+        });
+    }
+    let mut bytes = vec![0; len as usize];
+    file.read_exact_at(&mut bytes, 0)
+        .map_err(statefile::io("cannot read", path))?;
+    Ok(bytes)
+}
+
+/// Rewrites `tuned.jsonl` (whose content is `bytes`) as the newest valid line
+/// of each variant. Called with the file's lock held; the new file is created
+/// afresh (0600, never through a link) and renamed over the old one, so a
+/// crash leaves one or the other whole.
+fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let (found, _) = fold_tuned(bytes);
+    let mut text = Vec::new();
+    for (variant, found_at_ms) in found.into_values() {
+        let line = TunedLine {
+            id: variant.id,
+            base: variant.base,
+            buf_size: variant.buf_size,
+            pipe_size: variant.pipe_size,
+            median: variant.median,
+            found_at_ms,
+        };
+        text.extend(serde_json::to_vec(&line).expect("a tuned line serialises"));
+        text.push(b'\n');
+    }
+    let fresh = dir.join(TUNED_COMPACTING);
+    // One left by a compaction that died is ours to replace: the lock is held.
+    match std::fs::remove_file(&fresh) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+            return Err(statefile::io("cannot remove", &fresh)(err))
+        }
+        _ => {}
+    }
+    let mut file = statefile::create_new(&fresh)?;
+    file.write_all(&text)
+        .map_err(statefile::io("cannot write", &fresh))?;
+    file.sync_all()
+        .map_err(statefile::io("cannot sync", &fresh))?;
+    let path = dir.join(TUNED_FILE);
+    std::fs::rename(&fresh, &path).map_err(statefile::io("cannot replace", &path))?;
+    crate::jsonl::sync_dir(dir)
 }
 
 /// One program of the tool table as the page sees it.
@@ -385,14 +666,16 @@ mod tests {
             max: 11.0,
             runs: 3,
         };
-        tuned.register(&Best {
-            id: "tuned-busy-loop".into(),
-            base: "busy-loop".into(),
-            buf_size: 1 << 20,
-            pipe_size: 1 << 20,
-            summary,
-            argv: vec![],
-        });
+        tuned
+            .register(&Best {
+                id: "tuned-busy-loop".into(),
+                base: "busy-loop".into(),
+                buf_size: 1 << 20,
+                pipe_size: 1 << 20,
+                summary,
+                argv: vec![],
+            })
+            .unwrap();
         let params = tuned.params_for("tuned-busy-loop", &none).unwrap();
         assert_eq!(params.buf_size, Some(ByteSize(1 << 20)));
         assert_eq!(params.pipe_size, Some(ByteSize(1 << 20)));
@@ -408,5 +691,47 @@ mod tests {
             })
         ));
         assert_eq!(tuned.list().len(), 1);
+    }
+
+    #[test]
+    fn a_kept_variant_is_read_back_and_the_file_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tuned, load) = TunedVariants::open(dir.path()).unwrap();
+        assert_eq!((load.variants, load.refused.len()), (0, 0));
+        let best = |step: &str, buf_size: u64, median: f64| Best {
+            id: format!("tuned-{step}"),
+            base: step.into(),
+            buf_size,
+            pipe_size: 256 << 10,
+            summary: Summary {
+                median,
+                min: median,
+                max: median,
+                runs: 3,
+            },
+            argv: vec!["ignored".into()],
+        };
+        // Far more searches than the file keeps lines for.
+        for i in 0..(TUNED_COMPACT_LINES + 10) {
+            let buf = tune::BUF_SIZES[i % tune::BUF_SIZES.len()];
+            tuned.register(&best("busy-loop", buf, i as f64)).unwrap();
+        }
+        tuned.register(&best("write-read", 64 << 10, 2.0)).unwrap();
+        let path = dir.path().join(TUNED_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().count() <= TUNED_COMPACT_LINES, "{text}");
+        assert!(!dir.path().join(TUNED_COMPACTING).exists());
+        let (again, load) = TunedVariants::open(dir.path()).unwrap();
+        assert!(load.refused.is_empty(), "{:?}", load.refused);
+        // The newest search of each step, with the planner's command line.
+        assert_eq!(again.list(), tuned.list());
+        let busy = &again.list()[0];
+        assert_eq!(busy.median, (TUNED_COMPACT_LINES + 9) as f64);
+        assert_eq!(&busy.argv[..3], ["pipebench", "run", "tuned-busy-loop"]);
+        // A best the planner would refuse is neither kept nor offered.
+        let mut odd = best("busy-loop", 3 << 20, 1.0);
+        odd.pipe_size = 1 << 40;
+        assert!(tuned.register(&odd).is_err());
+        assert_eq!(tuned.list().len(), 2);
     }
 }

@@ -224,9 +224,15 @@ impl JobRequest {
 }
 
 /// What the server does with a job's last event besides forwarding it and
-/// keeping its result: a tuning search's best becomes runnable under its own id.
-pub(crate) fn after(state: &AppState, event: &Event) {
+/// keeping its result: a tuning search's best becomes runnable under its own
+/// id, and is kept for the next start (on disk before the page hears; a save
+/// that fails is logged, and the variant stays runnable until the server stops).
+pub(crate) async fn after(state: &AppState, event: &Event) {
     if let Event::Result(pipebench::engine::event::Finished::Tune(result)) = event {
-        state.tuned.register(&result.best);
+        let (tuned, best) = (std::sync::Arc::clone(&state.tuned), result.best.clone());
+        let kept = tokio::task::spawn_blocking(move || tuned.register(&best)).await;
+        if let Ok(Err(err)) = kept {
+            tracing::warn!("{}", crate::error_chain(&err));
+        }
     }
 }

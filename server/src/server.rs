@@ -24,11 +24,13 @@ use crate::config::{build_book, Config};
 use crate::connections::{Activity, Registry, Watched};
 use crate::history::{self, History, HistoryError};
 use crate::labs::store::{LabStore, StoreError};
+use crate::past_page::{TunedLoad, TunedVariants, TUNED_FILE};
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
 use crate::state::{raise_fd_limit, AppState};
+use crate::statefile::StateError;
 
 /// How many runs may wait behind the running one.
 pub const MAX_WAITING: usize = 8;
@@ -80,6 +82,9 @@ pub enum ServeError {
     /// The lab records cannot be used.
     #[error("cannot use the lab records")]
     Labs(#[from] StoreError),
+    /// The tuned variants' file cannot be used.
+    #[error("cannot use the tuned variants")]
+    Tuned(#[source] StateError),
     /// This executable's path is unknown, so runs cannot start it as an end.
     #[error("cannot find this program's own path to start runs with: {0}")]
     OwnExe(std::io::Error),
@@ -186,11 +191,19 @@ pub async fn prepare(
     // Every state file is checked before any is created or read: a refused
     // labs.jsonl must not leave a fresh results.jsonl behind.
     LabStore::new(&config.state_dir).check()?;
+    crate::statefile::check_existing(&config.state_dir.join(TUNED_FILE))
+        .map_err(ServeError::Tuned)?;
     let state_dir = config.state_dir.clone();
     let history =
         Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
     log_history(&history);
     let labs = LabStore::sharing(&config.state_dir, history.saving());
+    let tuned_dir = config.state_dir.clone();
+    let tuned = Arc::new(log_tuned(
+        blocking(move || TunedVariants::open(&tuned_dir))
+            .await?
+            .map_err(ServeError::Tuned)?,
+    ));
     let shutdown = Shutdown::new();
     let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
@@ -226,7 +239,7 @@ pub async fn prepare(
         websockets: Arc::new(Semaphore::new(connections.max_websockets)),
         websocket_slots: Arc::new(Registry::default()),
         connections,
-        tuned: Arc::default(),
+        tuned,
     };
     release_build_memory();
     Ok(Prepared {
@@ -268,6 +281,32 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     drop(stdout);
     run(listeners, prepared.state, signals).await;
     Ok(())
+}
+
+/// Says what `tuned.jsonl` held: the variants taken and each line refused, with why.
+fn log_tuned((tuned, load): (TunedVariants, TunedLoad)) -> TunedVariants {
+    let path = tuned.path().unwrap_or_default();
+    if load.variants > 0 {
+        tracing::info!(
+            "{} tuned variant(s) found by earlier searches, in {}",
+            load.variants,
+            path.display()
+        );
+    }
+    for (line, why) in &load.refused {
+        tracing::warn!(
+            "{} line {line} is refused, not offered as a step: {}",
+            path.display(),
+            crate::error_chain(why)
+        );
+    }
+    if load.torn_tail {
+        tracing::warn!(
+            "the last line of {} is incomplete (a save was interrupted): skipped",
+            path.display()
+        );
+    }
+    tuned
 }
 
 fn log_history(history: &History) {

@@ -150,7 +150,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
             event = next_event(&mut current) => {
                 let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
-                requests::after(&state, &event);
+                requests::after(&state, &event).await;
                 let finished = match &event {
                     Event::Result(finished) => finished.kept(),
                     _ => None,

@@ -19,7 +19,7 @@ use super::{context, JsonFlag, Terminal, UsageError};
 pub struct TuneArgs {
     /// The step to tune (`pipebench list`).
     step: String,
-    /// Seconds of runs in all (1 to 600); set-up comes on top.
+    /// Seconds of runs in all (2 to 600); set-up comes on top.
     #[arg(long, default_value_t = 30.0)]
     budget: f64,
     /// Seed of the rounds' order, to repeat a session exactly.
@@ -77,8 +77,16 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         result.baseline.pipe_capacity,
         &result.baseline.summary,
     );
+    if result.own_fastest {
+        println!("the step's own configuration was the fastest: no configuration searched beat it");
+    }
     println!(
-        "best: {} = {} per call, {} pipe: {:.2}x the step's own (spread {:.2}x to {:.2}x)",
+        "{}: {} = {} per call, {} pipe: {:.2}x the step's own (spread {:.2}x to {:.2}x)",
+        if result.own_fastest {
+            "best of the others"
+        } else {
+            "best"
+        },
         result.best.id,
         ByteSize(result.best.buf_size),
         ByteSize(result.best.pipe_size),

@@ -50,6 +50,21 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
         "{gain}"
     );
     assert!(gain["low"].as_f64().unwrap() <= ratio && ratio <= gain["high"].as_f64().unwrap());
+    // Whether the step's own configuration won is said, by the one rule.
+    assert_eq!(
+        result["own_fastest"],
+        median(&result["baseline"]) > median(best),
+        "{result}"
+    );
+    // Every run had its share of the budget, and no less than the shortest
+    // run a search gives: all of them fit in the budget.
+    let seconds = result["seconds_per_run"].as_f64().unwrap();
+    let runs = (cells.len() as u64 + 1) * rounds;
+    assert!(seconds >= 0.3, "{seconds}");
+    assert!(
+        seconds * runs as f64 <= 2.0 + 1e-9,
+        "{runs} runs of {seconds} s"
+    );
 
     // The argv runs the variant again, under its own id and at its sizes.
     let mut again: Vec<&str> = argv[1..].to_vec();

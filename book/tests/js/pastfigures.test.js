@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beginSearch, describeTune, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp } from "../../theme/pipebook/pastfigures.js";
+import { beginSearch, describeTune, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
 
 const KIB = 1024;
 const started = {
@@ -90,6 +90,9 @@ test("a finished search says its gain and when its spread crosses one", () => {
   assert.ok(Math.abs(nsPerPage(1, 4096) - 3814.7) < 0.1);
   // The step's own configuration was the fastest: said, not called a gain.
   assert.match(describeTune({ ...result, gain: { ratio: 0.82, low: 0.39, high: 2.44 } }), /^No configuration searched beat the step's own/);
+  // The runner's own word decides when it gives one.
+  assert.match(describeTune({ ...result, own_fastest: true }), /^No configuration searched beat the step's own/);
+  assert.match(describeTune({ ...result, own_fastest: false, gain: { ratio: 0.82, low: 0.39, high: 2.44 } }), /^Fastest: /);
   assert.match(describeTune({ ...result, gain: { ratio: 1.02, low: 0.9, high: 1.2 } }), /overlap/);
   // The step's own runs moved nothing: no ratio to give, and no crash.
   assert.match(describeTune({ ...result, gain: { ratio: null, low: 0, high: null } }), /no figure to compare with/);
@@ -121,4 +124,32 @@ test("a shared-pipe point's totals must add up", () => {
   assert.equal(row.size, "4 KiB (≤ PIPE_BUF)");
   assert.equal(row.torn, "0");
   assert.equal(row.addsUp, true);
+});
+
+test("a tuned variant's runs get a row of their own after the catalog's, named after its step", () => {
+  const steps = [
+    { id: "write-read", title: "Write and read" },
+    { id: "busy-loop", title: "Busy looping" },
+  ];
+  const results = [
+    { step: "busy-loop", gib_per_s: 40 },
+    { step: "tuned-busy-loop", gib_per_s: 55 },
+    { step: "tuned-busy-loop", gib_per_s: 54 },
+    { step: "tuned-write-read", gib_per_s: 9 },
+    // Neither a catalog step's variant nor a step at all: no row.
+    { step: "tuned-nope", gib_per_s: 1 },
+    { step: "nope", gib_per_s: 1 },
+    { gib_per_s: 1 },
+  ];
+  const rows = tunedRows(steps, results);
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.base, r.title]),
+    [
+      ["tuned-busy-loop", "busy-loop", "Busy looping, tuned on this machine"],
+      ["tuned-write-read", "write-read", "Write and read, tuned on this machine"],
+    ],
+  );
+  assert.equal(rows[0].article, null);
+  assert.deepEqual(tunedRows(steps, []), []);
+  assert.deepEqual(tunedRows(steps, undefined), []);
 });

@@ -150,7 +150,7 @@ export function mountTune(root, { online, catalogEntry }) {
     return;
   }
   const fid = `pipebook-tune-${step}`;
-  const budget = h("input.pipebook-tune-budget", { id: `${fid}-budget`, type: "number", value: root.dataset.budget || "20", min: 1, max: 120, step: 1, inputmode: "decimal" });
+  const budget = h("input.pipebook-tune-budget", { id: `${fid}-budget`, type: "number", value: root.dataset.budget || "20", min: 2, max: 120, step: 1, inputmode: "decimal" });
   const runButton = h("button.pipebook-run-button.pipebook-tune-button", { type: "submit" }, "Search");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h("form.pipebook-controls", { novalidate: true }, h("label.pipebook-field", { for: budget.id }, h("span", null, "Budget"), h("span.pipebook-input-unit", null, budget, h("span", null, "s"))), h("div.pipebook-buttons", null, runButton, cancelButton));
@@ -181,7 +181,7 @@ export function mountTune(root, { online, catalogEntry }) {
     event.preventDefault();
     if (run) return;
     const seconds = Number(budget.value);
-    if (!fmt.isNumber(seconds) || seconds < 1 || seconds > 120) return setState("error", "Error: the budget must be 1 to 120 seconds.");
+    if (!fmt.isNumber(seconds) || seconds < 2 || seconds > 120) return setState("error", "Error: the budget must be 2 to 120 seconds.");
     fill(summary);
     fill(command, "Same on the command line: ", h("code", null, `pipebench tune ${step} --budget ${seconds}`));
     delete root.dataset.best;

@@ -132,8 +132,11 @@ export function describeTune(result) {
   const overlap = fmt.isNumber(g.low) && g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
   const perPage = nsPerPage(b.summary.median, result.page_size);
   // The step's own configuration is measured beside the others, never offered as
-  // the variant: when it was the fastest, the sentence says so.
-  const lead = fmt.isNumber(g.ratio) && g.ratio < 1 ? "No configuration searched beat the step's own; the best of the others: " : "Fastest: ";
+  // the variant: when it was the fastest (the runner's `own_fastest`, one rule for
+  // the CLI and the page; an older result without it: a ratio under 1), the
+  // sentence says so.
+  const ownFastest = typeof result.own_fastest === "boolean" ? result.own_fastest : fmt.isNumber(g.ratio) && g.ratio < 1;
+  const lead = ownFastest ? "No configuration searched beat the step's own; the best of the others: " : "Fastest: ";
   return (
     `${lead}${fmt.bytes(b.buf_size)} per call into a ${fmt.bytes(b.pipe_size)} pipe, ` +
     `${fmt.gib(b.summary.median)} GiB/s (median of ${b.summary.runs} runs), ` +
@@ -190,4 +193,20 @@ export function sharedRow(point) {
     addsUp: totalsAddUp(point),
     oversubscribed: Boolean(point.oversubscribed),
   };
+}
+
+/** The results table's rows past the catalog: one per tuned variant (`tuned-STEP` of a
+ * catalog STEP) that has runs in the history, after every catalog row and titled after
+ * its step, so its runs are counted apart from the step's. It has no article figure. */
+export function tunedRows(steps, results) {
+  const known = new Map(steps.map((s) => [s.id, s]));
+  const ids = new Set();
+  for (const r of results || []) {
+    const id = typeof r?.step === "string" ? r.step : "";
+    if (id.startsWith("tuned-") && !known.has(id) && known.has(id.slice("tuned-".length))) ids.add(id);
+  }
+  return [...ids].sort().map((id) => {
+    const base = known.get(id.slice("tuned-".length));
+    return { id, title: `${base.title}, tuned on this machine`, kind: "tuned", base: base.id, article: null, reference: null };
+  });
 }

@@ -5,6 +5,7 @@ import { catalog } from "./api.js";
 import { compareSteps, countText } from "./counts.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { tunedRows } from "./pastfigures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
 
 /** Steps from the catalog, or (without a runner) from the widgets on this page. */
@@ -122,7 +123,8 @@ export async function mountResults(el) {
       if (!byStep.has(r.step)) byStep.set(r.step, []);
       byStep.get(r.step).push(r.gib_per_s);
     }
-    const rows = steps.map((s) => {
+    // A tuned variant's runs get a row of their own, after the catalog's.
+    const rows = [...steps, ...tunedRows(steps, results)].map((s) => {
       const mine = byStep.get(s.id) || [];
       const best = mine.length ? Math.max(...mine) : null;
       const med = fmt.median(mine);

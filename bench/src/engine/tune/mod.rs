@@ -22,7 +22,7 @@ use crate::engine::event::{Event, Finished, Started};
 use crate::engine::observer::{JobContext, Observer, Stop};
 use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
-use crate::output::stats::summarize;
+use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
 use crate::steps::catalog::TUNED_PREFIX;
 use crate::steps::plan::{Limits, RunParams, RunPlan};
@@ -33,10 +33,16 @@ pub const BUF_SIZES: [u64; 4] = [64 << 10, 256 << 10, 1 << 20, 2 << 20];
 pub const PIPE_SIZES: [u64; 3] = [64 << 10, 256 << 10, 1 << 20];
 /// Interleaved rounds.
 pub const ROUNDS: usize = 3;
-/// The least and most budget, seconds.
-pub const BUDGET_BOUNDS: (f64, f64) = (1.0, 600.0);
-/// The shortest run the planner allows, seconds.
-const MIN_RUN_SECONDS: f64 = 0.1;
+/// The least and most budget, seconds. The least affords the step's own
+/// configuration and one cell, every round, at [`MIN_RUN_SECONDS`].
+pub const BUDGET_BOUNDS: (f64, f64) = (2.0, 600.0);
+/// The shortest run a search gives a configuration, seconds. A run's clock
+/// starts with its ends' start (exec, buffers, the pipe's set-up), so on a
+/// loaded machine a tenth of a second could pass before the first byte and
+/// leave the figure at nothing; from 0.3 s the set-up is a small part of it.
+/// A bigger budget buys longer runs, up to every cell of the grid first, so
+/// a search affords only the cells whose runs can be this long.
+pub const MIN_RUN_SECONDS: f64 = 0.3;
 
 /// A tuning request.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +64,12 @@ pub enum TuneError {
     /// The planner refuses the step itself.
     #[error(transparent)]
     Plan(#[from] crate::steps::plan::PlanError),
+}
+
+/// Whether the step's own configuration beat the best searched, by median:
+/// the one definition the CLI's and the page's words follow.
+pub fn own_was_fastest(own: &Summary, best: &Summary) -> bool {
+    own.median > best.median
 }
 
 /// The planned search: every cell's plan and the step's own, and the order.
@@ -272,6 +284,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
         .unwrap_or_default();
     let b = &best_cell.summary;
     let o = &baseline.summary;
+    let own_fastest = own_was_fastest(o, b);
     let gain = Gain {
         ratio: b.median / o.median,
         low: b.min / o.max,
@@ -283,6 +296,14 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
             "{} configurations were left out: refused by this step or machine, or more \
              than the budget affords",
             search.skipped
+        ));
+    }
+    let empty = results.iter().flatten().filter(|r| r.bytes == 0).count();
+    if empty > 0 {
+        warnings.push(format!(
+            "{empty} run(s) moved nothing in their {:.2} s: the machine was busy; a larger \
+             budget gives every run longer",
+            search.seconds
         ));
     }
     if gain.low < 1.0 {
@@ -310,6 +331,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
         gain,
         warnings,
         page_size: crate::ends::buffer::page_size() as u64,
+        own_fastest,
     })))
 }
 
@@ -321,6 +343,25 @@ pub fn check(job: &TuneJob) -> Result<(), TuneError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn summary(median: f64) -> Summary {
+        Summary {
+            median,
+            min: median,
+            max: median,
+            runs: 1,
+        }
+    }
+
+    #[test]
+    fn the_own_configuration_is_fastest_only_when_its_median_beats_the_best() {
+        assert!(own_was_fastest(&summary(2.0), &summary(1.0)));
+        assert!(!own_was_fastest(&summary(1.0), &summary(2.0)));
+        // A tie is no win for the step's own: the best is as fast.
+        assert!(!own_was_fastest(&summary(1.0), &summary(1.0)));
+        // The step's own moved nothing: anything that ran beats it.
+        assert!(!own_was_fastest(&summary(0.0), &summary(0.5)));
+    }
 
     #[test]
     fn the_plan_interleaves_rounds_and_stays_within_the_budget() {
@@ -339,10 +380,38 @@ mod tests {
             assert_eq!(seen, (0..n).collect::<Vec<_>>());
         }
         assert!(search.seconds * (n * ROUNDS) as f64 <= job.budget + 1e-9);
+        // At every budget, from the least to past the whole grid: runs at least
+        // MIN_RUN_SECONDS long, all of them within the budget, and more cells
+        // (never fewer) as the budget grows.
+        let mut cells = 0;
+        for budget in [BUDGET_BOUNDS.0, 2.5, 3.0, 5.0, 10.0, 20.0, 30.0, 120.0] {
+            let search = plan(
+                &TuneJob {
+                    budget,
+                    ..job.clone()
+                },
+                &Limits::default(),
+            )
+            .unwrap();
+            let runs = search.order.len();
+            assert_eq!(runs, (search.cells.len() + 1) * ROUNDS);
+            assert!(
+                search.seconds >= MIN_RUN_SECONDS,
+                "{budget}: {}",
+                search.seconds
+            );
+            assert!(
+                search.seconds * runs as f64 <= budget + 1e-9,
+                "{budget} s: {runs} runs of {} s",
+                search.seconds
+            );
+            assert!(search.cells.len() >= cells.max(1), "{budget}");
+            cells = search.cells.len();
+        }
         assert!(matches!(
             plan(
                 &TuneJob {
-                    budget: 0.1,
+                    budget: BUDGET_BOUNDS.0 - 0.5,
                     ..job.clone()
                 },
                 &Limits::default()

@@ -69,6 +69,10 @@ pub struct TuneResult {
     pub warnings: Vec<String>,
     /// The machine's page size, bytes (a page's time through the pipe is said in it).
     pub page_size: u64,
+    /// Whether the step's own configuration had a faster median than every
+    /// configuration searched ([`super::own_was_fastest`]): then `best` is only
+    /// the best of the others, and the CLI and the page say so.
+    pub own_fastest: bool,
 }
 
 /// A search as it starts (`started {kind:"tune", ...}`): the grid a page draws

@@ -37,6 +37,7 @@ mod pages;
 mod past;
 mod profile;
 mod run_card;
+mod shared_pipe;
 mod sweep;
 
 use std::path::{Path, PathBuf};

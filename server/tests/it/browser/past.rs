@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
-const CHAPTER: &str = "past-the-article";
+pub(super) const CHAPTER: &str = "past-the-article";
 
 #[tokio::test]
 async fn the_tuning_card_draws_its_search_and_offers_the_best_as_a_step() {
@@ -24,7 +24,7 @@ async fn the_tool_card_runs_a_tool_and_shows_the_verified_bytes() {
 
 /// Runs `setup` on the card `root`, clicks `button`, and samples `probe` until
 /// the card ends; every sample is kept (the heat map is checked while it runs).
-async fn click_and_sample(
+pub(super) async fn click_and_sample(
     page: &Page,
     root: &str,
     setup: &str,
@@ -98,8 +98,8 @@ async fn tune_card(page: &Page) -> TestResult {
     let samples = click_and_sample(
         page,
         root,
-        // The smallest budget: three configurations, nine runs.
-        "r.querySelector('input.pipebook-tune-budget').value = '1';",
+        // The smallest budget: one configuration and the step's own, six runs.
+        "r.querySelector('input.pipebook-tune-budget').value = '2';",
         "button.pipebook-tune-button",
         Duration::from_secs(240),
         &probe,
