@@ -420,6 +420,33 @@ impl SaveStatus {
 mod tests {
     use super::*;
 
+    /// A full disk and a read-only folder are tested on real file systems
+    /// (`tests/it/state_files.rs`); a quota needs one mounted with quotas and
+    /// limits set, so its errno is checked here, beside the others.
+    #[test]
+    fn a_failed_save_is_typed_by_its_errno() {
+        let io = |errno: i32| StateError::Io {
+            action: "cannot write",
+            path: PathBuf::from("results.jsonl"),
+            source: std::io::Error::from_raw_os_error(errno),
+        };
+        for (errno, kind) in [
+            (libc::ENOSPC, SaveErrorKind::NoSpace),
+            (libc::EDQUOT, SaveErrorKind::Quota),
+            (libc::EROFS, SaveErrorKind::ReadOnly),
+            (libc::EACCES, SaveErrorKind::ReadOnly),
+            (libc::EIO, SaveErrorKind::Failed),
+        ] {
+            let err = SaveError::from_error("the result was not saved", &io(errno));
+            assert_eq!(err.kind, kind, "errno {errno}");
+            assert!(
+                err.message.starts_with("the result was not saved: "),
+                "{}",
+                err.message
+            );
+        }
+    }
+
     #[test]
     fn links_fifos_and_folders_are_refused_and_new_files_are_private() {
         let dir = tempfile::tempdir().unwrap();

@@ -49,7 +49,8 @@ pub struct ToolResult {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PipeCalls {
     /// The calls that move data on its side of the pipe (writes, or reads,
-    /// and the zero-copy calls), as the kernel counted them.
+    /// and the zero-copy calls), as the kernel counted them for the whole
+    /// process: a tool's few other writes (a closing line on stderr) count too.
     pub on_pipe: u64,
     /// Bytes per such call, on average.
     pub bytes_per_call: Option<f64>,
