@@ -256,6 +256,11 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     raise_fd_limit();
     let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
     let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
+    let watched = if config.watch {
+        crate::watch::baseline(&config)
+    } else {
+        None
+    };
     let prepared = prepare(&config, addr.port(), program).await?;
     let shown = match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port()),
@@ -267,7 +272,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         }
     }
     if config.watch {
-        crate::watch::spawn(config.clone(), prepared.state.clone());
+        crate::watch::spawn(config.clone(), prepared.state.clone(), watched);
     }
     let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.

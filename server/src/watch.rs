@@ -55,17 +55,23 @@ pub fn fingerprint(root: &Path) -> u64 {
     hasher.finish()
 }
 
-/// Starts watching `config.book_root` (nothing without one) until the server stops.
-pub fn spawn(config: Config, state: AppState) {
-    let Some(root) = config.book_root.clone() else {
+/// The sources' fingerprint before the book is built, so an edit made while it
+/// builds, or right after the server says it is serving, is seen as a change
+/// (taken later, it would become the baseline and never be rebuilt). `None`
+/// without a book root.
+pub fn baseline(config: &Config) -> Option<u64> {
+    config.book_root.as_deref().map(fingerprint)
+}
+
+/// Starts watching `config.book_root` (nothing without one) until the server
+/// stops, from `seen`, the [`baseline`] taken before the build.
+pub fn spawn(config: Config, state: AppState, seen: Option<u64>) {
+    let (Some(root), Some(mut seen)) = (config.book_root.clone(), seen) else {
         return;
     };
     tokio::spawn(async move {
         let fingerprint_of =
             |root: std::path::PathBuf| tokio::task::spawn_blocking(move || fingerprint(&root));
-        let Ok(mut seen) = fingerprint_of(root.clone()).await else {
-            return;
-        };
         tracing::info!("watching {} for changes", root.display());
         loop {
             tokio::select! {

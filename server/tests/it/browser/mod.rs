@@ -27,6 +27,7 @@ mod counts;
 mod intervals;
 mod ipc;
 mod ipc_counts_off;
+mod ipc_files;
 mod ipc_model;
 mod labs;
 mod latency;
