@@ -7,7 +7,8 @@ use fantoccini::Locator;
 use serde_json::json;
 
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, wait_js, Page,
+    TestResult,
 };
 
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
@@ -48,27 +49,7 @@ async fn run_ipc(page: &Page) -> TestResult {
         .as_str()
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("the IPC card's earlier runs are not a count: {before}"))?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("{IPC_CHAPTER}.html has no runnable {IPC_MECHANISM} card"))?;
-    client
-        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    start_ipc_card(client, IPC_CHAPTER, IPC_MECHANISM, IPC_BYTES).await?;
     let probe = format!(
         "const r = document.querySelector('{root}');
          const cells = [...r.querySelectorAll('table.pipebook-ipc-result tr')]

@@ -5,10 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use serde_json::{json, Value};
 
-use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, Page, TestResult,
+};
 
 const CHAPTER: &str = "zero-copy-files";
 
@@ -21,28 +22,7 @@ async fn the_copy_file_range_and_reflink_cards_run_or_say_why_not() {
 /// card's state, rate, checksum and status once it has ended.
 async fn run_card(page: &Page, mechanism: &str, bytes: &str) -> Result<Value, String> {
     let client = &page.client;
-    let root = format!(".pipebook-ipc[data-mechanism=\"{mechanism}\"]");
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '{bytes}';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("{CHAPTER}.html has no runnable {mechanism} card"))?;
-    client
-        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    let root = start_ipc_card(client, CHAPTER, mechanism, bytes).await?;
     let probe = format!(
         "const r = document.querySelector('{root}');
          return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),

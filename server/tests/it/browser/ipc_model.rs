@@ -3,10 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use serde_json::{json, Value};
 
-use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, Page, TestResult,
+};
 
 /// The chapter and mechanism: a copy path, whose ends make read and write calls
 /// and whose queue (the pipe) puts them to sleep.
@@ -22,28 +23,7 @@ async fn run(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter(CHAPTER)?;
     open(client, &page.base, CHAPTER).await?;
-    let root = format!(".pipebook-ipc[data-mechanism=\"{MECHANISM}\"]");
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '16MiB';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("{CHAPTER}.html has no runnable {MECHANISM} card"))?;
-    client
-        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    let root = start_ipc_card(client, CHAPTER, MECHANISM, "16MiB").await?;
     let probe = format!(
         "const r = document.querySelector('{root}');
          const rows = (css) => [...r.querySelectorAll(css)]

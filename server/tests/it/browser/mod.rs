@@ -313,6 +313,40 @@ pub(crate) async fn screenshot(client: &Client, name: &str) -> TestResult<PathBu
     save_png(client, name, clip).await
 }
 
+/// Types `bytes` into the IPC card of `mechanism` on the open page (of
+/// `chapter`, for the error) and clicks its Run button; returns the card's
+/// selector, to probe it with.
+async fn start_ipc_card(
+    client: &Client,
+    chapter: &str,
+    mechanism: &str,
+    bytes: &str,
+) -> TestResult<String> {
+    let root = format!(".pipebook-ipc[data-mechanism=\"{mechanism}\"]");
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
+             r.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-ipc-bytes').value = '{bytes}';
+             return true;"
+        ),
+    )
+    .await?
+    .as_bool()
+    .filter(|found| *found)
+    .ok_or_else(|| format!("{chapter}.html has no runnable {mechanism} card"))?;
+    client
+        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(root)
+}
+
 /// Saves the element `css` (with a small margin) as `target/screenshots/NAME.png`.
 async fn screenshot_element(client: &Client, css: &str, name: &str) -> TestResult<PathBuf> {
     let clip = js(
