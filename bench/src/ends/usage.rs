@@ -12,6 +12,9 @@ use crate::process::counts::{Counted, Counting, Request};
 pub fn counting(common: &CommonOptions, calls: &[&'static str]) -> Counting {
     let request = Request {
         calls: calls.to_vec(),
+        // A pipe step's figure is set against the article's: its kernel
+        // events only when asked, since they slow a blocking step.
+        per_wakeup: common.trace_syscalls,
         trace_syscalls: common.trace_syscalls,
     };
     match common.no_counts {

@@ -58,6 +58,8 @@ pub fn end_main(spec_json: &str) -> ExitCode {
     // opening them is not counted.
     let request = Request {
         calls: Vec::new(),
+        // The card's "Count kernel events" switch (`--no-counts` off) decides.
+        per_wakeup: true,
         trace_syscalls: false,
     };
     let mut window = if spec.no_counts {

@@ -10,28 +10,33 @@
 //!   events are no use here unprivileged: at paranoid 2 they must exclude the
 //!   kernel, and a context switch or a migration happens in the kernel, so they
 //!   read 0.
-//! - Where permitted (root, `CAP_PERFMON`, or paranoid -1, with tracefs mounted):
-//!   kernel tracepoints counted for this process, through `perf_event_open`
-//!   ([`perf_event`], the perf-event2 crate): `sched:sched_waking` (fired in the
-//!   waker, so it counts the wakeups this process issued), `ipi:ipi_send_cpu`,
-//!   `tlb:tlb_flush`. These fire a few times per pipe-full at most.
-//! - Where they are counted matters for speed. A counter opened on a task is
-//!   scheduled out and in with it at every context switch, and a blocking step
-//!   switches tens of thousands of times per GiB: that cost a copying step about
-//!   3% of its throughput. So an end pinned to one CPU (every end is) counts its
-//!   tracepoints on that CPU instead, each filtered to its own thread
-//!   (`common_pid`), which counts the same events with nothing on the task; it
-//!   proves the filter first on one wakeup of its own, and where it cannot (no
-//!   privilege for a CPU-wide event, a PID namespace) it counts on the task as
-//!   before. CPU migrations come from `/proc/self/sched` (free) wherever the
-//!   kernel has it.
-//! - On request only ([`Request::trace_syscalls`], `--trace-syscalls`), because
-//!   they fire on every page or every call and cost the run its speed:
-//!   `kmem:mm_page_alloc` and `kmem:mm_page_free` (about half a million events per
-//!   GiB a copying step moves: measured, they took about a tenth of write-read's
-//!   throughput), and `syscalls:sys_enter_*` for the data calls, a cross-check of
-//!   the calls the end counts itself (enabling any syscall tracepoint sends every
-//!   system call of the machine through the slow path).
+//! - Where permitted (root, `CAP_PERFMON`, or paranoid -1, with tracefs mounted)
+//!   and asked ([`Request::trace_syscalls`], `--trace-syscalls`, in the page
+//!   "Trace kernel events"): kernel tracepoints counted for this process, through
+//!   `perf_event_open` ([`perf_event`], the perf-event2 crate):
+//!   `kmem:mm_page_alloc` and `kmem:mm_page_free`, `sched:sched_waking` (fired in
+//!   the waker, so it counts the wakeups this process issued), `ipi:ipi_send_cpu`,
+//!   `tlb:tlb_flush`, and `syscalls:sys_enter_*` for the data calls, a
+//!   cross-check of the calls the end counts itself.
+//! - Why only when asked: a counted tracepoint costs every time it fires, and
+//!   they fire on the blocking steps' hot path. The page events fire on every
+//!   page (about half a million per GiB a copying step moves: they took about a
+//!   tenth of write-read's throughput); a wakeup, its IPI and the TLB flush of a
+//!   switch fire at every sleep, tens of thousands of times per GiB, on the
+//!   path that wakes the other end, which is where a blocking step spends its
+//!   time: measured on write-read (2 GiB, 15 alternating pairs), counting those
+//!   three took 7% of the wall time. The free counts above cost nothing
+//!   measurable, so they are taken in every run; a run asked to trace says so
+//!   with its figure.
+//! - Where they are counted matters for speed too. A counter opened on a task is
+//!   scheduled out and in with it at every context switch (about 3% of a copying
+//!   step). So an end pinned to one CPU (every end is) counts its tracepoints on
+//!   that CPU instead, each filtered to its own thread (`common_pid`), which
+//!   counts the same events with nothing on the task; it proves the filter first
+//!   on one wakeup of its own, and where it cannot (no privilege for a CPU-wide
+//!   event, a PID namespace) it counts on the task as before. With nothing asked,
+//!   no perf event is opened at all: CPU migrations come from `/proc/self/sched`
+//!   (free) wherever the kernel has it.
 //!
 //! What cannot be counted is said once, typed ([`Unavailable`]): which counts, why,
 //! and what to do.
@@ -76,7 +81,8 @@ impl Count {
         }
     }
 
-    /// The tracepoint counts, in the order they are opened.
+    /// The tracepoint counts, in the order they are opened: all of them only
+    /// when asked (see the module for what each costs).
     const TRACED: [Count; 5] = [
         Count::PageAllocs,
         Count::PageFrees,
@@ -145,10 +151,11 @@ impl Unavailable {
                     .into()
             }
             Unavailable::TurnedOff => "counting was turned off for this run (--no-counts)".into(),
-            Unavailable::OnRequest => "counted only when asked: every page allocated or freed \
-                 fires a tracepoint, and counting them took about a tenth of a copying step's \
-                 speed, so a plain run leaves them out; ask with --trace-syscalls (in the page, \
-                 'Trace calls and pages')"
+            Unavailable::OnRequest => "counted only when asked: these kernel events fire on \
+                 every page moved or at every sleep and wakeup, and counting them slows a \
+                 blocking step (by a tenth for the page events, by several percent for the \
+                 wakeups, IPIs and TLB flushes), so a plain run leaves them out; ask with \
+                 --trace-syscalls (in the page, 'Trace kernel events')"
                 .into(),
         }
     }
@@ -252,9 +259,37 @@ pub struct Request {
     /// The data calls it makes, by name (`write`, `vmsplice`, ...): the names of
     /// its syscall tracepoints too.
     pub calls: Vec<&'static str>,
-    /// Also count the costly events (see the module): every page allocated and
-    /// freed (`kmem:*`) and `syscalls:sys_enter_*` for those calls.
+    /// Count the tracepoints that fire at each sleep and wakeup: wakeups
+    /// issued, IPIs sent, TLB flushes. A pipe step counts them only when asked
+    /// to trace (they cost a blocking step several percent); an IPC run or a
+    /// tool run, which no figure of the article is set against, counts them
+    /// unless counting is off.
+    pub per_wakeup: bool,
+    /// Count every kernel event (see the module for why they are not counted
+    /// by default): the tracepoints of [`Count::TRACED`], the per-page ones
+    /// included, and `syscalls:sys_enter_*` for those calls.
     pub trace_syscalls: bool,
+}
+
+impl Request {
+    /// The tracepoint counts to open; what is left out for cost is added to
+    /// `missing` as on request.
+    fn traced(&self, missing: &mut Vec<Missing>) -> Vec<Count> {
+        let (asked, costly): (Vec<Count>, Vec<Count>) =
+            Count::TRACED.into_iter().partition(|count| {
+                self.trace_syscalls
+                    || (self.per_wakeup && !matches!(count, Count::PageAllocs | Count::PageFrees))
+            });
+        if !costly.is_empty() {
+            missing.push(Missing::new(costly, Unavailable::OnRequest));
+        }
+        asked
+    }
+
+    /// Whether any kernel event is asked for.
+    fn asks_kernel(&self) -> bool {
+        self.per_wakeup || self.trace_syscalls
+    }
 }
 
 /// The counts of one window, and what is missing from them.
@@ -453,14 +488,31 @@ fn wake_a_sleeper() -> bool {
     let Ok((read, write)) = rustix::pipe::pipe() else {
         return false;
     };
+    let (tid_tx, tid_rx) = std::sync::mpsc::channel();
     let sleeper = std::thread::spawn(move || {
+        let _ = tid_tx.send(rustix::thread::gettid().as_raw_nonzero().get());
         let mut byte = [0u8; 1];
         rustix::io::read(&read, &mut byte).is_ok()
     });
-    // Long enough for the sleeper to block in its read on any machine; a
-    // sleeper not yet asleep is only made runnable, and the check fails safe
-    // (the window is then opened on the task).
-    std::thread::sleep(std::time::Duration::from_millis(5));
+    // Write only once the sleeper is blocked in its read (state S in its
+    // /proc stat): a sleeper not yet asleep is only made runnable, with no
+    // wakeup to count, and on a loaded machine it may not have run for a
+    // while. Bounded: after a second the write goes anyway, and a check that
+    // then sees no wakeup fails safe (the window is opened on the task).
+    if let Ok(tid) = tid_rx.recv() {
+        let stat = format!("/proc/self/task/{tid}/stat");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while std::time::Instant::now() < deadline {
+            let state = std::fs::read_to_string(&stat).ok().and_then(|text| {
+                let (_, rest) = text.rsplit_once(')')?;
+                rest.split_whitespace().next().map(str::to_owned)
+            });
+            if state.as_deref() == Some("S") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
     let wrote = rustix::io::write(&write, &[1]).is_ok();
     sleeper.join().unwrap_or(false) && wrote
 }
@@ -496,6 +548,27 @@ impl Counting {
     }
 
     fn open_on(pid: Option<i32>, request: &Request) -> Counting {
+        let sched = match pid {
+            None => sched_migrations(),
+            Some(pid) => sched_migrations_of(&format!("/proc/{pid}/sched")),
+        };
+        // Nothing asked of the kernel and migrations in /proc: no perf event at
+        // all, so nothing is added to the run's path (a group on the task would
+        // still be switched out and in at every sleep).
+        if !request.asks_kernel() && sched.is_some() {
+            let mut missing = Vec::new();
+            request.traced(&mut missing);
+            return Counting {
+                pid,
+                group: None,
+                alone: false,
+                traced: Vec::new(),
+                syscalls: Vec::new(),
+                migrations: None,
+                before: Snapshot::default(),
+                missing,
+            };
+        }
         // An end pinned to one CPU counts its events on that CPU, filtered to
         // its own thread: no event then sits on the task, so its context
         // switches (a blocking step makes tens of thousands per GiB) are not
@@ -532,10 +605,6 @@ impl Counting {
             // nothing; a perf counter only where the kernel does not report them
             // there (every event on the task is scheduled out and in again at
             // each of its context switches, so one event fewer is cheaper).
-            let sched = match pid {
-                None => sched_migrations(),
-                Some(pid) => sched_migrations_of(&format!("/proc/{pid}/sched")),
-            };
             if sched.is_none() {
                 if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group, pid) {
                     migrations = Some(counter);
@@ -550,15 +619,7 @@ impl Counting {
                     missing.push(Missing::new(counts, Unavailable::NoTracefs));
                 }
                 Some(events) => {
-                    // The page counts fire on every page: only when asked.
-                    let (asked, costly): (Vec<Count>, Vec<Count>) =
-                        Count::TRACED.into_iter().partition(|count| {
-                            request.trace_syscalls
-                                || !matches!(count, Count::PageAllocs | Count::PageFrees)
-                        });
-                    if !costly.is_empty() {
-                        missing.push(Missing::new(costly, Unavailable::OnRequest));
-                    }
+                    let asked = request.traced(&mut missing);
                     for count in asked {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
@@ -632,13 +693,7 @@ impl Counting {
         };
         let mut missing = Vec::new();
         let mut traced = Vec::new();
-        let (asked, costly): (Vec<Count>, Vec<Count>) =
-            Count::TRACED.into_iter().partition(|count| {
-                request.trace_syscalls || !matches!(count, Count::PageAllocs | Count::PageFrees)
-            });
-        if !costly.is_empty() {
-            missing.push(Missing::new(costly, Unavailable::OnRequest));
-        }
+        let asked = request.traced(&mut missing);
         for count in asked {
             let event = count.tracepoint().expect("traced counts have a tracepoint");
             match tracepoint_id(&events, event) {
@@ -809,17 +864,65 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_plain_window_opens_no_perf_event_and_says_the_kernels_events_are_on_request() {
+        let counting = Counting::open(&Request {
+            calls: vec!["write"],
+            ..Request::default()
+        });
+        if sched_migrations().is_none() {
+            // Migrations then need a perf counter: nothing to prove here.
+            assert!(counting.group.is_some() || !counting.missing.is_empty());
+            return;
+        }
+        assert!(counting.group.is_none() && !counting.alone, "{counting:?}");
+        assert!(counting.traced.is_empty() && counting.syscalls.is_empty());
+        let mut counting = counting;
+        counting.start();
+        assert_eq!(
+            counting.missing,
+            vec![Missing::new(Count::TRACED.to_vec(), Unavailable::OnRequest)]
+        );
+        let counted = counting.stop(BTreeMap::new());
+        assert!(counted.counts.cpu_migrations.is_some(), "{counted:?}");
+        for count in Count::TRACED {
+            assert_eq!(counted.counts.get(count), None, "{count:?}");
+        }
+    }
+
+    #[test]
     fn the_always_counts_cover_the_window_and_nothing_is_zero_for_unknown() {
+        for per_wakeup in [false, true] {
+            always_counts(per_wakeup);
+        }
+    }
+
+    fn always_counts(per_wakeup: bool) {
         let mut counting = Counting::open(&Request {
             calls: vec!["write"],
+            per_wakeup,
             trace_syscalls: false,
         });
         counting.start();
-        let mut v = vec![0u8; 8 << 20];
-        for page in v.chunks_mut(4096) {
-            page[0] = 1;
+        // Fresh pages from the kernel each time (a freed Vec's memory may be
+        // handed out again by malloc, already faulted in).
+        const LEN: usize = 8 << 20;
+        // SAFETY: a private anonymous mapping of LEN bytes, written within
+        // its bounds and unmapped once.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            for offset in (0..LEN).step_by(4096) {
+                std::ptr::write_volatile((p as *mut u8).add(offset), 1);
+            }
+            libc::munmap(p, LEN);
         }
-        std::hint::black_box(&v);
         std::thread::sleep(std::time::Duration::from_millis(5));
         let counted = counting.stop(BTreeMap::from([("write".to_string(), 3)]));
         let c = &counted.counts;
@@ -847,7 +950,10 @@ mod tests {
         let cpu = crate::process::cpu::allowed_cpus()[0];
         let (alone, counted) = std::thread::spawn(move || {
             crate::process::cpu::pin_to(cpu).unwrap();
-            let mut counting = Counting::open(&Request::default());
+            let mut counting = Counting::open(&Request {
+                per_wakeup: true,
+                ..Request::default()
+            });
             let alone = counting.alone;
             counting.start();
             for _ in 0..20 {

@@ -229,7 +229,7 @@ impl Param {
             Param::Quiet => "Quiet run",
             Param::Profile => "Profile",
             Param::Counts => "Count kernel events",
-            Param::TraceSyscalls => "Trace calls and pages",
+            Param::TraceSyscalls => "Trace kernel events",
         }
     }
 
@@ -260,7 +260,7 @@ impl Param {
             Param::Quiet => "No live progress, only the result: the observer costs nothing.",
             Param::Profile => "Record both ends with perf (call graphs): hottest functions, flame graphs, the article's profile beside them.",
             Param::Counts => "Count what the kernel did for each end: context switches and faults always, wakeups, IPIs and TLB flushes where permitted (page allocations with the next option).",
-            Param::TraceSyscalls => "Also count what fires on every page or call: page allocations and frees (kmem:*) and the data calls in the kernel (syscalls:sys_enter_*); exact, but it slows the run (about a tenth for write-read), so the figure is not a clean one.",
+            Param::TraceSyscalls => "Also count the kernel's events: pages allocated and freed (kmem:*), wakeups issued (sched:sched_waking), IPIs sent, TLB flushes, and the data calls in the kernel (syscalls:sys_enter_*); exact, but they fire on the run's hot path and slow it (about a tenth for write-read), so the figure is not a clean one.",
         }
     }
 

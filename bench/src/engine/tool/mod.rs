@@ -380,6 +380,9 @@ fn measure(
         pid,
         &Request {
             calls: TOOL_CALLS.to_vec(),
+            // A tool's counts are the chapter's account of it, and no article
+            // figure is set against its speed.
+            per_wakeup: true,
             trace_syscalls: job.trace_syscalls,
         },
     );
