@@ -13,7 +13,8 @@
 //! - the server's idle resident memory, right after start and after the runs;
 //! - what counting the kernel's events costs: `pipebench run STEP` with counts and
 //!   with `--no-counts`, in alternating pairs, medians and the median pair ratio
-//!   (`measure_counting_overhead`; `PIPEBOOK_MEASURE_PAIRS`, default 11).
+//!   (`measure_counting_overhead`; `PIPEBOOK_MEASURE_PAIRS`, default 11;
+//!   `PIPEBOOK_MEASURE_TRACE=1` puts `--trace-syscalls` on the counted side).
 
 use std::path::Path;
 use std::process::Command;
@@ -144,7 +145,13 @@ async fn measure_server_against_the_cli() {
                         }
                         assert_eq!(first["type"], "started", "{first}");
                         if !is_quiet {
-                            assert_eq!(recv(&mut socket).await["type"], "progress");
+                            // The previous run's `saved` may still come after
+                            // this run's `started`.
+                            let mut next = recv(&mut socket).await;
+                            while next["type"] == "saved" {
+                                next = recv(&mut socket).await;
+                            }
+                            assert_eq!(next["type"], "progress", "{next}");
                             first_progress_ms.push(asked.elapsed().as_secs_f64() * 1000.0);
                         }
                         let (result, _) =
@@ -219,11 +226,19 @@ fn pairs() -> usize {
         .max(11)
 }
 
+/// Whether the counted side of the counting measurement traces the kernel's
+/// events (`PIPEBOOK_MEASURE_TRACE=1`: what `--trace-syscalls` costs) rather
+/// than counting as a plain run does.
+fn trace() -> bool {
+    std::env::var("PIPEBOOK_MEASURE_TRACE").is_ok_and(|v| v == "1")
+}
+
 /// One CLI run's GiB/s, counting the kernel's events or not.
 fn cli_counted(pipebench: &Path, step: &str, counts: bool) -> f64 {
     let output = Command::new(pipebench)
         .args(["run", step, "--bytes", &bytes(), "--json"])
         .args((!counts).then_some("--no-counts"))
+        .args((counts && trace()).then_some("--trace-syscalls"))
         .output()
         .unwrap();
     assert!(
@@ -253,7 +268,11 @@ fn measure_counting_overhead() {
     let pairs = pairs();
     let steps =
         std::env::var("PIPEBOOK_MEASURE_STEPS").unwrap_or_else(|_| "write-read,busy-loop".into());
-    println!("{pairs} alternating pairs of {} per step, counts on then off, the order swapped every pair", bytes());
+    println!(
+        "{pairs} alternating pairs of {} per step, counts {} then off, the order swapped every pair",
+        bytes(),
+        if trace() { "traced (--trace-syscalls)" } else { "as a plain run takes them" }
+    );
     for step in steps.split(',') {
         let (mut on, mut off, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for pair in 0..pairs {
@@ -269,6 +288,15 @@ fn measure_counting_overhead() {
             on.push(a);
             off.push(b);
             ratios.push(a / b);
+        }
+        // The same statistics `pipebench compare` states: the pairs' bootstrap
+        // interval says whether 11 pairs resolve a cost of a few percent here.
+        match pipebench::stats::verdict::compare(&on, &off, 1) {
+            Ok(c) => println!(
+                "{step:16} on/off by pairs: {:.3} (95% {:.3} to {:.3}, {} pairs, {:?})",
+                c.ratio, c.ci_low, c.ci_high, c.pairs, c.verdict
+            ),
+            Err(err) => println!("{step:16} on/off: {err}"),
         }
         println!(
             "{step:16} counts on {:7.2}  off {:7.2}  on/off: ratio of medians {:.3}, median pair ratio {:.3}   on {on:.2?} off {off:.2?}",
