@@ -553,6 +553,7 @@ mod tests {
             counts: None,
             machine: None,
             watched: None,
+            traced: false,
         }
     }
 

@@ -343,6 +343,14 @@ impl RunHandle {
                 reader.elapsed_ms
             ));
         }
+        if self.plan.writer.common.trace_syscalls {
+            warnings.push(
+                "traced: the kernel's events were counted, and their tracepoints slowed this \
+                 run (about a tenth for a copying step); compare its figure only with other \
+                 traced runs"
+                    .into(),
+            );
+        }
         let ends_cpu_ms = [&writer, &reader]
             .iter()
             .map(|end| {
@@ -405,6 +413,7 @@ impl RunHandle {
             counts,
             machine: Some(machine),
             watched: Some(self.watch.is_some()),
+            traced: self.plan.writer.common.trace_syscalls,
         })
     }
 }

@@ -115,6 +115,11 @@ pub struct RunResult {
     /// states what watching cost from one of each (absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watched: Option<bool>,
+    /// Whether the kernel's events were traced (`--trace-syscalls`): exact
+    /// counts, but the tracepoints slow the run, so its figure is compared
+    /// only with other traced runs (absent when not traced).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub traced: bool,
 }
 
 impl From<&EndReport> for EndSummary {

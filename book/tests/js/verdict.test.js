@@ -84,6 +84,8 @@ test("a run card's evidence: quiet runs of its configuration against the article
     run(30, false, { pipe_capacity: 1048576 }),
     run(30, false, { step: "busy-loop" }),
     { step: "write-read", gib_per_s: 30, bytes_per_call: 262144, pipe_capacity: 65536 },
+    // A traced run (slowed by its tracepoints) is its own configuration.
+    run(2, false, { traced: true }),
   ];
   const one = runEvidence(results, config, 17);
   assert.deepEqual(one.quiet, [6.1]);
@@ -94,6 +96,7 @@ test("a run card's evidence: quiet runs of its configuration against the article
   assert.equal(two.vsArticle.verdict, "slower");
   assert.match(articleSentence(two.vsArticle, two.quiet.length), /^4 quiet runs here are 0\.36× the article's figure \(95% interval 0\.\d\d to 0\.\d\d\): slower/);
   assert.equal(runEvidence(results, config, null).vsArticle, null);
+  assert.deepEqual(runEvidence(results, { ...config, traced: true }, 17).quiet, [2]);
   const open = runEvidence([run(15, false), run(19.5, false), run(16.2, false), run(18.4, false)], config, 17);
   assert.match(articleSentence(open.vsArticle, 4), /^Not resolved: .*about 4 more quiet runs/);
 });

@@ -81,6 +81,17 @@ export function runControls(catalogEntry, id) {
     quiet,
     h("span", null, "Quiet run"),
   );
+  // Tracing the kernel's events: its label and help are the runner's own spec.
+  const traceSpec = spec(catalogEntry, "trace_syscalls");
+  const trace = h("input.pipebook-trace", { id: `${id}-trace`, type: "checkbox" });
+  const traceField = traceSpec
+    ? h(
+        "label.pipebook-field.pipebook-check",
+        { for: trace.id, title: traceSpec.help ?? "" },
+        trace,
+        h("span", null, traceSpec.label ?? "Trace kernel events"),
+      )
+    : null;
   const runButton = h("button.pipebook-run-button", { type: "submit" }, "Run this step");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h(
@@ -96,6 +107,7 @@ export function runControls(catalogEntry, id) {
     pipeField,
     bytesField,
     quietField,
+    traceField,
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
 
@@ -107,6 +119,7 @@ export function runControls(catalogEntry, id) {
       pipe_size: pipeField.querySelector("select").value,
       bytes: bytesField.querySelector("select").value,
       quiet: quiet.checked,
+      ...(traceField ? { trace_syscalls: trace.checked } : {}),
     });
 
   return { form, sec, runButton, cancelButton, readParams };

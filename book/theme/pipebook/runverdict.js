@@ -24,6 +24,8 @@ export function configOf(step, result) {
   const c = { step };
   if (result && fmt.isNumber(result.bytes_per_call)) c.bytes_per_call = Number(result.bytes_per_call);
   if (result && fmt.isNumber(result.pipe_capacity)) c.pipe_capacity = Number(result.pipe_capacity);
+  // A traced run is slowed by its tracepoints: compared only with traced runs.
+  if (result?.traced) c.traced = true;
   return c;
 }
 

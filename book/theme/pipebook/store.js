@@ -24,6 +24,8 @@ export function slim(result) {
     // What makes runs of one step comparable (its configuration) and whether
     // the run was watched: comparisons use quiet runs only.
     ...(typeof result.watched === "boolean" ? { watched: result.watched } : {}),
+    // A traced run was slowed by its tracepoints: compared only with traced runs.
+    ...(result.traced === true ? { traced: true } : {}),
     ...(isNumber(result.bytes_per_call) ? { bytes_per_call: Number(result.bytes_per_call) } : {}),
     ...(isNumber(result.pipe_capacity) ? { pipe_capacity: Number(result.pipe_capacity) } : {}),
   };

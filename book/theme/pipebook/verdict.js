@@ -123,7 +123,7 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
 
 /**
  * What the reader's runs of one configuration (`config`: {step, bytes_per_call,
- * pipe_capacity}) say, from results as store.js slims them: the quiet figures
+ * pipe_capacity, traced}) say, from results as store.js slims them: the quiet figures
  * and the live ones (runs that do not say how they ran are left out), the
  * quiet runs against the article's figure (null below two quiet runs or without
  * a figure) and what watching cost (null without one run of each).
@@ -133,6 +133,7 @@ export function runEvidence(results, config, article) {
     (r) =>
       r.step === config.step &&
       typeof r.watched === "boolean" &&
+      Boolean(r.traced) === Boolean(config.traced) &&
       (config.bytes_per_call === undefined || r.bytes_per_call === config.bytes_per_call) &&
       (config.pipe_capacity === undefined || r.pipe_capacity === config.pipe_capacity),
   );

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
     RUN_CHAPTER, RUN_STEP,
 };
 
@@ -110,6 +110,60 @@ async fn kernel_counts(page: &Page) -> TestResult {
         }
     }
     screenshot_element(client, &root, "widget-kernel-counts").await?;
+
+    // A plain run left the kernel's events out, on request: ticked, the box
+    // the card names for them traces them, the pages are counted where the
+    // kernel permits it (else the card says why), and the figure says that
+    // tracing slowed it.
+    let ticked = js(
+        client,
+        &format!(
+            "const b = document.querySelector('{root} input.pipebook-trace');
+             if (!b) return null;
+             b.click();
+             return b.checked;"
+        ),
+    )
+    .await?;
+    if ticked != serde_json::json!(true) {
+        return Err(format!(
+            "the card has no 'Trace kernel events' box to tick: {ticked}"
+        ));
+    }
+    start_run(client, "1").await?;
+    let traced = wait_js(
+        client,
+        &format!(
+            r#"const r = document.querySelector('{root}');
+               if (r.querySelector('.pipebook-status').dataset.state !== 'done') return null;
+               if (!r.textContent.includes("traced: the kernel's events")) return null;
+               const c = r.querySelector('.pipebook-kernel table.pipebook-counts tr[data-count="page_allocs"] td[data-end="writer"][data-per="gib"]');
+               return {{ allocs: c ? c.textContent : null,
+                        missing: [...r.querySelectorAll('.pipebook-kernel-missing li')].map((li) => li.dataset.reason) }};"#
+        ),
+        Duration::from_secs(90),
+        "the traced run, its warning and its counts",
+    )
+    .await?;
+    println!("traced run: {traced}");
+    match figure(&traced["allocs"]) {
+        Some(allocs) if allocs > 0.0 => {}
+        _ => {
+            let refused = traced["missing"].as_array().is_some_and(|m| {
+                m.iter().any(|r| {
+                    matches!(
+                        r.as_str(),
+                        Some("not_permitted" | "no_tracefs" | "no_such_event" | "blocked")
+                    )
+                })
+            });
+            if !refused {
+                return Err(format!(
+                    "a traced run neither counted its pages nor said why not: {traced}"
+                ));
+            }
+        }
+    }
 
     open(client, base, MACHINE_CHAPTER).await?;
     let compare = wait_js(
