@@ -558,16 +558,7 @@ impl Counting {
         if !request.asks_kernel() && sched.is_some() {
             let mut missing = Vec::new();
             request.traced(&mut missing);
-            return Counting {
-                pid,
-                group: None,
-                alone: false,
-                traced: Vec::new(),
-                syscalls: Vec::new(),
-                migrations: None,
-                before: Snapshot::default(),
-                missing,
-            };
+            return Counting::without_perf(pid, missing);
         }
         // An end pinned to one CPU counts its events on that CPU, filtered to
         // its own thread: no event then sits on the task, so its context
@@ -738,15 +729,20 @@ impl Counting {
         if request.trace_syscalls {
             counts.push(Count::SyscallsTraced);
         }
+        Counting::without_perf(None, vec![Missing::new(counts, Unavailable::TurnedOff)])
+    }
+
+    /// A window of what costs nothing (getrusage, /proc), no perf event open.
+    fn without_perf(pid: Option<i32>, missing: Vec<Missing>) -> Counting {
         Counting {
-            pid: None,
+            pid,
             group: None,
             alone: false,
             traced: Vec::new(),
             syscalls: Vec::new(),
             migrations: None,
             before: Snapshot::default(),
-            missing: vec![Missing::new(counts, Unavailable::TurnedOff)],
+            missing,
         }
     }
 
