@@ -10,9 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{
-    expect_error, recv, recv_saved, recv_until, send, Server, Socket, NOBODY, RUN_LOCK,
-};
+use crate::common::{expect_error, recv, recv_until, send, Server, Socket, NOBODY, RUN_LOCK};
 use crate::state_files::{inside, mount_namespace, Mount};
 use serde_json::{json, Value};
 
@@ -61,8 +59,9 @@ async fn listed(server: &Server, id: &str) -> Option<Value> {
         .cloned()
 }
 
-/// Runs `id` briefly and checks it ran at `best`'s sizes under its own id.
-async fn run_tuned(socket: &mut Socket, best: &Value) {
+/// Runs `id` briefly and checks it ran at `best`'s sizes under its own id;
+/// returns the history's `saved` for it.
+async fn run_tuned(socket: &mut Socket, best: &Value) -> Value {
     send(
         socket,
         json!({"type":"run","step":best["id"],"params":{"seconds":0.3}}),
@@ -72,7 +71,9 @@ async fn run_tuned(socket: &mut Socket, best: &Value) {
     assert_eq!(result["step"], best["id"], "{result}");
     assert_eq!(result["bytes_per_call"], best["buf_size"], "{result}");
     assert_eq!(result["pipe_capacity"], best["pipe_size"], "{result}");
-    recv_saved(socket).await;
+    let (saved, _) = recv_until(socket, "saved", Duration::from_secs(10)).await;
+    assert_eq!(saved["store"], "history", "{saved}");
+    saved
 }
 
 /// A link planted as `tuned.jsonl` and another user's file there are refused
@@ -101,7 +102,7 @@ async fn a_planted_link_or_another_users_file_refuses_the_save_and_the_page_is_t
         .await
         .expect("the variant is runnable until the server stops");
     assert_eq!(variant["buf_size"], result["best"]["buf_size"]);
-    run_tuned(&mut socket, &variant).await;
+    assert_eq!(run_tuned(&mut socket, &variant).await["ok"], true);
     std::fs::remove_file(&file).unwrap();
 
     std::fs::write(&file, "").unwrap();
@@ -144,7 +145,9 @@ async fn a_read_only_state_folder_keeps_the_variant_only_until_a_restart() {
     let variant = listed(&server, "tuned-busy-loop")
         .await
         .expect("the variant is runnable until the server stops");
-    run_tuned(&mut socket, &variant).await;
+    // It runs; its result, like any, cannot be kept in a read-only history.
+    let saved = run_tuned(&mut socket, &variant).await;
+    assert_eq!(saved["error"]["kind"], "read_only", "{saved}");
     drop(socket);
     assert!(server.terminate(Duration::from_secs(10)).is_some());
     assert!(!state.path().join("tuned.jsonl").exists());
@@ -217,11 +220,12 @@ async fn two_servers_on_one_state_folder_see_each_others_tuned_variants() {
     assert_eq!(kept["ok"], true, "{kept}");
     let best = &result["best"];
     let mut theirs = other.socket().await;
-    run_tuned(
+    let saved = run_tuned(
         &mut theirs,
         &json!({"id":"tuned-write-read","buf_size":best["buf_size"],"pipe_size":best["pipe_size"]}),
     )
     .await;
+    assert_eq!(saved["ok"], true, "{saved}");
 
     // A line no search could have written here, appended behind both servers'
     // backs, is refused on the re-read as at start, and said in the log.
