@@ -119,11 +119,19 @@ pub async fn tools() -> Result<Response, ApiError> {
     )))
 }
 
-/// `GET /api/tuned`: the tuned variants searches found since the server started.
-pub async fn tuned(State(state): State<AppState>) -> Response {
-    json_bytes(Bytes::from(
-        serde_json::to_vec(&state.tuned.list()).expect("variants serialise"),
-    ))
+/// `GET /api/tuned`: the tuned variants searches found, this server's and, read
+/// again from `tuned.jsonl` when it changed, those of another server on the
+/// same state folder.
+pub async fn tuned(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let tuned = std::sync::Arc::clone(&state.tuned);
+    let list = tokio::task::spawn_blocking(move || {
+        tuned.refresh_logged();
+        tuned.list()
+    })
+    .await?;
+    Ok(json_bytes(Bytes::from(
+        serde_json::to_vec(&list).expect("variants serialise"),
+    )))
 }
 
 /// `GET /api/system`: this machine, as probed at start-up.

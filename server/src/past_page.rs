@@ -16,7 +16,7 @@ use pipebench::steps::catalog;
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 use serde::{Deserialize, Serialize};
 
-use crate::statefile::{self, StateError};
+use crate::statefile::{self, SaveError, SaveErrorKind, StateError};
 
 /// A search's budget unless the page says, seconds: a dozen configurations,
 /// three rounds, runs of about half a second.
@@ -370,12 +370,92 @@ fn fold_tuned(bytes: &[u8]) -> (BTreeMap<String, (TunedVariant, u64)>, TunedLoad
 
 /// The tuned variants found on this runner, by id, kept in the state folder's
 /// `tuned.jsonl` so they outlive a restart; the newest search of a step
-/// replaces the one before.
+/// replaces the one before. Another server on the same state folder appends to
+/// the same file, so the file is read again when it changed ([`Self::refresh`]).
 #[derive(Debug, Default)]
 pub struct TunedVariants {
-    found: Mutex<BTreeMap<String, TunedVariant>>,
+    found: Mutex<Known>,
     /// The state folder (`None`: kept in memory only).
     dir: Option<PathBuf>,
+}
+
+/// The variants this server knows, each with when its search found it, and
+/// which version of `tuned.jsonl` it last read.
+#[derive(Debug, Default)]
+struct Known {
+    variants: BTreeMap<String, (TunedVariant, u64)>,
+    seen: Option<Stamp>,
+}
+
+impl Known {
+    /// Takes `variant` unless a search at least as recent already gave its id.
+    fn take(&mut self, variant: TunedVariant, found_at_ms: u64) {
+        match self.variants.get(&variant.id) {
+            Some((_, known)) if *known >= found_at_ms => {}
+            _ => {
+                self.variants
+                    .insert(variant.id.clone(), (variant, found_at_ms));
+            }
+        }
+    }
+}
+
+/// What identifies one version of `tuned.jsonl`: an append changes its size
+/// and times, a compaction (a new file renamed over it) its inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// What became of a search's best ([`TunedVariants::register`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TunedSaveError {
+    /// The planner refuses it here: neither runnable nor kept.
+    #[error("the search's best is not a variant this runner can run: {0}")]
+    Refused(#[from] TunedRefusal),
+    /// Runnable until the server stops, but `tuned.jsonl` could not be used
+    /// or written, so it will not be back after a restart.
+    #[error("the tuned variant was not saved")]
+    State(#[from] StateError),
+}
+
+impl TunedSaveError {
+    /// The `saved {store: "tuned"}` the page hears: typed by the state error
+    /// (a refused file, or the errno), never by its wording.
+    pub fn to_save_error(&self) -> SaveError {
+        match self {
+            TunedSaveError::Refused(why) => SaveError {
+                kind: SaveErrorKind::NotRunnable,
+                message: format!(
+                    "the search's best is not a variant this runner can run, so it is not \
+                     offered: {}",
+                    crate::error_chain(why)
+                ),
+            },
+            TunedSaveError::State(err) => SaveError::from_error(
+                "the tuned variant runs until the server stops, but it was not saved for the \
+                 next start",
+                err,
+            ),
+        }
+    }
 }
 
 impl TunedVariants {
@@ -385,16 +465,70 @@ impl TunedVariants {
     /// could have found here are skipped, and said in the [`TunedLoad`].
     pub fn open(dir: &Path) -> Result<(TunedVariants, TunedLoad), StateError> {
         let path = dir.join(TUNED_FILE);
-        let bytes = match statefile::open_read(&path)? {
-            Some(file) => read_tuned(&file, &path)?,
-            None => Vec::new(),
+        let (bytes, seen) = match statefile::open_read(&path)? {
+            Some(file) => {
+                let stamp = stamp_of(&file, &path)?;
+                (read_tuned(&file, &path)?, Some(stamp))
+            }
+            None => (Vec::new(), None),
         };
-        let (found, load) = fold_tuned(&bytes);
-        let variants = TunedVariants {
-            found: Mutex::new(found.into_iter().map(|(id, (v, _))| (id, v)).collect()),
+        let (variants, load) = fold_tuned(&bytes);
+        let tuned = TunedVariants {
+            found: Mutex::new(Known { variants, seen }),
             dir: Some(dir.to_path_buf()),
         };
-        Ok((variants, load))
+        Ok((tuned, load))
+    }
+
+    /// Reads `tuned.jsonl` again if it changed since this server last read it
+    /// (another server on the same state folder found a variant), under the
+    /// same rules as at start: the file is refused if it is a link, not
+    /// regular or another user's, and each line is validated. A variant read
+    /// replaces one this server knows only if its search is newer; variants
+    /// this server found but could not save stay. `Ok(None)`: nothing to read
+    /// (no state folder, no file, or no change).
+    pub fn refresh(&self) -> Result<Option<TunedLoad>, StateError> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        let path = dir.join(TUNED_FILE);
+        let Some(file) = statefile::open_read(&path)? else {
+            return Ok(None);
+        };
+        let stamp = stamp_of(&file, &path)?;
+        if self.lock().seen == Some(stamp) {
+            return Ok(None);
+        }
+        let bytes = read_tuned(&file, &path)?;
+        let (found, load) = fold_tuned(&bytes);
+        let mut known = self.lock();
+        for (variant, found_at_ms) in found.into_values() {
+            known.take(variant, found_at_ms);
+        }
+        known.seen = Some(stamp);
+        Ok(Some(load))
+    }
+
+    /// [`Self::refresh`], with what it refused said in the log (a request
+    /// still gets the variants this server knows).
+    pub fn refresh_logged(&self) {
+        let path = self.path().unwrap_or_default();
+        match self.refresh() {
+            Ok(Some(load)) => {
+                for (line, why) in &load.refused {
+                    tracing::warn!(
+                        "{} line {line} is refused, not offered as a step: {}",
+                        path.display(),
+                        crate::error_chain(why)
+                    );
+                }
+            }
+            Ok(None) => {}
+            Err(err) => tracing::warn!(
+                "cannot read the tuned variants again: {}",
+                crate::error_chain(&err)
+            ),
+        }
     }
 
     /// Where the variants are kept, if anywhere.
@@ -416,7 +550,7 @@ impl TunedVariants {
         };
         // The same rule as a line read back: only what a search could find here.
         let variant = line.clone().validate()?;
-        self.lock().insert(variant.id.clone(), variant);
+        self.lock().take(variant, line.found_at_ms);
         let Some(dir) = &self.dir else {
             return Ok(());
         };
@@ -436,10 +570,14 @@ impl TunedVariants {
 
     /// Every variant, by id.
     pub fn list(&self) -> Vec<TunedVariant> {
-        self.lock().values().cloned().collect()
+        self.lock()
+            .variants
+            .values()
+            .map(|(v, _)| v.clone())
+            .collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, TunedVariant>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Known> {
         // A panic elsewhere while holding it leaves a map that is still whole.
         self.found
             .lock()
@@ -448,11 +586,17 @@ impl TunedVariants {
 
     /// A run's parameters for `step`: unchanged for a catalog step; for a tuned
     /// variant, the sizes its search found filled in (and any other refused).
+    /// A variant this server does not know may have been found by another
+    /// server on the same state folder: `tuned.jsonl` is read again first (a
+    /// file of at most [`MAX_TUNED_READ`], on this rare path only).
     pub fn params_for(&self, step: &str, params: &RunParams) -> Result<RunParams, PastRefusal> {
         let Some(base) = catalog::tuned_base(step) else {
             return Ok(params.clone());
         };
-        let Some(found) = self.lock().get(step).cloned() else {
+        if !self.lock().variants.contains_key(step) {
+            self.refresh_logged();
+        }
+        let Some(found) = self.lock().variants.get(step).map(|(v, _)| v.clone()) else {
             return Err(PastRefusal::NotTuned {
                 id: step.to_string(),
                 base: base.id.to_string(),
@@ -480,15 +624,13 @@ impl TunedVariants {
     }
 }
 
-/// Why a search's best was not kept.
-#[derive(Debug, thiserror::Error)]
-pub enum TunedSaveError {
-    /// The planner refuses it here (not registered either).
-    #[error("the search's best is not a variant this runner can run: {0}")]
-    Refused(#[from] TunedRefusal),
-    /// `tuned.jsonl` could not be used or written.
-    #[error("the tuned variant was not saved")]
-    State(#[from] StateError),
+/// Which version of `tuned.jsonl` the open `file` is.
+fn stamp_of(file: &std::fs::File, path: &Path) -> Result<Stamp, StateError> {
+    Ok(Stamp::of(
+        &file
+            .metadata()
+            .map_err(statefile::io("cannot inspect", path))?,
+    ))
 }
 
 /// The whole of an open `tuned.jsonl`, from its start, at most [`MAX_TUNED_READ`].
@@ -733,5 +875,65 @@ mod tests {
         odd.pipe_size = 1 << 40;
         assert!(tuned.register(&odd).is_err());
         assert_eq!(tuned.list().len(), 2);
+    }
+
+    #[test]
+    fn a_variant_another_server_kept_is_read_again_and_the_newest_search_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, _) = TunedVariants::open(dir.path()).unwrap();
+        let (other, _) = TunedVariants::open(dir.path()).unwrap();
+        let best = |buf_size: u64| Best {
+            id: "tuned-busy-loop".into(),
+            base: "busy-loop".into(),
+            buf_size,
+            pipe_size: 256 << 10,
+            summary: Summary {
+                median: 5.0,
+                min: 5.0,
+                max: 5.0,
+                runs: 3,
+            },
+            argv: vec![],
+        };
+        one.register(&best(64 << 10)).unwrap();
+        assert!(other.list().is_empty());
+        let load = other.refresh().unwrap().expect("the file changed");
+        assert!(load.refused.is_empty());
+        assert_eq!(other.list(), one.list());
+        // Unchanged since: nothing is read.
+        assert!(other.refresh().unwrap().is_none());
+        // The other server's newer search replaces it everywhere once read.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        other.register(&best(1 << 20)).unwrap();
+        one.refresh().unwrap().expect("the file changed");
+        assert_eq!(one.list()[0].buf_size, 1 << 20);
+        // An older line read back does not replace a newer search's variant.
+        let older = TunedLine {
+            id: "tuned-busy-loop".into(),
+            base: "busy-loop".into(),
+            buf_size: 256 << 10,
+            pipe_size: 256 << 10,
+            median: 1.0,
+            found_at_ms: 1,
+        };
+        let mut line = serde_json::to_vec(&older).unwrap();
+        line.push(b'\n');
+        crate::jsonl::append(dir.path(), TUNED_FILE, &line).unwrap();
+        one.refresh().unwrap().expect("the file changed");
+        assert_eq!(one.list()[0].buf_size, 1 << 20);
+    }
+
+    #[test]
+    fn a_failed_save_is_typed_by_its_cause_not_its_words() {
+        let link = TunedSaveError::State(StateError::FileIsLink {
+            path: "/state/tuned.jsonl".into(),
+        });
+        assert_eq!(link.to_save_error().kind, SaveErrorKind::UnsafeFile);
+        let full = TunedSaveError::State(statefile::io("cannot append to", Path::new("/x"))(
+            std::io::Error::from_raw_os_error(libc::ENOSPC),
+        ));
+        assert_eq!(full.to_save_error().kind, SaveErrorKind::NoSpace);
+        let refused = TunedSaveError::Refused(TunedRefusal::Median(f64::NAN));
+        assert_eq!(refused.to_save_error().kind, SaveErrorKind::NotRunnable);
     }
 }

@@ -137,10 +137,11 @@ pub enum Reply {
     /// Whether something was saved, and why not: a lab record (a prediction,
     /// a fresh start, or a lab-tagged result, then right after that result or
     /// point) or a result in the history (after every `result` and `point`,
-    /// once the disk has it or could not take it). For a run it carries
+    /// once the disk has it or could not take it), or a search's best in
+    /// `tuned.jsonl` (right after the search's result). For a run it carries
     /// `"run"`; a sweep's `done` comes after its last run's.
     Saved {
-        /// Which file: the results history or the lab records.
+        /// Which file: the results history, the lab records or the tuned variants.
         store: SaveStore,
         /// The lab, for a lab record.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,7 +149,7 @@ pub enum Reply {
         /// Whether it is on disk.
         ok: bool,
         /// Why not: `kind` (`not_kept`, `no_space`, `quota`, `read_only`,
-        /// `unsafe_file`, `failed`) and a sentence.
+        /// `unsafe_file`, `failed`, `not_runnable`) and a sentence.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<SaveError>,
     },
@@ -162,6 +163,9 @@ pub enum SaveStore {
     History,
     /// `labs.jsonl`.
     Labs,
+    /// `tuned.jsonl`: a search's best, kept for the next start (after the
+    /// search's `result`).
+    Tuned,
 }
 
 impl Reply {

@@ -348,6 +348,9 @@ pub enum SaveErrorKind {
     UnsafeFile,
     /// Anything else.
     Failed,
+    /// A search's best this runner refuses to run (the planner said no): not
+    /// offered, so not kept either.
+    NotRunnable,
 }
 
 /// Why something was not saved: its kind, and a sentence for the page.

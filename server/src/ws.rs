@@ -150,7 +150,7 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
             event = next_event(&mut current) => {
                 let run = current.as_ref().map(|(ticket, _)| ticket.id());
                 let mut notes = Vec::new();
-                requests::after(&state, &event).await;
+                let after = requests::after(&state, &event).await;
                 let finished = match &event {
                     Event::Result(finished) => finished.kept(),
                     _ => None,
@@ -186,6 +186,10 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                     lab = None;
                 }
                 replies.append(&mut notes);
+                // What the kind did with its last event (a search's best kept), said after it.
+                if let (Some(reply), Some(run)) = (after, run) {
+                    replies.push(reply.to_json_for_run(run));
+                }
                 replies
             },
             Some(message) = drained.recv() => match message {

@@ -14,6 +14,7 @@ mod latency;
 mod pages;
 mod paging_vectors;
 mod profile;
+mod readme;
 mod shared_pipe;
 mod steps;
 mod tool;

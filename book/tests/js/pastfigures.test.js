@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beginSearch, describeTune, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
+import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
 
 const KIB = 1024;
 const started = {
@@ -152,4 +152,34 @@ test("a tuned variant's runs get a row of their own after the catalog's, named a
   assert.equal(rows[0].article, null);
   assert.deepEqual(tunedRows(steps, []), []);
   assert.deepEqual(tunedRows(steps, undefined), []);
+});
+
+test("the card says whether the best found is kept for the next start, and why not from the typed kind", () => {
+  const kept = keptNote({ type: "saved", store: "tuned", ok: true });
+  assert.equal(kept.kept, "yes");
+  assert.match(kept.text, /still here after a restart/);
+  const refused = (kind, message = "the tuned variant runs until the server stops, but it was not saved for the next start: …") =>
+    keptNote({ type: "saved", store: "tuned", ok: false, error: { kind, message } });
+  for (const [kind, why] of [
+    ["no_space", /is full/],
+    ["quota", /quota/],
+    ["read_only", /cannot be written/],
+    ["unsafe_file", /a link or a file of another user/],
+    ["failed", /the save failed/],
+  ]) {
+    const note = refused(kind);
+    assert.equal(note.kept, kind);
+    assert.equal(note.runnable, true, kind);
+    assert.match(note.text, /^Runnable now, but it will not survive a restart of the runner: /);
+    assert.match(note.text, why, kind);
+    // The runner's own sentence follows, quoted, never read for the reason.
+    assert.match(note.text, /\(the tuned variant runs until the server stops/);
+  }
+  // The reason comes from the kind alone: the same words under another kind say the other reason.
+  assert.match(refused("read_only", "No space left on device").text, /cannot be written/);
+  // A kind this page does not know yet still says the variant is runnable and not kept.
+  assert.match(refused("something_new").text, /^Runnable now, .*the save failed/);
+  const unrunnable = refused("not_runnable", "pipe_size too large");
+  assert.equal(unrunnable.runnable, false);
+  assert.match(unrunnable.text, /not offered as a step \(pipe_size too large\)/);
 });

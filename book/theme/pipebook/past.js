@@ -6,16 +6,17 @@
 // on one pipe.
 // Hooks for tests: button.pipebook-tune-button, svg.pipebook-tune-heat
 // (rect.pipebook-tune-cell[data-median]), table.pipebook-tune-table,
-// .pipebook-tune-variant .pipebook-run; select.pipebook-tool-select,
+// .pipebook-tune-variant .pipebook-run, p.pipebook-tune-kept; select.pipebook-tool-select,
 // select.pipebook-tool-side, button.pipebook-tool-button, table.pipebook-tool-result;
 // button.pipebook-shared-button, table.pipebook-shared-result; on each root data-state,
-// and data-trials / data-best (tune), data-bytes (tool), data-points / data-torn (shared).
+// and data-trials / data-best / data-kept ("yes" or why not, the runner's kind) (tune),
+// data-bytes (tool), data-points / data-torn (shared).
 
 import { statusLine } from "./announce.js";
 import { START_HINT, toolTable, tunedVariants } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import * as fmt from "./format.js";
-import { beginSearch, describeTune, foldTrial, layoutHeat, searchRows, sharedRow, toolRows } from "./pastfigures.js";
+import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, searchRows, sharedRow, toolRows } from "./pastfigures.js";
 import { startSharedPipe, startTool, startTune } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { mountWidget } from "./widget.js";
@@ -160,9 +161,11 @@ export function mountTune(root, { online, catalogEntry }) {
   const table = h("table.pipebook-tune-table");
   const summary = h("p.pipebook-tune-summary");
   const command = h("p.pipebook-sweep-command");
+  // Whether the best found is kept for the runner's next start (its `saved {store: "tuned"}`).
+  const kept = h("p.pipebook-tune-kept");
   const variantBox = h("div.pipebook-tune-variant");
   // The map joins the card with its grid: an empty box would print as one.
-  card.append(form, status, bar, summary, command, table, variantBox);
+  card.append(form, status, bar, summary, command, table, kept, variantBox);
   setState("idle", "Ready: the search takes two CPUs for the whole budget, after any run ahead of it.");
   // A variant found earlier since the runner started can run at once.
   tunedVariants().then((found) => {
@@ -183,8 +186,10 @@ export function mountTune(root, { online, catalogEntry }) {
     const seconds = Number(budget.value);
     if (!fmt.isNumber(seconds) || seconds < 2 || seconds > 120) return setState("error", "Error: the budget must be 2 to 120 seconds.");
     fill(summary);
+    fill(kept);
     fill(command, "Same on the command line: ", h("code", null, `pipebench tune ${step} --budget ${seconds}`));
     delete root.dataset.best;
+    delete root.dataset.kept;
     setState("connecting", "Connecting to the runner…");
     run = startTune(step, seconds, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
@@ -212,6 +217,17 @@ export function mountTune(root, { online, catalogEntry }) {
         setState("done", `Done: ${r.best.id} is runnable below.`);
         showVariant(variantBox, catalogEntry, { id: r.best.id, base: r.best.base, buf_size: r.best.buf_size, pipe_size: r.best.pipe_size, median: r.best.summary.median });
         for (const w of r.warnings || []) summary.append(h("span.pipebook-warning", null, ` ${w}.`));
+      },
+      saved: (msg) => {
+        if (msg.store !== "tuned") return;
+        const note = keptNote(msg);
+        root.dataset.kept = note.kept;
+        kept.className = `pipebook-tune-kept${note.kept === "yes" ? "" : " pipebook-warning"}`;
+        fill(kept, note.text);
+        if (!note.runnable) {
+          fill(variantBox);
+          delete root.dataset.best;
+        }
       },
       cancelled: () => {
         run = null;

@@ -210,3 +210,28 @@ export function tunedRows(steps, results) {
     return { id, title: `${base.title}, tuned on this machine`, kind: "tuned", base: base.id, article: null, reference: null };
   });
 }
+
+/** Why a search's best was not kept for the next start, by the runner's typed `kind`. */
+const NOT_KEPT_BECAUSE = {
+  no_space: "the disk that holds the runner's state folder is full",
+  quota: "the disk quota of the runner's user is used up",
+  read_only: "the runner's state folder cannot be written (read-only, or no permission)",
+  unsafe_file: "tuned.jsonl in the runner's state folder is a link or a file of another user, which the runner never writes through",
+  failed: "the save failed",
+};
+
+/** What the tuning card says of `saved {store: "tuned"}`: whether the best found is kept for
+ * the runner's next start, and if not why (from the runner's typed `error.kind`, its own
+ * sentence after it). `runnable` is false only when the runner refused the variant itself. */
+export function keptNote(saved) {
+  if (saved?.ok) {
+    return { kept: "yes", runnable: true, text: "Kept in the runner's state folder (tuned.jsonl): the tuned step is still here after a restart." };
+  }
+  const kind = typeof saved?.error?.kind === "string" ? saved.error.kind : "failed";
+  const detail = typeof saved?.error?.message === "string" && saved.error.message ? ` (${saved.error.message})` : "";
+  if (kind === "not_runnable") {
+    return { kept: kind, runnable: false, text: `This runner cannot run the configuration found, so it is not offered as a step${detail}.` };
+  }
+  const why = NOT_KEPT_BECAUSE[kind] ?? NOT_KEPT_BECAUSE.failed;
+  return { kept: kind, runnable: true, text: `Runnable now, but it will not survive a restart of the runner: ${why}${detail}.` };
+}

@@ -607,3 +607,69 @@ fn included_listings_fit_the_page() {
     }
     assert!(too_wide.is_empty(), "{}", too_wide.join("\n"));
 }
+
+/// The figures a paragraph states: a number followed by GiB/s, ns or %.
+fn figures(paragraph: &str) -> Vec<String> {
+    let bytes = paragraph.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < bytes.len() && (bytes[end].is_ascii_digit() || bytes[end] == b'.') {
+            end += 1;
+        }
+        let rest = paragraph[end..].trim_start_matches(' ');
+        if ["GiB/s", "ns", "%"].iter().any(|unit| {
+            rest.starts_with(unit)
+                && !rest[unit.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+        }) {
+            found.push(paragraph[i..end].to_string());
+        }
+        i = end.max(i + 1);
+    }
+    found
+}
+
+#[test]
+fn figures_are_found_with_their_units_only() {
+    assert_eq!(
+        figures("from 21.1 GiB/s to 55.6GiB/s, about 69 ns, 6 to 28% more; 4096 bytes, 2 MiB, 0.3 s, 64 nsec"),
+        ["21.1", "55.6", "69", "28"]
+    );
+}
+
+/// "Past the article" states figures only where it says whose they are: a
+/// paragraph with a figure (GiB/s, ns, %) names the project's reference machine
+/// or links its source; the reader's own figures come from the cards, not the
+/// text.
+#[test]
+fn past_the_article_cites_every_figure_it_states() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/past-the-article.md");
+    let text = std::fs::read_to_string(&root).unwrap();
+    let mut stated = 0;
+    for paragraph in text.split("\n\n") {
+        let found = figures(paragraph);
+        if found.is_empty() {
+            continue;
+        }
+        stated += found.len();
+        let cited = paragraph.contains("](http") || paragraph.contains("reference machine");
+        assert!(
+            cited,
+            "figures {found:?} with no machine or source named:\n{paragraph}"
+        );
+    }
+    // The chapter does cite the sweeps it starts from.
+    assert!(
+        stated >= 5,
+        "{stated} figures found: has the chapter changed?"
+    );
+}

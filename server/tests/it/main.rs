@@ -34,4 +34,5 @@ mod search_print;
 mod sockets;
 mod state_files;
 mod trust;
+mod tuned;
 mod ws_security;

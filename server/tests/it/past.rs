@@ -60,6 +60,25 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
         assert!(trial["median"].as_f64().unwrap() > 0.0, "{trial}");
         assert_eq!(trial["run"], started["run"]);
     }
+    // Interleaved repeats: each round (a block of cells + 1 trials) runs every
+    // configuration of the grid and the step's own exactly once.
+    let grid: std::collections::BTreeSet<String> = started["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{}/{}", c["buf_size"], c["pipe_size"]))
+        .chain(["own".to_string()])
+        .collect();
+    for round in trials.chunks(cells + 1) {
+        let seen: std::collections::BTreeSet<String> = round
+            .iter()
+            .map(|t| match t["own"].as_bool() {
+                Some(true) => "own".to_string(),
+                _ => format!("{}/{}", t["buf_size"], t["pipe_size"]),
+            })
+            .collect();
+        assert_eq!(seen, grid, "a round that is not the whole grid: {round:?}");
+    }
     // The best so far, once known, is the fastest median of the grid so far.
     let last = trials.last().unwrap();
     assert_eq!(
@@ -92,9 +111,16 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
         gain["high"].as_f64().unwrap(),
     );
     assert!(low <= ratio && ratio <= high, "{gain}");
-    // A search is not a pipe result: the page hears why it is not kept.
+    // Its best is kept for the next start, and the page hears so first...
+    let kept = recv(&mut socket).await;
+    assert_eq!(
+        kept,
+        json!({"type":"saved","run":result["run"],"store":"tuned","ok":true})
+    );
+    // ...then, a search not being a pipe result, why the history has none of it.
     let saved = recv(&mut socket).await;
     assert_eq!(saved["type"], "saved", "{saved}");
+    assert_eq!(saved["store"], "history", "{saved}");
     assert_eq!(saved["ok"], false);
     assert_eq!(saved["error"]["kind"], "not_kept");
 

@@ -189,12 +189,12 @@ fn check(result: libc::c_int) -> std::io::Result<()> {
 
 /// Set-up for a server in a mount namespace of its own where `dir` is `how`:
 /// a read-only bind mount of itself, or an empty tmpfs of `size` bytes.
-enum Mount {
+pub(crate) enum Mount {
     ReadOnly,
     Tmpfs(u64),
 }
 
-fn mount_namespace(
+pub(crate) fn mount_namespace(
     dir: &Path,
     how: Mount,
 ) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
@@ -246,7 +246,7 @@ fn mount_namespace(
 }
 
 /// `path` as the server sees it, through its mount namespace.
-fn inside(server: &Server, path: &Path) -> PathBuf {
+pub(crate) fn inside(server: &Server, path: &Path) -> PathBuf {
     Path::new(&format!("/proc/{}/root", server.pid())).join(path.strip_prefix("/").unwrap())
 }
 

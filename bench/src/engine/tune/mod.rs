@@ -419,4 +419,39 @@ mod tests {
             Err(TuneError::Budget(_))
         ));
     }
+
+    #[test]
+    fn the_grid_stays_within_pipe_max_size_and_keeps_the_steps_huge_pages() {
+        // A machine whose pipe-max-size is 256 KiB: no 1 MiB pipe is tried.
+        let limits = Limits {
+            max_pipe_size: 256 << 10,
+            ..Limits::default()
+        };
+        for (step, huge) in [
+            ("huge-pages", true),
+            ("busy-loop", true),
+            ("vmsplice-splice", false),
+        ] {
+            let job = TuneJob {
+                step: step.into(),
+                budget: 120.0,
+                seed: Some(2),
+            };
+            let search = plan(&job, &limits).unwrap();
+            assert!(!search.cells.is_empty(), "{step}");
+            assert!(
+                search.cells.iter().all(|&(_, pipe)| pipe <= 256 << 10),
+                "{step}"
+            );
+            assert!(
+                search.cells.iter().any(|&(_, pipe)| pipe == 256 << 10),
+                "{step}: the largest pipe allowed is tried"
+            );
+            // The search changes sizes, not the step's kind: huge pages where the
+            // step has them, in every configuration and the step's own.
+            for plan in &search.plans {
+                assert_eq!(plan.writer.common.huge_pages, huge, "{step}");
+            }
+        }
+    }
 }

@@ -40,6 +40,7 @@ mod profile;
 mod run_card;
 mod shared_pipe;
 mod sweep;
+mod tuned_row;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

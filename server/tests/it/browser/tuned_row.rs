@@ -1,0 +1,210 @@
+//! A tuned step's own row in the results table: a search on the smallest budget
+//! in the page, its best run again from the card it offers, and "Your machine"
+//! then counts that run under `tuned-busy-loop`, named as the step tuned on this
+//! machine, and not under the article's `busy-loop`. The card also says the best
+//! found is kept for the runner's next start.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::past::{click_and_sample, CHAPTER};
+use super::{
+    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+};
+
+const MACHINE_CHAPTER: &str = "your-machine";
+const TUNED: &str = "tuned-busy-loop";
+const BASE: &str = "busy-loop";
+
+#[tokio::test]
+async fn a_tuned_step_run_from_its_card_gets_its_own_row_in_the_results_table() {
+    in_fresh_page("tuned-row", tuned_row).await;
+}
+
+/// The results table's rows once it has the catalog's: `{step: {runs, name, best}}`.
+async fn result_rows(page: &Page) -> TestResult<Value> {
+    wait_js(
+        &page.client,
+        &format!(
+            "const rows = [...document.querySelectorAll('.pipebook-results tr[data-step]')];
+             if (!rows.some((tr) => tr.dataset.step === '{BASE}')) return null;
+             return Object.fromEntries(rows.map((tr) => [tr.dataset.step, {{
+               runs: Number(tr.dataset.runs),
+               name: tr.querySelector('th').textContent,
+               best: tr.querySelector('.pipebook-best').textContent }}]));"
+        ),
+        Duration::from_secs(10),
+        "the results table's rows",
+    )
+    .await
+}
+
+/// How many results of `step` the server's history holds, fetched by the page.
+async fn history_runs(page: &Page, step: &str) -> TestResult<u64> {
+    let counted = page
+        .client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/api/results').then((r) => r.json())
+                   .then((all) => done(all.filter((r) => r.step === '{step}').length))
+                   .catch((e) => done(String(e)));"
+            ),
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("reading the history from the page: {e}"))?;
+    counted
+        .as_u64()
+        .ok_or_else(|| format!("the history could not be read: {counted}"))
+}
+
+fn runs(rows: &Value, step: &str) -> u64 {
+    rows[step]["runs"].as_u64().unwrap_or(0)
+}
+
+async fn tuned_row(page: &Page) -> TestResult {
+    require_chapter(CHAPTER)?;
+    require_chapter(MACHINE_CHAPTER)?;
+    let (client, base) = (&page.client, page.base.as_str());
+    open(client, base, MACHINE_CHAPTER).await?;
+    let before = result_rows(page).await?;
+
+    open(client, base, CHAPTER).await?;
+    let root = ".pipebook-tune[data-step=\"busy-loop\"]";
+    let probe = format!(
+        "const r = document.querySelector('{root}');
+         return {{ state: r.dataset.state, best: r.dataset.best ?? null, kept: r.dataset.kept ?? null,
+                  keptText: r.querySelector('.pipebook-tune-kept')?.textContent ?? '',
+                  status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let samples = click_and_sample(
+        page,
+        root,
+        "r.querySelector('input.pipebook-tune-budget').value = '2';",
+        "button.pipebook-tune-button",
+        Duration::from_secs(240),
+        &probe,
+    )
+    .await?;
+    let last = samples.last().cloned().unwrap_or_default();
+    if last["state"] != json!("done") || last["best"] != json!(TUNED) {
+        return Err(format!("the search ended as {last}"));
+    }
+    // The `saved {store: "tuned"}` follows the result: wait for the card to say it.
+    let kept = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.dataset.kept ? {{ kept: r.dataset.kept,
+               text: r.querySelector('.pipebook-tune-kept').textContent }} : null;"
+        ),
+        Duration::from_secs(10),
+        "the card to say whether the best is kept",
+    )
+    .await?;
+    if kept["kept"] != json!("yes")
+        || !kept["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("after a restart")
+    {
+        return Err(format!("the card does not say the best is kept: {kept}"));
+    }
+
+    // The offered card is the tuned step's own, not the article's.
+    let variant = format!("{root} .pipebook-tune-variant .pipebook-run");
+    let head = js(
+        client,
+        &format!(
+            "const v = document.querySelector('{variant}');
+             return {{ step: v.dataset.step, id: v.querySelector('.pipebook-step-id')?.textContent ?? '',
+                      title: v.querySelector('.pipebook-title')?.textContent ?? '' }};"
+        ),
+    )
+    .await?;
+    if head["step"] != json!(TUNED)
+        || head["id"] != json!(TUNED)
+        || !head["title"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tuned on this machine")
+    {
+        return Err(format!("the offered card is not the tuned step's: {head}"));
+    }
+    let run_probe = format!(
+        "const r = document.querySelector('{variant}');
+         return {{ state: r.dataset.state, status: r.querySelector('.pipebook-status').textContent }};"
+    );
+    let ran = click_and_sample(
+        page,
+        &variant,
+        "r.querySelector('input.pipebook-seconds').value = '1';",
+        "button.pipebook-run-button",
+        Duration::from_secs(60),
+        &run_probe,
+    )
+    .await?;
+    let end = ran.last().cloned().unwrap_or_default();
+    if end["state"] != json!("done") {
+        return Err(format!("the tuned step's run ended as {end}"));
+    }
+
+    // Its run is counted in a row of its own, named after the step it tunes;
+    // the search and this run added nothing to the article step's row. The
+    // history has the run once the run card's `saved` came: wait for it there.
+    let want = runs(&before, TUNED) + 1;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while history_runs(page, TUNED).await? < want {
+        if std::time::Instant::now() > deadline {
+            return Err(format!("the history never had {want} run(s) of {TUNED}"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    open(client, base, MACHINE_CHAPTER).await?;
+    let after = result_rows(page).await?;
+    let row = &after[TUNED];
+    if runs(&after, TUNED) != runs(&before, TUNED) + 1 {
+        return Err(format!(
+            "the tuned row should count one more run: before {}, after {row}",
+            before[TUNED]
+        ));
+    }
+    let name = row["name"].as_str().unwrap_or("");
+    if !name.contains("tuned on this machine") || !name.contains(TUNED) {
+        return Err(format!(
+            "the tuned row is not named as the tuned step: {row}"
+        ));
+    }
+    if row["best"] == json!("—") {
+        return Err(format!("the tuned row has no figure: {row}"));
+    }
+    if runs(&after, BASE) != runs(&before, BASE) {
+        return Err(format!(
+            "{BASE}'s row changed: before {}, after {}",
+            before[BASE], after[BASE]
+        ));
+    }
+    crate::a11y::audit(
+        client,
+        &crate::a11y::axe_source(),
+        "results table with a tuned row",
+    )
+    .await?;
+    js(
+        client,
+        &format!(
+            "document.querySelector('.pipebook-results tr[data-step=\"{TUNED}\"]').scrollIntoView({{ block: 'center' }}); return true;"
+        ),
+    )
+    .await?;
+    let path = screenshot_element(
+        client,
+        ".pipebook-results .pipebook-results-table",
+        "results-tuned-row",
+    )
+    .await?;
+    println!("tuned row: {row}; {}", path.display());
+    Ok(())
+}
