@@ -166,3 +166,28 @@ fn a_comparison_starts_with_a_machine_check() {
     let got: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert!(got["precheck"].is_array(), "{got}");
 }
+
+/// On a terminal the pairs draw a progress bar ("run 2/4 [==>  ] ..."), and
+/// the verdict follows in words. `script` gives the command a pseudo-terminal
+/// (stdout and stderr both on it) and copies what was drawn to its stdout.
+#[test]
+fn a_comparison_on_a_terminal_draws_a_progress_bar() {
+    let _cpus = cpus();
+    let exe = crate::common::exe();
+    let line = format!(
+        "{} compare busy-loop write-read --pairs 2 --bytes 8MiB",
+        exe.display()
+    );
+    let output = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let drawn = stdout(&output);
+    // The bar's own text, as its template writes it, for the four runs.
+    assert!(drawn.contains("/4 ["), "no progress bar drawn: {drawn:?}");
+    assert!(drawn.contains("run "), "no progress bar drawn: {drawn:?}");
+    // Then the verdict in words, with its pairs.
+    assert!(drawn.contains("2 pairs"), "{drawn:?}");
+}
