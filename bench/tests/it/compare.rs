@@ -48,6 +48,25 @@ fn busy_loop_resolves_faster_than_write_read() {
     };
     let ratio = median("a_gib_per_s") / median("b_gib_per_s");
     assert!((ratio - figure(&got, "ratio")).abs() < 1e-9, "{got}");
+    // The rank test's p-value: exact, so with every pair one way it is the
+    // smallest five pairs can give, 2 of the 2^5 sign patterns.
+    let rates = |side: &str| -> Vec<f64> {
+        got[side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let p = figure(&got, "p_value");
+    assert!(p > 0.0 && p <= 1.0, "{got}");
+    if rates("a_gib_per_s")
+        .iter()
+        .zip(rates("b_gib_per_s"))
+        .all(|(a, b)| *a > b)
+    {
+        assert!((p - 2.0 / 32.0).abs() < 1e-12, "{got}");
+    }
     assert!(got["sentence"]
         .as_str()
         .unwrap()
@@ -86,6 +105,30 @@ fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let output = pipebench(&["compare", "write-read", "busy-loop", "--pairs", "1"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+/// A side's own flags apply to that side only: write-read at 4 KiB a call
+/// (a system call per page at each end) against write-read as the article
+/// runs it is resolved slower, where the same step on both sides would not be.
+#[test]
+fn a_sides_own_flags_make_it_another_configuration() {
+    let _cpus = cpus();
+    let output = pipebench(&[
+        "compare",
+        "write-read --buf-size 4KiB",
+        "write-read",
+        "--pairs",
+        "4",
+        "--bytes",
+        "16MiB",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let got: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(got["a"], "write-read --buf-size 4KiB", "{got}");
+    assert_eq!(got["b"], "write-read", "{got}");
+    assert_eq!(got["verdict"], "slower", "{got}");
+    assert!(figure(&got, "ci_high") < 1.0, "{got}");
 }
 
 /// A child killed and reaped when dropped.
