@@ -89,7 +89,7 @@ export class RunEvidence {
       text: h("p.pipebook-baseline-text"),
       picture: h("div.pipebook-baseline-picture"),
       budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: ROUND_PAIRS, max: MAX_BASE_PAIRS, step: ROUND_PAIRS, value: 4, size: 4 }),
-      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button" }, "Run until resolved"),
+      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": "Run until resolved against the baseline" }, "Run until resolved"),
       cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
       session: null,

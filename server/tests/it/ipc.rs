@@ -123,6 +123,15 @@ async fn a_quiet_run_streams_no_progress_and_says_it_was_not_watched() {
     let refused = recv(&mut socket).await;
     assert_eq!(refused["type"], "error", "{refused}");
     assert!(refused.get("run").is_none(), "{refused}");
+    // /api/ipc publishes the switch for the card, off unless asked.
+    let lab = server.get("/api/ipc").await.json();
+    let quiet = lab["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "quiet")
+        .unwrap_or_else(|| panic!("no quiet switch: {lab}"));
+    assert_eq!((quiet["unit"].clone(), quiet["default"].clone()), (json!("flag"), json!(0)));
 }
 
 #[tokio::test]
