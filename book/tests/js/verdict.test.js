@@ -126,7 +126,7 @@ test("small ratios keep two significant digits, and their axis has ticks", () =>
   assert.ok(axis.ticks.includes(0.01) && axis.ticks.includes(1), `${axis.ticks}`);
 });
 
-import { BASELINE, baselineEvidence, baselineSentence, compareRuns } from "../../theme/pipebook/verdict.js";
+import { BASELINE, baselineEvidence, baselineSentence } from "../../theme/pipebook/verdict.js";
 
 test("a step against the baseline: quiet runs of each configuration, judged by the one definition", () => {
   const run = (step, gib_per_s, watched, extra = {}) => ({ step, gib_per_s, watched, bytes_per_call: 262144, pipe_capacity: 65536, ...extra });
