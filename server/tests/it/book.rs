@@ -638,7 +638,10 @@ fn chapters_that_compare_say_why_their_runs_are_quiet() {
             silent.push(chapter.file_name().unwrap().to_string_lossy().into_owned());
         }
     }
-    assert!(comparing >= 3, "too few comparing chapters found: {comparing}");
+    assert!(
+        comparing >= 3,
+        "too few comparing chapters found: {comparing}"
+    );
     assert!(
         silent.is_empty(),
         "chapters that compare without saying their runs are quiet and why: {silent:?}"

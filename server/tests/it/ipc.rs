@@ -131,7 +131,10 @@ async fn a_quiet_run_streams_no_progress_and_says_it_was_not_watched() {
         .iter()
         .find(|p| p["name"] == "quiet")
         .unwrap_or_else(|| panic!("no quiet switch: {lab}"));
-    assert_eq!((quiet["unit"].clone(), quiet["default"].clone()), (json!("flag"), json!(0)));
+    assert_eq!(
+        (quiet["unit"].clone(), quiet["default"].clone()),
+        (json!("flag"), json!(0))
+    );
 }
 
 #[tokio::test]

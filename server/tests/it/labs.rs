@@ -231,7 +231,9 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .unwrap();
     let buf = &report["labs"][sizes_index]["checks"][buf_index];
     let (low, value, high) = (
-        buf["ci_low"].as_f64().unwrap_or_else(|| panic!("no interval: {buf}")),
+        buf["ci_low"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no interval: {buf}")),
         buf["value"].as_f64().unwrap(),
         buf["ci_high"].as_f64().unwrap(),
     );

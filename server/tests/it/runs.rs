@@ -446,7 +446,15 @@ async fn a_run_from_the_page_carries_the_machine_state_and_says_when_its_cpus_we
     let (calm, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     let machine = &calm["machine"];
     assert_eq!(machine["cpus"], json!([0, 1]), "{calm}");
-    for field in ["governors", "boost", "window_ms", "steal_ms", "other_ms", "throttle_events", "taken"] {
+    for field in [
+        "governors",
+        "boost",
+        "window_ms",
+        "steal_ms",
+        "other_ms",
+        "throttle_events",
+        "taken",
+    ] {
         assert!(machine.get(field).is_some(), "no {field}: {machine}");
     }
     let spinner = Spinner(

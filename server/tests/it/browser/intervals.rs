@@ -240,7 +240,8 @@ async fn against_baseline(page: &Page) -> TestResult {
     .await?;
     let status = done["status"].as_str().unwrap_or("");
     // Its runs had to run: none of this variant was on record before.
-    if !(status.starts_with("Resolved after 2 pairs") || status.starts_with("Budget spent: 2 pairs"))
+    if !(status.starts_with("Resolved after 2 pairs")
+        || status.starts_with("Budget spent: 2 pairs"))
     {
         return Err(format!(
             "two pairs should run, then the card says resolved or budget spent: {done}"
@@ -262,7 +263,9 @@ async fn against_baseline(page: &Page) -> TestResult {
     if !["faster", "slower", "not_resolved"].contains(&verdict)
         || (status.starts_with("Resolved") == (verdict == "not_resolved"))
     {
-        return Err(format!("the verdict should match how the runs ended: {done}"));
+        return Err(format!(
+            "the verdict should match how the runs ended: {done}"
+        ));
     }
     if done["drawn"] != true || done["label"].as_str() != Some(text) {
         return Err(format!(

@@ -85,7 +85,9 @@ async fn run_ipc(page: &Page) -> TestResult {
             .unwrap_or("")
             .contains("A watched run")
     {
-        return Err(format!("the IPC card should say the run was watched: {last}"));
+        return Err(format!(
+            "the IPC card should say the run was watched: {last}"
+        ));
     }
     // The table names the bytes moved, the checksum, and both ends' counters,
     // beside the survey's 1373 ms.

@@ -348,7 +348,11 @@ async fn do_lab(page: &Page) -> TestResult {
         .and_then(|labs| labs.iter().find(|l| l["id"] == json!("vmsplice-safety")))
         .map(|l| l["measurements"].as_array().cloned().unwrap_or_default())
         .unwrap_or_default();
-    if measurements.is_empty() || measurements.iter().any(|m| m["result"]["watched"] != json!(false)) {
+    if measurements.is_empty()
+        || measurements
+            .iter()
+            .any(|m| m["result"]["watched"] != json!(false))
+    {
         return Err(format!(
             "the lab's runs should be quiet (watched: false): {measurements:?}"
         ));
