@@ -108,8 +108,10 @@ fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
 }
 
 /// A side's own flags apply to that side only: write-read at 4 KiB a call
-/// (a system call per page at each end) against write-read as the article
-/// runs it is resolved slower, where the same step on both sides would not be.
+/// (a system call per page at each end, but a 64 KiB pipe never full) against
+/// write-read as the article runs it is resolved, where the same step on both
+/// sides is not. Which way depends on the machine (on the 2-core test VM the
+/// small calls won, 1.58x), so the test asks only that it is resolved.
 #[test]
 fn a_sides_own_flags_make_it_another_configuration() {
     let _cpus = cpus();
@@ -127,8 +129,11 @@ fn a_sides_own_flags_make_it_another_configuration() {
     let got: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(got["a"], "write-read --buf-size 4KiB", "{got}");
     assert_eq!(got["b"], "write-read", "{got}");
-    assert_eq!(got["verdict"], "slower", "{got}");
-    assert!(figure(&got, "ci_high") < 1.0, "{got}");
+    assert_ne!(got["verdict"], "not_resolved", "{got}");
+    assert!(
+        figure(&got, "ci_high") < 1.0 || figure(&got, "ci_low") > 1.0,
+        "{got}"
+    );
 }
 
 /// A child killed and reaped when dropped.
