@@ -444,6 +444,7 @@ async fn a_run_from_the_page_carries_the_machine_state_and_says_when_its_cpus_we
                          "params":{"bytes":"64MiB","writer_cpu":0,"reader_cpu":1,"quiet":true}});
     start_run(&mut socket, message.clone()).await;
     let (calm, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    crate::common::recv_saved(&mut socket).await;
     let machine = &calm["machine"];
     assert_eq!(machine["cpus"], json!([0, 1]), "{calm}");
     for field in [
