@@ -337,6 +337,8 @@ export function mountIpc(root, { online, lab }) {
     fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
     setState("connecting", "Connecting to the runner…");
     samples = 0;
+    // This run's count, not the last one's: a quiet run streams none.
+    root.dataset.progressSamples = "0";
     run = startIpc(m.id, asked.params, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
       started: (msg) => {

@@ -136,14 +136,21 @@ async fn run_ipc(page: &Page) -> TestResult {
     let path = screenshot_element(client, &root, "ipc-done").await?;
     // Again with "Quiet run" ticked: nothing streamed, the bar never shown, and
     // the card says the figure was not watched (the runner's `watched: false`).
+    // The card is taller now: its button, not its middle, goes to the centre,
+    // clear of mdBook's sticky bar.
     js(
         client,
         &format!(
-            "document.querySelector('{root} input.pipebook-ipc-quiet').checked = true; return true;"
+            "const r = document.querySelector('{root}');
+             r.querySelector('input.pipebook-ipc-quiet').checked = true;
+             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
+             const b = r.querySelector('button.pipebook-ipc-button');
+             b.scrollIntoView({{ block: 'center' }});
+             b.click();
+             return true;"
         ),
     )
     .await?;
-    start_ipc_card(client, IPC_CHAPTER, IPC_MECHANISM, IPC_BYTES).await?;
     let quiet = until_ended(client, &probe).await?;
     if quiet["state"] != json!("done") || quiet["checksum"] != json!("ok") {
         return Err(format!("the quiet IPC run ended as {quiet}"));
