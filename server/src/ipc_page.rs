@@ -35,6 +35,10 @@ pub struct IpcRunParams {
     /// CLI's `--no-counts`.
     #[serde(default)]
     pub counts: Option<bool>,
+    /// A quiet run (default false): no `progress` while it runs, and its record
+    /// says `watched: false`; the page's comparisons use only such runs.
+    #[serde(default)]
+    pub quiet: Option<bool>,
 }
 
 /// Checks a page's request: a known mechanism, bytes within the server's limit,
@@ -64,6 +68,7 @@ pub fn plan(mechanism: &str, params: &IpcRunParams) -> Result<IpcJob, IpcError> 
         chunk,
         timeout: RUN_TIMEOUT,
         no_counts: !params.counts.unwrap_or(true),
+        quiet: params.quiet.unwrap_or(false),
     })
 }
 
@@ -123,6 +128,17 @@ pub fn published_json() -> Vec<u8> {
                        switches always, wakeups, IPIs and TLB flushes where permitted; off \
                        is the command line's --no-counts.",
             },
+            ParamBounds {
+                name: "quiet",
+                label: "Quiet run",
+                unit: "flag",
+                default: Some(0),
+                min: 0,
+                max: 1,
+                help: "No progress while it runs: nothing is drawn and the runner looks \
+                       at it less often, so its figure carries no cost of watching; the \
+                       page's comparisons use only quiet runs.",
+            },
         ],
     };
     serde_json::to_vec(&published).expect("the lab's table serialises")
@@ -165,6 +181,16 @@ mod tests {
         let on: IpcRunParams = serde_json::from_str(r#"{"counts":true}"#).unwrap();
         assert!(!plan("pipe-rw", &on).unwrap().no_counts);
         assert!(serde_json::from_str::<IpcRunParams>(r#"{"counts":"no"}"#).is_err());
+    }
+
+    #[test]
+    fn a_run_is_watched_unless_the_page_asks_for_a_quiet_one() {
+        assert!(!plan("pipe-rw", &IpcRunParams::default()).unwrap().quiet);
+        let quiet: IpcRunParams = serde_json::from_str(r#"{"quiet":true}"#).unwrap();
+        assert!(plan("pipe-rw", &quiet).unwrap().quiet);
+        let watched: IpcRunParams = serde_json::from_str(r#"{"quiet":false}"#).unwrap();
+        assert!(!plan("pipe-rw", &watched).unwrap().quiet);
+        assert!(serde_json::from_str::<IpcRunParams>(r#"{"quiet":"yes"}"#).is_err());
     }
 
     #[test]

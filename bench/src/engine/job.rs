@@ -69,6 +69,10 @@ pub struct IpcJob {
     /// Leave the kernel's events uncounted in the ends (as `pipebench ipc
     /// --no-counts`): calls, faults and context switches are still counted.
     pub no_counts: bool,
+    /// Not watched: no `progress` while it runs and the job's thread looks at
+    /// it only every [`QUIET_INTERVAL`], so a comparison charges no watching to
+    /// it; its record says `watched: false`.
+    pub quiet: bool,
 }
 
 /// The page inspector's request.
@@ -143,7 +147,8 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
         timeout: job.timeout,
         cancel: Some(Arc::clone(&cancel)),
         program: Some(context.program.clone()),
-        progress: Some(Arc::clone(&received)),
+        // A quiet run publishes nothing: nobody reads the count.
+        progress: (!job.quiet).then(|| Arc::clone(&received)),
         no_counts: job.no_counts,
     };
     observer.event(Event::Started(Started::Ipc {
@@ -172,18 +177,25 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
         let mut stop = None;
         let started = Instant::now();
         let mut last = (started, 0u64);
+        let interval = if job.quiet {
+            QUIET_INTERVAL
+        } else {
+            PROGRESS_INTERVAL
+        };
         while !harness.is_finished() {
-            let now = Instant::now();
-            let bytes = received.load(Ordering::Relaxed);
-            let window_ms = now.duration_since(last.0).as_secs_f64() * 1000.0;
-            observer.event(Event::Progress(Progress {
-                bytes,
-                elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
-                gib_per_s: gib_per_s(bytes.saturating_sub(last.1), window_ms),
-                pipe_bytes: None,
-            }));
-            last = (now, bytes);
-            stop = observer.wait(PROGRESS_INTERVAL);
+            if !job.quiet {
+                let now = Instant::now();
+                let bytes = received.load(Ordering::Relaxed);
+                let window_ms = now.duration_since(last.0).as_secs_f64() * 1000.0;
+                observer.event(Event::Progress(Progress {
+                    bytes,
+                    elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
+                    gib_per_s: gib_per_s(bytes.saturating_sub(last.1), window_ms),
+                    pipe_bytes: None,
+                }));
+                last = (now, bytes);
+            }
+            stop = observer.wait(interval);
             if stop.is_some() {
                 cancel.store(true, Ordering::Relaxed);
                 break;
@@ -196,9 +208,11 @@ fn run_ipc(job: &IpcJob, context: &JobContext, observer: &mut dyn Observer) -> O
     });
     match (outcome, stop) {
         (Err(event), _) => Some(event),
-        (Ok(Ok(result)), _) => Some(Event::Result(Finished::Ipc(Box::new(IpcRecord::now(
-            result,
-        ))))),
+        (Ok(Ok(result)), _) => {
+            let mut record = IpcRecord::now(result);
+            record.watched = Some(!job.quiet);
+            Some(Event::Result(Finished::Ipc(Box::new(record))))
+        }
         (Ok(Err(IpcError::Cancelled)), stop) => stop.unwrap_or(Stop::Cancel).final_event(),
         (Ok(Err(err)), _) => Some(Event::Error(Failure::from(&err))),
     }

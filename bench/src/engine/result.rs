@@ -158,10 +158,16 @@ pub struct IpcRecord {
     pub result: IpcResult,
     /// Wall-clock milliseconds since the epoch when the run ended.
     pub finished_at_ms: u64,
+    /// Whether the run was watched (its progress streamed) or quiet, as a pipe
+    /// result says it: comparisons use quiet runs (absent in older records and
+    /// where no one asked, as in `pipebench ipc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watched: Option<bool>,
 }
 
 impl IpcRecord {
-    /// Stamps `result` with the time now.
+    /// Stamps `result` with the time now; whether it was watched is the job's
+    /// to say.
     pub fn now(result: IpcResult) -> IpcRecord {
         IpcRecord {
             kind: RecordKind::Ipc,
@@ -169,6 +175,7 @@ impl IpcRecord {
             finished_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
+            watched: None,
         }
     }
 }

@@ -34,11 +34,17 @@ test("before a run: the best of this step's runs, or what a run will be compared
     { step: "busy-loop", gib_per_s: 9 },
   ]);
   assert.equal(best.best, 0.5);
-  assert.equal(best.text, "Best of 2 runs on this machine: 0.14× the article.");
+  assert.equal(best.text, "Best of 2 runs on this machine: 0.14× the article (watched runs included; the verdict below takes quiet runs only).");
 });
 
 test("after a run: its rate against the article and the C++ build", () => {
   const info = describe({ step: "write-read" }, entry);
   assert.equal(comparison(info, 0.76), "0.21× the article (3.7 GiB/s), 2.0× the C++ build on the project's VM.");
   assert.equal(comparison(describe({ step: "x" }), 1), "");
+  // A watched run's comparison says it was watched, and that the verdict takes quiet runs.
+  assert.equal(
+    comparison(info, 0.76, true),
+    "0.21× the article (3.7 GiB/s), 2.0× the C++ build on the project's VM, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).",
+  );
+  assert.equal(comparison(describe({ step: "x" }), 1, true), "");
 });

@@ -128,3 +128,38 @@ test("small ratios keep two significant digits, and their axis has ticks", () =>
   const axis = intervalAxis(0.011, 0.014, 0.013, 300);
   assert.ok(axis.ticks.includes(0.01) && axis.ticks.includes(1), `${axis.ticks}`);
 });
+
+import { BASELINE, baselineEvidence, baselineSentence } from "../../theme/pipebook/verdict.js";
+
+test("a step against the baseline: quiet runs of each configuration, judged by the one definition", () => {
+  const run = (step, gib_per_s, watched, extra = {}) => ({ step, gib_per_s, watched, bytes_per_call: 262144, pipe_capacity: 65536, ...extra });
+  const mine = { step: "busy-loop", bytes_per_call: 262144, pipe_capacity: 65536 };
+  const base = { step: BASELINE, bytes_per_call: 262144, pipe_capacity: 65536 };
+  const results = [
+    run("busy-loop", 40, false),
+    run(BASELINE, 4, false),
+    // Watched runs, another configuration and a run that does not say how it ran: left out.
+    run("busy-loop", 20, true),
+    run(BASELINE, 40, true),
+    run(BASELINE, 9, false, { pipe_capacity: 1048576 }),
+    { step: BASELINE, gib_per_s: 40, bytes_per_call: 262144, pipe_capacity: 65536 },
+  ];
+  const one = baselineEvidence(results, mine, base);
+  assert.deepEqual([one.mine, one.base], [[40], [4]]);
+  assert.equal(one.vsBaseline, null, "one quiet run a side has no interval");
+  assert.match(baselineSentence(one, "busy-loop"), /^Quiet runs so far: 1 of busy-loop and 1 of write-read, the baseline\./);
+  assert.match(baselineSentence(one, "busy-loop", base), /1 of write-read, the baseline \(256 KiB a call, a 64 KiB pipe\)\./);
+  const more = [...results, run("busy-loop", 41, false), run("busy-loop", 39, false), run(BASELINE, 4.2, false), run(BASELINE, 3.9, false)];
+  const two = baselineEvidence(more, mine, base);
+  // Exactly compareRuns over the two sets: no second statistic.
+  assert.deepEqual(two.vsBaseline, compareRuns([40, 41, 39], [4, 4.2, 3.9]));
+  assert.equal(two.vsBaseline.verdict, "faster");
+  assert.match(baselineSentence(two, "busy-loop"), /^busy-loop is 10\.00× write-read, the baseline; 95% interval \d+\.\d\d to \d+\.\d\d, 3 and 3 quiet runs: faster than the baseline\.$/);
+  const slower = baselineEvidence(more, base, mine);
+  assert.equal(slower.vsBaseline.verdict, "slower");
+  assert.match(baselineSentence(slower, BASELINE), /: slower than the baseline\.$/);
+  const noisy = [run("busy-loop", 3, false), run("busy-loop", 5, false), run(BASELINE, 4.5, false), run(BASELINE, 3.5, false)];
+  const open = baselineEvidence(noisy, mine, base);
+  assert.equal(open.vsBaseline.verdict, "not_resolved");
+  assert.match(baselineSentence(open, "busy-loop"), /^Not resolved: .*About \d+ more quiet runs of each would resolve a 10% difference/);
+});

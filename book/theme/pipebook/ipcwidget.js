@@ -4,11 +4,13 @@
 // mechanism in turn, each its own queued run, and charts them beside the survey.
 // Hooks for tests: button.pipebook-ipc-button, button.pipebook-cancel-button,
 // input.pipebook-ipc-bytes, input.pipebook-ipc-counts (unchecked: the run leaves the
-// kernel's events uncounted, as --no-counts), .pipebook-status[data-state], table.pipebook-ipc-result,
+// kernel's events uncounted, as --no-counts), input.pipebook-ipc-quiet (the single
+// card's "Quiet run": no progress streamed; the matrix's runs are always quiet, as
+// everything it compares must be), .pipebook-status[data-state], table.pipebook-ipc-result,
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
 // Under the matrix, .pipebook-ipc-versus states one mechanism against another
-// from the runs this page made of each (the matrix's and its own): the ratio
+// from the quiet runs this page made of each (the matrix's and its own): the ratio
 // of medians with its 95% interval once each has two (verdict.js, the page's
 // one definition), drawn as svg.pipebook-ipc-versus-interval, and
 // button.pipebook-ipc-versus-until runs the two in turns (A B B A ...) until
@@ -110,6 +112,13 @@ function commandLine(id, bytes, chunk, counts) {
   return `pipebench ipc ${id} --bytes ${fmt.sizeArg(bytes)}${chunk ? ` --chunk ${fmt.sizeArg(chunk)}` : ""}${counts === false ? " --no-counts" : ""} --repeats 1`;
 }
 
+/** Whether a run's figure carries the cost of watching it, said plainly ("" when it does not say). */
+export function watchedText(r) {
+  if (r.watched === true) return "A watched run: its progress was streamed to this page, which costs it a little; tick “Quiet run” for a figure to compare.";
+  if (r.watched === false) return "A quiet run: nothing watched it while it ran.";
+  return "";
+}
+
 /** The result table: yours beside the survey's, then each end's counters. */
 function resultTable(m, r) {
   const survey = m.survey;
@@ -203,6 +212,8 @@ function controls(id, lab, defaults) {
   const bytesBound = bound(lab, "bytes");
   const chunkBound = bound(lab, "chunk");
   const countsBound = bound(lab, "counts");
+  // The single card offers the switch; the matrix runs quiet, always (`defaults.quiet`).
+  const quietBound = defaults.quiet === "choice" ? bound(lab, "quiet") : null;
   // The runner publishes its default size (the survey's); without a runner nothing runs anyway.
   const value = fmt.isNumber(bytesBound?.default) ? fmt.sizeArg(bytesBound.default) : "";
   const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value, size: 9, spellcheck: "false" });
@@ -213,6 +224,10 @@ function controls(id, lab, defaults) {
   const countsField = counts
     ? h("label.pipebook-field.pipebook-check", { for: counts.id, title: countsBound.help || "" }, counts, h("span", null, countsBound.label || "Count kernel events"))
     : null;
+  const quiet = quietBound ? h("input.pipebook-ipc-quiet", { id: `${id}-quiet`, type: "checkbox" }) : null;
+  const quietField = quiet
+    ? h("label.pipebook-field.pipebook-check", { for: quiet.id, title: quietBound.help || "" }, quiet, h("span", null, quietBound.label || "Quiet run"))
+    : null;
   const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h(
@@ -221,6 +236,7 @@ function controls(id, lab, defaults) {
     field(bytes, `Bytes (at most ${fmt.bytes(bytesBound?.max)})`, bytesBound?.help),
     field(chunk, "Bytes per call", chunkBound?.help),
     countsField,
+    quietField,
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
   const read = () => {
@@ -232,6 +248,7 @@ function controls(id, lab, defaults) {
     if (c.value !== null) params.chunk = c.value;
     // Sent only when off: the runner counts by default.
     if (counts && !counts.checked) params.counts = false;
+    if (defaults.quiet === "always" || quiet?.checked) params.quiet = true;
     return { params };
   };
   return { form, runButton, cancelButton, read };
@@ -275,7 +292,7 @@ export function mountIpc(root, { online, lab }) {
     card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
     return;
   }
-  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism" });
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism", quiet: "choice" });
   const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
@@ -320,11 +337,14 @@ export function mountIpc(root, { online, lab }) {
     fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
     setState("connecting", "Connecting to the runner…");
     samples = 0;
+    // This run's count, not the last one's: a quiet run streams none.
+    root.dataset.progressSamples = "0";
     run = startIpc(m.id, asked.params, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
       started: (msg) => {
         total = msg.params?.bytes ?? null;
-        setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}…`);
+        const how = asked.params.quiet ? " (quiet: not watched, so no progress until it ends)" : "";
+        setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}${how}…`);
       },
       progress: showProgress,
       result: (r) => {
@@ -332,7 +352,8 @@ export function mountIpc(root, { online, lab }) {
         endProgress();
         const out = resultTable(m, r);
         fill(table, out.table);
-        summary.textContent = out.summary;
+        summary.textContent = [out.summary, watchedText(r)].filter(Boolean).join(" ");
+        if (typeof r.watched === "boolean") root.dataset.watched = String(r.watched);
         fill(notes, (r.notes || []).map((n) => h("li", null, n)));
         fill(counts, countsTable(r));
         root.dataset.mibPerS = String(r.mib_per_s);
@@ -383,7 +404,7 @@ export function mountIpcMatrix(root, { online, lab }) {
       null,
       h("span.pipebook-kind", { dataset: { kind: "ipc" } }, "IPC matrix"),
       h("p.pipebook-title", null, title),
-      h("p.pipebook-summary", null, `Each mechanism runs as its own queued run, one after another. Survey: ${SURVEY_SOURCE}.`),
+      h("p.pipebook-summary", null, `Each mechanism runs as its own queued run, one after another, quiet (not watched: watching costs a run, and these figures are compared). Survey: ${SURVEY_SOURCE}.`),
     ),
   );
   root.append(card);
@@ -392,19 +413,21 @@ export function mountIpcMatrix(root, { online, lab }) {
     return;
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
-  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms" });
+  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms", quiet: "always" });
   const status = statusLine({ state: "idle" });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");
-  // Every MiB/s this page measured, by mechanism: what "one against another" reads.
+  // Every MiB/s of a quiet run this page made, by mechanism: what "one against
+  // another" reads. A run that does not say it was quiet is left out.
   const runsOf = new Map();
-  const keep = (id, mib) => {
-    if (!(mib > 0)) return;
+  const keep = (id, r) => {
+    const mib = r.mib_per_s;
+    if (!(mib > 0) || r.watched !== false) return;
     if (!runsOf.has(id)) runsOf.set(id, []);
     runsOf.get(id).push(mib);
   };
-  const versus = versusSection(mechanisms, runsOf, () => ui.read(), (busy) => {
+  const versus = versusSection(mechanisms, keep, runsOf, () => ui.read(), (busy) => {
     ui.runButton.disabled = busy;
   });
   card.append(ui.form, status, chart.el, table, versus.el);
@@ -449,14 +472,14 @@ export function mountIpcMatrix(root, { online, lab }) {
         queued: (position) => setState("running", `${m.id}: waiting, place ${position} in the queue.`),
         started: (msg) => {
           total = msg.params?.bytes ?? null;
-          setState("running", `Running ${label}…`);
+          setState("running", `Running ${label}, quiet…`);
         },
         progress: (msg) => {
           status.textContent = `${label}: ${ipcProgress(msg, total).text}`;
         },
         result: (r) => {
           rows[index].mine = r.mib_per_s;
-          keep(m.id, r.mib_per_s);
+          keep(m.id, r);
           versus.show();
           redraw();
           next(index + 1);
@@ -486,12 +509,13 @@ export function mountIpcMatrix(root, { online, lab }) {
 }
 
 /**
- * One mechanism against another, from `runsOf` (id to MiB/s figures): the
- * sentence and interval once each has two runs, and "Run until resolved".
+ * One mechanism against another, from `runsOf` (id to the MiB/s of its quiet
+ * runs, which `keep(id, result)` adds to): the sentence and interval once each
+ * has two runs, and "Run until resolved" (quiet runs, A B B A ...).
  * `read()` gives the matrix's parameters; `holdMatrix(busy)` keeps the matrix's
  * own button off while these runs go. Returns {el, show(), hold(busy)}.
  */
-function versusSection(mechanisms, runsOf, read, holdMatrix) {
+function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const id = "pipebook-ipc-versus";
   const pick = (cls, chosen) =>
     h(`select.${cls}`, { id: `${id}-${cls.slice(-1)}` }, mechanisms.map((m) => h("option", { value: m.id, selected: m.id === chosen }, m.id)));
@@ -507,7 +531,7 @@ function versusSection(mechanisms, runsOf, read, holdMatrix) {
   const el = h(
     "div.pipebook-ipc-versus",
     { "data-state": "idle" },
-    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the runs this page made, with a 95% interval once each has two."),
+    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the quiet runs this page made (not watched: watching costs a run), with a 95% interval once each has two."),
     h("div.pipebook-lab-row", null, field(a, "Mechanism A"), field(b, "Mechanism B"), field(budget, "Pairs at most"), until),
     text,
     picture,
@@ -520,9 +544,9 @@ function versusSection(mechanisms, runsOf, read, holdMatrix) {
     if (a.value === b.value) {
       fill(text, "Pick two different mechanisms.");
     } else if (!c) {
-      fill(text, `${a.value} has ${na} run${na === 1 ? "" : "s"} here and ${b.value} ${nb}: with two or more of each, the card states how sure the difference is.`);
+      fill(text, `${a.value} has ${na} quiet run${na === 1 ? "" : "s"} here and ${b.value} ${nb}: with two or more of each, the card states how sure the difference is.`);
     } else {
-      const figures = `${a.value} is ${ratioFigure(c.ratio)}× ${b.value} (95% interval ${ratioFigure(c.ci_low)} to ${ratioFigure(c.ci_high)}, ${na} and ${nb} runs)`;
+      const figures = `${a.value} is ${ratioFigure(c.ratio)}× ${b.value} (95% interval ${ratioFigure(c.ci_low)} to ${ratioFigure(c.ci_high)}, ${na} and ${nb} quiet runs)`;
       const sentence =
         c.verdict === "faster"
           ? `${figures}: ${a.value} is faster here.`
@@ -569,11 +593,10 @@ function versusSection(mechanisms, runsOf, read, holdMatrix) {
       if (n % 2 === 0 && c && c.verdict !== "not_resolved") return end(`Resolved after ${n / 2} more pair${n === 2 ? "" : "s"}.`);
       if (n >= most * 2) return end(`Budget spent: ${most} more pair${most === 1 ? "" : "s"}, not resolved yet.`);
       const mech = order(n);
-      fill(status, `Run ${n + 1} of at most ${most * 2}: ${mech}…`);
-      startIpc(mech, asked.params, {
+      fill(status, `Run ${n + 1} of at most ${most * 2}: ${mech}, quiet…`);
+      startIpc(mech, { ...asked.params, quiet: true }, {
         result: (r) => {
-          if (!runsOf.has(mech)) runsOf.set(mech, []);
-          if (r.mib_per_s > 0) runsOf.get(mech).push(r.mib_per_s);
+          keep(mech, r);
           n += 1;
           next();
         },

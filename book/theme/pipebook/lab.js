@@ -239,8 +239,10 @@ export function mountLab(root, { online, catalogEntry }) {
     render();
   };
 
+  // Every run a lab makes is quiet: its checks compare the runs, and watching a
+  // run would cost it (the card draws nothing live anyway).
   const params = () => {
-    const p = { seconds: Number(seconds.value) };
+    const p = { seconds: Number(seconds.value), quiet: true };
     const cap = bytes.value.trim();
     if (cap) {
       const b = parseSize(cap);
@@ -302,7 +304,7 @@ export function mountLab(root, { online, catalogEntry }) {
       if (t.latency) return startLatency({ mechanism: t.latency.mechanism, mode: t.latency.mode, size: t.latency.size, round_trips: t.latency.round_trips, lab: tag }, on);
       if (!t.mechanism) return startRun(t.step, read.params, on, tag);
       const bytes = read.params.bytes ?? t.bytes;
-      return startIpc(t.mechanism, bytes === undefined ? {} : { bytes }, on, tag);
+      return startIpc(t.mechanism, bytes === undefined ? { quiet: true } : { bytes, quiet: true }, on, tag);
     };
     const next = () => {
       busy = start(

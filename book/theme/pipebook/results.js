@@ -157,7 +157,7 @@ export async function mountResults(el) {
     fill(
       caption,
       total
-        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second.`
+        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best, median and ÷ article take every run, watched or quiet; watching a run costs it, so the run cards judge their comparisons on quiet runs only.`
         : "No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second.",
     );
   };

@@ -3,21 +3,35 @@
 // against 1.0; "Run until resolved" adds quiet runs through the runner's queue,
 // one at a time, until the interval clears 1.0 or the budget is spent; and what
 // watching cost here, once there is a live and a quiet run of the same
-// configuration. The figures come from verdict.js (runEvidence), the one
-// definition of a comparison the page uses.
+// configuration. On every step but the baseline, the step against the baseline
+// (write-read): their quiet runs' ratio of medians with its 95% interval once
+// each has two, and its own "Run until resolved", which sends the two head to
+// head through the runner's queue in quiet pairs (A B B A, the compare job, two
+// pairs a round) until that interval clears 1.0 or the pairs are spent. The
+// figures come from verdict.js (runEvidence, baselineEvidence: compareRuns), the
+// one definition of a comparison the page uses.
 // Hooks for tests: .pipebook-evidence[data-state="idle"|"busy"] with data-verdict,
 // .pipebook-evidence-text, svg.pipebook-evidence-interval, .pipebook-watching,
-// input.pipebook-evidence-budget, button.pipebook-evidence-until, .pipebook-evidence-status.
+// input.pipebook-evidence-budget, button.pipebook-evidence-until, .pipebook-evidence-status;
+// .pipebook-baseline[data-state="idle"|"busy"] with data-verdict, .pipebook-baseline-text,
+// svg.pipebook-baseline-interval, input.pipebook-baseline-budget,
+// button.pipebook-baseline-until, .pipebook-baseline-status.
 
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
-import { startRun } from "./runner.js";
+import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
-import { MIN_RUNS, articleSentence, runEvidence } from "./verdict.js";
+import { BASELINE, MIN_RUNS, articleSentence, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
 
 /** Most quiet runs one press of "Run until resolved" may add. */
 const MAX_BUDGET = 20;
+
+/** Pairs each head-to-head round against the baseline runs: one A B B A block. */
+const ROUND_PAIRS = 2;
+
+/** Most pairs one press of the baseline's "Run until resolved" may add (the runner takes 20 a comparison). */
+const MAX_BASE_PAIRS = 20;
 
 /** The configuration runs must share to be compared: the step and its sizes. */
 export function configOf(step, result) {
@@ -57,12 +71,62 @@ export class RunEvidence {
     );
     this.el = h("div.pipebook-evidence", { "data-state": "idle" }, this.text, this.picture, row, this.status, this.watching);
     this.row = row;
+    this.running = false;
+    this.base = info.step === BASELINE ? null : this.baselinePart(id);
+    if (this.base) this.el.append(this.base.el);
     row.hidden = info.article === null;
     this.button.addEventListener("click", () => this.untilResolved());
     this.cancel.addEventListener("click", () => {
       this.stopped = true;
       this.session?.cancel();
     });
+  }
+
+  /** The step against the baseline: its elements and their wiring. */
+  baselinePart(id) {
+    const part = {
+      config: { step: BASELINE },
+      // Until a head-to-head names it, the baseline is write-read as its newest quiet run ran.
+      learned: false,
+      text: h("p.pipebook-baseline-text"),
+      picture: h("div.pipebook-baseline-picture"),
+      budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: ROUND_PAIRS, max: MAX_BASE_PAIRS, step: ROUND_PAIRS, value: 4, size: 4 }),
+      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": "Run until resolved against the baseline" }, "Run until resolved"),
+      cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
+      status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
+      session: null,
+      stopped: false,
+    };
+    const row = h(
+      "div.pipebook-lab-row",
+      null,
+      h("label.pipebook-field", { for: part.budget.id }, h("span", null, "Pairs against the baseline at most"), part.budget),
+      part.button,
+      part.cancel,
+    );
+    // A tuned variant runs only at its search's sizes, which a head-to-head does not send.
+    row.hidden = this.info.step.startsWith("tuned-");
+    part.el = h(
+      "div.pipebook-baseline",
+      { "data-state": "idle" },
+      h("p.pipebook-summary", null, `Against the baseline: this step's quiet runs and ${BASELINE}'s, each at its own sizes, as the article compares its steps.`),
+      part.text,
+      part.picture,
+      row,
+      part.status,
+    );
+    part.button.addEventListener("click", () => this.untilBaseline());
+    part.cancel.addEventListener("click", () => {
+      part.stopped = true;
+      part.session?.cancel();
+    });
+    return part;
+  }
+
+  /** Holds both "Run until resolved" buttons while any run of the card goes. */
+  hold(busy) {
+    this.button.disabled = busy;
+    if (this.base) this.base.button.disabled = busy;
   }
 
   /** Shows what the runs of `config` say now (from the history and this page's runs). */
@@ -92,12 +156,120 @@ export class RunEvidence {
     }
     this.watching.hidden = !e.watching;
     fill(this.watching, e.watching ? e.watching.sentence : "");
+    if (this.base) e.baseline = this.showBaseline(results);
     return e;
+  }
+
+  /** Shows the step against the baseline from `results`; returns baselineEvidence's answer. */
+  showBaseline(results) {
+    const part = this.base;
+    if (!part.learned) {
+      const newest = results.filter((r) => r.step === BASELINE && r.watched === false).at(-1);
+      part.config = configOf(BASELINE, newest);
+    }
+    const b = baselineEvidence(results, this.config, part.config);
+    const sentence = baselineSentence(b, this.info.step, part.config);
+    fill(part.text, sentence);
+    if (b.vsBaseline) {
+      fill(part.picture, intervalPicture(b.vsBaseline, sentence, "pipebook-baseline-interval"));
+      part.el.dataset.verdict = b.vsBaseline.verdict;
+    } else {
+      fill(part.picture);
+      delete part.el.dataset.verdict;
+    }
+    return b;
+  }
+
+  /**
+   * The step and the baseline head to head, two quiet pairs a round through the
+   * runner's queue, until the interval clears 1.0 or the pairs are spent. Only
+   * the run's length (seconds, bytes) goes from the card's form: each step runs
+   * at its own sizes.
+   */
+  async untilBaseline() {
+    const part = this.base;
+    if (this.running) return;
+    const budget = Number(part.budget.value);
+    if (!Number.isInteger(budget) || budget < ROUND_PAIRS || budget > MAX_BASE_PAIRS) {
+      fill(part.status, `Pairs against the baseline at most: enter a whole number from ${ROUND_PAIRS} to ${MAX_BASE_PAIRS}.`);
+      return;
+    }
+    const read = this.readParams();
+    if (read.errors) {
+      fill(part.status, `Error: ${read.errors.join("; ")}.`);
+      return;
+    }
+    const params = {};
+    for (const name of ["seconds", "bytes"]) if (read.params[name] !== undefined) params[name] = read.params[name];
+    this.running = true;
+    part.stopped = false;
+    part.el.dataset.state = "busy";
+    part.cancel.hidden = false;
+    this.hold(true);
+    this.onBusy(true);
+    let evidence = await this.refresh();
+    let pairs = 0;
+    let ending = "";
+    const plural = (n) => `${n} pair${n === 1 ? "" : "s"}`;
+    while (!ending) {
+      const c = evidence.baseline.vsBaseline;
+      if (c && c.verdict !== "not_resolved") ending = pairs ? `Resolved after ${plural(pairs)} of quiet runs.` : "Resolved already: no more runs needed.";
+      else if (pairs + ROUND_PAIRS > budget) ending = `Budget spent: ${plural(pairs)} of quiet runs added, not resolved yet.`;
+      else if (part.stopped) ending = `Stopped after ${plural(pairs)}.`;
+      if (ending) break;
+      const round = await this.oneRound(params, pairs, budget);
+      if (!round.ok) {
+        ending = round.message;
+        break;
+      }
+      pairs += round.pairs;
+      evidence = await this.refresh();
+    }
+    fill(part.status, ending);
+    part.el.dataset.state = "idle";
+    part.cancel.hidden = true;
+    this.running = false;
+    this.hold(false);
+    this.onBusy(false);
+  }
+
+  /** One A B B A block of the step and the baseline through the queue: {ok, pairs} or {ok: false, message}. */
+  oneRound(params, done, budget) {
+    const part = this.base;
+    const step = this.info.step;
+    return new Promise((resolve) => {
+      let ended = false;
+      const end = (value) => {
+        if (ended) return;
+        ended = true;
+        part.session = null;
+        resolve(value);
+      };
+      const where = (text) => fill(part.status, `Pairs ${done + 1} and ${done + ROUND_PAIRS} of at most ${budget}: ${text}`);
+      part.session = startCompare({ a: step, b: BASELINE, pairs: ROUND_PAIRS, params }, {
+        connecting: () => where("connecting…"),
+        queued: (position) => where(`waiting for place ${position} in the queue…`),
+        leg: (msg) => {
+          // The page's own record keeps it among the figures until the history lists it.
+          record(msg.result);
+          if (msg.side === "a") this.config = configOf(step, msg.result);
+          else {
+            part.config = configOf(BASELINE, msg.result);
+            part.learned = true;
+          }
+          where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : BASELINE} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
+        },
+        verdict: (msg) => end({ ok: true, pairs: msg.pairs }),
+        cancelled: () => end({ ok: false, message: `Stopped after ${done} pair${done === 1 ? "" : "s"}.` }),
+        error: (message) => end({ ok: false, message: `Error: ${message}` }),
+        notice: (message) => where(message),
+      });
+    });
   }
 
   /** Quiet runs of the card's configuration, one at a time, until resolved or the budget is spent. */
   async untilResolved() {
-    if (this.session || this.el.dataset.state === "busy") return;
+    if (this.running || this.session || this.el.dataset.state === "busy") return;
     const budget = Number(this.budget.value);
     if (!Number.isInteger(budget) || budget < 1 || budget > MAX_BUDGET) {
       fill(this.status, `Quiet runs at most: enter a whole number from 1 to ${MAX_BUDGET}.`);
@@ -110,8 +282,9 @@ export class RunEvidence {
     }
     const params = { ...read.params, quiet: true };
     this.stopped = false;
+    this.running = true;
     this.el.dataset.state = "busy";
-    this.button.disabled = true;
+    this.hold(true);
     this.cancel.hidden = false;
     this.onBusy(true);
     let evidence = await this.refresh();
@@ -133,7 +306,8 @@ export class RunEvidence {
     }
     fill(this.status, ending);
     this.el.dataset.state = "idle";
-    this.button.disabled = false;
+    this.running = false;
+    this.hold(false);
     this.cancel.hidden = true;
     this.onBusy(false);
   }

@@ -44,12 +44,16 @@ export function bestSoFar(info, results) {
   const mine = results.filter((r) => r.step === info.step);
   if (!mine.length) return { best: null, text: inviteText(info) };
   const best = Math.max(...mine.map((r) => r.gib_per_s));
-  const vs = info.article !== null ? `: ${fmt.ratio(best, info.article)} the article.` : ".";
+  // Said plainly: the best of any runs, live ones included, is no judged comparison.
+  const vs = info.article !== null ? `: ${fmt.ratio(best, info.article)} the article (watched runs included; the verdict below takes quiet runs only).` : ".";
   return { best, text: `Best of ${mine.length} run${mine.length === 1 ? "" : "s"} on this machine${vs}` };
 }
 
-/** After a run: its GiB/s against the article and the C++ build ("" if neither is known). */
-export function comparison(info, gibPerS) {
+/**
+ * After a run: its GiB/s against the article and the C++ build ("" if neither is
+ * known); a `watched` run says so, since watching it cost it some speed.
+ */
+export function comparison(info, gibPerS, watched = false) {
   const parts = [];
   const vsArticle = fmt.ratio(gibPerS, info.article);
   if (vsArticle) parts.push(`${vsArticle} the article (${fmt.figure(info.article)} GiB/s)`);
@@ -57,5 +61,6 @@ export function comparison(info, gibPerS) {
     const mid = (info.reference.low + info.reference.high) / 2;
     parts.push(`${fmt.ratio(gibPerS, mid)} the C++ build on the project's VM`);
   }
-  return parts.length ? `${parts.join(", ")}.` : "";
+  if (!parts.length) return "";
+  return watched ? `${parts.join(", ")}, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).` : `${parts.join(", ")}.`;
 }

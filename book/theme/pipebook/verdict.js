@@ -5,6 +5,7 @@
 // bootstrap (stats.js), judged and sized as pipebench's stats::verdict judges
 // and sizes it, so a card and the CLI say the same of the same runs.
 
+import { bytes } from "./format.js";
 import { median, ratioOfMediansPaired, ratioOfMediansUnpaired } from "./stats.js";
 
 /** The difference "more runs to resolve" is sized for: 10%, as the runner's. */
@@ -129,14 +130,7 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
  * a figure) and what watching cost (null without one run of each).
  */
 export function runEvidence(results, config, article) {
-  const same = results.filter(
-    (r) =>
-      r.step === config.step &&
-      typeof r.watched === "boolean" &&
-      Boolean(r.traced) === Boolean(config.traced) &&
-      (config.bytes_per_call === undefined || r.bytes_per_call === config.bytes_per_call) &&
-      (config.pipe_capacity === undefined || r.pipe_capacity === config.pipe_capacity),
-  );
+  const same = sameConfiguration(results, config);
   const quiet = same.filter((r) => !r.watched).map((r) => r.gib_per_s);
   const live = same.filter((r) => r.watched).map((r) => r.gib_per_s);
   return {
@@ -145,6 +139,52 @@ export function runEvidence(results, config, article) {
     vsArticle: quiet.length >= MIN_RUNS ? compareWithFigure(quiet, article) : null,
     watching: quiet.length && live.length ? watchingCost(median(live), median(quiet), { live: live.length, quiet: quiet.length }) : null,
   };
+}
+
+/** The runs of one configuration among `results` that say whether they were watched. */
+function sameConfiguration(results, config) {
+  return results.filter(
+    (r) =>
+      r.step === config.step &&
+      typeof r.watched === "boolean" &&
+      // A traced run is slowed by its tracepoints: compared only with traced runs.
+      Boolean(r.traced) === Boolean(config.traced) &&
+      (config.bytes_per_call === undefined || r.bytes_per_call === config.bytes_per_call) &&
+      (config.pipe_capacity === undefined || r.pipe_capacity === config.pipe_capacity),
+  );
+}
+
+/** The step every other is set against: the article's first, plain write and read. */
+export const BASELINE = "write-read";
+
+/**
+ * A step against the baseline, from results as store.js slims them: the quiet
+ * figures of `config` (the card's configuration) and of `baseConfig` (the
+ * baseline's), and `vsBaseline`, compareRuns over the two sets (unpaired: the
+ * history's runs were not all made in pairs), null below two quiet runs a side.
+ */
+export function baselineEvidence(results, config, baseConfig) {
+  const quietOf = (c) => sameConfiguration(results, c).filter((r) => !r.watched).map((r) => r.gib_per_s);
+  const mine = quietOf(config);
+  const base = quietOf(baseConfig);
+  return { mine, base, vsBaseline: compareRuns(mine, base) };
+}
+
+/**
+ * A run card's verdict against the baseline (`e`: baselineEvidence), in words;
+ * `baseConfig` ({bytes_per_call, pipe_capacity}) names the baseline's sizes when known.
+ */
+export function baselineSentence(e, step, baseConfig = {}) {
+  const [mine, base] = [e.mine.length, e.base.length];
+  const c = e.vsBaseline;
+  const sized = Number.isFinite(baseConfig.bytes_per_call) && Number.isFinite(baseConfig.pipe_capacity);
+  const name = sized ? `${BASELINE}, the baseline (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${BASELINE}, the baseline`;
+  if (!c) return `Quiet runs so far: ${mine} of ${step} and ${base} of ${name}. With ${MIN_RUNS} or more of each, the card states how ${step} compares with the baseline and how sure that is (quiet runs only: watching a run costs it).`;
+  const figures = `${step} is ${ratioText(c.ratio)}× ${name}; 95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${mine} and ${base} quiet runs`;
+  if (c.verdict === "faster") return `${figures}: faster than the baseline.`;
+  if (c.verdict === "slower") return `${figures}: slower than the baseline.`;
+  if (!c.more_pairs) return `Not resolved: ${figures}. The interval holds 1.0 and already rules out a difference of 10% or more.`;
+  return `Not resolved: ${figures}. About ${c.more_pairs} more quiet runs of each would resolve a 10% difference at this noise.`;
 }
 
 /** A run card's verdict against the article, in words ("" without one). */

@@ -78,7 +78,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     cancelButton.disabled = !busy;
     for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
     runButton.textContent = buttonText(phase);
-    evidence.button.disabled = busy;
+    evidence.hold(busy || evidence.running);
     figures.live.hidden = phase !== "running";
     figures.yours.hidden = phase === "running";
     if (phase === "running") figures.label.textContent = "So far";
@@ -120,7 +120,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     }
     chart.finish(Number(result.elapsed_ms) / 1000);
     occupancy.show(result);
-    const text = comparison(info, result.gib_per_s);
+    const text = comparison(info, result.gib_per_s, result.watched === true);
     fill(compare, text ? h("strong", null, text) : "");
     stats.show(result);
     kernel.show(result);

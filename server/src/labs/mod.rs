@@ -7,7 +7,8 @@
 //! This module also decides what a lab may ask of the runner: a run or sweep
 //! tagged with a lab task must be that task's step (and sweep), with only the
 //! student's time budget and byte cap left free; an IPC run tagged with a lab
-//! task must be that task's mechanism, with only the bytes left free.
+//! task must be that task's mechanism, with only the bytes (and whether it is
+//! watched) left free.
 
 pub mod checks;
 pub mod defs;
@@ -82,7 +83,7 @@ pub enum LabError {
     },
     /// The message sets a parameter the task fixes or the labs leave alone.
     #[error(
-        "a lab run may set only seconds, bytes and quiet (an IPC one only bytes); `{param}` is fixed by task `{task}` (a lab records its task exactly as defined)"
+        "a lab run may set only seconds, bytes and quiet (an IPC one only bytes and quiet); `{param}` is fixed by task `{task}` (a lab records its task exactly as defined)"
     )]
     FixedParam {
         /// Task id.
@@ -218,7 +219,7 @@ fn task_of_step(tag: &LabTag, step: &str) -> Result<(&'static Lab, &'static Task
 }
 
 /// Checks a lab-tagged IPC run: the task must run exactly this mechanism, and
-/// only the bytes are the student's (within the IPC lab's own bounds, which
+/// only the bytes and quiet are the student's (the bytes within the IPC lab's own bounds, which
 /// `ipc::plan` checks next). Returns the parameters to run it with.
 pub fn lab_ipc(
     tag: &LabTag,
@@ -231,6 +232,7 @@ pub fn lab_ipc(
         bytes,
         chunk,
         counts,
+        quiet,
     } = params;
     if chunk.is_some() {
         return Err(LabError::FixedParam {
@@ -244,6 +246,9 @@ pub fn lab_ipc(
         // As for a pipe step: the counts are part of what a lab shows, and
         // leaving them out is allowed (their checks then say so).
         counts: *counts,
+        // As for a pipe step: the student may leave a run unwatched (the lab
+        // card does, so its checks compare quiet runs).
+        quiet: *quiet,
     })
 }
 
@@ -500,6 +505,7 @@ mod tests {
             bytes: Some(ByteSize(4 << 20)),
             chunk: None,
             counts: Some(false),
+            quiet: Some(true),
         };
         assert_eq!(lab_ipc(&shm, "posix-shm", &asked).unwrap(), asked);
         let err = lab_ipc(&shm, "pipe-rw", &asked).unwrap_err();

@@ -262,6 +262,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
                 bytes: Some(ByteSize(200 << 20)),
                 chunk: Some(ByteSize(64 << 10)),
                 counts: None,
+                quiet: None,
             },
             lab: None,
         })

@@ -671,5 +671,43 @@ fn past_the_article_cites_every_figure_it_states() {
     assert!(
         stated >= 5,
         "{stated} figures found: has the chapter changed?"
+
+/// Every chapter with a card that compares (two steps head to head, a sweep's
+/// best against its worst, one IPC mechanism against another) says in its own
+/// prose that the comparison takes quiet runs, and why: watching costs a run.
+#[test]
+fn chapters_that_compare_say_why_their_runs_are_quiet() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book/src");
+    let mut chapters: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    let (mut comparing, mut silent) = (0, Vec::new());
+    for chapter in chapters {
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        if !["{{#compare", "{{#sweep", "{{#ipc-matrix"]
+            .iter()
+            .any(|d| text.contains(d))
+        {
+            continue;
+        }
+        comparing += 1;
+        let prose = text.to_lowercase();
+        if !(prose.contains("quiet") && prose.contains("watch")) {
+            silent.push(chapter.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert!(
+        comparing >= 3,
+        "too few comparing chapters found: {comparing}"
+    );
+    assert!(
+        silent.is_empty(),
+        "chapters that compare without saying their runs are quiet and why: {silent:?}"
     );
 }

@@ -38,6 +38,7 @@ async fn busy_loop_against_write_read_resolves_as_faster() {
             "write-read"
         };
         assert_eq!(leg["result"]["step"], step);
+        assert_eq!(leg["result"]["watched"], false, "{leg}");
         assert_eq!(leg["result"]["bytes"], 16u64 << 20);
         assert!(leg["result"]["gib_per_s"].as_f64().unwrap() > 0.0);
     }

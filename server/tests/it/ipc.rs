@@ -69,6 +69,8 @@ async fn a_lasting_run_streams_progress() {
     assert_eq!(recv(&mut socket).await["type"], "started");
     let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
     assert_eq!(result["checksum_ok"], true, "{result}");
+    // Its progress was streamed, and it says so.
+    assert_eq!(result["watched"], true, "{result}");
     let samples = progress_of(&before, 4 * MIB);
     let midway = samples
         .iter()
@@ -81,6 +83,57 @@ async fn a_lasting_run_streams_progress() {
         samples.len() as f64 >= (span_ms / 100.0).floor(),
         "{} samples over {span_ms:.0} ms",
         samples.len()
+    );
+}
+
+/// The same lasting run asked quiet: not one `progress` between `started` and
+/// `result`, and the result says it was not watched, on the wire and in the
+/// history (the page's comparisons take only such runs). A watched one beside
+/// it says the opposite, in the history too.
+#[tokio::test]
+async fn a_quiet_run_streams_no_progress_and_says_it_was_not_watched() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = Server::start();
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-rw","params":{"bytes":"4MiB","chunk":8,"quiet":true}}),
+    )
+    .await;
+    assert_eq!(recv(&mut socket).await["type"], "started");
+    let (quiet, before) = recv_until(&mut socket, "result", Duration::from_secs(60)).await;
+    assert!(before.is_empty(), "a quiet run streams nothing: {before:?}");
+    assert_eq!(quiet["checksum_ok"], true, "{quiet}");
+    assert_eq!(quiet["bytes"], 4 * MIB);
+    assert_eq!(quiet["watched"], false, "{quiet}");
+    let saved = crate::common::recv_saved(&mut socket).await;
+    assert_eq!(saved["run"], quiet["run"]);
+    let (_, watched) = run(&mut socket, "pipe-rw", 2 * MIB).await;
+    assert_eq!(watched["watched"], true, "{watched}");
+    let history = server.results_once(2).await;
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(history[0]["watched"], false, "{history:?}");
+    assert_eq!(history[1]["watched"], true, "{history:?}");
+    // A flag is a flag: anything else is refused, naming the field.
+    send(
+        &mut socket,
+        json!({"type":"ipc","mechanism":"pipe-rw","params":{"quiet":"yes"}}),
+    )
+    .await;
+    let refused = recv(&mut socket).await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert!(refused.get("run").is_none(), "{refused}");
+    // /api/ipc publishes the switch for the card, off unless asked.
+    let lab = server.get("/api/ipc").await.json();
+    let quiet = lab["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "quiet")
+        .unwrap_or_else(|| panic!("no quiet switch: {lab}"));
+    assert_eq!(
+        (quiet["unit"].clone(), quiet["default"].clone()),
+        (json!("flag"), json!(0))
     );
 }
 

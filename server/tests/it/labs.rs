@@ -214,11 +214,39 @@ async fn a_lab_is_recorded_exported_and_merged() {
     fast["labs"][safety_index]["measurements"][0]["result"]["gib_per_s"] = json!(5000.0);
     fast["student"] = json!("Flash");
     let fast = write("flash.json", &export::seal(fast).to_string());
+    // A throughput check states its 95% interval around its ratio (the sweep
+    // ran two runs a value); moved and resealed, the report is re-judged and
+    // refused, since its measurements give another interval.
+    let sizes_index = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "sizes")
+        .unwrap();
+    let buf_index = report["labs"][sizes_index]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["id"] == "buf-helps")
+        .unwrap();
+    let buf = &report["labs"][sizes_index]["checks"][buf_index];
+    let (low, value, high) = (
+        buf["ci_low"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no interval: {buf}")),
+        buf["value"].as_f64().unwrap(),
+        buf["ci_high"].as_f64().unwrap(),
+    );
+    assert!(low <= value && value <= high, "{buf}");
+    let mut moved = report.clone();
+    moved["labs"][sizes_index]["checks"][buf_index]["ci_low"] = json!(low / 2.0);
+    moved["student"] = json!("Moved");
+    let moved = write("moved.json", &export::seal(moved).to_string());
     let html_out = dir.path().join("class.html");
     let csv_out = dir.path().join("class.csv");
     let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
         .arg("report")
-        .args([&good, &tampered, &malformed, &fast])
+        .args([&good, &tampered, &malformed, &fast, &moved])
         .arg("--html")
         .arg(&html_out)
         .arg("--csv")
@@ -231,6 +259,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
         (&tampered, "digest mismatch"),
         (&malformed, "malformed JSON"),
         (&fast, "beyond any machine"),
+        (&moved, "interval"),
     ] {
         let line = stderr
             .lines()

@@ -422,6 +422,71 @@ async fn a_quiet_run_sends_no_progress_only_its_result() {
     assert_eq!(server.results_once(1).await[0]["watched"], false);
 }
 
+/// A child killed and reaped when dropped (a failed assertion included).
+struct Spinner(std::process::Child);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A run from the page carries the machine's state over the run, on the wire
+/// and in the history; with a busy loop pinned beside its writer, the state
+/// says its CPUs were taken and a warning says how much.
+#[tokio::test]
+async fn a_run_from_the_page_carries_the_machine_state_and_says_when_its_cpus_were_taken() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut socket = server.socket().await;
+    let message = json!({"type":"run","step":"write-read",
+                         "params":{"bytes":"64MiB","writer_cpu":0,"reader_cpu":1,"quiet":true}});
+    start_run(&mut socket, message.clone()).await;
+    let (calm, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    crate::common::recv_saved(&mut socket).await;
+    let machine = &calm["machine"];
+    assert_eq!(machine["cpus"], json!([0, 1]), "{calm}");
+    for field in [
+        "governors",
+        "boost",
+        "window_ms",
+        "steal_ms",
+        "other_ms",
+        "throttle_events",
+        "taken",
+    ] {
+        assert!(machine.get(field).is_some(), "no {field}: {machine}");
+    }
+    let spinner = Spinner(
+        std::process::Command::new("taskset")
+            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("taskset runs"),
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    start_run(&mut socket, message).await;
+    let (taken, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    drop(spinner);
+    assert_eq!(taken["machine"]["taken"], true, "{taken}");
+    let other = taken["machine"]["other_ms"].as_f64().unwrap();
+    assert!(other > 0.0, "{taken}");
+    // A warning the page shows says how much was taken: the state's own figure.
+    let how_much = format!("{other:.0} ms");
+    assert!(
+        taken["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&how_much)),
+        "no warning says {how_much} were taken: {taken}"
+    );
+    let history = server.results_once(2).await;
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(history[1]["machine"]["taken"], true);
+}
+
 /// A live run watches its pipe: progress carries the bytes in the pipe and the
 /// result the occupancy series, which the history keeps too.
 #[tokio::test]

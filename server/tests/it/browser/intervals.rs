@@ -1,11 +1,13 @@
 //! Intervals where the cards state a ratio. The run card: one live run, then
 //! "Run until resolved" on a small budget of one-second quiet runs; the card
 //! states its quiet runs against the article with their 95% interval, draws it
-//! against 1.0, says what watching cost from the live and quiet figures. The
-//! sweep card: two values, two quiet runs each, its best against its worst with
+//! against 1.0, says what watching cost from the live and quiet figures. A
+//! variant's run card against the baseline: "Run until resolved" sends the two
+//! head to head in quiet pairs on a small budget, and the card states and draws
+//! the interval. The sweep card: two values, two quiet runs each, its best against its worst with
 //! the interval drawn, then more runs of the two until resolved. The IPC
-//! matrix: one mechanism against another, run in turns until resolved on 2 MiB
-//! runs, the interval drawn. All axe-clean.
+//! matrix: one mechanism against another, run in quiet turns until resolved on
+//! 2 MiB runs, the interval drawn. All axe-clean.
 
 use std::time::Duration;
 
@@ -151,6 +153,135 @@ async fn evidence(page: &Page) -> TestResult {
     Ok(())
 }
 
+/// A variant no other test runs, so its quiet runs in the shared history are
+/// this test's own: the head-to-head must run before any interval exists.
+const AGAINST_BASELINE: &str = "write-read-big-pipe";
+
+#[tokio::test]
+async fn the_run_card_sets_its_step_against_the_baseline_until_resolved() {
+    in_fresh_page("run-baseline", against_baseline).await;
+}
+
+async fn against_baseline(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter(RUN_CHAPTER)?;
+    open(client, &page.base, RUN_CHAPTER).await?;
+    let root = format!(".pipebook-run[data-step=\"{AGAINST_BASELINE}\"]");
+    let before = wait_js(
+        client,
+        &format!(
+            "const b = document.querySelector('{root} .pipebook-baseline');
+             return b && b.querySelector('.pipebook-baseline-text').textContent ? b.querySelector('.pipebook-baseline-text').textContent : null;"
+        ),
+        Duration::from_secs(10),
+        "the card's part against the baseline",
+    )
+    .await?;
+    if !before
+        .as_str()
+        .unwrap_or("")
+        .starts_with(&format!("Quiet runs so far: 0 of {AGAINST_BASELINE}"))
+    {
+        return Err(format!(
+            "before any run the card should say it has no quiet run: {before}"
+        ));
+    }
+    // Half-second runs, two pairs at most: one A B B A block.
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             const b = r.querySelector('.pipebook-baseline');
+             b.scrollIntoView({{ block: 'center' }});
+             r.querySelector('input.pipebook-seconds').value = '0.5';
+             b.querySelector('input.pipebook-baseline-budget').value = '2';
+             b.querySelector('button.pipebook-baseline-until').click();
+             return true;"
+        ),
+    )
+    .await?;
+    let held = wait_js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return r.querySelector('.pipebook-baseline').dataset.state === 'busy'
+               ? {{ run: r.querySelector('button.pipebook-run-button').disabled,
+                    until: r.querySelector('button.pipebook-baseline-until').disabled }} : null;"
+        ),
+        Duration::from_secs(10),
+        "the head-to-head to start",
+    )
+    .await?;
+    if held != json!({"run": true, "until": true}) {
+        return Err(format!(
+            "the card's own runs should wait while the head-to-head goes: {held}"
+        ));
+    }
+    let done = wait_js(
+        client,
+        &format!(
+            "const b = document.querySelector('{root} .pipebook-baseline');
+             const status = b.querySelector('.pipebook-baseline-status').textContent;
+             if (status.startsWith('Error')) return 'error: ' + status;
+             if (b.dataset.state !== 'idle' || !status) return null;
+             const svg = b.querySelector('svg.pipebook-baseline-interval');
+             return {{
+               status,
+               verdict: b.dataset.verdict ?? null,
+               text: b.querySelector('.pipebook-baseline-text').textContent,
+               drawn: !!svg?.querySelector('rect'),
+               label: svg?.getAttribute('aria-label') ?? null,
+               runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,
+             }};"
+        ),
+        Duration::from_secs(120),
+        "the head-to-head against the baseline to end",
+    )
+    .await?;
+    let status = done["status"].as_str().unwrap_or("");
+    // Its runs had to run: none of this variant was on record before.
+    if !(status.starts_with("Resolved after 2 pairs")
+        || status.starts_with("Budget spent: 2 pairs"))
+    {
+        return Err(format!(
+            "two pairs should run, then the card says resolved or budget spent: {done}"
+        ));
+    }
+    let text = done["text"].as_str().unwrap_or("");
+    let stated = text.starts_with(&format!("{AGAINST_BASELINE} is"))
+        || text.starts_with(&format!("Not resolved: {AGAINST_BASELINE} is"));
+    if !stated
+        || !text.contains("write-read, the baseline")
+        || !text.contains("95% interval")
+        || !text.contains("quiet runs")
+    {
+        return Err(format!(
+            "the card should state the step against the baseline with its interval: {done}"
+        ));
+    }
+    let verdict = done["verdict"].as_str().unwrap_or("");
+    if !["faster", "slower", "not_resolved"].contains(&verdict)
+        || (status.starts_with("Resolved") == (verdict == "not_resolved"))
+    {
+        return Err(format!(
+            "the verdict should match how the runs ended: {done}"
+        ));
+    }
+    if done["drawn"] != true || done["label"].as_str() != Some(text) {
+        return Err(format!(
+            "the interval should be drawn, named by its sentence: {done}"
+        ));
+    }
+    if done["runEnabled"] != true {
+        return Err(format!("the card's own Run should be back: {done}"));
+    }
+    let path = screenshot_element(client, &root, "run-card-baseline").await?;
+    let axe = crate::a11y::axe_source();
+    crate::a11y::audit(client, &axe, "run card against the baseline").await?;
+    println!("baseline: {text} | {status}; {}", path.display());
+    Ok(())
+}
+
 #[tokio::test]
 async fn the_sweep_card_states_its_best_against_its_worst_and_runs_until_resolved() {
     in_fresh_page("sweep-interval", sweep).await;
@@ -275,9 +406,8 @@ async fn ipc_versus(page: &Page) -> TestResult {
         ),
     )
     .await?;
-    if !before.as_str().unwrap_or("").contains("0 runs here")
-        && !before.as_str().unwrap_or("").contains("has 0 runs")
-    {
+    // Only the page's quiet runs count, and it says so.
+    if !before.as_str().unwrap_or("").contains("has 0 quiet runs") {
         return Err(format!("before any run it should say none ran: {before}"));
     }
     let done = wait_js(
@@ -302,6 +432,7 @@ async fn ipc_versus(page: &Page) -> TestResult {
     .await?;
     let text = done["text"].as_str().unwrap_or("");
     if !text.contains("pipe-rw is")
+        || !text.contains("quiet runs)")
         || !text.contains("95% interval")
         || done["drawn"] != true
         || done["label"].as_str() != Some(text)

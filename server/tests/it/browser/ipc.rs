@@ -60,19 +60,11 @@ async fn run_ipc(page: &Page) -> TestResult {
                   counts: [...r.querySelectorAll('table.pipebook-ipc-counts tr')]
                     .map((tr) => [...tr.children].map((c) => c.textContent)),
                   barHidden: r.querySelector('progress.pipebook-ipc-progress').hidden,
+                  watched: r.dataset.watched ?? null,
+                  summary: r.querySelector('.pipebook-ipc-summary').textContent,
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let last = loop {
-        let s = js(client, &probe).await?;
-        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
-            break s;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("the IPC run did not finish within 60 s: {s}"));
-        }
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    };
+    let last = until_ended(client, &probe).await?;
     if last["state"] != json!("done") || last["checksum"] != json!("ok") {
         return Err(format!("the IPC card ended as {last}"));
     }
@@ -84,6 +76,17 @@ async fn run_ipc(page: &Page) -> TestResult {
     if last["progress"].as_u64().is_none_or(|n| n < 1) || last["barHidden"] != json!(true) {
         return Err(format!(
             "the IPC card showed no progress, or kept its bar: {last}"
+        ));
+    }
+    // A watched run says so beside its figure.
+    if last["watched"] != json!("true")
+        || !last["summary"]
+            .as_str()
+            .unwrap_or("")
+            .contains("A watched run")
+    {
+        return Err(format!(
+            "the IPC card should say the run was watched: {last}"
         ));
     }
     // The table names the bytes moved, the checksum, and both ends' counters,
@@ -131,12 +134,65 @@ async fn run_ipc(page: &Page) -> TestResult {
     )
     .await?;
     let path = screenshot_element(client, &root, "ipc-done").await?;
+    // Again with "Quiet run" ticked: nothing streamed, the bar never shown, and
+    // the card says the figure was not watched (the runner's `watched: false`).
+    // The card is taller now: its button, not its middle, goes to the centre,
+    // clear of mdBook's sticky bar.
+    js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             r.querySelector('input.pipebook-ipc-quiet').checked = true;
+             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
+             const b = r.querySelector('button.pipebook-ipc-button');
+             b.scrollIntoView({{ block: 'center' }});
+             b.click();
+             return true;"
+        ),
+    )
+    .await?;
+    let quiet = until_ended(client, &probe).await?;
+    if quiet["state"] != json!("done") || quiet["checksum"] != json!("ok") {
+        return Err(format!("the quiet IPC run ended as {quiet}"));
+    }
+    if quiet["progress"] != json!(0)
+        || quiet["watched"] != json!("false")
+        || !quiet["summary"]
+            .as_str()
+            .unwrap_or("")
+            .contains("A quiet run")
+    {
+        return Err(format!(
+            "a quiet IPC run should stream nothing and say it was not watched: {quiet}"
+        ));
+    }
+    let quiet_path = screenshot_element(client, &root, "ipc-quiet-done").await?;
+    let axe = crate::a11y::axe_source();
+    crate::a11y::audit(client, &axe, "IPC card after a quiet run").await?;
     println!(
-        "ipc: {IPC_MECHANISM} at {} MiB/s; {}",
+        "ipc: {IPC_MECHANISM} at {} MiB/s watched, {} quiet; {} {}",
         last["mibs"],
-        path.display()
+        quiet["mibs"],
+        path.display(),
+        quiet_path.display()
     );
     Ok(())
+}
+
+/// Polls an IPC card's `probe` until the card's state is an end (done, error,
+/// cancelled), for at most 60 s.
+async fn until_ended(client: &fantoccini::Client, probe: &str) -> TestResult<serde_json::Value> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let s = js(client, probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            return Ok(s);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the IPC run did not finish within 60 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
 }
 
 /// Runs every IPC mechanism in turn from the matrix card, small, and checks the

@@ -168,6 +168,23 @@ async fn do_ipc_lab(page: &Page) -> TestResult {
     {
         return Err(format!("lab 6's checks should all be judged: {checks}"));
     }
+    // Every run the card made was quiet, so its speed checks compare unwatched runs.
+    let recorded = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             fetch('/api/labs').then((r) => r.json())
+               .then((s) => done(s.labs['choose-ipc'].measurements.map((m) => m.result.watched ?? null)))
+               .catch((e) => done('error: ' + e));",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("reading /api/labs: {e}"))?;
+    let watched = recorded.as_array().cloned().unwrap_or_default();
+    if watched.len() < 12 || watched.iter().any(|w| *w != json!(false)) {
+        return Err(format!(
+            "lab 6's twelve runs should all be quiet (watched: false): {recorded}"
+        ));
+    }
     // The two throughput ratios each state their interval (the count checks have
     // none), and the card says what this machine's state would do to them before
     // any run.
@@ -325,6 +342,21 @@ async fn do_lab(page: &Page) -> TestResult {
     }
     pipebook::labs::export::verify_digest(&report)
         .map_err(|e| format!("the export's digest: {e}"))?;
+    // The card ran every task quiet: no run its checks compare was watched.
+    let measurements = report["labs"]
+        .as_array()
+        .and_then(|labs| labs.iter().find(|l| l["id"] == json!("vmsplice-safety")))
+        .map(|l| l["measurements"].as_array().cloned().unwrap_or_default())
+        .unwrap_or_default();
+    if measurements.is_empty()
+        || measurements
+            .iter()
+            .any(|m| m["result"]["watched"] != json!(false))
+    {
+        return Err(format!(
+            "the lab's runs should be quiet (watched: false): {measurements:?}"
+        ));
+    }
     let html = js(
         client,
         &format!("return document.querySelector('{root} a.pipebook-lab-export-html').href;"),
