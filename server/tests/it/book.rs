@@ -671,6 +671,8 @@ fn past_the_article_cites_every_figure_it_states() {
     assert!(
         stated >= 5,
         "{stated} figures found: has the chapter changed?"
+    );
+}
 
 /// Every chapter with a card that compares (two steps head to head, a sweep's
 /// best against its worst, one IPC mechanism against another) says in its own
