@@ -52,7 +52,7 @@ pub struct PingReport {
     pub max: u64,
     /// The distribution for a CDF.
     pub cdf: Vec<CdfPoint>,
-    /// One clock read, ns.
+    /// One clock read, ns (see [`Clock::cost`]).
     pub clock_ns: f64,
     /// Mean round trip of the batch timed as a whole, ns.
     #[serde(default)]
@@ -157,11 +157,11 @@ impl Clock {
             if has("constant_tsc") && has("nonstop_tsc") && has("rdtscp") {
                 // 20 ms against the monotonic clock: a scale good to parts per
                 // million.
-                let (t0, c0) = (Instant::now(), tsc());
+                let (t0, c0) = (Instant::now(), rdtscp());
                 while t0.elapsed() < std::time::Duration::from_millis(20) {
                     std::hint::spin_loop();
                 }
-                let (dt, dc) = (t0.elapsed().as_nanos() as f64, tsc().wrapping_sub(c0));
+                let (dt, dc) = (t0.elapsed().as_nanos() as f64, rdtscp().wrapping_sub(c0));
                 if dc > 0 {
                     return Clock::Tsc {
                         ns_per_tick: dt / dc as f64,
@@ -172,12 +172,50 @@ impl Clock {
         Clock::Monotonic(Instant::now())
     }
 
-    /// A reading, in the clock's own units.
+    /// The reading that opens a timed interval, in the clock's own units: read
+    /// right before the send.
+    ///
+    /// Plain RDTSC is enough here, though it waits for nothing. It reads the
+    /// counter no later than it retires, and retirement is in program order,
+    /// so every instruction of the send retires after it. Nothing the send
+    /// does can reach the other end before it retires: a store (the ring's
+    /// head, the futex word, the kernel's copy into a pipe or a socket) becomes
+    /// visible to another CPU only once it has retired, a wakeup's IPI is an
+    /// APIC write that is never made speculatively, and a system call's kernel
+    /// work comes after SYSCALL in program order. So the message cannot leave
+    /// before this reading. What RDTSC may do is read early, before older
+    /// instructions finish: the previous round trip's bookkeeping (a histogram
+    /// bucket and a check of the echo, both in cache), a few ns that can only
+    /// lengthen the interval, never shorten it.
     #[inline(always)]
-    pub fn now(&self) -> u64 {
+    pub fn start(&self) -> u64 {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Clock::Tsc { .. } => tsc(),
+            Clock::Tsc { .. } => rdtsc(),
+            #[cfg(not(target_arch = "x86_64"))]
+            Clock::Tsc { .. } => 0,
+            Clock::Monotonic(origin) => origin.elapsed().as_nanos() as u64,
+        }
+    }
+
+    /// The reading that closes a timed interval: read right after the receive
+    /// returns.
+    ///
+    /// This one must wait, so it is RDTSCP. The receive ends either in a
+    /// system call's return or, busy on shared memory, in a loop of loads
+    /// that exits when it sees the echo, followed by the loads that copy the
+    /// message out. A plain RDTSC there could execute before those loads
+    /// complete (out of order, or on the predicted exit of the loop before
+    /// the load that decides it returns), reading up to a cache miss too
+    /// early and shortening the very round trips that are shortest. RDTSCP
+    /// reads only once every older instruction has executed, so the echo has
+    /// been seen and copied; that it does not hold back younger instructions
+    /// does not matter, since nothing after it is timed.
+    #[inline(always)]
+    pub fn end(&self) -> u64 {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Clock::Tsc { .. } => rdtscp(),
             #[cfg(not(target_arch = "x86_64"))]
             Clock::Tsc { .. } => 0,
             Clock::Monotonic(origin) => origin.elapsed().as_nanos() as u64,
@@ -201,24 +239,39 @@ impl Clock {
         }
     }
 
-    /// What one reading costs, ns: the mean of many in a row (the figure every
-    /// timed round trip carries once).
+    /// What one reading costs, ns, as the round trips read the clock: a
+    /// [`Self::start`] and an [`Self::end`] back to back, many times, the
+    /// mean of the pair halved. A timed round trip holds about one reading
+    /// (the end of its opening read and the start of its closing one), so
+    /// this is the figure every timed round trip carries.
     pub fn cost(&self) -> f64 {
-        const READS: u64 = 20_000;
+        const PAIRS: u64 = 20_000;
         let start = Instant::now();
         let mut sink = 0u64;
-        for _ in 0..READS {
-            sink = sink.wrapping_add(std::hint::black_box(self.now()));
+        for _ in 0..PAIRS {
+            sink = sink.wrapping_add(std::hint::black_box(self.start()));
+            sink = sink.wrapping_add(std::hint::black_box(self.end()));
         }
         std::hint::black_box(sink);
-        start.elapsed().as_nanos() as f64 / READS as f64
+        start.elapsed().as_nanos() as f64 / (2 * PAIRS) as f64
     }
 }
 
-/// RDTSCP: the counter, read once every earlier instruction has executed.
+/// RDTSC: the counter, read without waiting (see [`Clock::start`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn tsc() -> u64 {
+fn rdtsc() -> u64 {
+    // SAFETY: rdtsc is present on every x86_64 CPU (and constant and non-stop
+    // here, checked in /proc/cpuinfo before the TSC is chosen); it only reads
+    // the counter.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// RDTSCP: the counter, read once every earlier instruction has executed (see
+/// [`Clock::end`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn rdtscp() -> u64 {
     let mut aux = 0u32;
     // SAFETY: rdtscp is present (checked in /proc/cpuinfo before it is chosen)
     // and only reads the counter.
@@ -303,10 +356,10 @@ fn ping(
         msg[0] = mark;
         let last = msg.len() - 1;
         msg[last] = mark;
-        let t0 = clock.now();
+        let t0 = clock.start();
         channel.send(opening, &msg)?;
         channel.recv(opening, buf)?;
-        let t1 = clock.now();
+        let t1 = clock.end();
         if buf[0] != mark || buf[last] != mark {
             return Err(format!("round trip {i} came back with other bytes"));
         }
@@ -328,7 +381,7 @@ fn ping(
     let usage = since(before);
     // The batch: the same round trips, timed only at their two ends.
     let batch = opening.round_trips_batch;
-    let b0 = clock.now();
+    let b0 = clock.start();
     for i in 0..batch {
         let mark = (i % 251) as u8;
         msg[0] = mark;
@@ -338,7 +391,7 @@ fn ping(
             return Err(format!("batch round trip {i} came back with other bytes"));
         }
     }
-    let batch_mean_ns = clock.ns(b0, clock.now()) as f64 / batch.max(1) as f64;
+    let batch_mean_ns = clock.ns(b0, clock.end()) as f64 / batch.max(1) as f64;
     let at = |q: f64| histogram.value_at_quantile(q);
     let cdf = [
         0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,

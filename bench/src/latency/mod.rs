@@ -291,7 +291,9 @@ pub struct LatencyResult {
     pub ping_sleeps: f64,
     /// Sleeps of the pong end per round trip.
     pub pong_sleeps: f64,
-    /// What one clock read costs here, ns: each timed round trip holds one.
+    /// What one clock read costs here, ns: a round trip's opening read (RDTSC)
+    /// and closing read (RDTSCP) back to back, halved; each timed round trip
+    /// holds about one.
     pub clock_ns: f64,
     /// Mean round trip of a batch run after the timed ones and timed as a
     /// whole, ns: the mean without a clock read per round trip (0 in older records).

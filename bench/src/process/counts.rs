@@ -494,27 +494,32 @@ fn wake_a_sleeper() -> bool {
         let mut byte = [0u8; 1];
         rustix::io::read(&read, &mut byte).is_ok()
     });
-    // Write only once the sleeper is blocked in its read (state S in its
-    // /proc stat): a sleeper not yet asleep is only made runnable, with no
-    // wakeup to count, and on a loaded machine it may not have run for a
-    // while. Bounded: after a second the write goes anyway, and a check that
-    // then sees no wakeup fails safe (the window is opened on the task).
+    // The write comes once the sleeper is asleep in its read: a sleeper not
+    // yet asleep is only made runnable, with no wakeup to count. Watching its
+    // state takes a fraction of a millisecond where a fixed wait long enough
+    // for any machine cost every end 5 ms before its work; past a second (a
+    // loaded machine may not run the sleeper for a while) the write goes
+    // anyway, and the check fails safe (the window is then opened on the task).
     if let Ok(tid) = tid_rx.recv() {
         let stat = format!("/proc/self/task/{tid}/stat");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
-        while std::time::Instant::now() < deadline {
-            let state = std::fs::read_to_string(&stat).ok().and_then(|text| {
-                let (_, rest) = text.rsplit_once(')')?;
-                rest.split_whitespace().next().map(str::to_owned)
-            });
-            if state.as_deref() == Some("S") {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_micros(200));
+        while !asleep(&stat) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_micros(20));
         }
     }
     let wrote = rustix::io::write(&write, &[1]).is_ok();
     sleeper.join().unwrap_or(false) && wrote
+}
+
+/// Whether the thread whose `/proc/.../stat` is at `stat` sleeps (state `S`).
+fn asleep(stat: &str) -> bool {
+    std::fs::read_to_string(stat)
+        .ok()
+        .and_then(|text| {
+            let (_, rest) = text.rsplit_once(')')?;
+            Some(rest.trim_start().starts_with('S'))
+        })
+        .unwrap_or(false)
 }
 
 /// A counter of `event` on this process (or `pid`), kernel included, in `group`.

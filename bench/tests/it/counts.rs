@@ -188,9 +188,23 @@ fn an_unprivileged_run_has_the_always_counts_and_says_why_the_rest_are_missing()
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let counts = &result["counts"];
     for end in ["writer", "reader"] {
-        for always in ["context_switches", "voluntary_switches", "page_faults"] {
+        for always in [
+            "context_switches",
+            "voluntary_switches",
+            "involuntary_switches",
+            "page_faults",
+            "major_faults",
+        ] {
             assert!(counts[end][always].is_u64(), "{end}.{always}: {counts}");
         }
+        // CPU migrations come from /proc/PID/sched, which any user may read
+        // of their own processes: counted wherever the kernel reports them.
+        let reported = std::path::Path::new("/proc/self/sched").exists();
+        assert_eq!(
+            counts[end]["cpu_migrations"].is_u64(),
+            reported,
+            "{end}: {counts}"
+        );
         assert!(counts[end]["syscalls"].is_object(), "{counts}");
         // Unknown is absent, never 0.
         assert!(counts[end]["page_allocs"].is_null(), "{counts}");

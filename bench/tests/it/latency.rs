@@ -462,3 +462,256 @@ fn timing_overhead_is_measured_against_a_batch_timed_as_a_whole() {
         stdout(&text)
     );
 }
+
+/// Starts `pipebench ARGS` with `prepare` run in the child before it execs.
+fn pipebench_with(args: &[&str], prepare: fn() -> std::io::Result<()>) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(exe());
+    command.args(args).stdin(Stdio::null());
+    // SAFETY: `prepare` makes only async-signal-safe system calls.
+    unsafe { command.pre_exec(prepare) };
+    command.output().unwrap()
+}
+
+/// CPUs this process may not use are refused by name, with the ones it may:
+/// the child is confined to its first allowed CPU and asked for two.
+#[test]
+fn cpus_outside_the_allowed_set_are_refused_naming_the_allowed_ones() {
+    let _cpus = cpus();
+    let allowed = pipebench::process::cpu::allowed_cpus();
+    if allowed.len() < 2 {
+        println!("one CPU: nothing to confine the run to");
+        return;
+    }
+    fn first_cpu_only() -> std::io::Result<()> {
+        // SAFETY: a cpu_set_t we own, zeroed then given one CPU.
+        unsafe {
+            let mut current: libc::cpu_set_t = std::mem::zeroed();
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            if libc::sched_getaffinity(0, size, &mut current) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let first = (0..libc::CPU_SETSIZE as usize)
+                .find(|&cpu| libc::CPU_ISSET(cpu, &current))
+                .unwrap_or(0);
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(first, &mut one);
+            if libc::sched_setaffinity(0, size, &one) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+    let (a, b) = (allowed[0].to_string(), allowed[1].to_string());
+    let pair = format!("{a},{b}");
+    let output = pipebench_with(
+        &["latency", "pipe", "--cpus", &pair, "--round-trips", "100"],
+        first_cpu_only,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains(&format!("CPU {b} is not one this process may use"))
+            && said.contains(&format!("allowed: [{a}]")),
+        "{said}"
+    );
+    // The CPU it may use, twice over, still runs.
+    let same = format!("{a},{a}");
+    let output = pipebench_with(
+        &[
+            "latency",
+            "pipe",
+            "--cpus",
+            &same,
+            "--round-trips",
+            "100",
+            "--mode",
+            "blocking",
+            "--sizes",
+            "64",
+            "--json",
+        ],
+        first_cpu_only,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// A mechanism this kernel will not give is skipped with the reason, and the
+/// rest of the session runs: io_uring_setup is made to fail with ENOSYS, as on
+/// a kernel built without io_uring, by a seccomp filter on the run (its ends
+/// inherit it).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_mechanism_the_kernel_lacks_is_skipped_with_why_and_the_rest_runs() {
+    let _cpus = cpus();
+    fn no_io_uring() -> std::io::Result<()> {
+        const LD_NR: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS: seccomp_data.nr
+        const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+        const RET: u16 = 0x06; // BPF_RET | BPF_K
+        const ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
+        const ERRNO: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO
+        let filter = [
+            libc::sock_filter {
+                code: LD_NR,
+                jt: 0,
+                jf: 0,
+                k: 0,
+            },
+            libc::sock_filter {
+                code: JEQ,
+                jt: 0,
+                jf: 1,
+                k: libc::SYS_io_uring_setup as u32,
+            },
+            libc::sock_filter {
+                code: RET,
+                jt: 0,
+                jf: 0,
+                k: ERRNO | libc::ENOSYS as u32,
+            },
+            libc::sock_filter {
+                code: RET,
+                jt: 0,
+                jf: 0,
+                k: ALLOW,
+            },
+        ];
+        let program = libc::sock_fprog {
+            len: filter.len() as u16,
+            filter: filter.as_ptr() as *mut libc::sock_filter,
+        };
+        // SAFETY: the program outlives the call, which copies it.
+        unsafe {
+            // prctl's arguments are unsigned longs, the unused ones zero.
+            const ON: libc::c_ulong = 1;
+            const NONE: libc::c_ulong = 0;
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, ON, NONE, NONE, NONE) != 0
+                || libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                    &program as *const libc::sock_fprog as libc::c_ulong,
+                ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+    let args = [
+        "latency",
+        "pipe",
+        "io-uring",
+        "--mode",
+        "blocking",
+        "--sizes",
+        "64",
+        "--round-trips",
+        "100",
+    ];
+    let output = pipebench_with(&[&args[..], &["--json"]].concat(), no_io_uring);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let ran: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["mechanism"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["pipe"], "{report}");
+    let skipped = report["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{report}");
+    assert!(
+        skipped[0]["configuration"]
+            .as_str()
+            .unwrap()
+            .contains("io-uring")
+            && skipped[0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("this kernel has no io_uring"),
+        "{report}"
+    );
+    // Asked for alone, there is nothing to run: it fails and says why.
+    let output = pipebench_with(
+        &args[..1]
+            .iter()
+            .chain(&args[2..])
+            .copied()
+            .collect::<Vec<_>>(),
+        no_io_uring,
+    );
+    assert!(!output.status.success(), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("io-uring is not available here: this kernel has no io_uring"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// `--csv` is one row per configuration (a doubling range of sizes gives each
+/// size), `--svg` draws each one, and on a terminal the bar follows the round
+/// trips as they are timed.
+#[test]
+fn csv_svg_and_the_terminal_bar_are_usable() {
+    let _cpus = cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("latency.svg");
+    let args = [
+        "latency",
+        "pipe",
+        "--mode",
+        "busy",
+        "--sizes",
+        "64..256",
+        "--round-trips",
+        "100",
+    ];
+    let output = pipebench(&[&args[..], &["--csv"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let csv = stdout(&output);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("mechanism,mode,size,cpus,placement,count,p50,p90,p99,p999,max"),
+        "{csv}"
+    );
+    let columns = lines[0].split(',').count();
+    let sizes: Vec<&str> = lines[1..]
+        .iter()
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells.len(), columns, "{line}");
+            assert_eq!(&cells[..2], ["pipe", "busy"], "{line}");
+            assert_eq!(cells[5], "100", "{line}");
+            cells[2]
+        })
+        .collect();
+    assert_eq!(sizes, ["64", "128", "256"], "{csv}");
+
+    let output = pipebench(&[&args[..], &["--svg", svg.to_str().unwrap()]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        chart.starts_with("<svg") && chart.contains("pipe"),
+        "{chart:.200}"
+    );
+    assert!(chart.contains("busy"), "the mode is labelled: {chart:.400}");
+
+    // Long enough (blocking round trips of a few µs) for several redraws.
+    let command = format!(
+        "{} latency pipe --mode blocking --sizes 64 --round-trips 50000",
+        exe().display()
+    );
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs a command on a pseudo-terminal");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    let midway = text
+        .split(['\r', '\n'])
+        .filter(|line| line.contains("round trips [") && line.contains("/50000"))
+        .filter(|line| !line.contains(" 0/50000") && !line.contains("50000/50000"))
+        .count();
+    assert!(midway > 0, "no update between 0 and 50000 in: {text}");
+}

@@ -6,6 +6,7 @@ mod common;
 
 mod bad_input;
 mod cleanup;
+mod cli_counts;
 mod compare;
 mod counts;
 mod ipc;

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import {
+  COUNT_METRICS,
   evaluate,
   judge,
   judgeAll,
@@ -37,6 +38,19 @@ test("the server's crafted cases judge the same here", () => {
       const got = e.number ?? e.choice;
       if (typeof c.answer === "number") assert.ok(Math.abs(got - c.answer) < 1e-9, `${c.name}: answer ${got}`);
       else assert.equal(got, c.answer, `${c.name}: answer`);
+    }
+  }
+});
+
+test("each of the six step and IPC labs judges a count, and the cases make it pass, fail and be unavailable", () => {
+  for (const id of ["variance", "sizes", "vmsplice-safety", "huge-pages", "busy-cost", "choose-ipc"]) {
+    const counted = lab(id).checks.filter((c) => COUNT_METRICS.has(c.measure.metric));
+    assert.ok(counted.length > 0, `${id} judges no count`);
+    for (const check of counted) {
+      const seen = new Set(cases.filter((c) => c.lab === id && c.expect[check.id]).map((c) => c.expect[check.id].status));
+      for (const status of ["pass", "fail", "unavailable"]) {
+        assert.ok(seen.has(status), `${id}/${check.id}: no crafted case is ${status}: ${[...seen]}`);
+      }
     }
   }
 });

@@ -685,6 +685,51 @@ mod tests {
         );
     }
 
+    /// The six labs of the steps and the IPC lab each judge at least one of
+    /// the kernel's counts, and the crafted cases make every such check pass,
+    /// fail and say it is unavailable (the machine's doing, not the student's),
+    /// in this judge and in labs.js, which reads the same cases.
+    #[test]
+    fn every_step_lab_judges_a_count_and_the_cases_give_each_outcome() {
+        let book = parse(LABS_JSON).unwrap();
+        let cases: Value =
+            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
+        let cases = cases.as_array().unwrap();
+        for id in [
+            "variance",
+            "sizes",
+            "vmsplice-safety",
+            "huge-pages",
+            "busy-cost",
+            "choose-ipc",
+        ] {
+            let lab = book.find(id).unwrap();
+            let counted: Vec<&Check> = lab
+                .checks
+                .iter()
+                .filter(|c| {
+                    let metric = serde_json::to_value(&c.measure).unwrap()["metric"].clone();
+                    serde_json::from_value::<Metric>(metric).is_ok_and(|m| m.is_count())
+                })
+                .collect();
+            assert!(!counted.is_empty(), "{id} judges no count");
+            for check in counted {
+                let seen: Vec<&str> = cases
+                    .iter()
+                    .filter(|c| c["lab"] == id)
+                    .filter_map(|c| c["expect"][&check.id]["status"].as_str())
+                    .collect();
+                for status in ["pass", "fail", "unavailable"] {
+                    assert!(
+                        seen.contains(&status),
+                        "{id}/{}: no crafted case is {status}: {seen:?}",
+                        check.id
+                    );
+                }
+            }
+        }
+    }
+
     /// The crafted cases the page's tests judge too: both must agree.
     #[test]
     fn shared_check_cases_judge_alike() {

@@ -199,6 +199,12 @@ async fn two_mechanisms_run_verify_and_are_kept_in_the_history() {
     assert_eq!(history[0]["kind"], "ipc");
     assert_eq!(history[0]["mechanism"], "posix-shm");
     assert_eq!(history[1]["mechanism"], "pipe-splice");
+    // Each end's counts are kept as the run reported them.
+    assert!(
+        result["ends"][0]["counts"]["counts"].is_object(),
+        "{result}"
+    );
+    assert_eq!(history[1]["ends"], result["ends"]);
     assert!(history[0]["finished_at_ms"].as_u64().unwrap() > 0);
     assert_eq!(history[2]["step"], "write-read");
 }

@@ -21,6 +21,16 @@ async fn lab_state(server: &Server, lab: &str) -> Value {
     state.json()["labs"][lab].clone()
 }
 
+/// The first measurement of task `task` in a lab of an exported report.
+fn report_measurement<'a>(lab: &'a Value, task: &str) -> &'a Value {
+    lab["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["task"] == task)
+        .unwrap_or_else(|| panic!("no {task} measurement in {lab}"))
+}
+
 #[tokio::test]
 async fn a_lab_is_recorded_exported_and_merged() {
     let _lock = RUN_LOCK.lock().await;
@@ -173,6 +183,37 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .find(|c| c["id"] == "double-buffer-clean")
         .unwrap();
     assert_eq!(clean["status"], "pass", "{clean}");
+    // The lab run kept its counts through the restart and into the export, and
+    // the check on them is judged from them: the writer's pages allocated per
+    // GiB where the kernel let the run count them, else said unavailable.
+    let measured = &report_measurement(lab, "verified")["result"];
+    let counted = lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "vmsplice-allocates-nothing")
+        .unwrap();
+    assert!(
+        measured["counts"]["writer"]["syscalls"]["vmsplice"]
+            .as_u64()
+            .is_some_and(|calls| calls > 0),
+        "{measured}"
+    );
+    match measured["counts"]["writer"]["page_allocs"].as_f64() {
+        Some(allocs) => {
+            let per_gib = allocs / (measured["bytes"].as_f64().unwrap() / (1u64 << 30) as f64);
+            let value = counted["value"].as_f64().unwrap();
+            assert!(
+                (value - per_gib).abs() < 1e-6 * per_gib.max(1.0),
+                "{counted}"
+            );
+            assert!(
+                counted["status"] == "pass" || counted["status"] == "fail",
+                "{counted}"
+            );
+        }
+        None => assert_eq!(counted["status"], "unavailable", "{counted}"),
+    }
     assert!(lab["checks"]
         .as_array()
         .unwrap()

@@ -30,6 +30,18 @@ async fn history_survives_a_restart() {
     assert_eq!(history[0]["step"], "vmsplice-read");
     assert_eq!(history[0]["finished_at_ms"], result["finished_at_ms"]);
     assert_eq!(history[0]["gib_per_s"], result["gib_per_s"]);
+    // The kernel's counts are kept as the run reported them, both ends and
+    // what was missing with why.
+    let counts = &result["counts"];
+    assert!(
+        counts["writer"]["syscalls"]["vmsplice"].as_u64().unwrap() > 0,
+        "{counts}"
+    );
+    assert!(
+        counts["reader"]["syscalls"]["read"].as_u64().unwrap() > 0,
+        "{counts}"
+    );
+    assert_eq!(history[0]["counts"], *counts);
 }
 
 #[tokio::test]
