@@ -1,4 +1,4 @@
-//! The checks, judged on the student's own measurements (pure). `labs.js` in the
+//! The checks, judged on the student's own measurements (pure). `labchecks.js` in the
 //! page does the same from the same definitions; `book/labs/check-cases.json`
 //! holds crafted measurements both must judge alike.
 //!
