@@ -7,8 +7,8 @@ use fantoccini::Locator;
 use serde_json::json;
 
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, wait_js, Page,
-    TestResult,
+    in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element,
+    start_ipc_card, wait_js, Page, TestResult,
 };
 
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
@@ -62,17 +62,7 @@ async fn run_ipc(page: &Page) -> TestResult {
                   barHidden: r.querySelector('progress.pipebook-ipc-progress').hidden,
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let last = loop {
-        let s = js(client, &probe).await?;
-        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
-            break s;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("the IPC run did not finish within 60 s: {s}"));
-        }
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    };
+    let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") || last["checksum"] != json!("ok") {
         return Err(format!("the IPC card ended as {last}"));
     }
