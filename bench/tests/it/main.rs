@@ -13,6 +13,7 @@ mod ipc_counts;
 mod latency;
 mod pages;
 mod paging_vectors;
+mod planted;
 mod profile;
 mod shared_pipe;
 mod steps;
