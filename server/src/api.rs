@@ -11,48 +11,19 @@ use axum::extract::{Query, State};
 use axum::http::header::{
     CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_SECURITY_POLICY, CONTENT_TYPE, ORIGIN,
 };
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::connections::Activity;
+use crate::error::AppError;
 use crate::labs::export;
 use crate::labs::render;
 use crate::labs::store::{now_ms, LabsState};
-use crate::security::forbidden;
 use crate::state::AppState;
 use crate::ws;
-
-/// Why an API request could not be answered: each becomes its status and a
-/// sentence, in one place ([`IntoResponse`]), and is logged where it is a fault
-/// of the server rather than of the request.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ApiError {
-    /// The request named no student, or a name the reports do not accept.
-    #[error("{0}: add ?student=YOUR+NAME")]
-    Student(String),
-    /// The lab records could not be read.
-    #[error("cannot read the lab records: {0}")]
-    LabRecords(String),
-    /// A blocking task died (a panic): nothing to say but that it failed.
-    #[error("the server failed to answer: {0}")]
-    Task(#[from] tokio::task::JoinError),
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = match &self {
-            ApiError::Student(_) => StatusCode::BAD_REQUEST,
-            ApiError::LabRecords(_) | ApiError::Task(_) => {
-                tracing::error!("{self}");
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
-        };
-        (status, format!("{self}\n")).into_response()
-    }
-}
 
 /// The query of `/api/run`: the page's token.
 #[derive(Debug, Default, Deserialize)]
@@ -112,7 +83,7 @@ pub async fn ipc(State(state): State<AppState>) -> Response {
 
 /// `GET /api/tools`: the vetted tool table (`id`, `title`, `program`, `present`,
 /// `sides`), looked up on `PATH` now, so a tool installed since start shows.
-pub async fn tools() -> Result<Response, ApiError> {
+pub async fn tools() -> Result<Response, AppError> {
     let table = tokio::task::spawn_blocking(crate::past_page::tool_table).await?;
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&table).expect("the tool table serialises"),
@@ -122,7 +93,7 @@ pub async fn tools() -> Result<Response, ApiError> {
 /// `GET /api/tuned`: the tuned variants searches found, this server's and, read
 /// again from `tuned.jsonl` when it changed, those of another server on the
 /// same state folder.
-pub async fn tuned(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub async fn tuned(State(state): State<AppState>) -> Result<Response, AppError> {
     let tuned = std::sync::Arc::clone(&state.tuned);
     let list = tokio::task::spawn_blocking(move || {
         tuned.refresh_logged();
@@ -146,7 +117,7 @@ const PRECHECK_SAMPLE: Duration = Duration::from_millis(300);
 /// a lab, and what to do about it (`advice`: sentences, empty when nothing was
 /// seen), from the governor, boost and a short look at steal and other work on
 /// the CPUs a run is pinned to.
-pub async fn precheck(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub async fn precheck(State(state): State<AppState>) -> Result<Response, AppError> {
     let cpus: Vec<usize> = pipebench::steps::plan::RunPlan::for_step_id(
         "write-read",
         &pipebench::steps::plan::RunParams::default(),
@@ -165,7 +136,7 @@ pub async fn precheck(State(state): State<AppState>) -> Result<Response, ApiErro
 }
 
 /// `GET /api/results`: the history, oldest first.
-pub async fn results(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub async fn results(State(state): State<AppState>) -> Result<Response, AppError> {
     // Reading new lines touches the disk: keep it off the async threads.
     let history = Arc::clone(&state.history);
     let json = tokio::task::spawn_blocking(move || history.to_json()).await?;
@@ -173,16 +144,16 @@ pub async fn results(State(state): State<AppState>) -> Result<Response, ApiError
 }
 
 /// Every lab's state, read off the async threads.
-async fn lab_state(state: &AppState) -> Result<LabsState, ApiError> {
+async fn lab_state(state: &AppState) -> Result<LabsState, AppError> {
     let store = Arc::clone(&state.labs);
     tokio::task::spawn_blocking(move || store.state())
         .await?
-        .map_err(|err| ApiError::LabRecords(crate::error_chain(&err)))
+        .map_err(|err| AppError::LabRecords(crate::error_chain(&err)))
 }
 
 /// `GET /api/labs`: every lab's prediction and measurements (the page judges
 /// the checks itself, from the same definitions).
-pub async fn labs(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
     let labs = lab_state(&state).await?;
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&labs).expect("lab state serialises"),
@@ -190,10 +161,10 @@ pub async fn labs(State(state): State<AppState>) -> Result<Response, ApiError> {
 }
 
 /// The report of every lab, for `?student=NAME`.
-async fn lab_report(state: &AppState, query: StudentQuery) -> Result<Value, ApiError> {
+async fn lab_report(state: &AppState, query: StudentQuery) -> Result<Value, AppError> {
     let student = query.student.unwrap_or_default();
     let student =
-        export::student_name(&student).map_err(|err| ApiError::Student(err.to_string()))?;
+        export::student_name(&student).map_err(|err| AppError::Student(err.to_string()))?;
     let labs = lab_state(state).await?;
     let system: Value = serde_json::from_slice(&state.system_json).unwrap_or(Value::Null);
     Ok(export::build(&labs, system, &student, now_ms()))
@@ -220,7 +191,7 @@ fn download(content_type: &'static str, name: &str, body: String) -> Response {
 pub async fn lab_report_json(
     State(state): State<AppState>,
     Query(query): Query<StudentQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, AppError> {
     let report = lab_report(&state, query).await?;
     Ok(download(
         "application/json",
@@ -234,7 +205,7 @@ pub async fn lab_report_json(
 pub async fn lab_report_html(
     State(state): State<AppState>,
     Query(query): Query<StudentQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, AppError> {
     let report = lab_report(&state, query).await?;
     let mut response = download(
         "text/html; charset=utf-8",
@@ -268,13 +239,17 @@ pub async fn run_socket(
         Some(Ok(origin)) if state.hosts.allows_origin(origin) => {}
         Some(origin) => {
             tracing::warn!(?origin, "refused a WebSocket from a foreign origin");
-            return forbidden(format!(
+            return AppError::Forbidden(format!(
                 "the WebSocket's Origin {:?} is not this server's own page",
                 origin.unwrap_or("(not text)")
-            ));
+            ))
+            .into_response();
         }
         None => {
-            return forbidden("a WebSocket needs an Origin header from this server's page".into())
+            return AppError::Forbidden(
+                "a WebSocket needs an Origin header from this server's page".into(),
+            )
+            .into_response()
         }
     }
     // A query that does not parse carries no token either.
@@ -282,14 +257,15 @@ pub async fn run_socket(
     match query.token {
         Some(token) if state.token.matches(&token) => {}
         _ => {
-            return forbidden(
+            return AppError::Forbidden(
                 "missing or wrong token: reload the page this server serves and try again".into(),
             )
+            .into_response()
         }
     }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
-        Err(rejection) => return rejection.into_response(),
+        Err(rejection) => return AppError::from(rejection).into_response(),
     };
     // Each open socket holds a file descriptor and a task: cap them, and make
     // room for a new page by dropping a stale one rather than refusing it.
@@ -309,15 +285,7 @@ pub async fn run_socket(
             "refused a WebSocket: {} are open already, each with a run",
             state.connections.max_websockets
         );
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "pipebook: too many open WebSockets ({} are open, the limit, each with a run): \
-                 close other pipebook tabs or wait for their runs, and reload this page\n",
-                state.connections.max_websockets
-            ),
-        )
-            .into_response();
+        return AppError::TooManyWebSockets(state.connections.max_websockets).into_response();
     };
     let activity = activity.map(|Extension(activity)| activity);
     upgrade
@@ -352,13 +320,5 @@ mod tests {
         // A form's `+` is a space, as browsers send it.
         let student: StudentQuery = query("/r?student=Ada+L").unwrap();
         assert_eq!(student.student.as_deref(), Some("Ada L"));
-    }
-
-    #[test]
-    fn errors_answer_with_their_status() {
-        let bad = ApiError::Student("no name".into()).into_response();
-        assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
-        let failed = ApiError::LabRecords("disk".into()).into_response();
-        assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

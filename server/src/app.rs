@@ -4,12 +4,12 @@ use axum::extract::{Request, State};
 use axum::http::header::{HOST, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
 use axum::http::HeaderValue;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tower_http::compression::CompressionLayer;
 
-use crate::security::forbidden;
+use crate::error::AppError;
 use crate::state::AppState;
 use crate::{api, serve_book};
 
@@ -57,13 +57,14 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
         Some(host) if state.hosts.allows_host(&host) => next.run(request).await,
         host => {
             tracing::warn!(?host, "refused a request for a foreign host");
-            forbidden(format!(
+            AppError::Forbidden(format!(
                 "pipebook answers only to {} (port {}), not to host {}: \
                  this protects the runner from DNS rebinding",
                 state.hosts.names().join(", "),
                 state.hosts.port(),
                 host.map_or("(none)".into(), |h| format!("`{h}`")),
             ))
+            .into_response()
         }
     };
     let headers = response.headers_mut();

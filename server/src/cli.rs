@@ -70,45 +70,45 @@ pub struct ReportArgs {
 pub struct Options {
     /// Address to listen on. Anything but loopback lets others run programs here.
     #[arg(long, global = true, default_value = "127.0.0.1", value_name = "ADDR")]
-    pub bind: IpAddr,
+    pub(crate) bind: IpAddr,
     /// Port to listen on; 0 picks a free one.
     #[arg(long, global = true, default_value_t = 8000)]
-    pub port: u16,
+    pub(crate) port: u16,
     /// Build the book from the sources in this directory (the one holding
     /// book.toml), for authors editing chapters [default: the book carried in this
     /// program].
     #[arg(long, global = true, value_name = "DIR")]
-    pub book_root: Option<PathBuf>,
+    pub(crate) book_root: Option<PathBuf>,
     /// Rebuild the book whenever a file under --book-root changes, as `mdbook
     /// serve` does; reload the page to see it.
     #[arg(long, global = true, requires = "book_root")]
-    pub watch: bool,
+    pub(crate) watch: bool,
     /// Build the book here instead of book.toml's build-dir.
     #[arg(long, global = true, value_name = "DIR")]
-    pub build_dir: Option<PathBuf>,
+    pub(crate) build_dir: Option<PathBuf>,
     /// Where the results history is kept [default: BOOK_ROOT/target/pipebook-state,
     /// without --book-root this workspace's, else the current directory's].
     #[arg(long, global = true, value_name = "DIR")]
-    pub state_dir: Option<PathBuf>,
+    pub(crate) state_dir: Option<PathBuf>,
     /// Also answer to this host name (e.g. a classroom server's name); repeatable.
     #[arg(long = "allow-host", global = true, value_name = "NAME")]
-    pub allow_hosts: Vec<String>,
+    pub(crate) allow_hosts: Vec<String>,
     /// Seconds a connection may take to send a request head (also the idle
     /// keep-alive timeout). Hidden: for tests that must not wait 10 s.
     #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
-    pub header_timeout: Option<Duration>,
+    pub(crate) header_timeout: Option<Duration>,
     /// Most HTTP connections open at once (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "N")]
-    pub max_connections: Option<usize>,
+    pub(crate) max_connections: Option<usize>,
     /// Most WebSockets open at once (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "N")]
-    pub max_websockets: Option<usize>,
+    pub(crate) max_websockets: Option<usize>,
     /// Seconds one WebSocket message may take to arrive once begun (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
-    pub ws_message_timeout: Option<Duration>,
+    pub(crate) ws_message_timeout: Option<Duration>,
     /// Seconds a WebSocket with no run may stay silent (hidden: for tests).
     #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
-    pub ws_idle_timeout: Option<Duration>,
+    pub(crate) ws_idle_timeout: Option<Duration>,
 }
 
 /// A positive number of seconds, fractions allowed.

@@ -120,6 +120,7 @@ impl Slot {
     }
 
     /// Whether the registry has asked this connection to close.
+    #[cfg(test)]
     pub fn is_evicting(&self) -> bool {
         self.evicting.load(Ordering::SeqCst)
     }
@@ -197,12 +198,6 @@ impl Entry {
             .since_ms
             .store(self.registry.now_ms(), Ordering::SeqCst);
     }
-
-    /// How long the connection has been in its current state.
-    pub fn in_state_for(&self) -> Duration {
-        let since = self.slot.since_ms.load(Ordering::SeqCst);
-        Duration::from_millis(self.registry.now_ms().saturating_sub(since))
-    }
 }
 
 impl Drop for Entry {
@@ -242,13 +237,9 @@ impl Registry {
     }
 
     /// How many connections are open.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    /// Whether none is open.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Asks the connection most worth dropping to close: among those not busy,

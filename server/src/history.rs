@@ -236,6 +236,7 @@ impl History {
     }
 
     /// Whether there are none.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

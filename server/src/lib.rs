@@ -18,6 +18,7 @@ pub mod cli;
 pub(crate) mod compare_page;
 pub mod config;
 pub(crate) mod connections;
+pub(crate) mod error;
 pub(crate) mod history;
 pub(crate) mod html;
 pub(crate) mod ipc_page;
@@ -36,7 +37,7 @@ pub mod shutdown;
 pub(crate) mod site;
 pub mod state;
 pub(crate) mod statefile;
-pub mod watch;
+pub(crate) mod watch;
 pub(crate) mod ws;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here

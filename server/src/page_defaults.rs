@@ -59,7 +59,7 @@ pub fn sweep(
 /// The writer options whose buffers a `pages` message looks at: the step's own,
 /// with `touch` (when given) deciding whether they are written first. Only
 /// catalog steps: the sizes are the catalog's, so nothing is unbounded.
-pub fn pages(step: &str, touch: Option<bool>) -> Result<WriterOptions, PlanError> {
+pub fn inspected_writer(step: &str, touch: Option<bool>) -> Result<WriterOptions, PlanError> {
     let mut writer = catalog::find(step)
         .ok_or_else(|| PlanError::UnknownStep {
             id: step.to_string(),
@@ -135,10 +135,14 @@ mod tests {
 
     #[test]
     fn pages_look_at_the_steps_writer_buffers() {
-        let writer = pages("huge-pages", None).unwrap();
+        let writer = inspected_writer("huge-pages", None).unwrap();
         assert!(writer.common.huge_pages && writer.vmsplice && !writer.dont_touch_pages);
-        assert!(pages("huge-pages", Some(false)).unwrap().dont_touch_pages);
-        let err = pages("nope", None).unwrap_err().to_string();
+        assert!(
+            inspected_writer("huge-pages", Some(false))
+                .unwrap()
+                .dont_touch_pages
+        );
+        let err = inspected_writer("nope", None).unwrap_err().to_string();
         assert!(err.contains("unknown step `nope`"), "{err}");
     }
 

@@ -194,7 +194,7 @@ impl JobRequest {
                 Ok(Planned::one(Job::Latency(config), lab))
             }
             JobRequest::Pages { step, touch } => {
-                let writer = page_defaults::pages(&step, touch).map_err(refuse)?;
+                let writer = page_defaults::inspected_writer(&step, touch).map_err(refuse)?;
                 let job = Job::Inspect(InspectJob {
                     step,
                     writer: Box::new(writer),

@@ -5,8 +5,6 @@
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
@@ -153,15 +151,6 @@ pub fn content_security_policy(inline_scripts: &[&str], has_base: bool, framed: 
         if has_base { "'self'" } else { "'none'" },
         if framed { "'self'" } else { "'none'" },
     )
-}
-
-/// A 403 with a plain-text reason.
-pub fn forbidden(reason: String) -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        format!("pipebook: forbidden: {reason}\n"),
-    )
-        .into_response()
 }
 
 #[cfg(test)]

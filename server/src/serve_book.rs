@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 use tower_http::services::ServeFile;
 
+use crate::error::AppError;
 use crate::site::{content_type, Page, Resolved};
 use crate::state::AppState;
 
@@ -44,12 +45,7 @@ fn page_response(status: StatusCode, page: &Page) -> Response {
 pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
     let method = request.method().clone();
     if method != Method::GET && method != Method::HEAD {
-        return (
-            StatusCode::METHOD_NOT_ALLOWED,
-            [(axum::http::header::ALLOW, "GET, HEAD")],
-            "pipebook: only GET and HEAD are served here\n",
-        )
-            .into_response();
+        return AppError::MethodNotAllowed.into_response();
     }
     let path = request.uri().path().to_string();
     match state.site.resolve(&path) {
@@ -90,6 +86,6 @@ fn response_has_body(status: StatusCode) -> bool {
 fn not_found(state: &AppState) -> Response {
     match state.site.not_found_page() {
         Some(page) => page_response(StatusCode::NOT_FOUND, &page),
-        None => (StatusCode::NOT_FOUND, "pipebook: no such page\n").into_response(),
+        None => AppError::NoSuchPage.into_response(),
     }
 }

@@ -33,7 +33,7 @@ use crate::state::{raise_fd_limit, AppState};
 use crate::statefile::StateError;
 
 /// How many runs may wait behind the running one.
-pub const MAX_WAITING: usize = 8;
+pub(crate) const MAX_WAITING: usize = 8;
 
 /// How long shutdown waits for a running run's children to be killed and reaped.
 const KILL_TIMEOUT: Duration = Duration::from_secs(2);

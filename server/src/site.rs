@@ -95,11 +95,12 @@ fn is_own_file(real_root: &Path, rel: &str) -> bool {
 
 impl Site {
     /// Loads every HTML page under `root`, injecting `token`.
+    #[cfg(test)]
     pub fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
         Site::load_holding(root, token, None)
     }
 
-    /// Like [`Site::load`], keeping `folder` (where the files are) alive for as
+    /// Loads every HTML page under `root`, injecting `token`, keeping `folder` (where the files are) alive for as
     /// long as this build is served.
     pub fn load_holding(
         root: &Path,

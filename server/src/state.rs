@@ -20,36 +20,36 @@ use crate::site::Site;
 #[derive(Clone)]
 pub struct AppState {
     /// The built book.
-    pub site: Arc<Site>,
+    pub(crate) site: Arc<Site>,
     /// This start's secret.
-    pub token: Arc<Token>,
+    pub(crate) token: Arc<Token>,
     /// Which Host and Origin values are ours.
-    pub hosts: Arc<HostPolicy>,
+    pub(crate) hosts: Arc<HostPolicy>,
     /// The run queue.
-    pub scheduler: Scheduler,
+    pub(crate) scheduler: Scheduler,
     /// Bounds on run parameters.
-    pub limits: Arc<Limits>,
+    pub(crate) limits: Arc<Limits>,
     /// `/api/steps`, serialised once.
-    pub steps_json: Bytes,
+    pub(crate) steps_json: Bytes,
     /// `/api/ipc`, serialised once.
-    pub ipc_json: Bytes,
+    pub(crate) ipc_json: Bytes,
     /// `/api/system`, probed once at start-up.
-    pub system_json: Bytes,
+    pub(crate) system_json: Bytes,
     /// Past results.
-    pub history: Arc<History>,
+    pub(crate) history: Arc<History>,
     /// The labs' predictions and measurements.
-    pub labs: Arc<LabStore>,
+    pub(crate) labs: Arc<LabStore>,
     /// The server's stop switch; WebSocket connections close when it turns on.
     pub shutdown: Shutdown,
     /// One permit per open WebSocket: past the cap, the stalest socket is
     /// asked to close, and only when none can be, upgrades get a 503.
-    pub websockets: Arc<Semaphore>,
+    pub(crate) websockets: Arc<Semaphore>,
     /// The open WebSockets: which is busy, stuck or idle, to pick one to drop.
-    pub websocket_slots: Arc<Registry>,
+    pub(crate) websocket_slots: Arc<Registry>,
     /// Timeouts and caps on connections (as fitted to the open-file limit).
-    pub connections: Arc<ConnectionLimits>,
+    pub(crate) connections: Arc<ConnectionLimits>,
     /// The tuned variants found by searches since start (`tuned-STEP`).
-    pub tuned: Arc<crate::past_page::TunedVariants>,
+    pub(crate) tuned: Arc<crate::past_page::TunedVariants>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the
@@ -63,17 +63,17 @@ pub struct ConnectionLimits {
     /// How long a connection may take to send a request head, counted from when
     /// it starts waiting for one: a new connection, or a kept-alive one between
     /// requests (so this is the idle keep-alive timeout too).
-    pub header_timeout: Duration,
+    pub(crate) header_timeout: Duration,
     /// Most HTTP connections open at once; more clients wait to be accepted.
-    pub max_connections: usize,
+    pub(crate) max_connections: usize,
     /// Most WebSockets open at once; past it a stale one is dropped for the
     /// newcomer, or (none stale) the upgrade gets 503.
-    pub max_websockets: usize,
+    pub(crate) max_websockets: usize,
     /// How long one WebSocket message may take to arrive once it has begun.
-    pub ws_message_timeout: Duration,
+    pub(crate) ws_message_timeout: Duration,
     /// How long a WebSocket with no run queued, running or being saved may
     /// stay silent.
-    pub ws_idle_timeout: Duration,
+    pub(crate) ws_idle_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -91,7 +91,7 @@ impl Default for ConnectionLimits {
 /// Raises this process's soft open-file limit to its hard limit (as far as
 /// the kernel's `nr_open` allows), so the connection caps fitted to it are as
 /// generous as the machine lets this user be. Returns the soft limit in force.
-pub fn raise_fd_limit() -> u64 {
+pub(crate) fn raise_fd_limit() -> u64 {
     use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
     let limit = getrlimit(Resource::Nofile);
     let ceiling = std::fs::read_to_string("/proc/sys/fs/nr_open")
@@ -124,7 +124,7 @@ pub fn raise_fd_limit() -> u64 {
 impl ConnectionLimits {
     /// These limits, lowered if this process's open-file limit could not hold
     /// them with [`FD_RESERVE`] descriptors to spare.
-    pub fn fit_to_fd_limit(&self) -> ConnectionLimits {
+    pub(crate) fn fit_to_fd_limit(&self) -> ConnectionLimits {
         let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
             .current
             .unwrap_or(u64::MAX);

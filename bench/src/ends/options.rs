@@ -11,10 +11,8 @@ use std::ffi::OsString;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+use crate::ends::buffer::page_size;
 use crate::size::{ByteSize, GIB, KIB};
-
-/// One page: the smallest capacity a pipe can have.
-const PAGE_BYTES: u64 = 4 * KIB;
 
 /// The default chunk: 256 KiB, as in the article.
 pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
@@ -236,7 +234,7 @@ impl WriterOptions {
     pub fn effective_pipe_size(&self) -> Option<ByteSize> {
         self.pipe_size.or_else(|| {
             self.vmsplice
-                .then(|| ByteSize((self.common.buf_size.bytes() / 2).max(PAGE_BYTES)))
+                .then(|| ByteSize((self.common.buf_size.bytes() / 2).max(page_size() as u64)))
         })
     }
 

@@ -51,34 +51,9 @@ impl Counts {
     }
 }
 
-/// Whether a run agrees with the book's model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// The measured figure is what the model predicts.
-    Agrees,
-    /// It is not: a finding about this machine or kernel.
-    Disagrees,
-    /// The count is missing here (see `missing`).
-    Unknown,
-}
-
-/// One prediction of the book, beside the figure that tests it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Judgement {
-    /// A stable name for the prediction, e.g. `writer_page_allocs`.
-    pub id: String,
-    /// The end it is about.
-    pub end: String,
-    /// What is measured, with its unit, e.g. "page allocations per 4 KiB moved".
-    pub what: String,
-    /// The figure, when it was counted.
-    pub measured: Option<f64>,
-    /// What the book predicts, in words.
-    pub model: String,
-    /// Whether this run agrees.
-    pub verdict: Verdict,
-}
+// A prediction judged against counts is the same for every kind of run (the IPC
+// lab judges its own): defined beside the counts, below the engine.
+pub use crate::process::counts::{Judgement, Verdict};
 
 /// What a pipe run's model needs to know about it.
 #[derive(Debug, Clone, Copy)]

@@ -18,8 +18,8 @@ use crate::engine::event::{Event, Finished};
 use crate::engine::observer::{JobContext, Observer};
 use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
-use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
+use crate::stats::{summarize, Summary};
 use crate::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 
 /// Most values one sweep may have: a doubling range from 4 KiB to 64 MiB is 15.

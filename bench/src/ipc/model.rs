@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IpcEnd, Mechanism};
-use crate::engine::counts::{Judgement, Verdict};
+use crate::process::counts::{Judgement, Verdict};
 
 /// One prediction judged: the fields of a pipe run's [`Judgement`], and for a
 /// verdict of `unknown`, why it cannot be told.

@@ -36,7 +36,7 @@ const SLOTS: usize = 8;
 
 /// The page size: the unit TCP_ZEROCOPY_RECEIVE maps.
 pub(crate) fn page() -> u64 {
-    rustix::param::page_size() as u64
+    crate::ends::buffer::page_size() as u64
 }
 
 /// Why a zero-copy mechanism cannot run on this machine.

@@ -5,39 +5,9 @@ use serde::Serialize;
 use crate::engine::result::RunResult;
 use crate::steps::catalog::{self, GibRange, StepKind, BASELINE_ID};
 
-/// Median, min and max of a set of runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Summary {
-    /// Number of runs.
-    pub runs: usize,
-    /// Median GiB/s.
-    pub median: f64,
-    /// Slowest run.
-    pub min: f64,
-    /// Fastest run.
-    pub max: f64,
-}
-
-/// Summarises `values`; None when empty.
-pub fn summarize(values: &[f64]) -> Option<Summary> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
-    Some(Summary {
-        runs: n,
-        median,
-        min: sorted[0],
-        max: sorted[n - 1],
-    })
-}
+// The summary of repeated runs is plain statistics, below the engine that
+// summarises its own runs with it; it stays reachable here for the tables.
+pub use crate::stats::{summarize, Summary};
 
 /// One row of the `pipebench all` table.
 #[derive(Debug, Clone, Serialize)]

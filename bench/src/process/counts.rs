@@ -42,11 +42,15 @@
 //! and what to do.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use perf_event::events::{Software, Tracepoint};
 use perf_event::{Builder, Counter, Group};
 use serde::{Deserialize, Serialize};
+
+mod judgement;
+mod tracefs;
+pub use judgement::{Judgement, Verdict};
+use tracefs::{refusal, set_filter, tracefs_events, tracepoint_id};
 
 /// A count that may be missing on a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -421,65 +425,6 @@ pub fn perf_paranoid() -> Option<i32> {
         .trim()
         .parse()
         .ok()
-}
-
-/// Where tracefs's `events` folder is, if it is mounted.
-fn tracefs_events() -> Option<PathBuf> {
-    [
-        "/sys/kernel/tracing/events",
-        "/sys/kernel/debug/tracing/events",
-    ]
-    .into_iter()
-    .map(PathBuf::from)
-    .find(|p| p.join("kmem").is_dir() || p.join("sched").is_dir())
-}
-
-/// The id of tracepoint `event` (`category/name`) under `events`.
-fn tracepoint_id(events: &Path, event: &str) -> Result<u64, Unavailable> {
-    let path = events.join(event).join("id");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => text.trim().parse().map_err(|_| Unavailable::NoSuchEvent {
-            event: event.to_string(),
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::NoSuchEvent {
-            event: event.to_string(),
-        }),
-        Err(_) => Err(Unavailable::NotPermitted {
-            paranoid: perf_paranoid(),
-        }),
-    }
-}
-
-/// Why perf_event_open refused, from its error.
-fn refusal(err: &std::io::Error) -> Unavailable {
-    let errno = err.raw_os_error().unwrap_or(0);
-    let privileged = rustix::process::geteuid().is_root() || perf_paranoid() == Some(-1);
-    match errno {
-        libc::EACCES | libc::EPERM if !privileged => Unavailable::NotPermitted {
-            paranoid: perf_paranoid(),
-        },
-        _ => Unavailable::Blocked { errno },
-    }
-}
-
-/// `PERF_EVENT_IOC_SET_FILTER`: `_IOW('$', 6, char *)`.
-const PERF_EVENT_IOC_SET_FILTER: libc::c_ulong = (1 << 30)
-    | ((std::mem::size_of::<*const libc::c_char>() as libc::c_ulong) << 16)
-    | ((b'$' as libc::c_ulong) << 8)
-    | 6;
-
-/// Sets a tracepoint counter's filter (ftrace's syntax); whether it took.
-fn set_filter(counter: &Counter, filter: &std::ffi::CStr) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: the descriptor is the counter's, open for its life; the filter is
-    // a NUL-terminated string the kernel only reads.
-    unsafe {
-        libc::ioctl(
-            counter.as_raw_fd(),
-            PERF_EVENT_IOC_SET_FILTER as _,
-            filter.as_ptr(),
-        ) == 0
-    }
 }
 
 /// Wakes a thread of this process that sleeps on a pipe: one `sched_waking`
@@ -861,151 +806,4 @@ pub fn merge(missing: Vec<Missing>) -> Vec<Missing> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_plain_window_opens_no_perf_event_and_says_the_kernels_events_are_on_request() {
-        let counting = Counting::open(&Request {
-            calls: vec!["write"],
-            ..Request::default()
-        });
-        if sched_migrations().is_none() {
-            // Migrations then need a perf counter: nothing to prove here.
-            assert!(counting.group.is_some() || !counting.missing.is_empty());
-            return;
-        }
-        assert!(counting.group.is_none() && !counting.alone, "{counting:?}");
-        assert!(counting.traced.is_empty() && counting.syscalls.is_empty());
-        let mut counting = counting;
-        counting.start();
-        assert_eq!(
-            counting.missing,
-            vec![Missing::new(Count::TRACED.to_vec(), Unavailable::OnRequest)]
-        );
-        let counted = counting.stop(BTreeMap::new());
-        assert!(counted.counts.cpu_migrations.is_some(), "{counted:?}");
-        for count in Count::TRACED {
-            assert_eq!(counted.counts.get(count), None, "{count:?}");
-        }
-    }
-
-    #[test]
-    fn the_always_counts_cover_the_window_and_nothing_is_zero_for_unknown() {
-        for per_wakeup in [false, true] {
-            always_counts(per_wakeup);
-        }
-    }
-
-    fn always_counts(per_wakeup: bool) {
-        let mut counting = Counting::open(&Request {
-            calls: vec!["write"],
-            per_wakeup,
-            trace_syscalls: false,
-        });
-        counting.start();
-        // Fresh pages from the kernel each time (a freed Vec's memory may be
-        // handed out again by malloc, already faulted in).
-        const LEN: usize = 8 << 20;
-        // SAFETY: a private anonymous mapping of LEN bytes, written within
-        // its bounds and unmapped once.
-        unsafe {
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(p, libc::MAP_FAILED);
-            for offset in (0..LEN).step_by(4096) {
-                std::ptr::write_volatile((p as *mut u8).add(offset), 1);
-            }
-            libc::munmap(p, LEN);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        let counted = counting.stop(BTreeMap::from([("write".to_string(), 3)]));
-        let c = &counted.counts;
-        assert!(c.page_faults > 0, "{c:?}");
-        assert!(c.voluntary_switches >= 1, "a sleep gives up the CPU: {c:?}");
-        assert_eq!(
-            c.context_switches,
-            c.voluntary_switches + c.involuntary_switches
-        );
-        assert_eq!(c.syscalls["write"], 3);
-        // Every count is either there or said to be missing, with a reason.
-        for count in Count::TRACED {
-            let said = counted.missing.iter().any(|m| m.counts.contains(&count));
-            assert!(
-                c.get(count).is_some() != said,
-                "{count:?}: {c:?} {:?}",
-                counted.missing
-            );
-        }
-    }
-
-    #[test]
-    fn a_pinned_thread_counts_its_own_wakeups_on_its_cpu() {
-        let privileged = rustix::process::geteuid().is_root() && tracefs_events().is_some();
-        let cpu = crate::process::cpu::allowed_cpus()[0];
-        let (alone, counted) = std::thread::spawn(move || {
-            crate::process::cpu::pin_to(cpu).unwrap();
-            let mut counting = Counting::open(&Request {
-                per_wakeup: true,
-                ..Request::default()
-            });
-            let alone = counting.alone;
-            counting.start();
-            for _ in 0..20 {
-                assert!(wake_a_sleeper());
-            }
-            (alone, counting.stop(BTreeMap::new()))
-        })
-        .join()
-        .unwrap();
-        if privileged {
-            // Counted on the CPU, for this thread only: its twenty wakeups of
-            // its sleepers, and not the sleepers' own when they exit (nor the
-            // rest of the machine's).
-            assert!(alone, "{counted:?}");
-            let wakeups = counted.counts.wakeups.unwrap();
-            assert!((20..=30).contains(&wakeups), "{counted:?}");
-        } else {
-            assert!(!alone);
-            assert!(counted
-                .missing
-                .iter()
-                .any(|m| m.counts.contains(&Count::Wakeups)));
-        }
-    }
-
-    #[test]
-    fn missing_counts_are_merged_by_reason() {
-        let merged = merge(vec![
-            Missing::new(vec![Count::Ipis], Unavailable::NoTracefs),
-            Missing::new(vec![Count::PageAllocs], Unavailable::NoTracefs),
-            Missing::new(
-                vec![Count::TlbFlushes],
-                Unavailable::NoSuchEvent {
-                    event: "tlb/tlb_flush".into(),
-                },
-            ),
-        ]);
-        assert_eq!(merged.len(), 2);
-        assert_eq!(merged[0].counts, [Count::PageAllocs, Count::Ipis]);
-        assert!(
-            merged[1].message.contains("tlb:tlb_flush"),
-            "{}",
-            merged[1].message
-        );
-    }
-
-    #[test]
-    fn turned_off_says_so() {
-        let counting = Counting::off(&Request::default());
-        let counted = counting.stop(BTreeMap::new());
-        assert_eq!(counted.missing[0].reason, Unavailable::TurnedOff);
-        assert!(counted.counts.page_allocs.is_none());
-    }
-}
+mod tests;

@@ -10,11 +10,37 @@
 //! - [`bootstrap`]: the ratio of medians and its percentile interval over pairs.
 //! - [`signed_rank`]: the exact Wilcoxon signed-rank test on paired differences.
 //! - [`verdict`]: the two together, the verdict and how many pairs would settle it.
+//! - [`summarize`]: the median, slowest and fastest of repeated runs.
 
 pub mod bootstrap;
 pub mod rng;
 pub mod signed_rank;
 pub mod verdict;
+
+/// Median, min and max of a set of runs.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Summary {
+    /// Number of runs.
+    pub runs: usize,
+    /// Median GiB/s.
+    pub median: f64,
+    /// Slowest run.
+    pub min: f64,
+    /// Fastest run.
+    pub max: f64,
+}
+
+/// Summarises `values`; None when empty.
+pub fn summarize(values: &[f64]) -> Option<Summary> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some(Summary {
+        runs: sorted.len(),
+        median: median(&sorted)?,
+        min: *sorted.first()?,
+        max: *sorted.last()?,
+    })
+}
 
 /// The median of `values` (the mean of the middle two for an even count); `None`
 /// when empty. NaNs sort last and are the caller's to keep out.

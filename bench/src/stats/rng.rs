@@ -1,5 +1,5 @@
 //! SplitMix64 (Steele, Lea and Flood, 2014): a 64-bit generator of a few lines,
-//! chosen so the page's `labs.js` can draw the very same numbers with BigInt and
+//! chosen so the page's `labchecks.js` can draw the very same numbers with BigInt and
 //! judge a lab exactly as the server does. Not for secrets.
 
 /// A seeded SplitMix64 stream.

@@ -145,6 +145,10 @@ pub struct ParamSpec {
     /// a sweep runs many times, so each run is shorter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep_default: Option<f64>,
+    /// What the article piped (bytes only: the reference's 10 GiB), for a page
+    /// that offers it as a cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub article: Option<f64>,
     /// Smallest allowed value.
     pub min: f64,
     /// Largest allowed value.
@@ -304,6 +308,8 @@ impl Param {
             unit: self.unit(),
             default,
             sweep_default: (self == Param::Seconds).then_some(SWEEP_SECONDS),
+            article: (self == Param::Bytes)
+                .then_some(crate::ends::options::ARTICLE_BYTES.bytes() as f64),
             min,
             max,
             multiple_of,

@@ -59,6 +59,18 @@ pub fn stderr(output: &Output) -> String {
 }
 
 /// Whether process `pid` still exists and is not a zombie.
+/// A `pipebench run --profile` where perf is missing: refused before the run,
+/// exit 1, naming what is missing (the explained alternative of a profile).
+pub fn refused_for_want_of_perf(output: &Output) {
+    assert!(!pipebench::profile::perf_installed());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(output));
+    assert!(
+        stderr(output).contains("perf is not installed"),
+        "{}",
+        stderr(output)
+    );
+}
+
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => false,

@@ -243,6 +243,40 @@ fn all_prints_a_table_csv_json_and_a_chart() {
     assert!(json["system"]["kernel"].is_string());
 }
 
+/// `pipebench list`: every catalog step on a line of its own, first its id;
+/// `--json`, the catalog as the server publishes it, each step with its run
+/// parameters and their defaults, in the catalog's order.
+#[test]
+fn list_names_every_step_and_publishes_its_parameters() {
+    let plain = pipebench(&["list"]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let text = stdout(&plain);
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let catalog = pipebench::steps::catalog::catalog();
+    let expected: Vec<&str> = catalog.iter().map(|s| s.id).collect();
+    assert_eq!(ids, expected, "{text}");
+    let json = pipebench(&["list", "--json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let published: Value = serde_json::from_str(&stdout(&json)).unwrap();
+    let steps = published.as_array().expect("a list of steps");
+    let ids: Vec<&str> = steps.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, expected);
+    for step in steps {
+        let names: Vec<&str> = step["params"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no params: {step}"))
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        for name in ["bytes", "seconds", "buf_size", "pipe_size"] {
+            assert!(names.contains(&name), "{}: {names:?}", step["id"]);
+        }
+    }
+}
+
 #[test]
 fn a_corrupting_run_reports_the_readers_finding_not_the_writers_echo() {
     let _cpus = cpus();

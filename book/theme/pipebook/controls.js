@@ -7,13 +7,15 @@ import { h } from "./dom.js";
 import * as fmt from "./format.js";
 import { collect, secondsControl, sizeChoices, spec } from "./params.js";
 
-// Caps offered for the bytes a run may pipe; the bound itself comes from the runner.
-// No small caps: the time budget decides, so every run lasts long enough to settle
-// (a 1 GiB cap would end a busy-loop run after ~20 ms).
-const BYTE_CAPS = [
-  ["", "no cap"],
-  [10 * (1 << 30), "10 GiB (the article's)"],
-];
+// Caps offered for the bytes a run may pipe: none, or what the article piped, both
+// as the runner publishes them. No small caps: the time budget decides, so every
+// run lasts long enough to settle (a 1 GiB cap would end a busy-loop run after ~20 ms).
+function byteCaps(bytesSpec) {
+  const article = bytesSpec?.article;
+  const caps = [["", "no cap"]];
+  if (fmt.isNumber(article) && article <= bytesSpec.max) caps.push([article, `${fmt.bytes(article)} (the article's)`]);
+  return caps;
+}
 
 // Chunks beyond this are allowed by the runner but make no sense as a menu entry.
 const LARGEST_BUFFER_CHOICE = 16 * (1 << 20);
@@ -71,7 +73,7 @@ export function runControls(catalogEntry, id) {
   const bytesField = select(
     "pipebook-bytes",
     "Bytes",
-    BYTE_CAPS.filter(([v]) => v === "" || !bytesSpec || v <= bytesSpec.max),
+    byteCaps(bytesSpec),
     `${id}-bytes`,
   );
   const quiet = h("input.pipebook-quiet", { id: `${id}-quiet`, type: "checkbox" });

@@ -292,7 +292,7 @@ export function mountIpc(root, { online, lab }) {
     card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
     return;
   }
-  const ui = controls(`pipebook-ipc-${m.id}`, lab, { bytes: "200MiB", button: "Run this mechanism", quiet: "choice" });
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { button: "Run this mechanism", quiet: "choice" });
   const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
@@ -413,7 +413,7 @@ export function mountIpcMatrix(root, { online, lab }) {
     return;
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
-  const ui = controls("pipebook-ipc-matrix", lab, { bytes: "200MiB", button: "Run all mechanisms", quiet: "always" });
+  const ui = controls("pipebook-ipc-matrix", lab, { button: "Run all mechanisms", quiet: "always" });
   const status = statusLine({ state: "idle" });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts

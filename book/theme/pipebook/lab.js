@@ -1,7 +1,7 @@
 // A lab card, mounted on each <div class="pipebook-lab" data-lab data-def> the
 // `{{#lab ID}}` directive leaves. The student enters a prediction, runs the lab's
 // tasks (each a run, a sweep or an IPC run tagged with the lab, so the runner records the
-// results), and sees the checks judged on their own measurements (labs.js). The
+// results), and sees the checks judged on their own measurements (labchecks.js). The
 // runner's /api/labs is the one source of progress: a reload or a restart shows
 // the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
 // .pipebook-lab-bytes, button.pipebook-lab-run[data-task], li[data-check][data-status],
@@ -14,7 +14,7 @@ import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runsTable } from "./labruns.js";
 import { nsText } from "./latencydist.js";
-import * as labs from "./labs.js";
+import * as labs from "./labchecks.js";
 import { saveLab, startIpc, startLatency, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { precheckSentence } from "./verdict.js";

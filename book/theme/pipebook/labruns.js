@@ -4,7 +4,7 @@
 // time, damage and huge pages that only pipe runs report.
 
 import * as fmt from "./format.js";
-import { metric, round } from "./labs.js";
+import { metric, round } from "./labchecks.js";
 import { nsText } from "./latencydist.js";
 
 const DASH = "—";

@@ -151,7 +151,8 @@ export function mountTune(root, { online, catalogEntry }) {
     return;
   }
   const fid = `pipebook-tune-${step}`;
-  const budget = h("input.pipebook-tune-budget", { id: `${fid}-budget`, type: "number", value: root.dataset.budget || "20", min: 2, max: 120, step: 1, inputmode: "decimal" });
+  // The runner's default and bounds, written by the {{#tune}} directive.
+  const budget = h("input.pipebook-tune-budget", { id: `${fid}-budget`, type: "number", value: root.dataset.budget, min: root.dataset.budgetMin, max: root.dataset.budgetMax, step: 1, inputmode: "decimal" });
   const runButton = h("button.pipebook-run-button.pipebook-tune-button", { type: "submit" }, "Search");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
   const form = h("form.pipebook-controls", { novalidate: true }, h("label.pipebook-field", { for: budget.id }, h("span", null, "Budget"), h("span.pipebook-input-unit", null, budget, h("span", null, "s"))), h("div.pipebook-buttons", null, runButton, cancelButton));

@@ -84,10 +84,6 @@ export function connect(first, endsWith, onEvent) {
         if (endsWith === "result") resulted = true;
         onEvent(msg);
         break;
-      case "wakeup":
-      case "verdict":
-      case "done":
-      case "pages":
       case "cancelled":
         finish(msg);
         break;
@@ -104,8 +100,11 @@ export function connect(first, endsWith, onEvent) {
         else fail(msg.message || "The runner reported an error.");
         break;
       default:
-        // queued, progress, point, profile, and whatever a newer runner adds.
-        onEvent(msg);
+        // The type this session ends with (a sweep's `done`, a comparison's
+        // `verdict`, `wakeup`, `pages`) ends it; queued, progress, point, profile
+        // and whatever a newer runner adds pass on.
+        if (msg.type === endsWith) finish(msg);
+        else onEvent(msg);
         break;
     }
   });
@@ -162,6 +161,16 @@ function session(first, on, endsWith) {
         break;
     }
   });
+}
+
+/**
+ * Any job the runner takes: `message` is its first message (`{type, ...}`) and
+ * `endsWith` the message type that ends it ("result" unless the kind ends with
+ * a word of its own). A new kind of job needs nothing here: its page module calls
+ * this, and its messages reach `on` as the callbacks above.
+ */
+export function startJob(message, on, endsWith = "result") {
+  return session(message, on, endsWith);
 }
 
 /** The first message of a run of `step` (`lab` {id, task} records it for a lab task). */

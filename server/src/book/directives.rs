@@ -285,8 +285,10 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
         Directive::LatencyMatrix => Ok(latency_matrix_widget()),
         Directive::Tune(id) => {
             let step = known_step(id, chapter)?;
+            // The budget's default and bounds are the server's, written once.
+            use crate::past_page::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
             Ok(format!(
-                r#"<div class="pipebook-tune" data-step="{}"><p class="pipebook-run-static"><strong>Search bytes per call × pipe capacity for {}.</strong> {START_HINT} On the command line: <code>pipebench tune {}</code>.</p></div>"#,
+                r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>Search bytes per call × pipe capacity for {}.</strong> {START_HINT} On the command line: <code>pipebench tune {}</code>.</p></div>"#,
                 escape(step.id),
                 escape(step.title),
                 escape(step.id)

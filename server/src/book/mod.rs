@@ -43,7 +43,7 @@ pub struct BuiltBook {
 /// Builds the book carried inside this binary (see `build.rs`): unpacks its sources
 /// into a fresh private folder (mode 0700, random name) and builds them there with
 /// this binary's catalog, into `build_dir` if given, else inside that folder.
-pub fn build_embedded(build_dir: Option<&Path>) -> Result<BuiltBook, BookError> {
+pub(crate) fn build_embedded(build_dir: Option<&Path>) -> Result<BuiltBook, BookError> {
     let started = Instant::now();
     // A private run folder (0700, random name, locked while this server lives):
     // the sources are built there and the files served from it, and one a killed

@@ -1,4 +1,4 @@
-//! The checks, judged on the student's own measurements (pure). `labs.js` in the
+//! The checks, judged on the student's own measurements (pure). `labchecks.js` in the
 //! page does the same from the same definitions; `book/labs/check-cases.json`
 //! holds crafted measurements both must judge alike.
 //!
@@ -688,7 +688,7 @@ mod tests {
     /// The six labs of the steps and the IPC lab each judge at least one of
     /// the kernel's counts, and the crafted cases make every such check pass,
     /// fail and say it is unavailable (the machine's doing, not the student's),
-    /// in this judge and in labs.js, which reads the same cases.
+    /// in this judge and in labchecks.js, which reads the same cases.
     #[test]
     fn every_step_lab_judges_a_count_and_the_cases_give_each_outcome() {
         let book = parse(LABS_JSON).unwrap();

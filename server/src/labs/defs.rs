@@ -1,6 +1,6 @@
 //! The labs as `book/labs/labs.json` defines them: goal, prediction, tasks and
 //! checks. The same file is embedded in the lab pages for the page's own check
-//! logic (`labs.js`), so a check is written once, as data.
+//! logic (`labchecks.js`), so a check is written once, as data.
 
 use std::sync::OnceLock;
 

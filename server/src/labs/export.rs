@@ -16,15 +16,13 @@ use super::names::{self, BadName};
 use super::store::LabsState;
 
 /// What a lab report says it is.
-pub const SCHEMA: &str = "pipebook-lab-report";
+pub(crate) const SCHEMA: &str = "pipebook-lab-report";
 /// The report format's version; `pipebook report` reads only this one.
-pub const SCHEMA_VERSION: u64 = 1;
-/// Longest student name accepted (the rule `pipebook report` checks too).
-pub const MAX_STUDENT: usize = names::MAX_NAME;
+pub(crate) const SCHEMA_VERSION: u64 = 1;
 
 /// Why an export was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ExportError {
+pub(crate) enum ExportError {
     /// A name the report cannot carry: the rule of [`names::check_name`],
     /// which `pipebook report` applies again when it merges.
     #[error(transparent)]
@@ -49,14 +47,14 @@ pub enum DigestError {
 
 /// A student name fit for a report: trimmed, then held to the one rule for
 /// names and ids.
-pub fn student_name(name: &str) -> Result<String, ExportError> {
+pub(crate) fn student_name(name: &str) -> Result<String, ExportError> {
     let name = name.trim();
     names::check_name("student name", name)?;
     Ok(name.to_string())
 }
 
 /// `value` as canonical JSON: compact, keys sorted at every level.
-pub fn canonical(value: &Value) -> String {
+pub(crate) fn canonical(value: &Value) -> String {
     let mut out = String::new();
     write_canonical(value, &mut out);
     out
@@ -95,7 +93,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 }
 
 /// The hex SHA-256 of a report's canonical form, without its `digest` field.
-pub fn digest_of(report: &Value) -> String {
+pub(crate) fn digest_of(report: &Value) -> String {
     let mut content = report.clone();
     if let Value::Object(map) = &mut content {
         map.remove("digest");
@@ -141,7 +139,11 @@ fn evaluated_json(e: &Evaluated) -> Value {
 }
 
 /// One lab's part of a report.
-pub fn lab_entry(lab: &Lab, prediction: Option<&Value>, measurements: &[Measurement]) -> Value {
+pub(crate) fn lab_entry(
+    lab: &Lab,
+    prediction: Option<&Value>,
+    measurements: &[Measurement],
+) -> Value {
     let checks: Vec<Value> = lab
         .checks
         .iter()

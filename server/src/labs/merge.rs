@@ -310,7 +310,7 @@ fn figure_name((step, sweep): &FigureKey) -> String {
 }
 
 /// A student's median throughput per figure, over all their labs.
-pub fn step_medians(s: &StudentReport) -> BTreeMap<String, f64> {
+pub(crate) fn step_medians(s: &StudentReport) -> BTreeMap<String, f64> {
     figures(s)
         .into_iter()
         .map(|(key, m)| (figure_name(&key), m))
@@ -355,7 +355,7 @@ fn figures(s: &StudentReport) -> BTreeMap<FigureKey, f64> {
 /// with `'`, which makes it text. A plain negative number (`-12`, `-0.5`) is
 /// left alone: it is data, and a spreadsheet reads it as the number it is,
 /// not as a formula. Quoted when it holds a comma or a quote.
-pub fn csv_cell(text: &str) -> String {
+pub(crate) fn csv_cell(text: &str) -> String {
     let text = escape_controls(text);
     let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
     let text = if risky && !is_plain_negative_number(&text) {

@@ -10,13 +10,13 @@
 //! task must be that task's mechanism, with only the bytes (and whether it is
 //! watched) left free.
 
-pub mod checks;
-pub mod defs;
+pub(crate) mod checks;
+pub(crate) mod defs;
 pub mod export;
-pub mod intake;
+pub(crate) mod intake;
 pub mod merge;
-pub mod names;
-pub mod render;
+pub(crate) mod names;
+pub(crate) mod render;
 pub mod store;
 
 use pipebench::engine::sweep::SweepParam;
@@ -31,7 +31,7 @@ use defs::{labs, Lab, PredictionKind, Task, TaskWork};
 /// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LabTag {
+pub(crate) struct LabTag {
     /// Lab id.
     pub id: String,
     /// Task id within the lab.
@@ -40,7 +40,7 @@ pub struct LabTag {
 
 /// Why a lab request was refused; each says what to send instead.
 #[derive(Debug, thiserror::Error, PartialEq)]
-pub enum LabError {
+pub(crate) enum LabError {
     /// No such lab.
     #[error("unknown lab `{id}`: the labs are {known}")]
     UnknownLab {
@@ -102,7 +102,7 @@ pub enum LabError {
 }
 
 /// The lab by id.
-pub fn lab(id: &str) -> Result<&'static Lab, LabError> {
+pub(crate) fn lab(id: &str) -> Result<&'static Lab, LabError> {
     labs().find(id).ok_or_else(|| LabError::UnknownLab {
         id: id.to_string(),
         known: labs().ids(),
@@ -221,7 +221,7 @@ fn task_of_step(tag: &LabTag, step: &str) -> Result<(&'static Lab, &'static Task
 /// Checks a lab-tagged IPC run: the task must run exactly this mechanism, and
 /// only the bytes and quiet are the student's (the bytes within the IPC lab's own bounds, which
 /// `ipc::plan` checks next). Returns the parameters to run it with.
-pub fn lab_ipc(
+pub(crate) fn lab_ipc(
     tag: &LabTag,
     mechanism: &str,
     params: &IpcRunParams,
@@ -257,7 +257,7 @@ pub fn lab_ipc(
 /// default two CPUs; only the round trips are the student's (within the page's
 /// bounds, which `latency_page::plan` checks next). Returns the parameters to
 /// run it with.
-pub fn lab_latency(
+pub(crate) fn lab_latency(
     tag: &LabTag,
     params: &crate::latency_page::LatencyRunParams,
 ) -> Result<crate::latency_page::LatencyRunParams, LabError> {
@@ -307,7 +307,7 @@ pub fn lab_latency(
 }
 
 /// Checks a lab-tagged run; returns the parameters to run it with.
-pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams, LabError> {
+pub(crate) fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams, LabError> {
     let (lab, task) = task_of_step(tag, step)?;
     if task.sweep.is_some() {
         return Err(LabError::WrongShape {
@@ -320,7 +320,7 @@ pub fn lab_run(tag: &LabTag, step: &str, params: &RunParams) -> Result<RunParams
 }
 
 /// Checks a lab-tagged sweep; returns the parameters of each of its runs.
-pub fn lab_sweep(
+pub(crate) fn lab_sweep(
     tag: &LabTag,
     step: &str,
     param: SweepParam,
@@ -356,7 +356,7 @@ pub fn lab_sweep(
 
 /// Checks a prediction against its question: a number within bounds, or one
 /// of the choices.
-pub fn check_prediction(lab_id: &str, value: &Value) -> Result<(), LabError> {
+pub(crate) fn check_prediction(lab_id: &str, value: &Value) -> Result<(), LabError> {
     let lab = lab(lab_id)?;
     let p = &lab.prediction;
     let bad = |reason: String| LabError::BadPrediction {

@@ -22,7 +22,7 @@ const FILE_NAME: &str = "labs.jsonl";
 /// One line of `labs.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Record {
+pub(crate) enum Record {
     /// The student's prediction (a later one replaces it).
     Prediction {
         /// Lab id.
@@ -67,7 +67,7 @@ impl Record {
 }
 
 /// Now, in Unix ms.
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -116,7 +116,7 @@ impl StoreError {
 
 /// The lab records of one state folder.
 #[derive(Debug)]
-pub struct LabStore {
+pub(crate) struct LabStore {
     dir: PathBuf,
     saving: Arc<SaveStatus>,
 }
@@ -174,7 +174,7 @@ impl LabStore {
 }
 
 /// The state the records in `bytes` describe.
-pub fn fold(bytes: &[u8]) -> LabsState {
+pub(crate) fn fold(bytes: &[u8]) -> LabsState {
     let (lines, torn_tail) = crate::jsonl::complete_lines(bytes);
     let mut state = LabsState {
         torn_tail,

@@ -3,24 +3,40 @@
 use super::*;
 use pipebench::size::{ByteSize, GIB};
 
+/// Each message is refused, its reason naming what is wrong (the fragment).
+fn refused(cases: &[(&str, &str)]) {
+    for (text, expect) in cases {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(expect), "{text}: {err}");
+    }
+}
+
+/// The job a message asks for, which must parse.
+fn job(text: &str) -> JobRequest {
+    match parse(text) {
+        Ok(ClientMessage::Job(job)) => job,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
 #[test]
 fn a_tool_message_names_a_tool_and_nothing_else() {
     use pipebench::steps::tools::Side;
     assert_eq!(
-        parse(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#).unwrap(),
-        ClientMessage::Job(JobRequest::Tool {
+        job(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#),
+        JobRequest::Tool {
             tool: "cat".into(),
             side: Side::Reader,
             bytes: Some(ByteSize(16 << 20)),
-        })
+        }
     );
     assert_eq!(
-        parse(r#"{"type":"tool","tool":"yes"}"#).unwrap(),
-        ClientMessage::Job(JobRequest::Tool {
+        job(r#"{"type":"tool","tool":"yes"}"#),
+        JobRequest::Tool {
             tool: "yes".into(),
             side: Side::Writer,
             bytes: None,
-        })
+        }
     );
     // No command, no arguments: only an id from the table.
     for bad in [
@@ -39,22 +55,22 @@ fn a_tool_message_names_a_tool_and_nothing_else() {
 #[test]
 fn parses_tune_and_shared_pipe_messages() {
     assert_eq!(
-        parse(TUNE_EXAMPLE).unwrap(),
-        ClientMessage::Job(JobRequest::Tune {
+        job(TUNE_EXAMPLE),
+        JobRequest::Tune {
             step: "busy-loop".into(),
             budget: Some(20.0)
-        })
+        }
     );
     assert_eq!(
-        parse(SHARED_EXAMPLE).unwrap(),
-        ClientMessage::Job(JobRequest::SharedPipe(crate::past_page::SharedRequest {
+        job(SHARED_EXAMPLE),
+        JobRequest::SharedPipe(crate::past_page::SharedRequest {
             writers: vec![1, 2],
             readers: vec![1],
             msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
             bytes: Some(ByteSize(16 << 20)),
-        }))
+        })
     );
-    for (text, expect) in [
+    refused(&[
         (r#"{"type":"tune"}"#, "needs a `step`"),
         (
             r#"{"type":"tune","step":"x","budget":"long"}"#,
@@ -80,10 +96,7 @@ fn parses_tune_and_shared_pipe_messages() {
             r#"{"type":"shared_pipe","writers":[1],"readers":[1],"msg_sizes":[64],"x":1}"#,
             "unknown field `x`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]
@@ -97,12 +110,12 @@ fn parses_runs_and_cancels() {
     assert_eq!(params.bytes, Some(ByteSize(GIB)));
     assert_eq!(params.seconds, Some(2.0));
     assert_eq!(
-        parse(r#"{"type":"run","step":"x"}"#).unwrap(),
-        ClientMessage::Job(JobRequest::Run {
+        job(r#"{"type":"run","step":"x"}"#),
+        JobRequest::Run {
             step: "x".into(),
             params: RunParams::default(),
             lab: None,
-        })
+        }
     );
     assert_eq!(
         parse(r#"{"type":"cancel"}"#).unwrap(),
@@ -127,7 +140,7 @@ fn parses_sweeps_and_explains_bad_ones() {
             lab: None,
         })
     );
-    for (text, expect) in [
+    refused(&[
         (r#"{"type":"sweep","step":"x"}"#, "needs a `param`"),
         (
             r#"{"type":"sweep","step":"x","param":"colour","values":[1]}"#,
@@ -149,10 +162,7 @@ fn parses_sweeps_and_explains_bad_ones() {
             r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"oops":1}"#,
             "unknown field `oops`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]
@@ -170,7 +180,7 @@ fn parses_lab_messages() {
             value: serde_json::json!(3)
         }
     );
-    for (text, expect) in [
+    refused(&[
         (r#"{"type":"predict","lab":"variance"}"#, "needs a `value`"),
         (r#"{"type":"predict","value":1}"#, "needs a `lab`"),
         (
@@ -181,29 +191,26 @@ fn parses_lab_messages() {
             r#"{"type":"reset_lab","lab":"v","x":1}"#,
             "unknown field `x`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]
 fn parses_pages_and_explains_bad_ones() {
     assert_eq!(
-        parse(PAGES_EXAMPLE).unwrap(),
-        ClientMessage::Job(JobRequest::Pages {
+        job(PAGES_EXAMPLE),
+        JobRequest::Pages {
             step: "huge-pages".into(),
             touch: Some(false)
-        })
+        }
     );
     assert_eq!(
-        parse(r#"{"type":"pages","step":"x"}"#).unwrap(),
-        ClientMessage::Job(JobRequest::Pages {
+        job(r#"{"type":"pages","step":"x"}"#),
+        JobRequest::Pages {
             step: "x".into(),
             touch: None
-        })
+        }
     );
-    for (text, expect) in [
+    refused(&[
         (r#"{"type":"pages"}"#, "needs a `step`"),
         (
             r#"{"type":"pages","step":"x","touch":"yes"}"#,
@@ -213,15 +220,12 @@ fn parses_pages_and_explains_bad_ones() {
             r#"{"type":"pages","step":"x","depth":3}"#,
             "unknown field `depth`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]
 fn explains_bad_messages() {
-    for (text, expect) in [
+    refused(&[
         ("nope", "not valid JSON"),
         ("[1]", "JSON object"),
         (r#"{"step":"x"}"#, "missing `type`"),
@@ -246,17 +250,14 @@ fn explains_bad_messages() {
             r#"{"type":"run","step":"x","oops":1}"#,
             "unknown field `oops`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]
 fn parses_ipc_runs_and_explains_bad_ones() {
     assert_eq!(
-        parse(IPC_EXAMPLE).unwrap(),
-        ClientMessage::Job(JobRequest::Ipc {
+        job(IPC_EXAMPLE),
+        JobRequest::Ipc {
             mechanism: "posix-shm".into(),
             params: IpcRunParams {
                 bytes: Some(ByteSize(200 << 20)),
@@ -265,7 +266,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
                 quiet: None,
             },
             lab: None,
-        })
+        }
     );
     let tagged = parse(
             r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":{"id":"choose-ipc","task":"posix-shm"}}"#,
@@ -275,7 +276,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
         tagged,
         ClientMessage::Job(JobRequest::Ipc { lab: Some(LabTag { ref task, .. }), .. }) if task == "posix-shm"
     ));
-    for (text, expect) in [
+    refused(&[
         (r#"{"type":"ipc"}"#, "needs a `mechanism`"),
         (
             r#"{"type":"ipc","mechanism":"x","params":{"dir":"/"}}"#,
@@ -289,10 +290,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
             r#"{"type":"ipc","mechanism":"x","oops":1}"#,
             "unknown field `oops`",
         ),
-    ] {
-        let err = parse(text).unwrap_err();
-        assert!(err.contains(expect), "{text}: {err}");
-    }
+    ]);
 }
 
 #[test]

@@ -440,6 +440,15 @@ impl Drop for Server {
     }
 }
 
+/// Whether perf may sample a process here at all (checked apart from the code
+/// under test, so a test knows which outcome to hold a profiled run to).
+pub fn perf_can_sample() -> bool {
+    std::process::Command::new("perf")
+        .args(["stat", "-e", "cpu-clock", "--", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// The port in `pipebook: serving http://127.0.0.1:PORT/ (book built in 0.8 s)`.
 pub fn parse_port(line: &str) -> Option<u16> {
     let rest = line.strip_prefix("pipebook: serving http://")?;

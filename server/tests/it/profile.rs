@@ -4,16 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{recv_until, send, Server, RUN_LOCK};
+use crate::common::{perf_can_sample, recv_until, send, Server, RUN_LOCK};
 use serde_json::{json, Value};
-
-/// Whether perf may sample a process here at all (checked apart from the code under test).
-fn perf_can_sample() -> bool {
-    std::process::Command::new("perf")
-        .args(["stat", "-e", "cpu-clock", "--", "true"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Sends a profiled run and returns (profile, result) in the order they came.
 async fn profiled(server: &Server, step: &str, bytes: &str) -> (Value, Value, Duration) {

@@ -7,21 +7,38 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{is_gone, recv, recv_until, send, Server, RUN_LOCK};
-use serde_json::json;
+use crate::common::{is_gone, perf_can_sample, recv, recv_until, send, Server, RUN_LOCK};
+use serde_json::{json, Value};
 
-/// The server's temporary and runtime folders, both the test's own.
+/// The server's temporary and runtime folders, both the test's own, and what
+/// was there before the test ran anything.
 struct Bases {
     tmp: tempfile::TempDir,
     xdg: tempfile::TempDir,
+    before: BTreeSet<String>,
+}
+
+/// What a server killed mid-run may leave for its next start to remove.
+enum Left {
+    /// Nothing: what the run made had no name, or its names were gone already.
+    Nothing,
+    /// Something named that only the next start removes.
+    Named,
+    /// Exactly one entry more, the run's private folder.
+    RunFolder,
+    /// Not looked at: how much exists yet depends on how far the run got.
+    Unchecked,
 }
 
 impl Bases {
     fn new() -> Bases {
-        Bases {
+        let mut bases = Bases {
             tmp: tempfile::tempdir().unwrap(),
             xdg: tempfile::tempdir().unwrap(),
-        }
+            before: BTreeSet::new(),
+        };
+        bases.before = bases.leftovers();
+        bases
     }
 
     /// A server whose temporary folder and runtime folder are these.
@@ -79,6 +96,46 @@ impl Bases {
             }
         }
         found
+    }
+
+    /// Kill -9 of `server` mid-run (`what`): it dies, each of `pids` dies with
+    /// it, what is left at once is as `left` says, and the next start, which
+    /// replaces `server`, removes everything before it serves.
+    fn kill_and_restart(&self, server: &mut Server, pids: &[u32], what: &str, left: Left) {
+        let status = server
+            .signal(libc::SIGKILL, Duration::from_secs(5))
+            .expect("the server dies");
+        assert!(!status.success(), "{what}: {status:?}");
+        for pid in pids {
+            assert!(
+                gone_within(*pid, Duration::from_secs(5)),
+                "{what}: {pid} ({}) outlived the server",
+                cmdline(*pid)
+            );
+        }
+        let now = self.leftovers();
+        match left {
+            Left::Nothing => assert_eq!(now, self.before, "{what} left something behind"),
+            Left::Named => assert_ne!(
+                now, self.before,
+                "{what}: its named object should wait for the sweep"
+            ),
+            Left::RunFolder => {
+                let extra: Vec<&String> = now.difference(&self.before).collect();
+                assert_eq!(extra.len(), 1, "{what}: {extra:?}");
+                assert!(
+                    extra[0].contains(pipebench::process::rundir::PREFIX),
+                    "{what}: {extra:?}"
+                );
+            }
+            Left::Unchecked => {}
+        }
+        *server = self.server();
+        assert_eq!(
+            self.leftovers(),
+            self.before,
+            "{what}: the next start left something"
+        );
     }
 }
 
@@ -204,7 +261,6 @@ fn runs_here(id: &str) -> bool {
 async fn a_killed_server_leaves_nothing_at_once_or_after_its_next_start() {
     let _lock = RUN_LOCK.lock().await;
     let bases = Bases::new();
-    let before = bases.leftovers();
     let mut server = bases.server();
     for id in pipebench::ipc::ids().into_iter().filter(|id| runs_here(id)) {
         let mechanism = pipebench::ipc::find(id).unwrap();
@@ -229,56 +285,41 @@ async fn a_killed_server_leaves_nothing_at_once_or_after_its_next_start() {
             &["solo"]
         };
         let ends = stop_ends(server.pid(), roles);
-        let status = server
-            .signal(libc::SIGKILL, Duration::from_secs(5))
-            .expect("the server dies");
-        assert!(!status.success());
-        for end in &ends {
-            assert!(
-                gone_within(*end, Duration::from_secs(5)),
-                "{id}: end {end} lives on"
-            );
-        }
-        let left = bases.leftovers();
-        if named(id) {
-            assert_ne!(
-                left, before,
-                "{id}: its named object should wait for the sweep"
-            );
+        let left = if named(id) {
+            Left::Named
         } else {
-            assert_eq!(left, before, "{id} left something behind");
-        }
-        // The next start sweeps before it serves.
-        server = bases.server();
-        assert_eq!(
-            bases.leftovers(),
-            before,
-            "{id}: the next start left something"
-        );
+            Left::Nothing
+        };
+        bases.kill_and_restart(&mut server, &ends, id, left);
     }
 }
 
-/// Whether perf may sample a process here at all (checked apart from the code
-/// under test).
-fn perf_can_sample() -> bool {
-    std::process::Command::new("perf")
-        .args(["stat", "-e", "cpu-clock", "--", "true"])
-        .output()
-        .is_ok_and(|o| o.status.success())
+/// What a profiled run's `profile` message says where perf cannot sample
+/// here: perf is missing, or installed and refused (its own words).
+fn says_why_there_is_no_profile(profile: &Value) {
+    let kind = if pipebench::profile::perf_installed() {
+        "failed"
+    } else {
+        "not_installed"
+    };
+    assert_eq!(profile["error"]["kind"], kind, "{profile}");
+    assert!(
+        !profile["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .is_empty(),
+        "{profile}"
+    );
 }
 
 /// Kill -9 of the server while perf records a profiled run: perf and both ends
 /// die with it, and the perf data (in the run's private folder) goes at the
-/// next start.
+/// next start. Where perf cannot sample there is no perf to kill: the run goes
+/// ahead, says why it has no profile, and leaves nothing.
 #[tokio::test]
 async fn a_server_killed_mid_profile_leaves_no_perf_and_no_data() {
     let _lock = RUN_LOCK.lock().await;
-    if !perf_can_sample() {
-        // The explained fallback is tested in profile.rs: no perf, nothing to kill.
-        return;
-    }
     let bases = Bases::new();
-    let before = bases.leftovers();
     let mut server = bases.server();
     let mut socket = server.socket().await;
     send(
@@ -286,6 +327,13 @@ async fn a_server_killed_mid_profile_leaves_no_perf_and_no_data() {
         json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
     )
     .await;
+    if !perf_can_sample() {
+        let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;
+        says_why_there_is_no_profile(&profile);
+        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+        bases.kill_and_restart(&mut server, &[], "a run without perf", Left::Unchecked);
+        return;
+    }
     let deadline = Instant::now() + Duration::from_secs(20);
     let perfs = loop {
         let perfs: Vec<u32> = children(server.pid())
@@ -303,17 +351,8 @@ async fn a_server_killed_mid_profile_leaves_no_perf_and_no_data() {
         .filter(|c| !perfs.contains(c))
         .collect();
     assert_eq!(ends.len(), 2, "{ends:?}");
-    server
-        .signal(libc::SIGKILL, Duration::from_secs(5))
-        .expect("the server dies");
-    for pid in perfs.iter().chain(&ends) {
-        assert!(
-            gone_within(*pid, Duration::from_secs(5)),
-            "{pid} outlived the server"
-        );
-    }
-    drop(bases.server());
-    assert_eq!(bases.leftovers(), before);
+    let started: Vec<u32> = perfs.iter().chain(&ends).copied().collect();
+    bases.kill_and_restart(&mut server, &started, "a profiled run", Left::Unchecked);
 }
 
 const PRECIOUS: &[u8] = b"root's precious file\n";
@@ -417,16 +456,19 @@ async fn planted_names_are_never_followed_by_the_server() {
     let planted = snapshot(&base);
 
     let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
+    )
+    .await;
+    let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;
     if perf_can_sample() {
-        send(
-            &mut socket,
-            json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
-        )
-        .await;
-        let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;
         assert!(profile.get("report").is_some(), "{profile}");
-        recv_until(&mut socket, "result", Duration::from_secs(30)).await;
+    } else {
+        // No perf data is written: nothing a planted name could catch.
+        says_why_there_is_no_profile(&profile);
     }
+    recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     for id in &file_mechanisms {
         send(
             &mut socket,
@@ -475,7 +517,6 @@ const LATENCY_KINDS: [&str; 6] = ["pipe", "fifo", "posix-mq", "sysv-mq", "tcp", 
 async fn a_cancelled_latency_run_leaves_nothing() {
     let _lock = RUN_LOCK.lock().await;
     let bases = Bases::new();
-    let before = bases.leftovers();
     let server = bases.server();
     let mut socket = server.socket().await;
     for id in LATENCY_KINDS {
@@ -498,7 +539,7 @@ async fn a_cancelled_latency_run_leaves_nothing() {
         }
         assert_eq!(
             bases.leftovers(),
-            before,
+            bases.before,
             "{id}: a cancelled run left something"
         );
     }
@@ -511,7 +552,6 @@ async fn a_cancelled_latency_run_leaves_nothing() {
 async fn a_server_killed_mid_latency_run_leaves_nothing_after_its_next_start() {
     let _lock = RUN_LOCK.lock().await;
     let bases = Bases::new();
-    let before = bases.leftovers();
     let mut server = bases.server();
     for id in LATENCY_KINDS {
         let mut socket = server.socket().await;
@@ -523,28 +563,13 @@ async fn a_server_killed_mid_latency_run_leaves_nothing_after_its_next_start() {
         until_timing(&mut socket, id).await;
         let ends = latency_ends(server.pid());
         assert_eq!(ends.len(), 2, "{id}: {ends:?}");
-        let status = server
-            .signal(libc::SIGKILL, Duration::from_secs(5))
-            .expect("the server dies");
-        assert!(!status.success());
-        for end in &ends {
-            assert!(
-                gone_within(*end, Duration::from_secs(5)),
-                "{id}: end {end} lives on"
-            );
-        }
-        let left = bases.leftovers();
-        if id == "sysv-mq" {
-            assert_ne!(left, before, "{id}: its queue should wait for the sweep");
+        // The System V queue is noted in its run folder until the sweep.
+        let left = if id == "sysv-mq" {
+            Left::Named
         } else {
-            assert_eq!(left, before, "{id} left something behind");
-        }
-        server = bases.server();
-        assert_eq!(
-            bases.leftovers(),
-            before,
-            "{id}: the next start left something"
-        );
+            Left::Nothing
+        };
+        bases.kill_and_restart(&mut server, &ends, id, left);
     }
 }
 
@@ -559,7 +584,6 @@ async fn a_server_killed_mid_latency_run_leaves_nothing_after_its_next_start() {
 async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_start() {
     let _lock = RUN_LOCK.lock().await;
     let bases = Bases::new();
-    let before = bases.leftovers();
     let mut server = bases.server();
     let mut tried = Vec::new();
     for mechanism in pipebench::latency::Mechanism::ALL {
@@ -584,25 +608,12 @@ async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_sta
         }
         assert_eq!(first["type"], "started", "{id}: {first}");
         let ends = stop_ends_of(server.pid(), "latency-end", &["ping", "pong"]);
-        let status = server
-            .signal(libc::SIGKILL, Duration::from_secs(5))
-            .expect("the server dies");
-        assert!(!status.success());
-        for end in &ends {
-            assert!(
-                gone_within(*end, Duration::from_secs(5)),
-                "{id}: end {end} lives on"
-            );
-        }
-        if !matches!(id, "fifo" | "sysv-mq") {
-            assert_eq!(bases.leftovers(), before, "{id} left something behind");
-        }
-        server = bases.server();
-        assert_eq!(
-            bases.leftovers(),
-            before,
-            "{id}: the next start left something"
-        );
+        let left = if matches!(id, "fifo" | "sysv-mq") {
+            Left::Unchecked
+        } else {
+            Left::Nothing
+        };
+        bases.kill_and_restart(&mut server, &ends, id, left);
         tried.push(id);
     }
     // Every mechanism but io_uring has nothing to ask of the kernel beyond
@@ -661,7 +672,6 @@ fn runs(line: &str, name: &str) -> bool {
 async fn a_server_killed_mid_search_comparison_shared_pipe_or_tool_run_leaves_nothing() {
     let _lock = RUN_LOCK.lock().await;
     let bases = Bases::new();
-    let before = bases.leftovers();
     let mut server = bases.server();
     let pipe_end = |line: &str| line.contains(" end write") || line.contains(" end read");
     type Wait = Box<dyn Fn(u32) -> Vec<u32>>;
@@ -710,35 +720,13 @@ async fn a_server_killed_mid_search_comparison_shared_pipe_or_tool_run_leaves_no
         let caught = wait(server.pid());
         let started = descendants(server.pid());
         assert!(caught.iter().all(|c| started.contains(c)), "{what}");
-        let status = server
-            .signal(libc::SIGKILL, Duration::from_secs(5))
-            .expect("the server dies");
-        assert!(!status.success());
-        for pid in &started {
-            assert!(
-                gone_within(*pid, Duration::from_secs(5)),
-                "{what}: {pid} ({}) outlived the server",
-                cmdline(*pid)
-            );
-        }
-        let left = bases.leftovers();
-        if what == "tool cat as the writer" {
-            // The file cat was reading, in the run's private folder.
-            let extra: Vec<&String> = left.difference(&before).collect();
-            assert_eq!(extra.len(), 1, "{what}: {extra:?}");
-            assert!(
-                extra[0].contains(pipebench::process::rundir::PREFIX),
-                "{what}: {extra:?}"
-            );
+        // The file cat was reading stays in the run's private folder.
+        let left = if what == "tool cat as the writer" {
+            Left::RunFolder
         } else {
-            assert_eq!(left, before, "{what} left something behind");
-        }
-        server = bases.server();
-        assert_eq!(
-            bases.leftovers(),
-            before,
-            "{what}: the next start left something"
-        );
+            Left::Nothing
+        };
+        bases.kill_and_restart(&mut server, &started, what, left);
     }
 }
 

@@ -45,8 +45,8 @@ pub const MAX_BYTES: u64 = 1 << 30;
 pub const DEFAULT_BYTES: u64 = 256 << 20;
 /// The pipe's capacity while the tool runs: a shell's pipe, the kernel's default.
 pub const PIPE_CAPACITY: usize = 64 << 10;
-/// The bytes per call of pipebench's own end: the article's 256 KiB.
-const OWN_CALL: usize = 256 << 10;
+/// The bytes per call of pipebench's own end: the article's, as its ends take them.
+const OWN_CALL: usize = crate::ends::options::DEFAULT_BUF_SIZE.0 as usize;
 /// The data calls counted on the tool when its calls are traced.
 const TOOL_CALLS: [&str; 9] = [
     "read",

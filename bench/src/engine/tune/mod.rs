@@ -22,8 +22,8 @@ use crate::engine::event::{Event, Finished, Started};
 use crate::engine::observer::{JobContext, Observer, Stop};
 use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
-use crate::output::stats::{summarize, Summary};
 use crate::size::ByteSize;
+use crate::stats::{summarize, Summary};
 use crate::steps::catalog::TUNED_PREFIX;
 use crate::steps::plan::{Limits, RunParams, RunPlan};
 

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::output::stats::Summary;
+use crate::stats::Summary;
 
 /// One configuration and its runs' throughput.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -185,7 +185,7 @@ fn the_widget_check_knows_every_class_the_directives_write() {
 fn past_the_article_cards_name_a_known_step_or_nothing() {
     let tune = expand("{{#tune busy-loop}}", "x.md").unwrap();
     assert!(
-        tune.contains(r#"class="pipebook-tune" data-step="busy-loop""#),
+        tune.contains(r#"class="pipebook-tune" data-step="busy-loop" data-budget="20" data-budget-min="2" data-budget-max="120""#),
         "{tune}"
     );
     assert!(expand("{{#tool}}", "x.md")

@@ -7,8 +7,8 @@ use fantoccini::Locator;
 use serde_json::json;
 
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, wait_js, Page,
-    TestResult,
+    in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element,
+    start_ipc_card, wait_js, Page, TestResult,
 };
 
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
@@ -64,7 +64,7 @@ async fn run_ipc(page: &Page) -> TestResult {
                   summary: r.querySelector('.pipebook-ipc-summary').textContent,
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
-    let last = until_ended(client, &probe).await?;
+    let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") || last["checksum"] != json!("ok") {
         return Err(format!("the IPC card ended as {last}"));
     }
@@ -151,7 +151,7 @@ async fn run_ipc(page: &Page) -> TestResult {
         ),
     )
     .await?;
-    let quiet = until_ended(client, &probe).await?;
+    let quiet = ipc_card_finished(client, &probe).await?;
     if quiet["state"] != json!("done") || quiet["checksum"] != json!("ok") {
         return Err(format!("the quiet IPC run ended as {quiet}"));
     }
@@ -177,22 +177,6 @@ async fn run_ipc(page: &Page) -> TestResult {
         quiet_path.display()
     );
     Ok(())
-}
-
-/// Polls an IPC card's `probe` until the card's state is an end (done, error,
-/// cancelled), for at most 60 s.
-async fn until_ended(client: &fantoccini::Client, probe: &str) -> TestResult<serde_json::Value> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let s = js(client, probe).await?;
-        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
-            return Ok(s);
-        }
-        if Instant::now() > deadline {
-            return Err(format!("the IPC run did not finish within 60 s: {s}"));
-        }
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
 }
 
 /// Runs every IPC mechanism in turn from the matrix card, small, and checks the

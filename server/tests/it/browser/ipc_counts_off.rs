@@ -3,12 +3,12 @@
 //! which counts were turned off, its command line carries `--no-counts`, and
 //! the card is axe-core clean.
 
-use std::time::{Duration, Instant};
-
-use fantoccini::Locator;
 use serde_json::json;
 
-use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
+use super::{
+    click, in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element,
+    start_ipc_card, Page, TestResult,
+};
 
 /// A copy path whose ends would count wakeups: their absence is the switch's doing.
 const CHAPTER: &str = "zero-copy-pipes";
@@ -28,13 +28,7 @@ async fn run(page: &Page) -> TestResult {
     let found = js(
         client,
         &format!(
-            "const r = document.querySelector('{root}');
-             const box = r?.querySelector('input.pipebook-ipc-counts');
-             if (!box || !r.querySelector('input.pipebook-ipc-bytes')) return null;
-             r.scrollIntoView({{ block: 'center' }});
-             const was = box.checked;
-             r.querySelector('input.pipebook-ipc-bytes').value = '4MiB';
-             return was;"
+            "return document.querySelector('{root} input.pipebook-ipc-counts')?.checked ?? null;"
         ),
     )
     .await?;
@@ -43,21 +37,9 @@ async fn run(page: &Page) -> TestResult {
             "{CHAPTER}.html's {MECHANISM} card has no counting switch checked by default: {found}"
         ));
     }
-    // Unchecked by a click, as a reader would.
-    client
-        .find(Locator::Css(&format!("{root} input.pipebook-ipc-counts")))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
-    client
-        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    // Unchecked by a click, as a reader would, then run as every IPC card is.
+    click(client, &format!("{root} input.pipebook-ipc-counts")).await?;
+    start_ipc_card(client, CHAPTER, MECHANISM, "4MiB").await?;
     let probe = format!(
         "const r = document.querySelector('{root}');
          return {{ state: r.dataset.state,
@@ -66,17 +48,7 @@ async fn run(page: &Page) -> TestResult {
                   counts: [...r.querySelectorAll('table.pipebook-ipc-counts tr')]
                     .map((tr) => [...tr.children].map((c) => c.textContent)) }};"
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let last = loop {
-        let s = js(client, &probe).await?;
-        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
-            break s;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("the IPC run did not finish within 60 s: {s}"));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") {
         return Err(format!("the IPC card ended as {last}"));
     }

@@ -1,12 +1,11 @@
 //! The IPC card's "What the kernel did": after a real run, each end's bytes per
 //! data call, and the chapter's predictions judged against the ends' counts.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, Page, TestResult,
+    in_fresh_page, ipc_card_finished, open, require_chapter, screenshot_element, start_ipc_card,
+    Page, TestResult,
 };
 
 /// The chapter and mechanism: a copy path, whose ends make read and write calls
@@ -34,17 +33,7 @@ async fn run(page: &Page) -> TestResult {
                     .map((tr) => ({{ id: tr.dataset.model, verdict: tr.dataset.verdict,
                                     cells: [...tr.children].map((c) => c.textContent) }})) }};"
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let last = loop {
-        let s = js(client, &probe).await?;
-        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
-            break s;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("the IPC run did not finish within 60 s: {s}"));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") {
         return Err(format!("the IPC card ended as {last}"));
     }

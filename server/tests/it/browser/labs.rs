@@ -103,44 +103,128 @@ pub(super) async fn lab_checks(
     Ok((checks, statuses))
 }
 
-/// Lab 6 from its page: its four IPC tasks, locked until a prediction (a
-/// choice) is saved; then every task's runs (real IPC runs, capped at 8 MiB),
-/// the checks judged and the choice compared with the fastest mechanism.
-async fn do_ipc_lab(page: &Page) -> TestResult {
-    let (client, base) = (&page.client, page.base.as_str());
-    require_chapter(IPC_LAB_CHAPTER)?;
-    let root = ".pipebook-lab[data-lab=\"choose-ipc\"]";
-    open(client, base, IPC_LAB_CHAPTER).await?;
+/// Opens `chapter`, waits until the card of lab `lab` is idle, scrolls to it
+/// and reads its tasks (`tasks`: each one's id, command and whether its run is
+/// locked) and `extra`, more fields of the returned object in JavaScript with
+/// the card as `r`. Returns the card's selector and what was read.
+pub(super) async fn open_lab(
+    page: &Page,
+    chapter: &str,
+    lab: &str,
+    extra: &str,
+) -> TestResult<(String, Value)> {
+    let client = &page.client;
+    require_chapter(chapter)?;
+    let root = format!(".pipebook-lab[data-lab=\"{lab}\"]");
+    open(client, &page.base, chapter).await?;
     let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
-    wait_js(client, &idle, Duration::from_secs(10), "lab 6's card").await?;
-    let tasks = js(
+    wait_js(
+        client,
+        &idle,
+        Duration::from_secs(10),
+        &format!("{lab}'s card"),
+    )
+    .await?;
+    let card = js(
         client,
         &format!(
             "const r = document.querySelector('{root}');
              r.scrollIntoView({{ block: 'start' }});
-             return [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
-               task: li.dataset.task,
-               text: li.querySelector('code').textContent,
-               locked: li.querySelector('button.pipebook-lab-run').disabled,
-             }}));"
+             return {{
+               tasks: [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
+                 task: li.dataset.task,
+                 text: li.querySelector('code').textContent,
+                 locked: li.querySelector('button.pipebook-lab-run').disabled,
+               }})),
+               {extra}
+             }};"
         ),
     )
     .await?;
-    let expected = ["pipe-rw", "unix-stream", "posix-shm", "memfd-scm"];
-    let list = tasks.as_array().cloned().unwrap_or_default();
-    let ids: Vec<&str> = list.iter().filter_map(|t| t["task"].as_str()).collect();
+    Ok((root, card))
+}
+
+/// Checks that a card read by [`open_lab`] lists exactly the tasks `expected`,
+/// in order, each command as `reads` accepts (given the task and its command)
+/// and each run locked until a prediction is saved; `name` is the lab in errors.
+pub(super) fn tasks_wait_for_a_prediction(
+    card: &Value,
+    expected: &[&str],
+    name: &str,
+    reads: impl Fn(&str, &str) -> bool,
+) -> TestResult {
+    let tasks = card["tasks"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = tasks.iter().filter_map(|t| t["task"].as_str()).collect();
     if ids != expected {
-        return Err(format!("lab 6's tasks are {ids:?}, expected {expected:?}"));
+        return Err(format!(
+            "{name}'s tasks are {ids:?}, expected {expected:?}: {card}"
+        ));
     }
-    for t in &list {
+    for t in &tasks {
         let text = t["text"].as_str().unwrap_or("");
-        if !text.starts_with(&format!("IPC {}", t["task"].as_str().unwrap_or("?"))) {
-            return Err(format!("lab 6's task reads {text:?}: {t}"));
+        if !reads(t["task"].as_str().unwrap_or("?"), text) {
+            return Err(format!("{name}'s task reads {text:?}: {t}"));
         }
         if t["locked"] != json!(true) {
-            return Err(format!("lab 6's run waits for a prediction: {t}"));
+            return Err(format!("{name}'s runs wait for a prediction: {t}"));
         }
     }
+    Ok(())
+}
+
+/// What a lab card shows once its runs are in: the verdict on the prediction,
+/// the runs table's column heads and row count, and the status line.
+pub(super) struct LabOutcome {
+    pub verdict: String,
+    pub head: Vec<String>,
+    pub rows: u64,
+    pub status: String,
+    /// All of it, for errors.
+    pub shown: Value,
+}
+
+/// Reads a lab card's [`LabOutcome`].
+pub(super) async fn lab_outcome(client: &Client, root: &str) -> TestResult<LabOutcome> {
+    let shown = js(
+        client,
+        &format!(
+            "const r = document.querySelector('{root}');
+             return {{
+               verdict: r.querySelector('.pipebook-lab-verdict').textContent,
+               head: [...r.querySelectorAll('table.pipebook-lab-runs th')].map((th) => th.textContent),
+               rows: r.querySelectorAll('table.pipebook-lab-runs tr').length,
+               status: r.querySelector('.pipebook-lab-status').textContent,
+             }};"
+        ),
+    )
+    .await?;
+    let text = |key: &str| shown[key].as_str().unwrap_or("").to_string();
+    Ok(LabOutcome {
+        verdict: text("verdict"),
+        head: shown["head"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.as_str().map(str::to_string))
+            .collect(),
+        rows: shown["rows"].as_u64().unwrap_or(0),
+        status: text("status"),
+        shown,
+    })
+}
+
+/// Lab 6 from its page: its four IPC tasks, locked until a prediction (a
+/// choice) is saved; then every task's runs (real IPC runs, capped at 8 MiB),
+/// the checks judged and the choice compared with the fastest mechanism.
+async fn do_ipc_lab(page: &Page) -> TestResult {
+    let client = &page.client;
+    let expected = ["pipe-rw", "unix-stream", "posix-shm", "memfd-scm"];
+    let (root, card) = open_lab(page, IPC_LAB_CHAPTER, "choose-ipc", "").await?;
+    tasks_wait_for_a_prediction(&card, &expected, "lab 6", |task, text| {
+        text.starts_with(&format!("IPC {task}"))
+    })?;
+    let root = root.as_str();
+    let ids = expected;
     let path = screenshot_element(client, root, "lab-choose-ipc").await?;
     println!("lab 6: tasks {ids:?}; {}", path.display());
 

@@ -3,14 +3,13 @@
 //! runs, the checks judged, the choice compared with the mechanism that had the
 //! lowest 99th percentile, and the finished card axe-core clean.
 
-use std::time::Duration;
-
 use serde_json::json;
 
-use super::labs::{lab_checks, run_lab_task, save_prediction};
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+use super::labs::{
+    lab_checks, lab_outcome, open_lab, run_lab_task, save_prediction, tasks_wait_for_a_prediction,
+    LabOutcome,
 };
+use super::{in_fresh_page, js, screenshot_element, Page, TestResult};
 
 const CHAPTER: &str = "lab-latency-tail";
 
@@ -23,43 +22,14 @@ async fn the_tail_lab_runs_its_tasks_and_names_the_lowest_p99() {
 }
 
 async fn do_tail_lab(page: &Page) -> TestResult {
-    let (client, base) = (&page.client, page.base.as_str());
-    require_chapter(CHAPTER)?;
-    let root = ".pipebook-lab[data-lab=\"latency-tail\"]";
-    open(client, base, CHAPTER).await?;
-    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
-    wait_js(client, &idle, Duration::from_secs(10), "lab 7's card").await?;
-    let card = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.scrollIntoView({{ block: 'start' }});
-             return {{
-               tasks: [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
-                 task: li.dataset.task,
-                 text: li.querySelector('code').textContent,
-                 locked: li.querySelector('button.pipebook-lab-run').disabled,
-               }})),
-               options: [...r.querySelectorAll('select.pipebook-prediction-input option')]
-                 .map((o) => o.value).filter((v) => v),
-             }};"
-        ),
-    )
-    .await?;
-    let tasks = card["tasks"].as_array().cloned().unwrap_or_default();
-    let ids: Vec<&str> = tasks.iter().filter_map(|t| t["task"].as_str()).collect();
-    if ids != TASKS {
-        return Err(format!("lab 7's tasks are {ids:?}: {card}"));
-    }
-    for t in &tasks {
-        let text = t["text"].as_str().unwrap_or("");
-        if !(text.starts_with("latency ") && text.contains("64 B messages, 5000 round trips")) {
-            return Err(format!("lab 7's task reads {text:?}: {t}"));
-        }
-        if t["locked"] != json!(true) {
-            return Err(format!("lab 7's runs wait for a prediction: {t}"));
-        }
-    }
+    let client = &page.client;
+    let extra = "options: [...r.querySelectorAll('select.pipebook-prediction-input option')]
+                   .map((o) => o.value).filter((v) => v),";
+    let (root, card) = open_lab(page, CHAPTER, "latency-tail", extra).await?;
+    let root = root.as_str();
+    tasks_wait_for_a_prediction(&card, &TASKS, "lab 7", |_, text| {
+        text.starts_with("latency ") && text.contains("64 B messages, 5000 round trips")
+    })?;
     // The choice is among the five tasks.
     if card["options"] != json!(TASKS) {
         return Err(format!("lab 7's choices: {card}"));
@@ -89,38 +59,26 @@ async fn do_tail_lab(page: &Page) -> TestResult {
     {
         return Err(format!("lab 7's checks should all be judged: {checks}"));
     }
-    let shown = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return {{
-               verdict: r.querySelector('.pipebook-lab-verdict').textContent,
-               head: [...r.querySelectorAll('table.pipebook-lab-runs th')].map((th) => th.textContent),
-               rows: r.querySelectorAll('table.pipebook-lab-runs tr').length,
-             }};"
-        ),
-    )
-    .await?;
-    let verdict = shown["verdict"].as_str().unwrap_or("");
+    let LabOutcome {
+        verdict,
+        head,
+        rows,
+        shown,
+        ..
+    } = lab_outcome(client, root).await?;
     let named = TASKS
         .iter()
         .any(|t| verdict.contains(&format!("{t} had the lowest 99th percentile")));
     if !verdict.starts_with("You predicted shm-ring") || !named {
         return Err(format!("lab 7's verdict names no lowest tail: {shown}"));
     }
-    let head: Vec<&str> = shown["head"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|h| h.as_str())
-        .collect();
     for column in ["median", "99th percentile"] {
-        if !head.contains(&column) {
+        if !head.iter().any(|h| h == column) {
             return Err(format!("lab 7's runs table lacks “{column}”: {shown}"));
         }
     }
     // A header row and fifteen runs.
-    if shown["rows"] != json!(16) {
+    if rows != 16 {
         return Err(format!("lab 7's runs table: {shown}"));
     }
     crate::a11y::audit(client, &crate::a11y::axe_source(), "lab 7 done").await?;

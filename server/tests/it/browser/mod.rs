@@ -348,6 +348,23 @@ async fn start_ipc_card(
     Ok(root)
 }
 
+/// Reads an IPC card with `probe` (JavaScript returning an object with the
+/// card's `state`) until its run has ended (done, error or cancelled), for at
+/// most 60 s; returns the last reading, for the caller to check.
+async fn ipc_card_finished(client: &Client, probe: &str) -> TestResult<Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let s = js(client, probe).await?;
+        if matches!(s["state"].as_str(), Some("done" | "error" | "cancelled")) {
+            return Ok(s);
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!("the IPC run did not finish within 60 s: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
 /// Saves the element `css` (with a small margin) as `target/screenshots/NAME.png`.
 async fn screenshot_element(client: &Client, css: &str, name: &str) -> TestResult<PathBuf> {
     let clip = js(

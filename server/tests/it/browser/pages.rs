@@ -1,6 +1,6 @@
 //! The paging chapter's two cards: the page-table walk of an address (no runner
 //! needed) and the page inspector, which allocates a step's buffers in a child
-//! and shows every 4 KiB page of them (also in the huge-pages chapter).
+//! and shows every page of them (also in the huge-pages chapter).
 
 use std::time::Duration;
 

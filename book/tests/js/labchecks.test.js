@@ -14,7 +14,7 @@ import {
   progress,
   round,
   settle,
-} from "../../theme/pipebook/labs.js";
+} from "../../theme/pipebook/labchecks.js";
 
 const book = JSON.parse(readFileSync(new URL("../../labs/labs.json", import.meta.url)));
 const cases = JSON.parse(readFileSync(new URL("../../labs/check-cases.json", import.meta.url)));
