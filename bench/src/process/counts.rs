@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 mod judgement;
 mod tracefs;
 pub use judgement::{Judgement, Verdict};
-use tracefs::{refusal, set_filter, tracefs_events, tracepoint_id};
+use tracefs::{refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
 
 /// A count that may be missing on a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -425,46 +425,6 @@ pub fn perf_paranoid() -> Option<i32> {
         .trim()
         .parse()
         .ok()
-}
-
-/// Wakes a thread of this process that sleeps on a pipe: one `sched_waking`
-/// fired by the calling thread. Whether it went as planned.
-fn wake_a_sleeper() -> bool {
-    let Ok((read, write)) = rustix::pipe::pipe() else {
-        return false;
-    };
-    let (tid_tx, tid_rx) = std::sync::mpsc::channel();
-    let sleeper = std::thread::spawn(move || {
-        let _ = tid_tx.send(rustix::thread::gettid().as_raw_nonzero().get());
-        let mut byte = [0u8; 1];
-        rustix::io::read(&read, &mut byte).is_ok()
-    });
-    // The write comes once the sleeper is asleep in its read: a sleeper not
-    // yet asleep is only made runnable, with no wakeup to count. Watching its
-    // state takes a fraction of a millisecond where a fixed wait long enough
-    // for any machine cost every end 5 ms before its work; past a second (a
-    // loaded machine may not run the sleeper for a while) the write goes
-    // anyway, and the check fails safe (the window is then opened on the task).
-    if let Ok(tid) = tid_rx.recv() {
-        let stat = format!("/proc/self/task/{tid}/stat");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
-        while !asleep(&stat) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_micros(20));
-        }
-    }
-    let wrote = rustix::io::write(&write, &[1]).is_ok();
-    sleeper.join().unwrap_or(false) && wrote
-}
-
-/// Whether the thread whose `/proc/.../stat` is at `stat` sleeps (state `S`).
-fn asleep(stat: &str) -> bool {
-    std::fs::read_to_string(stat)
-        .ok()
-        .and_then(|text| {
-            let (_, rest) = text.rsplit_once(')')?;
-            Some(rest.trim_start().starts_with('S'))
-        })
-        .unwrap_or(false)
 }
 
 /// A counter of `event` on this process (or `pid`), kernel included, in `group`.

@@ -1,0 +1,212 @@
+//! Tests of `past_page`.
+
+use super::*;
+use pipebench::output::stats::Summary;
+
+#[test]
+fn budgets_and_counts_are_bounded_by_the_server() {
+    assert!(tune_job("busy-loop", None).is_ok());
+    for budget in [0.5, MAX_TUNE_BUDGET + 1.0, f64::NAN] {
+        let err = tune_job("busy-loop", Some(budget)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PastRefusal::OutOfRange {
+                    field: "budget",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+    assert!(matches!(tune_job("nope", None), Err(PastRefusal::Tune(_))));
+    let ok = SharedRequest {
+        writers: vec![1, 2],
+        readers: vec![1],
+        msg_sizes: vec![ByteSize(4096)],
+        bytes: None,
+    };
+    assert_eq!(shared_job(&ok).unwrap().bytes, DEFAULT_SHARED_BYTES);
+    let field = |request: SharedRequest| match shared_job(&request) {
+        Err(PastRefusal::OutOfRange { field, .. }) => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        field(SharedRequest {
+            writers: vec![0],
+            ..ok.clone()
+        }),
+        "writers"
+    );
+    assert_eq!(
+        field(SharedRequest {
+            readers: vec![9],
+            ..ok.clone()
+        }),
+        "readers"
+    );
+    assert_eq!(
+        field(SharedRequest {
+            msg_sizes: vec![ByteSize(100)],
+            ..ok.clone()
+        }),
+        "msg_sizes"
+    );
+    assert_eq!(
+        field(SharedRequest {
+            bytes: Some(ByteSize(1 << 30)),
+            ..ok.clone()
+        }),
+        "bytes"
+    );
+    assert!(field(SharedRequest {
+        writers: vec![1, 2, 3, 4],
+        readers: vec![1, 2],
+        msg_sizes: vec![ByteSize(64), ByteSize(4096)],
+        ..ok
+    })
+    .starts_with("points"));
+}
+
+#[test]
+fn a_tuned_variant_runs_at_its_own_sizes_only_once_found() {
+    let tuned = TunedVariants::default();
+    let none = RunParams::default();
+    let err = tuned.params_for("tuned-busy-loop", &none).unwrap_err();
+    assert!(matches!(err, PastRefusal::NotTuned { .. }), "{err}");
+    // Catalog steps pass through untouched.
+    assert_eq!(tuned.params_for("busy-loop", &none).unwrap(), none);
+    let summary = Summary {
+        median: 10.0,
+        min: 9.0,
+        max: 11.0,
+        runs: 3,
+    };
+    tuned
+        .register(&Best {
+            id: "tuned-busy-loop".into(),
+            base: "busy-loop".into(),
+            buf_size: 1 << 20,
+            pipe_size: 1 << 20,
+            summary,
+            argv: vec![],
+        })
+        .unwrap();
+    let params = tuned.params_for("tuned-busy-loop", &none).unwrap();
+    assert_eq!(params.buf_size, Some(ByteSize(1 << 20)));
+    assert_eq!(params.pipe_size, Some(ByteSize(1 << 20)));
+    let other = RunParams {
+        pipe_size: Some(ByteSize(64 << 10)),
+        ..RunParams::default()
+    };
+    assert!(matches!(
+        tuned.params_for("tuned-busy-loop", &other),
+        Err(PastRefusal::TunedSize {
+            field: "pipe_size",
+            ..
+        })
+    ));
+    assert_eq!(tuned.list().len(), 1);
+}
+
+#[test]
+fn a_kept_variant_is_read_back_and_the_file_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tuned, load) = TunedVariants::open(dir.path()).unwrap();
+    assert_eq!((load.variants, load.refused.len()), (0, 0));
+    let best = |step: &str, buf_size: u64, median: f64| Best {
+        id: format!("tuned-{step}"),
+        base: step.into(),
+        buf_size,
+        pipe_size: 256 << 10,
+        summary: Summary {
+            median,
+            min: median,
+            max: median,
+            runs: 3,
+        },
+        argv: vec!["ignored".into()],
+    };
+    // Far more searches than the file keeps lines for.
+    for i in 0..(TUNED_COMPACT_LINES + 10) {
+        let buf = tune::BUF_SIZES[i % tune::BUF_SIZES.len()];
+        tuned.register(&best("busy-loop", buf, i as f64)).unwrap();
+    }
+    tuned.register(&best("write-read", 64 << 10, 2.0)).unwrap();
+    let path = dir.path().join(TUNED_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().count() <= TUNED_COMPACT_LINES, "{text}");
+    assert!(!dir.path().join(TUNED_COMPACTING).exists());
+    let (again, load) = TunedVariants::open(dir.path()).unwrap();
+    assert!(load.refused.is_empty(), "{:?}", load.refused);
+    // The newest search of each step, with the planner's command line.
+    assert_eq!(again.list(), tuned.list());
+    let busy = &again.list()[0];
+    assert_eq!(busy.median, (TUNED_COMPACT_LINES + 9) as f64);
+    assert_eq!(&busy.argv[..3], ["pipebench", "run", "tuned-busy-loop"]);
+    // A best the planner would refuse is neither kept nor offered.
+    let mut odd = best("busy-loop", 3 << 20, 1.0);
+    odd.pipe_size = 1 << 40;
+    assert!(tuned.register(&odd).is_err());
+    assert_eq!(tuned.list().len(), 2);
+}
+
+#[test]
+fn a_variant_another_server_kept_is_read_again_and_the_newest_search_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, _) = TunedVariants::open(dir.path()).unwrap();
+    let (other, _) = TunedVariants::open(dir.path()).unwrap();
+    let best = |buf_size: u64| Best {
+        id: "tuned-busy-loop".into(),
+        base: "busy-loop".into(),
+        buf_size,
+        pipe_size: 256 << 10,
+        summary: Summary {
+            median: 5.0,
+            min: 5.0,
+            max: 5.0,
+            runs: 3,
+        },
+        argv: vec![],
+    };
+    one.register(&best(64 << 10)).unwrap();
+    assert!(other.list().is_empty());
+    let load = other.refresh().unwrap().expect("the file changed");
+    assert!(load.refused.is_empty());
+    assert_eq!(other.list(), one.list());
+    // Unchanged since: nothing is read.
+    assert!(other.refresh().unwrap().is_none());
+    // The other server's newer search replaces it everywhere once read.
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    other.register(&best(1 << 20)).unwrap();
+    one.refresh().unwrap().expect("the file changed");
+    assert_eq!(one.list()[0].buf_size, 1 << 20);
+    // An older line read back does not replace a newer search's variant.
+    let older = TunedLine {
+        id: "tuned-busy-loop".into(),
+        base: "busy-loop".into(),
+        buf_size: 256 << 10,
+        pipe_size: 256 << 10,
+        median: 1.0,
+        found_at_ms: 1,
+    };
+    let mut line = serde_json::to_vec(&older).unwrap();
+    line.push(b'\n');
+    crate::jsonl::append(dir.path(), TUNED_FILE, &line).unwrap();
+    one.refresh().unwrap().expect("the file changed");
+    assert_eq!(one.list()[0].buf_size, 1 << 20);
+}
+
+#[test]
+fn a_failed_save_is_typed_by_its_cause_not_its_words() {
+    let link = TunedSaveError::State(StateError::FileIsLink {
+        path: "/state/tuned.jsonl".into(),
+    });
+    assert_eq!(link.to_save_error().kind, SaveErrorKind::UnsafeFile);
+    let full = TunedSaveError::State(statefile::io("cannot append to", Path::new("/x"))(
+        std::io::Error::from_raw_os_error(libc::ENOSPC),
+    ));
+    assert_eq!(full.to_save_error().kind, SaveErrorKind::NoSpace);
+    let refused = TunedSaveError::Refused(TunedRefusal::Median(f64::NAN));
+    assert_eq!(refused.to_save_error().kind, SaveErrorKind::NotRunnable);
+}
