@@ -388,10 +388,12 @@ struct Known {
 }
 
 impl Known {
-    /// Takes `variant` unless a search at least as recent already gave its id.
+    /// Takes `variant` unless a newer search already gave its id. A tie goes
+    /// to the later: two searches may end in the same millisecond, and the
+    /// file's lines and this server's registrations come in the order made.
     fn take(&mut self, variant: TunedVariant, found_at_ms: u64) {
         match self.variants.get(&variant.id) {
-            Some((_, known)) if *known >= found_at_ms => {}
+            Some((_, known)) if *known > found_at_ms => {}
             _ => {
                 self.variants
                     .insert(variant.id.clone(), (variant, found_at_ms));
