@@ -41,7 +41,9 @@ pub(super) async fn click_and_sample(
             &format!(
                 "const r = document.querySelector('{root}');
                  if (!r || !r.querySelector('{button}')) return false;
-                 r.scrollIntoView({{ block: 'center' }});
+                 // The button itself, clear of mdBook's sticky menu bar: a card
+                 // taller than the window centred would leave it under the bar.
+                 r.querySelector('{button}').scrollIntoView({{ block: 'center' }});
                  {setup}
                  return true;"
             ),
