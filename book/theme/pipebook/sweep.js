@@ -217,7 +217,8 @@ export function mountSweep(root, { online, catalogEntry }) {
     const most = Math.round(Number(budget.value));
     if (!(most >= 1 && most <= 10)) return setState("error", "Error: pairs of runs at most must be 1 to 10.");
     const secs = Number(seconds.value);
-    const pair = [judged.best, judged.worst];
+    // A sweep's values go up (the runner refuses others), whichever won.
+    const pair = [judged.best, judged.worst].sort((a, b) => a - b);
     let added = 0;
     const next = () => {
       if (judged.comparison && judged.comparison.verdict !== "not_resolved") return setState("done", added ? `Resolved after ${added} more run${added === 1 ? "" : "s"} of each.` : "Resolved already: no more runs needed.");
