@@ -482,6 +482,10 @@ pub fn shares(folded: &str) -> EndProfile {
         .iter()
         .map(|(frame, &count)| {
             let (symbol, kernel) = match frame.strip_suffix("_[k]") {
+                // The vDSO is the kernel's code mapped into the process and run
+                // in user mode (a user-space-only profile samples it), though
+                // the collapser marks it as the kernel's.
+                Some(name) if name.contains("[vdso]") => (name, false),
                 Some(name) => (name, true),
                 None => (*frame, false),
             };
@@ -724,6 +728,14 @@ mod tests {
             p.all.iter().all(|f| f.symbol != "writer"),
             "the command name is not a function"
         );
+    }
+
+    #[test]
+    fn the_vdso_is_user_space_though_the_collapser_marks_it() {
+        let p = shares("reader;main;[[vdso]]_[k] 1\nreader;main;read_[k] 1\n");
+        let get = |name: &str| p.all.iter().find(|f| f.symbol == name).unwrap();
+        assert!(!get("[[vdso]]").kernel);
+        assert!(get("read").kernel);
     }
 
     #[test]
