@@ -3,11 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use serde_json::json;
 
 use super::{
-    in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element,
+    in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element, start_ipc_at,
     start_ipc_card, wait_js, Page, TestResult,
 };
 
@@ -186,27 +185,9 @@ async fn run_ipc_matrix(page: &Page) -> TestResult {
     require_chapter(MATRIX_CHAPTER)?;
     open(client, &page.base, MATRIX_CHAPTER).await?;
     let root = ".pipebook-ipc-matrix";
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '2MiB';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or("zero-copy.html has no runnable matrix card")?;
-    client
-        .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
+    start_ipc_at(client, root, "2MiB")
         .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| "zero-copy.html has no runnable matrix card".to_string())?;
     let probe = format!(
         "const r = document.querySelector('{root}');
          return {{ state: r.dataset.state, rows: Number(r.dataset.rows),

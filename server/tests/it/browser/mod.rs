@@ -324,6 +324,15 @@ async fn start_ipc_card(
     bytes: &str,
 ) -> TestResult<String> {
     let root = format!(".pipebook-ipc[data-mechanism=\"{mechanism}\"]");
+    start_ipc_at(client, &root, bytes)
+        .await
+        .map_err(|_| format!("{chapter}.html has no runnable {mechanism} card"))?;
+    Ok(root)
+}
+
+/// Types `bytes` into the IPC card or matrix at `root` and clicks its Run
+/// button. `Err` with nothing clicked where the page has no such card.
+async fn start_ipc_at(client: &Client, root: &str, bytes: &str) -> TestResult {
     js(
         client,
         &format!(
@@ -337,15 +346,14 @@ async fn start_ipc_card(
     .await?
     .as_bool()
     .filter(|found| *found)
-    .ok_or_else(|| format!("{chapter}.html has no runnable {mechanism} card"))?;
+    .ok_or_else(|| format!("no runnable IPC card at {root}"))?;
     client
         .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
         .await
         .map_err(|e| e.to_string())?
         .click()
         .await
-        .map_err(|e| e.to_string())?;
-    Ok(root)
+        .map_err(|e| e.to_string())
 }
 
 /// Reads an IPC card with `probe` (JavaScript returning an object with the
