@@ -14,6 +14,7 @@ use serde_json::json;
 use pipebench::engine::counts::Counts;
 use pipebench::ipc;
 use pipebench::machine::system::SystemInfo;
+use pipebench::output;
 use pipebench::output::counts::render_text;
 use pipebench::process::rundir;
 use pipebench::size::ByteSize;
@@ -135,7 +136,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let rows = ipc::matrix::table(&results);
+    let rows = output::ipc_matrix::table(&results);
     let system = SystemInfo::probe();
     if let Some(path) = &args.out.svg {
         let label = format!(
@@ -147,7 +148,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
                 ""
             }
         );
-        let svg = ipc::matrix::render_svg(&rows, &label)?;
+        let svg = output::ipc_matrix::render_svg(&rows, &label)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("chart written to {}", path.display());
     }
@@ -160,7 +161,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
             }))?
         );
     } else if args.out.csv {
-        print!("{}", ipc::matrix::render_csv(&rows));
+        print!("{}", output::ipc_matrix::render_csv(&rows));
     } else {
         println!(
             "{} x {} runs of {} on {} ({}), files in {} ({})",
@@ -172,7 +173,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
             dir.display(),
             ipc::harness::filesystem(&dir).unwrap_or_else(|| "unknown".into()),
         );
-        print!("{}", ipc::matrix::render_text(&rows));
+        print!("{}", output::ipc_matrix::render_text(&rows));
         for r in &results {
             if let Some(cow) = &r.cow {
                 println!(

@@ -2,14 +2,16 @@
 //!
 //! The hot loops ([`writer`], [`reader`]), their [`buffer`]s and the verify
 //! [`pattern`], the pipe's set-up ([`pipe_setup`]), the shared [`control`] page the
-//! harness samples, the ends' flags ([`options`]), what an end reports
-//! ([`report`], [`usage`]) and how it fails ([`error`]).
+//! harness samples, the ends' flags ([`options`]), the writer's huge-page check of
+//! its buffers ([`hugepage`]), what an end reports ([`report`], [`usage`]) and how
+//! it fails ([`error`]).
 //!
-//! May use: [`crate::memory`] (huge-page checks), [`crate::process`], [`crate::size`].
+//! May use: [`crate::process`], [`crate::size`].
 
 pub mod buffer;
 pub mod control;
 pub mod error;
+pub mod hugepage;
 pub mod options;
 pub mod pattern;
 pub mod pipe_setup;

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ends::error::EndFailure;
-use crate::memory::hugepage::HugePageReport;
+use super::hugepage::HugePageReport;
 use crate::process::counts::Counted;
 
 /// Resource usage of one end, from getrusage(RUSAGE_SELF) at its end.

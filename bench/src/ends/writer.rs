@@ -20,7 +20,7 @@ use crate::ends::pattern;
 use crate::ends::pipe_setup;
 use crate::ends::report::EndReport;
 use crate::ends::usage;
-use crate::memory::hugepage;
+use super::hugepage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]

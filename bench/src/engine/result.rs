@@ -17,7 +17,7 @@ use crate::engine::counts::Counts;
 use crate::engine::occupancy::Occupancy;
 use crate::ipc::IpcResult;
 use crate::machine::state::MachineState;
-use crate::memory::hugepage::HugePageReport;
+use crate::ends::hugepage::HugePageReport;
 
 /// How each end was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -260,5 +260,68 @@ impl KeptResult {
                 record.result.mechanism, record.result.p50, record.result.p99
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::ends::report::EndUsage;
+    use crate::ipc::{IpcEnd, Mechanism};
+    use crate::process::counts::{Counted, EndCounts};
+
+    #[test]
+    fn an_ipc_record_keeps_its_judged_model_and_ends_through_its_line() {
+        const MIB64: u64 = 64 << 20;
+        let end = |role: &str, counted: bool| IpcEnd {
+            role: role.into(),
+            usage: EndUsage::default(),
+            counts: counted.then(|| Counted {
+                counts: EndCounts {
+                    syscalls: [("write".to_string(), 1024)].into_iter().collect(),
+                    voluntary_switches: 900,
+                    context_switches: 900,
+                    page_faults: 40,
+                    ..EndCounts::default()
+                },
+                missing: Vec::new(),
+            }),
+            call_bytes: [("write".to_string(), MIB64)]
+                .into_iter()
+                .collect::<BTreeMap<_, _>>(),
+        };
+        // One end uncounted, so the model carries a `why` to keep too.
+        let ends = vec![end("consumer", true), end("producer", false)];
+        let model = crate::ipc::model::judge(Mechanism::PipeRw, MIB64, &ends);
+        assert!(model.iter().any(|p| p.why.is_some()));
+        let result = IpcResult {
+            mechanism: "pipe-rw".into(),
+            bytes: MIB64,
+            chunk: 65536,
+            elapsed_ms: 100.0,
+            gib_per_s: 0.625,
+            mib_per_s: 640.0,
+            copies: Some(4),
+            kernel_functions: Vec::new(),
+            survey_ms: None,
+            survey_bytes: None,
+            checksum_ok: true,
+            ends,
+            lines: None,
+            cow: None,
+            filesystem: None,
+            notes: Vec::new(),
+            model,
+            page_size: Some(4096),
+        };
+        let record = IpcRecord::now(result);
+        let line = KeptResult::Ipc(Box::new(record.clone())).to_line();
+        let Some(KeptResult::Ipc(back)) = KeptResult::from_line(line.as_bytes()) else {
+            panic!("the line did not read back as an IPC record: {line}");
+        };
+        assert_eq!(back.result.model, record.result.model);
+        assert_eq!(back.result.ends, record.result.ends);
     }
 }

@@ -1,9 +1,9 @@
-//! Pages and page tables: the page inspector ([`inspect`]), huge-page checks
-//! ([`hugepage`]) and the page-table walk of an address ([`paging`]).
+//! Pages and page tables: the page inspector ([`inspect`]) and the page-table
+//! walk of an address ([`paging`]).
 //!
 //! May use: [`crate::ends`] (the inspector allocates buffers with the writer's own
-//! code, so it sees what the writer would), [`crate::process`], [`crate::size`].
+//! code and reads them with its huge-page check, so it sees what the writer
+//! would), [`crate::process`], [`crate::size`].
 
-pub mod hugepage;
 pub mod inspect;
 pub mod paging;

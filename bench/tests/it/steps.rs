@@ -117,7 +117,7 @@ fn a_byte_the_verifier_does_not_expect_is_caught() {
 #[test]
 fn huge_pages_are_verified_where_thp_allows() {
     let _cpus = cpus();
-    let mode = pipebench::memory::hugepage::thp_mode().unwrap_or_default();
+    let mode = pipebench::ends::hugepage::thp_mode().unwrap_or_default();
     if mode == "never" {
         eprintln!("THP is `never` here: checking the refusal instead");
         let output = pipebench(&["run", "huge-pages", "--bytes", "8MiB"]);

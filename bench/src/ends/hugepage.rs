@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ends::buffer::page_size;
+use super::buffer::page_size;
 
 /// kpageflags bit: the first page of a compound page.
 pub const KPF_COMPOUND_HEAD: u32 = 15;
