@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ends::error::EndFailure;
 use super::hugepage::HugePageReport;
+use crate::ends::error::EndFailure;
 use crate::process::counts::Counted;
 
 /// Resource usage of one end, from getrusage(RUSAGE_SELF) at its end.

@@ -12,6 +12,7 @@ use std::time::Instant;
 use rustix::io::Errno;
 use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
 
+use super::hugepage;
 use crate::ends::buffer::{page_size, Buffer, BufferSpec};
 use crate::ends::control::Shared;
 use crate::ends::error::EndError;
@@ -20,7 +21,6 @@ use crate::ends::pattern;
 use crate::ends::pipe_setup;
 use crate::ends::report::EndReport;
 use crate::ends::usage;
-use super::hugepage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]

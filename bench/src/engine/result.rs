@@ -11,13 +11,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ends::hugepage::HugePageReport;
 use crate::ends::options::{ReaderOptions, WriterOptions};
 use crate::ends::report::EndReport;
 use crate::engine::counts::Counts;
 use crate::engine::occupancy::Occupancy;
 use crate::ipc::IpcResult;
 use crate::machine::state::MachineState;
-use crate::ends::hugepage::HugePageReport;
 
 /// How each end was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::ends::buffer::{Buffer, BufferSpec};
+use crate::ends::hugepage::{self, inspect_pages};
 use crate::ends::pipe_setup::pipe_max_size;
 use crate::machine::vmsplice_probe::{self, VmspliceBehaviour};
-use crate::ends::hugepage::{self, inspect_pages};
 
 /// A description of the machine and the kernel features the steps depend on.
 #[derive(Debug, Clone, Serialize)]

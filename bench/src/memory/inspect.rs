@@ -21,12 +21,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::ends::buffer::{page_size, pages_spanned, Buffer};
 use crate::ends::error::EndError;
-use crate::ends::options::WriterOptions;
 use crate::ends::hugepage::{self, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_THP};
+use crate::ends::options::WriterOptions;
 use crate::memory::paging::{self, PageSize, Paging, Walk};
 
-use crate::ends::writer;
 use crate::ends::hugepage::HugePageReport;
+use crate::ends::writer;
 use crate::process::launch::{EndProgram, Launch, LaunchError, REPORT_FD};
 use crate::size::{ByteSize, MIB};
 

@@ -1,6 +1,6 @@
 //! Building books with the server's preprocessors: real mdBook, temporary books.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pipebook::book::{build, BookError};
 
@@ -255,6 +255,25 @@ struct Include {
     selector: Option<String>,
 }
 
+/// The book's sources: `book/src` of this workspace.
+fn book_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book/src")
+}
+
+/// Every chapter's Markdown file, in name order.
+fn chapters() -> Vec<PathBuf> {
+    let mut chapters: Vec<_> = std::fs::read_dir(book_src())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    chapters
+}
+
 /// Every include directive in the book's chapters, in file order.
 fn includes(src: &Path) -> Vec<Include> {
     let mut chapters: Vec<_> = std::fs::read_dir(src)
@@ -505,10 +524,7 @@ fn a_listing_must_start_with_an_item() {
 /// `if {` that never closes or a `})` that closes nothing shown.
 #[test]
 fn included_listings_are_whole() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("book/src");
+    let src = book_src();
     let found = includes(&src);
     assert!(!found.is_empty(), "the book includes listings");
     let mut broken = Vec::new();
@@ -538,16 +554,7 @@ fn included_listings_are_whole() {
 /// where each block ends.
 #[test]
 fn quoted_excerpts_pair_their_brackets() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("book/src");
-    let mut chapters: Vec<_> = std::fs::read_dir(&src)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    chapters.sort();
+    let chapters = chapters();
     let (mut checked, mut broken) = (0, Vec::new());
     for chapter in chapters {
         let text = std::fs::read_to_string(&chapter).unwrap();
@@ -587,10 +594,7 @@ const LISTING_WIDTH: usize = 84;
 /// No listing pulled from the sources runs off the page.
 #[test]
 fn included_listings_fit_the_page() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("book/src");
+    let src = book_src();
     let mut too_wide = Vec::new();
     for include in includes(&src) {
         let source = std::fs::read_to_string(src.join(&include.file)).unwrap();
@@ -652,7 +656,7 @@ fn figures_are_found_with_their_units_only() {
 /// text.
 #[test]
 fn past_the_article_cites_every_figure_it_states() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/past-the-article.md");
+    let root = book_src().join("past-the-article.md");
     let text = std::fs::read_to_string(&root).unwrap();
     let mut stated = 0;
     for paragraph in text.split("\n\n") {
@@ -679,16 +683,7 @@ fn past_the_article_cites_every_figure_it_states() {
 /// prose that the comparison takes quiet runs, and why: watching costs a run.
 #[test]
 fn chapters_that_compare_say_why_their_runs_are_quiet() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("book/src");
-    let mut chapters: Vec<_> = std::fs::read_dir(&src)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    chapters.sort();
+    let chapters = chapters();
     let (mut comparing, mut silent) = (0, Vec::new());
     for chapter in chapters {
         let text = std::fs::read_to_string(&chapter).unwrap();

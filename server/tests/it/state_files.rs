@@ -194,7 +194,13 @@ pub(crate) enum Mount {
     Tmpfs(u64),
 }
 
-pub(crate) fn mount_namespace(
+/// A server whose state folder `dir` is `how` in a mount namespace of its own;
+/// `Err(stderr)` if it does not start.
+pub(crate) fn start_mounted(dir: &Path, how: Mount) -> Result<Server, String> {
+    Server::start_with_setup(dir, &[], mount_namespace(dir, how))
+}
+
+fn mount_namespace(
     dir: &Path,
     how: Mount,
 ) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
@@ -268,12 +274,8 @@ async fn a_read_only_state_folder_serves_its_history_with_saving_off_until_it_ca
     let good = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{good}{{\"not\":\"a result\"}}\n{good}")).unwrap();
 
-    let server = Server::start_with_setup(
-        state.path(),
-        &[],
-        mount_namespace(state.path(), Mount::ReadOnly),
-    )
-    .expect("a read-only folder with a bad line still starts");
+    let server = start_mounted(state.path(), Mount::ReadOnly)
+        .expect("a read-only folder with a bad line still starts");
     let results = server.get("/api/results").await.json();
     assert_eq!(results.as_array().unwrap().len(), 2, "{results}");
     let health = server.get("/api/health").await.json();
@@ -335,12 +337,8 @@ async fn a_read_only_state_folder_serves_its_history_with_saving_off_until_it_ca
 async fn a_full_disk_is_reported_to_the_page_and_saving_resumes_when_there_is_room() {
     let _lock = RUN_LOCK.lock().await;
     let state = tempfile::tempdir().unwrap();
-    let server = Server::start_with_setup(
-        state.path(),
-        &[],
-        mount_namespace(state.path(), Mount::Tmpfs(256 << 10)),
-    )
-    .expect("the server starts on a small tmpfs");
+    let server = start_mounted(state.path(), Mount::Tmpfs(256 << 10))
+        .expect("the server starts on a small tmpfs");
     let mut socket = server.socket().await;
     let (_, saved) = run_and_saved(&mut socket).await;
     assert_eq!(saved["ok"], true, "{saved}");

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{expect_error, recv, recv_until, send, Server, Socket, NOBODY, RUN_LOCK};
-use crate::state_files::{inside, mount_namespace, Mount};
+use crate::state_files::{inside, start_mounted, Mount};
 use serde_json::{json, Value};
 
 /// The smallest budget a search may have, seconds.
@@ -133,12 +133,8 @@ async fn a_planted_link_or_another_users_file_refuses_the_save_and_the_page_is_t
 async fn a_read_only_state_folder_keeps_the_variant_only_until_a_restart() {
     let _lock = RUN_LOCK.lock().await;
     let state = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with_setup(
-        state.path(),
-        &[],
-        mount_namespace(state.path(), Mount::ReadOnly),
-    )
-    .expect("a read-only state folder still starts");
+    let mut server = start_mounted(state.path(), Mount::ReadOnly)
+        .expect("a read-only state folder still starts");
     let mut socket = server.socket().await;
     let (_, kept) = tune(&mut socket, "busy-loop").await;
     refused_as(&kept, "read_only");
@@ -152,12 +148,7 @@ async fn a_read_only_state_folder_keeps_the_variant_only_until_a_restart() {
     assert!(server.terminate(Duration::from_secs(10)).is_some());
     assert!(!state.path().join("tuned.jsonl").exists());
 
-    let server = Server::start_with_setup(
-        state.path(),
-        &[],
-        mount_namespace(state.path(), Mount::ReadOnly),
-    )
-    .expect("it starts again");
+    let server = start_mounted(state.path(), Mount::ReadOnly).expect("it starts again");
     assert_eq!(server.get("/api/tuned").await.json(), json!([]));
 }
 
@@ -166,12 +157,8 @@ async fn a_read_only_state_folder_keeps_the_variant_only_until_a_restart() {
 async fn a_full_disk_refuses_the_save_and_the_page_is_told() {
     let _lock = RUN_LOCK.lock().await;
     let state = tempfile::tempdir().unwrap();
-    let server = Server::start_with_setup(
-        state.path(),
-        &[],
-        mount_namespace(state.path(), Mount::Tmpfs(256 << 10)),
-    )
-    .expect("the server starts on a small tmpfs");
+    let server = start_mounted(state.path(), Mount::Tmpfs(256 << 10))
+        .expect("the server starts on a small tmpfs");
     fill(&inside(&server, &state.path().join("filler")));
     let mut socket = server.socket().await;
     let (_, kept) = tune(&mut socket, "busy-loop").await;
