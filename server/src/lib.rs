@@ -29,6 +29,7 @@ pub(crate) mod page_defaults;
 pub(crate) mod past_page;
 pub(crate) mod protocol;
 pub(crate) mod requests;
+pub(crate) mod saving;
 pub(crate) mod scheduler;
 pub(crate) mod security;
 pub(crate) mod serve_book;

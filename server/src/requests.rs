@@ -13,7 +13,7 @@ use pipebench::steps::plan::RunPlan;
 use crate::compare_page::{self, PageCompare};
 use crate::labs::{self, LabTag};
 use crate::page_defaults;
-use crate::protocol::{JobRequest, Reply, SaveStore};
+use crate::protocol::JobRequest;
 use crate::state::AppState;
 
 /// What a request becomes.
@@ -221,31 +221,4 @@ impl JobRequest {
             }
         }
     }
-}
-
-/// What the server does with a job's last event besides forwarding it and
-/// keeping its result, and what the page hears of it after that event: a
-/// tuning search's best becomes runnable under its own id and is kept for the
-/// next start (on disk before the page hears), and the page is told so in a
-/// `saved {store: "tuned"}`, or why not (a failed save leaves the variant
-/// runnable until the server stops; its kind is typed, never read from the
-/// error's wording).
-pub(crate) async fn after(state: &AppState, event: &Event) -> Option<Reply> {
-    let Event::Result(pipebench::engine::event::Finished::Tune(result)) = event else {
-        return None;
-    };
-    let (tuned, best) = (std::sync::Arc::clone(&state.tuned), result.best.clone());
-    let outcome = match tokio::task::spawn_blocking(move || tuned.register(&best)).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(err)) => {
-            tracing::warn!("{}", crate::error_chain(&err));
-            Err(err.to_save_error())
-        }
-        // The save's thread panicked: nothing is known to be on disk.
-        Err(err) => Err(crate::statefile::SaveError {
-            kind: crate::statefile::SaveErrorKind::Failed,
-            message: format!("the tuned variant was not saved: {err}"),
-        }),
-    };
-    Some(Reply::saved(SaveStore::Tuned, None, outcome))
 }

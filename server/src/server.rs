@@ -25,6 +25,7 @@ use crate::connections::{Activity, Registry, Watched};
 use crate::history::{self, History, HistoryError};
 use crate::labs::store::{LabStore, StoreError};
 use crate::past_page::{TunedLoad, TunedVariants, TUNED_FILE};
+use crate::saving::Stores;
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
@@ -197,7 +198,7 @@ pub async fn prepare(
     let history =
         Arc::new(blocking(move || History::open(&state_dir, history::DEFAULT_LIMIT)).await??);
     log_history(&history);
-    let labs = LabStore::sharing(&config.state_dir, history.saving());
+    let labs = Arc::new(LabStore::sharing(&config.state_dir, history.saving()));
     let tuned_dir = config.state_dir.clone();
     let tuned = Arc::new(log_tuned(
         blocking(move || TunedVariants::open(&tuned_dir))
@@ -205,7 +206,12 @@ pub async fn prepare(
             .map_err(ServeError::Tuned)?,
     ));
     let shutdown = Shutdown::new();
-    let scheduler = Scheduler::new(program, Arc::clone(&history), MAX_WAITING, shutdown.clone());
+    let stores = Stores {
+        history: Arc::clone(&history),
+        labs: Arc::clone(&labs),
+        tuned: Arc::clone(&tuned),
+    };
+    let scheduler = Scheduler::new(program, stores, MAX_WAITING, shutdown.clone());
     let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
     let connections = Arc::new(config.connections.fit_to_fd_limit());
     let hosts = HostPolicy::new(config.bind, port, &config.allow_hosts);
@@ -234,7 +240,7 @@ pub async fn prepare(
         ipc_json: Bytes::from(crate::ipc_page::published_json()),
         system_json: Bytes::from(system_json),
         history,
-        labs: Arc::new(labs),
+        labs,
         shutdown,
         websockets: Arc::new(Semaphore::new(connections.max_websockets)),
         websocket_slots: Arc::new(Registry::default()),

@@ -13,10 +13,10 @@ use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
 use crate::page_defaults;
 use crate::protocol::{self, ClientMessage, Reply, SaveStore};
-use crate::requests::{self, Series};
+use crate::requests::Series;
+use crate::saving::{self, Keep, NoteRefused};
 use crate::scheduler::{Ticket, Update};
 use crate::state::{AppState, ConnectionLimits};
-use crate::statefile::{SaveError, SaveErrorKind};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -54,9 +54,10 @@ enum Drained {
     End(Option<String>),
 }
 
-/// Forwards the `saved` a finished run sends after its result, tagged with the
-/// run's id, then `then` (a sweep's `done`, which must come after its last
-/// run's `saved`). It ends when the run's thread drops its channel.
+/// Forwards the `saved`s a finished run sends after its result (`crate::saving`
+/// says which, in order), tagged with the run's id, then `then` (a sweep's
+/// `done`, which must come after its last run's `saved`). It ends when the
+/// run's thread drops its channel.
 fn drain(
     run: u64,
     mut updates: UnboundedReceiver<Update>,
@@ -66,9 +67,8 @@ fn drain(
     let out = out.clone();
     tokio::spawn(async move {
         while let Some(update) = updates.recv().await {
-            if let Update::Saved(outcome) = update {
-                let json = Reply::saved(SaveStore::History, None, outcome).to_json_for_run(run);
-                let _ = out.send(Drained::Message(json));
+            if let Update::Saved(reply) = update {
+                let _ = out.send(Drained::Message(reply.to_json_for_run(run)));
             }
         }
         let _ = out.send(Drained::End(then));
@@ -127,10 +127,10 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                             Flow::Reply(reply) => vec![reply.to_json()],
                             Flow::Save(record) => {
                                 let id = record.lab().to_string();
-                                match save(&state, record).await {
+                                match saving::page_note(&state.labs, record).await {
                                     Ok(()) => vec![Reply::saved(SaveStore::Labs, Some(id), Ok(())).to_json()],
-                                    Err(SaveFailure::Refused(reason)) => vec![Event::error(reason).to_json()],
-                                    Err(SaveFailure::Failed(err)) => vec![Reply::saved(SaveStore::Labs, Some(id), Err(err)).to_json()],
+                                    Err(NoteRefused::Refused(reason)) => vec![Event::error(reason).to_json()],
+                                    Err(NoteRefused::Failed(err)) => vec![Reply::saved(SaveStore::Labs, Some(id), Err(err)).to_json()],
                                 }
                             }
                             Flow::Quiet => Vec::new(),
@@ -148,32 +148,10 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 }
             },
             event = next_event(&mut current) => {
-                let run = current.as_ref().map(|(ticket, _)| ticket.id());
-                let mut notes = Vec::new();
-                let after = requests::after(&state, &event).await;
-                let finished = match &event {
-                    Event::Result(finished) => finished.kept(),
-                    _ => None,
-                };
-                if let (Some(tag), Some(result), Some(run)) = (&lab, finished, run) {
-                    // Recorded before the page hears of it, so the page's next
-                    // read of /api/labs already has it.
-                    let record = Record::Measurement {
-                        lab: tag.id.clone(),
-                        task: tag.task.clone(),
-                        value: series.as_ref().and_then(|s| s.current_value()),
-                        result,
-                        at_ms: now_ms(),
-                    };
-                    let note = match save(&state, record).await {
-                        Ok(()) => Reply::saved(SaveStore::Labs, Some(tag.id.clone()), Ok(())).to_json_for_run(run),
-                        Err(SaveFailure::Failed(err)) => Reply::saved(SaveStore::Labs, Some(tag.id.clone()), Err(err)).to_json_for_run(run),
-                        Err(SaveFailure::Refused(reason)) => ForRun { run, event: &Event::error(reason) }.to_json(),
-                    };
-                    notes.push(note);
-                }
-                let mut replies = if series.is_some() {
-                    on_series_event(event, &mut current, &mut series, &state, &drained_out, &mut saving)
+                // What the run left is saved on its thread (`crate::saving`):
+                // its `saved`s follow its last event through `drain`.
+                let replies = if series.is_some() {
+                    on_series_event(event, &mut current, &mut series, &lab, &state, &drained_out, &mut saving)
                 } else {
                     let json = tagged(&current, &event);
                     if event.is_final() {
@@ -184,11 +162,6 @@ pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
                 };
                 if current.is_none() && series.is_none() {
                     lab = None;
-                }
-                replies.append(&mut notes);
-                // What the kind did with its last event (a search's best kept), said after it.
-                if let (Some(reply), Some(run)) = (after, run) {
-                    replies.push(reply.to_json_for_run(run));
                 }
                 replies
             },
@@ -291,6 +264,7 @@ fn on_series_event(
     event: Event,
     current: &mut Current,
     series: &mut Option<Box<dyn Series>>,
+    lab: &Option<LabTag>,
     state: &AppState,
     drained: &UnboundedSender<Drained>,
     saving: &mut usize,
@@ -322,7 +296,11 @@ fn on_series_event(
         }
         Some(plan) => {
             finish_run(current, Some(None), drained, saving);
-            match state.scheduler.submit(page_defaults::pipe_job(plan)) {
+            let keep = Keep {
+                lab: lab.clone(),
+                value: running.current_value(),
+            };
+            match state.scheduler.submit(page_defaults::pipe_job(plan), keep) {
                 Ok(run) => *current = Some(run),
                 Err(err) => {
                     let noun = running.noun();
@@ -389,51 +367,6 @@ async fn close_too_big(socket: &mut WebSocket) {
             reason: reason.into(),
         })))
         .await;
-}
-
-/// Why a lab record was not saved.
-enum SaveFailure {
-    /// Not allowed (a prediction once the runs have started): a sentence.
-    Refused(String),
-    /// The disk said no.
-    Failed(SaveError),
-}
-
-/// Appends a lab record off the async threads.
-/// A prediction comes before the runs: once a lab has a measurement, its
-/// prediction is locked until the lab starts over.
-async fn save(state: &AppState, record: Record) -> Result<(), SaveFailure> {
-    let store = std::sync::Arc::clone(&state.labs);
-    let saved = tokio::task::spawn_blocking(move || {
-        if let Record::Prediction { lab, .. } = &record {
-            let started = store
-                .state()?
-                .labs
-                .get(lab)
-                .is_some_and(|l| !l.measurements.is_empty());
-            if started {
-                return Ok(Err(format!(
-                    "the runs of lab `{lab}` have started, so its prediction is locked: \
-                     start the lab over to predict again"
-                )));
-            }
-        }
-        store.append(&record).map(Ok)
-    })
-    .await;
-    match saved {
-        Ok(Ok(Ok(()))) => Ok(()),
-        Ok(Ok(Err(refused))) => Err(SaveFailure::Refused(refused)),
-        Ok(Err(err)) => {
-            let err = SaveError::from_error("the lab record was not saved", err.state());
-            tracing::error!("{}", err.message);
-            Err(SaveFailure::Failed(err))
-        }
-        Err(err) => Err(SaveFailure::Failed(SaveError {
-            kind: SaveErrorKind::Failed,
-            message: format!("the lab record was not saved: {err}"),
-        })),
-    }
 }
 
 /// What to do after a message from the page.
@@ -517,7 +450,13 @@ fn on_message(
         )),
         Ok(ClientMessage::Job(request)) => match request.plan(state) {
             Err(refusal) => Flow::Reply(Event::Error(refusal)),
-            Ok(planned) => match state.scheduler.submit(planned.job) {
+            Ok(planned) => match state.scheduler.submit(
+                planned.job,
+                Keep {
+                    lab: planned.lab.clone(),
+                    value: planned.series.as_ref().and_then(|s| s.current_value()),
+                },
+            ) {
                 Ok(run) => {
                     *current = Some(run);
                     *lab = planned.lab;

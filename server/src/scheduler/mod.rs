@@ -20,9 +20,9 @@ use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::history::History;
+use crate::protocol::Reply;
+use crate::saving::{Keep, Stores};
 use crate::shutdown::Shutdown;
-use crate::statefile::SaveError;
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,6 +44,8 @@ pub(crate) struct Entry {
     pub id: u64,
     /// What to run.
     pub job: Job,
+    /// What its result is kept for besides the history (a lab task).
+    pub keep: Keep,
     /// Where to send the job's events for the page.
     pub events: UnboundedSender<Update>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
@@ -51,14 +53,16 @@ pub(crate) struct Entry {
 }
 
 /// What a job's thread tells its page, in order: the engine's events, and
-/// after a result (never before) exactly one `Saved`: whether the history has
-/// it, or why not.
+/// after a result (never before) its `Saved`s ([`crate::saving`]): the lab's
+/// and the tuned store's when it has them, then exactly one for the history,
+/// whether it has the result or why not.
 #[derive(Debug)]
 pub enum Update {
     /// An event of the job, as the engine said it.
     Event(Event),
-    /// Whether the job's result is in the history (a profiled run's never is).
-    Saved(Result<(), SaveError>),
+    /// Whether a store has what the job left (a profiled run's result is
+    /// never in the history).
+    Saved(Reply),
 }
 
 impl Entry {
@@ -67,9 +71,9 @@ impl Entry {
         let _ = self.events.send(Update::Event(event));
     }
 
-    /// Tells the connection whether the result was saved.
-    pub(crate) fn saved(&self, outcome: Result<(), SaveError>) {
-        let _ = self.events.send(Update::Saved(outcome));
+    /// Tells the connection whether a store has what the job left.
+    pub(crate) fn saved(&self, reply: Reply) {
+        let _ = self.events.send(Update::Saved(reply));
     }
 }
 
@@ -78,7 +82,7 @@ struct State {
     next_id: u64,
     running: Option<u64>,
     waiting: VecDeque<Entry>,
-    /// Results sent to their page but not yet in the history: shutdown waits
+    /// Finished jobs whose records are still being saved: shutdown waits
     /// for them, so a result a page saw is never lost.
     saving: usize,
 }
@@ -88,8 +92,8 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// How the ends are started.
     pub program: EndProgram,
-    /// Where results go.
-    pub history: Arc<History>,
+    /// Where a finished job's records go.
+    pub stores: Stores,
     /// The server's stop switch: once on, running threads kill their run.
     pub shutdown: Shutdown,
     max_waiting: usize,
@@ -115,8 +119,8 @@ impl Shared {
     }
 
     /// Called by a run thread when its run is over: start the next one.
-    /// With `saving`, the run's result is still to be saved (call [`Self::saved`]
-    /// after), and shutdown waits for it.
+    /// With `saving`, what the run left is still to be saved (call
+    /// [`Self::saved`] after), and shutdown waits for it.
     pub(crate) fn finished_saving(self: &Arc<Self>, id: u64, saving: bool) {
         let mut state = self.lock();
         if state.running == Some(id) {
@@ -128,7 +132,7 @@ impl Shared {
         self.start_next(&mut state);
     }
 
-    /// A result announced by [`Self::finished_saving`] is in the history.
+    /// The saves announced by [`Self::finished_saving`] are done.
     pub(crate) fn saved(&self) {
         let mut state = self.lock();
         state.saving = state.saving.saturating_sub(1);
@@ -165,7 +169,7 @@ fn announce_positions(state: &State) {
 }
 
 impl Scheduler {
-    /// A scheduler that starts ends with `program`, saves results to `history`,
+    /// A scheduler that starts ends with `program`, saves what jobs leave in `stores`,
     /// lets at most `max_waiting` runs wait, and stops when `shutdown` is on.
     ///
     /// Before any run, it removes what runs of this user that died with their
@@ -174,7 +178,7 @@ impl Scheduler {
     /// ([`pipebench::process::rundir::sweep`]).
     pub fn new(
         program: EndProgram,
-        history: Arc<History>,
+        stores: Stores,
         max_waiting: usize,
         shutdown: Shutdown,
     ) -> Scheduler {
@@ -190,15 +194,20 @@ impl Scheduler {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 program,
-                history,
+                stores,
                 shutdown,
                 max_waiting,
             }),
         }
     }
 
-    /// Queues `job`, or starts it if nothing runs.
-    pub fn submit(&self, job: Job) -> Result<(Ticket, UnboundedReceiver<Update>), SubmitError> {
+    /// Queues `job`, or starts it if nothing runs; its result is kept for
+    /// what `keep` says besides the history.
+    pub(crate) fn submit(
+        &self,
+        job: Job,
+        keep: Keep,
+    ) -> Result<(Ticket, UnboundedReceiver<Update>), SubmitError> {
         if self.shared.shutdown.is_triggered() {
             return Err(SubmitError::ShuttingDown);
         }
@@ -216,6 +225,7 @@ impl Scheduler {
         let entry = Entry {
             id,
             job,
+            keep,
             events,
             stop,
         };

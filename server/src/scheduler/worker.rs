@@ -1,6 +1,6 @@
 //! The body of a job's thread: the engine runs the job here, with an observer that
 //! sends its events to the page and turns a cancel, a page that went away or the
-//! server stopping into a stop; then the result is saved. Whatever the job started
+//! server stopping into a stop; then what it left is saved (`crate::saving`). Whatever the job started
 //! is dead and reaped before the thread ends.
 
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -11,7 +11,7 @@ use pipebench::engine::event::Event;
 use pipebench::engine::job::{JobContext, Observer, Stop};
 
 use super::{Entry, Shared};
-use crate::statefile::{SaveError, SaveErrorKind};
+use crate::saving::Said;
 
 /// The page's side of a running job.
 struct Page<'a> {
@@ -57,34 +57,18 @@ pub(super) fn run(shared: &Arc<Shared>, entry: Entry) {
             last
         }
     };
-    let not_kept_because = entry.job.not_kept_because();
-    let result = match &last {
-        Some(Event::Result(finished)) if not_kept_because.is_none() => finished.kept(),
-        _ => None,
-    };
-    let not_kept = not_kept_because.filter(|_| matches!(&last, Some(Event::Result(_))));
     // Free the machine before saying the job ended, so a page that hears its
     // result, `cancelled` or `error` finds the runner free and its next run
-    // starts at once; shutdown still waits for the save.
-    shared.finished_saving(entry.id, result.is_some());
-    if let Some(last) = last {
-        entry.send(last);
-    }
-    if let Some(message) = not_kept {
-        entry.saved(Err(SaveError {
-            kind: SaveErrorKind::NotKept,
-            message: message.into(),
-        }));
-    }
-    // The page first: saving waits for a file lock and the disk. Then the
-    // page hears whether it worked.
-    if let Some(result) = result {
-        let saved = shared.history.append(&result);
-        let outcome = saved.map_err(|err| {
-            tracing::error!("could not save the result: {}", crate::error_chain(&err));
-            SaveError::from_error("the result was not saved in the history", err.state())
-        });
-        entry.saved(outcome);
+    // starts at once; shutdown still waits for the saves.
+    shared.finished_saving(entry.id, last.is_some());
+    if last.is_some() {
+        let not_kept = entry.job.not_kept_because();
+        shared
+            .stores
+            .finish(last, not_kept, &entry.keep, |said| match said {
+                Said::Event(event) => entry.send(event),
+                Said::Saved(reply) => entry.saved(reply),
+            });
         shared.saved();
     }
 }

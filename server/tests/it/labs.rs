@@ -626,3 +626,87 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
         .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
     assert!(line.contains("below a lower percentile"), "{line}");
 }
+
+/// Runs `message` and reads what follows its `result` up to the history's
+/// `saved`: the result, then every `saved` of that run, in order.
+async fn run_until_kept(socket: &mut crate::common::Socket, message: Value) -> (Value, Vec<Value>) {
+    send(socket, message).await;
+    let (result, _) = recv_until(socket, "result", Duration::from_secs(30)).await;
+    let mut saved = Vec::new();
+    loop {
+        let next = recv(socket).await;
+        assert_eq!(next["type"], "saved", "after the result: {next}");
+        assert_eq!(next["run"], result["run"], "{next}");
+        let last = next["store"] == "history";
+        saved.push(next);
+        if last {
+            return (result, saved);
+        }
+    }
+}
+
+/// A lab run's result is kept by the same path as a plain run's: the history
+/// has both, the lab's record is that same result, and when the history
+/// refuses a save both hear the same typed error in the same place, while the
+/// lab still records its measurement first.
+#[tokio::test]
+async fn a_lab_run_and_a_plain_run_are_saved_by_the_same_path() {
+    let _lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let mut socket = server.socket().await;
+    let plain = json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","quiet":true}});
+    let tag = json!({"id":"vmsplice-safety","task":"verified"});
+    let lab = json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB"},"lab":tag});
+
+    let (plain_result, plain_saved) = run_until_kept(&mut socket, plain.clone()).await;
+    assert_eq!(
+        plain_saved,
+        vec![json!({"type":"saved","run":plain_result["run"],"store":"history","ok":true})]
+    );
+    let (lab_result, lab_saved) = run_until_kept(&mut socket, lab.clone()).await;
+    assert_eq!(
+        lab_saved,
+        vec![
+            json!({"type":"saved","run":lab_result["run"],"store":"labs","lab":"vmsplice-safety","ok":true}),
+            json!({"type":"saved","run":lab_result["run"],"store":"history","ok":true}),
+        ]
+    );
+    let history = server.get("/api/results").await.json();
+    let history = history.as_array().unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
+    let stamps: Vec<&Value> = history.iter().map(|r| &r["finished_at_ms"]).collect();
+    assert_eq!(
+        stamps,
+        [
+            &plain_result["finished_at_ms"],
+            &lab_result["finished_at_ms"]
+        ]
+    );
+    let recorded = lab_state(&server, "vmsplice-safety").await;
+    assert_eq!(
+        recorded["measurements"][0]["result"], history[1],
+        "the lab keeps the very result the history keeps: {recorded}"
+    );
+
+    // The history refuses (a link where results.jsonl was): both runs hear it
+    // as the same `unsafe_file`, after the lab's own record for the lab run.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let results = state_dir.path().join("results.jsonl");
+    std::fs::remove_file(&results).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("x"), &results).unwrap();
+    let (_, plain_saved) = run_until_kept(&mut socket, plain).await;
+    let (_, lab_saved) = run_until_kept(&mut socket, lab).await;
+    assert_eq!(plain_saved.len(), 1, "{plain_saved:?}");
+    assert_eq!(lab_saved.len(), 2, "{lab_saved:?}");
+    assert_eq!(lab_saved[0]["store"], "labs");
+    assert_eq!(lab_saved[0]["ok"], true, "{lab_saved:?}");
+    for saved in [&plain_saved[0], &lab_saved[1]] {
+        assert_eq!(saved["store"], "history", "{saved}");
+        assert_eq!(saved["ok"], false, "{saved}");
+        assert_eq!(saved["error"]["kind"], "unsafe_file", "{saved}");
+    }
+    assert!(!elsewhere.path().join("x").exists());
+    let recorded = lab_state(&server, "vmsplice-safety").await;
+    assert_eq!(recorded["measurements"].as_array().unwrap().len(), 2);
+}
