@@ -76,6 +76,12 @@ pub async fn steps(State(state): State<AppState>) -> Response {
     json_bytes(state.steps_json.clone())
 }
 
+/// `GET /api/params`: the bounds and first values of the cards' own fields
+/// (compare, latency, sweep).
+pub async fn params() -> Response {
+    json_bytes(Bytes::from(crate::page_params::published_json()))
+}
+
 /// `GET /api/ipc`: the IPC lab's mechanisms and the bounds of its parameters.
 pub async fn ipc(State(state): State<AppState>) -> Response {
     json_bytes(state.ipc_json.clone())

@@ -22,6 +22,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/steps", get(api::steps))
         .route("/api/system", get(api::system))
         .route("/api/ipc", get(api::ipc))
+        .route("/api/params", get(api::params))
         .route("/api/tools", get(api::tools))
         .route("/api/tuned", get(api::tuned))
         .route("/api/results", get(api::results))

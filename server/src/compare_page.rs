@@ -18,8 +18,17 @@ use crate::page_defaults;
 /// Pairs a comparison runs unless the page asks for another number.
 pub const DEFAULT_PAGE_PAIRS: usize = 5;
 
+/// Fewest pairs a comparison from the page runs: one pair has no spread.
+pub const MIN_PAGE_PAIRS: usize = 2;
+
 /// Most pairs the page may ask for up front.
 pub const MAX_PAGE_PAIRS: usize = 20;
+
+/// The compare card's first value for its pairs: one A B B A block and a pair.
+pub const CARD_PAIRS: usize = 3;
+
+/// The compare card's first value for its budget, "run until resolved".
+pub const CARD_BUDGET: usize = 12;
 
 /// Most pairs a comparison from the page may reach, "run until resolved"
 /// included: each run is a real run on a shared queue.
@@ -73,7 +82,7 @@ pub struct PriorRuns {
 #[derive(Debug, thiserror::Error)]
 pub enum ComparePageError {
     /// Pairs out of the page's bounds.
-    #[error("pairs = {0} is out of range: allowed 2 to {MAX_PAGE_PAIRS}")]
+    #[error("pairs = {0} is out of range: allowed {MIN_PAGE_PAIRS} to {MAX_PAGE_PAIRS}")]
     Pairs(usize),
     /// A budget below the pairs or past the page's bound.
     #[error("budget = {budget} is out of range: allowed {pairs} (the pairs) to {MAX_PAGE_BUDGET}")]
@@ -117,7 +126,7 @@ pub struct PageCompare {
 /// Checks a `compare` message into the page's comparison.
 pub fn plan(request: &CompareRequest, limits: &Limits) -> Result<PageCompare, ComparePageError> {
     let pairs = request.pairs.unwrap_or(DEFAULT_PAGE_PAIRS);
-    if !(2..=MAX_PAGE_PAIRS).contains(&pairs) {
+    if !(MIN_PAGE_PAIRS..=MAX_PAGE_PAIRS).contains(&pairs) {
         return Err(ComparePageError::Pairs(pairs));
     }
     let prior = request

@@ -11,6 +11,10 @@ pub const PAGE_ROUND_TRIPS: u32 = 5_000;
 /// The most round trips a page may ask for.
 pub const PAGE_MAX_ROUND_TRIPS: u32 = 100_000;
 
+/// Round trips the latency matrix card starts with for each configuration: it
+/// times every mechanism in both modes one after another.
+pub const MATRIX_ROUND_TRIPS: u32 = 2_000;
+
 /// `{"type":"latency","mechanism":ID,"mode":"blocking"|"busy","size":64,
 /// "cpus":[A,B],"round_trips":N}`; only `mechanism` is required (the
 /// message's `lab` tag is read with every other kind's, in `protocol`).

@@ -26,6 +26,7 @@ pub(crate) mod jsonl;
 pub mod labs;
 pub(crate) mod latency_page;
 pub(crate) mod page_defaults;
+pub(crate) mod page_params;
 pub(crate) mod past_page;
 pub(crate) mod protocol;
 pub(crate) mod requests;

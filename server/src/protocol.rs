@@ -17,6 +17,12 @@ use crate::statefile::SaveError;
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
 
+/// Fewest runs per value: a sweep runs each value.
+pub const MIN_SWEEP_REPEATS: usize = 1;
+
+/// Runs per value of a sweep that does not say.
+pub const DEFAULT_SWEEP_REPEATS: usize = 1;
+
 /// A message from the page: a job for the runner, or one about no job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMessage {
@@ -501,13 +507,15 @@ fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessa
         }
     };
     let repeats = match object.remove("repeats") {
-        None | Some(Value::Null) => 1,
+        None | Some(Value::Null) => DEFAULT_SWEEP_REPEATS,
         Some(Value::Number(n)) => match n.as_u64() {
-            Some(n @ 1..) if n as usize <= MAX_SWEEP_REPEATS => n as usize,
+            Some(n) if (MIN_SWEEP_REPEATS..=MAX_SWEEP_REPEATS).contains(&(n as usize)) => {
+                n as usize
+            }
             _ => {
                 return Err(format!(
-                    "repeats = {n} is out of range: allowed 1 to {MAX_SWEEP_REPEATS}"
-                ))
+                "repeats = {n} is out of range: allowed {MIN_SWEEP_REPEATS} to {MAX_SWEEP_REPEATS}"
+            ))
             }
         },
         Some(_) => return Err("`repeats` must be a number".into()),

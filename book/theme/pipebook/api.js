@@ -70,6 +70,22 @@ export function catalog() {
   });
 }
 
+/**
+ * The bounds and first values of the cards' own fields (/api/params: compare pairs and
+ * budget, latency round trips, sweep runs per value), or null without a runner. The
+ * server checks the same messages with the same figures, so the page types none.
+ */
+export function pageParams() {
+  return once("params", async () => {
+    if (!(await runnerAvailable())) return null;
+    try {
+      return await getJSON("/api/params");
+    } catch {
+      return null;
+    }
+  });
+}
+
 /** The IPC lab's mechanisms and parameter bounds (/api/ipc), or null without a runner. */
 export function ipcLab() {
   return once("ipc", async () => {

@@ -31,7 +31,7 @@ function stepSelect(cls, id, steps, chosen) {
 }
 
 /** Mounts one compare card. */
-export function mountCompare(root, { online, steps }) {
+export function mountCompare(root, { online, steps, params }) {
   const id = `pipebook-compare-${(nextId += 1)}`;
   const a0 = root.dataset.a;
   const b0 = root.dataset.b;
@@ -43,13 +43,16 @@ export function mountCompare(root, { online, steps }) {
     return;
   }
   root.dataset.state = "idle";
+  // The runner's bounds (/api/params): the pairs asked, and the pairs in all.
+  const P = params.compare.pairs;
+  const B = params.compare.budget;
   const list = steps.length ? steps : [{ id: a0 }, { id: b0 }];
   const a = stepSelect("pipebook-compare-a", `${id}-a`, list, a0);
   const b = stepSelect("pipebook-compare-b", `${id}-b`, list, b0);
-  const pairs = h("input.pipebook-compare-pairs", { id: `${id}-pairs`, type: "number", min: 2, max: 20, value: 3, size: 4 });
+  const pairs = h("input.pipebook-compare-pairs", { id: `${id}-pairs`, type: "number", min: P.min, max: P.max, value: P.start, size: 4 });
   const bytes = h("input.pipebook-compare-bytes", { id: `${id}-bytes`, type: "text", value: "256MiB", size: 8 });
   const until = h("input.pipebook-compare-until", { id: `${id}-until`, type: "checkbox" });
-  const budget = h("input.pipebook-compare-budget", { id: `${id}-budget`, type: "number", min: 2, max: 40, value: 12, size: 4 });
+  const budget = h("input.pipebook-compare-budget", { id: `${id}-budget`, type: "number", min: B.min, max: B.max, value: B.start, size: 4 });
   const start = h("button.pipebook-run-button.pipebook-compare-start", { type: "button" }, "Compare");
   const more = h("button.pipebook-cancel-button.pipebook-compare-more", { type: "button", hidden: true }, "More pairs");
   const cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Cancel");
@@ -97,16 +100,16 @@ export function mountCompare(root, { online, steps }) {
   const begin = (takeUp) => {
     const n = Number(pairs.value);
     const size = parseSize(bytes.value);
-    if (!Number.isInteger(n) || n < 2 || n > 20) return fill(status, "Pairs: enter a whole number from 2 to 20.");
+    if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, `Pairs: enter a whole number from ${P.min} to ${P.max}.`);
     if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
     const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
     // Whole pairs only: a comparison cancelled mid-pair has one side's run more.
     const earlier = takeUp ? Math.min(last.a_gib_per_s.length, last.b_gib_per_s.length) : 0;
     if (takeUp) request.prior = { a: last.a_gib_per_s.slice(0, earlier), b: last.b_gib_per_s.slice(0, earlier) };
-    if (earlier + n > 40) return fill(status, `More pairs: ${earlier} pairs have run; at most ${40 - earlier} more fit the runner's bound of 40.`);
+    if (earlier + n > B.max) return fill(status, `More pairs: ${earlier} pairs have run; at most ${B.max - earlier} more fit the runner's bound of ${B.max}.`);
     if (until.checked) {
       const m = Number(budget.value);
-      if (!Number.isInteger(m) || m < earlier + n || m > 40) return fill(status, `Budget: enter a whole number from ${earlier + n} (the pairs in all) to 40.`);
+      if (!Number.isInteger(m) || m < earlier + n || m > B.max) return fill(status, `Budget: enter a whole number from ${earlier + n} (the pairs in all) to ${B.max}.`);
       request.budget = m;
     }
     fill(verdict);

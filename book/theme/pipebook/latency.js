@@ -74,7 +74,7 @@ function modesOf(root) {
 }
 
 /** One mechanism's card. */
-export function mountLatency(root, { online }) {
+export function mountLatency(root, { online, params }) {
   const id = root.dataset.mechanism;
   const title = root.dataset.title || id;
   root.classList.add("pipebook-enhanced");
@@ -90,9 +90,11 @@ export function mountLatency(root, { online }) {
     return;
   }
   const fid = `pipebook-latency-${id}`;
+  // The runner's bounds on round trips (/api/params).
+  const R = params.latency.round_trips;
   const mode = h("select.pipebook-latency-mode", { id: `${fid}-mode` }, modesOf(root).map((m) => h("option", { value: m }, m === "busy" ? "busy-polling" : "blocking")));
   const size = h("input.pipebook-latency-size", { id: `${fid}-size`, type: "text", value: "64", size: 7, spellcheck: "false" });
-  const trips = h("input.pipebook-latency-trips", { id: `${fid}-trips`, type: "number", value: "5000", min: 10, max: 100000 });
+  const trips = h("input.pipebook-latency-trips", { id: `${fid}-trips`, type: "number", value: String(R.start), min: R.min, max: R.max });
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
   const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, "Time round trips");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
@@ -122,7 +124,7 @@ export function mountLatency(root, { online }) {
     const bytes = parseSize(size.value);
     const n = Number(trips.value);
     if (bytes === null || bytes < 1) return setState("error", `Error: “${size.value}” is not a message size such as 64 or 4KiB.`);
-    if (!Number.isInteger(n) || n < 10 || n > 100000) return setState("error", "Error: round trips must be 10 to 100000.");
+    if (!Number.isInteger(n) || n < R.min || n > R.max) return setState("error", `Error: round trips must be ${R.min} to ${R.max}.`);
     const params = { mechanism: id, mode: mode.value, size: bytes, round_trips: n };
     fill(command, "Same on the command line: ", h("code", null, `pipebench latency ${id} --mode ${mode.value} --sizes ${bytes} --round-trips ${n}`));
     let samples = 0;
@@ -170,7 +172,7 @@ export function mountLatency(root, { online }) {
 }
 
 /** The matrix: every mechanism at one size, blocking then busy, each a queued run. */
-export function mountLatencyMatrix(root, { online }) {
+export function mountLatencyMatrix(root, { online, params }) {
   const mechanisms = JSON.parse(root.dataset.mechanisms || "[]");
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online ? "idle" : "offline";
@@ -186,8 +188,10 @@ export function mountLatencyMatrix(root, { online }) {
     card.append(offlineHint("To time every mechanism on your own machine", START_HINT, ", or run ", h("code", null, "pipebench latency --sizes 64"), "."));
     return;
   }
+  // The runner's bounds on round trips (/api/params), and the matrix's first value.
+  const R = params.latency.matrix_round_trips;
   const size = h("input.pipebook-latency-size", { id: "pipebook-latency-matrix-size", type: "text", value: "64", size: 7 });
-  const trips = h("input.pipebook-latency-trips", { id: "pipebook-latency-matrix-trips", type: "number", value: "2000", min: 10, max: 100000 });
+  const trips = h("input.pipebook-latency-trips", { id: "pipebook-latency-matrix-trips", type: "number", value: String(R.start), min: R.min, max: R.max });
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
   const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, "Time every mechanism");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
@@ -223,7 +227,7 @@ export function mountLatencyMatrix(root, { online }) {
     if (run) return;
     const bytes = parseSize(size.value);
     const n = Number(trips.value);
-    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < 10 || n > 100000) return setState("error", "Error: a size such as 64 and 10 to 100000 round trips.");
+    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < R.min || n > R.max) return setState("error", `Error: a size such as 64 and ${R.min} to ${R.max} round trips.`);
     stopped = false;
     results = [];
     redraw();

@@ -6,11 +6,13 @@
 // chapters carry one or two kinds, and a phone then downloads, compiles and runs only
 // those, not the forty modules of every card in the book.
 
-import { catalog, ipcLab, runnerAvailable, tokenIsCurrent } from "./api.js";
+import { catalog, ipcLab, pageParams, runnerAvailable, tokenIsCurrent } from "./api.js";
 
 // What the mount functions get besides their element: `online` (a runner answers),
-// `byId` (the runner's step catalogue by id), `steps` (the catalogue as a list) and `lab`
-// (the IPC lab's table, or null).
+// `byId` (the runner's step catalogue by id), `steps` (the catalogue as a list), `lab`
+// (the IPC lab's table, or null) and `params` (the bounds of the cards' own fields,
+// /api/params; a card that needs them is offline without them).
+// `needsParams`: the kind types bounds the server checks (its fields read /api/params).
 // One row per kind of card: where it sits, the module that draws it, how to mount it.
 // `drawnOffline`: drawn without asking the runner (the walk is arithmetic only).
 // `settles`: mount returns a promise the page waits for before it says it is ready.
@@ -18,7 +20,7 @@ const KINDS = [
   { name: "walk", selector: ".pipebook-walk", drawnOffline: true, load: () => import("./walkview.js"), mount: (m, el) => m.mountWalk(el) },
   { name: "widget", selector: ".pipebook-run[data-step]", load: () => import("./widget.js"), mount: (m, el, ctx) => m.mountWidget(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
   { name: "pages", selector: ".pipebook-pages[data-specs]", load: () => import("./pages.js"), mount: (m, el, ctx) => m.mountPages(el, { online: ctx.online }) },
-  { name: "sweep", selector: ".pipebook-sweep[data-step][data-param]", load: () => import("./sweep.js"), mount: (m, el, ctx) => m.mountSweep(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
+  { name: "sweep", selector: ".pipebook-sweep[data-step][data-param]", needsParams: true, load: () => import("./sweep.js"), mount: (m, el, ctx) => m.mountSweep(el, { online: ctx.online && !!ctx.params, catalogEntry: ctx.byId.get(el.dataset.step), params: ctx.params }) },
   {
     name: "lab",
     selector: ".pipebook-lab[data-lab][data-def]",
@@ -28,12 +30,12 @@ const KINDS = [
   },
   { name: "ipc", selector: ".pipebook-ipc[data-mechanism]", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpc(el, { online: ctx.online, lab: ctx.lab }) },
   { name: "ipc matrix", selector: ".pipebook-ipc-matrix", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpcMatrix(el, { online: ctx.online, lab: ctx.lab }) },
-  { name: "latency", selector: ".pipebook-latency[data-mechanism]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatency(el, { online: ctx.online }) },
-  { name: "latency matrix", selector: ".pipebook-latency-matrix[data-mechanisms]", load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatencyMatrix(el, { online: ctx.online }) },
+  { name: "latency", selector: ".pipebook-latency[data-mechanism]", needsParams: true, load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatency(el, { online: ctx.online && !!ctx.params, params: ctx.params }) },
+  { name: "latency matrix", selector: ".pipebook-latency-matrix[data-mechanisms]", needsParams: true, load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatencyMatrix(el, { online: ctx.online && !!ctx.params, params: ctx.params }) },
   { name: "tune", selector: ".pipebook-tune[data-step]", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTune(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },
   { name: "shared pipe", selector: ".pipebook-shared-pipe", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountSharedPipe(el, { online: ctx.online }) },
   { name: "tool", selector: ".pipebook-tool", settles: true, load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTool(el, { online: ctx.online }) },
-  { name: "compare", selector: ".pipebook-compare[data-a][data-b]", load: () => import("./compare.js"), mount: (m, el, ctx) => m.mountCompare(el, { online: ctx.online, steps: ctx.steps }) },
+  { name: "compare", selector: ".pipebook-compare[data-a][data-b]", needsParams: true, load: () => import("./compare.js"), mount: (m, el, ctx) => m.mountCompare(el, { online: ctx.online && !!ctx.params, steps: ctx.steps, params: ctx.params }) },
   { name: "results", selector: ".pipebook-results", settles: true, load: () => import("./results.js"), mount: (m, el) => m.mountResults(el) },
   { name: "system", selector: ".pipebook-system", settles: true, load: () => import("./system.js"), mount: (m, el) => m.mountSystem(el) },
 ];
@@ -75,7 +77,7 @@ async function main() {
   // Fetch the modules at once, while the runner is asked whether it is there.
   const loading = present.map((p) => p.kind.load());
 
-  const offline = { online: false, byId: new Map(), steps: [], lab: null };
+  const offline = { online: false, byId: new Map(), steps: [], lab: null, params: null };
   const drawnOffline = present.map((p, i) => (p.kind.drawnOffline ? mountKind(p.kind, p.elements, loading[i], offline) : null));
   const cards = present.filter((p) => !p.kind.drawnOffline);
   if (!cards.length) {
@@ -90,7 +92,8 @@ async function main() {
   const steps = online ? (await catalog()) || [] : [];
   const byId = new Map(steps.map((s) => [String(s.id), s]));
   const lab = online && cards.some((p) => p.kind.needsLab) ? await ipcLab() : null;
-  const ctx = { online, byId, steps, lab };
+  const params = online && cards.some((p) => p.kind.needsParams) ? await pageParams() : null;
+  const ctx = { online, byId, steps, lab, params };
   await Promise.all(present.map((p, i) => (p.kind.drawnOffline ? drawnOffline[i] : mountKind(p.kind, p.elements, loading[i], ctx))));
   document.documentElement.dataset.pipebookReady = online ? "online" : "offline";
 }

@@ -23,9 +23,7 @@ import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
 import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
 
-const REPEATS = { min: 1, max: 5, value: 1 };
-
-export function mountSweep(root, { online, catalogEntry }) {
+export function mountSweep(root, { online, catalogEntry, params }) {
   const step = root.dataset.step;
   const param = root.dataset.param;
   const s = spec(catalogEntry, param);
@@ -60,6 +58,8 @@ export function mountSweep(root, { online, catalogEntry }) {
     return;
   }
 
+  // The runner's bounds on runs per value (/api/params).
+  const REPEATS = params.sweep.repeats;
   const id = `pipebook-sweep-${step}-${param}`;
   const values = h("input.pipebook-sweep-values", {
     id: `${id}-values`,
@@ -76,7 +76,7 @@ export function mountSweep(root, { online, catalogEntry }) {
     min: REPEATS.min,
     max: REPEATS.max,
     step: 1,
-    value: REPEATS.value,
+    value: REPEATS.start,
   });
   const field = (input, text, unit) =>
     h("label.pipebook-field", { for: input.id }, h("span", null, text), unit ? h("span.pipebook-input-unit", null, input, h("span", null, unit)) : input);

@@ -262,3 +262,60 @@ async fn a_message_over_64_kib_gets_close_1009() {
     // Everyone else carries on.
     assert_eq!(server.get("/api/health").await.json()["status"], "ok");
 }
+
+/// The bounds `/api/params` publishes for the cards' own fields are the ones the
+/// runner holds the messages to: one past either end is refused before anything
+/// runs, and the largest is taken (its run is cancelled at once).
+#[tokio::test]
+async fn the_cards_published_bounds_are_the_runners_own() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let params = server.get("/api/params").await.json();
+    type Message = fn(u64) -> serde_json::Value;
+    let cases: [(&str, Message); 5] = [
+        (
+            "/compare/pairs",
+            |n| json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":n,"params":{"bytes":"1MiB"}}),
+        ),
+        (
+            "/compare/budget",
+            |n| json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,"budget":n,"params":{"bytes":"1MiB"}}),
+        ),
+        (
+            "/latency/round_trips",
+            |n| json!({"type":"latency","mechanism":"pipe","round_trips":n}),
+        ),
+        (
+            "/latency/matrix_round_trips",
+            |n| json!({"type":"latency","mechanism":"pipe","round_trips":n}),
+        ),
+        ("/sweep/repeats", |n| {
+            json!({"type":"sweep","step":"write-read","param":"pipe_size","values":[65536],
+                   "repeats":n,"params":{"bytes":"1MiB"}})
+        }),
+    ];
+    for (path, message) in cases {
+        let bound = params
+            .pointer(path)
+            .unwrap_or_else(|| panic!("{path} in {params}"));
+        let (min, max) = (
+            bound["min"].as_u64().unwrap(),
+            bound["max"].as_u64().unwrap(),
+        );
+        let start = bound["start"].as_u64().unwrap();
+        assert!((min..=max).contains(&start), "{path}: {bound}");
+        let mut socket = server.socket().await;
+        for refused in [min - 1, max + 1] {
+            send(&mut socket, message(refused)).await;
+            let reply = recv(&mut socket).await;
+            assert_eq!(reply["type"], "error", "{path} = {refused}: {reply}");
+            assert!(reply.get("run").is_none(), "{path} = {refused}: {reply}");
+        }
+        send(&mut socket, message(max)).await;
+        let reply = recv(&mut socket).await;
+        assert_ne!(reply["type"], "error", "{path} = {max}: {reply}");
+        assert!(reply["run"].is_u64(), "{path} = {max}: {reply}");
+        send(&mut socket, json!({"type":"cancel"})).await;
+        recv_until(&mut socket, "cancelled", Duration::from_secs(30)).await;
+    }
+}

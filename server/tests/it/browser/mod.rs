@@ -21,6 +21,7 @@
 mod fixture;
 
 mod bfcache;
+mod bounds;
 mod chapters;
 mod compare;
 mod counts;
