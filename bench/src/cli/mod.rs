@@ -2,6 +2,8 @@
 //! [`all`], [`sweep`], [`ipc`], [`latency`], [`pages`], [`compare`], and the machine's commands in
 //! [`machine`]. This file holds what they share: the exit codes, the flags that
 //! shape a run and a session, and the terminal's observer of a job.
+//!
+//! May use: every layer of the library (it is the top: nothing imports it).
 
 mod all;
 mod compare;

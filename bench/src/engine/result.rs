@@ -273,7 +273,9 @@ mod tests {
     use crate::process::counts::{Counted, EndCounts};
 
     #[test]
-    fn an_ipc_record_keeps_its_judged_model_and_ends_through_its_line() {
+    fn a_judged_ipc_record_reads_back_as_it_was_written() {
+        // The history and the lab store keep IPC records as JSON lines (the
+        // result flattened into the record, each prediction flattened too).
         const MIB64: u64 = 64 << 20;
         let end = |role: &str, counted: bool| IpcEnd {
             role: role.into(),

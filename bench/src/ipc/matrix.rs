@@ -1,6 +1,6 @@
 //! `pipebench ipc`: the matrix of mechanisms, repeated in shuffled order. What
-//! people read of it (the table, CSV, the SVG bars) is drawn in
-//! `crate::output::ipc_matrix`.
+//! people read of it (the table, CSV, the SVG bars) is drawn by the output
+//! layer above, from the results this returns.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

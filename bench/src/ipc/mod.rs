@@ -11,6 +11,9 @@
 //! resource it created, also when an end fails, is killed, or the run is
 //! cancelled.
 //!
+//! May use: [`crate::ends`] (the control page and an end's usage report, shared
+//! with the pipe steps' ends), [`crate::process`], [`crate::size`].
+//!
 //! # The survey's splice failures above about 400 MB
 //!
 //! The survey reports that its splice cases failed above about 400 MB. Ours do not:

@@ -2,7 +2,7 @@
 //! line it answers with.
 //!
 //! Every child gets the same descriptors, whatever its kind (an end of a pipe
-//! step, an end of an IPC mechanism, the page inspector):
+//! step, an end of an IPC mechanism, the page inspector, a tool, perf):
 //!
 //! | fd | what |
 //! |---|---|
@@ -11,8 +11,8 @@
 //! | [`REPORT_FD`] (3) | the write end of its report pipe: it writes exactly one outcome line (JSON) there |
 //! | [`CONTROL_FD`] (4) | the shared control page (a memfd), when the job has one |
 //! | [`DATA_FD`] (5) | the data descriptor its mechanism hands over (a socket, one end of a pipe), when there is one |
-//! | [`SRC_FD`] (6) | a file to read from (an IPC end's source), when there is one |
-//! | [`DST_FD`] (7) | a file to write into (an IPC end's destination), when there is one |
+//! | [`SRC_FD`] (6) | a file to read from (an IPC end's source; perf's command pipe), when there is one |
+//! | [`DST_FD`] (7) | a file to write into (an IPC end's destination; perf's answers), when there is one |
 //!
 //! A child is started with `PR_SET_PDEATHSIG` = SIGKILL ([`dies_with_parent`]):
 //! it dies when the *thread* that started it exits, so a killed harness leaves no
@@ -355,6 +355,22 @@ impl Child {
                 text => text.lines().collect::<Vec<_>>().join("; "),
             },
         })
+    }
+
+    /// What it wrote on stderr, whole: for a program that answers with no
+    /// outcome line (perf), judged by this and its exit status. Call it once,
+    /// after the child was reaped.
+    pub fn stderr(&mut self) -> String {
+        self.stderr
+            .take()
+            .map(|d| d.join().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    /// Its stdout, to read as it runs, when the launch piped it
+    /// (`Launch::stdout(Stdio::piped())`).
+    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+        self.child.stdout.take()
     }
 
     /// Its exit status in words.

@@ -4,6 +4,8 @@
 //!
 //! The lowest layer of the crate beside [`crate::size`]: it knows nothing of
 //! steps, ends or mechanisms.
+//!
+//! May use: [`crate::size`].
 
 pub mod counts;
 pub mod cpu;

@@ -10,16 +10,21 @@
 //! ("children") share from the folded stacks (no `perf report`, which is slow on
 //! big recordings), and draws a flame graph with inferno, scripts removed so a
 //! page with a strict CSP can show it as an image.
+//!
+//! May use: [`crate::process`] (perf is started by its launcher).
 
 pub mod article;
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use inferno::collapse::Collapse;
 use serde::Serialize;
+
+use crate::process::launch::{Child, EndProgram, Launch, DST_FD, SRC_FD};
 
 /// Samples per second of running time: a blocking end sleeps most of a run and is
 /// sampled only while it runs, so it needs a high rate to get a few hundred
@@ -33,6 +38,36 @@ const FINISH_GRACE: Duration = Duration::from_secs(1);
 
 /// How long an interrupted perf gets to write its file before it is killed.
 const FINISH_AFTER_INTERRUPT: Duration = Duration::from_secs(10);
+
+/// How long `perf stat` gets to count one `true` before the probe gives up on
+/// the cycle counter.
+const STAT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// perf, started by the one launcher like every child of a job (its fd map,
+/// its death signal, its stderr drained): `perf ARGS...`.
+fn launch_perf(
+    what: &str,
+    perf: &Path,
+    args: Vec<OsString>,
+    stage: &'static str,
+    attach: impl FnOnce(Launch<'_>) -> Launch<'_>,
+) -> Result<Child, ProfileError> {
+    let program = EndProgram {
+        exe: perf.to_path_buf(),
+        prefix: Vec::new(),
+    };
+    attach(Launch::program(what, &program, args))
+        .spawn()
+        .map_err(|e| ProfileError::Failed {
+            stage,
+            message: e.to_string(),
+        })
+}
+
+/// Words as a command's arguments.
+fn args<const N: usize>(words: [&str; N]) -> Vec<OsString> {
+    words.iter().map(OsString::from).collect()
+}
 
 /// The environment variable that names the perf executable (default `perf`).
 pub const PERF_ENV: &str = "PIPEBENCH_PERF";
@@ -185,17 +220,22 @@ pub fn probe(perf: &Path, frequency: u32) -> Result<Setup, ProfileError> {
     }
     // Ask perf whether the CPU's cycle counter works here; in most VMs it does not.
     let cycles = format!("cycles{suffix}");
-    let output = Command::new(&perf)
-        .args(["stat", "-x,", "-e", &cycles, "--", "true"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .output()
+    let mut stat = launch_perf(
+        "perf stat",
+        &perf,
+        args(["stat", "-x,", "-e", &cycles, "--", "true"]),
+        "stat",
+        |launch| launch,
+    )?;
+    let exited = stat
+        .wait_until(Instant::now() + STAT_TIMEOUT)
         .map_err(|e| ProfileError::Failed {
             stage: "stat",
             message: e.to_string(),
         })?;
-    let said = String::from_utf8_lossy(&output.stderr);
-    let counted = output.status.success()
+    let said = stat.stderr();
+    let counted = exited
+        && stat.status().is_some_and(|s| s.success())
         && said
             .lines()
             .any(|l| l.contains("cycles") && l.starts_with(|c: char| c.is_ascii_digit()));
@@ -228,10 +268,6 @@ pub struct Recording {
     ack: std::fs::File,
 }
 
-/// The descriptors perf reads its commands from and answers on (`--control fd:3,4`).
-const PERF_CONTROL_FD: i32 = 3;
-const PERF_ACK_FD: i32 = 4;
-
 impl Recording {
     /// Starts `perf record -g` on process `pid`, writing `dir/ROLE.perf.data`.
     pub fn attach(
@@ -247,56 +283,30 @@ impl Recording {
         };
         // perf starts with its events off (-D -1) and turns them on when told on
         // its control pipe, answering `ack` once they count: that answer, not a
-        // guess from the outside, says the recording has begun. Both pipes are
-        // lifted above the numbers they take in perf, so neither is overwritten
-        // while they are put in place.
+        // guess from the outside, says the recording has begun. The launcher
+        // hands it the pipe to read as its source (fd 6) and the one to answer
+        // on as its destination (fd 7), and keeps no copy of either.
         let (control_read, control) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
             .map_err(|e| failed(e.into()))?;
         let (ack, ack_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
             .map_err(|e| failed(e.into()))?;
-        let high = |fd: std::os::fd::OwnedFd| {
-            rustix::io::fcntl_dupfd_cloexec(&fd, 10).map_err(|e| failed(e.into()))
-        };
-        let (control_read, ack_write) = (high(control_read)?, high(ack_write)?);
-        let mut command = Command::new(&setup.perf);
-        crate::process::launch::dies_with_parent(&mut command);
-        {
-            use std::os::fd::AsRawFd;
-            use std::os::unix::process::CommandExt;
-            let (from_control, from_ack) = (control_read.as_raw_fd(), ack_write.as_raw_fd());
-            // SAFETY: dup2 is async-signal-safe; the copies it makes are not
-            // close-on-exec, so perf inherits exactly these two.
-            unsafe {
-                command.pre_exec(move || {
-                    if libc::dup2(from_control, PERF_CONTROL_FD) < 0
-                        || libc::dup2(from_ack, PERF_ACK_FD) < 0
-                    {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
         // --no-buildid-cache: the report is made at once from the binaries in
         // place, so perf need not copy every binary it saw into ~/.debug (which
         // grows by a copy of each new build, and is never cleaned).
-        let child = command
-            .args(["record", "-q", "--no-buildid-cache", "-D", "-1"])
-            .arg(format!("--control=fd:{PERF_CONTROL_FD},{PERF_ACK_FD}"))
-            .args(["-g", "-e", &setup.event, "-F"])
-            .arg(setup.frequency.to_string())
-            .arg("-o")
-            .arg(&data)
-            .args(["-p", &pid.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| ProfileError::Failed {
-                stage: "record",
-                message: e.to_string(),
-            })?;
-        drop((control_read, ack_write));
+        let mut record = args(["record", "-q", "--no-buildid-cache", "-D", "-1"]);
+        record.push(format!("--control=fd:{SRC_FD},{DST_FD}").into());
+        record.extend(args(["-g", "-e", &setup.event, "-F"]));
+        record.push(setup.frequency.to_string().into());
+        record.push("-o".into());
+        record.push(data.clone().into());
+        record.extend(args(["-p", &pid.to_string()]));
+        let child = launch_perf(
+            &format!("perf record of the {role}"),
+            &setup.perf,
+            record,
+            "record",
+            |launch| launch.source(control_read).destination(ack_write),
+        )?;
         Ok(Recording {
             child,
             data,
@@ -342,19 +352,13 @@ impl Recording {
 
     /// Stops a recording that never began and says what perf said, if anything.
     fn stop_for_reason(&mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let mut stderr = String::new();
-        if let Some(mut pipe) = self.child.stderr.take() {
-            let _ = pipe.read_to_string(&mut stderr);
-        }
-        stderr.trim().to_string()
+        self.child.kill();
+        self.child.stderr().trim().to_string()
     }
 
     /// Stops the recording now (its end was killed or cancelled).
     pub fn abandon(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.kill();
     }
 
     /// Waits for perf to finish (its target has exited), folds the stacks and
@@ -371,17 +375,17 @@ impl Recording {
                 Ok(Some(status)) => break status,
                 Ok(None) if started.elapsed() < FINISH_GRACE => {}
                 Ok(None) if !interrupted => {
-                    if let Some(pid) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(self.child.pid() as i32) {
                         let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
                     }
                     interrupted = true;
                 }
                 Ok(None) if started.elapsed() < FINISH_GRACE + FINISH_AFTER_INTERRUPT => {}
                 _ => {
-                    let _ = self.child.kill();
-                    break self.child.wait().map_err(|e| ProfileError::Failed {
+                    self.child.kill();
+                    break self.child.status().ok_or_else(|| ProfileError::Failed {
                         stage: "record",
-                        message: e.to_string(),
+                        message: "perf could not be reaped".into(),
                     })?;
                 }
             }
@@ -389,10 +393,7 @@ impl Recording {
         };
         // An interrupted perf exits with a failure but wrote a whole file.
         let status_ok = status.success() || interrupted;
-        let mut stderr = String::new();
-        if let Some(mut pipe) = self.child.stderr.take() {
-            let _ = pipe.read_to_string(&mut stderr);
-        }
+        let stderr = self.child.stderr();
         let written = std::fs::metadata(&self.data).map_or(0, |m| m.len());
         if written == 0 {
             if status_ok {
@@ -404,25 +405,41 @@ impl Recording {
                 message: stderr.trim().to_string(),
             });
         }
-        let output = crate::process::launch::dies_with_parent(&mut Command::new(&self.perf))
-            .args(["script", "-i"])
-            .arg(&self.data)
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .map_err(|e| ProfileError::Failed {
-                stage: "script",
-                message: e.to_string(),
-            })?;
-        if !output.status.success() {
-            return Err(ProfileError::Failed {
-                stage: "script",
-                message: format!("exited with {}", output.status),
-            });
+        let mut script = args(["script", "-i"]);
+        script.push(self.data.clone().into());
+        let mut child = launch_perf(
+            &format!("perf script of the {}", self.role),
+            &self.perf,
+            script,
+            "script",
+            |launch| launch.stdout(Stdio::piped()),
+        )?;
+        let script_failed = |e: std::io::Error| ProfileError::Failed {
+            stage: "script",
+            message: e.to_string(),
+        };
+        let mut stdout = Vec::new();
+        if let Some(mut pipe) = child.take_stdout() {
+            pipe.read_to_end(&mut stdout).map_err(script_failed)?;
+        }
+        // Its stdout has ended: it has exited, or is about to.
+        child
+            .wait_until(Instant::now() + FINISH_AFTER_INTERRUPT)
+            .map_err(script_failed)?;
+        match child.status() {
+            Some(status) if status.success() => {}
+            status => {
+                return Err(ProfileError::Failed {
+                    stage: "script",
+                    message: format!(
+                        "exited with {}",
+                        status.map_or_else(|| "no status".into(), |s| s.to_string())
+                    ),
+                })
+            }
         }
         // A sample starts at an unindented line; its stack lines are indented.
-        let samples = output
-            .stdout
+        let samples = stdout
             .split(|&b| b == b'\n')
             .filter(|line| line.first().is_some_and(|b| !b.is_ascii_whitespace()))
             .count() as u64;
@@ -433,7 +450,7 @@ impl Recording {
             options
         });
         folder
-            .collapse(&output.stdout[..], &mut folded)
+            .collapse(&stdout[..], &mut folded)
             .map_err(|e| ProfileError::Failed {
                 stage: "script",
                 message: format!("folding its stacks: {e}"),

@@ -11,6 +11,8 @@
 //! - [`signed_rank`]: the exact Wilcoxon signed-rank test on paired differences.
 //! - [`verdict`]: the two together, the verdict and how many pairs would settle it.
 //! - [`summarize`]: the median, slowest and fastest of repeated runs.
+//!
+//! May use: nothing of the crate (pure arithmetic).
 
 pub mod bootstrap;
 pub mod rng;
