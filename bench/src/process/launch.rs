@@ -418,7 +418,7 @@ pub fn trusted_on_path(name: &str) -> Option<PathBuf> {
 /// (`PR_SET_PDEATHSIG` = SIGKILL): a runner killed mid-run leaves no child
 /// behind (an end, perf, the page inspector). Start the command from a thread
 /// that lives until the child has exited.
-pub fn dies_with_parent(command: &mut Command) -> &mut Command {
+fn dies_with_parent(command: &mut Command) -> &mut Command {
     let parent = rustix::process::getpid();
     // SAFETY: prctl and getppid are async-signal-safe and touch only the child.
     unsafe {
