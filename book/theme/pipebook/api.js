@@ -43,6 +43,18 @@ function once(key, load) {
   return cache.get(key);
 }
 
+/** `path`'s JSON from the runner, fetched once a page (under `key`), or null without a runner. */
+function fromRunner(key, path) {
+  return once(key, async () => {
+    if (!(await runnerAvailable())) return null;
+    try {
+      return await getJSON(path);
+    } catch {
+      return null;
+    }
+  });
+}
+
 /** True when this page was served by a live runner (token present and /api/health answers). */
 export function runnerAvailable() {
   return once("health", async () => {
@@ -76,38 +88,17 @@ export function catalog() {
  * server checks the same messages with the same figures, so the page types none.
  */
 export function pageParams() {
-  return once("params", async () => {
-    if (!(await runnerAvailable())) return null;
-    try {
-      return await getJSON("/api/params");
-    } catch {
-      return null;
-    }
-  });
+  return fromRunner("params", "/api/params");
 }
 
 /** The IPC lab's mechanisms and parameter bounds (/api/ipc), or null without a runner. */
 export function ipcLab() {
-  return once("ipc", async () => {
-    if (!(await runnerAvailable())) return null;
-    try {
-      return await getJSON("/api/ipc");
-    } catch {
-      return null;
-    }
-  });
+  return fromRunner("ipc", "/api/ipc");
 }
 
 /** The runner's tool table (/api/tools: id, title, program, present, sides), or null without a runner. */
 export function toolTable() {
-  return once("tools", async () => {
-    if (!(await runnerAvailable())) return null;
-    try {
-      return await getJSON("/api/tools");
-    } catch {
-      return null;
-    }
-  });
+  return fromRunner("tools", "/api/tools");
 }
 
 /** The tuned variants the runner's searches found since it started (fresh each call), or []. */
