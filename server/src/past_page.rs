@@ -117,6 +117,8 @@ pub struct SharedRequest {
     pub msg_sizes: Vec<ByteSize>,
     /// Bytes per point (default [`DEFAULT_SHARED_BYTES`]).
     pub bytes: Option<ByteSize>,
+    /// Record every point's writers and readers with perf.
+    pub profile: bool,
 }
 
 /// The page's shared-pipe sweep within the server's bounds.
@@ -178,6 +180,7 @@ pub fn shared_job(request: &SharedRequest) -> Result<SharedPipeJob, PastRefusal>
         msg_sizes: sizes,
         bytes,
         timeout: SHARED_TIMEOUT,
+        profile: request.profile,
     };
     job.check()?;
     Ok(job)

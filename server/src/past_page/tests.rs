@@ -25,6 +25,7 @@ fn budgets_and_counts_are_bounded_by_the_server() {
         readers: vec![1],
         msg_sizes: vec![ByteSize(4096)],
         bytes: None,
+        profile: false,
     };
     assert_eq!(shared_job(&ok).unwrap().bytes, DEFAULT_SHARED_BYTES);
     let field = |request: SharedRequest| match shared_job(&request) {
