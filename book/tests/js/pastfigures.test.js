@@ -124,6 +124,14 @@ test("a shared-pipe point's totals must add up", () => {
   assert.equal(row.size, "4 KiB (≤ PIPE_BUF)");
   assert.equal(row.torn, "0");
   assert.equal(row.addsUp, true);
+  assert.equal(row.switches, "not counted");
+  const counted = sharedRow({
+    ...point,
+    counts: { writers: { context_switches: 1200, wakeups: 30 }, readers: { context_switches: 7 }, missing: [] },
+  });
+  assert.equal(counted.switches, "1,200 / 7");
+  // The readers' wakeups were not counted: said, never shown as 0.
+  assert.equal(counted.wakeups, "30 / not counted");
 });
 
 test("a tuned variant's runs get a row of their own after the catalog's, named after its step", () => {

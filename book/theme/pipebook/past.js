@@ -8,9 +8,10 @@
 // (rect.pipebook-tune-cell[data-median]), table.pipebook-tune-table,
 // .pipebook-tune-variant .pipebook-run, p.pipebook-tune-kept; select.pipebook-tool-select,
 // select.pipebook-tool-side, button.pipebook-tool-button, table.pipebook-tool-result;
-// button.pipebook-shared-button, table.pipebook-shared-result; on each root data-state,
+// button.pipebook-shared-button, input.pipebook-shared-profile, table.pipebook-shared-result,
+// details.pipebook-shared-profile-point (a point's profile); on each root data-state,
 // and data-trials / data-best / data-kept ("yes" or why not, the runner's kind) (tune),
-// data-bytes (tool), data-points / data-torn (shared).
+// data-bytes (tool), data-points / data-torn / data-profiles (shared).
 
 import { statusLine } from "./announce.js";
 import { START_HINT, toolTable, tunedVariants } from "./api.js";
@@ -19,6 +20,7 @@ import * as fmt from "./format.js";
 import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, searchRows, sharedRow, toolRows } from "./pastfigures.js";
 import { startSharedPipe, startTool, startTune } from "./runner.js";
 import { parseSize } from "./sizes.js";
+import { renderProfile } from "./profile.js";
 import { mountWidget } from "./widget.js";
 
 const W = 560;
@@ -336,13 +338,23 @@ export function mountSharedPipe(root, { online }) {
   const writers = input("pipebook-shared-writers", "pipebook-shared-writers", root.dataset.writers || "1,2,4");
   const readers = input("pipebook-shared-readers", "pipebook-shared-readers", root.dataset.readers || "1,2");
   const sizes = input("pipebook-shared-sizes", "pipebook-shared-sizes", root.dataset.sizes || "4KiB,64KiB");
+  const profile = h("input.pipebook-shared-profile", { id: "pipebook-shared-profile", type: "checkbox" });
   const runButton = h("button.pipebook-run-button.pipebook-shared-button", { type: "submit" }, "Share the pipe");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
-  const form = h("form.pipebook-controls", { novalidate: true }, field(writers, "Writers"), field(readers, "Readers"), field(sizes, "Message sizes"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const form = h(
+    "form.pipebook-controls",
+    { novalidate: true },
+    field(writers, "Writers"),
+    field(readers, "Readers"),
+    field(sizes, "Message sizes"),
+    h("label.pipebook-field.pipebook-check", { for: profile.id }, profile, h("span", null, "Profile each point (perf: where the writers' and readers' time goes)")),
+    h("div.pipebook-buttons", null, runButton, cancelButton),
+  );
   const { status, setState } = cardControls(root, form, runButton, cancelButton);
   const table = h("table.pipebook-shared-result");
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, table, notes);
+  const profiles = h("div.pipebook-shared-profiles");
+  card.append(form, status, table, notes, profiles);
   setState("idle", "Ready: every point runs its writers and readers as processes of their own.");
   let run = null;
   let points = [];
@@ -354,9 +366,27 @@ export function mountSharedPipe(root, { online }) {
     fill(
       table,
       h("caption", null, "Each point: GiB/s over all readers, what each writer got through, messages torn"),
-      h("tr", null, ["writers", "readers", "message", "GiB/s", "received per writer", "torn", "sleeps (writers / readers)", "totals add up"].map((t) => h("th", { scope: "col" }, t))),
-      rows.map((r) => h("tr", null, h("td", null, r.writers), h("td", null, r.readers), h("td", null, r.size), h("td", null, r.gib), h("td", null, r.perWriter), h("td", null, r.torn), h("td", null, r.sleeps), h("td", null, r.addsUp ? "yes" : "no"))),
+      h(
+        "tr",
+        null,
+        ["writers", "readers", "message", "GiB/s", "received per writer", "torn", "sleeps (writers / readers)", "context switches (writers / readers)", "wakeups issued (writers / readers)", "totals add up"].map((t) =>
+          h("th", { scope: "col" }, t),
+        ),
+      ),
+      rows.map((r) =>
+        h("tr", null, h("td", null, r.writers), h("td", null, r.readers), h("td", null, r.size), h("td", null, r.gib), h("td", null, r.perWriter), h("td", null, r.torn), h("td", null, r.sleeps), h("td", null, r.switches), h("td", null, r.wakeups), h("td", null, r.addsUp ? "yes" : "no")),
+      ),
     );
+  };
+  // A point's profile comes just before the point: kept until the point names it.
+  let pendingProfile = null;
+  const addProfile = (point, outcome) => {
+    const body = h("div.pipebook-profile-out");
+    if (outcome.report) renderProfile(body, outcome.report, { writer: "writers", reader: "readers" });
+    else if (outcome.error) fill(body, h("p.pipebook-profile-note", { dataset: { kind: outcome.error.kind } }, outcome.error.message));
+    const row = sharedRow(point);
+    profiles.append(h("details.pipebook-shared-profile-point", { dataset: { profiled: outcome.report ? "yes" : "no" } }, h("summary", null, `Profile: ${row.writers} writers, ${row.readers} readers, ${row.size} messages`), body));
+    root.dataset.profiles = String(profiles.querySelectorAll("details[data-profiled='yes']").length);
   };
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -367,21 +397,36 @@ export function mountSharedPipe(root, { online }) {
     if (!w.length || !r.length || w.some((n) => !Number.isInteger(n)) || r.some((n) => !Number.isInteger(n))) return setState("error", "Error: writers and readers are lists of counts such as 1,2,4.");
     if (!s.length || s.some((n) => n === null)) return setState("error", "Error: message sizes are a list such as 4KiB,64KiB.");
     points = [];
+    pendingProfile = null;
     redraw();
     fill(notes);
+    fill(profiles);
+    delete root.dataset.profiles;
     setState("connecting", "Connecting to the runner…");
-    run = startSharedPipe({ writers: w, readers: r, msg_sizes: s }, {
+    run = startSharedPipe({ writers: w, readers: r, msg_sizes: s, ...(profile.checked ? { profile: true } : {}) }, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-      started: (msg) => setState("running", `Running ${msg.points} points on ${msg.cpus} CPUs…`),
+      started: (msg) => setState("running", `Running ${msg.points} points on ${msg.cpus} CPUs${profile.checked ? ", each profiled" : ""}…`),
+      profile: (msg) => {
+        // Before any point: the machine cannot profile at all, said once.
+        if (!points.length && !pendingProfile && msg.error && !profiles.childElementCount) {
+          profiles.append(h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message));
+          return;
+        }
+        pendingProfile = msg;
+      },
       sharedPoint: (point) => {
         points.push(point);
         redraw();
+        if (pendingProfile) addProfile(point, pendingProfile);
+        pendingProfile = null;
       },
       result: (res) => {
         run = null;
         points = res.points;
         redraw();
-        fill(notes, (res.warnings || []).map((t) => h("li.pipebook-warning", null, t)));
+        // What the ends could not count here, said once for the sweep.
+        const missing = (res.points.find((p) => p.counts)?.counts?.missing || []).map((m) => h("li", null, `Not counted (${m.counts.join(", ")}): ${m.message}`));
+        fill(notes, (res.warnings || []).map((t) => h("li.pipebook-warning", null, t)), missing);
         setState("done", `Done: ${res.points.length} points, ${root.dataset.torn} torn messages at or below PIPE_BUF.`);
       },
       cancelled: () => {

@@ -180,9 +180,18 @@ export function totalsAddUp(point) {
   return wrote === got && got === read && read === point.bytes;
 }
 
+/** "writers / readers" of one of a shared-pipe point's counts, "not counted" for a side
+ * whose count is absent (never 0: an absent count is unknown). */
+function bothSides(counts, name) {
+  const side = (s) => (typeof counts?.[s]?.[name] === "number" ? fmt.count(counts[s][name]) : "not counted");
+  return counts ? `${side("writers")} / ${side("readers")}` : "not counted";
+}
+
 /** A shared-pipe point as table cells. */
 export function sharedRow(point) {
   return {
+    switches: bothSides(point.counts, "context_switches"),
+    wakeups: bothSides(point.counts, "wakeups"),
     writers: String(point.writers),
     readers: String(point.readers),
     size: `${fmt.bytes(point.msg_size)}${point.atomic ? " (≤ PIPE_BUF)" : ""}`,
