@@ -23,12 +23,21 @@ pub(super) async fn search_on_smallest_budget(
     page: &Page,
     probe: &str,
 ) -> Result<Vec<Value>, String> {
+    search_on_budget(page, 2, probe).await
+}
+
+/// [`search_on_smallest_budget`] with a budget of `seconds`.
+pub(super) async fn search_on_budget(
+    page: &Page,
+    seconds: u32,
+    probe: &str,
+) -> Result<Vec<Value>, String> {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
     click_and_sample(
         page,
         TUNE_ROOT,
-        "r.querySelector('input.pipebook-tune-budget').value = '2';",
+        &format!("r.querySelector('input.pipebook-tune-budget').value = '{seconds}';"),
         "button.pipebook-tune-button",
         Duration::from_secs(240),
         &format!("const r = document.querySelector('{TUNE_ROOT}'); {probe}"),
@@ -135,14 +144,20 @@ pub(super) async fn click_and_sample(
 
 async fn tune_card(page: &Page) -> TestResult {
     let root = TUNE_ROOT;
-    let samples = search_on_smallest_budget(
+    // Four seconds afford three configurations: busy-loop's writer vmsplices,
+    // so the first sizes with its buffers in huge pages and in small ones.
+    let samples = search_on_budget(
         page,
+        4,
         "const cells = [...r.querySelectorAll('svg.pipebook-tune-heat rect.pipebook-tune-cell')];
+         const maps = [...r.querySelectorAll('svg.pipebook-tune-heat')].map((m) => m.dataset.pages);
+         const captions = [...r.querySelectorAll('.pipebook-tune-map figcaption')].map((c) => c.textContent);
          return { state: r.dataset.state, trials: Number(r.dataset.trials ?? 0), best: r.dataset.best ?? null,
                   cells: cells.length, measured: cells.filter((c) => c.hasAttribute('data-median')).length,
                   rows: r.querySelectorAll('table.pipebook-tune-table tr').length,
                   summary: r.querySelector('.pipebook-tune-summary').textContent,
                   variant: r.querySelector('.pipebook-tune-variant .pipebook-run')?.dataset.step ?? null,
+                  maps, captions,
                   status: r.querySelector('.pipebook-status').textContent };",
     )
     .await?;
@@ -166,6 +181,12 @@ async fn tune_card(page: &Page) -> TestResult {
         return Err(format!(
             "every configuration should be measured at the end: {last}"
         ));
+    }
+    // One map per setting of the writer's pages, each named.
+    if last["maps"] != json!(["huge", "small"])
+        || last["captions"].as_array().map(Vec::len) != Some(2)
+    {
+        return Err(format!("a heat map per page setting: {last}"));
     }
     // A row per configuration, the step's own and the header.
     if last["rows"].as_u64() != Some(cells + 2) {
