@@ -85,6 +85,16 @@ pub enum PastRefusal {
         /// What the page asked.
         asked: u64,
     },
+    /// A tuned variant asked to run with the other pages than its search chose.
+    #[error("`{id}` runs with huge_pages = {chosen}, as its search found, not {asked}: leave huge_pages out")]
+    TunedPages {
+        /// The variant.
+        id: String,
+        /// What the search chose.
+        chosen: bool,
+        /// What the page asked.
+        asked: bool,
+    },
 }
 
 /// The page's search of `step` within the server's budget bounds.
@@ -117,6 +127,8 @@ pub struct SharedRequest {
     pub msg_sizes: Vec<ByteSize>,
     /// Bytes per point (default [`DEFAULT_SHARED_BYTES`]).
     pub bytes: Option<ByteSize>,
+    /// Record every point's writers and readers with perf.
+    pub profile: bool,
 }
 
 /// The page's shared-pipe sweep within the server's bounds.
@@ -178,6 +190,7 @@ pub fn shared_job(request: &SharedRequest) -> Result<SharedPipeJob, PastRefusal>
         msg_sizes: sizes,
         bytes,
         timeout: SHARED_TIMEOUT,
+        profile: request.profile,
     };
     job.check()?;
     Ok(job)
@@ -195,6 +208,10 @@ pub struct TunedVariant {
     pub buf_size: u64,
     /// Pipe capacity.
     pub pipe_size: u64,
+    /// The writer's huge pages, where its search tried both settings (absent
+    /// for a step whose writer copies, and in lines written before the knob).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<bool>,
     /// The search's median for it, GiB/s.
     pub median: f64,
     /// The command line that runs it (`pipebench run tuned-STEP` at its sizes),
@@ -211,6 +228,10 @@ struct TunedLine {
     base: String,
     buf_size: u64,
     pipe_size: u64,
+    /// Absent in a line of a search that did not try both (and in lines
+    /// written before huge pages were a knob): the step's own pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    huge_pages: Option<bool>,
     median: f64,
     found_at_ms: u64,
 }
@@ -309,12 +330,18 @@ impl TunedLine {
         if !(self.median.is_finite() && (0.0..=MAX_TUNED_MEDIAN).contains(&self.median)) {
             return Err(TunedRefusal::Median(self.median));
         }
-        let argv = tuned_argv(&self.id, self.buf_size, self.pipe_size)?;
+        // Huge pages only where a search tries them (the planner refuses a
+        // setting the step's writer cannot have).
+        let huge_pages = self
+            .huge_pages
+            .filter(|_| catalog::allows_huge_pages(&step));
+        let argv = tuned_argv(&self.id, self.buf_size, self.pipe_size, self.huge_pages)?;
         Ok(TunedVariant {
             id: self.id,
             base: self.base,
             buf_size: self.buf_size,
             pipe_size: self.pipe_size,
+            huge_pages,
             median: self.median,
             argv,
         })
@@ -323,10 +350,16 @@ impl TunedLine {
 
 /// The command line that runs a tuned variant: the planner's own for
 /// `tuned-STEP` at its sizes (so it fails where the planner would).
-fn tuned_argv(id: &str, buf_size: u64, pipe_size: u64) -> Result<Vec<String>, TunedRefusal> {
+fn tuned_argv(
+    id: &str,
+    buf_size: u64,
+    pipe_size: u64,
+    huge_pages: Option<bool>,
+) -> Result<Vec<String>, TunedRefusal> {
     let params = RunParams {
         buf_size: Some(ByteSize(buf_size)),
         pipe_size: Some(ByteSize(pipe_size)),
+        huge_pages,
         ..RunParams::default()
     };
     Ok(RunPlan::for_step_id(id, &params, &Limits::default())?.argv())
@@ -547,6 +580,7 @@ impl TunedVariants {
             base: best.base.clone(),
             buf_size: best.buf_size,
             pipe_size: best.pipe_size,
+            huge_pages: best.huge_pages,
             median: best.summary.median,
             found_at_ms: crate::labs::store::now_ms(),
         };
@@ -622,6 +656,17 @@ impl TunedVariants {
                 _ => *slot = Some(ByteSize(value)),
             }
         }
+        // The pages its search chose; none asked of a variant but those.
+        match (params.huge_pages, found.huge_pages) {
+            (Some(asked), Some(chosen)) if asked != chosen => {
+                return Err(PastRefusal::TunedPages {
+                    id: found.id.clone(),
+                    chosen,
+                    asked,
+                })
+            }
+            (_, chosen) => params.huge_pages = chosen.or(params.huge_pages),
+        }
         Ok(params)
     }
 }
@@ -667,6 +712,7 @@ fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
             base: variant.base,
             buf_size: variant.buf_size,
             pipe_size: variant.pipe_size,
+            huge_pages: variant.huge_pages,
             median: variant.median,
             found_at_ms,
         };

@@ -440,6 +440,15 @@ fn parse_shared(mut object: serde_json::Map<String, Value>) -> Result<ClientMess
                 .map_err(|e| format!("bad bytes ({e}); send e.g. {SHARED_EXAMPLE}"))?,
         ),
     };
+    let profile = match object.remove("profile") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(profile)) => profile,
+        Some(other) => {
+            return Err(format!(
+                "bad profile {other}: true or false; send e.g. {SHARED_EXAMPLE}"
+            ))
+        }
+    };
     no_more_fields(&object, "shared_pipe")?;
     Ok(ClientMessage::Job(JobRequest::SharedPipe(
         crate::past_page::SharedRequest {
@@ -447,6 +456,7 @@ fn parse_shared(mut object: serde_json::Map<String, Value>) -> Result<ClientMess
             readers,
             msg_sizes,
             bytes,
+            profile,
         },
     )))
 }

@@ -65,6 +65,7 @@ fn merged(given: &RunParams, shared: &RunParams) -> RunParams {
         profile: given.profile.or(shared.profile),
         counts: given.counts.or(shared.counts),
         trace_syscalls: given.trace_syscalls.or(shared.trace_syscalls),
+        huge_pages: given.huge_pages.or(shared.huge_pages),
     }
 }
 

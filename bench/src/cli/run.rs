@@ -43,6 +43,11 @@ pub struct RunArgs {
     /// With --occupancy: draw the occupancy over time as an SVG file.
     #[arg(long, value_name = "FILE", requires = "occupancy")]
     svg: Option<PathBuf>,
+    /// The writer's buffers in huge pages (on) or small ones (off), where the
+    /// step's writer vmsplices its own pages; default: as the step has them.
+    /// `tune` chooses it, and its argv repeats the choice.
+    #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+    huge_pages: Option<String>,
 }
 
 fn print_result(result: &RunResult) {
@@ -122,7 +127,9 @@ fn print_result(result: &RunResult) {
 /// `pipebench run STEP`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     // The plan's warnings travel in the result, printed after it.
-    let plan = RunPlan::for_step_id(&args.step, &args.shape.params, &Limits::default())?;
+    let mut params = args.shape.params.clone();
+    params.huge_pages = args.huge_pages.as_deref().map(|on| on == "on");
+    let plan = RunPlan::for_step_id(&args.step, &params, &Limits::default())?;
     if args.profile {
         return run_profiled(&args, &plan);
     }

@@ -1,16 +1,21 @@
 //! `pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB
-//! [--bytes SIZE] [--json]`: many writers and readers on one pipe.
+//! [--bytes SIZE] [--profile [--profile-dir DIR]] [--json]`: many writers and
+//! readers on one pipe, each point's ends counted, and profiled when asked.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
+use serde_json::json;
 
-use pipebench::engine::event::{Event, Finished};
-use pipebench::engine::job::Job;
+use pipebench::engine::event::{Event, Finished, ProfileOutcome};
+use pipebench::engine::job::{Job, Observer, Stop};
 use pipebench::engine::shared_pipe::{SharedPipeJob, DEFAULT_BYTES};
 use pipebench::engine::sweep::parse_values;
+use pipebench::process::rundir;
+use pipebench::profile;
 use pipebench::size::ByteSize;
 
 use super::{context, JsonFlag, Terminal, UsageError};
@@ -34,6 +39,16 @@ pub struct SharedPipeArgs {
     /// Bytes each point moves, split between its writers.
     #[arg(long, value_name = "SIZE", default_value_t = ByteSize(DEFAULT_BYTES))]
     bytes: ByteSize,
+    /// Record each point's writers, and its readers, with `perf record -g`: where
+    /// their time goes (the pipe's lock, wakeups), with flame graphs. The ends
+    /// wait while perf attaches and share the CPUs with it, so the figures of a
+    /// profiled sweep are not clean ones.
+    #[arg(long)]
+    profile: bool,
+    /// Where to keep the perf data and flame graphs with --profile, a folder per
+    /// point (`2w-1r-4096/writers.svg`); default: a private folder, removed.
+    #[arg(long, value_name = "DIR", requires = "profile")]
+    profile_dir: Option<PathBuf>,
     #[command(flatten)]
     out: JsonFlag,
 }
@@ -58,18 +73,75 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
         msg_sizes: msg_sizes.iter().map(|s| s.bytes()).collect(),
         bytes: args.bytes.bytes(),
         timeout: POINT_TIMEOUT,
+        profile: args.profile,
     };
     job.check().map_err(|e| UsageError(e.to_string()))?;
+    if args.profile {
+        // What a killed run of this user left goes first; a machine that
+        // cannot profile says why before anything runs.
+        rundir::sweep(&[]);
+        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
+    }
+    let kept = args.profile_dir.clone();
+    if let Some(dir) = &kept {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let points = job.writers.len() * job.readers.len() * job.msg_sizes.len();
-    let mut terminal = Terminal::new(!args.out.json, job.bytes * points as u64, "shared-pipe");
-    let result = match Job::SharedPipe(job).run(&context(None)?, &mut terminal) {
+    let terminal = Terminal::new(!args.out.json, job.bytes * points as u64, "shared-pipe");
+    let mut observer = Profiles {
+        terminal,
+        pending: None,
+        by_point: Vec::new(),
+    };
+    let result = match Job::SharedPipe(job).run(&context(kept.clone())?, &mut observer) {
         Some(Event::Result(Finished::SharedPipe(result))) => result,
         Some(Event::Error(failure)) => return Err(failure.into()),
         other => anyhow::bail!("the sweep ended without a result ({other:?})"),
     };
+    let Profiles {
+        terminal, by_point, ..
+    } = observer;
     drop(terminal);
+    // Each point's profile, and where its flame graphs were kept.
+    let mut kept_in = Vec::new();
+    for (point, outcome) in result.points.iter().zip(&by_point) {
+        let folder = kept.as_ref().map(|dir| {
+            dir.join(format!(
+                "{}w-{}r-{}",
+                point.writers, point.readers, point.msg_size
+            ))
+        });
+        if let (Some(folder), Some(Some(report))) = (&folder, outcome.as_ref().map(|o| &o.report)) {
+            for (role, end) in [("writers", &report.writer), ("readers", &report.reader)] {
+                let svg = folder.join(format!("{role}.svg"));
+                std::fs::write(&svg, &end.flamegraph_svg)
+                    .with_context(|| format!("cannot write {}", svg.display()))?;
+            }
+        }
+        kept_in.push(folder);
+    }
     if args.out.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        let mut value = serde_json::to_value(&result)?;
+        for (i, outcome) in by_point.iter().enumerate() {
+            let point = &mut value["points"][i];
+            match outcome {
+                Some(ProfileOutcome {
+                    report: Some(report),
+                    ..
+                }) => {
+                    point["profile"] = serde_json::to_value(report)?;
+                    if let Some(Some(folder)) = kept_in.get(i) {
+                        point["profile"]["data"] = json!(folder);
+                    }
+                }
+                Some(ProfileOutcome {
+                    error: Some(problem),
+                    ..
+                }) => point["profile_error"] = serde_json::to_value(problem)?,
+                _ => {}
+            }
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -88,8 +160,97 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
             format!("{} / {}", p.sleeps[0], p.sleeps[1])
         );
     }
+    for p in &result.points {
+        let Some(counts) = &p.counts else { continue };
+        let side = |name: &str| {
+            counts
+                .ends
+                .get(name)
+                .map_or("not counted".to_string(), |c| {
+                    let wakeups = c.wakeups.map_or("wakeups not counted".to_string(), |n| {
+                        format!("{n} wakeups")
+                    });
+                    format!("{} context switches, {wakeups}", c.context_switches)
+                })
+        };
+        println!(
+            "{} writers, {} readers, {}: writers {}; readers {}",
+            p.writers,
+            p.readers,
+            ByteSize(p.msg_size),
+            side("writers"),
+            side("readers")
+        );
+    }
+    if let Some(counts) = result.points.iter().find_map(|p| p.counts.as_ref()) {
+        for missing in &counts.missing {
+            println!("  not counted: {}", missing.message);
+        }
+    }
+    for ((p, outcome), folder) in result.points.iter().zip(&by_point).zip(&kept_in) {
+        let Some(outcome) = outcome else { continue };
+        println!(
+            "profile of {} writers, {} readers, {} messages:",
+            p.writers,
+            p.readers,
+            ByteSize(p.msg_size)
+        );
+        if let Some(problem) = &outcome.error {
+            println!("  no profile: {}", problem.message);
+        }
+        let Some(report) = &outcome.report else {
+            continue;
+        };
+        for (role, end) in [("writers", &report.writer), ("readers", &report.reader)] {
+            println!(
+                "  {role}: {} samples; children% self% function",
+                end.samples
+            );
+            for f in end.functions.iter().take(8) {
+                println!(
+                    "    {:6.2}% {:6.2}%  {}{}",
+                    f.children_percent,
+                    f.self_percent,
+                    f.symbol,
+                    if f.kernel { " [k]" } else { "" }
+                );
+            }
+            if let Some(folder) = folder {
+                println!(
+                    "    flame graph: {}",
+                    folder.join(format!("{role}.svg")).display()
+                );
+            }
+        }
+        for note in &report.setup.notes {
+            println!("  note: {}", note.message);
+        }
+    }
     for warning in &result.warnings {
         println!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The terminal's bar, and each point's profile in the order the points come
+/// (a point's `profile` event comes before its `shared_point`).
+struct Profiles {
+    terminal: Terminal,
+    pending: Option<ProfileOutcome>,
+    by_point: Vec<Option<ProfileOutcome>>,
+}
+
+impl Observer for Profiles {
+    fn event(&mut self, event: Event) {
+        match &event {
+            Event::Profile(outcome) => self.pending = Some(outcome.clone()),
+            Event::SharedPoint(_) => self.by_point.push(self.pending.take()),
+            _ => {}
+        }
+        self.terminal.event(event);
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Option<Stop> {
+        self.terminal.wait(timeout)
+    }
 }

@@ -68,11 +68,21 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
             s.max
         );
     };
+    let pages = |huge: Option<bool>| match huge {
+        Some(true) => "huge pages ",
+        Some(false) => "small pages ",
+        None => "",
+    };
     for cell in &result.cells {
-        line("", cell.buf_size, cell.pipe_capacity, &cell.summary);
+        line(
+            pages(cell.huge_pages),
+            cell.buf_size,
+            cell.pipe_capacity,
+            &cell.summary,
+        );
     }
     line(
-        "(the step's own)",
+        &format!("{}(the step's own)", pages(result.baseline.huge_pages)),
         result.baseline.buf_size,
         result.baseline.pipe_capacity,
         &result.baseline.summary,
@@ -81,7 +91,7 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         println!("the step's own configuration was the fastest: no configuration searched beat it");
     }
     println!(
-        "{}: {} = {} per call, {} pipe: {:.2}x the step's own (spread {:.2}x to {:.2}x)",
+        "{}: {} = {} per call, {} pipe{}: {:.2}x the step's own (spread {:.2}x to {:.2}x)",
         if result.own_fastest {
             "best of the others"
         } else {
@@ -90,6 +100,11 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         result.best.id,
         ByteSize(result.best.buf_size),
         ByteSize(result.best.pipe_size),
+        match result.best.huge_pages {
+            Some(true) => ", huge pages",
+            Some(false) => ", small pages",
+            None => "",
+        },
         result.gain.ratio,
         result.gain.low,
         result.gain.high

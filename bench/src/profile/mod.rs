@@ -269,10 +269,11 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Starts `perf record -g` on process `pid`, writing `dir/ROLE.perf.data`.
+    /// Starts `perf record -g` on the processes `pids` (one end, or every
+    /// writer of a shared pipe: perf takes a list), writing `dir/ROLE.perf.data`.
     pub fn attach(
         setup: &Setup,
-        pid: u32,
+        pids: &[u32],
         role: &'static str,
         dir: &Path,
     ) -> Result<Recording, ProfileError> {
@@ -299,7 +300,14 @@ impl Recording {
         record.push(setup.frequency.to_string().into());
         record.push("-o".into());
         record.push(data.clone().into());
-        record.extend(args(["-p", &pid.to_string()]));
+        record.push("-p".into());
+        record.push(
+            pids.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+                .into(),
+        );
         let child = launch_perf(
             &format!("perf record of the {role}"),
             &setup.perf,
@@ -635,24 +643,42 @@ impl Session {
     /// The ends are stopped (SIGSTOP) until both perfs have their events open,
     /// so even a run of a few milliseconds is recorded from its start.
     pub fn attach(setup: Setup, pids: (u32, u32), dir: &Path) -> Result<Session, ProfileError> {
-        let ends: Vec<rustix::process::Pid> = [pids.0, pids.1]
-            .into_iter()
-            .filter_map(|pid| rustix::process::Pid::from_raw(pid as i32))
+        Self::attach_groups(setup, [("writer", &[pids.0]), ("reader", &[pids.1])], dir)
+    }
+
+    /// Attaches to two groups of processes, each recorded as one profile under
+    /// its role (a shared pipe's writers, and its readers), keeping data in
+    /// `dir`. Every process is stopped (SIGSTOP) until both perfs count, and
+    /// continued (SIGCONT) whatever happens: one that stopped itself to wait
+    /// for perf is let go here too.
+    pub fn attach_groups(
+        setup: Setup,
+        groups: [(&'static str, &[u32]); 2],
+        dir: &Path,
+    ) -> Result<Session, ProfileError> {
+        let ends: Vec<rustix::process::Pid> = groups
+            .iter()
+            .flat_map(|(_, pids)| pids.iter())
+            .filter_map(|&pid| rustix::process::Pid::from_raw(pid as i32))
             .collect();
         for &pid in &ends {
             // An end that already exited cannot be stopped; perf will say so.
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::STOP);
         }
-        let attached = Self::attach_stopped(setup, pids, dir);
+        let attached = Self::attach_stopped(setup, groups, dir);
         for &pid in &ends {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
         }
         attached
     }
 
-    fn attach_stopped(setup: Setup, pids: (u32, u32), dir: &Path) -> Result<Session, ProfileError> {
-        let writer = Recording::attach(&setup, pids.0, "writer", dir)?;
-        let reader = match Recording::attach(&setup, pids.1, "reader", dir) {
+    fn attach_stopped(
+        setup: Setup,
+        [(writer_role, writers), (reader_role, readers)]: [(&'static str, &[u32]); 2],
+        dir: &Path,
+    ) -> Result<Session, ProfileError> {
+        let writer = Recording::attach(&setup, writers, writer_role, dir)?;
+        let reader = match Recording::attach(&setup, readers, reader_role, dir) {
             Ok(reader) => reader,
             Err(err) => {
                 writer.abandon();
@@ -693,12 +719,13 @@ impl Session {
     /// The report, once both ends have exited: `step` picks the article's figures.
     pub fn finish(self, step: &str) -> Result<ProfileReport, ProfileError> {
         let started = Instant::now();
+        let roles = (self.writer.role, self.reader.role);
         // The two ends' post-processing is independent: do it side by side.
         let reader = std::thread::spawn(move || self.reader.finish());
         let writer = self.writer.finish()?;
         let reader = reader.join().expect("the reader's profile thread")?;
         let mut setup = self.setup;
-        for (role, end) in [("writer", &writer), ("reader", &reader)] {
+        for (role, end) in [(roles.0, &writer), (roles.1, &reader)] {
             if end.weight == 0 {
                 let message = if setup.event.ends_with(":u") {
                     format!("the {role} produced no samples: its time goes into system calls, and only user space may be sampled here")

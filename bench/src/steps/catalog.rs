@@ -93,6 +93,14 @@ pub fn tuned_base(id: &str) -> Option<Step> {
     id.strip_prefix(TUNED_PREFIX).and_then(find)
 }
 
+/// Whether a tuning search may turn the step's huge pages on or off: its writer
+/// hands its own buffer's pages to the pipe (vmsplice), so their size is what
+/// the kernel pins, references and the reader sees; a copying writer's buffer
+/// size changes little but its own TLB.
+pub fn allows_huge_pages(step: &Step) -> bool {
+    step.writer.vmsplice
+}
+
 /// The id of the step every speed-up is measured against.
 pub const BASELINE_ID: &str = "write-read";
 

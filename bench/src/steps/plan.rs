@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ends::options::{ReaderOptions, WriterOptions};
+use crate::ends::options::{ReaderOptions, WriterOptions, MALLOC_OFFSET};
 use crate::ends::pipe_setup::pipe_max_size;
 use crate::process::cpu::allowed_cpus;
 use crate::size::{ByteSize, GIB, MIB};
@@ -75,6 +75,11 @@ pub struct RunParams {
     /// Also count the data calls in the kernel (default off: it costs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_syscalls: Option<bool>,
+    /// The writer's buffers in huge pages (true) or small ones (false), where
+    /// the step allows ([`catalog::allows_huge_pages`]); unset: as the step has
+    /// them. A tuning knob, not one of the page's controls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<bool>,
 }
 
 /// Bounds on [`RunParams`].
@@ -427,6 +432,17 @@ pub enum PlanError {
         /// /proc/sys/fs/pipe-max-size.
         limit: String,
     },
+    /// Huge pages asked of a step whose writer cannot use them.
+    #[error(
+        "huge_pages = {asked} does not apply to `{step}`: only a step whose writer hands its \
+         own pages to the pipe (vmsplice) can change them"
+    )]
+    HugePagesNotHere {
+        /// The step.
+        step: String,
+        /// What was asked.
+        asked: bool,
+    },
     /// A tuned variant without the sizes that make it one.
     #[error(
         "`{id}` is {base} with the bytes per call and pipe capacity a tuning search \
@@ -527,6 +543,20 @@ impl RunPlan {
             .seconds
             .map(|s| spec(Param::Seconds).check_seconds(s))
             .transpose()?;
+        if let Some(huge) = params.huge_pages {
+            if huge != writer.common.huge_pages {
+                if !catalog::allows_huge_pages(step) {
+                    return Err(PlanError::HugePagesNotHere {
+                        step: step.id.to_string(),
+                        asked: huge,
+                    });
+                }
+                // Placed as the reference programs' allocators place them:
+                // huge pages aligned, small ones where malloc puts the block.
+                writer.common.huge_pages = huge;
+                writer.common.buffer_offset = Some(if huge { 0 } else { MALLOC_OFFSET });
+            }
+        }
         let (writer_cpu, reader_cpu) = choose_cpus(params, &mut warnings)?;
         for common in [&mut writer.common, &mut reader.common] {
             common.bytes = ByteSize(bytes);
@@ -566,6 +596,15 @@ impl RunPlan {
         push("--buf-size", self.writer.common.buf_size.to_string());
         if let Some(pipe) = self.writer.pipe_size {
             push("--pipe-size", pipe.to_string());
+        }
+        // Said where it can be chosen and is not the step's own, and always for
+        // a tuned variant whose search chose it.
+        let base = catalog::tuned_base(&self.step).or_else(|| catalog::find(&self.step));
+        if let Some(base) = base.filter(catalog::allows_huge_pages) {
+            let huge = self.writer.common.huge_pages;
+            if catalog::tuned_base(&self.step).is_some() || huge != base.writer.common.huge_pages {
+                push("--huge-pages", if huge { "on" } else { "off" }.into());
+            }
         }
         if let Some(budget) = self.time_budget {
             push("--seconds", budget.as_secs_f64().to_string());

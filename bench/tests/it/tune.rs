@@ -18,6 +18,8 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
     assert!(!cells.is_empty(), "{result}");
     for cell in cells {
         assert_eq!(cell["summary"]["runs"].as_u64(), Some(rounds), "{cell}");
+        // write(2) copies its buffer: its pages are no knob of the search.
+        assert!(cell.get("huge_pages").is_none(), "{cell}");
     }
     let best = &result["best"];
     // The best is the fastest cell by median, under an id of its own.
@@ -98,4 +100,51 @@ fn a_budget_out_of_range_or_an_unknown_step_exits_2() {
             stderr(&output)
         );
     }
+}
+
+#[test]
+fn a_vmsplice_step_is_searched_with_huge_pages_on_and_off_and_its_argv_repeats_the_choice() {
+    let _cpus = cpus();
+    // Four seconds afford three cells: the first sizes with both settings.
+    let output = pipebench(&["tune", "vmsplice-splice", "--budget", "4", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let cells = result["cells"].as_array().unwrap();
+    for setting in [true, false] {
+        assert!(
+            cells.iter().any(|c| c["huge_pages"] == setting),
+            "huge pages {setting}: {result}"
+        );
+    }
+    // The step's own configuration is its own: small pages.
+    assert_eq!(result["baseline"]["huge_pages"], false, "{result}");
+    let best = &result["best"];
+    let huge = best["huge_pages"].as_bool().unwrap();
+    let argv: Vec<&str> = best["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let at = argv.iter().position(|a| *a == "--huge-pages").unwrap();
+    assert_eq!(argv[at + 1], if huge { "on" } else { "off" }, "{argv:?}");
+    // The argv (its runs' length included) runs the variant with the pages
+    // the search chose.
+    let mut again: Vec<&str> = argv[1..].to_vec();
+    again.push("--json");
+    let output = pipebench(&again);
+    assert!(output.status.success(), "{again:?}: {}", stderr(&output));
+    let run: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(run["step"], "tuned-vmsplice-splice");
+    assert_eq!(run["options"]["writer"]["huge_pages"], huge, "{run}");
+    // A copying writer's pages are no knob: asked of write-read, refused.
+    let refused = pipebench(&[
+        "run",
+        "write-read",
+        "--huge-pages",
+        "on",
+        "--seconds",
+        "0.2",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
 }

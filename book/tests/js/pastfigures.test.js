@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
+import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, pageSettings, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
 
 const KIB = 1024;
 const started = {
@@ -31,7 +31,8 @@ test("a search starts with every configuration unmeasured and folds trials as th
   // The step's own configuration is not a cell of the grid.
   assert.equal(search.cells.size, 4);
   assert.equal(search.cells.get(`${1024 * KIB}/${1024 * KIB}`).median, 40);
-  assert.deepEqual(search.best, { buf: 1024 * KIB, pipe: 1024 * KIB, median: 40 });
+  // A search that keeps the step's own pages names none (null).
+  assert.deepEqual(search.best, { buf: 1024 * KIB, pipe: 1024 * KIB, huge: null, median: 40 });
 });
 
 test("the heat map puts bytes per call across and the largest pipe on top, darkest for the fastest", () => {
@@ -124,6 +125,14 @@ test("a shared-pipe point's totals must add up", () => {
   assert.equal(row.size, "4 KiB (≤ PIPE_BUF)");
   assert.equal(row.torn, "0");
   assert.equal(row.addsUp, true);
+  assert.equal(row.switches, "not counted");
+  const counted = sharedRow({
+    ...point,
+    counts: { writers: { context_switches: 1200, wakeups: 30 }, readers: { context_switches: 7 }, missing: [] },
+  });
+  assert.equal(counted.switches, "1,200 / 7");
+  // The readers' wakeups were not counted: said, never shown as 0.
+  assert.equal(counted.wakeups, "30 / not counted");
 });
 
 test("a tuned variant's runs get a row of their own after the catalog's, named after its step", () => {
@@ -182,4 +191,31 @@ test("the card says whether the best found is kept for the next start, and why n
   const unrunnable = refused("not_runnable", "pipe_size too large");
   assert.equal(unrunnable.runnable, false);
   assert.match(unrunnable.text, /not offered as a step \(pipe_size too large\)/);
+});
+
+test("a search over huge pages too draws one map per setting on one scale", () => {
+  const cells = [];
+  for (const huge_pages of [true, false]) for (const buf_size of [64 * KIB, 1024 * KIB]) cells.push({ buf_size, pipe_size: 1024 * KIB, huge_pages });
+  let search = beginSearch({ cells, own: { buf_size: 256 * KIB, pipe_size: 128 * KIB, huge_pages: true }, rounds: 3, runs: 15 });
+  assert.equal(search.cells.size, 4, "the same sizes with each setting are two configurations");
+  assert.deepEqual(pageSettings(search), [true, false]);
+  const best = { buf_size: 1024 * KIB, pipe_size: 1024 * KIB, huge_pages: false, median: 50 };
+  search = foldTrial(search, { index: 1, of: 15, buf_size: 1024 * KIB, pipe_size: 1024 * KIB, huge_pages: false, own: false, median: 50, gib_per_s: 50, best });
+  search = foldTrial(search, { index: 2, of: 15, buf_size: 1024 * KIB, pipe_size: 1024 * KIB, huge_pages: true, own: false, median: 25, gib_per_s: 25, best });
+  const huge = layoutHeat(search, 560, 240, undefined, true);
+  const small = layoutHeat(search, 560, 240, undefined, false);
+  assert.equal(huge.cells.length, 2);
+  assert.equal(small.cells.length, 2);
+  // One scale for both maps: the huge map's only figure is not its own darkest.
+  assert.deepEqual([huge.lo, huge.hi], [25, 50]);
+  assert.equal(huge.measured, 1);
+  // The best is marked in its own setting's map only.
+  assert.deepEqual(huge.cells.filter((c) => c.best).length, 0);
+  assert.deepEqual(small.cells.filter((c) => c.best).map((c) => c.huge), [false]);
+  const rows = searchRows(search);
+  assert.deepEqual(rows.filter((r) => r.note === "fastest so far").map((r) => r.pages), ["small pages"]);
+  assert.equal(rows.at(-1).pages, "huge pages", "the step's own configuration says its pages");
+  // A search that keeps the step's pages has one map and says nothing of them.
+  assert.deepEqual(pageSettings(beginSearch(started)), [null]);
+  assert.equal(searchRows(beginSearch(started))[0].pages, "the step's own");
 });

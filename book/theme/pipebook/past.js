@@ -8,17 +8,19 @@
 // (rect.pipebook-tune-cell[data-median]), table.pipebook-tune-table,
 // .pipebook-tune-variant .pipebook-run, p.pipebook-tune-kept; select.pipebook-tool-select,
 // select.pipebook-tool-side, button.pipebook-tool-button, table.pipebook-tool-result;
-// button.pipebook-shared-button, table.pipebook-shared-result; on each root data-state,
+// button.pipebook-shared-button, input.pipebook-shared-profile, table.pipebook-shared-result,
+// details.pipebook-shared-profile-point (a point's profile); on each root data-state,
 // and data-trials / data-best / data-kept ("yes" or why not, the runner's kind) (tune),
-// data-bytes (tool), data-points / data-torn (shared).
+// data-bytes (tool), data-points / data-torn / data-profiles (shared).
 
 import { statusLine } from "./announce.js";
 import { START_HINT, toolTable, tunedVariants } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import * as fmt from "./format.js";
-import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, searchRows, sharedRow, toolRows } from "./pastfigures.js";
+import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, pageSettings, pagesLabel, searchRows, sharedRow, toolRows } from "./pastfigures.js";
 import { startSharedPipe, startTool, startTune } from "./runner.js";
 import { parseSize } from "./sizes.js";
+import { renderProfile } from "./profile.js";
 import { mountWidget } from "./widget.js";
 
 const W = 560;
@@ -53,14 +55,35 @@ function cardControls(root, form, runButton, cancelButton) {
   return { status, setState };
 }
 
-/** The heat map of a search: one rect per configuration, coloured by its median so far. */
-function drawHeat(el, search) {
-  const out = layoutHeat(search, W, H);
+/** One heat map per page setting the search tries (one map where it keeps the step's own
+ * pages), all coloured on one scale. */
+function drawMaps(box, search, step) {
+  const settings = pageSettings(search);
+  const maps = settings.map((huge) => {
+    const what = pagesLabel(huge);
+    const map = svg("svg", {
+      class: "pipebook-tune-heat",
+      viewBox: `0 0 ${W} ${H}`,
+      role: "img",
+      "data-pages": huge === null ? "own" : huge ? "huge" : "small",
+      "aria-label": `Heat map of the search of ${step}${what ? ` with ${what}` : ""}: bytes per call across, pipe capacity down, darker is faster; the table below has the figures`,
+    });
+    drawHeat(map, search, huge);
+    return settings.length > 1 ? h("figure.pipebook-tune-map", null, h("figcaption", null, `The writer's buffers in ${what}`), map) : map;
+  });
+  box.replaceChildren(...maps);
+}
+
+/** The heat map of a search's cells of one page setting: one rect per configuration,
+ * coloured by its median so far. */
+function drawHeat(el, search, huge) {
+  const out = layoutHeat(search, W, H, undefined, huge);
   el.replaceChildren();
   const title = svg("title");
+  const what = pagesLabel(huge);
   title.textContent = out.measured
-    ? `Search so far: ${out.measured} configurations measured, ${fmt.gib(out.lo)} to ${fmt.gib(out.hi)} GiB/s (darker is faster)`
-    : "Search: no configuration measured yet";
+    ? `Search so far${what ? `, ${what}` : ""}: ${out.measured} configurations measured, ${fmt.gib(out.lo)} to ${fmt.gib(out.hi)} GiB/s over the whole search (darker is faster)`
+    : `Search${what ? `, ${what}` : ""}: no configuration measured yet`;
   el.append(title);
   for (const c of out.cells) {
     const rect = svg("rect", {
@@ -72,10 +95,11 @@ function drawHeat(el, search) {
       fill: c.fill ?? "none",
       "data-buf": c.buf,
       "data-pipe": c.pipe ?? "",
+      "data-pages": c.huge === null || c.huge === undefined ? "own" : c.huge ? "huge" : "small",
       ...(fmt.isNumber(c.median) ? { "data-median": c.median } : {}),
     });
     const tip = svg("title");
-    tip.textContent = `${fmt.bytes(c.buf)} per call, ${c.pipe === null ? "default" : fmt.bytes(c.pipe)} pipe: ${fmt.isNumber(c.median) ? `${fmt.gib(c.median)} GiB/s` : "not run yet"}`;
+    tip.textContent = `${fmt.bytes(c.buf)} per call, ${c.pipe === null ? "default" : fmt.bytes(c.pipe)} pipe${what ? `, ${what}` : ""}: ${fmt.isNumber(c.median) ? `${fmt.gib(c.median)} GiB/s` : "not run yet"}`;
     rect.append(tip);
     const text = svg("text", {
       // An empty cell shows the page's own background: its mark takes the text colour.
@@ -110,8 +134,8 @@ function searchTable(table, search) {
   fill(
     table,
     h("caption", null, "Every configuration of the search (GiB/s, median of its runs so far)"),
-    h("tr", null, ["bytes per call", "pipe", "median GiB/s", "runs", "note"].map((t) => h("th", { scope: "col" }, t))),
-    searchRows(search).map((r) => h("tr", null, h("td", null, r.perCall), h("td", null, r.pipe), h("td", null, r.median), h("td", null, String(r.runs)), h("td", null, r.note))),
+    h("tr", null, ["bytes per call", "pipe", "writer's pages", "median GiB/s", "runs", "note"].map((t) => h("th", { scope: "col" }, t))),
+    searchRows(search).map((r) => h("tr", null, h("td", null, r.perCall), h("td", null, r.pipe), h("td", null, r.pages), h("td", null, r.median), h("td", null, String(r.runs)), h("td", null, r.note))),
   );
 }
 
@@ -122,7 +146,7 @@ function variantEntry(base, variant) {
     ...(base || {}),
     id: variant.id,
     title: `${base?.title || variant.base}, tuned on this machine`,
-    summary: `${fmt.bytes(variant.buf_size)} per call into a ${fmt.bytes(variant.pipe_size)} pipe: the fastest configuration a search found on this machine (median ${fmt.gib(variant.median)} GiB/s in its rounds). Its runs are kept under ${variant.id}, apart from ${variant.base}.`,
+    summary: `${fmt.bytes(variant.buf_size)} per call into a ${fmt.bytes(variant.pipe_size)} pipe${typeof variant.huge_pages === "boolean" ? `, the writer's buffers in ${pagesLabel(variant.huge_pages)}` : ""}: the fastest configuration a search found on this machine (median ${fmt.gib(variant.median)} GiB/s in its rounds). Its runs are kept under ${variant.id}, apart from ${variant.base}.`,
     kind: "variant",
     article_gib_s: null,
     reference_gib_s: null,
@@ -158,7 +182,7 @@ export function mountTune(root, { online, catalogEntry }) {
   const form = h("form.pipebook-controls", { novalidate: true }, h("label.pipebook-field", { for: budget.id }, h("span", null, "Budget"), h("span.pipebook-input-unit", null, budget, h("span", null, "s"))), h("div.pipebook-buttons", null, runButton, cancelButton));
   const { status, setState } = cardControls(root, form, runButton, cancelButton);
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true, "aria-label": "Runs of the search done" });
-  const heat = svg("svg", { class: "pipebook-tune-heat", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `Heat map of the search of ${step}: bytes per call across, pipe capacity down, darker is faster; the table below has the figures` });
+  const heat = h("div.pipebook-tune-maps");
   const table = h("table.pipebook-tune-table");
   const summary = h("p.pipebook-tune-summary");
   const command = h("p.pipebook-sweep-command");
@@ -177,7 +201,7 @@ export function mountTune(root, { online, catalogEntry }) {
   let search = null;
   const redraw = () => {
     root.dataset.trials = String(search.done);
-    drawHeat(heat, search);
+    drawMaps(heat, search, step);
     if (!heat.isConnected) bar.after(heat);
     searchTable(table, search);
   };
@@ -206,7 +230,8 @@ export function mountTune(root, { online, catalogEntry }) {
         search = foldTrial(search, msg);
         redraw();
         bar.value = msg.of ? msg.index / msg.of : 0;
-        const best = msg.best ? ` Fastest so far: ${fmt.bytes(msg.best.buf_size)} per call, ${fmt.bytes(msg.best.pipe_size)} pipe, ${fmt.gib(msg.best.median)} GiB/s.` : "";
+        const pages = typeof msg.best?.huge_pages === "boolean" ? `, ${pagesLabel(msg.best.huge_pages)}` : "";
+        const best = msg.best ? ` Fastest so far: ${fmt.bytes(msg.best.buf_size)} per call, ${fmt.bytes(msg.best.pipe_size)} pipe${pages}, ${fmt.gib(msg.best.median)} GiB/s.` : "";
         status.textContent = `Run ${msg.index} of ${msg.of}: ${fmt.gib(msg.gib_per_s)} GiB/s.${best}`;
       },
       result: (r) => {
@@ -216,7 +241,7 @@ export function mountTune(root, { online, catalogEntry }) {
         fill(command, "Run it again on the command line: ", h("code", null, r.best.argv.join(" ")));
         root.dataset.best = r.best.id;
         setState("done", `Done: ${r.best.id} is runnable below.`);
-        showVariant(variantBox, catalogEntry, { id: r.best.id, base: r.best.base, buf_size: r.best.buf_size, pipe_size: r.best.pipe_size, median: r.best.summary.median });
+        showVariant(variantBox, catalogEntry, { id: r.best.id, base: r.best.base, buf_size: r.best.buf_size, pipe_size: r.best.pipe_size, huge_pages: r.best.huge_pages, median: r.best.summary.median });
         for (const w of r.warnings || []) summary.append(h("span.pipebook-warning", null, ` ${w}.`));
       },
       saved: (msg) => {
@@ -336,13 +361,23 @@ export function mountSharedPipe(root, { online }) {
   const writers = input("pipebook-shared-writers", "pipebook-shared-writers", root.dataset.writers || "1,2,4");
   const readers = input("pipebook-shared-readers", "pipebook-shared-readers", root.dataset.readers || "1,2");
   const sizes = input("pipebook-shared-sizes", "pipebook-shared-sizes", root.dataset.sizes || "4KiB,64KiB");
+  const profile = h("input.pipebook-shared-profile", { id: "pipebook-shared-profile", type: "checkbox" });
   const runButton = h("button.pipebook-run-button.pipebook-shared-button", { type: "submit" }, "Share the pipe");
   const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
-  const form = h("form.pipebook-controls", { novalidate: true }, field(writers, "Writers"), field(readers, "Readers"), field(sizes, "Message sizes"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const form = h(
+    "form.pipebook-controls",
+    { novalidate: true },
+    field(writers, "Writers"),
+    field(readers, "Readers"),
+    field(sizes, "Message sizes"),
+    h("label.pipebook-field.pipebook-check", { for: profile.id }, profile, h("span", null, "Profile each point (perf: where the writers' and readers' time goes)")),
+    h("div.pipebook-buttons", null, runButton, cancelButton),
+  );
   const { status, setState } = cardControls(root, form, runButton, cancelButton);
   const table = h("table.pipebook-shared-result");
   const notes = h("ul.pipebook-notes");
-  card.append(form, status, table, notes);
+  const profiles = h("div.pipebook-shared-profiles");
+  card.append(form, status, table, notes, profiles);
   setState("idle", "Ready: every point runs its writers and readers as processes of their own.");
   let run = null;
   let points = [];
@@ -354,9 +389,27 @@ export function mountSharedPipe(root, { online }) {
     fill(
       table,
       h("caption", null, "Each point: GiB/s over all readers, what each writer got through, messages torn"),
-      h("tr", null, ["writers", "readers", "message", "GiB/s", "received per writer", "torn", "sleeps (writers / readers)", "totals add up"].map((t) => h("th", { scope: "col" }, t))),
-      rows.map((r) => h("tr", null, h("td", null, r.writers), h("td", null, r.readers), h("td", null, r.size), h("td", null, r.gib), h("td", null, r.perWriter), h("td", null, r.torn), h("td", null, r.sleeps), h("td", null, r.addsUp ? "yes" : "no"))),
+      h(
+        "tr",
+        null,
+        ["writers", "readers", "message", "GiB/s", "received per writer", "torn", "sleeps (writers / readers)", "context switches (writers / readers)", "wakeups issued (writers / readers)", "totals add up"].map((t) =>
+          h("th", { scope: "col" }, t),
+        ),
+      ),
+      rows.map((r) =>
+        h("tr", null, h("td", null, r.writers), h("td", null, r.readers), h("td", null, r.size), h("td", null, r.gib), h("td", null, r.perWriter), h("td", null, r.torn), h("td", null, r.sleeps), h("td", null, r.switches), h("td", null, r.wakeups), h("td", null, r.addsUp ? "yes" : "no")),
+      ),
     );
+  };
+  // A point's profile comes just before the point: kept until the point names it.
+  let pendingProfile = null;
+  const addProfile = (point, outcome) => {
+    const body = h("div.pipebook-profile-out");
+    if (outcome.report) renderProfile(body, outcome.report, { writer: "writers", reader: "readers" });
+    else if (outcome.error) fill(body, h("p.pipebook-profile-note", { dataset: { kind: outcome.error.kind } }, outcome.error.message));
+    const row = sharedRow(point);
+    profiles.append(h("details.pipebook-shared-profile-point", { dataset: { profiled: outcome.report ? "yes" : "no" } }, h("summary", null, `Profile: ${row.writers} writers, ${row.readers} readers, ${row.size} messages`), body));
+    root.dataset.profiles = String(profiles.querySelectorAll("details[data-profiled='yes']").length);
   };
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -367,21 +420,36 @@ export function mountSharedPipe(root, { online }) {
     if (!w.length || !r.length || w.some((n) => !Number.isInteger(n)) || r.some((n) => !Number.isInteger(n))) return setState("error", "Error: writers and readers are lists of counts such as 1,2,4.");
     if (!s.length || s.some((n) => n === null)) return setState("error", "Error: message sizes are a list such as 4KiB,64KiB.");
     points = [];
+    pendingProfile = null;
     redraw();
     fill(notes);
+    fill(profiles);
+    delete root.dataset.profiles;
     setState("connecting", "Connecting to the runner…");
-    run = startSharedPipe({ writers: w, readers: r, msg_sizes: s }, {
+    run = startSharedPipe({ writers: w, readers: r, msg_sizes: s, ...(profile.checked ? { profile: true } : {}) }, {
       queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-      started: (msg) => setState("running", `Running ${msg.points} points on ${msg.cpus} CPUs…`),
+      started: (msg) => setState("running", `Running ${msg.points} points on ${msg.cpus} CPUs${profile.checked ? ", each profiled" : ""}…`),
+      profile: (msg) => {
+        // Before any point: the machine cannot profile at all, said once.
+        if (!points.length && !pendingProfile && msg.error && !profiles.childElementCount) {
+          profiles.append(h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message));
+          return;
+        }
+        pendingProfile = msg;
+      },
       sharedPoint: (point) => {
         points.push(point);
         redraw();
+        if (pendingProfile) addProfile(point, pendingProfile);
+        pendingProfile = null;
       },
       result: (res) => {
         run = null;
         points = res.points;
         redraw();
-        fill(notes, (res.warnings || []).map((t) => h("li.pipebook-warning", null, t)));
+        // What the ends could not count here, said once for the sweep.
+        const missing = (res.points.find((p) => p.counts)?.counts?.missing || []).map((m) => h("li", null, `Not counted (${m.counts.join(", ")}): ${m.message}`));
+        fill(notes, (res.warnings || []).map((t) => h("li.pipebook-warning", null, t)), missing);
         setState("done", `Done: ${res.points.length} points, ${root.dataset.torn} torn messages at or below PIPE_BUF.`);
       },
       cancelled: () => {

@@ -5,17 +5,21 @@
 
 import * as fmt from "./format.js";
 
-const key = (buf, pipe) => `${buf}/${pipe ?? "default"}`;
+// A configuration: bytes per call, pipe capacity, and the writer's pages where the
+// search tries both (`huge_pages` true or false; absent, null: the step's own).
+const pages = (c) => (typeof c?.huge_pages === "boolean" ? c.huge_pages : null);
+const key = (buf, pipe, huge) => `${buf}/${pipe ?? "default"}${huge === null ? "" : huge ? "/huge" : "/small"}`;
+const same = (a, b) => a.buf === b.buf && a.pipe === b.pipe && (a.huge ?? null) === (b.huge ?? null);
 
 /** A search's grid before any run: every configuration of `started` ({cells, own}), none measured. */
 export function beginSearch(started) {
   const cells = new Map();
   for (const c of started?.cells || []) {
-    cells.set(key(c.buf_size, c.pipe_size), { buf: c.buf_size, pipe: c.pipe_size, median: null, runs: 0 });
+    cells.set(key(c.buf_size, c.pipe_size, pages(c)), { buf: c.buf_size, pipe: c.pipe_size, huge: pages(c), median: null, runs: 0 });
   }
   return {
     cells,
-    own: started?.own ? { buf: started.own.buf_size, pipe: started.own.pipe_size, median: null, runs: 0 } : null,
+    own: started?.own ? { buf: started.own.buf_size, pipe: started.own.pipe_size, huge: pages(started.own), median: null, runs: 0 } : null,
     done: 0,
     of: started?.runs ?? 0,
     best: null,
@@ -27,13 +31,13 @@ export function foldTrial(search, trial) {
   const cells = new Map(search.cells);
   let own = search.own;
   if (trial.own) {
-    own = { ...(own || { buf: trial.buf_size, pipe: trial.pipe_size }), median: trial.median, runs: (own?.runs || 0) + 1 };
+    own = { ...(own || { buf: trial.buf_size, pipe: trial.pipe_size, huge: pages(trial) }), median: trial.median, runs: (own?.runs || 0) + 1 };
   } else {
-    const k = key(trial.buf_size, trial.pipe_size);
-    const before = cells.get(k) || { buf: trial.buf_size, pipe: trial.pipe_size, runs: 0 };
+    const k = key(trial.buf_size, trial.pipe_size, pages(trial));
+    const before = cells.get(k) || { buf: trial.buf_size, pipe: trial.pipe_size, huge: pages(trial), runs: 0 };
     cells.set(k, { ...before, median: trial.median, runs: before.runs + 1 });
   }
-  const best = trial.best ? { buf: trial.best.buf_size, pipe: trial.best.pipe_size, median: trial.best.median } : search.best;
+  const best = trial.best ? { buf: trial.best.buf_size, pipe: trial.best.pipe_size, huge: pages(trial.best), median: trial.best.median } : search.best;
   return { cells, own, done: trial.index, of: trial.of, best };
 }
 
@@ -51,21 +55,37 @@ export function shade(t) {
   return { fill: `rgb(${c.join(",")})`, darkText: luminance > 0.18 };
 }
 
+/** The writer's page settings a search tries, one heat map each: [true, false] where it
+ * tries huge pages on and off, [null] where the step's own pages are kept. */
+export function pageSettings(search) {
+  const found = new Set([...search.cells.values()].map((c) => c.huge ?? null));
+  return [true, false, null].filter((h) => found.has(h));
+}
+
+/** "huge pages", "small pages", or "" for the step's own. */
+export function pagesLabel(huge) {
+  return huge === true ? "huge pages" : huge === false ? "small pages" : "";
+}
+
 /**
  * The heat map's layout in a `width` × `height` box: columns are bytes per call,
  * rows pipe capacities (largest at the top), colour the median GiB/s between the
- * slowest and fastest measured so far. Cells not measured yet have no colour.
+ * slowest and fastest measured so far in the whole search (so the maps of two page
+ * settings share one scale). Cells not measured yet have no colour. `huge` picks the
+ * cells of one page setting (see `pageSettings`); undefined takes them all.
  */
-export function layoutHeat(search, width, height, margin = { left: 80, top: 10, bottom: 40 }) {
-  const all = [...search.cells.values()];
+export function layoutHeat(search, width, height, margin = { left: 80, top: 10, bottom: 40 }, huge = undefined) {
+  const every = [...search.cells.values()];
+  const all = huge === undefined ? every : every.filter((c) => (c.huge ?? null) === huge);
   const bufs = [...new Set(all.map((c) => c.buf))].sort((a, b) => a - b);
   const pipes = [...new Set(all.map((c) => c.pipe))].sort((a, b) => b - a);
   const measured = all.filter((c) => fmt.isNumber(c.median)).map((c) => c.median);
-  const lo = measured.length ? Math.min(...measured) : 0;
-  const hi = measured.length ? Math.max(...measured) : 0;
+  const scale = every.filter((c) => fmt.isNumber(c.median)).map((c) => c.median);
+  const lo = scale.length ? Math.min(...scale) : 0;
+  const hi = scale.length ? Math.max(...scale) : 0;
   const w = bufs.length ? (width - margin.left) / bufs.length : 0;
   const h = pipes.length ? (height - margin.top - margin.bottom) / pipes.length : 0;
-  const isBest = (c) => search.best && c.buf === search.best.buf && c.pipe === search.best.pipe;
+  const isBest = (c) => search.best && same(c, search.best);
   const cells = all.map((c) => {
     const t = hi > lo ? (c.median - lo) / (hi - lo) : 1;
     const colour = fmt.isNumber(c.median) ? shade(t) : null;
@@ -94,16 +114,18 @@ export function layoutHeat(search, width, height, margin = { left: 80, top: 10, 
 /** The rows of the search's table (screen readers and print): every configuration, the step's own last. */
 export function searchRows(search) {
   const rows = [...search.cells.values()]
-    .sort((a, b) => a.buf - b.buf || (a.pipe ?? 0) - (b.pipe ?? 0))
+    .sort((a, b) => a.buf - b.buf || (a.pipe ?? 0) - (b.pipe ?? 0) || Number(b.huge ?? 0) - Number(a.huge ?? 0))
     .map((c) => ({
       perCall: fmt.bytes(c.buf),
       pipe: c.pipe === null ? "kernel's default" : fmt.bytes(c.pipe),
+      pages: pagesLabel(c.huge) || "the step's own",
       median: fmt.isNumber(c.median) ? fmt.gib(c.median) : "not run yet",
       runs: c.runs,
-      note: search.best && c.buf === search.best.buf && c.pipe === search.best.pipe ? "fastest so far" : "",
+      note: search.best && same(c, search.best) ? "fastest so far" : "",
     }));
   if (search.own) {
     rows.push({
+      pages: pagesLabel(search.own.huge) || "the step's own",
       perCall: fmt.bytes(search.own.buf),
       pipe: search.own.pipe === null || search.own.pipe === undefined ? "kernel's default" : fmt.bytes(search.own.pipe),
       median: fmt.isNumber(search.own.median) ? fmt.gib(search.own.median) : "not run yet",
@@ -180,9 +202,18 @@ export function totalsAddUp(point) {
   return wrote === got && got === read && read === point.bytes;
 }
 
+/** "writers / readers" of one of a shared-pipe point's counts, "not counted" for a side
+ * whose count is absent (never 0: an absent count is unknown). */
+function bothSides(counts, name) {
+  const side = (s) => (typeof counts?.[s]?.[name] === "number" ? fmt.count(counts[s][name]) : "not counted");
+  return counts ? `${side("writers")} / ${side("readers")}` : "not counted";
+}
+
 /** A shared-pipe point as table cells. */
 export function sharedRow(point) {
   return {
+    switches: bothSides(point.counts, "context_switches"),
+    wakeups: bothSides(point.counts, "wakeups"),
     writers: String(point.writers),
     readers: String(point.readers),
     size: `${fmt.bytes(point.msg_size)}${point.atomic ? " (≤ PIPE_BUF)" : ""}`,

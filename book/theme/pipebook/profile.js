@@ -53,11 +53,14 @@ function endSection(role, end) {
           dataset: { role },
         })
       : h("p", null, "No samples: the run was too short."),
-    h("details", null, h("summary", null, `The ${role}'s hottest functions`), table("pipebook-profile-top", ["function", "inclusive", "self"], top)),
+    h("details", null, h("summary", null, `The ${role}${role.endsWith("s") ? "'" : "'s"} hottest functions`), table("pipebook-profile-top", ["function", "inclusive", "self"], top)),
   );
 }
 
-function render(out, report) {
+/** Fills `out` with a profile report: how it was sampled, its notes, the article's
+ * comparison when there is one, and each side's flame graph and hottest functions.
+ * `names` says what the two sides are ("writers" and "readers" for a shared pipe). */
+export function renderProfile(out, report, names = { writer: "writer", reader: "reader" }) {
   const parts = [h("p.pipebook-profile-how", null, `Sampled with ${report.event} at ${report.frequency} Hz; the ends were paused while perf attached, so this run's GiB/s is not a clean figure.`)];
   for (const note of report.notes) parts.push(h("p.pipebook-profile-note", { dataset: { kind: note.kind } }, note.message));
   if (report.comparison) {
@@ -66,7 +69,7 @@ function render(out, report) {
       table("pipebook-profile-compare", ["article's function", "article", "name here", "inclusive here", "self here"], compareRows(report.comparison)),
     );
   }
-  parts.push(endSection("writer", report.writer), endSection("reader", report.reader));
+  parts.push(endSection(names.writer, report.writer), endSection(names.reader, report.reader));
   fill(out, ...parts);
 }
 
@@ -104,7 +107,7 @@ export function mountProfile(card, { step, readParams }) {
       profile: (msg) => {
         if (msg.report) {
           profiled = true;
-          render(out, msg.report);
+          renderProfile(out, msg.report);
         } else if (msg.error) {
           fill(out, h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message));
         }

@@ -145,9 +145,14 @@ fn task_params(task: &Task, params: &RunParams) -> Result<RunParams, LabError> {
         profile,
         counts,
         trace_syscalls,
+        huge_pages,
     } = params;
     if buf_size.is_some() {
         return Err(fixed("buf_size"));
+    }
+    // A task's step has its own pages: the lab measures those.
+    if huge_pages.is_some() {
+        return Err(fixed("huge_pages"));
     }
     if pipe_size.is_some() {
         return Err(fixed("pipe_size"));

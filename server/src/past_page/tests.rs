@@ -25,6 +25,7 @@ fn budgets_and_counts_are_bounded_by_the_server() {
         readers: vec![1],
         msg_sizes: vec![ByteSize(4096)],
         bytes: None,
+        profile: false,
     };
     assert_eq!(shared_job(&ok).unwrap().bytes, DEFAULT_SHARED_BYTES);
     let field = |request: SharedRequest| match shared_job(&request) {
@@ -88,6 +89,7 @@ fn a_tuned_variant_runs_at_its_own_sizes_only_once_found() {
             base: "busy-loop".into(),
             buf_size: 1 << 20,
             pipe_size: 1 << 20,
+            huge_pages: None,
             summary,
             argv: vec![],
         })
@@ -119,6 +121,7 @@ fn a_kept_variant_is_read_back_and_the_file_stays_bounded() {
         base: step.into(),
         buf_size,
         pipe_size: 256 << 10,
+        huge_pages: None,
         summary: Summary {
             median,
             min: median,
@@ -161,6 +164,7 @@ fn a_variant_another_server_kept_is_read_again_and_the_newest_search_wins() {
         base: "busy-loop".into(),
         buf_size,
         pipe_size: 256 << 10,
+        huge_pages: None,
         summary: Summary {
             median: 5.0,
             min: 5.0,
@@ -187,6 +191,7 @@ fn a_variant_another_server_kept_is_read_again_and_the_newest_search_wins() {
         base: "busy-loop".into(),
         buf_size: 256 << 10,
         pipe_size: 256 << 10,
+        huge_pages: None,
         median: 1.0,
         found_at_ms: 1,
     };
@@ -209,4 +214,76 @@ fn a_failed_save_is_typed_by_its_cause_not_its_words() {
     assert_eq!(full.to_save_error().kind, SaveErrorKind::NoSpace);
     let refused = TunedSaveError::Refused(TunedRefusal::Median(f64::NAN));
     assert_eq!(refused.to_save_error().kind, SaveErrorKind::NotRunnable);
+}
+
+#[test]
+fn a_line_names_its_pages_only_where_a_search_tries_them_and_older_lines_still_load() {
+    let dir = tempfile::tempdir().unwrap();
+    // A line written before huge pages were a knob, and lines that name them.
+    let lines = [
+        r#"{"id":"tuned-busy-loop","base":"busy-loop","buf_size":1048576,"pipe_size":1048576,"median":50.0,"found_at_ms":1}"#,
+        r#"{"id":"tuned-vmsplice-splice","base":"vmsplice-splice","buf_size":1048576,"pipe_size":1048576,"huge_pages":true,"median":30.0,"found_at_ms":2}"#,
+        // write(2)'s writer copies: its pages are no knob, so huge ones are refused.
+        r#"{"id":"tuned-write-read","base":"write-read","buf_size":1048576,"pipe_size":1048576,"huge_pages":true,"median":9.0,"found_at_ms":3}"#,
+    ];
+    std::fs::write(dir.path().join(TUNED_FILE), lines.join("\n") + "\n").unwrap();
+    let (tuned, load) = TunedVariants::open(dir.path()).unwrap();
+    assert_eq!(load.variants, 2, "{:?}", load.refused);
+    assert_eq!(load.refused.len(), 1, "{:?}", load.refused);
+    let find = |id: &str| tuned.list().into_iter().find(|v| v.id == id).unwrap();
+    // The old line: the step's own pages, said by no flag beyond what the
+    // planner says of the variant.
+    let old = find("tuned-busy-loop");
+    assert_eq!(old.huge_pages, None);
+    assert_eq!(
+        tuned
+            .params_for("tuned-busy-loop", &RunParams::default())
+            .unwrap()
+            .huge_pages,
+        None
+    );
+    // The new one runs with its pages, repeats them, and refuses the others.
+    let huge = find("tuned-vmsplice-splice");
+    assert_eq!(huge.huge_pages, Some(true));
+    let at = huge.argv.iter().position(|a| a == "--huge-pages").unwrap();
+    assert_eq!(huge.argv[at + 1], "on");
+    let params = tuned
+        .params_for("tuned-vmsplice-splice", &RunParams::default())
+        .unwrap();
+    assert_eq!(params.huge_pages, Some(true));
+    let small = RunParams {
+        huge_pages: Some(false),
+        ..RunParams::default()
+    };
+    assert!(matches!(
+        tuned.params_for("tuned-vmsplice-splice", &small),
+        Err(PastRefusal::TunedPages {
+            chosen: true,
+            asked: false,
+            ..
+        })
+    ));
+    // Kept again as it was found: the compacted line still names its pages.
+    let best = Best {
+        id: "tuned-vmsplice-splice".into(),
+        base: "vmsplice-splice".into(),
+        buf_size: 64 << 10,
+        pipe_size: 64 << 10,
+        huge_pages: Some(false),
+        summary: Summary {
+            median: 31.0,
+            min: 31.0,
+            max: 31.0,
+            runs: 3,
+        },
+        argv: vec![],
+    };
+    tuned.register(&best).unwrap();
+    let (again, _) = TunedVariants::open(dir.path()).unwrap();
+    let kept = again
+        .list()
+        .into_iter()
+        .find(|v| v.id == "tuned-vmsplice-splice")
+        .unwrap();
+    assert_eq!(kept.huge_pages, Some(false));
 }

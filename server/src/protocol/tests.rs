@@ -68,8 +68,20 @@ fn parses_tune_and_shared_pipe_messages() {
             readers: vec![1],
             msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
             bytes: Some(ByteSize(16 << 20)),
+            profile: false,
         })
     );
+    let profiled = job(
+        r#"{"type":"shared_pipe","writers":[2],"readers":[1],"msg_sizes":[4096],"profile":true}"#,
+    );
+    assert!(
+        matches!(&profiled, JobRequest::SharedPipe(r) if r.profile),
+        "{profiled:?}"
+    );
+    refused(&[(
+        r#"{"type":"shared_pipe","writers":[2],"readers":[1],"msg_sizes":[4096],"profile":"yes"}"#,
+        "bad profile",
+    )]);
     refused(&[
         (r#"{"type":"tune"}"#, "needs a `step`"),
         (

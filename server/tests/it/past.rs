@@ -201,6 +201,71 @@ async fn many_writers_share_a_pipe_without_tearing_small_messages() {
 }
 
 #[tokio::test]
+async fn a_profiled_shared_pipe_sends_each_points_profile_before_it() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"shared_pipe","writers":[2],"readers":[1,2],"msg_sizes":[4096],"bytes":"8MiB","profile":true}),
+    )
+    .await;
+    let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(120)).await;
+    let kinds: Vec<&str> = before
+        .iter()
+        .filter_map(|m| m["type"].as_str())
+        .filter(|t| matches!(*t, "profile" | "shared_point"))
+        .collect();
+    if !pipebench::profile::perf_installed() {
+        // Said once, before any point, and the sweep runs unprofiled.
+        assert_eq!(
+            kinds,
+            ["profile", "shared_point", "shared_point"],
+            "{before:?}"
+        );
+        let error = before.iter().find(|m| m["type"] == "profile").unwrap();
+        assert_eq!(error["error"]["kind"], "not_installed", "{error}");
+        return;
+    }
+    // Each point's profile comes just before it.
+    assert_eq!(
+        kinds,
+        ["profile", "shared_point", "profile", "shared_point"],
+        "{before:?}"
+    );
+    for profile in before.iter().filter(|m| m["type"] == "profile") {
+        let report = &profile["report"];
+        if !crate::common::perf_can_sample() {
+            assert_eq!(profile["error"]["kind"], "failed", "{profile}");
+            continue;
+        }
+        for (side, call) in [("writer", "pipe_write"), ("reader", "pipe_read")] {
+            let functions = report[side]["functions"].as_array().unwrap();
+            assert!(
+                functions
+                    .iter()
+                    .any(|f| f["kernel"] == true && f["symbol"].as_str().unwrap().contains(call)),
+                "{side}: {functions:?}"
+            );
+            let svg = report[side]["flamegraph_svg"].as_str().unwrap();
+            assert!(svg.contains(&format!("{side}s: where")), "{side}");
+            assert!(!svg.contains("<script"), "{side}");
+        }
+    }
+    for point in result["points"].as_array().unwrap() {
+        assert_eq!(point["torn_messages"], 0, "{point}");
+        for side in ["writers", "readers"] {
+            assert!(
+                point["counts"][side]["context_switches"].is_u64(),
+                "{point}"
+            );
+        }
+    }
+    let saved = recv(&mut socket).await;
+    assert_eq!(saved["error"]["kind"], "not_kept", "{saved}");
+}
+
+#[tokio::test]
 async fn out_of_bounds_searches_and_sweeps_are_refused_before_anything_runs() {
     let server = InProcess::start().await;
     let mut socket = server.socket().await;

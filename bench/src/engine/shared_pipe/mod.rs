@@ -14,7 +14,16 @@
 //! message and `torn_messages` must be 0.
 //!
 //! Every end is a child of this process started through the one launcher
-//! (`pipebench shared-end SPEC`), and answers with one outcome line.
+//! (`pipebench shared-end SPEC`), and answers with one outcome line, with what
+//! the kernel did for it over its loop (`process::counts`: context switches
+//! always, the wakeups it issued where the machine permits). A point's counts
+//! are its writers' summed and its readers' summed.
+//!
+//! Profiled (`profile`, `--profile`), every end stops itself before its loop;
+//! once all have, perf attaches to the writers as one recording and to the
+//! readers as another (`profile::Session::attach_groups`), then lets them go,
+//! and the point's `profile` event (the same report and flame graphs as a
+//! step's) comes just before its `shared_point`.
 
 pub mod report;
 
@@ -28,9 +37,13 @@ use std::time::{Duration, Instant};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::event::{Event, Failure, Finished, Progress};
+use crate::engine::counts::Counts;
+use crate::engine::event::{Event, Failure, Finished, ProfileOutcome, Progress};
 use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
+use crate::process::counts::{merge, Counted, Counting, EndCounts, Request};
 use crate::process::launch::{self, Child, Launch, LaunchError, REPORT_FD};
+use crate::process::rundir::{Base, RunDir};
+use crate::profile::{self, ProfileError, Session, Setup};
 use crate::size::{gib_per_s, ByteSize};
 
 /// `PIPE_BUF` on Linux: writes up to this size are atomic.
@@ -59,6 +72,9 @@ pub struct SharedPipeJob {
     pub bytes: u64,
     /// Kill a point after this long.
     pub timeout: Duration,
+    /// Record every point's writers and readers with perf (a `profile` event
+    /// before each `shared_point`); their figures are then not clean ones.
+    pub profile: bool,
 }
 
 /// A request that cannot be run.
@@ -137,6 +153,10 @@ pub struct EndSpec {
     pub messages: u64,
     /// How many readers share the pipe (a reader alone sees the whole stream).
     pub readers: usize,
+    /// Stop itself (SIGSTOP) before its loop, so perf can attach before the
+    /// first byte; the job continues it.
+    #[serde(default)]
+    pub hold: bool,
 }
 
 /// What an end answers.
@@ -156,6 +176,9 @@ pub struct EndAnswer {
     pub last_ns: Option<u64>,
     /// Voluntary context switches over its loop.
     pub sleeps: u64,
+    /// What the kernel did for it over its loop, and what could not be counted.
+    #[serde(default)]
+    pub counts: Option<Counted>,
     /// What went wrong, if anything.
     pub error: Option<String>,
 }
@@ -290,12 +313,35 @@ pub fn end_main(spec: &str) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+/// An end's counting window, opened before its loop: context switches and
+/// faults always, the wakeups, IPIs and TLB flushes it causes where the machine
+/// permits (as an IPC or tool run counts them: no article figure is set
+/// against a shared pipe). A held end stops here, its counters open but not
+/// yet started, so neither perf's attaching nor the stop is counted.
+fn open_window(spec: &EndSpec, call: &'static str) -> Counting {
+    let mut window = Counting::open(&Request {
+        calls: vec![call],
+        per_wakeup: true,
+        trace_syscalls: false,
+    });
+    if spec.hold {
+        // SAFETY: raise only sends a signal to this process.
+        unsafe {
+            libc::raise(libc::SIGSTOP);
+        }
+    }
+    window.start();
+    window
+}
+
 fn write_end(spec: &EndSpec) -> EndAnswer {
     let words = (spec.msg_size / 8) as usize;
     let mut message = vec![0u8; spec.msg_size as usize];
     let stdout = std::io::stdout();
     let out = std::os::fd::AsFd::as_fd(&stdout);
     let mut answer = EndAnswer::default();
+    let window = open_window(spec, "write");
+    let mut calls = 0u64;
     let before = voluntary_switches();
     answer.first_ns = Some(monotonic_ns());
     for seq in 0..spec.messages {
@@ -304,6 +350,7 @@ fn write_end(spec: &EndSpec) -> EndAnswer {
         }
         let mut done = 0;
         while done < message.len() {
+            calls += 1;
             match rustix::io::write(out, &message[done..]) {
                 Ok(n) => done += n,
                 Err(Errno::INTR) => {}
@@ -317,6 +364,7 @@ fn write_end(spec: &EndSpec) -> EndAnswer {
     }
     answer.last_ns = Some(monotonic_ns());
     answer.sleeps = voluntary_switches() - before;
+    answer.counts = Some(window.stop(BTreeMap::from([("write".to_string(), calls)])));
     answer
 }
 
@@ -326,8 +374,11 @@ fn read_end(spec: &EndSpec) -> EndAnswer {
     let input = std::os::fd::AsFd::as_fd(&stdin);
     let mut judge = Judge::new(spec.msg_size, spec.readers);
     let mut answer = EndAnswer::default();
+    let window = open_window(spec, "read");
+    let mut calls = 0u64;
     let before = voluntary_switches();
     loop {
+        calls += 1;
         match rustix::io::read(input, &mut buffer) {
             Ok(0) => break,
             Ok(n) => {
@@ -345,6 +396,7 @@ fn read_end(spec: &EndSpec) -> EndAnswer {
         }
     }
     answer.sleeps = voluntary_switches() - before;
+    answer.counts = Some(window.stop(BTreeMap::from([("read".to_string(), calls)])));
     answer.per_writer = judge.per_writer;
     answer.torn = judge.torn;
     answer.split = judge.split;
@@ -386,6 +438,14 @@ pub fn run(
             cpus,
         }),
     )));
+    // A machine that cannot profile still runs the sweep; the observer hears
+    // why once, and no point is held for perf.
+    let setup = job.profile.then(|| {
+        profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY).map_err(|err| {
+            observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
+        })
+    });
+    let setup = setup.and_then(Result::ok);
     let mut points = Vec::new();
     let mut warnings = Vec::new();
     let started = Instant::now();
@@ -393,7 +453,12 @@ pub fn run(
     for &msg_size in &job.msg_sizes {
         for &writers in &job.writers {
             for &readers in &job.readers {
-                let point = run_point(job, context, observer, writers, readers, msg_size);
+                let shape = Shape {
+                    writers,
+                    readers,
+                    msg_size,
+                };
+                let point = run_point(job, context, observer, shape, setup.as_ref());
                 match point {
                     Ok(point) => {
                         if point.oversubscribed {
@@ -459,14 +524,183 @@ impl From<PointError> for Halt {
     }
 }
 
+/// One point's counts of writers and readers and its message size.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    writers: usize,
+    readers: usize,
+    msg_size: u64,
+}
+
+/// Whether process `pid` is stopped, or gone (nothing left to wait for).
+fn stopped_or_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command's closing parenthesis.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_none_or(|state| matches!(state, 'T' | 't' | 'Z' | 'X')),
+        Err(_) => true,
+    }
+}
+
+/// A point's perf recording and the private folder its data lives in.
+struct Recorded {
+    session: Session,
+    _folder: Option<RunDir>,
+}
+
+/// Attaches perf to a point's held ends: the writers as one recording, the
+/// readers as another, in the caller's `--profile-dir` (a folder per point)
+/// or in a private run folder removed with the point. Every end is continued,
+/// recorded or not; a failure is said to the observer and the point goes on.
+fn record(
+    setup: &Setup,
+    context: &JobContext,
+    shape: Shape,
+    ends: &[(String, Child)],
+    observer: &mut dyn Observer,
+) -> Option<Recorded> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ends.iter().all(|(_, child)| stopped_or_gone(child.pid())) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let pids = |writer: bool| -> Vec<u32> {
+        ends.iter()
+            .filter(|(what, _)| what.starts_with("writer") == writer)
+            .map(|(_, child)| child.pid())
+            .collect()
+    };
+    let (writers, readers) = (pids(true), pids(false));
+    let mut folder = None;
+    let dir = match &context.profile_dir {
+        Some(dir) => {
+            let dir = dir.join(format!(
+                "{}w-{}r-{}",
+                shape.writers, shape.readers, shape.msg_size
+            ));
+            std::fs::create_dir_all(&dir)
+                .map(|()| dir.clone())
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+        }
+        None => Base::runtime()
+            .and_then(|base| RunDir::create(&base))
+            .map(|made| {
+                let path = made.path().to_path_buf();
+                folder = Some(made);
+                path
+            })
+            .map_err(|e| e.to_string()),
+    };
+    let attached = dir
+        .map_err(|message| ProfileError::Failed {
+            stage: "record",
+            message,
+        })
+        .and_then(|dir| {
+            Session::attach_groups(
+                setup.clone(),
+                [("writers", &writers), ("readers", &readers)],
+                &dir,
+            )
+        });
+    // attach_groups continues them whatever happens; a folder that could not be
+    // made never reached it.
+    for pid in writers.iter().chain(&readers) {
+        if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
+        }
+    }
+    match attached {
+        Ok(session) => Some(Recorded {
+            session,
+            _folder: folder,
+        }),
+        Err(err) => {
+            observer.event(Event::Profile(ProfileOutcome::from(Err(err))));
+            None
+        }
+    }
+}
+
+/// The sum of several ends' counts: a count missing from any end is missing
+/// from the sum (a partial total would read as a small one).
+fn summed<'a>(ends: impl Iterator<Item = &'a EndCounts>) -> EndCounts {
+    fn add(total: &mut Option<u64>, value: Option<u64>) {
+        *total = match (*total, value) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+    let mut sum = EndCounts {
+        cpu_migrations: Some(0),
+        page_allocs: Some(0),
+        page_frees: Some(0),
+        wakeups: Some(0),
+        ipis: Some(0),
+        tlb_flushes: Some(0),
+        ..EndCounts::default()
+    };
+    let mut traced: Option<BTreeMap<String, u64>> = Some(BTreeMap::new());
+    for end in ends {
+        for (call, n) in &end.syscalls {
+            *sum.syscalls.entry(call.clone()).or_default() += n;
+        }
+        sum.context_switches += end.context_switches;
+        sum.voluntary_switches += end.voluntary_switches;
+        sum.involuntary_switches += end.involuntary_switches;
+        sum.page_faults += end.page_faults;
+        sum.major_faults += end.major_faults;
+        add(&mut sum.cpu_migrations, end.cpu_migrations);
+        add(&mut sum.page_allocs, end.page_allocs);
+        add(&mut sum.page_frees, end.page_frees);
+        add(&mut sum.wakeups, end.wakeups);
+        add(&mut sum.ipis, end.ipis);
+        add(&mut sum.tlb_flushes, end.tlb_flushes);
+        traced = match (traced, &end.syscalls_traced) {
+            (Some(mut t), Some(calls)) => {
+                for (call, n) in calls {
+                    *t.entry(call.clone()).or_default() += n;
+                }
+                Some(t)
+            }
+            _ => None,
+        };
+    }
+    sum.syscalls_traced = traced;
+    sum
+}
+
+/// A point's counts: `writers` (every writer's summed) and `readers`; none when
+/// an end counted nothing.
+fn point_counts(writers: &[&EndAnswer], readers: &[&EndAnswer]) -> Option<Counts> {
+    let side = |answers: &[&EndAnswer]| -> Option<Vec<Counted>> {
+        answers.iter().map(|a| a.counts.clone()).collect()
+    };
+    let (w, r) = (side(writers)?, side(readers)?);
+    let mut counts = Counts::default();
+    counts
+        .ends
+        .insert("writers".into(), summed(w.iter().map(|c| &c.counts)));
+    counts
+        .ends
+        .insert("readers".into(), summed(r.iter().map(|c| &c.counts)));
+    counts.missing = merge(w.iter().chain(&r).flat_map(|c| c.missing.clone()).collect());
+    Some(counts)
+}
+
 fn run_point(
     job: &SharedPipeJob,
     context: &JobContext,
     observer: &mut dyn Observer,
-    writers: usize,
-    readers: usize,
-    msg_size: u64,
+    shape: Shape,
+    setup: Option<&Setup>,
 ) -> Result<SharedPoint, Halt> {
+    let Shape {
+        writers,
+        readers,
+        msg_size,
+    } = shape;
     let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| PointError::Pipe(e.into()))?;
     let _ = rustix::pipe::fcntl_setpipe_size(&write_end, PIPE_CAPACITY);
@@ -483,6 +717,7 @@ fn run_point(
             msg_size,
             messages: 0,
             readers,
+            hold: setup.is_some(),
         };
         let what = format!("reader {id}");
         let child = end_launch(&what, context, &spec)
@@ -499,6 +734,7 @@ fn run_point(
             msg_size,
             messages,
             readers,
+            hold: setup.is_some(),
         };
         let what = format!("writer {id}");
         let child = end_launch(&what, context, &spec)
@@ -510,6 +746,29 @@ fn run_point(
     // Only the ends hold the pipe now: the readers see its end when the last
     // writer is done.
     drop(write_end);
+    let recorded = setup.and_then(|setup| record(setup, context, shape, &ends, observer));
+    let ended = wait_for_ends(job, &mut ends, observer);
+    // perf stops by itself once its processes are gone; killed ends leave it
+    // nothing to finish.
+    match (recorded, &ended) {
+        (Some(recorded), Ok(())) => {
+            let report = recorded.session.finish("shared-pipe");
+            observer.event(Event::Profile(ProfileOutcome::from(report)));
+        }
+        (Some(recorded), Err(_)) => recorded.session.abandon(),
+        (None, _) => {}
+    }
+    ended?;
+    answer_point(&mut ends, shape)
+}
+
+/// Waits until every end of a point has exited, the observer says stop, or the
+/// point's time is up (dropping the children then kills and reaps them).
+fn wait_for_ends(
+    job: &SharedPipeJob,
+    ends: &mut [(String, Child)],
+    observer: &mut dyn Observer,
+) -> Result<(), Halt> {
     let deadline = Instant::now() + job.timeout;
     loop {
         let mut all = true;
@@ -529,6 +788,16 @@ fn run_point(
             return Err(PointError::Timeout(job.timeout.as_secs()).into());
         }
     }
+    Ok(())
+}
+
+/// The point, from its ends' answers once all have exited.
+fn answer_point(ends: &mut [(String, Child)], shape: Shape) -> Result<SharedPoint, Halt> {
+    let Shape {
+        writers,
+        readers,
+        msg_size,
+    } = shape;
     let mut answers: Vec<(bool, EndAnswer)> = Vec::new();
     for (what, child) in ends.iter_mut() {
         let answer: EndAnswer = child.outcome().map_err(|silent| PointError::End {
@@ -562,6 +831,10 @@ fn run_point(
         _ => 0.0,
     };
     let bytes: u64 = reader_answers.iter().map(|(_, a)| a.bytes).sum();
+    let counts = point_counts(
+        &writer_answers.iter().map(|(_, a)| a).collect::<Vec<_>>(),
+        &reader_answers.iter().map(|(_, a)| a).collect::<Vec<_>>(),
+    );
     Ok(SharedPoint {
         writers,
         readers,
@@ -580,6 +853,7 @@ fn run_point(
             reader_answers.iter().map(|(_, a)| a.sleeps).sum(),
         ],
         oversubscribed: writers + readers > crate::process::cpu::allowed_cpus().len().max(1),
+        counts,
     })
 }
 
@@ -658,6 +932,7 @@ mod tests {
             msg_sizes: vec![4096],
             bytes: 1 << 20,
             timeout: Duration::from_secs(1),
+            profile: false,
         };
         assert!(job.check().is_ok());
         for bad in [

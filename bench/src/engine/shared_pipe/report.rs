@@ -53,6 +53,11 @@ pub struct SharedPoint {
     pub sleeps: [u64; 2],
     /// More ends than CPUs: they take turns.
     pub oversubscribed: bool,
+    /// What the kernel did for the ends over their loops: `writers` (every
+    /// writer's counts summed) and `readers`, with what could not be counted
+    /// and why (a count one end lacks is missing from the sum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<crate::engine::counts::Counts>,
 }
 
 /// A sweep as it starts (`started {kind:"shared_pipe", ...}`).

@@ -1,13 +1,15 @@
 //! Tuning (`pipebench tune STEP --budget SECONDS`): the knobs that matter
-//! searched together, bytes per call × pipe capacity, for one step, as a job of
+//! searched together, bytes per call × pipe capacity, and huge pages on and off
+//! where the step allows (its writer vmsplices its own pages:
+//! [`crate::steps::catalog::allows_huge_pages`]), for one step, as a job of
 //! ordinary pipe jobs (like [`crate::engine::sweep`]).
 //!
 //! The step's own configuration runs in the same session as every candidate, in
 //! the same interleaved rounds (each round visits every cell and the step's own
 //! configuration once, in a shuffled order), so the gain is a ratio of medians
 //! measured side by side, with its spread (the worst and best pairing of the
-//! runs). Capacities stay within `/proc/sys/fs/pipe-max-size`; a step with huge
-//! pages keeps them, one without gets none (the search changes sizes, not the
+//! runs). Capacities stay within `/proc/sys/fs/pipe-max-size`; a step whose
+//! writer copies keeps its pages as they are (the search changes sizes, not the
 //! step's kind). The best configuration is a variant with its own id,
 //! `tuned-STEP`, never the step's own name, and the argv that repeats it.
 
@@ -24,13 +26,15 @@ use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
 use crate::size::ByteSize;
 use crate::stats::{summarize, Summary};
-use crate::steps::catalog::TUNED_PREFIX;
+use crate::steps::catalog::{self, TUNED_PREFIX};
 use crate::steps::plan::{Limits, RunParams, RunPlan};
 
 /// Bytes per call tried.
 pub const BUF_SIZES: [u64; 4] = [64 << 10, 256 << 10, 1 << 20, 2 << 20];
 /// Pipe capacities tried (those over pipe-max-size are left out).
 pub const PIPE_SIZES: [u64; 3] = [64 << 10, 256 << 10, 1 << 20];
+/// The writer's pages tried where the step allows: huge, then small.
+pub const HUGE_PAGES: [bool; 2] = [true, false];
 /// Interleaved rounds.
 pub const ROUNDS: usize = 3;
 /// The least and most budget, seconds. The least affords the step's own
@@ -75,8 +79,9 @@ pub fn own_was_fastest(own: &Summary, best: &Summary) -> bool {
 /// The planned search: every cell's plan and the step's own, and the order.
 struct Search {
     seconds: f64,
-    /// (buf_size, pipe_size) of each cell; the baseline is index `cells.len()`.
-    cells: Vec<(u64, u64)>,
+    /// (buf_size, pipe_size, huge pages where searched) of each cell; the
+    /// baseline is index `cells.len()`.
+    cells: Vec<(u64, u64, Option<bool>)>,
     plans: Vec<RunPlan>,
     order: Vec<usize>,
     skipped: usize,
@@ -86,10 +91,20 @@ fn plan(job: &TuneJob, limits: &Limits) -> Result<Search, TuneError> {
     if !(BUDGET_BOUNDS.0..=BUDGET_BOUNDS.1).contains(&job.budget) {
         return Err(TuneError::Budget(job.budget));
     }
-    let candidates: Vec<(u64, u64)> = BUF_SIZES
+    // Huge pages innermost, so a budget that affords only the first cells
+    // still sees both settings.
+    let huge: Vec<Option<bool>> = match catalog::tuned_base(&job.step)
+        .or_else(|| catalog::find(&job.step))
+        .filter(catalog::allows_huge_pages)
+    {
+        Some(_) => HUGE_PAGES.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    let candidates: Vec<(u64, u64, Option<bool>)> = BUF_SIZES
         .iter()
         .flat_map(|&b| PIPE_SIZES.iter().map(move |&p| (b, p)))
         .filter(|&(_, p)| p <= limits.max_pipe_size)
+        .flat_map(|(b, p)| huge.iter().map(move |&h| (b, p, h)))
         .collect();
     // Cells the budget can afford at the shortest run the planner allows.
     let affordable = ((job.budget / MIN_RUN_SECONDS / ROUNDS as f64) as usize).saturating_sub(1);
@@ -97,7 +112,7 @@ fn plan(job: &TuneJob, limits: &Limits) -> Result<Search, TuneError> {
     let mut cells = Vec::new();
     let mut plans = Vec::new();
     let mut skipped = 0;
-    for (buf, pipe) in candidates {
+    for (buf, pipe, huge_pages) in candidates {
         if cells.len() >= affordable.max(1) {
             skipped += 1;
             continue;
@@ -107,22 +122,24 @@ fn plan(job: &TuneJob, limits: &Limits) -> Result<Search, TuneError> {
             pipe_size: Some(ByteSize(pipe)),
             seconds: Some(MIN_RUN_SECONDS),
             quiet: Some(true),
+            huge_pages,
             ..RunParams::default()
         };
         // A configuration this step or machine refuses is left out.
         if RunPlan::for_step_id(&job.step, &params, limits).is_ok() {
-            cells.push((buf, pipe));
+            cells.push((buf, pipe, huge_pages));
         } else {
             skipped += 1;
         }
     }
     let seconds = seconds_for(cells.len()).max(MIN_RUN_SECONDS);
-    for &(buf, pipe) in &cells {
+    for &(buf, pipe, huge_pages) in &cells {
         let params = RunParams {
             buf_size: Some(ByteSize(buf)),
             pipe_size: Some(ByteSize(pipe)),
             seconds: Some(seconds),
             quiet: Some(true),
+            huge_pages,
             ..RunParams::default()
         };
         plans.push(RunPlan::for_step_id(&job.step, &params, limits)?);
@@ -181,16 +198,20 @@ pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> 
         Ok(search) => search,
         Err(err) => return Some(Event::error(err.to_string())),
     };
+    // The step's own pages are said where the search tries both.
+    let searched_huge = search.cells.iter().any(|c| c.2.is_some());
     let config_of = |index: usize| match search.cells.get(index) {
-        Some(&(buf_size, pipe)) => Config {
+        Some(&(buf_size, pipe, huge_pages)) => Config {
             buf_size,
             pipe_size: Some(pipe),
+            huge_pages,
         },
         None => {
             let own = &search.plans[index];
             Config {
                 buf_size: own.writer.common.buf_size.bytes(),
                 pipe_size: own.writer.pipe_size.map(|p| p.bytes()),
+                huge_pages: searched_huge.then_some(own.writer.common.huge_pages),
             }
         }
     };
@@ -239,10 +260,11 @@ pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> 
     Some(finish(job, &search, &results))
 }
 
-fn cell(buf_size: u64, runs: &[RunResult]) -> Option<Cell> {
+fn cell(buf_size: u64, huge_pages: Option<bool>, runs: &[RunResult]) -> Option<Cell> {
     let rates: Vec<f64> = runs.iter().map(|r| r.gib_per_s).collect();
     Some(Cell {
         buf_size,
+        huge_pages,
         pipe_capacity: runs.first().and_then(|r| r.pipe_capacity),
         summary: summarize(&rates)?,
     })
@@ -250,25 +272,28 @@ fn cell(buf_size: u64, runs: &[RunResult]) -> Option<Cell> {
 
 fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
     let own = results.last().expect("the step's own configuration runs");
-    let Some(baseline) = cell(own.first().map_or(0, |r| r.bytes_per_call), own) else {
+    let searched_huge = search.cells.iter().any(|c| c.2.is_some());
+    let own_huge = search.plans.last().map(|p| p.writer.common.huge_pages);
+    let own_huge = own_huge.filter(|_| searched_huge);
+    let Some(baseline) = cell(own.first().map_or(0, |r| r.bytes_per_call), own_huge, own) else {
         return Event::error("the step's own configuration produced no run");
     };
     let cells: Vec<Cell> = search
         .cells
         .iter()
         .zip(results)
-        .filter_map(|(&(buf, _), runs)| cell(buf, runs))
+        .filter_map(|(&(buf, _, huge), runs)| cell(buf, huge, runs))
         .collect();
     let best_index = search
         .cells
         .iter()
         .enumerate()
-        .filter_map(|(i, _)| cell(search.cells[i].0, &results[i]).map(|c| (i, c)))
+        .filter_map(|(i, &(buf, _, huge))| cell(buf, huge, &results[i]).map(|c| (i, c)))
         .max_by(|a, b| a.1.summary.median.total_cmp(&b.1.summary.median));
     let Some((index, best_cell)) = best_index else {
         return Event::error("no configuration produced a run");
     };
-    let (buf_size, pipe_size) = search.cells[index];
+    let (buf_size, pipe_size, huge_pages) = search.cells[index];
     let id = format!("{TUNED_PREFIX}{}", job.step);
     // The run's own command line under the variant's id: `pipebench run
     // tuned-STEP` with its bytes per call and pipe capacity is that variant.
@@ -278,6 +303,12 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
             let mut argv = r.argv.clone();
             if let Some(step) = argv.get_mut(2) {
                 step.clone_from(&id);
+            }
+            // The run was the step's own id, which says its pages only where they
+            // differ from the step's; the variant always says them.
+            if let Some(huge) = huge_pages.filter(|_| !argv.iter().any(|a| a == "--huge-pages")) {
+                argv.push("--huge-pages".into());
+                argv.push(if huge { "on" } else { "off" }.into());
             }
             argv
         })
@@ -325,6 +356,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
             base: job.step.clone(),
             buf_size,
             pipe_size,
+            huge_pages,
             summary: best_cell.summary,
             argv,
         },
@@ -343,6 +375,7 @@ pub fn check(job: &TuneJob) -> Result<(), TuneError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::catalog::MALLOC_OFFSET;
 
     fn summary(median: f64) -> Summary {
         Summary {
@@ -440,18 +473,36 @@ mod tests {
             let search = plan(&job, &limits).unwrap();
             assert!(!search.cells.is_empty(), "{step}");
             assert!(
-                search.cells.iter().all(|&(_, pipe)| pipe <= 256 << 10),
+                search.cells.iter().all(|&(_, pipe, _)| pipe <= 256 << 10),
                 "{step}"
             );
             assert!(
-                search.cells.iter().any(|&(_, pipe)| pipe == 256 << 10),
+                search.cells.iter().any(|&(_, pipe, _)| pipe == 256 << 10),
                 "{step}: the largest pipe allowed is tried"
             );
-            // The search changes sizes, not the step's kind: huge pages where the
-            // step has them, in every configuration and the step's own.
-            for plan in &search.plans {
-                assert_eq!(plan.writer.common.huge_pages, huge, "{step}");
+            // Every one of these steps' writers vmsplices its own pages: both
+            // settings are searched, each cell's plan as the cell says, and the
+            // step's own configuration keeps the step's pages.
+            for setting in [true, false] {
+                assert!(
+                    search.cells.iter().any(|c| c.2 == Some(setting)),
+                    "{step}: huge pages {setting} searched"
+                );
             }
+            for (plan, cell) in search.plans.iter().zip(&search.cells) {
+                assert_eq!(Some(plan.writer.common.huge_pages), cell.2, "{step}");
+                assert_eq!(
+                    plan.writer.common.buffer_offset,
+                    Some(if cell.2 == Some(true) {
+                        0
+                    } else {
+                        MALLOC_OFFSET
+                    }),
+                    "{step}: buffers placed as the reference's allocators place them"
+                );
+            }
+            let own = search.plans.last().unwrap();
+            assert_eq!(own.writer.common.huge_pages, huge, "{step}");
         }
     }
 }

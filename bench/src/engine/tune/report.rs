@@ -12,6 +12,9 @@ use crate::stats::Summary;
 pub struct Cell {
     /// Bytes per call.
     pub buf_size: u64,
+    /// The writer's huge pages, where the search tried both settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<bool>,
     /// The pipe's capacity as read back.
     pub pipe_capacity: Option<u64>,
     /// GiB/s over the rounds.
@@ -29,6 +32,10 @@ pub struct Best {
     pub buf_size: u64,
     /// Pipe capacity.
     pub pipe_size: u64,
+    /// The writer's huge pages, where the search tried both settings (the
+    /// variant's argv says `--huge-pages on|off`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<bool>,
     /// GiB/s over the rounds.
     pub summary: Summary,
     /// The command line that runs it again.
@@ -102,6 +109,9 @@ pub struct Config {
     pub buf_size: u64,
     /// The pipe capacity asked for (`None`: the kernel's default).
     pub pipe_size: Option<u64>,
+    /// The writer's huge pages, where the search tries both (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub huge_pages: Option<bool>,
 }
 
 /// One run of a search, as it ends (`"type":"trial"`): what ran, and the search

@@ -178,6 +178,9 @@ fn every_param_has_one_spec_with_sane_bounds() {
             profile: Some(true),
             counts: Some(true),
             trace_syscalls: Some(true),
+            // A tuning knob a tuned variant carries, not one of the page's
+            // controls: no spec (left out of the JSON when unset).
+            huge_pages: None,
         })
         .unwrap();
         let mut expected: Vec<_> = fields.as_object().unwrap().keys().cloned().collect();
@@ -199,4 +202,48 @@ fn every_param_has_one_spec_with_sane_bounds() {
             }
         }
     }
+}
+
+#[test]
+fn huge_pages_change_only_where_the_writer_vmsplices_and_argv_says_so() {
+    let limits = Limits::default();
+    let with = |step: &str, huge: Option<bool>| {
+        let params = RunParams {
+            huge_pages: huge,
+            buf_size: Some(ByteSize(1 << 20)),
+            pipe_size: Some(ByteSize(1 << 20)),
+            ..RunParams::default()
+        };
+        RunPlan::for_step_id(step, &params, &limits)
+    };
+    let flag = |plan: &RunPlan| {
+        let argv = plan.argv();
+        argv.iter()
+            .position(|a| a == "--huge-pages")
+            .map(|i| argv[i + 1].clone())
+    };
+    // busy-loop has huge pages: off is small pages placed as malloc places them.
+    let off = with("busy-loop", Some(false)).unwrap();
+    assert!(!off.writer.common.huge_pages);
+    assert_eq!(off.writer.common.buffer_offset, Some(MALLOC_OFFSET));
+    assert_eq!(flag(&off).as_deref(), Some("off"));
+    // Its own pages are said only by a tuned variant, which always says them.
+    let own = with("busy-loop", Some(true)).unwrap();
+    assert!(own.writer.common.huge_pages);
+    assert_eq!(flag(&own), None);
+    assert_eq!(flag(&with("busy-loop", None).unwrap()), None);
+    let tuned = with("tuned-busy-loop", None).unwrap();
+    assert_eq!(flag(&tuned).as_deref(), Some("on"));
+    let tuned = with("tuned-vmsplice-splice", Some(true)).unwrap();
+    assert!(tuned.writer.common.huge_pages);
+    assert_eq!(tuned.writer.common.buffer_offset, Some(0));
+    assert_eq!(flag(&tuned).as_deref(), Some("on"));
+    // A copying writer keeps its pages: asking for others is refused, asking
+    // for its own is no change, and its argv never names them.
+    assert!(matches!(
+        with("write-read", Some(true)),
+        Err(PlanError::HugePagesNotHere { asked: true, .. })
+    ));
+    let same = with("tuned-write-read", Some(false)).unwrap();
+    assert_eq!(flag(&same), None);
 }

@@ -3,13 +3,70 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
+
 use super::run_card::{start_run, wait_until_done};
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
     RUN_CHAPTER, RUN_STEP,
 };
 
-const MACHINE_CHAPTER: &str = "your-machine";
+pub(super) const MACHINE_CHAPTER: &str = "your-machine";
+
+/// A script that reads the results table's rows into `rows`, `{step: {runs,
+/// name, best}}`, then evaluates `ready` (with `rows` in scope): the table's
+/// rows once `ready` is true, else null.
+fn rows_when(ready: &str) -> String {
+    format!(
+        "const rows = Object.fromEntries([...document.querySelectorAll('.pipebook-results tr[data-step]')]
+           .map((tr) => [tr.dataset.step, {{ runs: Number(tr.dataset.runs),
+             name: tr.querySelector('th').textContent,
+             best: tr.querySelector('.pipebook-best').textContent }}]));
+         return ({ready}) ? rows : null;"
+    )
+}
+
+/// The results table's rows once it lists `step`: `{step: {runs, name, best}}`.
+pub(super) async fn result_rows(page: &Page, step: &str) -> TestResult<Value> {
+    wait_js(
+        &page.client,
+        &rows_when(&format!("'{step}' in rows")),
+        Duration::from_secs(10),
+        "the results table's rows",
+    )
+    .await
+}
+
+/// The results table's rows once its row of `step` counts more than `before` runs.
+pub(super) async fn rows_once_more_runs(page: &Page, step: &str, before: u64) -> TestResult<Value> {
+    wait_js(
+        &page.client,
+        &rows_when(&format!("rows['{step}'] && rows['{step}'].runs > {before}")),
+        Duration::from_secs(10),
+        "the results table to list the run",
+    )
+    .await
+}
+
+/// How many results of `step` the server's history holds, fetched by the page.
+pub(super) async fn history_runs(page: &Page, step: &str) -> TestResult<u64> {
+    let counted = page
+        .client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/api/results').then((r) => r.json())
+                   .then((all) => done(all.filter((r) => r.step === '{step}').length))
+                   .catch((e) => done(String(e)));"
+            ),
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("reading the history from the page: {e}"))?;
+    counted
+        .as_u64()
+        .ok_or_else(|| format!("the history could not be read: {counted}"))
+}
 
 #[tokio::test]
 async fn the_results_table_lists_a_run_made_from_the_page() {
@@ -29,42 +86,13 @@ async fn results_table(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     require_chapter(MACHINE_CHAPTER)?;
     open(client, base, RUN_CHAPTER).await?;
-    let before = runs_in_history(page).await?;
+    let before = history_runs(page, RUN_STEP).await?;
     start_run(client, "0.5").await?;
     wait_until_done(client, Duration::from_secs(90)).await?;
     open(client, base, MACHINE_CHAPTER).await?;
-    let runs = wait_js(
-        client,
-        &format!(
-            "const row = document.querySelector('.pipebook-results tr[data-step=\"{RUN_STEP}\"]');
-             return row && Number(row.dataset.runs) > {before} ? row.dataset.runs : null;"
-        ),
-        Duration::from_secs(10),
-        "the results table to list the run",
-    )
-    .await?;
+    let runs = rows_once_more_runs(page, RUN_STEP, before).await?[RUN_STEP]["runs"].clone();
     println!("results table: {RUN_STEP} has {runs} run(s), {before} before this test's");
     Ok(())
-}
-
-/// How many results of the run step the server's history holds, fetched by the page.
-async fn runs_in_history(page: &Page) -> TestResult<u64> {
-    let counted = page
-        .client
-        .execute_async(
-            &format!(
-                "const done = arguments[arguments.length - 1];
-                 fetch('/api/results').then((r) => r.json())
-                   .then((all) => done(all.filter((r) => r.step === '{RUN_STEP}').length))
-                   .catch((e) => done(String(e)));"
-            ),
-            vec![],
-        )
-        .await
-        .map_err(|e| format!("reading the history from the page: {e}"))?;
-    counted
-        .as_u64()
-        .ok_or_else(|| format!("the history could not be read: {counted}"))
 }
 
 /// The machine report leads with its findings, each with its evidence; a wakeup

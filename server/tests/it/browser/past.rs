@@ -12,6 +12,65 @@ use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, 
 
 pub(super) const CHAPTER: &str = "past-the-article";
 
+/// The chapter's tuning card.
+pub(super) const TUNE_ROOT: &str = ".pipebook-tune[data-step=\"busy-loop\"]";
+
+/// Opens the chapter and runs its tuning card's search on the smallest budget
+/// (one configuration and the step's own, six runs), sampling `probe` (a
+/// script body that sees the card as `r` and returns an object with at least
+/// its `state`) until the search ends; every sample is kept.
+pub(super) async fn search_on_smallest_budget(
+    page: &Page,
+    probe: &str,
+) -> Result<Vec<Value>, String> {
+    search_on_budget(page, 2, probe).await
+}
+
+/// [`search_on_smallest_budget`] with a budget of `seconds`.
+pub(super) async fn search_on_budget(
+    page: &Page,
+    seconds: u32,
+    probe: &str,
+) -> Result<Vec<Value>, String> {
+    require_chapter(CHAPTER)?;
+    open(&page.client, &page.base, CHAPTER).await?;
+    click_and_sample(
+        page,
+        TUNE_ROOT,
+        &format!("r.querySelector('input.pipebook-tune-budget').value = '{seconds}';"),
+        "button.pipebook-tune-button",
+        Duration::from_secs(240),
+        &format!("const r = document.querySelector('{TUNE_ROOT}'); {probe}"),
+    )
+    .await
+}
+
+/// The tuned step's run card the finished search offers.
+pub(super) fn tuned_variant() -> String {
+    format!("{TUNE_ROOT} .pipebook-tune-variant .pipebook-run")
+}
+
+/// Runs the offered tuned step for a second from its own card, sampling
+/// `probe` (as for [`search_on_smallest_budget`], `r` being the run card);
+/// its last sample, once the run is done.
+pub(super) async fn run_tuned_variant(page: &Page, probe: &str) -> Result<Value, String> {
+    let variant = tuned_variant();
+    let runs = click_and_sample(
+        page,
+        &variant,
+        "r.querySelector('input.pipebook-seconds').value = '1';",
+        "button.pipebook-run-button",
+        Duration::from_secs(60),
+        &format!("const r = document.querySelector('{variant}'); {probe}"),
+    )
+    .await?;
+    let end = runs.last().cloned().unwrap_or_default();
+    if end["state"] != json!("done") {
+        return Err(format!("the tuned step's run ended as {end}"));
+    }
+    Ok(end)
+}
+
 #[tokio::test]
 async fn the_tuning_card_draws_its_search_and_offers_the_best_as_a_step() {
     in_fresh_page("tune-card", tune_card).await;
@@ -84,27 +143,22 @@ pub(super) async fn click_and_sample(
 }
 
 async fn tune_card(page: &Page) -> TestResult {
-    require_chapter(CHAPTER)?;
-    open(&page.client, &page.base, CHAPTER).await?;
-    let root = ".pipebook-tune[data-step=\"busy-loop\"]";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         const cells = [...r.querySelectorAll('svg.pipebook-tune-heat rect.pipebook-tune-cell')];
-         return {{ state: r.dataset.state, trials: Number(r.dataset.trials ?? 0), best: r.dataset.best ?? null,
+    let root = TUNE_ROOT;
+    // Four seconds afford three configurations: busy-loop's writer vmsplices,
+    // so the first sizes with its buffers in huge pages and in small ones.
+    let samples = search_on_budget(
+        page,
+        4,
+        "const cells = [...r.querySelectorAll('svg.pipebook-tune-heat rect.pipebook-tune-cell')];
+         const maps = [...r.querySelectorAll('svg.pipebook-tune-heat')].map((m) => m.dataset.pages);
+         const captions = [...r.querySelectorAll('.pipebook-tune-map figcaption')].map((c) => c.textContent);
+         return { state: r.dataset.state, trials: Number(r.dataset.trials ?? 0), best: r.dataset.best ?? null,
                   cells: cells.length, measured: cells.filter((c) => c.hasAttribute('data-median')).length,
                   rows: r.querySelectorAll('table.pipebook-tune-table tr').length,
                   summary: r.querySelector('.pipebook-tune-summary').textContent,
                   variant: r.querySelector('.pipebook-tune-variant .pipebook-run')?.dataset.step ?? null,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
-    let samples = click_and_sample(
-        page,
-        root,
-        // The smallest budget: one configuration and the step's own, six runs.
-        "r.querySelector('input.pipebook-tune-budget').value = '2';",
-        "button.pipebook-tune-button",
-        Duration::from_secs(240),
-        &probe,
+                  maps, captions,
+                  status: r.querySelector('.pipebook-status').textContent };",
     )
     .await?;
     let last = samples.last().cloned().unwrap_or_default();
@@ -128,6 +182,12 @@ async fn tune_card(page: &Page) -> TestResult {
             "every configuration should be measured at the end: {last}"
         ));
     }
+    // One map per setting of the writer's pages, each named.
+    if last["maps"] != json!(["huge", "small"])
+        || last["captions"].as_array().map(Vec::len) != Some(2)
+    {
+        return Err(format!("a heat map per page setting: {last}"));
+    }
     // A row per configuration, the step's own and the header.
     if last["rows"].as_u64() != Some(cells + 2) {
         return Err(format!("the table does not list the search: {last}"));
@@ -148,25 +208,12 @@ async fn tune_card(page: &Page) -> TestResult {
     println!("tuning card: {last}; {}", path.display());
 
     // The best runs again from its own card, under its own id.
-    let variant = format!("{root} .pipebook-tune-variant .pipebook-run");
-    let run_probe = format!(
-        "const r = document.querySelector('{variant}');
-         return {{ state: r.dataset.state, gibs: r.querySelector('.pipebook-result-gibs')?.textContent ?? null,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
-    let runs = click_and_sample(
+    run_tuned_variant(
         page,
-        &variant,
-        "r.querySelector('input.pipebook-seconds').value = '1';",
-        "button.pipebook-run-button",
-        Duration::from_secs(60),
-        &run_probe,
+        "return { state: r.dataset.state, gibs: r.querySelector('.pipebook-result-gibs')?.textContent ?? null,
+                  status: r.querySelector('.pipebook-status').textContent };",
     )
     .await?;
-    let end = runs.last().cloned().unwrap_or_default();
-    if end["state"] != json!("done") {
-        return Err(format!("the tuned step's run ended as {end}"));
-    }
     Ok(())
 }
 

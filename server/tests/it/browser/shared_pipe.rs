@@ -1,13 +1,16 @@
 //! The shared-pipe card on small sizes: two writers and two readers on one
-//! pipe at two message sizes at or below PIPE_BUF; it runs, draws each point
-//! with what every writer got through, tears no message, and passes axe-core.
+//! pipe at two message sizes at or below PIPE_BUF, each point profiled; it
+//! runs, draws each point with what every writer got through and the ends'
+//! context switches, tears no message, shows each point's profile (the
+//! writers' and readers' flame graphs, or why there is none), and passes
+//! axe-core.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::past::{click_and_sample, CHAPTER};
-use super::{in_fresh_page, open, require_chapter, screenshot_element, Page, TestResult};
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 #[tokio::test]
 async fn the_shared_pipe_card_draws_per_writer_totals_and_tears_nothing() {
@@ -24,6 +27,10 @@ async fn shared_card(page: &Page) -> TestResult {
            .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
          return {{ state: r.dataset.state, points: Number(r.dataset.points ?? 0),
                   torn: r.dataset.torn ?? null, rows,
+                  profiles: Number(r.dataset.profiles ?? 0),
+                  profilePoints: r.querySelectorAll('details.pipebook-shared-profile-point').length,
+                  flames: [...r.querySelectorAll('img.pipebook-flamegraph')].map((i) => i.dataset.role),
+                  why: [...r.querySelectorAll('.pipebook-shared-profiles .pipebook-profile-note')].map((n) => n.dataset.kind),
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
     // Two points of 16 MiB each (the runner's default per point).
@@ -32,7 +39,8 @@ async fn shared_card(page: &Page) -> TestResult {
         root,
         "r.querySelector('input.pipebook-shared-writers').value = '2';
          r.querySelector('input.pipebook-shared-readers').value = '2';
-         r.querySelector('input.pipebook-shared-sizes').value = '4KiB,1KiB';",
+         r.querySelector('input.pipebook-shared-sizes').value = '4KiB,1KiB';
+         r.querySelector('input.pipebook-shared-profile').checked = true;",
         "button.pipebook-shared-button",
         Duration::from_secs(120),
         &probe,
@@ -54,11 +62,24 @@ async fn shared_card(page: &Page) -> TestResult {
             .as_array()
             .map(|c| c.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        // writers, readers, message, GiB/s, received per writer, torn, sleeps, totals add up
-        let [writers, readers, message, _gib, per_writer, torn, _sleeps, adds_up] = cells[..]
+        // writers, readers, message, GiB/s, received per writer, torn, sleeps,
+        // context switches, wakeups, totals add up
+        let [writers, readers, message, _gib, per_writer, torn, _sleeps, switches, _wakeups, adds_up] =
+            cells[..]
         else {
-            return Err(format!("a point's row has 8 cells: {row}"));
+            return Err(format!("a point's row has 10 cells: {row}"));
         };
+        // Context switches are counted for any user: a figure a side.
+        let sides: Vec<&str> = switches.split(" / ").collect();
+        if sides.len() != 2
+            || sides
+                .iter()
+                .any(|s| s.parse::<u64>().is_err() && !s.contains(','))
+        {
+            return Err(format!(
+                "each side's context switches should be drawn: {row}"
+            ));
+        }
         if writers != "2" || readers != "2" || !message.contains("PIPE_BUF") {
             return Err(format!("the row does not say its point: {row}"));
         }
@@ -82,6 +103,31 @@ async fn shared_card(page: &Page) -> TestResult {
     {
         return Err(format!("the status does not say nothing was torn: {last}"));
     }
+    // A profile per point, just as the runner sent them: both sides' flame
+    // graphs where perf samples here, else the reason, said per point.
+    if pipebench::profile::perf_installed() && crate::common::perf_can_sample() {
+        let flames = last["flames"].as_array().cloned().unwrap_or_default();
+        if last["profilePoints"] != json!(2)
+            || last["profiles"] != json!(2)
+            || flames.len() != 4
+            || flames.iter().filter(|r| *r == "writers").count() != 2
+        {
+            return Err(format!(
+                "each point's writers' and readers' flame graphs: {last}"
+            ));
+        }
+    } else if last["why"].as_array().is_none_or(|w| w.is_empty()) {
+        return Err(format!("no profile, and no reason said: {last}"));
+    }
+    js(
+        &page.client,
+        &format!(
+            "const d = document.querySelector('{root} details.pipebook-shared-profile-point');
+             if (d) d.open = true;
+             return true;"
+        ),
+    )
+    .await?;
     crate::a11y::audit(
         &page.client,
         &crate::a11y::axe_source(),

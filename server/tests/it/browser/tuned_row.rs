@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::past::{click_and_sample, CHAPTER};
+use super::machine::{history_runs, result_rows, MACHINE_CHAPTER};
+use super::past::{run_tuned_variant, search_on_smallest_budget, tuned_variant, TUNE_ROOT};
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
 };
 
-const MACHINE_CHAPTER: &str = "your-machine";
 const TUNED: &str = "tuned-busy-loop";
 const BASE: &str = "busy-loop";
 
@@ -22,70 +22,21 @@ async fn a_tuned_step_run_from_its_card_gets_its_own_row_in_the_results_table() 
     in_fresh_page("tuned-row", tuned_row).await;
 }
 
-/// The results table's rows once it has the catalog's: `{step: {runs, name, best}}`.
-async fn result_rows(page: &Page) -> TestResult<Value> {
-    wait_js(
-        &page.client,
-        &format!(
-            "const rows = [...document.querySelectorAll('.pipebook-results tr[data-step]')];
-             if (!rows.some((tr) => tr.dataset.step === '{BASE}')) return null;
-             return Object.fromEntries(rows.map((tr) => [tr.dataset.step, {{
-               runs: Number(tr.dataset.runs),
-               name: tr.querySelector('th').textContent,
-               best: tr.querySelector('.pipebook-best').textContent }}]));"
-        ),
-        Duration::from_secs(10),
-        "the results table's rows",
-    )
-    .await
-}
-
-/// How many results of `step` the server's history holds, fetched by the page.
-async fn history_runs(page: &Page, step: &str) -> TestResult<u64> {
-    let counted = page
-        .client
-        .execute_async(
-            &format!(
-                "const done = arguments[arguments.length - 1];
-                 fetch('/api/results').then((r) => r.json())
-                   .then((all) => done(all.filter((r) => r.step === '{step}').length))
-                   .catch((e) => done(String(e)));"
-            ),
-            vec![],
-        )
-        .await
-        .map_err(|e| format!("reading the history from the page: {e}"))?;
-    counted
-        .as_u64()
-        .ok_or_else(|| format!("the history could not be read: {counted}"))
-}
-
 fn runs(rows: &Value, step: &str) -> u64 {
     rows[step]["runs"].as_u64().unwrap_or(0)
 }
 
 async fn tuned_row(page: &Page) -> TestResult {
-    require_chapter(CHAPTER)?;
     require_chapter(MACHINE_CHAPTER)?;
     let (client, base) = (&page.client, page.base.as_str());
     open(client, base, MACHINE_CHAPTER).await?;
-    let before = result_rows(page).await?;
+    let before = result_rows(page, BASE).await?;
 
-    open(client, base, CHAPTER).await?;
-    let root = ".pipebook-tune[data-step=\"busy-loop\"]";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, best: r.dataset.best ?? null, kept: r.dataset.kept ?? null,
-                  keptText: r.querySelector('.pipebook-tune-kept')?.textContent ?? '',
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
-    let samples = click_and_sample(
+    let root = TUNE_ROOT;
+    let samples = search_on_smallest_budget(
         page,
-        root,
-        "r.querySelector('input.pipebook-tune-budget').value = '2';",
-        "button.pipebook-tune-button",
-        Duration::from_secs(240),
-        &probe,
+        "return { state: r.dataset.state, best: r.dataset.best ?? null,
+                  status: r.querySelector('.pipebook-status').textContent };",
     )
     .await?;
     let last = samples.last().cloned().unwrap_or_default();
@@ -114,7 +65,7 @@ async fn tuned_row(page: &Page) -> TestResult {
     }
 
     // The offered card is the tuned step's own, not the article's.
-    let variant = format!("{root} .pipebook-tune-variant .pipebook-run");
+    let variant = tuned_variant();
     let head = js(
         client,
         &format!(
@@ -133,23 +84,11 @@ async fn tuned_row(page: &Page) -> TestResult {
     {
         return Err(format!("the offered card is not the tuned step's: {head}"));
     }
-    let run_probe = format!(
-        "const r = document.querySelector('{variant}');
-         return {{ state: r.dataset.state, status: r.querySelector('.pipebook-status').textContent }};"
-    );
-    let ran = click_and_sample(
+    run_tuned_variant(
         page,
-        &variant,
-        "r.querySelector('input.pipebook-seconds').value = '1';",
-        "button.pipebook-run-button",
-        Duration::from_secs(60),
-        &run_probe,
+        "return { state: r.dataset.state, status: r.querySelector('.pipebook-status').textContent };",
     )
     .await?;
-    let end = ran.last().cloned().unwrap_or_default();
-    if end["state"] != json!("done") {
-        return Err(format!("the tuned step's run ended as {end}"));
-    }
 
     // Its run is counted in a row of its own, named after the step it tunes;
     // the search and this run added nothing to the article step's row. The
@@ -163,7 +102,7 @@ async fn tuned_row(page: &Page) -> TestResult {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     open(client, base, MACHINE_CHAPTER).await?;
-    let after = result_rows(page).await?;
+    let after = result_rows(page, BASE).await?;
     let row = &after[TUNED];
     if runs(&after, TUNED) != runs(&before, TUNED) + 1 {
         return Err(format!(
