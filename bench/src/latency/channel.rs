@@ -67,8 +67,6 @@ pub(crate) struct Opening<'a> {
     pub fifos: Option<&'a [PathBuf; 2]>,
     pub msg_queue: Option<i32>,
     pub region: &'a Region,
-    /// Round trips the ping end times as one batch after the timed ones.
-    pub round_trips_batch: u64,
 }
 
 fn errno(call: &str) -> String {

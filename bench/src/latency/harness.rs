@@ -45,7 +45,7 @@ pub fn timeout_for(config: &LatencyConfig) -> Duration {
         (Mode::Busy, true) => Duration::from_millis(10),
         _ => Duration::from_micros(200) + Duration::from_nanos(config.size),
     };
-    let total = u64::from(config.round_trips + config.warm_up() + config.batch());
+    let total = u64::from(config.warm_up()) + config.window();
     (Duration::from_secs(30) + per * total.min(u32::MAX as u64) as u32)
         .min(Duration::from_secs(3600))
 }
@@ -339,7 +339,8 @@ pub fn run(
 }
 
 fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
-    let per = |x: u64| x as f64 / r.count.max(1) as f64;
+    // Both ends' usage covers the whole window, untimed blocks included.
+    let per = |x: u64| x as f64 / config.window().max(1) as f64;
     LatencyResult {
         mechanism: config.mechanism.id().to_string(),
         mode: config.mode,
@@ -361,9 +362,10 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
         clock_ns: r.clock_ns,
+        clock_read_ns: r.clock_read_ns,
         batch_mean_ns: r.batch_mean_ns,
         timing_overhead: if r.batch_mean_ns > 0.0 {
-            (r.mean - r.batch_mean_ns) / r.batch_mean_ns
+            r.clock_ns / r.batch_mean_ns
         } else {
             0.0
         },
