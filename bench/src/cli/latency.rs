@@ -149,13 +149,13 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&table)?);
         } else {
             for m in table {
-                println!("{:<12} {}", m.id, m.title);
+                println!("{:<17} {}", m.id, m.title);
                 println!(
-                    "{:<14}blocking: {}",
+                    "{:<19}blocking: {}",
                     "",
                     m.blocking.or(m.missing_mode).unwrap_or("-")
                 );
-                println!("{:<14}busy:     {}", "", m.busy.unwrap_or("-"));
+                println!("{:<19}busy:     {}", "", m.busy.unwrap_or("-"));
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -253,7 +253,7 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
         }
     } else {
         println!(
-            "{:<12} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>6}",
+            "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>6}",
             "mechanism",
             "mode",
             "size",
@@ -269,7 +269,7 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
         );
         for r in &results {
             println!(
-                "{:<12} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7.0} ns {:>7.0} ns {:>6.2}",
+                "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7.0} ns {:>7.0} ns {:>6.2}",
                 r.mechanism,
                 r.mode.as_str(),
                 pipebench::size::ByteSize(r.size).to_string(),

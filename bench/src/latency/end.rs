@@ -29,6 +29,11 @@ pub struct EndSpec {
     /// The System V queue's id, for that mechanism.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_queue: Option<i32>,
+    /// This end's io_uring's parameters as the kernel filled them in (the
+    /// bytes of `io_uring_params`), for the message-ring mechanism: the ring
+    /// itself arrives as fd 0, made by the harness, and the end maps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring_params: Option<Vec<u8>>,
 }
 
 /// The ping end's figures.
@@ -263,6 +268,7 @@ fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
         size,
         fifos: spec.fifos.as_ref(),
         msg_queue: spec.msg_queue,
+        ring_params: spec.ring_params.as_deref(),
         region: &region,
     };
     let mut channel = Channel::open(&opening)?;

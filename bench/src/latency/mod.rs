@@ -179,7 +179,10 @@ impl LatencyConfig {
         }
         // Whether this kernel has it at all is a fact of the machine, known
         // before anything is made: such a configuration is skipped with why.
-        if self.mechanism == Mechanism::IoUring {
+        if matches!(
+            self.mechanism,
+            Mechanism::IoUring | Mechanism::IoUringMsgRing
+        ) {
             harness::io_uring_here(self)?;
         }
         if let Some((limit, what)) = self.mechanism.size_limit() {

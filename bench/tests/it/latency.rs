@@ -350,30 +350,53 @@ fn the_cpu_pair_is_chosen_on_purpose_and_named_in_the_result() {
     }
 }
 
-/// io_uring's message path: where the kernel lets this process make a ring
-/// with reads and writes, both modes time sane round trips of several sizes;
-/// where it does not, every configuration is skipped with a reason that names
-/// io_uring, and nothing runs.
+/// io_uring's two message paths: reads and writes of two pipes through each
+/// end's ring (`io-uring`), and IORING_OP_MSG_RING, one end posting a
+/// completion straight into the other's ring, both rings made before the ends
+/// start and inherited (`io-uring-msg-ring`). Where the kernel lets this
+/// process make a ring with the opcodes, both modes time sane round trips of
+/// several sizes, blocking ends sleep and busy ones never do; where it does
+/// not, every configuration is skipped with a reason that names io_uring, and
+/// nothing runs.
 #[test]
 fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
     let _cpus = cpus();
+    for (mechanism, opcodes) in [
+        (
+            "io-uring",
+            &[io_uring::opcode::Read::CODE, io_uring::opcode::Write::CODE][..],
+        ),
+        (
+            "io-uring-msg-ring",
+            &[io_uring::opcode::MsgRingData::CODE][..],
+        ),
+    ] {
+        uring_path(mechanism, opcodes);
+    }
+}
+
+fn uring_path(mechanism: &str, opcodes: &[u8]) {
     let output = pipebench(&[
         "latency",
-        "io-uring",
+        mechanism,
         "--sizes",
         "64,64KiB",
         "--round-trips",
         "200",
         "--json",
     ]);
-    let allowed = io_uring::IoUring::new(2).is_ok();
+    let allowed = io_uring::IoUring::new(2).is_ok_and(|ring| {
+        let mut probe = io_uring::register::Probe::new();
+        ring.submitter().register_probe(&mut probe).is_ok()
+            && opcodes.iter().all(|&code| probe.is_supported(code))
+    });
     if !allowed {
         // Nothing left to run: it fails and says why.
         assert!(!output.status.success(), "{}", stdout(&output));
         assert!(stderr(&output).contains("io_uring"), "{}", stderr(&output));
         return;
     }
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(output.status.success(), "{mechanism}: {}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let results = report["results"].as_array().unwrap();
     let mut seen = BTreeSet::new();
@@ -382,14 +405,14 @@ fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
         assert!(p.windows(2).all(|w| w[0] <= w[1]), "{r}");
         assert!(p[0] > 0, "{r}");
         assert_eq!(figure(r, "count"), 200, "{r}");
-        assert_eq!(r["mechanism"], "io-uring", "{r}");
+        assert_eq!(r["mechanism"], mechanism, "{r}");
         seen.insert((r["mode"].as_str().unwrap().to_string(), figure(r, "size")));
     }
     for mode in ["blocking", "busy"] {
         for size in [64, 65536] {
             assert!(
                 seen.contains(&(mode.to_string(), size)),
-                "{mode} {size}: {seen:?}"
+                "{mechanism} {mode} {size}: {seen:?}"
             );
         }
     }
@@ -402,8 +425,12 @@ fn io_uring_times_round_trips_where_the_kernel_allows_and_says_why_not() {
             .sum::<f64>()
     };
     if pipebench::process::cpu::allowed_cpus().len() >= 2 {
-        assert!(sleeps("blocking") > 0.5, "blocking {}", sleeps("blocking"));
-        assert!(sleeps("busy") < 0.05, "busy {}", sleeps("busy"));
+        assert!(
+            sleeps("blocking") > 0.5,
+            "{mechanism} blocking {}",
+            sleeps("blocking")
+        );
+        assert!(sleeps("busy") < 0.05, "{mechanism} busy {}", sleeps("busy"));
     } else {
         // One CPU: the ends take turns on it, which each result names.
         assert!(
@@ -625,6 +652,7 @@ fn a_mechanism_the_kernel_lacks_is_skipped_with_why_and_the_rest_runs() {
         "latency",
         "pipe",
         "io-uring",
+        "io-uring-msg-ring",
         "--mode",
         "blocking",
         "--sizes",
@@ -643,23 +671,26 @@ fn a_mechanism_the_kernel_lacks_is_skipped_with_why_and_the_rest_runs() {
         .collect();
     assert_eq!(ran, ["pipe"], "{report}");
     let skipped = report["skipped"].as_array().unwrap();
-    assert_eq!(skipped.len(), 1, "{report}");
-    assert!(
-        skipped[0]["configuration"]
-            .as_str()
-            .unwrap()
-            .contains("io-uring")
-            && skipped[0]["reason"]
+    assert_eq!(skipped.len(), 2, "{report}");
+    for (skip, mechanism) in skipped.iter().zip(["io-uring ", "io-uring-msg-ring "]) {
+        assert!(
+            skip["configuration"]
                 .as_str()
                 .unwrap()
-                .contains("this kernel has no io_uring"),
-        "{report}"
-    );
+                .starts_with(mechanism)
+                && skip["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("this kernel has no io_uring"),
+            "{report}"
+        );
+    }
     // Asked for alone, there is nothing to run: it fails and says why.
     let output = pipebench_with(
         &args[..1]
             .iter()
-            .chain(&args[2..])
+            .chain(&args[2..3])
+            .chain(&args[4..])
             .copied()
             .collect::<Vec<_>>(),
         no_io_uring,
