@@ -1,10 +1,11 @@
 //! An end's side of a mechanism: send one message, receive one, blocking or
 //! busy-polling. The descriptors arrive in the one fd map
 //! ([`crate::process::launch`]): fd 0 receives and fd 1 sends (pipes, FIFOs once
-//! opened, eventfds, POSIX queues), fd 5 is a socket both ways, fd 4 the shared
-//! region ([`super::shared::Region`]).
+//! opened, eventfds, POSIX queues; for the message ring, this end's io_uring
+//! and the other end's), fd 5 is a socket both ways, fd 4 the shared region
+//! ([`super::shared::Region`]).
 
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -56,7 +57,20 @@ pub(crate) enum Channel {
         rx: OwnedFd,
         tx: OwnedFd,
     },
+    /// This end's io_uring, where the other end's messages complete, and the
+    /// other end's, which this end's MSG_RING names; the message beside them
+    /// in the shared region.
+    MsgRing {
+        ring: Box<io_uring::IoUring>,
+        peer: OwnedFd,
+        sent: u64,
+    },
 }
+
+/// `user_data` of this end's own MSG_RING entries: their completions are
+/// skipped on success (IOSQE_CQE_SKIP_SUCCESS), so one that arrives is a
+/// failure, told apart from the other end's messages (numbered from 1).
+const MSG_RING_FAILED: u64 = u64::MAX;
 
 /// What an end needs to open its channel.
 pub(crate) struct Opening<'a> {
@@ -66,9 +80,8 @@ pub(crate) struct Opening<'a> {
     pub size: usize,
     pub fifos: Option<&'a [PathBuf; 2]>,
     pub msg_queue: Option<i32>,
+    pub ring_params: Option<&'a [u8]>,
     pub region: &'a Region,
-    /// Round trips the ping end times as one batch after the timed ones.
-    pub round_trips_batch: u64,
 }
 
 fn errno(call: &str) -> String {
@@ -111,6 +124,31 @@ impl Channel {
                     ring: Box::new(ring),
                     rx: inherited(0),
                     tx: inherited(1),
+                }
+            }
+            Mechanism::IoUringMsgRing => {
+                let params = o.ring_params.ok_or("no ring parameters were given")?;
+                if params.len() != std::mem::size_of::<io_uring::Parameters>() {
+                    return Err(format!(
+                        "ring parameters of {} bytes, {} expected",
+                        params.len(),
+                        std::mem::size_of::<io_uring::Parameters>()
+                    ));
+                }
+                // SAFETY: `Parameters` is a transparent wrapper of the kernel's
+                // io_uring_params, plain integers; these are the bytes the
+                // kernel filled in when the harness made the ring at fd 0,
+                // which this end owns from now on.
+                let ring = unsafe {
+                    let params =
+                        std::ptr::read_unaligned(params.as_ptr().cast::<io_uring::Parameters>());
+                    io_uring::IoUring::from_fd(inherited(0).into_raw_fd(), params)
+                }
+                .map_err(|e| format!("map this end's io_uring: {e}"))?;
+                Channel::MsgRing {
+                    ring: Box::new(ring),
+                    peer: inherited(1),
+                    sent: 0,
                 }
             }
             Mechanism::Fifo => {
@@ -207,6 +245,31 @@ impl Channel {
                 }
                 Ok(())
             }
+            Channel::MsgRing { ring, peer, sent } => {
+                copy_in(o.region, to_pong, 0, msg);
+                *sent += 1;
+                // The other end's completion carries the message's number;
+                // this end's own is skipped unless the kernel refused.
+                let entry = io_uring::opcode::MsgRingData::new(
+                    io_uring::types::Fd(peer.as_raw_fd()),
+                    0,
+                    *sent,
+                    None,
+                )
+                .build()
+                .flags(io_uring::squeue::Flags::SKIP_SUCCESS)
+                .user_data(MSG_RING_FAILED);
+                // SAFETY: the entry points at no memory of ours.
+                unsafe { ring.submission().push(&entry) }
+                    .map_err(|_| "the submission queue is full")?;
+                loop {
+                    match ring.submit() {
+                        Ok(_) => return Ok(()),
+                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                        Err(e) => return Err(format!("io_uring_enter: {e}")),
+                    }
+                }
+            }
             Channel::Dgram { fd } => loop {
                 match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
                     Ok(n) if n == msg.len() => return Ok(()),
@@ -295,6 +358,30 @@ impl Channel {
                         n => done += n,
                     }
                 }
+                Ok(())
+            }
+            Channel::MsgRing { ring, .. } => {
+                let cqe = loop {
+                    if let Some(cqe) = ring.completion().next() {
+                        break cqe;
+                    }
+                    if busy {
+                        std::hint::spin_loop();
+                        continue;
+                    }
+                    match ring.submit_and_wait(1) {
+                        Ok(_) => {}
+                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                        Err(e) => return Err(format!("io_uring_enter: {e}")),
+                    }
+                };
+                if cqe.user_data() == MSG_RING_FAILED {
+                    return Err(format!(
+                        "IORING_OP_MSG_RING: {}",
+                        std::io::Error::from_raw_os_error(-cqe.result())
+                    ));
+                }
+                copy_out(o.region, from_ping, 0, buf);
                 Ok(())
             }
             Channel::Dgram { fd } => loop {

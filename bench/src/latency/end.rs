@@ -29,6 +29,11 @@ pub struct EndSpec {
     /// The System V queue's id, for that mechanism.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_queue: Option<i32>,
+    /// This end's io_uring's parameters as the kernel filled them in (the
+    /// bytes of `io_uring_params`), for the message-ring mechanism: the ring
+    /// itself arrives as fd 0, made by the harness, and the end maps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring_params: Option<Vec<u8>>,
 }
 
 /// The ping end's figures.
@@ -52,14 +57,17 @@ pub struct PingReport {
     pub max: u64,
     /// The distribution for a CDF.
     pub cdf: Vec<CdfPoint>,
-    /// One clock read, ns (see [`Clock::cost`]).
+    /// What timing adds to a round trip, ns (see [`super::LatencyResult::clock_ns`]).
     pub clock_ns: f64,
-    /// Mean round trip of the batch timed as a whole, ns.
+    /// One clock read back to back, ns (see [`Clock::cost`]).
+    #[serde(default)]
+    pub clock_read_ns: f64,
+    /// Mean round trip of the untimed blocks, ns.
     #[serde(default)]
     pub batch_mean_ns: f64,
     /// Which clock timed the round trips (`tsc` or `monotonic`).
     pub clock: String,
-    /// The timed window's wall time, ms.
+    /// The window's wall time (timed and untimed blocks), ms.
     pub elapsed_ms: f64,
     /// Its CPU use over the window.
     pub usage: Usage,
@@ -172,47 +180,23 @@ impl Clock {
         Clock::Monotonic(Instant::now())
     }
 
-    /// The reading that opens a timed interval, in the clock's own units: read
-    /// right before the send.
+    /// One reading, in the clock's own units, taken right after a send is
+    /// issued. Round trips are chained: round trip i runs from the reading
+    /// after send i to the reading after send i + 1 (the echo of i received
+    /// and checked, i + 1 sent), so each round trip holds exactly one reading,
+    /// and that reading is issued while the message is on its way to the other
+    /// end, where the CPU has nothing to do but wait.
     ///
-    /// Plain RDTSC is enough here, though it waits for nothing. It reads the
-    /// counter no later than it retires, and retirement is in program order,
-    /// so every instruction of the send retires after it. Nothing the send
-    /// does can reach the other end before it retires: a store (the ring's
-    /// head, the futex word, the kernel's copy into a pipe or a socket) becomes
-    /// visible to another CPU only once it has retired, a wakeup's IPI is an
-    /// APIC write that is never made speculatively, and a system call's kernel
-    /// work comes after SYSCALL in program order. So the message cannot leave
-    /// before this reading. What RDTSC may do is read early, before older
-    /// instructions finish: the previous round trip's bookkeeping (a histogram
-    /// bucket and a check of the echo, both in cache), a few ns that can only
-    /// lengthen the interval, never shorten it.
+    /// It is RDTSCP, which reads only once every older instruction has
+    /// executed. Each reading closes a round trip, and the receive before it
+    /// ends in a system call's return or, busy on shared memory, in a loop of
+    /// loads that exits when it sees the echo: a plain RDTSC could execute
+    /// before those loads complete (out of order, on the predicted exit of the
+    /// loop), reading up to a cache miss early. RDTSCP does not hold back the
+    /// younger instructions, so the spin on the next echo starts at once and
+    /// the wait for the read overlaps the wait for the message.
     #[inline(always)]
-    pub fn start(&self) -> u64 {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Clock::Tsc { .. } => rdtsc(),
-            #[cfg(not(target_arch = "x86_64"))]
-            Clock::Tsc { .. } => 0,
-            Clock::Monotonic(origin) => origin.elapsed().as_nanos() as u64,
-        }
-    }
-
-    /// The reading that closes a timed interval: read right after the receive
-    /// returns.
-    ///
-    /// This one must wait, so it is RDTSCP. The receive ends either in a
-    /// system call's return or, busy on shared memory, in a loop of loads
-    /// that exits when it sees the echo, followed by the loads that copy the
-    /// message out. A plain RDTSC there could execute before those loads
-    /// complete (out of order, or on the predicted exit of the loop before
-    /// the load that decides it returns), reading up to a cache miss too
-    /// early and shortening the very round trips that are shortest. RDTSCP
-    /// reads only once every older instruction has executed, so the echo has
-    /// been seen and copied; that it does not hold back younger instructions
-    /// does not matter, since nothing after it is timed.
-    #[inline(always)]
-    pub fn end(&self) -> u64 {
+    pub fn read(&self) -> u64 {
         match self {
             #[cfg(target_arch = "x86_64")]
             Clock::Tsc { .. } => rdtscp(),
@@ -239,36 +223,24 @@ impl Clock {
         }
     }
 
-    /// What one reading costs, ns, as the round trips read the clock: a
-    /// [`Self::start`] and an [`Self::end`] back to back, many times, the
-    /// mean of the pair halved. A timed round trip holds about one reading
-    /// (the end of its opening read and the start of its closing one), so
-    /// this is the figure every timed round trip carries.
+    /// What one reading costs when nothing hides it, ns: many readings back
+    /// to back, the mean. A round trip's reading overlaps its wait, so what
+    /// it really adds is measured apart ([`super::LatencyResult::clock_ns`]);
+    /// this is the figure it would add if nothing overlapped.
     pub fn cost(&self) -> f64 {
-        const PAIRS: u64 = 20_000;
+        const READS: u64 = 40_000;
         let start = Instant::now();
         let mut sink = 0u64;
-        for _ in 0..PAIRS {
-            sink = sink.wrapping_add(std::hint::black_box(self.start()));
-            sink = sink.wrapping_add(std::hint::black_box(self.end()));
+        for _ in 0..READS {
+            sink = sink.wrapping_add(std::hint::black_box(self.read()));
         }
         std::hint::black_box(sink);
-        start.elapsed().as_nanos() as f64 / (2 * PAIRS) as f64
+        start.elapsed().as_nanos() as f64 / READS as f64
     }
 }
 
-/// RDTSC: the counter, read without waiting (see [`Clock::start`]).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn rdtsc() -> u64 {
-    // SAFETY: rdtsc is present on every x86_64 CPU (and constant and non-stop
-    // here, checked in /proc/cpuinfo before the TSC is chosen); it only reads
-    // the counter.
-    unsafe { core::arch::x86_64::_rdtsc() }
-}
-
 /// RDTSCP: the counter, read once every earlier instruction has executed (see
-/// [`Clock::end`]).
+/// [`Clock::read`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn rdtscp() -> u64 {
@@ -296,35 +268,99 @@ fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
         size,
         fifos: spec.fifos.as_ref(),
         msg_queue: spec.msg_queue,
+        ring_params: spec.ring_params.as_deref(),
         region: &region,
-        round_trips_batch: config.batch() as u64,
     };
     let mut channel = Channel::open(&opening)?;
     // This end holds whatever was named: the harness may remove the names.
     region.header().holding.0.fetch_add(1, Ordering::AcqRel);
     let warm_up = config.warm_up() as u64;
-    let timed = warm_up + config.round_trips as u64;
-    // The batch follows the timed round trips (see LatencyConfig::batch).
-    let total = timed + config.batch() as u64;
     let mut buf = vec![0u8; size];
     match spec.role {
         Role::Pong => {
+            // Pong cannot tell timed round trips from untimed ones, nor needs
+            // to: its CPU is over the whole window, as ping's is.
+            let total = warm_up + config.window();
             let mut before = usage_now();
-            let mut usage = Usage::default();
             for i in 0..total {
                 if i == warm_up {
                     before = usage_now();
                 }
-                if i == timed {
-                    // CPU per round trip is over the timed ones, as at ping.
-                    usage = since(before);
-                }
                 channel.recv(&opening, &mut buf)?;
                 channel.send(&opening, &buf)?;
             }
-            Ok(EndOutcome::Pong(usage))
+            Ok(EndOutcome::Pong(since(before)))
         }
-        Role::Ping => ping(&opening, &mut channel, &region, warm_up, timed, &mut buf),
+        Role::Ping => ping(&opening, &mut channel, &region, config, &mut buf),
+    }
+}
+
+/// The ping end's messages: each differs from the last, and the echo must
+/// carry it back (first and last byte checked).
+struct Messages {
+    msg: Vec<u8>,
+    sent: u64,
+}
+
+impl Messages {
+    /// Marks and sends the next message.
+    #[inline(always)]
+    fn send(&mut self, channel: &mut Channel, opening: &Opening<'_>) -> Result<(), String> {
+        let mark = (self.sent % 251) as u8;
+        let last = self.msg.len() - 1;
+        self.msg[0] = mark;
+        self.msg[last] = mark;
+        self.sent += 1;
+        channel.send(opening, &self.msg)
+    }
+
+    /// Receives the echo of the last message sent and checks it.
+    #[inline(always)]
+    fn echo(
+        &self,
+        channel: &mut Channel,
+        opening: &Opening<'_>,
+        buf: &mut [u8],
+    ) -> Result<(), String> {
+        channel.recv(opening, buf)?;
+        let mark = ((self.sent - 1) % 251) as u8;
+        if buf[0] != mark || buf[buf.len() - 1] != mark {
+            return Err(format!(
+                "round trip {} came back with other bytes",
+                self.sent - 1
+            ));
+        }
+        Ok(())
+    }
+
+    /// `trips` round trips, chained: `stamps[j]` is read right after send j,
+    /// so round trip j is `stamps[j + 1] - stamps[j]`; one more round trip
+    /// closes the block (its echo received, not timed). Timed, every reading
+    /// is kept; untimed, only the first and the last are taken, the loop
+    /// otherwise the same.
+    #[inline(always)]
+    fn block<const TIMED: bool>(
+        &mut self,
+        channel: &mut Channel,
+        opening: &Opening<'_>,
+        clock: &Clock,
+        buf: &mut [u8],
+        stamps: &mut [u64],
+        trips: usize,
+    ) -> Result<(u64, u64), String> {
+        self.send(channel, opening)?;
+        let first = clock.read();
+        stamps[0] = first;
+        for stamp in &mut stamps[1..=trips] {
+            self.echo(channel, opening, buf)?;
+            self.send(channel, opening)?;
+            if TIMED {
+                *stamp = clock.read();
+            }
+        }
+        let last = if TIMED { stamps[trips] } else { clock.read() };
+        self.echo(channel, opening, buf)?;
+        Ok((first, last))
     }
 }
 
@@ -332,66 +368,76 @@ fn ping(
     opening: &Opening<'_>,
     channel: &mut Channel,
     region: &Region,
-    warm_up: u64,
-    total: u64,
+    config: &LatencyConfig,
     buf: &mut [u8],
 ) -> Result<EndOutcome, String> {
     let clock = Clock::choose();
-    let clock_ns = clock.cost();
+    let clock_read_ns = clock.cost();
     // 1 ns to an hour, three significant digits.
     let mut histogram =
         Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).map_err(|e| e.to_string())?;
-    let mut msg = vec![0u8; buf.len()];
+    let mut messages = Messages {
+        msg: vec![0u8; buf.len()],
+        sent: 0,
+    };
+    for _ in 0..config.warm_up() {
+        messages.send(channel, opening)?;
+        messages.echo(channel, opening, buf)?;
+    }
+    let blocks = config.blocks();
+    // Every reading of a block is kept raw here and turned into round trips
+    // only once the block is done, so the loop holds a read and a store.
+    let mut stamps = vec![0u64; super::BLOCK as usize + 1];
     let mut local = [0u64; BUCKETS];
     let header = region.header();
-    let mut before = usage_now();
-    let mut window = Instant::now();
-    for i in 0..total {
-        if i == warm_up {
-            before = usage_now();
-            window = Instant::now();
+    let (mut untimed_ns, mut untimed_trips) = (0u64, 0u64);
+    // Each block's mean round trip, ns.
+    let mut means = Vec::with_capacity(blocks.len());
+    let before = usage_now();
+    let window = Instant::now();
+    for block in &blocks {
+        let trips = block.trips as usize;
+        let (first, last) = if block.timed {
+            messages.block::<true>(channel, opening, &clock, buf, &mut stamps, trips)?
+        } else {
+            messages.block::<false>(channel, opening, &clock, buf, &mut stamps, trips)?
+        };
+        means.push(clock.ns(first, last) as f64 / trips as f64);
+        if !block.timed {
+            untimed_ns += clock.ns(first, last);
+            untimed_trips += trips as u64;
+            continue;
         }
-        // Each message differs, and the echo must carry it back.
-        let mark = (i % 251) as u8;
-        msg[0] = mark;
-        let last = msg.len() - 1;
-        msg[last] = mark;
-        let t0 = clock.start();
-        channel.send(opening, &msg)?;
-        channel.recv(opening, buf)?;
-        let t1 = clock.end();
-        if buf[0] != mark || buf[last] != mark {
-            return Err(format!("round trip {i} came back with other bytes"));
-        }
-        if i >= warm_up {
-            let ns = clock.ns(t0, t1);
+        for pair in stamps[..=trips].windows(2) {
+            let ns = clock.ns(pair[0], pair[1]);
             histogram.saturating_record(ns.max(1));
             local[bucket_of(ns)] += 1;
-            let done = i - warm_up + 1;
-            // Publishing costs a few stores; every 64 round trips it is noise.
-            if done.is_multiple_of(64) || i + 1 == total {
-                for (shared, count) in header.buckets.iter().zip(local.iter()) {
-                    shared.store(*count, Ordering::Relaxed);
-                }
-                header.done.0.store(done, Ordering::Relaxed);
-            }
         }
+        // Published once a block (64 round trips): a few stores, outside
+        // every timed interval.
+        for (shared, count) in header.buckets.iter().zip(local.iter()) {
+            shared.store(*count, Ordering::Relaxed);
+        }
+        header.done.0.store(histogram.len(), Ordering::Relaxed);
     }
     let elapsed_ms = window.elapsed().as_secs_f64() * 1000.0;
     let usage = since(before);
-    // The batch: the same round trips, timed only at their two ends.
-    let batch = opening.round_trips_batch;
-    let b0 = clock.start();
-    for i in 0..batch {
-        let mark = (i % 251) as u8;
-        msg[0] = mark;
-        channel.send(opening, &msg)?;
-        channel.recv(opening, buf)?;
-        if buf[0] != mark {
-            return Err(format!("batch round trip {i} came back with other bytes"));
-        }
-    }
-    let batch_mean_ns = clock.ns(b0, clock.end()) as f64 / batch.max(1) as f64;
+    // Timed block's mean less the untimed one's beside it, per pair.
+    let mut added: Vec<f64> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.timed)
+        .map(|(i, b)| {
+            let partner = if b.leads { i + 1 } else { i - 1 };
+            means[partner] - means[i]
+        })
+        .collect();
+    added.sort_by(f64::total_cmp);
+    let clock_ns = match added.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => added[n / 2],
+        n => (added[n / 2 - 1] + added[n / 2]) / 2.0,
+    };
     let at = |q: f64| histogram.value_at_quantile(q);
     let cdf = [
         0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
@@ -413,7 +459,8 @@ fn ping(
         max: histogram.max(),
         cdf,
         clock_ns,
-        batch_mean_ns,
+        clock_read_ns,
+        batch_mean_ns: untimed_ns as f64 / untimed_trips.max(1) as f64,
         clock: clock.name().to_string(),
         elapsed_ms,
         usage,

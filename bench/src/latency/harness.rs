@@ -45,7 +45,7 @@ pub fn timeout_for(config: &LatencyConfig) -> Duration {
         (Mode::Busy, true) => Duration::from_millis(10),
         _ => Duration::from_micros(200) + Duration::from_nanos(config.size),
     };
-    let total = u64::from(config.round_trips + config.warm_up() + config.batch());
+    let total = u64::from(config.warm_up()) + config.window();
     (Duration::from_secs(30) + per * total.min(u32::MAX as u64) as u32)
         .min(Duration::from_secs(3600))
 }
@@ -93,6 +93,7 @@ pub fn run(
         config: config.clone(),
         fifos: None,
         msg_queue: None,
+        ring_params: None,
     };
     let (mut ping_spec, mut pong_spec) = (spec(Role::Ping), spec(Role::Pong));
     // Descriptors per end: (stdin, stdout, data).
@@ -203,6 +204,21 @@ pub fn run(
             ping_spec.msg_queue = Some(id);
             pong_spec.msg_queue = Some(id);
             ((None, None, None), (None, None, None))
+        }
+        Mechanism::IoUringMsgRing => {
+            // Both rings exist before either end starts: MSG_RING names its
+            // target by a descriptor in the sender's own table, SCM_RIGHTS
+            // refuses to pass an io_uring's, and an inherited one is the same
+            // open ring. Each end gets its own at fd 0 and the other's at fd 1.
+            let (ping_ring, ping_params) = message_ring(config)?;
+            let (pong_ring, pong_params) = message_ring(config)?;
+            ping_spec.ring_params = Some(ping_params);
+            pong_spec.ring_params = Some(pong_params);
+            let (ping_ring2, pong_ring2) = (dup(&ping_ring)?, dup(&pong_ring)?);
+            (
+                (Some(ping_ring), Some(pong_ring2), None),
+                (Some(pong_ring), Some(ping_ring2), None),
+            )
         }
         Mechanism::Futex | Mechanism::ShmRing => ((None, None, None), (None, None, None)),
     };
@@ -339,7 +355,8 @@ pub fn run(
 }
 
 fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
-    let per = |x: u64| x as f64 / r.count.max(1) as f64;
+    // Both ends' usage covers the whole window, untimed blocks included.
+    let per = |x: u64| x as f64 / config.window().max(1) as f64;
     LatencyResult {
         mechanism: config.mechanism.id().to_string(),
         mode: config.mode,
@@ -361,9 +378,10 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
         clock_ns: r.clock_ns,
+        clock_read_ns: r.clock_read_ns,
         batch_mean_ns: r.batch_mean_ns,
         timing_overhead: if r.batch_mean_ns > 0.0 {
-            (r.mean - r.batch_mean_ns) / r.batch_mean_ns
+            r.clock_ns / r.batch_mean_ns
         } else {
             0.0
         },
@@ -372,9 +390,34 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
     }
 }
 
-/// Whether this kernel lets a process make an io_uring that reads and writes
-/// (5.6 and later), and if not, why: not built in, switched off by
-/// `kernel.io_uring_disabled`, or refused (a sandbox's seccomp filter).
+/// Makes one io_uring for the message-ring mechanism and lets go of its
+/// mapping: its descriptor (close-on-exec; the launcher places it) and the
+/// parameters the kernel filled in, as bytes for the end's specification.
+fn message_ring(config: &LatencyConfig) -> Result<(OwnedFd, Vec<u8>), LatencyError> {
+    let ring =
+        io_uring::IoUring::new(8).map_err(|e| unsupported_or(config, "make an io_uring", e))?;
+    // SAFETY: `Parameters` is a transparent wrapper of io_uring_params,
+    // plain integers, read here as its bytes.
+    let params = unsafe {
+        std::slice::from_raw_parts(
+            (ring.params() as *const io_uring::Parameters).cast::<u8>(),
+            std::mem::size_of::<io_uring::Parameters>(),
+        )
+    }
+    .to_vec();
+    let fd = rustix::io::fcntl_dupfd_cloexec(
+        // SAFETY: the ring's descriptor, open while `ring` lives.
+        unsafe { std::os::fd::BorrowedFd::borrow_raw(std::os::fd::AsRawFd::as_raw_fd(&ring)) },
+        0,
+    )
+    .map_err(|e| setup("duplicate an io_uring's descriptor")(e.into()))?;
+    Ok((fd, params))
+}
+
+/// Whether this kernel lets a process make an io_uring with what the
+/// mechanism needs (READ and WRITE, 5.6 and later; MSG_RING, 5.18 and later),
+/// and if not, why: not built in, switched off by `kernel.io_uring_disabled`,
+/// refused (a sandbox's seccomp filter), or the opcode missing.
 pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> {
     let unsupported = |reason: String| LatencyError::Unsupported {
         mechanism: config.mechanism.id().to_string(),
@@ -398,13 +441,21 @@ pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> 
     ring.submitter()
         .register_probe(&mut probe)
         .map_err(|err| unsupported(format!("io_uring cannot say what it supports: {err}")))?;
-    for (code, name) in [
-        (io_uring::opcode::Read::CODE, "IORING_OP_READ"),
-        (io_uring::opcode::Write::CODE, "IORING_OP_WRITE"),
-    ] {
+    let needs: &[(u8, &str, &str)] = match config.mechanism {
+        Mechanism::IoUringMsgRing => &[(
+            io_uring::opcode::MsgRingData::CODE,
+            "IORING_OP_MSG_RING",
+            "5.18",
+        )],
+        _ => &[
+            (io_uring::opcode::Read::CODE, "IORING_OP_READ", "5.6"),
+            (io_uring::opcode::Write::CODE, "IORING_OP_WRITE", "5.6"),
+        ],
+    };
+    for &(code, name, since) in needs {
         if !probe.is_supported(code) {
             return Err(unsupported(format!(
-                "this kernel's io_uring lacks {name} (5.6 and later)"
+                "this kernel's io_uring lacks {name} ({since} and later)"
             )));
         }
     }

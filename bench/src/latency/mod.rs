@@ -42,6 +42,22 @@ pub const ROUND_TRIPS: std::ops::RangeInclusive<u32> = 10..=10_000_000;
 /// The largest message: 16 MiB (both directions' buffers live in one shared
 /// region).
 pub const MAX_SIZE: u64 = 16 << 20;
+/// Round trips per block of the timed window (see [`LatencyConfig::blocks`]).
+pub const BLOCK: u32 = 64;
+
+/// One block of the timed window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    /// Round trips it measures.
+    pub trips: u32,
+    /// Timed one by one (into the histogram), or only as a whole.
+    pub timed: bool,
+    /// An untimed block that runs before its timed partner (the next block)
+    /// rather than after it (the previous one): pairs take turns, so
+    /// whatever the order does cancels out.
+    pub leads: bool,
+}
+
 /// The default sizes of `pipebench latency`.
 pub const DEFAULT_SIZES: &str = "64,4KiB,64KiB";
 
@@ -99,12 +115,49 @@ impl LatencyConfig {
         (self.round_trips / 10).clamp(10, 1000)
     }
 
-    /// Round trips after the timed ones, timed as one batch (two clock reads in
-    /// all): their mean carries no per-trip clock read, so set against the
-    /// per-trip mean it measures what timing each round trip adds (a quarter of
-    /// the timed ones, 10 to 10 000).
-    pub fn batch(&self) -> u32 {
-        (self.round_trips / 4).clamp(10, 10_000)
+    /// The timed window, block by block: the timed round trips in blocks of
+    /// [`BLOCK`] (the last one shorter), and beside every fourth timed block,
+    /// starting with the first, an untimed block as long as it, after it and
+    /// before it in turn. A timed block reads the clock once per round trip;
+    /// an untimed one only at its two ends, so its mean carries no per-trip
+    /// read. Each pair, side by side in time, measures what timing adds to a
+    /// round trip.
+    pub fn blocks(&self) -> Vec<Block> {
+        let mut blocks = Vec::new();
+        let mut left = self.round_trips;
+        let mut index = 0u32;
+        while left > 0 {
+            let trips = left.min(BLOCK);
+            let timed = Block {
+                trips,
+                timed: true,
+                leads: false,
+            };
+            match (index.is_multiple_of(4), index % 8 == 4) {
+                (false, _) => blocks.push(timed),
+                (true, leads) => {
+                    let untimed = Block {
+                        trips,
+                        timed: false,
+                        leads,
+                    };
+                    match leads {
+                        true => blocks.extend([untimed, timed]),
+                        false => blocks.extend([timed, untimed]),
+                    }
+                }
+            }
+            left -= trips;
+            index += 1;
+        }
+        blocks
+    }
+
+    /// Round trips of the window after the warm-up, as both ends count them:
+    /// each block's, and one more per block that closes it (its last send's
+    /// echo, received and not timed).
+    pub fn window(&self) -> u64 {
+        self.blocks().iter().map(|b| u64::from(b.trips) + 1).sum()
     }
 
     /// Checks the configuration against the mechanism's limits and this
@@ -126,7 +179,10 @@ impl LatencyConfig {
         }
         // Whether this kernel has it at all is a fact of the machine, known
         // before anything is made: such a configuration is skipped with why.
-        if self.mechanism == Mechanism::IoUring {
+        if matches!(
+            self.mechanism,
+            Mechanism::IoUring | Mechanism::IoUringMsgRing
+        ) {
             harness::io_uring_here(self)?;
         }
         if let Some((limit, what)) = self.mechanism.size_limit() {
@@ -218,14 +274,18 @@ pub fn parse_cpus(text: &str) -> Result<[usize; 2], LatencyError> {
     Ok(cpus)
 }
 
-/// The default CPUs: the first this process may use and the first other one
-/// on a different core (two SMT threads of one core share its execution units,
-/// so a spinning end would slow the partner it waits for); two threads of one
-/// core where that is all there is, one CPU twice on a one-CPU machine. Without
-/// SMT these are the first two, the CPUs the pipe steps use.
+/// The default CPUs: the two the pipe steps use
+/// ([`crate::process::cpu::default_pair`], the one function both call), so a
+/// latency figure and a throughput figure of this machine come from the same
+/// two CPUs, whether they are two cores or two SMT threads of one (the result
+/// names which: [`pair::Placement`]; `--pair` chooses by placement). One CPU
+/// twice on a one-CPU machine.
 pub fn default_cpus() -> [usize; 2] {
     let allowed = crate::process::cpu::allowed_cpus();
-    pair::Topology::read(&allowed).default_pair(&allowed)
+    crate::process::cpu::default_pair(&allowed).unwrap_or_else(|| {
+        let only = allowed.first().copied().unwrap_or(0);
+        [only, only]
+    })
 }
 
 /// The first pair of allowed CPUs that sits as `want` (`--pair`).
@@ -291,23 +351,30 @@ pub struct LatencyResult {
     pub ping_sleeps: f64,
     /// Sleeps of the pong end per round trip.
     pub pong_sleeps: f64,
-    /// What one clock read costs here, ns: a round trip's opening read (RDTSC)
-    /// and closing read (RDTSCP) back to back, halved; each timed round trip
-    /// holds about one.
+    /// What timing one round trip costs, ns, measured where it is paid: the
+    /// median, over each timed block and the untimed block beside it
+    /// ([`LatencyConfig::blocks`]), of the timed block's mean round trip less
+    /// the untimed one's. Noise can make it slightly negative.
     pub clock_ns: f64,
-    /// Mean round trip of a batch run after the timed ones and timed as a
-    /// whole, ns: the mean without a clock read per round trip (0 in older records).
+    /// One clock read alone, ns, read back to back: what the read costs when
+    /// nothing hides it (each timed round trip holds one, issued while the
+    /// message is on its way).
+    #[serde(default)]
+    pub clock_read_ns: f64,
+    /// Mean round trip of the untimed blocks, ns: the mean without a clock
+    /// read per round trip (0 in older records).
     #[serde(default)]
     pub batch_mean_ns: f64,
-    /// What timing each round trip added, measured: (mean - batch_mean_ns) /
-    /// batch_mean_ns (noise can make it slightly negative; 0 in older records).
+    /// What timing each round trip added, relative: `clock_ns` /
+    /// `batch_mean_ns` (0 in older records).
     #[serde(default)]
     pub timing_overhead: f64,
     /// The clock that timed the round trips: `tsc` (the time-stamp counter,
     /// constant and non-stop, scaled against the monotonic clock) or `monotonic`.
     #[serde(default)]
     pub clock: String,
-    /// Wall time of the timed round trips, ms.
+    /// Wall time of the window after the warm-up (timed and untimed
+    /// blocks), ms.
     pub elapsed_ms: f64,
 }
 
@@ -547,6 +614,78 @@ mod tests {
             parse_cpus(&format!("{},{}", cpus[0], cpus[1])).unwrap(),
             cpus
         );
+    }
+
+    #[test]
+    fn the_default_pair_is_the_pipe_steps_even_on_smt_siblings() {
+        // AMD's numbering: CPUs 2k and 2k + 1 are one core's two threads. The
+        // pipe steps' pair is then two threads of one core, and so is the
+        // latency lab's: the default does not look at the topology.
+        let all: Vec<usize> = (0..8).collect();
+        let smt =
+            pair::Topology::parse((0..8).map(|cpu| (cpu, ["0-1", "2-3", "4-5", "6-7"][cpu / 2])));
+        let pair = crate::process::cpu::default_pair(&all).unwrap();
+        assert_eq!(pair, [0, 1]);
+        assert_eq!(smt.placement(pair), pair::Placement::SmtSiblings);
+        let allowed = crate::process::cpu::allowed_cpus();
+        match crate::process::cpu::default_pair(&allowed) {
+            Some(pair) => assert_eq!(default_cpus(), pair),
+            None => assert_eq!(default_cpus(), [allowed[0]; 2]),
+        }
+    }
+
+    #[test]
+    fn the_window_pairs_every_fourth_timed_block_with_an_untimed_one() {
+        let config = |round_trips| LatencyConfig {
+            mechanism: Mechanism::ShmRing,
+            mode: Mode::Busy,
+            size: 64,
+            cpus: default_cpus(),
+            round_trips,
+        };
+        let timed = |c: &LatencyConfig| -> u32 {
+            c.blocks().iter().filter(|b| b.timed).map(|b| b.trips).sum()
+        };
+        for round_trips in [10, 64, 65, 200, 1000, 10_000] {
+            let c = config(round_trips);
+            let blocks = c.blocks();
+            assert_eq!(timed(&c), round_trips);
+            // Every untimed block sits beside its timed partner, of its length.
+            for (i, b) in blocks.iter().enumerate().filter(|(_, b)| !b.timed) {
+                let partner = if b.leads {
+                    blocks[i + 1]
+                } else {
+                    blocks[i - 1]
+                };
+                assert!(partner.timed && partner.trips == b.trips);
+            }
+            assert!(blocks.iter().all(|b| (1..=BLOCK).contains(&b.trips)));
+            let window: u64 = blocks.iter().map(|b| u64::from(b.trips) + 1).sum();
+            assert_eq!(c.window(), window);
+        }
+        // 300 = 4 x 64 + 44: the first block is paired, the untimed one
+        // after it; the fifth too, the untimed one first.
+        let trips: Vec<(u32, bool, bool)> = config(300)
+            .blocks()
+            .iter()
+            .map(|b| (b.trips, b.timed, b.leads))
+            .collect();
+        assert_eq!(
+            trips,
+            [
+                (64, true, false),
+                (64, false, false),
+                (64, true, false),
+                (64, true, false),
+                (64, true, false),
+                (44, false, true),
+                (44, true, false)
+            ]
+        );
+        // 10 000: 157 timed blocks, 40 of them paired, half each way.
+        let blocks = config(10_000).blocks();
+        assert_eq!(blocks.iter().filter(|b| !b.timed).count(), 40);
+        assert_eq!(blocks.iter().filter(|b| b.leads).count(), 20);
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! Which two CPUs a latency run's ends sit on, chosen on purpose where the
-//! machine has SMT (hyperthread) siblings: two threads of one core share its
-//! execution units and caches, so a spinning end slows the partner it waits
-//! for, while two cores hand a message over through the shared cache. The
-//! run's result names how its CPUs sit ([`Placement`]).
+//! How the two CPUs of a latency run sit, and pairs chosen by that
+//! (`--pair`): two SMT (hyperthread) threads of one core share its execution
+//! units and caches, so a spinning end slows the partner it waits for, while
+//! two cores hand a message over through the shared cache. The default pair
+//! is the pipe steps' ([`super::default_cpus`]), whatever it is; the run's
+//! result names how its CPUs sit ([`Placement`]).
 //!
 //! The choice is pure over each CPU's `thread_siblings_list` text, so crafted
 //! topologies test it; [`Topology::read`] reads the real one from sysfs.
@@ -118,21 +119,6 @@ impl Topology {
                 .map(|&b| [a, b])
         })
     }
-
-    /// The default pair: two cores where there are two, else two threads of
-    /// one core, else the first two CPUs as they are (topology unknown), else
-    /// one CPU twice.
-    pub fn default_pair(&self, allowed: &[usize]) -> [usize; 2] {
-        [
-            Placement::SeparateCores,
-            Placement::SmtSiblings,
-            Placement::Unknown,
-        ]
-        .into_iter()
-        .find_map(|want| self.pair(allowed, want))
-        .or_else(|| self.pair(allowed, Placement::SameCpu))
-        .unwrap_or([0, 0])
-    }
 }
 
 #[cfg(test)]
@@ -167,18 +153,20 @@ mod tests {
     }
 
     #[test]
-    fn the_default_is_two_cores_whatever_the_numbering() {
+    fn pairs_by_placement_whatever_the_numbering() {
         let all: Vec<usize> = (0..8).collect();
-        assert_eq!(adjacent().default_pair(&all), [0, 2]);
-        assert_eq!(interleaved().default_pair(&all), [0, 1]);
-        // Only one core's two threads allowed (taskset -c 0,4): its siblings.
-        assert_eq!(interleaved().default_pair(&[0, 4]), [0, 4]);
-        // No SMT: two cores, the first two.
-        let plain = Topology::parse([(0, "0"), (1, "1"), (2, "2")]);
-        assert_eq!(plain.default_pair(&[0, 1, 2]), [0, 1]);
-        // One CPU: it, twice. No topology: the first two, as they are.
-        assert_eq!(plain.default_pair(&[2]), [2, 2]);
-        assert_eq!(Topology::default().default_pair(&[3, 5]), [3, 5]);
+        assert_eq!(
+            adjacent().pair(&all, Placement::SeparateCores),
+            Some([0, 2])
+        );
+        assert_eq!(adjacent().pair(&all, Placement::SmtSiblings), Some([0, 1]));
+        // Only one core's two threads allowed (taskset -c 0,4): no two cores.
+        assert_eq!(
+            interleaved().pair(&[0, 4], Placement::SmtSiblings),
+            Some([0, 4])
+        );
+        assert_eq!(interleaved().pair(&[0, 4], Placement::SeparateCores), None);
+        // No topology: nothing can be said of two CPUs.
         assert_eq!(Topology::default().placement([3, 5]), Placement::Unknown);
     }
 

@@ -32,6 +32,11 @@ pub enum Mechanism {
     /// Two pipes, each end's reads and writes submitted through its own io_uring
     /// (IORING_OP_READ / IORING_OP_WRITE).
     IoUring,
+    /// Two io_urings, one per end, made by the harness and inherited by both
+    /// ends: a message is written to shared memory and rung in with
+    /// IORING_OP_MSG_RING, which posts a completion straight into the other
+    /// end's ring.
+    IoUringMsgRing,
 }
 
 /// What a page or a table says of a mechanism.
@@ -67,7 +72,7 @@ impl MechanismInfo {
 
 impl Mechanism {
     /// Every mechanism, in the order tables show them.
-    pub const ALL: [Mechanism; 11] = [
+    pub const ALL: [Mechanism; 12] = [
         Mechanism::Pipe,
         Mechanism::Fifo,
         Mechanism::Eventfd,
@@ -79,6 +84,7 @@ impl Mechanism {
         Mechanism::SysvMq,
         Mechanism::ShmRing,
         Mechanism::IoUring,
+        Mechanism::IoUringMsgRing,
     ];
 
     /// Its id.
@@ -95,6 +101,7 @@ impl Mechanism {
             Mechanism::SysvMq => "sysv-mq",
             Mechanism::ShmRing => "shm-ring",
             Mechanism::IoUring => "io-uring",
+            Mechanism::IoUringMsgRing => "io-uring-msg-ring",
         }
     }
 
@@ -173,6 +180,12 @@ impl Mechanism {
                 Some("io_uring_enter without waiting, retried until the read completes"),
                 None,
             ),
+            Mechanism::IoUringMsgRing => (
+                "io_uring message ring, message in shared memory",
+                Some("io_uring_enter waits for the completion the other end posts"),
+                Some("polls its completion queue in memory; enters the kernel only to send"),
+                None,
+            ),
             Mechanism::ShmRing => (
                 "Shared-memory ring, polled",
                 None,
@@ -234,7 +247,7 @@ mod tests {
             assert_eq!(serde_json::to_value(m).unwrap(), m.id());
         }
         match Mechanism::parse("carrier-pigeon") {
-            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 11),
+            Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 12),
             other => panic!("{other:?}"),
         }
     }

@@ -12,6 +12,18 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
+/// The two CPUs a run's two ends are pinned to unless told otherwise: the
+/// first two this process may use, as they are numbered, whatever the cores
+/// and SMT threads under them. Pipe steps and latency runs both take their
+/// default from here, so their figures come from the same two CPUs. `None`
+/// with fewer than two.
+pub fn default_pair(allowed: &[usize]) -> Option<[usize; 2]> {
+    match allowed {
+        [first, second, ..] => Some([*first, *second]),
+        _ => None,
+    }
+}
+
 /// A CPU that does not exist or that this process may not use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot pin to CPU {cpu}: this process may use CPUs {allowed}")]
@@ -39,4 +51,18 @@ pub fn pin_to(cpu: usize) -> Result<(), CpuError> {
     let mut set = CpuSet::new();
     set.set(cpu);
     sched_setaffinity(None, &set).map_err(|_| refuse())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_pair_is_the_first_two_allowed() {
+        assert_eq!(default_pair(&[0, 1, 2, 3]), Some([0, 1]));
+        // Confined (taskset -c 3,5,7): the first two of those.
+        assert_eq!(default_pair(&[3, 5, 7]), Some([3, 5]));
+        assert_eq!(default_pair(&[2]), None);
+        assert_eq!(default_pair(&[]), None);
+    }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ends::options::{ReaderOptions, WriterOptions, MALLOC_OFFSET};
 use crate::ends::pipe_setup::pipe_max_size;
-use crate::process::cpu::allowed_cpus;
+use crate::process::cpu::{allowed_cpus, default_pair};
 use crate::size::{ByteSize, GIB, MIB};
 use crate::steps::catalog::{self, Step};
 
@@ -651,7 +651,8 @@ impl RunPlan {
     }
 }
 
-/// Picks two different CPUs: the requested ones, else the first two allowed.
+/// Picks two different CPUs: the requested ones, else the default pair
+/// ([`default_pair`], which latency runs share).
 fn choose_cpus(
     params: &RunParams,
     warnings: &mut Vec<String>,
@@ -678,13 +679,11 @@ fn choose_cpus(
         ));
         return Ok((params.writer_cpu, params.reader_cpu));
     }
-    let writer = params.writer_cpu.unwrap_or(allowed[0]);
-    let reader = params.reader_cpu.unwrap_or_else(|| {
-        *allowed
-            .iter()
-            .find(|&&c| c != writer)
-            .unwrap_or(&allowed[1])
-    });
+    let [first, second] = default_pair(&allowed).expect("two CPUs or more, checked above");
+    let writer = params.writer_cpu.unwrap_or(first);
+    let reader = params
+        .reader_cpu
+        .unwrap_or_else(|| *allowed.iter().find(|&&c| c != writer).unwrap_or(&second));
     if writer == reader {
         warnings.push(format!(
             "writer and reader are both pinned to CPU {writer}: they will take turns"

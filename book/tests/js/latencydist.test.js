@@ -41,7 +41,7 @@ test("words and checks of a result", () => {
   assert.deepEqual(rows.map((x) => x.id), ["tcp", "pipe"]);
 });
 
-test("a result says how its CPUs sit and what its clock read costs against its median", () => {
+test("a result says how its CPUs sit and what timing costs against its median", () => {
   assert.equal(placementText("smt-siblings"), "two threads of one core");
   assert.equal(placementText("separate-cores"), "two cores");
   assert.equal(placementText("same-cpu"), "one CPU");
@@ -51,8 +51,8 @@ test("a result says how its CPUs sit and what its clock read costs against its m
   assert.equal(clockPercent({ p50: 400 }), null);
 });
 
-test("timing's own cost is the per-trip mean against a batch's, measured", () => {
-  assert.equal(timingText({ batch_mean_ns: 410, timing_overhead: 0.032 }), "+3.2% on the mean (a batch timed as a whole averaged 410 ns)");
-  assert.equal(timingText({ batch_mean_ns: 2000, timing_overhead: -0.004 }), "−0.4% on the mean (a batch timed as a whole averaged 2.00 µs)");
+test("timing's own cost is the timed blocks' mean against untimed ones', measured", () => {
+  assert.equal(timingText({ batch_mean_ns: 410, timing_overhead: 0.032 }), "+3.2% on the mean (untimed blocks averaged 410 ns)");
+  assert.equal(timingText({ batch_mean_ns: 2000, timing_overhead: -0.004 }), "−0.4% on the mean (untimed blocks averaged 2.00 µs)");
   assert.equal(timingText({ batch_mean_ns: 0, timing_overhead: 0 }), "not measured in this result");
 });

@@ -64,8 +64,8 @@ function resultTable(r) {
     row("CPU per round trip", `ping ${nsText(r.ping_cpu_ns)}, pong ${nsText(r.pong_cpu_ns)}`),
     row("sleeps per round trip", `ping ${r.ping_sleeps.toFixed(2)}, pong ${r.pong_sleeps.toFixed(2)}`),
     row("CPUs (ping, pong)", `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
-    row("one clock read", `${r.clock_ns.toFixed(1)} ns, ${clockPercent(r)?.toFixed(1) ?? "—"}% of this median (each timed round trip holds one)`),
-    row("timing's own cost", timingText(r)),
+    row("timing's cost per round trip", `${r.clock_ns.toFixed(1)} ns, ${clockPercent(r)?.toFixed(1) ?? "—"}% of this median (timed blocks against untimed ones beside them)`),
+    row("timing's cost on the mean", timingText(r)),
   ];
 }
 

@@ -82,16 +82,17 @@ export function placementText(placement) {
 }
 
 /**
- * What timing every round trip added, measured against a batch timed as a whole:
- * "+3.2% on the mean (a batch averaged 410 ns)"; older results lack the batch.
+ * What timing every round trip added, measured against untimed blocks of round
+ * trips beside the timed ones: "+3.2% on the mean (untimed blocks averaged
+ * 410 ns)"; older results lack them.
  */
 export function timingText(r) {
   if (!(r?.batch_mean_ns > 0) || typeof r.timing_overhead !== "number") return "not measured in this result";
   const sign = r.timing_overhead >= 0 ? "+" : "−";
-  return `${sign}${Math.abs(100 * r.timing_overhead).toFixed(1)}% on the mean (a batch timed as a whole averaged ${nsText(r.batch_mean_ns)})`;
+  return `${sign}${Math.abs(100 * r.timing_overhead).toFixed(1)}% on the mean (untimed blocks averaged ${nsText(r.batch_mean_ns)})`;
 }
 
-/** What the clock read every timed round trip holds costs, as a share of the median, in percent (null without one). */
+/** What timing adds to a round trip (`clock_ns`), as a share of the median, in percent (null without one). */
 export function clockPercent(r) {
   return typeof r?.clock_ns === "number" && r.p50 > 0 ? (100 * r.clock_ns) / r.p50 : null;
 }
