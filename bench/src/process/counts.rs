@@ -62,6 +62,9 @@ pub enum Count {
     PageAllocs,
     /// Pages freed (`kmem:mm_page_free`).
     PageFrees,
+    /// Transparent huge pages the end's own faults allocated
+    /// (`kmem:mm_page_alloc` of the huge page's order).
+    HugePageAllocs,
     /// Wakeups this process issued (`sched:sched_waking`).
     Wakeups,
     /// Inter-processor interrupts it sent (`ipi:ipi_send_cpu`).
@@ -70,6 +73,8 @@ pub enum Count {
     TlbFlushes,
     /// System calls counted by the kernel (`syscalls:sys_enter_*`).
     SyscallsTraced,
+    /// The THP tracepoints (`huge_memory:*`, `thp:*`), never charged to an end.
+    ThpEvents,
 }
 
 impl Count {
@@ -78,18 +83,29 @@ impl Count {
         match self {
             Count::PageAllocs => Some("kmem/mm_page_alloc"),
             Count::PageFrees => Some("kmem/mm_page_free"),
+            Count::HugePageAllocs => Some("kmem/mm_page_alloc"),
             Count::Wakeups => Some("sched/sched_waking"),
             Count::Ipis => Some("ipi/ipi_send_cpu"),
             Count::TlbFlushes => Some("tlb/tlb_flush"),
-            Count::CpuMigrations | Count::SyscallsTraced => None,
+            Count::CpuMigrations | Count::SyscallsTraced | Count::ThpEvents => None,
+        }
+    }
+
+    /// The filter a count's tracepoint needs beyond the end's own (ftrace's
+    /// syntax): a huge page is an allocation of the huge page's order.
+    fn filter(self) -> Option<String> {
+        match self {
+            Count::HugePageAllocs => Some(format!("order == {}", huge_page_order())),
+            _ => None,
         }
     }
 
     /// The tracepoint counts, in the order they are opened: all of them only
     /// when asked (see the module for what each costs).
-    const TRACED: [Count; 5] = [
+    const TRACED: [Count; 6] = [
         Count::PageAllocs,
         Count::PageFrees,
+        Count::HugePageAllocs,
         Count::Wakeups,
         Count::Ipis,
         Count::TlbFlushes,
@@ -125,6 +141,12 @@ pub enum Unavailable {
     /// Counted only when asked: the event fires so often that counting it
     /// slows the run.
     OnRequest,
+    /// The events fire outside the ends (in khugepaged, or when a huge page
+    /// migrates), so no figure of them is an end's.
+    NotPerEnd {
+        /// The tracepoints this kernel has, `category:name`.
+        events: Vec<String>,
+    },
 }
 
 impl Unavailable {
@@ -161,6 +183,18 @@ impl Unavailable {
                  wakeups, IPIs and TLB flushes), so a plain run leaves them out; ask with \
                  --trace-syscalls (in the page, 'Trace kernel events')"
                 .into(),
+            Unavailable::NotPerEnd { events } => format!(
+                "the transparent huge page tracepoints ({}) fire in khugepaged as it scans and \
+                 collapses memory, or when a huge page migrates, not in either end, so they are \
+                 no end's count; an end's own huge pages are its huge page allocations (traced \
+                 runs), and the machine-wide THP counters of /proc/vmstat over the run are in \
+                 the result's `machine.thp`",
+                if events.is_empty() {
+                    "none listed here".to_string()
+                } else {
+                    events.join(", ")
+                }
+            ),
         }
     }
 }
@@ -212,6 +246,12 @@ pub struct EndCounts {
     /// Pages freed (`kmem:mm_page_free`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_frees: Option<u64>,
+    /// Transparent huge pages allocated in this end's own page faults
+    /// (`kmem:mm_page_alloc` of order `hpage_pmd_size / page size`): the huge
+    /// pages its buffers got. Those khugepaged makes later for it are not here
+    /// (see `machine.thp`, the machine-wide counters over the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_allocs: Option<u64>,
     /// Wakeups issued (`sched:sched_waking`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeups: Option<u64>,
@@ -236,10 +276,12 @@ impl EndCounts {
             Count::CpuMigrations => self.cpu_migrations,
             Count::PageAllocs => self.page_allocs,
             Count::PageFrees => self.page_frees,
+            Count::HugePageAllocs => self.huge_page_allocs,
             Count::Wakeups => self.wakeups,
             Count::Ipis => self.ipis,
             Count::TlbFlushes => self.tlb_flushes,
             Count::SyscallsTraced => self.syscalls_traced.as_ref().map(|m| m.values().sum()),
+            Count::ThpEvents => None,
         }
     }
 
@@ -248,10 +290,11 @@ impl EndCounts {
             Count::CpuMigrations => &mut self.cpu_migrations,
             Count::PageAllocs => &mut self.page_allocs,
             Count::PageFrees => &mut self.page_frees,
+            Count::HugePageAllocs => &mut self.huge_page_allocs,
             Count::Wakeups => &mut self.wakeups,
             Count::Ipis => &mut self.ipis,
             Count::TlbFlushes => &mut self.tlb_flushes,
-            Count::SyscallsTraced => return,
+            Count::SyscallsTraced | Count::ThpEvents => return,
         };
         *slot = Some(value);
     }
@@ -282,7 +325,11 @@ impl Request {
         let (asked, costly): (Vec<Count>, Vec<Count>) =
             Count::TRACED.into_iter().partition(|count| {
                 self.trace_syscalls
-                    || (self.per_wakeup && !matches!(count, Count::PageAllocs | Count::PageFrees))
+                    || (self.per_wakeup
+                        && !matches!(
+                            count,
+                            Count::PageAllocs | Count::PageFrees | Count::HugePageAllocs
+                        ))
             });
         if !costly.is_empty() {
             missing.push(Missing::new(costly, Unavailable::OnRequest));
@@ -524,8 +571,12 @@ impl Counting {
                     for count in asked {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
-                            counter(Tracepoint::with_id(id), &mut group, pid)
-                                .map_err(|e| refusal(&e))
+                            let counter = counter(Tracepoint::with_id(id), &mut group, pid)
+                                .map_err(|e| refusal(&e))?;
+                            match count.filter() {
+                                Some(filter) => filtered(counter, &filter),
+                                None => Ok(counter),
+                            }
                         });
                         match opened {
                             Ok(counter) => traced.push((count, counter)),
@@ -582,8 +633,12 @@ impl Counting {
     fn open_on_cpu(cpu: usize, request: &Request) -> Option<Counting> {
         let events = tracefs_events()?;
         let tid = rustix::thread::gettid().as_raw_nonzero().get();
-        let filter = std::ffi::CString::new(format!("common_pid == {tid}")).ok()?;
-        let on_cpu = |id: u64| -> Option<Counter> {
+        let on_cpu = |id: u64, extra: Option<String>| -> Option<Counter> {
+            let filter = match extra {
+                Some(extra) => format!("common_pid == {tid} && {extra}"),
+                None => format!("common_pid == {tid}"),
+            };
+            let filter = std::ffi::CString::new(filter).ok()?;
             let counter = Builder::new(Tracepoint::with_id(id))
                 .any_pid()
                 .one_cpu(cpu)
@@ -598,7 +653,7 @@ impl Counting {
         for count in asked {
             let event = count.tracepoint().expect("traced counts have a tracepoint");
             match tracepoint_id(&events, event) {
-                Ok(id) => traced.push((count, on_cpu(id)?)),
+                Ok(id) => traced.push((count, on_cpu(id, count.filter())?)),
                 Err(reason) => missing.push(Missing::new(vec![count], reason)),
             }
         }
@@ -606,7 +661,7 @@ impl Counting {
         if request.trace_syscalls {
             for &call in &request.calls {
                 match tracepoint_id(&events, &format!("syscalls/sys_enter_{call}")) {
-                    Ok(id) => syscalls.push((call, on_cpu(id)?)),
+                    Ok(id) => syscalls.push((call, on_cpu(id, None)?)),
                     Err(reason) => missing.push(Missing::new(vec![Count::SyscallsTraced], reason)),
                 }
             }
@@ -742,6 +797,50 @@ impl Counting {
             missing: merge(missing),
         }
     }
+}
+
+/// A task counter narrowed by `filter`; refused as blocked where the kernel
+/// does not take the filter (an unfiltered count would be the wrong figure).
+fn filtered(counter: Counter, filter: &str) -> Result<Counter, Unavailable> {
+    let text = std::ffi::CString::new(filter).map_err(|_| Unavailable::Blocked { errno: 0 })?;
+    if set_filter(&counter, &text) {
+        Ok(counter)
+    } else {
+        Err(Unavailable::Blocked {
+            errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+        })
+    }
+}
+
+/// The order of a transparent huge page: how many times the kernel's page
+/// size doubles to `hpage_pmd_size` (9 on x86-64: 4 KiB to 2 MiB).
+pub fn huge_page_order() -> u32 {
+    let page = crate::ends::buffer::page_size().max(1);
+    let huge = crate::ends::buffer::huge_page_size().max(page);
+    (huge / page).trailing_zeros()
+}
+
+/// Why the THP tracepoints (`huge_memory:*`, `thp:*`) are not among an end's
+/// counts, naming those this kernel has (measured on 6.18: a huge-pages run
+/// fires none of them; its two huge pages are order-9 allocations in the
+/// writer's own faults, counted as [`EndCounts::huge_page_allocs`]).
+pub fn thp_not_per_end() -> Missing {
+    let mut events = Vec::new();
+    if let Some(root) = tracefs_events() {
+        for category in ["huge_memory", "thp"] {
+            let Ok(dir) = std::fs::read_dir(root.join(category)) else {
+                continue;
+            };
+            let mut names: Vec<String> = dir
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().join("id").is_file())
+                .map(|e| format!("{category}:{}", e.file_name().to_string_lossy()))
+                .collect();
+            names.sort();
+            events.extend(names);
+        }
+    }
+    Missing::new(vec![Count::ThpEvents], Unavailable::NotPerEnd { events })
 }
 
 /// One entry per reason: the counts missing for the same reason together.
