@@ -58,6 +58,14 @@ export function metric(result, name) {
       const g = gib(result);
       return allocs === null || g === null ? null : allocs / g;
     }
+    case "writer_allocs_beyond_faults_per_gib": {
+      // Each fault of the writer's own memory allocates a page (its buffers at
+      // start-up); what is left is what its data calls allocated.
+      const allocs = num(result?.counts?.writer?.page_allocs);
+      const faults = num(result?.counts?.writer?.page_faults);
+      const g = gib(result);
+      return allocs === null || faults === null || g === null ? null : Math.max(allocs - faults, 0) / g;
+    }
     case "sleeps_per_gib": {
       const counts = result?.counts;
       if (!counts || typeof counts !== "object") return null;
@@ -135,6 +143,7 @@ function gib(result) {
  * machine's doing), never the student's failure. */
 export const COUNT_METRICS = new Set([
   "writer_page_allocs_per_gib",
+  "writer_allocs_beyond_faults_per_gib",
   "sleeps_per_gib",
   "writer_page_faults",
   "producer_faults_per_page",
@@ -166,6 +175,7 @@ const METRIC_NAME = {
   corrupted_share: "share of corrupted bytes",
   huge_share: "share of huge pages",
   writer_page_allocs_per_gib: "writer's page allocations per GiB",
+  writer_allocs_beyond_faults_per_gib: "writer's page allocations beyond its page faults, per GiB",
   sleeps_per_gib: "sleeps per GiB",
   writer_page_faults: "writer's page faults",
   p50_ns: "median round trip",

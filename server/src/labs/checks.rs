@@ -135,6 +135,13 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(num("/huge_pages/huge_bytes")? / checked)
         }
         Metric::WriterPageAllocsPerGib => Some(num("/counts/writer/page_allocs")? / gib(result)?),
+        Metric::WriterAllocsBeyondFaultsPerGib => {
+            // Each fault of the writer's own memory allocates a page (its buffers
+            // at start-up); what is left is what its data calls allocated.
+            let allocs = num("/counts/writer/page_allocs")?;
+            let faults = num("/counts/writer/page_faults")?;
+            Some((allocs - faults).max(0.0) / gib(result)?)
+        }
         Metric::SleepsPerGib => {
             let ends = result.get("counts")?.as_object()?;
             let sleeps: Vec<f64> = ends
@@ -256,6 +263,9 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::CorruptedShare => "share of corrupted bytes",
         Metric::HugeShare => "share of huge pages",
         Metric::WriterPageAllocsPerGib => "writer's page allocations per GiB",
+        Metric::WriterAllocsBeyondFaultsPerGib => {
+            "writer's page allocations beyond its page faults, per GiB"
+        }
         Metric::SleepsPerGib => "sleeps per GiB",
         Metric::WriterPageFaults => "writer's page faults",
         Metric::P50Ns => "median round trip",
