@@ -8,48 +8,12 @@
 //! configuration and judges them against its counts: where this machine disagrees
 //! the result says so, as a finding, not a failure.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use crate::ends::options::{ReaderOptions, WriterOptions};
-use crate::process::counts::{merge, Counted, EndCounts, Missing};
+use crate::process::counts::EndCounts;
 
-/// The counts of a run: one object per end, named as the result names its ends
-/// (`writer` and `reader` for a pipe step), what could not be counted, and the
-/// book's model beside the figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Each end's counts.
-    #[serde(flatten)]
-    pub ends: BTreeMap<String, EndCounts>,
-    /// What could not be counted, and why (one entry per reason).
-    #[serde(default)]
-    pub missing: Vec<Missing>,
-    /// The book's predictions for this run's configuration, judged.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub model: Vec<Judgement>,
-}
-
-impl Counts {
-    /// The counts of ends `(name, counted)`; ends that counted nothing are left out.
-    pub fn of<'a>(
-        ends: impl IntoIterator<Item = (&'a str, Option<&'a Counted>)>,
-    ) -> Option<Counts> {
-        let mut counts = Counts::default();
-        let mut missing = Vec::new();
-        for (name, counted) in ends {
-            let Some(counted) = counted else { continue };
-            counts.ends.insert(name.to_string(), counted.counts.clone());
-            missing.extend(counted.missing.iter().cloned());
-        }
-        if counts.ends.is_empty() {
-            return None;
-        }
-        counts.missing = merge(missing);
-        Some(counts)
-    }
-}
+// A run's counts, one object per end, are the same for every kind of run with
+// ends (an IPC record's are keyed by its roles): defined beside the counts.
+pub use crate::process::counts::Counts;
 
 // A prediction judged against counts is the same for every kind of run (the IPC
 // lab judges its own): defined beside the counts, below the engine.
@@ -265,6 +229,8 @@ fn huge_pages_of(writer: &WriterOptions, huge_page_size: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::steps::catalog;
 

@@ -48,9 +48,15 @@ use perf_event::{Builder, Counter, Group};
 use serde::{Deserialize, Serialize};
 
 mod judgement;
+mod run;
+mod snapshot;
 mod tracefs;
 pub use judgement::{Judgement, Verdict};
-use tracefs::{refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
+pub use run::Counts;
+use snapshot::{sched_migrations, sched_migrations_of, Snapshot};
+pub use tracefs::huge_page_order;
+pub use tracefs::thp_not_per_end;
+use tracefs::{filtered, refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
 
 /// A count that may be missing on a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -379,90 +385,6 @@ impl std::fmt::Debug for Counting {
             .field("missing", &self.missing)
             .finish()
     }
-}
-
-/// What is read before and after from `getrusage` and `/proc/self/sched`.
-#[derive(Debug, Clone, Copy, Default)]
-struct Snapshot {
-    voluntary: u64,
-    involuntary: u64,
-    minor: u64,
-    major: u64,
-    migrations: Option<u64>,
-}
-
-impl Snapshot {
-    /// This process, or process `pid` from its /proc files (which a process that
-    /// has exited keeps until it is reaped).
-    fn of(pid: Option<i32>) -> Snapshot {
-        match pid {
-            None => Snapshot::now(),
-            Some(pid) => Snapshot::of_pid(pid),
-        }
-    }
-
-    fn of_pid(pid: i32) -> Snapshot {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let field = |name: &str| {
-            status.lines().find_map(|line| {
-                let (key, value) = line.split_once(':')?;
-                (key == name).then(|| value.trim().parse().ok()).flatten()
-            })
-        };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // The fields after the parenthesised name: state is the first, minflt the
-        // eighth, majflt the tenth (proc(5) numbers them 3, 10 and 12).
-        let after: Vec<u64> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| {
-                rest.split_whitespace()
-                    .skip(1)
-                    .map(|v| v.parse().unwrap_or(0))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let at = |i: usize| after.get(i).copied().unwrap_or(0);
-        Snapshot {
-            voluntary: field("voluntary_ctxt_switches").unwrap_or(0),
-            involuntary: field("nonvoluntary_ctxt_switches").unwrap_or(0),
-            minor: at(6),
-            major: at(8),
-            migrations: sched_migrations_of(&format!("/proc/{pid}/sched")),
-        }
-    }
-
-    fn now() -> Snapshot {
-        // SAFETY: getrusage fills the struct we pass; a zeroed rusage is valid.
-        let usage = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-            usage
-        };
-        Snapshot {
-            voluntary: usage.ru_nvcsw as u64,
-            involuntary: usage.ru_nivcsw as u64,
-            minor: usage.ru_minflt as u64,
-            major: usage.ru_majflt as u64,
-            migrations: sched_migrations(),
-        }
-    }
-}
-
-/// `se.nr_migrations` of this process, from `/proc/self/sched` (absent on
-/// kernels built without scheduler debugging).
-fn sched_migrations() -> Option<u64> {
-    sched_migrations_of("/proc/self/sched")
-}
-
-/// `se.nr_migrations` from a `/proc/PID/sched` file.
-fn sched_migrations_of(path: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        (name.trim() == "se.nr_migrations")
-            .then(|| value.trim().parse().ok())
-            .flatten()
-    })
 }
 
 /// `/proc/sys/kernel/perf_event_paranoid`.
@@ -797,50 +719,6 @@ impl Counting {
             missing: merge(missing),
         }
     }
-}
-
-/// A task counter narrowed by `filter`; refused as blocked where the kernel
-/// does not take the filter (an unfiltered count would be the wrong figure).
-fn filtered(counter: Counter, filter: &str) -> Result<Counter, Unavailable> {
-    let text = std::ffi::CString::new(filter).map_err(|_| Unavailable::Blocked { errno: 0 })?;
-    if set_filter(&counter, &text) {
-        Ok(counter)
-    } else {
-        Err(Unavailable::Blocked {
-            errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
-        })
-    }
-}
-
-/// The order of a transparent huge page: how many times the kernel's page
-/// size doubles to `hpage_pmd_size` (9 on x86-64: 4 KiB to 2 MiB).
-pub fn huge_page_order() -> u32 {
-    let page = crate::ends::buffer::page_size().max(1);
-    let huge = crate::ends::buffer::huge_page_size().max(page);
-    (huge / page).trailing_zeros()
-}
-
-/// Why the THP tracepoints (`huge_memory:*`, `thp:*`) are not among an end's
-/// counts, naming those this kernel has (measured on 6.18: a huge-pages run
-/// fires none of them; its two huge pages are order-9 allocations in the
-/// writer's own faults, counted as [`EndCounts::huge_page_allocs`]).
-pub fn thp_not_per_end() -> Missing {
-    let mut events = Vec::new();
-    if let Some(root) = tracefs_events() {
-        for category in ["huge_memory", "thp"] {
-            let Ok(dir) = std::fs::read_dir(root.join(category)) else {
-                continue;
-            };
-            let mut names: Vec<String> = dir
-                .filter_map(|e| e.ok())
-                .filter(|e| e.path().join("id").is_file())
-                .map(|e| format!("{category}:{}", e.file_name().to_string_lossy()))
-                .collect();
-            names.sort();
-            events.extend(names);
-        }
-    }
-    Missing::new(vec![Count::ThpEvents], Unavailable::NotPerEnd { events })
 }
 
 /// One entry per reason: the counts missing for the same reason together.

@@ -275,7 +275,8 @@ pub enum Metric {
     /// Sleeps (voluntary context switches) of both ends per round trip.
     SleepsPerRoundTrip,
     /// An IPC record's producer's page faults per page of data moved, in the
-    /// record's `page_size` (`ends[producer].counts.counts.page_faults`).
+    /// record's `page_size` (`counts.producer.page_faults`; in records from
+    /// before the record kept its counts by role, `ends[producer].counts.counts`).
     ProducerFaultsPerPage,
     /// Bytes through both ends' data calls per byte an IPC record moved (the
     /// ends' `call_bytes`; absent from records of runners before the tally).
