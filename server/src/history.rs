@@ -713,6 +713,7 @@ mod tests {
             notes: Vec::new(),
             model: Vec::new(),
             page_size: None,
+            counts: None,
         });
         history
             .append(&KeptResult::Ipc(Box::new(record.clone())))

@@ -11,7 +11,6 @@ use clap::Args;
 use indicatif::HumanBytes;
 use serde_json::json;
 
-use pipebench::engine::counts::Counts;
 use pipebench::ipc;
 use pipebench::machine::system::SystemInfo;
 use pipebench::output;
@@ -208,11 +207,7 @@ fn counts_text(results: &[ipc::IpcResult]) -> String {
             continue;
         }
         seen.push(&result.mechanism);
-        let ends = result
-            .ends
-            .iter()
-            .map(|end| (end.role.as_str(), end.counts.as_ref()));
-        let Some(mut counts) = Counts::of(ends) else {
+        let Some(mut counts) = result.counts.clone() else {
             continue;
         };
         counts.model = result.model.iter().map(|p| p.judgement.clone()).collect();
@@ -227,10 +222,14 @@ fn counts_text(results: &[ipc::IpcResult]) -> String {
 /// Each end's data calls: how many of each kind, and the bytes per call.
 fn calls_text(result: &ipc::IpcResult) -> String {
     let mut out = String::new();
+    let Some(counts) = &result.counts else {
+        return out;
+    };
     for end in &result.ends {
-        let Some(counted) = &end.counts else { continue };
+        let Some(counted) = counts.ends.get(&end.role) else {
+            continue;
+        };
         let calls: Vec<String> = counted
-            .counts
             .syscalls
             .iter()
             .map(|(kind, &n)| match end.call_bytes.get(kind) {

@@ -118,6 +118,18 @@ fn print_result(result: &RunResult) {
             output::counts::render_text(counts, result.bytes, &["writer", "reader"])
         );
     }
+    let thp = result.machine.as_ref().and_then(|m| m.thp.as_ref());
+    if let Some(thp) = thp.filter(|t| !t.is_empty() || result.options.writer.common.huge_pages) {
+        let moved: Vec<String> = thp.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        println!(
+            "  machine-wide THP counters over the run (/proc/vmstat, any process): {}",
+            if moved.is_empty() {
+                "none moved".to_string()
+            } else {
+                moved.join(", ")
+            }
+        );
+    }
     println!("  again: {}", result.argv.join(" "));
     for warning in &result.warnings {
         eprintln!("pipebench: warning: {warning}");

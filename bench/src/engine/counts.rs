@@ -8,48 +8,12 @@
 //! configuration and judges them against its counts: where this machine disagrees
 //! the result says so, as a finding, not a failure.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use crate::ends::options::{ReaderOptions, WriterOptions};
-use crate::process::counts::{merge, Counted, EndCounts, Missing};
+use crate::process::counts::EndCounts;
 
-/// The counts of a run: one object per end, named as the result names its ends
-/// (`writer` and `reader` for a pipe step), what could not be counted, and the
-/// book's model beside the figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Each end's counts.
-    #[serde(flatten)]
-    pub ends: BTreeMap<String, EndCounts>,
-    /// What could not be counted, and why (one entry per reason).
-    #[serde(default)]
-    pub missing: Vec<Missing>,
-    /// The book's predictions for this run's configuration, judged.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub model: Vec<Judgement>,
-}
-
-impl Counts {
-    /// The counts of ends `(name, counted)`; ends that counted nothing are left out.
-    pub fn of<'a>(
-        ends: impl IntoIterator<Item = (&'a str, Option<&'a Counted>)>,
-    ) -> Option<Counts> {
-        let mut counts = Counts::default();
-        let mut missing = Vec::new();
-        for (name, counted) in ends {
-            let Some(counted) = counted else { continue };
-            counts.ends.insert(name.to_string(), counted.counts.clone());
-            missing.extend(counted.missing.iter().cloned());
-        }
-        if counts.ends.is_empty() {
-            return None;
-        }
-        counts.missing = merge(missing);
-        Some(counts)
-    }
-}
+// A run's counts, one object per end, are the same for every kind of run with
+// ends (an IPC record's are keyed by its roles): defined beside the counts.
+pub use crate::process::counts::Counts;
 
 // A prediction judged against counts is the same for every kind of run (the IPC
 // lab judges its own): defined beside the counts, below the engine.
@@ -208,6 +172,18 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             measured: writer.map(|w| w.page_faults as f64),
             holds: Box::new(move |x| x < small_pages / 4.0),
         });
+        let huge = huge_pages_of(shape.writer, shape.huge_page_size);
+        rules.push(Rule {
+            id: "writer_huge_pages",
+            end: "writer",
+            what: "huge pages allocated in its own faults",
+            model: format!(
+                "{huge}: each buffer is aligned to {huge_words} and advised, so the first \
+                 touch of each {huge_words} stretch allocates one huge page"
+            ),
+            measured: writer.and_then(|w| w.huge_page_allocs).map(|n| n as f64),
+            holds: Box::new(move |x| x >= 1.0 && x <= huge as f64),
+        });
     } else if !shape.writer.dont_touch_pages {
         rules.push(Rule {
             id: "writer_faults",
@@ -238,8 +214,23 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
         .collect()
 }
 
+/// The huge pages a writer's buffers take when they live in huge pages: each
+/// allocation (two buffers used in turn, or one holding both halves) is
+/// rounded up to whole huge pages.
+fn huge_pages_of(writer: &WriterOptions, huge_page_size: u64) -> u64 {
+    let allocations = if !writer.same_buffer && writer.vmsplice && !writer.reuse_early {
+        2
+    } else {
+        1
+    };
+    let each = writer.buffer_bytes() / allocations;
+    allocations * each.div_ceil(huge_page_size.max(1))
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::steps::catalog;
 
@@ -327,6 +318,52 @@ mod tests {
         let judged = model(shape_of(&step, 1 << 30, 128 << 10), &no_trace);
         assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Unknown);
         assert_eq!(verdict(&judged, "writer_faults"), Verdict::Agrees);
+        assert_eq!(verdict(&judged, "writer_huge_pages"), Verdict::Unknown);
+    }
+
+    #[test]
+    fn huge_pages_are_judged_per_buffer_and_none_is_a_finding() {
+        // Two 256 KiB buffers, each in its own 2 MiB huge page; one allocation
+        // holding both halves takes one.
+        for (id, expected) in [("huge-pages", 2.0), ("same-buffer", 1.0)] {
+            let step = catalog::find(id).unwrap();
+            let with = |huge: u64| {
+                ends(
+                    EndCounts {
+                        huge_page_allocs: Some(huge),
+                        page_faults: 10,
+                        ..EndCounts::default()
+                    },
+                    EndCounts::default(),
+                )
+            };
+            let judged = model(shape_of(&step, 1 << 30, 128 << 10), &with(expected as u64));
+            let huge = judged.iter().find(|j| j.id == "writer_huge_pages").unwrap();
+            assert_eq!(huge.verdict, Verdict::Agrees, "{id}: {huge:?}");
+            assert_eq!(huge.measured, Some(expected));
+            let fell_back = model(shape_of(&step, 1 << 30, 128 << 10), &with(0));
+            assert_eq!(
+                verdict(&fell_back, "writer_huge_pages"),
+                Verdict::Disagrees,
+                "{id}"
+            );
+            let too_many = model(
+                shape_of(&step, 1 << 30, 128 << 10),
+                &with(expected as u64 + 1),
+            );
+            assert_eq!(
+                verdict(&too_many, "writer_huge_pages"),
+                Verdict::Disagrees,
+                "{id}"
+            );
+        }
+        // A step without huge pages makes no such prediction.
+        let step = catalog::find("vmsplice-splice").unwrap();
+        let judged = model(
+            shape_of(&step, 1 << 30, 128 << 10),
+            &ends(EndCounts::default(), EndCounts::default()),
+        );
+        assert!(judged.iter().all(|j| j.id != "writer_huge_pages"));
     }
 
     #[test]

@@ -365,6 +365,13 @@ impl RunHandle {
             ("reader", reader.counts.as_ref()),
         ]);
         if let Some(counts) = &mut counts {
+            if self.plan.writer.common.huge_pages {
+                // The THP tracepoints are the to count, but none fires
+                // in an end: said once, with where to look instead.
+                counts
+                    .missing
+                    .push(crate::process::counts::thp_not_per_end());
+            }
             let (page_size, huge_page_size) = Shape::machine_pages();
             counts.model = model(
                 Shape {

@@ -270,33 +270,34 @@ mod tests {
     use super::*;
     use crate::ends::report::EndUsage;
     use crate::ipc::{IpcEnd, Mechanism};
-    use crate::process::counts::{Counted, EndCounts};
+    use crate::process::counts::{Counted, Counts, EndCounts};
 
     #[test]
     fn a_judged_ipc_record_reads_back_as_it_was_written() {
         // The history and the lab store keep IPC records as JSON lines (the
         // result flattened into the record, each prediction flattened too).
         const MIB64: u64 = 64 << 20;
-        let end = |role: &str, counted: bool| IpcEnd {
+        let end = |role: &str| IpcEnd {
             role: role.into(),
             usage: EndUsage::default(),
-            counts: counted.then(|| Counted {
-                counts: EndCounts {
-                    syscalls: [("write".to_string(), 1024)].into_iter().collect(),
-                    voluntary_switches: 900,
-                    context_switches: 900,
-                    page_faults: 40,
-                    ..EndCounts::default()
-                },
-                missing: Vec::new(),
-            }),
             call_bytes: [("write".to_string(), MIB64)]
                 .into_iter()
                 .collect::<BTreeMap<_, _>>(),
         };
+        let consumer = Counted {
+            counts: EndCounts {
+                syscalls: [("write".to_string(), 1024)].into_iter().collect(),
+                voluntary_switches: 900,
+                context_switches: 900,
+                page_faults: 40,
+                ..EndCounts::default()
+            },
+            missing: Vec::new(),
+        };
         // One end uncounted, so the model carries a `why` to keep too.
-        let ends = vec![end("consumer", true), end("producer", false)];
-        let model = crate::ipc::model::judge(Mechanism::PipeRw, MIB64, &ends);
+        let ends = vec![end("consumer"), end("producer")];
+        let counts = Counts::of([("consumer", Some(&consumer)), ("producer", None)]);
+        let model = crate::ipc::model::judge(Mechanism::PipeRw, MIB64, &ends, counts.as_ref());
         assert!(model.iter().any(|p| p.why.is_some()));
         let result = IpcResult {
             mechanism: "pipe-rw".into(),
@@ -317,6 +318,7 @@ mod tests {
             notes: Vec::new(),
             model,
             page_size: Some(4096),
+            counts,
         };
         let record = IpcRecord::now(result);
         let line = KeptResult::Ipc(Box::new(record.clone())).to_line();
@@ -325,5 +327,12 @@ mod tests {
         };
         assert_eq!(back.result.model, record.result.model);
         assert_eq!(back.result.ends, record.result.ends);
+        // The counts once, keyed by role: the consumer's, none of the producer's.
+        let counts = back.result.counts.as_ref().unwrap();
+        assert_eq!(counts.ends.keys().collect::<Vec<_>>(), ["consumer"]);
+        assert_eq!(back.result.counts, record.result.counts);
+        let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert!(json["ends"][0].get("counts").is_none(), "{json}");
+        assert_eq!(json["counts"]["consumer"]["voluntary_switches"], 900);
     }
 }

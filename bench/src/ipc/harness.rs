@@ -18,7 +18,7 @@
 //! [`IpcParams::progress`] while it waits, for whoever shows the run live.
 //!
 //! Counts: each end counts its own window ([`crate::process::counts`]) and sends
-//! it in its report; [`run`] puts them in [`IpcEnd::counts`].
+//! it in its report; [`run`] puts them in [`IpcResult::counts`], keyed by role.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -563,10 +563,15 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         .map(|(role, r)| IpcEnd {
             role: role.name().to_string(),
             usage: r.usage,
-            counts: r.counts.clone(),
             call_bytes: r.call_bytes.clone(),
         })
         .collect();
+    // The ends' windows under their roles, once: the record's `counts`.
+    let counts = crate::process::counts::Counts::of(
+        reports
+            .iter()
+            .map(|(role, r)| (role.name(), r.counts.as_ref())),
+    );
     Ok(IpcResult {
         mechanism: mechanism.id().to_string(),
         bytes: moved,
@@ -583,7 +588,8 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         survey_ms: info.survey.map(|s| s.ms),
         survey_bytes: info.survey.map(|s| s.bytes),
         checksum_ok,
-        model: super::model::judge(mechanism, moved, &ends),
+        model: super::model::judge(mechanism, moved, &ends, counts.as_ref()),
+        counts,
         page_size: Some(crate::ends::buffer::page_size() as u64),
         ends,
         lines: receiver.lines,

@@ -57,7 +57,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::ends::report::EndUsage;
-use crate::process::counts::Counted;
+use crate::process::counts::Counts;
 use crate::process::launch::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
@@ -154,13 +154,8 @@ pub struct IpcEnd {
     pub role: String,
     /// getrusage of that end over its whole life.
     pub usage: EndUsage,
-    /// What the kernel did for that end over its own window (from just before
-    /// its first data call to just after its last), and what could not be
-    /// counted; absent when the end was run without counting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counts: Option<Counted>,
-    /// The bytes the end's data calls moved, by the kinds of
-    /// `counts.counts.syscalls` (bytes per call is the one over the other); absent
+    /// The bytes the end's data calls moved, by the kinds of its
+    /// `counts[role].syscalls` (bytes per call is the one over the other); absent
     /// for an end that makes no data call (a mapping) or predates the tally.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub call_bytes: BTreeMap<String, u64>,
@@ -194,6 +189,13 @@ pub struct IpcResult {
     pub checksum_ok: bool,
     /// Per-end resource usage.
     pub ends: Vec<IpcEnd>,
+    /// What the kernel did for each end over its own window (from just before
+    /// its first data call to just after its last), keyed by role as `ends`
+    /// names them, and what could not be counted, once per reason: the one
+    /// place a record keeps its counts, as a pipe result does (records from
+    /// before kept them in `ends[].counts`). Absent when no end counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
     /// Lines counted (line experiments).
     pub lines: Option<u64>,
     /// Copy-on-write findings (`cow-fork`).

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IpcEnd, Mechanism};
-use crate::process::counts::{Judgement, Verdict};
+use crate::process::counts::{Counts, Judgement, Verdict};
 
 /// One prediction judged: the fields of a pipe run's [`Judgement`], and for a
 /// verdict of `unknown`, why it cannot be told.
@@ -99,8 +99,13 @@ struct Rule {
 /// `consumer`). Empty for mechanisms the chapter makes no prediction about (the
 /// one-process experiments and the file copies, whose notes say what happened)
 /// and when no end counted.
-pub fn judge(mechanism: Mechanism, bytes: u64, ends: &[IpcEnd]) -> Vec<Prediction> {
-    judge_with_pages(mechanism, bytes, ends, page_size())
+pub fn judge(
+    mechanism: Mechanism,
+    bytes: u64,
+    ends: &[IpcEnd],
+    counts: Option<&Counts>,
+) -> Vec<Prediction> {
+    judge_with_pages(mechanism, bytes, ends, counts, page_size())
 }
 
 /// [`judge`] with the page size given (the tests judge other kernels' pages).
@@ -108,17 +113,18 @@ fn judge_with_pages(
     mechanism: Mechanism,
     bytes: u64,
     ends: &[IpcEnd],
+    counts: Option<&Counts>,
     page: u64,
 ) -> Vec<Prediction> {
     let Some((producer, consumer)) = paths(mechanism) else {
         return Vec::new();
     };
-    if ends.iter().all(|e| e.counts.is_none()) {
+    let Some(counts) = counts.filter(|c| !c.ends.is_empty()) else {
         return Vec::new();
-    }
+    };
     let end = |role: &str| ends.iter().find(|e| e.role == role);
     let counted = |role: &str| {
-        end(role).and_then(|e| e.counts.as_ref()).ok_or_else(|| {
+        counts.ends.get(role).ok_or_else(|| {
             format!(
                 "the {role} sent no counts (an end that ran without counting, or an older runner)"
             )
@@ -186,7 +192,7 @@ fn judge_with_pages(
             let pages = bytes.div_ceil(page.max(1)) as f64;
             let faults = counted(role).and_then(|c| {
                 (pages > 0.0)
-                    .then(|| c.counts.page_faults as f64 / pages)
+                    .then(|| c.page_faults as f64 / pages)
                     .ok_or_else(nothing_moved)
             });
             let (model, holds): (String, Box<dyn Fn(f64) -> bool>) =
@@ -232,9 +238,9 @@ fn judge_with_pages(
     if let Some((send, receive)) = blocking_calls(mechanism) {
         for (role, call) in [("producer", send), ("consumer", receive)] {
             let measured = counted(role).and_then(|c| {
-                let calls = c.counts.syscalls.get(call).copied().unwrap_or(0);
+                let calls = c.syscalls.get(call).copied().unwrap_or(0);
                 (calls > 0)
-                    .then(|| c.counts.voluntary_switches as f64 / calls as f64)
+                    .then(|| c.voluntary_switches as f64 / calls as f64)
                     .ok_or_else(|| format!("the {role} made no {call} call"))
             });
             rules.push(Rule {
@@ -296,10 +302,39 @@ mod tests {
 
     const MIB64: u64 = 64 << 20;
 
-    fn end(role: &str, calls: &[(&str, u64, u64)], faults: u64, sleeps: u64) -> IpcEnd {
-        IpcEnd {
-            role: role.into(),
-            usage: EndUsage::default(),
+    /// An end as its report comes in: what the record keeps of it, and its
+    /// counted window, which the record keeps under its role in `counts`.
+    #[derive(Clone)]
+    struct End {
+        end: IpcEnd,
+        counts: Option<Counted>,
+    }
+
+    /// The record's ends and counts of `ends`, judged.
+    fn judge_ends(mechanism: Mechanism, bytes: u64, ends: &[End], page: u64) -> Vec<Prediction> {
+        let (plain, counts) = record_of(ends);
+        judge_with_pages(mechanism, bytes, &plain, counts.as_ref(), page)
+    }
+
+    fn record_of(ends: &[End]) -> (Vec<IpcEnd>, Option<Counts>) {
+        let plain = ends.iter().map(|e| e.end.clone()).collect();
+        let counts = Counts::of(
+            ends.iter()
+                .map(|e| (e.end.role.as_str(), e.counts.as_ref())),
+        );
+        (plain, counts)
+    }
+
+    fn end(role: &str, calls: &[(&str, u64, u64)], faults: u64, sleeps: u64) -> End {
+        End {
+            end: IpcEnd {
+                role: role.into(),
+                usage: EndUsage::default(),
+                call_bytes: calls
+                    .iter()
+                    .map(|(c, _, b)| (c.to_string(), *b))
+                    .collect::<BTreeMap<_, _>>(),
+            },
             counts: Some(Counted {
                 counts: EndCounts {
                     syscalls: calls.iter().map(|(c, n, _)| (c.to_string(), *n)).collect(),
@@ -310,10 +345,6 @@ mod tests {
                 },
                 missing: Vec::new(),
             }),
-            call_bytes: calls
-                .iter()
-                .map(|(c, _, b)| (c.to_string(), *b))
-                .collect::<BTreeMap<_, _>>(),
         }
     }
 
@@ -333,7 +364,7 @@ mod tests {
             end("consumer", &calls, 40, 900),
             end("producer", &calls, 40, 1000),
         ];
-        let judged = judge_with_pages(Mechanism::PipeRw, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::PipeRw, MIB64, &ends, 4096);
         for id in [
             "producer_call_bytes",
             "consumer_call_bytes",
@@ -348,7 +379,7 @@ mod tests {
             end("consumer", &calls, 40, 900),
             end("producer", &half, 40, 2048),
         ];
-        let judged = judge_with_pages(Mechanism::PipeRw, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::PipeRw, MIB64, &ends, 4096);
         assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Disagrees);
         assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
         assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
@@ -361,7 +392,7 @@ mod tests {
             end("consumer", &[], pages / 16, 0),
             end("producer", &[], pages + 30, 0),
         ];
-        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::PosixShm, MIB64, &ends, 4096);
         for id in [
             "producer_call_bytes",
             "consumer_call_bytes",
@@ -377,7 +408,7 @@ mod tests {
             end("consumer", &[("read", 1024, MIB64)], pages / 16, 0),
             end("producer", &[], pages / 512, 0),
         ];
-        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::PosixShm, MIB64, &ends, 4096);
         assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
         assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
         assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
@@ -387,7 +418,7 @@ mod tests {
             end("consumer", &[], pages / 16, 0),
             end("producer", &[], pages, 0),
         ];
-        let judged = judge_with_pages(Mechanism::PosixShm, MIB64, &ends, 16 << 10);
+        let judged = judge_ends(Mechanism::PosixShm, MIB64, &ends, 16 << 10);
         assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
     }
 
@@ -402,7 +433,7 @@ mod tests {
                 end("producer", &[(call, 1024, MIB64)], 40, 100),
                 end("consumer", &copy, 40, 100),
             ];
-            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            let judged = judge_ends(mechanism, MIB64, &ends, 4096);
             assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
             assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
             // A sender that copied each byte into a buffer with a write too.
@@ -415,7 +446,7 @@ mod tests {
                 ),
                 end("consumer", &copy, 40, 100),
             ];
-            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            let judged = judge_ends(mechanism, MIB64, &ends, 4096);
             assert_eq!(
                 verdict(&judged, "producer_call_bytes"),
                 Verdict::Disagrees,
@@ -429,7 +460,7 @@ mod tests {
             end("producer", &copy, 40, 100),
             end("consumer", &split, 40, 100),
         ];
-        let judged = judge_with_pages(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
         assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
         assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
         let twice = [("getsockopt", 900, MIB64), ("recv", 1024, MIB64)];
@@ -437,7 +468,7 @@ mod tests {
             end("producer", &copy, 40, 100),
             end("consumer", &twice, 40, 100),
         ];
-        let judged = judge_with_pages(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
         assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
         // Stream sockets: at most about one sleep per write and per read.
         for mechanism in [Mechanism::TcpRw, Mechanism::UnixStream] {
@@ -445,14 +476,14 @@ mod tests {
                 end("producer", &copy, 40, 1000),
                 end("consumer", &copy, 40, 1024),
             ];
-            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            let judged = judge_ends(mechanism, MIB64, &ends, 4096);
             assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Agrees);
             assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
             let ends = [
                 end("producer", &copy, 40, 3 * 1024),
                 end("consumer", &copy, 40, 1024),
             ];
-            let judged = judge_with_pages(mechanism, MIB64, &ends, 4096);
+            let judged = judge_ends(mechanism, MIB64, &ends, 4096);
             assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
             assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
         }
@@ -466,7 +497,7 @@ mod tests {
             end("consumer", &[("msgrcv", 8192, MIB64)], 10, 100),
             producer,
         ];
-        let judged = judge_with_pages(Mechanism::SysvMsgqueue, MIB64, &ends, 4096);
+        let judged = judge_ends(Mechanism::SysvMsgqueue, MIB64, &ends, 4096);
         let sleeps = judged
             .iter()
             .find(|p| p.judgement.id == "producer_sleeps")
@@ -476,9 +507,10 @@ mod tests {
         assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
         assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
         // No predictions at all where the chapter makes none, or nothing counted.
-        assert!(judge_with_pages(Mechanism::CowFork, MIB64, &ends, 4096).is_empty());
+        assert!(judge_ends(Mechanism::CowFork, MIB64, &ends, 4096).is_empty());
         let mut none = ends.clone();
         none[0].counts = None;
-        assert!(judge_with_pages(Mechanism::SysvMsgqueue, MIB64, &none, 4096).is_empty());
+        assert!(judge_ends(Mechanism::SysvMsgqueue, MIB64, &none, 4096).is_empty());
     }
+
 }

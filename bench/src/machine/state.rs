@@ -8,6 +8,7 @@
 //! thermal throttling events where the kernel counts them. [`precheck`] says
 //! before a comparison what would make this machine noisy and what to do.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,46 @@ pub struct MachineState {
     /// Whether the run's CPUs were taken from it (steal plus other work above
     /// 5% of their time, or throttling).
     pub taken: bool,
+    /// The transparent huge page counters of `/proc/vmstat` (`thp_*`) that
+    /// moved over the window, by name: machine-wide, so any process and
+    /// khugepaged add to them, not only the run's ends (an end's own huge pages
+    /// are its `counts` `huge_page_allocs`). Empty: none moved; absent:
+    /// `/proc/vmstat` unreadable, or a result from before they were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thp: Option<BTreeMap<String, u64>>,
+}
+
+/// The `thp_*` counters of a `/proc/vmstat` text, by name.
+pub fn parse_thp_vmstat(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(' ')?;
+            name.starts_with("thp_")
+                .then(|| Some((name.to_string(), value.trim().parse().ok()?)))
+                .flatten()
+        })
+        .collect()
+}
+
+/// The machine's THP counters now, or `None` where `/proc/vmstat` is unreadable.
+fn thp_vmstat() -> Option<BTreeMap<String, u64>> {
+    std::fs::read_to_string("/proc/vmstat")
+        .ok()
+        .map(|text| parse_thp_vmstat(&text))
+}
+
+/// The counters that moved from `before` to `after`, by how much.
+pub fn thp_moved(
+    before: &BTreeMap<String, u64>,
+    after: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    after
+        .iter()
+        .filter_map(|(name, a)| {
+            let moved = a.saturating_sub(*before.get(name)?);
+            (moved > 0).then(|| (name.clone(), moved))
+        })
+        .collect()
 }
 
 /// Per-CPU counters read at the start of a run.
@@ -51,6 +92,7 @@ pub struct StateProbe {
     stat: Option<Vec<CpuTicks>>,
     throttle: Option<u64>,
     children_ms: f64,
+    thp: Option<BTreeMap<String, u64>>,
 }
 
 /// CPU time (user + system, ms) of this process's children that have been
@@ -150,6 +192,7 @@ impl StateProbe {
             stat: read_stat(&cpus),
             throttle: throttle_count(&cpus),
             children_ms: children_cpu_ms(),
+            thp: thp_vmstat(),
             at: Instant::now(),
             cpus,
         }
@@ -178,15 +221,22 @@ impl StateProbe {
             (Some(b), Some(a)) => Some(a.saturating_sub(b)),
             _ => None,
         };
-        summarize(
-            self.cpus.clone(),
-            self.cpus.iter().map(|c| governor(*c)).collect(),
-            boost(),
-            window,
-            deltas.map(|d| (d.steal as f64 * tick, d.busy as f64 * tick)),
-            ends_cpu_ms,
-            throttle,
-        )
+        let thp = match (&self.thp, thp_vmstat()) {
+            (Some(before), Some(after)) => Some(thp_moved(before, &after)),
+            _ => None,
+        };
+        MachineState {
+            thp,
+            ..summarize(
+                self.cpus.clone(),
+                self.cpus.iter().map(|c| governor(*c)).collect(),
+                boost(),
+                window,
+                deltas.map(|d| (d.steal as f64 * tick, d.busy as f64 * tick)),
+                ends_cpu_ms,
+                throttle,
+            )
+        }
     }
 }
 
@@ -216,6 +266,7 @@ fn summarize(
         other_ms,
         throttle_events,
         taken,
+        thp: None,
     }
 }
 
@@ -310,6 +361,17 @@ mod tests {
             }]
         );
         assert!(parse_stat(STAT, &[2]).is_none());
+    }
+
+    #[test]
+    fn thp_counters_are_read_and_only_those_that_moved_kept() {
+        let before = parse_thp_vmstat("nr_free_pages 5\nthp_fault_alloc 6566\nthp_split_pmd 0\n");
+        assert_eq!(before.len(), 2);
+        let after = parse_thp_vmstat("nr_free_pages 9\nthp_fault_alloc 6568\nthp_split_pmd 0\n");
+        assert_eq!(
+            thp_moved(&before, &after),
+            BTreeMap::from([("thp_fault_alloc".to_string(), 2)])
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ struct Row {
     value: fn(&EndCounts) -> Option<f64>,
 }
 
-const ROWS: [Row; 9] = [
+const ROWS: [Row; 10] = [
     Row {
         key: "data_calls",
         label: "data calls",
@@ -49,6 +49,11 @@ const ROWS: [Row; 9] = [
         key: "page_frees",
         label: "pages freed",
         value: |c| c.page_frees.map(|v| v as f64),
+    },
+    Row {
+        key: "huge_page_allocs",
+        label: "huge pages allocated",
+        value: |c| c.huge_page_allocs.map(|v| v as f64),
     },
     Row {
         key: "wakeups",

@@ -48,9 +48,15 @@ use perf_event::{Builder, Counter, Group};
 use serde::{Deserialize, Serialize};
 
 mod judgement;
+mod run;
+mod snapshot;
 mod tracefs;
 pub use judgement::{Judgement, Verdict};
-use tracefs::{refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
+pub use run::Counts;
+use snapshot::{sched_migrations, sched_migrations_of, Snapshot};
+pub use tracefs::huge_page_order;
+pub use tracefs::thp_not_per_end;
+use tracefs::{filtered, refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
 
 /// A count that may be missing on a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -62,6 +68,9 @@ pub enum Count {
     PageAllocs,
     /// Pages freed (`kmem:mm_page_free`).
     PageFrees,
+    /// Transparent huge pages the end's own faults allocated
+    /// (`kmem:mm_page_alloc` of the huge page's order).
+    HugePageAllocs,
     /// Wakeups this process issued (`sched:sched_waking`).
     Wakeups,
     /// Inter-processor interrupts it sent (`ipi:ipi_send_cpu`).
@@ -70,6 +79,8 @@ pub enum Count {
     TlbFlushes,
     /// System calls counted by the kernel (`syscalls:sys_enter_*`).
     SyscallsTraced,
+    /// The THP tracepoints (`huge_memory:*`, `thp:*`), never charged to an end.
+    ThpEvents,
 }
 
 impl Count {
@@ -78,18 +89,29 @@ impl Count {
         match self {
             Count::PageAllocs => Some("kmem/mm_page_alloc"),
             Count::PageFrees => Some("kmem/mm_page_free"),
+            Count::HugePageAllocs => Some("kmem/mm_page_alloc"),
             Count::Wakeups => Some("sched/sched_waking"),
             Count::Ipis => Some("ipi/ipi_send_cpu"),
             Count::TlbFlushes => Some("tlb/tlb_flush"),
-            Count::CpuMigrations | Count::SyscallsTraced => None,
+            Count::CpuMigrations | Count::SyscallsTraced | Count::ThpEvents => None,
+        }
+    }
+
+    /// The filter a count's tracepoint needs beyond the end's own (ftrace's
+    /// syntax): a huge page is an allocation of the huge page's order.
+    fn filter(self) -> Option<String> {
+        match self {
+            Count::HugePageAllocs => Some(format!("order == {}", huge_page_order())),
+            _ => None,
         }
     }
 
     /// The tracepoint counts, in the order they are opened: all of them only
     /// when asked (see the module for what each costs).
-    const TRACED: [Count; 5] = [
+    const TRACED: [Count; 6] = [
         Count::PageAllocs,
         Count::PageFrees,
+        Count::HugePageAllocs,
         Count::Wakeups,
         Count::Ipis,
         Count::TlbFlushes,
@@ -125,6 +147,12 @@ pub enum Unavailable {
     /// Counted only when asked: the event fires so often that counting it
     /// slows the run.
     OnRequest,
+    /// The events fire outside the ends (in khugepaged, or when a huge page
+    /// migrates), so no figure of them is an end's.
+    NotPerEnd {
+        /// The tracepoints this kernel has, `category:name`.
+        events: Vec<String>,
+    },
 }
 
 impl Unavailable {
@@ -161,6 +189,18 @@ impl Unavailable {
                  wakeups, IPIs and TLB flushes), so a plain run leaves them out; ask with \
                  --trace-syscalls (in the page, 'Trace kernel events')"
                 .into(),
+            Unavailable::NotPerEnd { events } => format!(
+                "the transparent huge page tracepoints ({}) fire in khugepaged as it scans and \
+                 collapses memory, or when a huge page migrates, not in either end, so they are \
+                 no end's count; an end's own huge pages are its huge page allocations (traced \
+                 runs), and the machine-wide THP counters of /proc/vmstat over the run are in \
+                 the result's `machine.thp`",
+                if events.is_empty() {
+                    "none listed here".to_string()
+                } else {
+                    events.join(", ")
+                }
+            ),
         }
     }
 }
@@ -212,6 +252,12 @@ pub struct EndCounts {
     /// Pages freed (`kmem:mm_page_free`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_frees: Option<u64>,
+    /// Transparent huge pages allocated in this end's own page faults
+    /// (`kmem:mm_page_alloc` of order `hpage_pmd_size / page size`): the huge
+    /// pages its buffers got. Those khugepaged makes later for it are not here
+    /// (see `machine.thp`, the machine-wide counters over the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_allocs: Option<u64>,
     /// Wakeups issued (`sched:sched_waking`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeups: Option<u64>,
@@ -236,10 +282,12 @@ impl EndCounts {
             Count::CpuMigrations => self.cpu_migrations,
             Count::PageAllocs => self.page_allocs,
             Count::PageFrees => self.page_frees,
+            Count::HugePageAllocs => self.huge_page_allocs,
             Count::Wakeups => self.wakeups,
             Count::Ipis => self.ipis,
             Count::TlbFlushes => self.tlb_flushes,
             Count::SyscallsTraced => self.syscalls_traced.as_ref().map(|m| m.values().sum()),
+            Count::ThpEvents => None,
         }
     }
 
@@ -248,10 +296,11 @@ impl EndCounts {
             Count::CpuMigrations => &mut self.cpu_migrations,
             Count::PageAllocs => &mut self.page_allocs,
             Count::PageFrees => &mut self.page_frees,
+            Count::HugePageAllocs => &mut self.huge_page_allocs,
             Count::Wakeups => &mut self.wakeups,
             Count::Ipis => &mut self.ipis,
             Count::TlbFlushes => &mut self.tlb_flushes,
-            Count::SyscallsTraced => return,
+            Count::SyscallsTraced | Count::ThpEvents => return,
         };
         *slot = Some(value);
     }
@@ -282,7 +331,11 @@ impl Request {
         let (asked, costly): (Vec<Count>, Vec<Count>) =
             Count::TRACED.into_iter().partition(|count| {
                 self.trace_syscalls
-                    || (self.per_wakeup && !matches!(count, Count::PageAllocs | Count::PageFrees))
+                    || (self.per_wakeup
+                        && !matches!(
+                            count,
+                            Count::PageAllocs | Count::PageFrees | Count::HugePageAllocs
+                        ))
             });
         if !costly.is_empty() {
             missing.push(Missing::new(costly, Unavailable::OnRequest));
@@ -332,90 +385,6 @@ impl std::fmt::Debug for Counting {
             .field("missing", &self.missing)
             .finish()
     }
-}
-
-/// What is read before and after from `getrusage` and `/proc/self/sched`.
-#[derive(Debug, Clone, Copy, Default)]
-struct Snapshot {
-    voluntary: u64,
-    involuntary: u64,
-    minor: u64,
-    major: u64,
-    migrations: Option<u64>,
-}
-
-impl Snapshot {
-    /// This process, or process `pid` from its /proc files (which a process that
-    /// has exited keeps until it is reaped).
-    fn of(pid: Option<i32>) -> Snapshot {
-        match pid {
-            None => Snapshot::now(),
-            Some(pid) => Snapshot::of_pid(pid),
-        }
-    }
-
-    fn of_pid(pid: i32) -> Snapshot {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let field = |name: &str| {
-            status.lines().find_map(|line| {
-                let (key, value) = line.split_once(':')?;
-                (key == name).then(|| value.trim().parse().ok()).flatten()
-            })
-        };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // The fields after the parenthesised name: state is the first, minflt the
-        // eighth, majflt the tenth (proc(5) numbers them 3, 10 and 12).
-        let after: Vec<u64> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| {
-                rest.split_whitespace()
-                    .skip(1)
-                    .map(|v| v.parse().unwrap_or(0))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let at = |i: usize| after.get(i).copied().unwrap_or(0);
-        Snapshot {
-            voluntary: field("voluntary_ctxt_switches").unwrap_or(0),
-            involuntary: field("nonvoluntary_ctxt_switches").unwrap_or(0),
-            minor: at(6),
-            major: at(8),
-            migrations: sched_migrations_of(&format!("/proc/{pid}/sched")),
-        }
-    }
-
-    fn now() -> Snapshot {
-        // SAFETY: getrusage fills the struct we pass; a zeroed rusage is valid.
-        let usage = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-            usage
-        };
-        Snapshot {
-            voluntary: usage.ru_nvcsw as u64,
-            involuntary: usage.ru_nivcsw as u64,
-            minor: usage.ru_minflt as u64,
-            major: usage.ru_majflt as u64,
-            migrations: sched_migrations(),
-        }
-    }
-}
-
-/// `se.nr_migrations` of this process, from `/proc/self/sched` (absent on
-/// kernels built without scheduler debugging).
-fn sched_migrations() -> Option<u64> {
-    sched_migrations_of("/proc/self/sched")
-}
-
-/// `se.nr_migrations` from a `/proc/PID/sched` file.
-fn sched_migrations_of(path: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        (name.trim() == "se.nr_migrations")
-            .then(|| value.trim().parse().ok())
-            .flatten()
-    })
 }
 
 /// `/proc/sys/kernel/perf_event_paranoid`.
@@ -524,8 +493,12 @@ impl Counting {
                     for count in asked {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
-                            counter(Tracepoint::with_id(id), &mut group, pid)
-                                .map_err(|e| refusal(&e))
+                            let counter = counter(Tracepoint::with_id(id), &mut group, pid)
+                                .map_err(|e| refusal(&e))?;
+                            match count.filter() {
+                                Some(filter) => filtered(counter, &filter),
+                                None => Ok(counter),
+                            }
                         });
                         match opened {
                             Ok(counter) => traced.push((count, counter)),
@@ -582,8 +555,12 @@ impl Counting {
     fn open_on_cpu(cpu: usize, request: &Request) -> Option<Counting> {
         let events = tracefs_events()?;
         let tid = rustix::thread::gettid().as_raw_nonzero().get();
-        let filter = std::ffi::CString::new(format!("common_pid == {tid}")).ok()?;
-        let on_cpu = |id: u64| -> Option<Counter> {
+        let on_cpu = |id: u64, extra: Option<String>| -> Option<Counter> {
+            let filter = match extra {
+                Some(extra) => format!("common_pid == {tid} && {extra}"),
+                None => format!("common_pid == {tid}"),
+            };
+            let filter = std::ffi::CString::new(filter).ok()?;
             let counter = Builder::new(Tracepoint::with_id(id))
                 .any_pid()
                 .one_cpu(cpu)
@@ -598,7 +575,7 @@ impl Counting {
         for count in asked {
             let event = count.tracepoint().expect("traced counts have a tracepoint");
             match tracepoint_id(&events, event) {
-                Ok(id) => traced.push((count, on_cpu(id)?)),
+                Ok(id) => traced.push((count, on_cpu(id, count.filter())?)),
                 Err(reason) => missing.push(Missing::new(vec![count], reason)),
             }
         }
@@ -606,7 +583,7 @@ impl Counting {
         if request.trace_syscalls {
             for &call in &request.calls {
                 match tracepoint_id(&events, &format!("syscalls/sys_enter_{call}")) {
-                    Ok(id) => syscalls.push((call, on_cpu(id)?)),
+                    Ok(id) => syscalls.push((call, on_cpu(id, None)?)),
                     Err(reason) => missing.push(Missing::new(vec![Count::SyscallsTraced], reason)),
                 }
             }

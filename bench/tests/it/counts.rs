@@ -262,3 +262,102 @@ fn an_unprivileged_run_has_the_always_counts_and_says_why_the_rest_are_missing()
         .unwrap();
     assert_eq!(unknown["verdict"], "unknown", "{unknown}");
 }
+
+/// Whether transparent huge pages may be had on advice (`madvise` or `always`).
+fn thp_on_advice() -> bool {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .is_ok_and(|t| !t.contains("[never]"))
+}
+
+/// The one `missing` entry naming `count`.
+fn missing_for<'a>(result: &'a Value, count: &str) -> Option<&'a Value> {
+    result["counts"]["missing"].as_array()?.iter().find(|m| {
+        m["counts"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c == count))
+    })
+}
+
+#[test]
+fn huge_pages_are_counted_in_the_writers_faults_and_the_machine_wide_counters_named_so() {
+    let _cpus = cpus();
+    let huge = run_json("huge-pages", "32MiB", &["--trace-syscalls"]);
+    let small = run_json("vmsplice-splice", "32MiB", &["--trace-syscalls"]);
+    // The THP tracepoints never fire in an end: said once, typed, naming those
+    // this kernel has, on the run that uses huge pages.
+    let thp = missing_for(&huge, "thp_events").expect("the THP tracepoints are said missing");
+    assert_eq!(thp["reason"]["kind"], "not_per_end", "{thp}");
+    let have = |category: &str| {
+        std::path::Path::new("/sys/kernel/tracing/events")
+            .join(category)
+            .is_dir()
+    };
+    let events = thp["reason"]["events"].as_array().unwrap();
+    for category in ["huge_memory", "thp"] {
+        if have(category) {
+            let prefix = format!("{category}:");
+            assert!(
+                events
+                    .iter()
+                    .any(|e| e.as_str().unwrap().starts_with(&prefix)),
+                "{category} events unnamed: {thp}"
+            );
+        }
+    }
+    assert!(thp["message"].as_str().unwrap().contains("machine.thp"));
+    // The machine-wide counters: present, only those that moved.
+    for result in [&huge, &small] {
+        let moved = result["machine"]["thp"]
+            .as_object()
+            .expect("machine.thp is carried where /proc/vmstat is readable");
+        assert!(moved.values().all(|v| v.as_u64().unwrap() > 0), "{moved:?}");
+    }
+    if !traced(&huge) {
+        untraced_and_said_why(&huge, "huge_page_allocs");
+        return;
+    }
+    // Per end, where the tracepoint is counted: the writer's own faults take one
+    // huge page per buffer (two buffers of 256 KiB, each aligned to its own), the
+    // reader none; without huge pages, none at either end.
+    let writer_huge = huge["counts"]["writer"]["huge_page_allocs"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        huge["counts"]["reader"]["huge_page_allocs"].as_u64(),
+        Some(0)
+    );
+    for end in ["writer", "reader"] {
+        assert_eq!(
+            small["counts"][end]["huge_page_allocs"].as_u64(),
+            Some(0),
+            "{end}: {}",
+            small["counts"]
+        );
+    }
+    assert!(missing_for(&small, "thp_events").is_none());
+    let judged = huge["counts"]["model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["id"] == "writer_huge_pages")
+        .expect("the model judges the writer's huge pages");
+    if thp_on_advice() {
+        assert_eq!(writer_huge, 2, "{}", huge["counts"]);
+        assert_eq!(judged["verdict"], "agrees", "{judged}");
+        // The machine saw at least the writer's own.
+        let machine = huge["machine"]["thp"]["thp_fault_alloc"]
+            .as_u64()
+            .unwrap_or(0);
+        assert!(machine >= writer_huge, "{}", huge["machine"]);
+    } else {
+        assert_eq!(writer_huge, 0);
+        assert_eq!(judged["verdict"], "disagrees", "{judged}");
+    }
+    // A plain run leaves the per-end count out, as on request.
+    let plain = run_json("huge-pages", "16MiB", &[]);
+    assert!(plain["counts"]["writer"]["huge_page_allocs"].is_null());
+    assert_eq!(
+        missing_for(&plain, "huge_page_allocs").unwrap()["reason"]["kind"],
+        "on_request"
+    );
+}

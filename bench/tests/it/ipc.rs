@@ -71,17 +71,23 @@ fn every_mechanism_moves_8_mib_and_verifies_its_checksum() {
             Err(e) => panic!("{id}: {e}"),
         };
         assert!(result.checksum_ok, "{id}: {result:?}");
-        // Each end counted its own window: the counts every user may take.
+        // Each end counted its own window: the counts every user may take,
+        // kept once in the record's `counts` under the end's role.
+        let counts = result
+            .counts
+            .as_ref()
+            .unwrap_or_else(|| panic!("{id}: no counts"));
         for end in &result.ends {
-            let counted = end
-                .counts
-                .as_ref()
+            let counted = counts
+                .ends
+                .get(&end.role)
                 .unwrap_or_else(|| panic!("{id}: {end:?}"));
             assert!(
-                counted.counts.context_switches >= counted.counts.voluntary_switches,
+                counted.context_switches >= counted.voluntary_switches,
                 "{id}: {counted:?}"
             );
         }
+        assert_eq!(counts.ends.len(), result.ends.len(), "{id}: {counts:?}");
         // The receiving end's count reaches the harness, to the last byte.
         assert_eq!(progress.load(Ordering::Relaxed), result.bytes, "{id}");
         assert_eq!(result.mechanism, id);

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use pipebench::engine::counts::Verdict;
 use pipebench::ipc::{self, model, IpcParams, IpcResult, Mechanism};
+use pipebench::process::counts::EndCounts;
 use pipebench::process::launch::EndProgram;
 use pipebench::size::{ByteSize, MIB};
 
@@ -31,6 +32,7 @@ fn verdict(result: &IpcResult, id: &str) -> Verdict {
         Mechanism::parse(&result.mechanism).unwrap(),
         result.bytes,
         &result.ends,
+        result.counts.as_ref(),
     )
     .iter()
     .find(|p| p.judgement.id == id)
@@ -41,6 +43,15 @@ fn verdict(result: &IpcResult, id: &str) -> Verdict {
 
 fn end_mut<'a>(result: &'a mut IpcResult, role: &str) -> &'a mut ipc::IpcEnd {
     result.ends.iter_mut().find(|e| e.role == role).unwrap()
+}
+
+/// An end's counts, kept once in the record under its role.
+fn counts_mut<'a>(result: &'a mut IpcResult, role: &str) -> &'a mut EndCounts {
+    result
+        .counts
+        .as_mut()
+        .and_then(|c| c.ends.get_mut(role))
+        .unwrap()
 }
 
 #[test]
@@ -111,16 +122,14 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
 
     // A blocking queue whose receiver slept twice per message.
     let mut queue = find("sysv-msgqueue");
-    let consumer = end_mut(&mut queue, "consumer");
-    let counts = &mut consumer.counts.as_mut().unwrap().counts;
+    let counts = counts_mut(&mut queue, "consumer");
     counts.voluntary_switches = 2 * counts.syscalls["msgrcv"];
     assert_eq!(verdict(&queue, "consumer_sleeps"), Verdict::Disagrees);
 
     // Stream sockets whose sender slept three times per write.
     for id in ["tcp-rw", "unix-stream"] {
         let mut socket = find(id);
-        let producer = end_mut(&mut socket, "producer");
-        let counts = &mut producer.counts.as_mut().unwrap().counts;
+        let counts = counts_mut(&mut socket, "producer");
         counts.voluntary_switches = 3 * counts.syscalls["write"];
         assert_eq!(verdict(&socket, "producer_sleeps"), Verdict::Disagrees);
         assert_eq!(verdict(&socket, "consumer_sleeps"), Verdict::Agrees);
@@ -128,8 +137,7 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
 
     // Shared memory on huge pages: one fault per 2 MiB, not per page.
     let mut shm = find("posix-shm");
-    let producer = end_mut(&mut shm, "producer");
-    producer.counts.as_mut().unwrap().counts.page_faults = 32 * MIB / (2 * MIB);
+    counts_mut(&mut shm, "producer").page_faults = 32 * MIB / (2 * MIB);
     assert_eq!(verdict(&shm, "producer_faults"), Verdict::Disagrees);
 
     // A mapping that copied the data after all.
@@ -232,9 +240,12 @@ fn no_counts_leaves_the_kernels_events_out_and_says_so() {
     };
     let off = run(&["--no-counts"]);
     let on = run(&[]);
+    // One place for the counts: the record's `counts`, keyed by role; none in
+    // `ends`.
+    let counted = &off["counts"];
     for end in off["ends"].as_array().unwrap() {
-        let counted = &end["counts"];
-        let counts = &counted["counts"];
+        assert!(end.get("counts").is_none(), "{end}");
+        let counts = &counted[end["role"].as_str().unwrap()];
         // What costs nothing is still there: the calls, faults and switches.
         assert!(counts["page_faults"].is_u64(), "{end}");
         assert!(counts["voluntary_switches"].is_u64(), "{end}");
@@ -259,12 +270,13 @@ fn no_counts_leaves_the_kernels_events_out_and_says_so() {
         }
     }
     // Counted, the same ends say nothing was turned off.
+    let missing = on["counts"]["missing"].as_array().unwrap();
+    assert!(
+        !missing.iter().any(|m| m["reason"]["kind"] == "turned_off"),
+        "{on}"
+    );
     for end in on["ends"].as_array().unwrap() {
-        let missing = end["counts"]["missing"].as_array().unwrap();
-        assert!(
-            !missing.iter().any(|m| m["reason"]["kind"] == "turned_off"),
-            "{end}"
-        );
+        assert!(on["counts"][end["role"].as_str().unwrap()]["page_faults"].is_u64());
     }
     // The model reads the counts that cost nothing, so it is there either way.
     assert!(

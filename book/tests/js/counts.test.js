@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { compareSteps, countTable, countText, endNames, missingReasons, perGib } from "../../theme/pipebook/counts.js";
+import { compareSteps, countTable, countText, endNames, machineThp, missingReasons, perGib } from "../../theme/pipebook/counts.js";
 import { slim } from "../../theme/pipebook/store.js";
 
 const GIB = 2 ** 30;
@@ -91,4 +91,28 @@ test("the steps compare by the median per GiB of the runs that counted", () => {
   const allocs = rows.find((r) => r.key === "writer.page_allocs");
   assert.deepEqual(allocs.values, [230000, 10, null]);
   assert.deepEqual(perGib({ step: "x" }), null);
+});
+
+test("an end's huge pages are its row; the machine's THP counters stay the machine's", () => {
+  const huge = {
+    ...writeRead,
+    step: "huge-pages",
+    counts: {
+      writer: { syscalls: { vmsplice: 100 }, page_faults: 12, huge_page_allocs: 2 },
+      reader: { syscalls: { splice: 100 }, page_faults: 10, huge_page_allocs: 0 },
+      missing: [{ counts: ["thp_events"], reason: { kind: "not_per_end", events: ["huge_memory:mm_collapse_huge_page"] }, message: "not in either end" }],
+    },
+    machine: { cpus: [0, 1], thp: { thp_fault_alloc: 5, thp_split_pmd: 0 } },
+  };
+  const t = countTable(huge);
+  const row = t.rows.find((r) => r.key === "huge_page_allocs");
+  assert.equal(row.cells.writer.total, 2);
+  assert.equal(row.cells.reader.total, 0);
+  assert.deepEqual(t.missing[0].counts, ["the THP tracepoints (huge_memory, thp)"]);
+  // Only what moved, in words; none moved is [], not carried is null.
+  assert.deepEqual(machineThp(huge), [{ name: "thp_fault_alloc", label: "huge pages allocated at a fault", moved: 5 }]);
+  assert.deepEqual(machineThp({ machine: { thp: {} } }), []);
+  assert.equal(machineThp(writeRead), null);
+  // Never an end of its own: `machine` is beside `counts`, not in it.
+  assert.deepEqual(t.ends, ["writer", "reader"]);
 });

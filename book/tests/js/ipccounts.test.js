@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { ipcCountRows, ipcModelRows } from "../../theme/pipebook/ipccounts.js";
+import { ipcCountRows, ipcEndCounts, ipcModelRows } from "../../theme/pipebook/ipccounts.js";
 
 const end = (role, counts, missing = []) => ({ role, usage: {}, counts: { counts, missing } });
 
@@ -66,4 +66,29 @@ test("the chapter's predictions read holds, does not hold, or cannot tell with w
   assert.equal(rows[2].verdictText, "Cannot tell: the consumer sent no counts");
   assert.equal(rows[2].measured, "n/a");
   assert.deepEqual(ipcModelRows({}), []);
+});
+
+test("a record keeps its counts once, keyed by role; older records' per-end counts read alike", () => {
+  const older = {
+    bytes: 2 * 2 ** 30,
+    ends: [
+      { ...end("producer", { syscalls: { write: 64 }, voluntary_switches: 10, page_faults: 4 }, [{ counts: ["wakeups"], message: "turned off" }]), call_bytes: { write: 2 * 2 ** 30 } },
+      end("consumer", { syscalls: { read: 128 }, voluntary_switches: 20, page_faults: 6 }, [{ counts: ["wakeups"], message: "turned off" }]),
+    ],
+  };
+  const keyed = {
+    bytes: older.bytes,
+    ends: [{ role: "producer", usage: {}, call_bytes: { write: 2 * 2 ** 30 } }, { role: "consumer", usage: {} }],
+    counts: {
+      producer: { syscalls: { write: 64 }, voluntary_switches: 10, page_faults: 4 },
+      consumer: { syscalls: { read: 128 }, voluntary_switches: 20, page_faults: 6 },
+      missing: [{ counts: ["wakeups"], message: "turned off" }],
+    },
+  };
+  assert.deepEqual(ipcCountRows(keyed), ipcCountRows(older));
+  assert.deepEqual(ipcCountRows(keyed).ends, ["producer", "consumer"]);
+  assert.equal(ipcCountRows(keyed).rows[1].cells[0], "32.0 MiB");
+  // The record's roles, not `missing`, are its ends.
+  assert.deepEqual(ipcEndCounts(keyed).map((e) => e.end.role), ["producer", "consumer"]);
+  assert.equal(ipcCountRows({ ...keyed, counts: { missing: [] } }), null);
 });

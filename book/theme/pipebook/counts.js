@@ -23,6 +23,7 @@ export const COUNT_ROWS = [
   { key: "page_faults", label: "Page faults", value: (e) => e?.page_faults },
   { key: "page_allocs", label: "Pages allocated", value: (e) => e?.page_allocs },
   { key: "page_frees", label: "Pages freed", value: (e) => e?.page_frees },
+  { key: "huge_page_allocs", label: "Huge pages allocated in its own faults", value: (e) => e?.huge_page_allocs },
   { key: "wakeups", label: "Wakeups issued", value: (e) => e?.wakeups },
   { key: "ipis", label: "Interrupts sent to other CPUs (IPIs)", value: (e) => e?.ipis },
   { key: "cpu_migrations", label: "Moves to another CPU", value: (e) => e?.cpu_migrations },
@@ -33,6 +34,8 @@ const COUNT_WORDS = {
   cpu_migrations: "moves to another CPU",
   page_allocs: "pages allocated",
   page_frees: "pages freed",
+  huge_page_allocs: "huge pages allocated",
+  thp_events: "the THP tracepoints (huge_memory, thp)",
   wakeups: "wakeups issued",
   ipis: "IPIs",
   tlb_flushes: "TLB flushes",
@@ -92,6 +95,30 @@ export function missingReasons(counts) {
     counts: (Array.isArray(m?.counts) ? m.counts : []).map((c) => COUNT_WORDS[c] ?? String(c)),
     message: String(m?.message ?? ""),
   }));
+}
+
+/** Words for the machine's THP counters (`/proc/vmstat`'s `thp_*`) a run moved. */
+const THP_WORDS = {
+  thp_fault_alloc: "huge pages allocated at a fault",
+  thp_fault_fallback: "faults that wanted a huge page and got small ones",
+  thp_collapse_alloc: "huge pages khugepaged made from small ones",
+  thp_split_page: "huge pages split into small ones",
+  thp_split_pmd: "huge page mappings split",
+};
+
+/**
+ * The machine-wide THP counters that moved over a run (`machine.thp`), as
+ * `[{ name, label, moved }]`: every process on the machine and khugepaged add to
+ * them, so they are the machine's, not an end's. Null where the result does not
+ * carry them (an older result, or /proc/vmstat unreadable); [] when none moved.
+ */
+export function machineThp(result) {
+  const thp = result?.machine?.thp;
+  if (!thp || typeof thp !== "object") return null;
+  return Object.entries(thp)
+    .filter(([, moved]) => isNumber(moved) && moved > 0)
+    .map(([name, moved]) => ({ name, label: THP_WORDS[name] ?? name, moved }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** A figure as a table shows it: whole numbers from 100 up, else three significant digits. */

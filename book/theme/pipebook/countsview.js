@@ -2,7 +2,7 @@
 // end, the book's model beside them with this run's verdict, and why anything is
 // missing. Laid out by counts.js; this module only builds the tables.
 
-import { countTable, countText } from "./counts.js";
+import { countTable, countText, machineThp } from "./counts.js";
 import { fill, h } from "./dom.js";
 
 const title = (name) => name.charAt(0).toUpperCase() + name.slice(1);
@@ -99,6 +99,23 @@ export class KernelCounts {
               ),
             ),
           ),
+        ),
+      );
+    }
+    const thp = machineThp(result);
+    // Shown where huge pages are the point (or where any moved): elsewhere an
+    // empty machine-wide line says nothing about the run.
+    const hugeStep = result?.options?.writer?.huge_pages === true;
+    if (thp && (thp.length || hugeStep)) {
+      parts.push(
+        h(
+          "p.pipebook-kernel-thp",
+          null,
+          thp.length
+            ? `Machine-wide over this run (any process and khugepaged, not only these ends), from /proc/vmstat: ${thp
+                .map((t) => `${t.label} ${countText(t.moved)}`)
+                .join("; ")}.`
+            : "Machine-wide over this run, from /proc/vmstat: no transparent huge page counter moved.",
         ),
       );
     }

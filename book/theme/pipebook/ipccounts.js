@@ -43,8 +43,8 @@ function perGib(value, bytes) {
 
 /** Bytes per data call of one end (its calls' bytes over their number), or
  * "n/a" where the end made no call or did not tally the bytes. */
-function bytesPerCall(end) {
-  const calls = end?.counts?.counts?.syscalls;
+function bytesPerCall(end, counts) {
+  const calls = counts?.syscalls;
   const bytes = end?.call_bytes;
   if (!calls || !bytes || typeof bytes !== "object") return "n/a";
   let n = 0;
@@ -101,20 +101,38 @@ export function ipcModelRows(result) {
  * each naming the counts it left out.
  */
 export function ipcCountRows(result) {
-  const ends = (result?.ends || []).filter((e) => e.counts?.counts);
+  const ends = ipcEndCounts(result);
   if (!ends.length) return null;
   const rows = ROWS.map(([label, read]) => ({
     label,
-    cells: ends.map((e) => perGib(read(e.counts.counts) ?? null, result.bytes)),
+    cells: ends.map((e) => perGib(read(e.counts) ?? null, result.bytes)),
   }));
   // Bytes per call is per call, not per GiB: it comes right after the calls.
-  rows.splice(1, 0, { label: "bytes per data call", cells: ends.map(bytesPerCall) });
+  rows.splice(1, 0, { label: "bytes per data call", cells: ends.map((e) => bytesPerCall(e.end, e.counts)) });
   const missing = [];
-  for (const e of ends) {
-    for (const m of e.counts.missing || []) {
-      const text = m.message ? missingText(m) : "";
-      if (text && !missing.includes(text)) missing.push(text);
-    }
+  for (const m of ends.flatMap((e) => e.missing)) {
+    const text = m?.message ? missingText(m) : "";
+    if (text && !missing.includes(text)) missing.push(text);
   }
-  return { ends: ends.map((e) => e.role), rows, missing };
+  return { ends: ends.map((e) => e.end.role), rows, missing };
+}
+
+/**
+ * Each end of an IPC result that counted, in the result's order: `{ end, counts,
+ * missing }`. A record keeps its counts once, in `counts` keyed by role (the
+ * reasons in `counts.missing`, for the whole record); a record from before that
+ * kept them in each end's own `counts: { counts, missing }`, read as such.
+ */
+export function ipcEndCounts(result) {
+  const ends = Array.isArray(result?.ends) ? result.ends : [];
+  const top = result?.counts;
+  if (top && typeof top === "object") {
+    const missing = Array.isArray(top.missing) ? top.missing : [];
+    return ends
+      .filter((e) => top[e?.role] && typeof top[e.role] === "object")
+      .map((e, i) => ({ end: e, counts: top[e.role], missing: i === 0 ? missing : [] }));
+  }
+  return ends
+    .filter((e) => e?.counts?.counts && typeof e.counts.counts === "object")
+    .map((e) => ({ end: e, counts: e.counts.counts, missing: Array.isArray(e.counts.missing) ? e.counts.missing : [] }));
 }

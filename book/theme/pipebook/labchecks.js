@@ -58,6 +58,14 @@ export function metric(result, name) {
       const g = gib(result);
       return allocs === null || g === null ? null : allocs / g;
     }
+    case "writer_allocs_beyond_faults_per_gib": {
+      // Each fault of the writer's own memory allocates a page (its buffers at
+      // start-up); what is left is what its data calls allocated.
+      const allocs = num(result?.counts?.writer?.page_allocs);
+      const faults = num(result?.counts?.writer?.page_faults);
+      const g = gib(result);
+      return allocs === null || faults === null || g === null ? null : Math.max(allocs - faults, 0) / g;
+    }
     case "sleeps_per_gib": {
       const counts = result?.counts;
       if (!counts || typeof counts !== "object") return null;
@@ -80,8 +88,7 @@ export function metric(result, name) {
     case "sleeps_per_round_trip":
       return isLatency(result) ? sum(num(result.ping_sleeps), num(result.pong_sleeps)) : null;
     case "producer_faults_per_page": {
-      const producer = ipcEnds(result)?.find((e) => e?.role === "producer");
-      const faults = num(producer?.counts?.counts?.page_faults);
+      const faults = num(ipcEndCounts(result, "producer")?.page_faults);
       const bytes = num(result?.bytes);
       // Pages of the machine that ran it (4 KiB on x86-64, 16 or 64 KiB on some
       // arm64 kernels); a record without its page size cannot say.
@@ -93,7 +100,7 @@ export function metric(result, name) {
       // Every end counted, and the run tallied its calls' bytes: a record from
       // before the tally has none, which is not the same as zero.
       if (!ends || !ends.length) return null;
-      if (ends.some((e) => e?.counts === undefined || e?.counts === null)) return null;
+      if (ends.some((e) => !ipcEndCounts(result, e?.role))) return null;
       if (!ends.some((e) => e?.call_bytes !== undefined)) return null;
       const bytes = num(result?.bytes);
       if (!(bytes > 0)) return null;
@@ -125,6 +132,18 @@ function ipcEnds(result) {
   return result?.kind === "ipc" && Array.isArray(result?.ends) ? result.ends : null;
 }
 
+/** The counts of the end `role` of an IPC record: the record's `counts` keyed by
+ * role, or, in a record from before they were kept there, that end's own
+ * `counts.counts`; null without. */
+function ipcEndCounts(result, role) {
+  const ends = ipcEnds(result);
+  if (!ends || typeof role !== "string") return null;
+  const counts = result?.counts;
+  const found =
+    counts && typeof counts === "object" ? counts[role] : ends.find((e) => e?.role === role)?.counts?.counts;
+  return found && typeof found === "object" ? found : null;
+}
+
 /** The GiB a result moved, or null when it moved none. */
 function gib(result) {
   const bytes = result?.bytes;
@@ -135,6 +154,7 @@ function gib(result) {
  * machine's doing), never the student's failure. */
 export const COUNT_METRICS = new Set([
   "writer_page_allocs_per_gib",
+  "writer_allocs_beyond_faults_per_gib",
   "sleeps_per_gib",
   "writer_page_faults",
   "producer_faults_per_page",
@@ -147,7 +167,7 @@ function notCounted(result) {
   if (ends) {
     // An IPC record counts per end; the counts read from it are always taken, so
     // a record lacks them only when its runner did not count.
-    return ends.some((e) => e?.counts === undefined || e?.counts === null)
+    return ends.some((e) => !ipcEndCounts(result, e?.role))
       ? "an end of the run carries no counts (a runner from before the counts)"
       : "the run carries no tally of its data calls (a runner from before the tally)";
   }
@@ -166,6 +186,7 @@ const METRIC_NAME = {
   corrupted_share: "share of corrupted bytes",
   huge_share: "share of huge pages",
   writer_page_allocs_per_gib: "writer's page allocations per GiB",
+  writer_allocs_beyond_faults_per_gib: "writer's page allocations beyond its page faults, per GiB",
   sleeps_per_gib: "sleeps per GiB",
   writer_page_faults: "writer's page faults",
   p50_ns: "median round trip",

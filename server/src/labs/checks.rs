@@ -135,6 +135,13 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             Some(num("/huge_pages/huge_bytes")? / checked)
         }
         Metric::WriterPageAllocsPerGib => Some(num("/counts/writer/page_allocs")? / gib(result)?),
+        Metric::WriterAllocsBeyondFaultsPerGib => {
+            // Each fault of the writer's own memory allocates a page (its buffers
+            // at start-up); what is left is what its data calls allocated.
+            let allocs = num("/counts/writer/page_allocs")?;
+            let faults = num("/counts/writer/page_faults")?;
+            Some((allocs - faults).max(0.0) / gib(result)?)
+        }
         Metric::SleepsPerGib => {
             let ends = result.get("counts")?.as_object()?;
             let sleeps: Vec<f64> = ends
@@ -149,8 +156,9 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
         }
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
         Metric::ProducerFaultsPerPage => {
-            let producer = ipc_ends(result)?.iter().find(|e| e["role"] == "producer")?;
-            let faults = producer.pointer("/counts/counts/page_faults")?.as_f64()?;
+            let faults = ipc_end_counts(result, "producer")?
+                .get("page_faults")?
+                .as_f64()?;
             let bytes = num("/bytes").filter(|b| *b > 0.0)?;
             // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
             // some arm64 kernels; a record without its page size cannot say.
@@ -162,9 +170,11 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             // Every end counted, and the run tallied its calls' bytes: a record
             // from before the tally has none, which is not the same as zero.
             if ends.is_empty()
-                || ends
-                    .iter()
-                    .any(|e| e.get("counts").is_none_or(Value::is_null))
+                || ends.iter().any(|e| {
+                    e["role"]
+                        .as_str()
+                        .is_none_or(|role| ipc_end_counts(result, role).is_none())
+                })
                 || !ends.iter().any(|e| e.get("call_bytes").is_some())
             {
                 return None;
@@ -199,6 +209,21 @@ fn ipc_ends(result: &Value) -> Option<&Vec<Value>> {
     result.get("ends")?.as_array()
 }
 
+/// The counts of the end `role` of an IPC record: the record's `counts` keyed
+/// by role, or, in a record from before they were kept there, that end's own
+/// `counts.counts`.
+fn ipc_end_counts<'a>(result: &'a Value, role: &str) -> Option<&'a Value> {
+    let ends = ipc_ends(result)?;
+    match result.get("counts").filter(|c| c.is_object()) {
+        Some(counts) => counts.get(role).filter(|c| c.is_object()),
+        None => ends
+            .iter()
+            .find(|e| e["role"] == role)?
+            .pointer("/counts/counts")
+            .filter(|c| c.is_object()),
+    }
+}
+
 /// The GiB a result moved, when it moved any.
 fn gib(result: &Value) -> Option<f64> {
     let bytes = result.get("bytes")?.as_f64().filter(|b| *b > 0.0)?;
@@ -219,10 +244,11 @@ fn not_counted(result: &Value) -> String {
     if let Some(ends) = ipc_ends(result) {
         // An IPC record counts per end; the counts this module reads from it are
         // always taken, so a record lacks them only when its runner did not count.
-        return if ends
-            .iter()
-            .any(|e| e.get("counts").is_none_or(Value::is_null))
-        {
+        return if ends.iter().any(|e| {
+            e["role"]
+                .as_str()
+                .is_none_or(|role| ipc_end_counts(result, role).is_none())
+        }) {
             "an end of the run carries no counts (a runner from before the counts)".into()
         } else {
             "the run carries no tally of its data calls (a runner from before the tally)".into()
@@ -256,6 +282,9 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::CorruptedShare => "share of corrupted bytes",
         Metric::HugeShare => "share of huge pages",
         Metric::WriterPageAllocsPerGib => "writer's page allocations per GiB",
+        Metric::WriterAllocsBeyondFaultsPerGib => {
+            "writer's page allocations beyond its page faults, per GiB"
+        }
         Metric::SleepsPerGib => "sleeps per GiB",
         Metric::WriterPageFaults => "writer's page faults",
         Metric::P50Ns => "median round trip",

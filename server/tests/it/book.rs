@@ -708,3 +708,70 @@ fn chapters_that_compare_say_why_their_runs_are_quiet() {
         "chapters that compare without saying their runs are quiet and why: {silent:?}"
     );
 }
+
+/// Every chapter that explains a per-page or per-call mechanism (the five
+/// steps, the ring buffer, paging, the zero-copy families) shows the reader's
+/// own counts beside the explanation: it holds a card whose result the page
+/// lays out as "What the kernel did" (a run card's `KernelCounts`, an IPC
+/// card's counts table), and its text points at that table. That the page
+/// fills the table after a run is the browser's `counts` test.
+#[test]
+fn every_mechanism_chapter_shows_the_readers_counts_beside_its_explanation() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let theme = root.join("book/theme/pipebook");
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+    // The cards that lay a result's counts out, and the module doing it.
+    let cards = [
+        (
+            "{{#run ",
+            read(&theme.join("widget.js")),
+            "new KernelCounts()",
+        ),
+        (
+            "{{#ipc ",
+            read(&theme.join("ipcwidget.js")),
+            "countsTable(r)",
+        ),
+    ];
+    for (directive, module, fills) in &cards {
+        assert!(
+            module.contains(fills),
+            "the module behind {directive}}}}} no longer lays out the counts ({fills})"
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    let built = build(&root, Some(out.path())).unwrap_or_else(|e| panic!("{e}"));
+    for chapter in [
+        "baseline",
+        "inside-a-pipe",
+        "vmsplice",
+        "splice",
+        "huge-pages",
+        "busy-loop",
+        "paging",
+        "zero-copy-pipes",
+        "zero-copy-sockets",
+        "zero-copy-shared",
+        "zero-copy-files",
+    ] {
+        let source = read(&root.join(format!("book/src/{chapter}.md")));
+        assert!(
+            cards.iter().any(|(d, _, _)| source.contains(d)),
+            "{chapter} has no card that shows the reader's counts"
+        );
+        // The text points at the counts: the table's own title, or the cards'
+        // "what the kernel did" (wrapped lines read as one).
+        let words = source.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.to_lowercase().contains("what the kernel did"),
+            "{chapter}'s explanation does not point at the counts table"
+        );
+        // The card is on the built page, where the page mounts it.
+        let html = read(&built.dir.join(format!("{chapter}.html")));
+        assert!(
+            html.contains(r#"class="pipebook-run" data-step="#)
+                || html.contains(r#"class="pipebook-ipc" data-mechanism="#),
+            "{chapter}.html holds no card"
+        );
+    }
+}
