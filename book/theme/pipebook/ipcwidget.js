@@ -426,7 +426,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   const text = h("p.pipebook-ipc-evidence-text");
   const picture = h("div.pipebook-ipc-evidence-picture");
   const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 4, size: 4 });
-  const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run ${m.id} until resolved against the survey` }, "Run until resolved");
+  const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run until resolved: ${m.id} against the survey` }, "Run until resolved");
   const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
   const status = h("p.pipebook-status.pipebook-ipc-evidence-status", { role: "status", "aria-live": "polite" });
   const el = h(
