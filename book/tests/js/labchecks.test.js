@@ -180,6 +180,12 @@ test("a watched run counts in no check and no task's progress, and a pending che
   assert.equal(pending.status, "pending");
   assert.match(pending.detail, /has 2 of its 3 runs \(1 watched run left out/);
   assert.equal(progress(l, short, l.tasks[0]).done, 2);
+  // Watching moves no damaged byte: a watched verified run still counts there.
+  const safety = lab("vmsplice-safety");
+  const clean = safety.checks.find((c) => c.id === "double-buffer-clean");
+  const verified = { task: "verified", result: { gib_per_s: 2, bytes: 2 ** 30, elapsed_ms: 500, corrupted_bytes: 0, watched: true } };
+  assert.equal(judge(safety, [verified], clean).status, "pass");
+  assert.equal(progress(safety, [verified], safety.tasks[0]).done, 1);
 });
 
 test("the latency labs judge every ratio of round trips on its interval, and the cases give pass, fail and not resolved", () => {

@@ -212,18 +212,34 @@ const valueOf = (m) => (m.value === undefined || m.value === null ? undefined : 
 
 /**
  * Whether a run says it was watched (its progress streamed, its pipe sampled).
- * Watching costs a run, so no check counts such a run: the lab card makes only
- * quiet runs, and an older watched one is left out (a record that does not say,
- * from before the field, counts as it always did). As labs::checks decides.
+ * Watching costs a run its speed, so no check on a figure that watching moves
+ * (MOVED_BY_WATCHING) counts such a run: the lab card makes only quiet runs,
+ * and an older watched one is left out (a record that does not say, from
+ * before the field, counts as it always did). As labs::checks decides.
  */
 export function watched(m) {
   return m?.result?.watched === true;
 }
 
-/** The runs a reference reads, quiet or not saying, and how many watched ones were left out. */
-function runsOf(measurements, ref) {
+/** Figures watching moves: speed, and CPU time per wall second (a watched run
+ * takes longer). Damaged bytes, huge pages and the kernel's counts do not move. */
+export const MOVED_BY_WATCHING = new Set(["gib_per_s", "mib_per_s", "cpu_per_wall"]);
+
+/** The runs a reference reads for `name`, and how many watched ones were left out. */
+function runsOf(measurements, ref, name) {
   const all = measurements.filter((m) => m.task === ref.task && (ref.value === undefined || valueOf(m) === ref.value));
-  return { runs: all.filter((m) => !watched(m)), watched: all.filter(watched).length };
+  const skip = (m) => MOVED_BY_WATCHING.has(name) && watched(m);
+  return { runs: all.filter((m) => !skip(m)), watched: all.filter(skip).length };
+}
+
+/** Every measure of a lab: its checks' and its prediction's answer. */
+function measures(lab) {
+  return [...lab.checks.map((c) => c.measure), lab.prediction.answer];
+}
+
+/** The references a measure reads. */
+function refsOf(measure) {
+  return [measure.num, measure.den, measure.of, ...(measure.among ?? [])].filter(Boolean);
 }
 
 /** What a pending check adds when watched runs of the task were left out. */
@@ -239,14 +255,18 @@ function sizeText(bytes) {
   return `${bytes} B`;
 }
 
-/** Progress of a task: runs the checks count (watched ones left out) and runs needed. */
+/**
+ * Progress of a task: runs every measure reading it can count (watched ones
+ * left out where one of them reads a figure watching moves) and runs needed.
+ */
 export function progress(lab, measurements, t) {
-  const done = measurements.filter((m) => m.task === t.id && !watched(m)).length;
+  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === t.id));
+  const done = measurements.filter((m) => m.task === t.id && !(moved && watched(m))).length;
   return { done, needed: required(lab, { task: t.id }) };
 }
 
 function series(lab, measurements, ref, name) {
-  const { runs, watched: left } = runsOf(measurements, ref);
+  const { runs, watched: left } = runsOf(measurements, ref, name);
   const need = required(lab, ref);
   const at = ref.value === undefined ? "" : ` at ${sizeText(ref.value)}`;
   if (runs.length < need) {

@@ -34,7 +34,7 @@ const COLUMNS = [
 
 /**
  * `measurements` as the runner keeps them ({task, value?, result}), a watched
- * run's task marked as not counted; returns
+ * run's task marked as left out of speed checks; returns
  * {head: [...], rows: [[...]]} of strings, or null when there is no run yet.
  */
 export function runsTable(measurements) {
@@ -43,8 +43,8 @@ export function runsTable(measurements) {
   return {
     head: ["task", ...shown.map((c) => c.head)],
     rows: measurements.map((m) => [
-      // A watched run is listed but no check counts it: say so beside it.
-      `${m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`}${watched(m) ? " (watched: not counted)" : ""}`,
+      // A watched run is listed but no check on its speed counts it: say so beside it.
+      `${m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`}${watched(m) ? " (watched: left out of speed checks)" : ""}`,
       ...shown.map((c) => c.text(metric(m.result, c.name))),
     ]),
   };

@@ -33,13 +33,22 @@ pub struct Measurement {
 
 impl Measurement {
     /// Whether the run says it was watched (its progress streamed, its pipe
-    /// sampled). Watching costs a run, so no check counts such a run: the lab
-    /// card has made only quiet runs since runs said so, and an older watched
-    /// one recorded before that is left out (a record that does not say, from
-    /// before the field, is counted as it always was).
+    /// sampled). Watching costs a run its speed, so no check on a figure that
+    /// watching moves counts such a run ([`moved_by_watching`]): the lab card
+    /// has made only quiet runs since runs said so, and an older watched one
+    /// is left out (a record that does not say, from before the field, counts
+    /// as it always did). As labchecks.js decides.
     pub fn watched(&self) -> bool {
         self.result.get("watched").and_then(Value::as_bool) == Some(true)
     }
+}
+
+/// Whether watching a run moves this figure: its speed (GiB/s, MiB/s) and its
+/// CPU time per wall second (a watched run takes longer). Damaged bytes, huge
+/// pages and the kernel's counts are the same watched or quiet, and a latency
+/// record says nothing of being watched (every latency run streams alike).
+pub fn moved_by_watching(m: Metric) -> bool {
+    matches!(m, Metric::GibPerS | Metric::MibPerS | Metric::CpuPerWall)
 }
 
 /// What a pending check adds when watched runs of the task were left out.
@@ -299,8 +308,10 @@ fn series(
         .iter()
         .filter(|x| x.task == r.task && (r.value.is_none() || x.value == r.value))
         .collect();
-    let watched = all.iter().filter(|x| x.watched()).count();
-    let runs: Vec<&Measurement> = all.into_iter().filter(|x| !x.watched()).collect();
+    // Only a figure that watching moves leaves watched runs out.
+    let skip = |x: &Measurement| moved_by_watching(m) && x.watched();
+    let watched = all.iter().filter(|x| skip(x)).count();
+    let runs: Vec<&Measurement> = all.into_iter().filter(|x| !skip(x)).collect();
     let required = lab.required(r);
     let at = r.value.map_or(String::new(), |v| {
         format!(" at {}", pipebench::size::ByteSize(v))
@@ -698,9 +709,10 @@ mod tests {
         assert_eq!(judge(lab, &ms, check).status, Status::Fail);
     }
 
-    /// An older watched run is left out of every check (as labchecks.js
-    /// leaves it out): its figure moves nothing, and a task short of quiet
-    /// runs waits and says how many watched ones were left out.
+    /// An older watched run is left out of every check on a figure watching
+    /// moves (as labchecks.js leaves it out): its speed moves nothing, a task
+    /// short of quiet runs waits and says how many watched ones were left out,
+    /// and a check on damaged bytes still counts it.
     #[test]
     fn watched_runs_count_in_no_check() {
         let lab = labs().find("busy-cost").unwrap();
@@ -743,6 +755,16 @@ mod tests {
             "{}",
             pending.detail
         );
+        // Watching moves no damaged byte: a watched verified run still counts there.
+        let safety = labs().find("vmsplice-safety").unwrap();
+        let clean = safety
+            .checks
+            .iter()
+            .find(|c| c.id == "double-buffer-clean")
+            .unwrap();
+        let mut verified = marked("verified", 2.0, true);
+        verified.result["corrupted_bytes"] = json!(0);
+        assert_eq!(judge(safety, &[verified], clean).status, Status::Pass);
     }
 
     /// The latency labs' ratios of round trips are judged on their intervals,
