@@ -58,3 +58,17 @@ test("an IPC card compares the quiet runs of one configuration: watched ones and
   assert.equal(ipcConfigOf({ step: "write-read" }), null);
   assert.equal(newestQuietConfig([run("posix-shm", 1, 1)], "posix-shm"), null);
 });
+
+import { surveyCell } from "../../theme/pipebook/ipchistory.js";
+import { compareWithFigure } from "../../theme/pipebook/verdict.js";
+
+test("a matrix row's ÷ survey: one run says so, two or more give the interval of their median", () => {
+  assert.deepEqual(surveyCell([], 100), { text: "—", comparison: null });
+  assert.deepEqual(surveyCell([50], null), { text: "—", comparison: null });
+  assert.deepEqual(surveyCell([50], 100), { text: "0.50× (one run)", comparison: null });
+  const runs = [300, 320, 310];
+  const cell = surveyCell(runs, 100);
+  assert.deepEqual(cell.comparison, compareWithFigure(runs, 100));
+  assert.match(cell.text, /^3\.10× \(3\.\d\d to 3\.\d\d, 3 runs\)$/);
+  assert.equal(cell.comparison.verdict, "faster");
+});

@@ -2,6 +2,7 @@
 // IPC lab results carry "kind":"ipc"). Pure, for tests.
 
 import { isNumber } from "./format.js";
+import { MIN_RUNS, compareWithFigure, ratioText } from "./verdict.js";
 
 /**
  * The verified runs of `mechanism` in `history`, summarised:
@@ -68,4 +69,18 @@ export function quietRuns(records, config) {
     else left += 1;
   }
   return { quiet: mine, left };
+}
+
+/**
+ * A matrix row's "÷ survey" cell from the quiet runs this page made of the
+ * mechanism (MiB/s, one configuration) against the survey's rate (MiB/s):
+ * {text, comparison}: with two runs or more, the median's ratio with its 95%
+ * interval (compareWithFigure); with one, its ratio, said to be one run; with
+ * none or no survey figure, a dash.
+ */
+export function surveyCell(runs, surveyRate) {
+  if (!(isNumber(surveyRate) && surveyRate > 0) || !Array.isArray(runs) || !runs.length) return { text: "—", comparison: null };
+  const c = runs.length >= MIN_RUNS ? compareWithFigure(runs, surveyRate) : null;
+  if (c) return { text: `${ratioText(c.ratio)}× (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${runs.length} runs)`, comparison: c };
+  return { text: `${ratioText(runs[0] / surveyRate)}× (one run)`, comparison: null };
 }

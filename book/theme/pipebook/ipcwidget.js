@@ -32,7 +32,7 @@ import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
-import { earlierRuns, ipcConfigOf, newestQuietConfig, quietRuns } from "./ipchistory.js";
+import { earlierRuns, ipcConfigOf, newestQuietConfig, quietRuns, surveyCell } from "./ipchistory.js";
 import { ipcCountRows, ipcModelRows } from "./ipccounts.js";
 import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
@@ -577,14 +577,28 @@ export function mountIpcMatrix(root, { online, lab }) {
   const table = h("table.pipebook-sweep-table");
   // Every MiB/s of a quiet run this page made, by mechanism: what "one against
   // another" reads. A run that does not say it was quiet is left out.
+  // All of one configuration (bytes, bytes per call, counted or not): runs at
+  // another size start the set afresh, so no ratio mixes two sizes.
   const runsOf = new Map();
+  let runsAt = null;
   const keep = (id, r) => {
     const mib = r.mib_per_s;
     if (!(mib > 0) || r.watched !== false) return;
+    const c = ipcConfigOf(r);
+    const at = c ? `${c.bytes}/${c.chunk}/${c.counted}` : "";
+    if (at !== runsAt) {
+      runsOf.clear();
+      runsAt = at;
+    }
     if (!runsOf.has(id)) runsOf.set(id, []);
     runsOf.get(id).push(mib);
   };
-  const versus = versusSection(mechanisms, keep, runsOf, () => ui.read(), (busy) => {
+  // A run of the part below adds to a row's ÷ survey too, once the matrix has rows.
+  const keepAndRedraw = (id, r) => {
+    keep(id, r);
+    if (rows.length) redraw();
+  };
+  const versus = versusSection(mechanisms, keepAndRedraw, runsOf, () => ui.read(), (busy) => {
     ui.runButton.disabled = busy;
   });
   card.append(ui.form, status, chart.el, table, versus.el);
@@ -598,8 +612,21 @@ export function mountIpcMatrix(root, { online, lab }) {
     root.dataset.rows = String(rows.filter((r) => fmt.isNumber(r.mine)).length);
     fill(
       table,
-      h("tr", null, h("th", null, "mechanism"), h("th", null, "copies"), h("th", null, "MiB/s here"), h("th", null, "survey MiB/s"), h("th", null, "ratio")),
-      rows.map((r) => h("tr", null, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td", null, ratioText(r.mine, r.survey)))),
+      h(
+        "tr",
+        null,
+        h("th", null, "mechanism"),
+        h("th", null, "copies"),
+        h("th", null, "MiB/s here"),
+        h("th", null, "survey MiB/s"),
+        h("th", { title: "Your quiet runs' median over the survey's rate, with its 95% interval from two runs on" }, "÷ survey"),
+      ),
+      rows.map((r) => {
+        // This page's quiet runs of the row's mechanism, at the matrix's size.
+        const cell = fmt.isNumber(r.mine) ? surveyCell(runsOf.get(r.id) ?? [], r.survey) : { text: "—", comparison: null };
+        const data = cell.comparison ? { verdict: cell.comparison.verdict } : {};
+        return h("tr", { dataset: { mechanism: r.id } }, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td.pipebook-ipc-vs-survey", { dataset: data }, cell.text));
+      }),
     );
   };
 
