@@ -577,15 +577,16 @@ export function mountIpcMatrix(root, { online, lab }) {
   const table = h("table.pipebook-sweep-table");
   // Every MiB/s of a quiet run this page made, by mechanism: what "one against
   // another" reads. A run that does not say it was quiet is left out.
-  // All of one configuration (bytes, bytes per call, counted or not): runs at
-  // another size start the set afresh, so no ratio mixes two sizes.
+  // All of one size (bytes moved, kernel events counted or not): runs at
+  // another size start the set afresh, so no ratio mixes two sizes. (Bytes per
+  // call are each mechanism's own default unless typed, so they are not keyed.)
   const runsOf = new Map();
   let runsAt = null;
   const keep = (id, r) => {
     const mib = r.mib_per_s;
     if (!(mib > 0) || r.watched !== false) return;
     const c = ipcConfigOf(r);
-    const at = c ? `${c.bytes}/${c.chunk}/${c.counted}` : "";
+    const at = c ? `${c.bytes}/${c.counted}` : "";
     if (at !== runsAt) {
       runsOf.clear();
       runsAt = at;
