@@ -512,5 +512,4 @@ mod tests {
         none[0].counts = None;
         assert!(judge_ends(Mechanism::SysvMsgqueue, MIB64, &none, 4096).is_empty());
     }
-
 }

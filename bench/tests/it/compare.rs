@@ -191,7 +191,24 @@ fn results_carry_the_machine_state_and_a_taken_cpu_is_said() {
     );
     std::thread::sleep(std::time::Duration::from_millis(100));
     let taken = run(&["--writer-cpu", "0", "--reader-cpu", "1", "--bytes", "64MiB"]);
+    // On a terminal's streams too: the warning follows the figures on stderr.
+    let text = pipebench(&[
+        "run",
+        "busy-loop",
+        "--writer-cpu",
+        "0",
+        "--reader-cpu",
+        "1",
+        "--bytes",
+        "64MiB",
+    ]);
     drop(spinner);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(
+        stderr(&text).contains("pipebench: warning: this run's CPUs were taken from it"),
+        "{}",
+        stderr(&text)
+    );
     let machine = &taken["machine"];
     assert_eq!(machine["taken"], true, "{taken}");
     assert!(machine["other_ms"].as_f64().unwrap() > 0.0, "{machine}");

@@ -33,3 +33,42 @@ test("no history, no runs", () => {
   assert.deepEqual(earlierRuns(undefined, "x"), { runs: 0, best: null, last: null });
   assert.deepEqual(earlierRuns([], "x"), { runs: 0, best: null, last: null });
 });
+
+import { ipcConfigOf, newestQuietConfig, quietRuns } from "../../theme/pipebook/ipchistory.js";
+
+test("an IPC card compares the quiet runs of one configuration: watched ones and other sizes are left out", () => {
+  const ends = [{ role: "producer", counts: {} }, { role: "consumer", counts: {} }];
+  const rec = (mib, at, extra = {}) => run("posix-shm", mib, at, { chunk: 65536, ends, watched: false, ...extra });
+  const history = [
+    rec(300, 1),
+    rec(900, 2, { watched: true }),
+    rec(310, 3),
+    rec(320, 4, { bytes: 16 << 20 }),
+    rec(330, 5, { ends: [{ role: "producer", counts: null }, { role: "consumer", counts: null }] }),
+    rec(305, 6),
+    rec(1, 7, { checksum_ok: false }),
+    run("posix-shm", 500, 8),
+    rec(305, 6),
+    rec(200, 9, { mechanism: "sysv-shm" }),
+  ];
+  const config = newestQuietConfig(history, "posix-shm");
+  assert.deepEqual(config, { mechanism: "posix-shm", bytes: 8 << 20, chunk: 65536, counted: true });
+  // The same run twice (the history and the page's own copy) counts once.
+  assert.deepEqual(quietRuns(history, config), { quiet: [300, 310, 305], left: 1 });
+  assert.equal(ipcConfigOf({ step: "write-read" }), null);
+  assert.equal(newestQuietConfig([run("posix-shm", 1, 1)], "posix-shm"), null);
+});
+
+import { surveyCell } from "../../theme/pipebook/ipchistory.js";
+import { compareWithFigure } from "../../theme/pipebook/verdict.js";
+
+test("a matrix row's ÷ survey: one run says so, two or more give the interval of their median", () => {
+  assert.deepEqual(surveyCell([], 100), { text: "—", comparison: null });
+  assert.deepEqual(surveyCell([50], null), { text: "—", comparison: null });
+  assert.deepEqual(surveyCell([50], 100), { text: "0.50× (one run)", comparison: null });
+  const runs = [300, 320, 310];
+  const cell = surveyCell(runs, 100);
+  assert.deepEqual(cell.comparison, compareWithFigure(runs, 100));
+  assert.match(cell.text, /^3\.10× \(3\.\d\d to 3\.\d\d, 3 runs\)$/);
+  assert.equal(cell.comparison.verdict, "faster");
+});

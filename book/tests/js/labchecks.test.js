@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 
 import {
   COUNT_METRICS,
+  choiceMargin,
   evaluate,
   judge,
   judgeAll,
@@ -146,6 +147,57 @@ test("latency figures are read from latency records only, and the lowest tail wi
   const tails = { pipe: 9000, futex: 8000, "unix-stream": 12000, "pipe-busy": 30000, "shm-ring": 20000 };
   for (const [task, p99] of Object.entries(tails)) for (let i = 0; i < 3; i += 1) ms.push({ task, result: lat(p99 / 10, p99) });
   assert.deepEqual(evaluate(l, ms, l.prediction.answer), { choice: "futex" });
-  assert.equal(predictionVerdict(l, "futex", ms), "You predicted futex, and futex had the lowest 99th percentile round trip.");
-  assert.equal(predictionVerdict(l, "shm-ring", ms), "You predicted shm-ring; futex had the lowest 99th percentile round trip here.");
+  // The choice says how sure it is: the winner against the runner-up, on the checks' interval.
+  const clear = "Against the runner-up: futex is 0.8889× pipe, the runner-up (95% interval 0.8889 to 0.8889), so the order is clear.";
+  assert.equal(predictionVerdict(l, "futex", ms), `You predicted futex, and futex had the lowest 99th percentile round trip. ${clear}`);
+  assert.equal(predictionVerdict(l, "shm-ring", ms), `You predicted shm-ring; futex had the lowest 99th percentile round trip here. ${clear}`);
+  // Tails that overlap: futex still has the lowest median p99, but not clearly.
+  const close = ms.map((m) => (m.task === "pipe" ? { ...m, result: lat(800, [7000, 8500, 9500][ms.indexOf(m) % 3]) } : m));
+  const margin = choiceMargin(l, close, l.prediction.answer);
+  assert.equal(margin.winner, "futex");
+  assert.equal(margin.runnerUp, "pipe");
+  assert.ok(margin.low < 1 && margin.high > 1 && !margin.resolved, JSON.stringify(margin));
+  assert.match(predictionVerdict(l, "futex", close), /Not resolved against the runner-up: futex is .* the interval holds 1\.0/);
+  // Until every candidate has its runs there is no margin to state.
+  assert.equal(choiceMargin(l, ms.slice(1), l.prediction.answer), null);
+});
+
+test("a watched run counts in no check and no task's progress, and a pending check says it was left out", () => {
+  const l = lab("busy-cost");
+  const check = l.checks.find((c) => c.id === "busy-not-slower");
+  const quiet = (task, g) => run(task, g, { watched: false });
+  const ms = [quiet("blocking", 2), quiet("blocking", 2.1), quiet("blocking", 1.9), quiet("busy", 3), quiet("busy", 3.1), quiet("busy", 2.9)];
+  const before = judge(l, ms, check);
+  // Older watched runs far slower: with them the median would move; without, nothing does.
+  const withWatched = [...ms, ...[1, 1, 1].map((g) => run("blocking", g, { watched: true }))];
+  const after = judge(l, withWatched, check);
+  assert.deepEqual([after.status, after.value, after.ci_low, after.ci_high], [before.status, before.value, before.ci_low, before.ci_high]);
+  assert.equal(progress(l, withWatched, l.tasks[0]).done, 3);
+  // A run that does not say (from before the field) still counts.
+  assert.equal(progress(l, [run("blocking", 2)], l.tasks[0]).done, 1);
+  const short = [quiet("blocking", 2), quiet("blocking", 2.1), run("blocking", 2, { watched: true }), ...ms.slice(3)];
+  const pending = judge(l, short, check);
+  assert.equal(pending.status, "pending");
+  assert.match(pending.detail, /has 2 of its 3 runs \(1 watched run left out/);
+  assert.equal(progress(l, short, l.tasks[0]).done, 2);
+  // Watching moves no damaged byte: a watched verified run still counts there.
+  const safety = lab("vmsplice-safety");
+  const clean = safety.checks.find((c) => c.id === "double-buffer-clean");
+  const verified = { task: "verified", result: { gib_per_s: 2, bytes: 2 ** 30, elapsed_ms: 500, corrupted_bytes: 0, watched: true } };
+  assert.equal(judge(safety, [verified], clean).status, "pass");
+  assert.equal(progress(safety, [verified], safety.tasks[0]).done, 1);
+});
+
+test("the latency labs judge every ratio of round trips on its interval, and the cases give pass, fail and not resolved", () => {
+  for (const id of ["latency-tail", "latency-cpu"]) {
+    for (const check of lab(id).checks.filter((c) => c.measure.op === "ratio" && /_ns$/.test(c.measure.metric))) {
+      const seen = new Set(cases.filter((c) => c.lab === id && c.expect[check.id]).map((c) => c.expect[check.id].status));
+      const judged = cases.filter((c) => c.lab === id && c.expect[check.id]).map((c) => judge(lab(id), c.measurements, check));
+      // Every judgement of a full set of runs states its interval.
+      for (const j of judged.filter((j) => j.status !== "pending")) assert.ok(j.ci_low > 0 && j.ci_high >= j.ci_low, `${id}/${check.id}: ${j.detail}`);
+      assert.ok(seen.has("pass") && seen.has("fail"), `${id}/${check.id}: ${[...seen]}`);
+    }
+  }
+  const seen = new Set(cases.filter((c) => c.lab === "latency-tail").flatMap((c) => Object.values(c.expect).map((e) => e.status)));
+  assert.ok(seen.has("not_resolved"), [...seen].join());
 });

@@ -51,3 +51,9 @@ test("latency runs show their percentiles, CPU and sleeps, and no GiB/s", () => 
   assert.deepEqual(t.rows[0], ["busy", "2.00 µs", "9.00 µs", "2.00", "4.00 µs", "0.75"]);
   assert.deepEqual(t.rows[1].slice(1, 3), ["1.50 µs", "4.00 µs"]);
 });
+
+test("a watched run is listed, marked as left out of speed checks; a quiet one and one that does not say are not marked", () => {
+  const r = (watched) => ({ task: "busy", result: { gib_per_s: 2, ...(watched === undefined ? {} : { watched }) } });
+  const t = runsTable([r(true), r(false), r(undefined)]);
+  assert.deepEqual(t.rows.map((row) => row[0]), ["busy (watched: left out of speed checks)", "busy", "busy"]);
+});

@@ -39,7 +39,7 @@ test("before a run: the best of this step's runs, or what a run will be compared
 
 test("after a run: its rate against the article and the C++ build", () => {
   const info = describe({ step: "write-read" }, entry);
-  assert.equal(comparison(info, 0.76), "0.21× the article (3.7 GiB/s), 2.0× the C++ build on the project's VM.");
+  assert.equal(comparison(info, 0.76), "0.21× the article (3.7 GiB/s), 2.0× the C++ build on the project's VM, from one quiet run (the verdict below says how sure, from two quiet runs on).");
   assert.equal(comparison(describe({ step: "x" }), 1), "");
   // A watched run's comparison says it was watched, and that the verdict takes quiet runs.
   assert.equal(

@@ -163,3 +163,32 @@ test("a step against the baseline: quiet runs of each configuration, judged by t
   assert.equal(open.vsBaseline.verdict, "not_resolved");
   assert.match(baselineSentence(open, "busy-loop"), /^Not resolved: .*About \d+ more quiet runs of each would resolve a 10% difference/);
 });
+
+import { articleColumn, surveySentence } from "../../theme/pipebook/verdict.js";
+
+test("the results table's ÷ article takes the quiet runs of the step's newest quiet sizes, with an interval from two", () => {
+  const r = (gib_per_s, watched, extra = {}) => ({ step: "write-read", gib_per_s, bytes_per_call: 262144, pipe_capacity: 65536, ...(watched === undefined ? {} : { watched }), ...extra });
+  assert.equal(articleColumn([r(3, false)], "write-read", null), null);
+  // Watched runs only: nothing compared, and it says how many were left out.
+  const none = articleColumn([r(3, true), r(3.1, true)], "write-read", 3.3);
+  assert.deepEqual([none.quiet, none.left, none.ratio, none.vsArticle], [0, 2, null, null]);
+  // One quiet run: its ratio, no interval.
+  const one = articleColumn([r(9, true), r(3, false)], "write-read", 6);
+  assert.deepEqual([one.quiet, one.left, one.ratio, one.vsArticle], [1, 1, 0.5, null]);
+  // The watched run far faster moves nothing; a traced run and other sizes are left out too.
+  const rows = [r(20, true), r(3, false), r(3.2, false), r(2.8, false), r(1, false, { traced: true }), r(30, false, { pipe_capacity: 1048576 }), r(3.1, false)];
+  const col = articleColumn(rows, "write-read", 6);
+  assert.deepEqual(col.config, { step: "write-read", bytes_per_call: 262144, pipe_capacity: 65536 });
+  assert.equal(col.quiet, 4);
+  assert.equal(col.left, 3);
+  const quiet = [3, 3.2, 2.8, 3.1];
+  assert.deepEqual(col.vsArticle, compareWithFigure(quiet, 6));
+  assert.equal(col.vsArticle.verdict, "slower");
+  assert.ok(col.vsArticle.ci_low < 0.525 && col.vsArticle.ci_high > 0.5, JSON.stringify(col.vsArticle));
+});
+
+test("an IPC card's quiet runs against the survey are worded as the run card's against the article", () => {
+  const c = compareWithFigure([100, 110, 90, 105], 400);
+  assert.match(surveySentence(c, 4), /^4 quiet runs here are 0\.2\d× the survey's rate \(95% interval 0\.\d\d to 0\.\d\d\): slower than the survey's machine\.$/);
+  assert.equal(surveySentence(null, 0), "");
+});

@@ -2,6 +2,7 @@
 // IPC lab results carry "kind":"ipc"). Pure, for tests.
 
 import { isNumber } from "./format.js";
+import { MIN_RUNS, compareWithFigure, ratioText } from "./verdict.js";
 
 /**
  * The verified runs of `mechanism` in `history`, summarised:
@@ -15,4 +16,71 @@ export function earlierRuns(history, mechanism) {
   const best = mine.reduce((a, r) => (!a || r.mib_per_s > a.mib_per_s ? r : a), null);
   const last = mine.reduce((a, r) => (!a || (r.finished_at_ms ?? 0) >= (a.finished_at_ms ?? 0) ? r : a), null);
   return { runs: mine.length, best: pick(best), last: pick(last) };
+}
+
+/**
+ * What makes IPC runs of one mechanism comparable: the mechanism, the bytes
+ * moved, the bytes per call and whether the ends counted the kernel's events
+ * (counting costs a run a little, as tracing costs a pipe step). From a record,
+ * or null for something that is not an IPC record.
+ */
+export function ipcConfigOf(r) {
+  if (!r || r.kind !== "ipc" || typeof r.mechanism !== "string") return null;
+  return {
+    mechanism: r.mechanism,
+    bytes: isNumber(r.bytes) ? Number(r.bytes) : null,
+    chunk: isNumber(r.chunk) ? Number(r.chunk) : null,
+    counted: Array.isArray(r.ends) && r.ends.length > 0 && r.ends.every((e) => e?.counts != null),
+  };
+}
+
+function sameIpcConfig(r, config) {
+  const c = ipcConfigOf(r);
+  return !!c && c.mechanism === config.mechanism && c.bytes === config.bytes && c.chunk === config.chunk && c.counted === config.counted;
+}
+
+/**
+ * The newest quiet, verified run of `mechanism` in `records` (the history and
+ * this page's own), as a configuration to compare, or null when there is none.
+ */
+export function newestQuietConfig(records, mechanism) {
+  const quiet = (Array.isArray(records) ? records : []).filter(
+    (r) => r?.kind === "ipc" && r.mechanism === mechanism && r.watched === false && r.checksum_ok === true,
+  );
+  const newest = quiet.reduce((a, r) => (!a || (r.finished_at_ms ?? 0) >= (a.finished_at_ms ?? 0) ? r : a), null);
+  return ipcConfigOf(newest);
+}
+
+/**
+ * The runs of one IPC configuration in `records`: the MiB/s of the quiet ones
+ * (watched runs, and older records that do not say, are left out and counted
+ * as `left`), each run once (by its finish time), verified only.
+ */
+export function quietRuns(records, config) {
+  const seen = new Set();
+  const mine = [];
+  let left = 0;
+  for (const r of Array.isArray(records) ? records : []) {
+    if (!r || r.checksum_ok !== true || !(isNumber(r.mib_per_s) && r.mib_per_s > 0) || !sameIpcConfig(r, config)) continue;
+    const key = r.finished_at_ms;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (r.watched === false) mine.push(Number(r.mib_per_s));
+    else left += 1;
+  }
+  return { quiet: mine, left };
+}
+
+/**
+ * A matrix row's "÷ survey" cell from the quiet runs this page made of the
+ * mechanism (MiB/s, one configuration) against the survey's rate (MiB/s):
+ * {text, comparison}: with two runs or more, the median's ratio with its 95%
+ * interval (compareWithFigure); with one, its ratio, said to be one run; with
+ * none or no survey figure, a dash.
+ */
+export function surveyCell(runs, surveyRate) {
+  if (!(isNumber(surveyRate) && surveyRate > 0) || !Array.isArray(runs) || !runs.length) return { text: "—", comparison: null };
+  const c = runs.length >= MIN_RUNS ? compareWithFigure(runs, surveyRate) : null;
+  if (c) return { text: `${ratioText(c.ratio)}× (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${runs.length} runs)`, comparison: c };
+  return { text: `${ratioText(runs[0] / surveyRate)}× (one run)`, comparison: null };
 }

@@ -9,6 +9,15 @@
 // everything it compares must be), .pipebook-status[data-state], table.pipebook-ipc-result,
 // progress.pipebook-ipc-progress, and on the root data-state, data-mib-per-s,
 // data-checksum, data-progress-samples (and data-rows on the matrix).
+// Under a single card's result, .pipebook-ipc-evidence states the mechanism's
+// quiet runs (of the configuration last run quiet: bytes, bytes per call,
+// counted or not) against the survey's rate, with the 95% interval once there
+// are two (verdict.js's compareWithFigure, as the run card against the
+// article), drawn as svg.pipebook-ipc-evidence-interval; watched runs are left
+// out and counted. button.pipebook-ipc-evidence-until adds quiet runs through
+// the runner's queue, one at a time, until the interval clears 1.0 or
+// input.pipebook-ipc-evidence-budget's runs are spent; data-state, data-verdict
+// and data-quiet on that element, its status .pipebook-ipc-evidence-status.
 // Under the matrix, .pipebook-ipc-versus states one mechanism against another
 // from the quiet runs this page made of each (the matrix's and its own): the ratio
 // of medians with its 95% interval once each has two (verdict.js, the page's
@@ -23,14 +32,14 @@ import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { IpcChart, rate, ratioText } from "./ipcchart.js";
-import { earlierRuns } from "./ipchistory.js";
+import { earlierRuns, ipcConfigOf, newestQuietConfig, quietRuns, surveyCell } from "./ipchistory.js";
 import { ipcCountRows, ipcModelRows } from "./ipccounts.js";
 import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { intervalPicture } from "./interval.js";
-import { compareRuns, ratioText as ratioFigure } from "./verdict.js";
+import { MIN_RUNS, compareRuns, compareWithFigure, ratioText as ratioFigure, surveySentence } from "./verdict.js";
 
 const SURVEY_SOURCE =
   "BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name";
@@ -155,7 +164,7 @@ function resultTable(m, r) {
   const ratio = ratioText(r.mib_per_s, surveyRate);
   return {
     table: rows,
-    summary: ratio ? `This machine moved the bytes at ${ratio} the survey's rate.` : "",
+    summary: ratio ? `This run moved the bytes at ${ratio} the survey's rate (one run: the quiet runs below say how sure).` : "",
   };
 }
 
@@ -301,7 +310,11 @@ export function mountIpc(root, { online, lab }) {
   const counts = h("div.pipebook-ipc-counts-box");
   const command = h("p.pipebook-sweep-command");
   const earlier = h("p.pipebook-ipc-earlier");
-  card.append(ui.form, status, bar, table, summary, counts, notes, command, earlier);
+  const surveyRate = m.survey ? rate(m.survey.ms, m.survey.bytes) : null;
+  const evidence = surveyEvidence(m, surveyRate, () => ui.read(), (busy) => {
+    ui.runButton.disabled = busy;
+  });
+  card.append(ui.form, status, bar, table, summary, evidence.el, counts, notes, command, earlier);
   const setState = stateSetter(root, card, status, ui);
   let total = null;
   let samples = 0;
@@ -320,7 +333,9 @@ export function mountIpc(root, { online, lab }) {
   };
   setState("idle", "Ready: the run takes the machine for itself, after any run ahead of it.");
   const showEarlier = async () => {
-    const e = earlierRuns(await history(), m.id);
+    const records = await history();
+    evidence.show(records);
+    const e = earlierRuns(records, m.id);
     root.dataset.earlierRuns = String(e.runs);
     earlier.textContent = e.runs
       ? `Runs of ${m.id} on this machine so far (the runner's history): ${e.runs}, best ${fmt.figure(e.best.mib_per_s)} MiB/s (${fmt.bytes(e.best.bytes)}), latest ${fmt.figure(e.last.mib_per_s)} MiB/s.`
@@ -331,9 +346,10 @@ export function mountIpc(root, { online, lab }) {
   let run = null;
   ui.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (run) return;
+    if (run || evidence.busy()) return;
     const asked = ui.read();
     if (asked.error) return setState("error", `Error: ${asked.error}.`);
+    evidence.hold(true);
     fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
     setState("connecting", "Connecting to the runner…");
     samples = 0;
@@ -350,6 +366,8 @@ export function mountIpc(root, { online, lab }) {
       result: (r) => {
         run = null;
         endProgress();
+        evidence.add(r);
+        evidence.hold(false);
         const out = resultTable(m, r);
         fill(table, out.table);
         summary.textContent = [out.summary, watchedText(r)].filter(Boolean).join(" ");
@@ -370,11 +388,13 @@ export function mountIpc(root, { online, lab }) {
       cancelled: () => {
         run = null;
         endProgress();
+        evidence.hold(false);
         setState("cancelled", "Cancelled. The runner removed the run's files, queues and segments.");
       },
       error: (message) => {
         run = null;
         endProgress();
+        evidence.hold(false);
         setState("error", `Error: ${message}`);
       },
       notice: (message) => {
@@ -388,6 +408,143 @@ export function mountIpc(root, { online, lab }) {
       run.cancel();
     }
   });
+}
+
+/** Most quiet runs one press of the card's "Run until resolved" may add. */
+const MAX_SURVEY_BUDGET = 20;
+
+/**
+ * A single card's quiet runs against the survey's rate (`surveyRate`, MiB/s;
+ * null hides the part): the sentence and interval once there are two quiet
+ * runs of one configuration, and "Run until resolved" (quiet runs through the
+ * queue, one at a time). `read()` gives the card's parameters; `holdCard(busy)`
+ * keeps the card's own Run off while these go. Returns {el, show(records),
+ * add(record), hold(busy), busy()}.
+ */
+function surveyEvidence(m, surveyRate, read, holdCard) {
+  const id = `pipebook-ipc-${m.id}-evidence`;
+  const text = h("p.pipebook-ipc-evidence-text");
+  const picture = h("div.pipebook-ipc-evidence-picture");
+  const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 4, size: 4 });
+  const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run until resolved: ${m.id} against the survey` }, "Run until resolved");
+  const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
+  const status = h("p.pipebook-status.pipebook-ipc-evidence-status", { role: "status", "aria-live": "polite" });
+  const el = h(
+    "div.pipebook-ipc-evidence",
+    { "data-state": "idle", hidden: surveyRate === null },
+    text,
+    picture,
+    h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: budget.id }, h("span", null, "Quiet runs at most"), budget), until, stop),
+    status,
+  );
+  // The history's records and this card's own, which the history may not list yet.
+  let records = [];
+  const own = [];
+  let config = null;
+  let session = null;
+  let stopped = false;
+  const all = () => [...records, ...own];
+  const judged = () => {
+    if (!config) config = newestQuietConfig(all(), m.id);
+    const runs = config ? quietRuns(all(), config) : { quiet: [], left: 0 };
+    return { runs, c: runs.quiet.length >= MIN_RUNS ? compareWithFigure(runs.quiet, surveyRate) : null };
+  };
+  const render = () => {
+    if (surveyRate === null) return null;
+    const { runs, c } = judged();
+    el.dataset.quiet = String(runs.quiet.length);
+    const sizes = config ? ` (${fmt.bytes(config.bytes)}${config.chunk ? ` in calls of ${fmt.bytes(config.chunk)}` : ""}${config.counted ? "" : ", kernel events not counted"})` : "";
+    const left = runs.left ? ` ${runs.left} watched or unlabelled run${runs.left === 1 ? " is" : "s are"} left out: watching costs a run.` : "";
+    if (c) {
+      const sentence = `${surveySentence(c, runs.quiet.length)} Runs of ${m.id}${sizes}.${left}`;
+      fill(text, sentence);
+      fill(picture, intervalPicture(c, surveySentence(c, runs.quiet.length), "pipebook-ipc-evidence-interval"));
+      el.dataset.verdict = c.verdict;
+    } else {
+      fill(text, `Quiet runs of ${m.id}${sizes} so far: ${runs.quiet.length}. With ${MIN_RUNS} or more the card states how this machine compares with the survey's rate and how sure that is (quiet runs only).${left}`);
+      fill(picture);
+      delete el.dataset.verdict;
+    }
+    return c;
+  };
+  let held = false;
+  const hold = (busy) => {
+    held = busy;
+    until.disabled = busy;
+  };
+  const add = (r) => {
+    if (r?.kind !== "ipc") return;
+    own.push(r);
+    // A quiet run names the configuration compared from now on.
+    if (r.watched === false && r.checksum_ok === true) config = ipcConfigOf(r);
+    render();
+  };
+  const oneRun = (params, n, most) =>
+    new Promise((resolve) => {
+      const where = (what) => fill(status, `Quiet run ${n} of at most ${most}: ${what}`);
+      session = startIpc(m.id, params, {
+        connecting: () => where("connecting…"),
+        queued: (position) => where(`waiting for place ${position} in the queue…`),
+        started: () => where("running (not watched)…"),
+        result: (r) => {
+          add(r);
+          resolve({ ok: true });
+        },
+        cancelled: () => resolve({ ok: false, message: `Stopped after ${n - 1} quiet run${n === 2 ? "" : "s"}.` }),
+        error: (message) => resolve({ ok: false, message: `Error: ${message}` }),
+      });
+    });
+  until.addEventListener("click", async () => {
+    if (held || el.dataset.state === "busy") return;
+    const most = Number(budget.value);
+    if (!Number.isInteger(most) || most < 1 || most > MAX_SURVEY_BUDGET) return fill(status, `Quiet runs at most: enter a whole number from 1 to ${MAX_SURVEY_BUDGET}.`);
+    const asked = read();
+    if (asked.error) return fill(status, `Error: ${asked.error}.`);
+    const params = { ...asked.params, quiet: true };
+    // The form's configuration is what these runs add to, from the first one's record on.
+    config = null;
+    el.dataset.state = "busy";
+    until.disabled = true;
+    stop.hidden = false;
+    stopped = false;
+    holdCard(true);
+    let ran = 0;
+    let ending = "";
+    const plural = (n) => `${n} quiet run${n === 1 ? "" : "s"}`;
+    while (!ending) {
+      const c = ran ? render() : null;
+      if (c && c.verdict !== "not_resolved") ending = `Resolved after ${plural(ran)}.`;
+      else if (ran >= most) ending = `Budget spent: ${plural(ran)} added, not resolved yet.`;
+      else if (stopped) ending = `Stopped after ${plural(ran)}.`;
+      if (ending) break;
+      const done = await oneRun(params, ran + 1, most);
+      session = null;
+      if (!done.ok) {
+        ending = done.message;
+        break;
+      }
+      ran += 1;
+    }
+    fill(status, ending);
+    el.dataset.state = "idle";
+    until.disabled = false;
+    stop.hidden = true;
+    holdCard(false);
+  });
+  stop.addEventListener("click", () => {
+    stopped = true;
+    session?.cancel();
+  });
+  return {
+    el,
+    show: (history) => {
+      records = Array.isArray(history) ? history : [];
+      render();
+    },
+    add,
+    hold,
+    busy: () => el.dataset.state === "busy",
+  };
 }
 
 /** The "all mechanisms" card: one queued run per mechanism, in table order. */
@@ -420,14 +577,29 @@ export function mountIpcMatrix(root, { online, lab }) {
   const table = h("table.pipebook-sweep-table");
   // Every MiB/s of a quiet run this page made, by mechanism: what "one against
   // another" reads. A run that does not say it was quiet is left out.
+  // All of one size (bytes moved, kernel events counted or not): runs at
+  // another size start the set afresh, so no ratio mixes two sizes. (Bytes per
+  // call are each mechanism's own default unless typed, so they are not keyed.)
   const runsOf = new Map();
+  let runsAt = null;
   const keep = (id, r) => {
     const mib = r.mib_per_s;
     if (!(mib > 0) || r.watched !== false) return;
+    const c = ipcConfigOf(r);
+    const at = c ? `${c.bytes}/${c.counted}` : "";
+    if (at !== runsAt) {
+      runsOf.clear();
+      runsAt = at;
+    }
     if (!runsOf.has(id)) runsOf.set(id, []);
     runsOf.get(id).push(mib);
   };
-  const versus = versusSection(mechanisms, keep, runsOf, () => ui.read(), (busy) => {
+  // A run of the part below adds to a row's ÷ survey too, once the matrix has rows.
+  const keepAndRedraw = (id, r) => {
+    keep(id, r);
+    if (rows.length) redraw();
+  };
+  const versus = versusSection(mechanisms, keepAndRedraw, runsOf, () => ui.read(), (busy) => {
     ui.runButton.disabled = busy;
   });
   card.append(ui.form, status, chart.el, table, versus.el);
@@ -441,8 +613,21 @@ export function mountIpcMatrix(root, { online, lab }) {
     root.dataset.rows = String(rows.filter((r) => fmt.isNumber(r.mine)).length);
     fill(
       table,
-      h("tr", null, h("th", null, "mechanism"), h("th", null, "copies"), h("th", null, "MiB/s here"), h("th", null, "survey MiB/s"), h("th", null, "ratio")),
-      rows.map((r) => h("tr", null, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td", null, ratioText(r.mine, r.survey)))),
+      h(
+        "tr",
+        null,
+        h("th", null, "mechanism"),
+        h("th", null, "copies"),
+        h("th", null, "MiB/s here"),
+        h("th", null, "survey MiB/s"),
+        h("th", { title: "Your quiet runs' median over the survey's rate, with its 95% interval from two runs on" }, "÷ survey"),
+      ),
+      rows.map((r) => {
+        // This page's quiet runs of the row's mechanism, at the matrix's size.
+        const cell = fmt.isNumber(r.mine) ? surveyCell(runsOf.get(r.id) ?? [], r.survey) : { text: "—", comparison: null };
+        const data = cell.comparison ? { verdict: cell.comparison.verdict } : {};
+        return h("tr", { dataset: { mechanism: r.id } }, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td.pipebook-ipc-vs-survey", { dataset: data }, cell.text));
+      }),
     );
   };
 

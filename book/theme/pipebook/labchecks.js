@@ -2,8 +2,8 @@
 // data, defined once in book/labs/labs.json and embedded in each lab's placeholder;
 // the server judges the same definitions for exported reports, and
 // book/labs/check-cases.json holds crafted measurements both judges must agree on.
-// Speeds only ever enter a check as a ratio of two of the student's own medians,
-// and such a ratio is judged on its 95% interval (stats.js draws the very
+// Speeds and round trips only ever enter a check as a ratio of two of the
+// student's own medians, and such a ratio is judged on its 95% interval (stats.js draws the very
 // resamples the runner draws): it passes only when the interval clears the
 // bound, fails only when it clears the other side, and otherwise is not resolved
 // yet, with about how many more runs would settle it.
@@ -231,8 +231,42 @@ export function required(lab, ref) {
 
 const valueOf = (m) => (m.value === undefined || m.value === null ? undefined : m.value);
 
-function runsOf(measurements, ref) {
-  return measurements.filter((m) => m.task === ref.task && (ref.value === undefined || valueOf(m) === ref.value));
+/**
+ * Whether a run says it was watched (its progress streamed, its pipe sampled).
+ * Watching costs a run its speed, so no check on a figure that watching moves
+ * (MOVED_BY_WATCHING) counts such a run: the lab card makes only quiet runs,
+ * and an older watched one is left out (a record that does not say, from
+ * before the field, counts as it always did). As labs::checks decides.
+ */
+export function watched(m) {
+  return m?.result?.watched === true;
+}
+
+/** Figures watching moves: speed, and CPU time per wall second (a watched run
+ * takes longer). Damaged bytes, huge pages and the kernel's counts do not move. */
+export const MOVED_BY_WATCHING = new Set(["gib_per_s", "mib_per_s", "cpu_per_wall"]);
+
+/** The runs a reference reads for `name`, and how many watched ones were left out. */
+function runsOf(measurements, ref, name) {
+  const all = measurements.filter((m) => m.task === ref.task && (ref.value === undefined || valueOf(m) === ref.value));
+  const skip = (m) => MOVED_BY_WATCHING.has(name) && watched(m);
+  return { runs: all.filter((m) => !skip(m)), watched: all.filter(skip).length };
+}
+
+/** Every measure of a lab: its checks' and its prediction's answer. */
+function measures(lab) {
+  return [...lab.checks.map((c) => c.measure), lab.prediction.answer];
+}
+
+/** The references a measure reads. */
+function refsOf(measure) {
+  return [measure.num, measure.den, measure.of, ...(measure.among ?? [])].filter(Boolean);
+}
+
+/** What a pending check adds when watched runs of the task were left out. */
+function leftOut(n) {
+  if (!n) return "";
+  return n === 1 ? " (1 watched run left out: watching costs a run)" : ` (${n} watched runs left out: watching costs a run)`;
 }
 
 function sizeText(bytes) {
@@ -242,18 +276,22 @@ function sizeText(bytes) {
   return `${bytes} B`;
 }
 
-/** Progress of a task: runs recorded and runs needed. */
+/**
+ * Progress of a task: runs every measure reading it can count (watched ones
+ * left out where one of them reads a figure watching moves) and runs needed.
+ */
 export function progress(lab, measurements, t) {
-  const done = measurements.filter((m) => m.task === t.id).length;
+  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === t.id));
+  const done = measurements.filter((m) => m.task === t.id && !(moved && watched(m))).length;
   return { done, needed: required(lab, { task: t.id }) };
 }
 
 function series(lab, measurements, ref, name) {
-  const runs = runsOf(measurements, ref);
+  const { runs, watched: left } = runsOf(measurements, ref, name);
   const need = required(lab, ref);
   const at = ref.value === undefined ? "" : ` at ${sizeText(ref.value)}`;
   if (runs.length < need) {
-    return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs` };
+    return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs${leftOut(left)}` };
   }
   const values = runs.map((m) => metric(m.result, name));
   if (COUNT_METRICS.has(name)) {
@@ -321,9 +359,13 @@ export function round(v) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
 
-/** Whether a measure is judged on its interval: a ratio of throughputs. */
+/** Metrics a ratio of which is judged on its interval: timings that swing from run
+ * to run (throughputs, round trips). Ratios of the kernel's counts are not. */
+const TIMINGS = new Set(["gib_per_s", "mib_per_s", "p50_ns", "p99_ns"]);
+
+/** Whether a measure is judged on its interval: a ratio of two tasks' timings. */
 export function judgedOnInterval(measure) {
-  return measure.op === "ratio" && (measure.metric === "gib_per_s" || measure.metric === "mib_per_s");
+  return measure.op === "ratio" && TIMINGS.has(measure.metric);
 }
 
 /** Fewest runs a side needs before a ratio has an interval. */
@@ -431,6 +473,38 @@ export function judgeAll(lab, measurements) {
   return lab.checks.map((c) => judge(lab, measurements, c));
 }
 
+/**
+ * How sure a choice among tasks (`fastest`, `lowest`) is: the winner's runs
+ * against the runner-up's, median over median with its 95% interval (the same
+ * interval the checks use), {winner, runnerUp, ratio, low, high, resolved}, or
+ * null until every candidate has its runs or when a side has under two.
+ * Resolved when the interval lies wholly on the winner's side of 1.0.
+ */
+export function choiceMargin(lab, measurements, answer) {
+  if (answer.op !== "fastest" && answer.op !== "lowest") return null;
+  const lowest = answer.op === "lowest";
+  const ranked = [];
+  for (const ref of answer.among) {
+    const s = series(lab, measurements, ref, answer.metric);
+    if (!s.values) return null;
+    ranked.push({ task: ref.task, values: s.values, m: median(s.values) });
+  }
+  if (ranked.length < 2) return null;
+  // Stable: the first of equals keeps its place, as evaluate picks the winner.
+  ranked.sort((p, q) => (lowest ? p.m - q.m : q.m - p.m));
+  const [winner, runnerUp] = ranked;
+  const i = ratioOfMediansUnpaired(winner.values, runnerUp.values);
+  if (!i) return null;
+  const resolved = lowest ? i.high < 1 : i.low > 1;
+  return { winner: winner.task, runnerUp: runnerUp.task, ratio: i.ratio, low: i.low, high: i.high, resolved };
+}
+
+/** A choice's margin over the runner-up, in words. */
+export function marginSentence(m) {
+  const figures = `${m.winner} is ${round(m.ratio)}× ${m.runnerUp}, the runner-up (95% interval ${round(m.low)} to ${round(m.high)})`;
+  return m.resolved ? `Against the runner-up: ${figures}, so the order is clear.` : `Not resolved against the runner-up: ${figures}; the interval holds 1.0, so run more of both before you call it.`;
+}
+
 /** Reads what the student typed as a prediction: {value} or {error}. */
 export function parsePrediction(lab, text) {
   const p = lab.prediction;
@@ -451,7 +525,9 @@ export function predictionVerdict(lab, predicted, measurements) {
   const e = evaluate(lab, measurements, lab.prediction.answer);
   if (e.choice !== undefined) {
     const won = lab.prediction.answer.op === "lowest" ? `had the lowest ${METRIC_NAME[lab.prediction.answer.metric] ?? "figure"}` : "was fastest";
-    return e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
+    const said = e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
+    const m = choiceMargin(lab, measurements, lab.prediction.answer);
+    return m ? `${said} ${marginSentence(m)}` : said;
   }
   if (e.number === undefined) return null;
   const unit = lab.prediction.unit ? ` ${lab.prediction.unit}` : "";

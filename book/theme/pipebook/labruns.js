@@ -4,7 +4,7 @@
 // time, damage and huge pages that only pipe runs report.
 
 import * as fmt from "./format.js";
-import { metric, round } from "./labchecks.js";
+import { metric, round, watched } from "./labchecks.js";
 import { nsText } from "./latencydist.js";
 
 const DASH = "—";
@@ -33,7 +33,8 @@ const COLUMNS = [
 ];
 
 /**
- * `measurements` as the runner keeps them ({task, value?, result}); returns
+ * `measurements` as the runner keeps them ({task, value?, result}), a watched
+ * run's task marked as left out of speed checks; returns
  * {head: [...], rows: [[...]]} of strings, or null when there is no run yet.
  */
 export function runsTable(measurements) {
@@ -42,7 +43,8 @@ export function runsTable(measurements) {
   return {
     head: ["task", ...shown.map((c) => c.head)],
     rows: measurements.map((m) => [
-      m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`,
+      // A watched run is listed but no check on its speed counts it: say so beside it.
+      `${m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`}${watched(m) ? " (watched: left out of speed checks)" : ""}`,
       ...shown.map((c) => c.text(metric(m.result, c.name))),
     ]),
   };

@@ -199,7 +199,13 @@ export function mountLatencyMatrix(root, { online, params }) {
   const status = statusLine({ state: "idle" });
   const chart = distChart("Distribution of the configuration running now");
   const table = h("table.pipebook-latency-result");
-  card.append(form, status, table);
+  // The order is one run of each: say how little that settles.
+  const note = h(
+    "p.pipebook-summary.pipebook-latency-matrix-note",
+    null,
+    "One run of each configuration, sorted by p99: rows with figures close together can swap places from one run to the next, so the order says nothing sure about them. Labs 7 and 8 set two configurations against each other over three runs each and state the 95% interval of their ratio. Every latency run streams its progress alike (there is no quiet one), so both sides of a comparison paid the same for being watched.",
+  );
+  card.append(form, status, table, note);
   const jobs = mechanisms.flatMap((m) => m.modes.map((mode) => ({ id: m.id, mode })));
   const setState = (state, text) => {
     root.dataset.state = state;

@@ -7,6 +7,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { tunedRows } from "./pastfigures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
+import { articleColumn, ratioText } from "./verdict.js";
 
 /** Steps from the catalog, or (without a runner) from the widgets on this page. */
 async function stepList() {
@@ -87,6 +88,32 @@ function showKernel(el, steps, results) {
   );
 }
 
+/**
+ * The "÷ article" cell: the quiet runs' median over the article's figure, with
+ * its 95% interval from two quiet runs on, and which runs it used.
+ */
+function articleCell(col) {
+  if (!col) return h("td.pipebook-num.pipebook-vs-article", null, "—");
+  const sizes = [
+    Number.isFinite(col.config?.bytes_per_call) ? `${fmt.bytes(col.config.bytes_per_call)} a call` : "",
+    Number.isFinite(col.config?.pipe_capacity) ? `a ${fmt.bytes(col.config.pipe_capacity)} pipe` : "",
+  ].filter(Boolean);
+  const left = col.left ? `; ${col.left} other run${col.left === 1 ? "" : "s"} (watched, traced or other sizes) left out` : "";
+  const used = col.quiet
+    ? `${col.quiet} quiet run${col.quiet === 1 ? "" : "s"}${sizes.length ? ` at ${sizes.join(", ")}` : ""}${left}`
+    : `no quiet run yet${left}`;
+  const data = { quiet: String(col.quiet) };
+  let figure = "—";
+  if (col.vsArticle) {
+    const c = col.vsArticle;
+    figure = `${ratioText(c.ratio)} (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`;
+    Object.assign(data, { verdict: c.verdict, ciLow: String(c.ci_low), ciHigh: String(c.ci_high) });
+  } else if (col.ratio !== null && Number.isFinite(col.ratio)) {
+    figure = `${ratioText(col.ratio)} (one run: no interval)`;
+  }
+  return h("td.pipebook-num.pipebook-vs-article", { dataset: data }, figure, h("span.pipebook-results-used", null, used));
+}
+
 export async function mountResults(el) {
   el.classList.add("pipebook-enhanced");
   const body = h("tbody");
@@ -105,7 +132,7 @@ export async function mountResults(el) {
         h("th", { scope: "col", title: "The median of your runs, GiB/s" }, "Median"),
         h("th", { scope: "col", title: "The article, GiB/s: i7-8550U laptop, Linux 5.17" }, "Article"),
         h("th", { scope: "col", title: "GiB/s of the article's C++ programs on the project's 2-core EPYC VM" }, "C++ on VM"),
-        h("th", { scope: "col", title: "Your median divided by the article's figure" }, "÷ article"),
+        h("th", { scope: "col", title: "The median of your quiet runs divided by the article's figure, with its 95% interval" }, "÷ article"),
       ),
     ),
     body,
@@ -139,7 +166,7 @@ export async function mountResults(el) {
         h("td.pipebook-num.pipebook-mine", null, med === null ? "—" : fmt.gib(med)),
         h("td.pipebook-num", null, fmt.figure(s.article)),
         h("td.pipebook-num", null, fmt.rangeText(s.reference)),
-        h("td.pipebook-num", null, fmt.ratio(med, s.article) ?? "—"),
+        articleCell(articleColumn(results, s.id, s.article)),
       );
     });
     if (!rows.length) {
@@ -157,7 +184,7 @@ export async function mountResults(el) {
     fill(
       caption,
       total
-        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best, median and ÷ article take every run, watched or quiet; watching a run costs it, so the run cards judge their comparisons on quiet runs only.`
+        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from two such runs on it gives the 95% interval, as the run cards do.`
         : "No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second.",
     );
   };

@@ -62,5 +62,8 @@ export function comparison(info, gibPerS, watched = false) {
     parts.push(`${fmt.ratio(gibPerS, mid)} the C++ build on the project's VM`);
   }
   if (!parts.length) return "";
-  return watched ? `${parts.join(", ")}, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).` : `${parts.join(", ")}.`;
+  // One run says nothing of how sure: the card's verdict below does, from quiet runs.
+  return watched
+    ? `${parts.join(", ")}, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).`
+    : `${parts.join(", ")}, from one quiet run (the verdict below says how sure, from two quiet runs on).`;
 }

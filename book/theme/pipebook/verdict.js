@@ -187,14 +187,48 @@ export function baselineSentence(e, step, baseConfig = {}) {
   return `Not resolved: ${figures}. About ${c.more_pairs} more quiet runs of each would resolve a 10% difference at this noise.`;
 }
 
-/** A run card's verdict against the article, in words ("" without one). */
-export function articleSentence(c, runs) {
+/**
+ * Quiet runs against a published figure (`compareWithFigure`), in words ("" without
+ * one): `figure` names the figure ("the article's figure"), `machine` whose it is.
+ */
+export function figureSentence(c, runs, figure, machine) {
   if (!c) return "";
-  const figures = `${runs} quiet runs here are ${ratioText(c.ratio)}× the article's figure (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`;
-  if (c.verdict === "faster") return `${figures}: faster than the article's machine.`;
-  if (c.verdict === "slower") return `${figures}: slower than the article's machine.`;
+  const figures = `${runs} quiet runs here are ${ratioText(c.ratio)}× ${figure} (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`;
+  if (c.verdict === "faster") return `${figures}: faster than ${machine}.`;
+  if (c.verdict === "slower") return `${figures}: slower than ${machine}.`;
   if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
   return `Not resolved: ${figures}; about ${c.more_pairs} more quiet runs would resolve a 10% difference at this noise.`;
+}
+
+/** A run card's verdict against the article, in words ("" without one). */
+export function articleSentence(c, runs) {
+  return figureSentence(c, runs, "the article's figure", "the article's machine");
+}
+
+/** An IPC card's quiet runs against the survey's rate, in words ("" without one). */
+export function surveySentence(c, runs) {
+  return figureSentence(c, runs, "the survey's rate", "the survey's machine");
+}
+
+/**
+ * The results table's "÷ article" cell for one step, from results as store.js
+ * slims them: the quiet, untraced runs of the step's newest quiet configuration
+ * (its sizes; watched runs are left out, as every comparison leaves them out)
+ * against the article's figure. {config, quiet (their count), left (the step's
+ * runs not used: watched, traced, other sizes, or not saying), ratio (median of
+ * the quiet runs over the figure, or null), vsArticle (compareWithFigure, from
+ * two quiet runs on)}, or null without a figure.
+ */
+export function articleColumn(results, step, article) {
+  if (!(typeof article === "number" && article > 0)) return null;
+  const all = results.filter((r) => r.step === step);
+  const newest = all.filter((r) => r.watched === false && !r.traced).at(-1);
+  if (!newest) return { config: null, quiet: 0, left: all.length, ratio: null, vsArticle: null };
+  const config = { step };
+  if (Number.isFinite(newest.bytes_per_call)) config.bytes_per_call = newest.bytes_per_call;
+  if (Number.isFinite(newest.pipe_capacity)) config.pipe_capacity = newest.pipe_capacity;
+  const e = runEvidence(results, config, article);
+  return { config, quiet: e.quiet.length, left: all.length - e.quiet.length, ratio: e.quiet.length ? median(e.quiet) / article : null, vsArticle: e.vsArticle };
 }
 
 /**

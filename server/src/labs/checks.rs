@@ -31,6 +31,35 @@ pub struct Measurement {
     pub result: Value,
 }
 
+impl Measurement {
+    /// Whether the run says it was watched (its progress streamed, its pipe
+    /// sampled). Watching costs a run its speed, so no check on a figure that
+    /// watching moves counts such a run ([`moved_by_watching`]): the lab card
+    /// has made only quiet runs since runs said so, and an older watched one
+    /// is left out (a record that does not say, from before the field, counts
+    /// as it always did). As labchecks.js decides.
+    pub fn watched(&self) -> bool {
+        self.result.get("watched").and_then(Value::as_bool) == Some(true)
+    }
+}
+
+/// Whether watching a run moves this figure: its speed (GiB/s, MiB/s) and its
+/// CPU time per wall second (a watched run takes longer). Damaged bytes, huge
+/// pages and the kernel's counts are the same watched or quiet, and a latency
+/// record says nothing of being watched (every latency run streams alike).
+pub fn moved_by_watching(m: Metric) -> bool {
+    matches!(m, Metric::GibPerS | Metric::MibPerS | Metric::CpuPerWall)
+}
+
+/// What a pending check adds when watched runs of the task were left out.
+fn left_out(watched: usize) -> String {
+    match watched {
+        0 => String::new(),
+        1 => " (1 watched run left out: watching costs a run)".into(),
+        n => format!(" ({n} watched runs left out: watching costs a run)"),
+    }
+}
+
 /// Whether a check holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -304,19 +333,24 @@ fn series(
     r: &Ref,
     m: Metric,
 ) -> Result<Vec<f64>, Evaluated> {
-    let runs: Vec<&Measurement> = measurements
+    let all: Vec<&Measurement> = measurements
         .iter()
         .filter(|x| x.task == r.task && (r.value.is_none() || x.value == r.value))
         .collect();
+    // Only a figure that watching moves leaves watched runs out.
+    let skip = |x: &Measurement| moved_by_watching(m) && x.watched();
+    let watched = all.iter().filter(|x| skip(x)).count();
+    let runs: Vec<&Measurement> = all.into_iter().filter(|x| !skip(x)).collect();
     let required = lab.required(r);
     let at = r.value.map_or(String::new(), |v| {
         format!(" at {}", pipebench::size::ByteSize(v))
     });
     if runs.len() < required {
         return Err(Evaluated::Pending(format!(
-            "task “{}”{at} has {} of its {required} runs",
+            "task “{}”{at} has {} of its {required} runs{}",
             r.task,
-            runs.len()
+            runs.len(),
+            left_out(watched)
         )));
     }
     if m.is_count() {
@@ -420,12 +454,15 @@ pub fn settle(values: &[f64], tolerance: f64) -> usize {
     k
 }
 
-/// Whether a measure is judged on its interval: a ratio of throughputs.
+/// Whether a measure is judged on its interval: a ratio of two tasks' timings,
+/// throughputs (GiB/s, MiB/s) or round trips (median, 99th percentile), which
+/// swing from run to run. Ratios of the kernel's counts are not: a count does
+/// not move with the machine's speed, and a busy end's sleeps may be zero.
 pub fn judged_on_interval(measure: &Measure) -> bool {
     matches!(
         measure,
         Measure::Ratio {
-            metric: Metric::GibPerS | Metric::MibPerS,
+            metric: Metric::GibPerS | Metric::MibPerS | Metric::P50Ns | Metric::P99Ns,
             ..
         }
     )
@@ -699,6 +736,120 @@ mod tests {
             *m = run("busy", None, 1.0);
         }
         assert_eq!(judge(lab, &ms, check).status, Status::Fail);
+    }
+
+    /// An older watched run is left out of every check on a figure watching
+    /// moves (as labchecks.js leaves it out): its speed moves nothing, a task
+    /// short of quiet runs waits and says how many watched ones were left out,
+    /// and a check on damaged bytes still counts it.
+    #[test]
+    fn watched_runs_count_in_no_check() {
+        let lab = labs().find("busy-cost").unwrap();
+        let check = lab
+            .checks
+            .iter()
+            .find(|c| c.id == "busy-not-slower")
+            .unwrap();
+        let marked = |task: &str, gibs: f64, watched: bool| {
+            let mut m = run(task, None, gibs);
+            m.result["watched"] = json!(watched);
+            m
+        };
+        let quiet: Vec<Measurement> = [("blocking", 2.0), ("blocking", 2.1), ("blocking", 1.9)]
+            .into_iter()
+            .chain([("busy", 3.0), ("busy", 3.1), ("busy", 2.9)])
+            .map(|(t, g)| marked(t, g, false))
+            .collect();
+        let before = judge(lab, &quiet, check);
+        let mut with_watched = quiet.clone();
+        with_watched.extend((0..3).map(|_| marked("blocking", 1.0, true)));
+        let after = judge(lab, &with_watched, check);
+        assert_eq!(
+            (after.status, after.value, after.ci_low, after.ci_high),
+            (before.status, before.value, before.ci_low, before.ci_high)
+        );
+        assert_eq!(before.status, Status::Pass);
+        // A run from before the field says nothing, and counts as it always did.
+        let mut older = quiet.clone();
+        older[0].result.as_object_mut().unwrap().remove("watched");
+        assert_eq!(judge(lab, &older, check).status, Status::Pass);
+        let mut short = quiet;
+        short[2] = marked("blocking", 1.9, true);
+        let pending = judge(lab, &short, check);
+        assert_eq!(pending.status, Status::Pending);
+        assert!(
+            pending
+                .detail
+                .contains("has 2 of its 3 runs (1 watched run left out"),
+            "{}",
+            pending.detail
+        );
+        // Watching moves no damaged byte: a watched verified run still counts there.
+        let safety = labs().find("vmsplice-safety").unwrap();
+        let clean = safety
+            .checks
+            .iter()
+            .find(|c| c.id == "double-buffer-clean")
+            .unwrap();
+        let mut verified = marked("verified", 2.0, true);
+        verified.result["corrupted_bytes"] = json!(0);
+        assert_eq!(judge(safety, &[verified], clean).status, Status::Pass);
+    }
+
+    /// The latency labs' ratios of round trips are judged on their intervals,
+    /// like every throughput ratio, and the crafted cases (which labchecks.js
+    /// judges too) make each pass and fail, and one not resolved.
+    #[test]
+    fn latency_ratios_are_judged_on_their_intervals() {
+        let book = parse(LABS_JSON).unwrap();
+        let cases: Value =
+            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
+        let cases = cases.as_array().unwrap();
+        let mut not_resolved = false;
+        for id in ["latency-tail", "latency-cpu"] {
+            let lab = book.find(id).unwrap();
+            let timed: Vec<&Check> = lab
+                .checks
+                .iter()
+                .filter(|c| {
+                    matches!(
+                        c.measure,
+                        Measure::Ratio {
+                            metric: Metric::P50Ns | Metric::P99Ns,
+                            ..
+                        }
+                    )
+                })
+                .collect();
+            assert!(!timed.is_empty(), "{id} compares no round trips");
+            for check in timed {
+                assert!(judged_on_interval(&check.measure), "{id}/{}", check.id);
+                let mut seen = Vec::new();
+                for case in cases.iter().filter(|c| c["lab"] == id) {
+                    if case["expect"].get(&check.id).is_none() {
+                        continue;
+                    }
+                    let ms: Vec<Measurement> =
+                        serde_json::from_value(case["measurements"].clone()).unwrap();
+                    let got = judge(lab, &ms, check);
+                    if got.status != Status::Pending {
+                        let (low, high) = (got.ci_low.unwrap(), got.ci_high.unwrap());
+                        assert!(
+                            low > 0.0 && high >= low,
+                            "{id}/{}: {}",
+                            check.id,
+                            got.detail
+                        );
+                    }
+                    not_resolved |= got.status == Status::NotResolved;
+                    seen.push(got.status);
+                }
+                for status in [Status::Pass, Status::Fail] {
+                    assert!(seen.contains(&status), "{id}/{}: {seen:?}", check.id);
+                }
+            }
+        }
+        assert!(not_resolved, "no latency case is left not resolved");
     }
 
     #[test]

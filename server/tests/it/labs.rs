@@ -31,6 +31,67 @@ fn report_measurement<'a>(lab: &'a Value, task: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {task} measurement in {lab}"))
 }
 
+/// The export's check `check` of lab `lab`: its status, value and interval.
+async fn exported_check(server: &Server, lab: &str, check: &str) -> Value {
+    let exported = server.get("/api/labs/report.json?student=Ada").await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    let report = exported.json();
+    let lab = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == lab)
+        .unwrap()
+        .clone();
+    let found = lab["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == check)
+        .unwrap();
+    json!({"status": found["status"], "value": found["value"], "ci_low": found["ci_low"],
+           "ci_high": found["ci_high"], "runs": lab["measurements"].as_array().unwrap().len()})
+}
+
+/// Real runs of a lab's sweep task, quiet and then watched: the watched ones are
+/// recorded (and exported) but move no speed check, whose value and interval
+/// stay those of the quiet runs.
+#[tokio::test]
+async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
+    let _lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let mut socket = server.socket().await;
+    send(
+        &mut socket,
+        json!({"type":"predict","lab":"sizes","value":2}),
+    )
+    .await;
+    recv_until(&mut socket, "saved", Duration::from_secs(10)).await;
+    let sweep = |quiet: bool| {
+        json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
+               "repeats":2,"params":{"bytes":"4MiB","quiet":quiet},"lab":{"id":"sizes","task":"buf"}})
+    };
+    send(&mut socket, sweep(true)).await;
+    recv_until(&mut socket, "done", Duration::from_secs(60)).await;
+    let quiet = exported_check(&server, "sizes", "buf-helps").await;
+    assert!(
+        quiet["ci_low"].is_f64(),
+        "six quiet points give an interval: {quiet}"
+    );
+    send(&mut socket, sweep(false)).await;
+    let (_, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;
+    assert!(points
+        .iter()
+        .filter(|m| m["type"] == "point")
+        .all(|m| m["result"]["watched"] == true));
+    let both = exported_check(&server, "sizes", "buf-helps").await;
+    assert_eq!(both["runs"], 12, "{both}");
+    for key in ["status", "value", "ci_low", "ci_high"] {
+        assert_eq!(both[key], quiet[key], "{key}: {both} against {quiet}");
+    }
+}
+
 #[tokio::test]
 async fn a_lab_is_recorded_exported_and_merged() {
     let _lock = RUN_LOCK.lock().await;
@@ -110,11 +171,14 @@ async fn a_lab_is_recorded_exported_and_merged() {
     let (reuse, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
     assert!(reuse["corrupted_bytes"].is_u64(), "{reuse}");
 
-    // A sweep task records each point with its value.
+    // A sweep task records each point with its value; quiet, as the lab card
+    // sends it, since its checks compare speeds and a watched run counts in
+    // none of them. (The vmsplice-safety runs above are watched: their checks
+    // read damaged bytes and counts, which watching does not move.)
     send(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":2,"params":{"bytes":"4MiB"},"lab":{"id":"sizes","task":"buf"}}),
+               "repeats":2,"params":{"bytes":"4MiB","quiet":true},"lab":{"id":"sizes","task":"buf"}}),
     )
     .await;
     let (done, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;

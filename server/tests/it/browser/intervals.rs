@@ -11,7 +11,8 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use fantoccini::Client;
+use serde_json::{json, Value};
 
 use super::run_card::{start_run, wait_until_done};
 use super::{
@@ -20,6 +21,136 @@ use super::{
 };
 
 const SWEEP: &str = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe_size\"]";
+
+/// Where a card states a ratio with its interval: the part's selector, its
+/// status line, its sentence and the class of its drawn interval.
+struct Stated<'a> {
+    part: &'a str,
+    status: &'a str,
+    text: &'a str,
+    svg: &'a str,
+}
+
+impl Stated<'_> {
+    /// Waits (at most `secs`) until `ready` (JavaScript over the part `e` and
+    /// its status text `status`) holds, and reads what the part states:
+    /// `{status, verdict, text, drawn, label}` and `extra` (more fields, over
+    /// `e`). A status that starts with "Error" ends the wait as that error.
+    async fn read(
+        &self,
+        client: &Client,
+        ready: &str,
+        extra: &str,
+        secs: u64,
+        what: &str,
+    ) -> TestResult<Value> {
+        let Stated {
+            part,
+            status,
+            text,
+            svg,
+        } = self;
+        let read = wait_js(
+            client,
+            &format!(
+                "const e = document.querySelector('{part}');
+                 const status = e.querySelector('{status}').textContent;
+                 if (status.startsWith('Error') || status.startsWith('ended')) return 'error: ' + status;
+                 if (!({ready})) return null;
+                 const svg = e.querySelector('svg.{svg}');
+                 return {{
+                   status,
+                   verdict: e.dataset.verdict ?? null,
+                   text: e.querySelector('{text}').textContent,
+                   drawn: !!svg?.querySelector('rect'),
+                   label: svg?.getAttribute('aria-label') ?? null,
+                   {extra}
+                 }};"
+            ),
+            Duration::from_secs(secs),
+            what,
+        )
+        .await?;
+        if read.is_string() {
+            return Err(format!("{what}: {read}"));
+        }
+        Ok(read)
+    }
+
+    /// Waits until the part's runs ended (idle again, its status saying how)
+    /// and reads it as [`Stated::read`] does.
+    async fn ended(&self, client: &Client, extra: &str, what: &str) -> TestResult<Value> {
+        let ready = "(e.dataset.state === 'idle' || e.dataset.state === 'done') && /^(Resolved|Budget spent)/.test(status)";
+        self.read(client, ready, extra, 120, what).await
+    }
+}
+
+/// What every part that states a ratio must show once its runs ended: its
+/// sentence holds each of `needles` and its 95% interval, the interval is
+/// drawn and named by that sentence, and the verdict matches how the runs
+/// ended (resolved, or the budget spent with the interval holding 1.0).
+fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestResult {
+    let text = done["text"].as_str().unwrap_or("");
+    if !text.contains("95% interval") || needles.iter().any(|n| !text.contains(n)) {
+        return Err(format!(
+            "{what} should state {needles:?} with its interval: {done}"
+        ));
+    }
+    if done["drawn"] != true || done["label"].as_str().is_none_or(|l| !text.starts_with(l)) {
+        return Err(format!(
+            "{what}: the interval should be drawn, named by its sentence: {done}"
+        ));
+    }
+    let status = done["status"].as_str().unwrap_or("");
+    let verdict = done["verdict"].as_str().unwrap_or("");
+    if !["faster", "slower", "not_resolved"].contains(&verdict)
+        || (status.starts_with("Resolved") == (verdict == "not_resolved"))
+    {
+        return Err(format!(
+            "{what}: the verdict should match how the runs ended: {done}"
+        ));
+    }
+    Ok(())
+}
+
+/// Scrolls the part at `part` to the middle, runs `setup` (JavaScript over the
+/// part `e`), types `budget` into its input `budget_css` and clicks its button
+/// `until_css`.
+async fn run_until(
+    client: &Client,
+    part: &str,
+    setup: &str,
+    budget_css: &str,
+    budget: u32,
+    until_css: &str,
+) -> TestResult {
+    js(
+        client,
+        &format!(
+            "const e = document.querySelector('{part}');
+             e.scrollIntoView({{ block: 'center' }});
+             {setup}
+             e.querySelector('{budget_css}').value = '{budget}';
+             e.querySelector('{until_css}').click();
+             return true;"
+        ),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Takes the screenshot `shot` of `css` and audits the page with axe-core, as
+/// `label`; returns the screenshot's path.
+async fn shot_and_audit(
+    client: &Client,
+    css: &str,
+    shot: &str,
+    label: &str,
+) -> TestResult<std::path::PathBuf> {
+    let path = screenshot_element(client, css, shot).await?;
+    crate::a11y::audit(client, &crate::a11y::axe_source(), label).await?;
+    Ok(path)
+}
 
 #[tokio::test]
 async fn the_run_card_runs_quiet_until_resolved_and_says_what_watching_cost() {
@@ -31,6 +162,7 @@ async fn evidence(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    let part = format!("{root} .pipebook-evidence");
     // 128 KiB per call, a configuration the other tests leave alone: its runs
     // in the shared history are this test's, so two quiet ones must still run.
     js(
@@ -51,7 +183,7 @@ async fn evidence(page: &Page) -> TestResult {
     let before = js(
         client,
         &format!(
-            "const e = document.querySelector('{root} .pipebook-evidence');
+            "const e = document.querySelector('{part}');
              return {{ state: e.dataset.state, until: e.querySelector('button.pipebook-evidence-until').disabled }};"
         ),
     )
@@ -61,79 +193,45 @@ async fn evidence(page: &Page) -> TestResult {
             "after the live run, Run until resolved should be ready: {before}"
         ));
     }
-    js(
+    run_until(
         client,
-        &format!(
-            "const e = document.querySelector('{root} .pipebook-evidence');
-             e.scrollIntoView({{ block: 'center' }});
-             e.querySelector('input.pipebook-evidence-budget').value = '3';
-             e.querySelector('button.pipebook-evidence-until').click();
-             return true;"
-        ),
+        &part,
+        "",
+        "input.pipebook-evidence-budget",
+        3,
+        "button.pipebook-evidence-until",
     )
     .await?;
     // While the quiet runs go, the card's own Run waits.
-    let held = wait_js(
+    held_while_busy(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.querySelector('.pipebook-evidence').dataset.state === 'busy'
-               ? {{ runDisabled: r.querySelector('button.pipebook-run-button').disabled }} : null;"
-        ),
-        Duration::from_secs(10),
+        &root,
+        &part,
+        "button.pipebook-run-button",
         "the quiet runs to start",
     )
     .await?;
-    if held != json!({"runDisabled": true}) {
-        return Err("the card's own Run should wait while its quiet runs go".into());
-    }
-    let done = wait_js(
-        client,
-        &format!(
-            "const e = document.querySelector('{root} .pipebook-evidence');
-             const status = e.querySelector('.pipebook-evidence-status').textContent;
-             if (e.dataset.state !== 'idle' || !status) return null;
-             const svg = e.querySelector('svg.pipebook-evidence-interval');
-             const watching = e.querySelector('.pipebook-watching');
-             return {{
-               status,
-               verdict: e.dataset.verdict ?? null,
-               text: e.querySelector('.pipebook-evidence-text').textContent,
-               drawn: !!svg?.querySelector('rect'),
-               label: svg?.getAttribute('aria-label') ?? null,
-               watching: watching.hidden ? null : watching.textContent,
-               runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,
-             }};"
-        ),
-        Duration::from_secs(120),
-        "the quiet runs to end",
-    )
-    .await?;
-    let status = done["status"].as_str().unwrap_or("");
-    if !(status.starts_with("Resolved") || status.starts_with("Budget spent")) {
-        return Err(format!(
-            "the quiet runs should end resolved or with the budget spent: {done}"
-        ));
-    }
-    let text = done["text"].as_str().unwrap_or("");
-    if !text.contains("quiet runs here are") || !text.contains("95% interval") {
-        return Err(format!(
-            "the card should state the quiet runs against the article with their interval: {done}"
-        ));
-    }
-    let verdict = done["verdict"].as_str().unwrap_or("");
-    if !["faster", "slower", "not_resolved"].contains(&verdict)
-        || (status.starts_with("Resolved") == (verdict == "not_resolved"))
-    {
-        return Err(format!(
-            "the verdict should match how the runs ended: {done}"
-        ));
-    }
-    if done["drawn"] != true || done["label"].as_str() != Some(text) {
-        return Err(format!(
-            "the interval should be drawn, named by its sentence: {done}"
-        ));
-    }
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-evidence-status",
+        text: ".pipebook-evidence-text",
+        svg: "pipebook-evidence-interval",
+    };
+    let done = stated
+        .ended(
+            client,
+            &format!(
+                "watching: e.querySelector('.pipebook-watching').hidden ? null : e.querySelector('.pipebook-watching').textContent,
+                 runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,"
+            ),
+            "the quiet runs to end",
+        )
+        .await?;
+    check_stated(
+        &done,
+        &["quiet runs here are", "the article's figure"],
+        "the run card against the article",
+    )?;
     let watching = done["watching"].as_str().unwrap_or("");
     if !(watching.starts_with("Watching cost") || watching.starts_with("Live was")) {
         return Err(format!(
@@ -143,13 +241,46 @@ async fn evidence(page: &Page) -> TestResult {
     if done["runEnabled"] != true {
         return Err(format!("the card's own Run should be back: {done}"));
     }
-    let path = screenshot_element(client, &root, "run-card-evidence").await?;
-    let axe = crate::a11y::axe_source();
-    crate::a11y::audit(client, &axe, "run card with its interval").await?;
+    let path = shot_and_audit(
+        client,
+        &root,
+        "run-card-evidence",
+        "run card with its interval",
+    )
+    .await?;
     println!(
-        "run card: {text} | {watching} | {status}; {}",
+        "run card: {} | {watching} | {}; {}",
+        done["text"],
+        done["status"],
         path.display()
     );
+    Ok(())
+}
+
+/// Waits until the part at `part` is busy and checks that the card at `root`
+/// holds its own button `own` meanwhile.
+async fn held_while_busy(
+    client: &Client,
+    root: &str,
+    part: &str,
+    own: &str,
+    what: &str,
+) -> TestResult {
+    let held = wait_js(
+        client,
+        &format!(
+            "return document.querySelector('{part}').dataset.state === 'busy'
+               ? {{ own: document.querySelector('{root} {own}').disabled }} : null;"
+        ),
+        Duration::from_secs(10),
+        what,
+    )
+    .await?;
+    if held != json!({"own": true}) {
+        return Err(format!(
+            "{what}: the card's own {own} should wait while these runs go: {held}"
+        ));
+    }
     Ok(())
 }
 
@@ -167,10 +298,11 @@ async fn against_baseline(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{AGAINST_BASELINE}\"]");
+    let part = format!("{root} .pipebook-baseline");
     let before = wait_js(
         client,
         &format!(
-            "const b = document.querySelector('{root} .pipebook-baseline');
+            "const b = document.querySelector('{part}');
              return b && b.querySelector('.pipebook-baseline-text').textContent ? b.querySelector('.pipebook-baseline-text').textContent : null;"
         ),
         Duration::from_secs(10),
@@ -187,57 +319,44 @@ async fn against_baseline(page: &Page) -> TestResult {
         ));
     }
     // Half-second runs, two pairs at most: one A B B A block.
-    js(
+    run_until(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             const b = r.querySelector('.pipebook-baseline');
-             b.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-seconds').value = '0.5';
-             b.querySelector('input.pipebook-baseline-budget').value = '2';
-             b.querySelector('button.pipebook-baseline-until').click();
-             return true;"
-        ),
+        &part,
+        &format!("document.querySelector('{root} input.pipebook-seconds').value = '0.5';"),
+        "input.pipebook-baseline-budget",
+        2,
+        "button.pipebook-baseline-until",
     )
     .await?;
-    let held = wait_js(
+    held_while_busy(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.querySelector('.pipebook-baseline').dataset.state === 'busy'
-               ? {{ run: r.querySelector('button.pipebook-run-button').disabled,
-                    until: r.querySelector('button.pipebook-baseline-until').disabled }} : null;"
-        ),
-        Duration::from_secs(10),
+        &root,
+        &part,
+        "button.pipebook-run-button",
         "the head-to-head to start",
     )
     .await?;
-    if held != json!({"run": true, "until": true}) {
-        return Err(format!(
-            "the card's own runs should wait while the head-to-head goes: {held}"
-        ));
-    }
-    let done = wait_js(
+    held_while_busy(
         client,
-        &format!(
-            "const b = document.querySelector('{root} .pipebook-baseline');
-             const status = b.querySelector('.pipebook-baseline-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             if (b.dataset.state !== 'idle' || !status) return null;
-             const svg = b.querySelector('svg.pipebook-baseline-interval');
-             return {{
-               status,
-               verdict: b.dataset.verdict ?? null,
-               text: b.querySelector('.pipebook-baseline-text').textContent,
-               drawn: !!svg?.querySelector('rect'),
-               label: svg?.getAttribute('aria-label') ?? null,
-               runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,
-             }};"
-        ),
-        Duration::from_secs(120),
-        "the head-to-head against the baseline to end",
+        &root,
+        &part,
+        "button.pipebook-baseline-until",
+        "the head-to-head to start",
     )
     .await?;
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-baseline-status",
+        text: ".pipebook-baseline-text",
+        svg: "pipebook-baseline-interval",
+    };
+    let done = stated
+        .ended(
+            client,
+            &format!("runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,"),
+            "the head-to-head against the baseline to end",
+        )
+        .await?;
     let status = done["status"].as_str().unwrap_or("");
     // Its runs had to run: none of this variant was on record before.
     if !(status.starts_with("Resolved after 2 pairs")
@@ -247,38 +366,22 @@ async fn against_baseline(page: &Page) -> TestResult {
             "two pairs should run, then the card says resolved or budget spent: {done}"
         ));
     }
-    let text = done["text"].as_str().unwrap_or("");
-    let stated = text.starts_with(&format!("{AGAINST_BASELINE} is"))
-        || text.starts_with(&format!("Not resolved: {AGAINST_BASELINE} is"));
-    if !stated
-        || !text.contains("write-read, the baseline")
-        || !text.contains("95% interval")
-        || !text.contains("quiet runs")
-    {
-        return Err(format!(
-            "the card should state the step against the baseline with its interval: {done}"
-        ));
-    }
-    let verdict = done["verdict"].as_str().unwrap_or("");
-    if !["faster", "slower", "not_resolved"].contains(&verdict)
-        || (status.starts_with("Resolved") == (verdict == "not_resolved"))
-    {
-        return Err(format!(
-            "the verdict should match how the runs ended: {done}"
-        ));
-    }
-    if done["drawn"] != true || done["label"].as_str() != Some(text) {
-        return Err(format!(
-            "the interval should be drawn, named by its sentence: {done}"
-        ));
-    }
+    check_stated(
+        &done,
+        &[AGAINST_BASELINE, "write-read, the baseline", "quiet runs"],
+        "the step against the baseline",
+    )?;
     if done["runEnabled"] != true {
         return Err(format!("the card's own Run should be back: {done}"));
     }
-    let path = screenshot_element(client, &root, "run-card-baseline").await?;
-    let axe = crate::a11y::axe_source();
-    crate::a11y::audit(client, &axe, "run card against the baseline").await?;
-    println!("baseline: {text} | {status}; {}", path.display());
+    let path = shot_and_audit(
+        client,
+        &root,
+        "run-card-baseline",
+        "run card against the baseline",
+    )
+    .await?;
+    println!("baseline: {} | {status}; {}", done["text"], path.display());
     Ok(())
 }
 
@@ -304,22 +407,25 @@ async fn sweep(page: &Page) -> TestResult {
         ),
     )
     .await?;
-    let probe = format!(
-        "const r = document.querySelector('{SWEEP}');
-         const status = r.querySelector('.pipebook-status').textContent;
-         if (r.dataset.state === 'error' || r.dataset.state === 'cancelled') return 'ended: ' + status;
-         if (r.dataset.state !== 'done') return null;
-         const svg = r.querySelector('svg.pipebook-sweep-interval');
-         return {{
-           status,
-           verdict: r.dataset.verdict ?? null,
-           text: r.querySelector('.pipebook-sweep-verdict').textContent,
-           drawn: !!svg?.querySelector('rect'),
-           label: svg?.getAttribute('aria-label') ?? null,
-           until: !r.querySelector('button.pipebook-sweep-until').closest('[hidden]'),
-         }};"
-    );
-    let first = wait_js(client, &probe, Duration::from_secs(90), "the sweep").await?;
+    let stated = Stated {
+        part: SWEEP,
+        status: ".pipebook-status",
+        text: ".pipebook-sweep-verdict",
+        svg: "pipebook-sweep-interval",
+    };
+    let first = stated
+        .read(
+            client,
+            "['done', 'error', 'cancelled'].includes(e.dataset.state)",
+            "state: e.dataset.state,
+             until: !e.querySelector('button.pipebook-sweep-until').closest('[hidden]'),",
+            90,
+            "the sweep",
+        )
+        .await?;
+    if first["state"] != "done" {
+        return Err(format!("the sweep should end done: {first}"));
+    }
     let text = first["text"].as_str().unwrap_or("");
     if !text.contains("95% interval")
         || first["drawn"] != true
@@ -334,41 +440,26 @@ async fn sweep(page: &Page) -> TestResult {
             "the sweep's runs are quiet and Run until resolved is offered: {first}"
         ));
     }
-    js(
+    run_until(
         client,
-        &format!(
-            "const r = document.querySelector('{SWEEP}');
-             r.querySelector('input.pipebook-sweep-budget').value = '2';
-             r.querySelector('button.pipebook-sweep-until').click();
-             return true;"
-        ),
+        SWEEP,
+        "",
+        "input.pipebook-sweep-budget",
+        2,
+        "button.pipebook-sweep-until",
     )
     .await?;
     // It ran (or was resolved already): the status says which, and the verdict matches.
-    let after = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{SWEEP}');
-             const status = r.querySelector('.pipebook-status').textContent;
-             return r.dataset.state === 'done' && /^(Resolved|Budget spent)/.test(status)
-               ? {{ status, verdict: r.dataset.verdict ?? null }}
-               : (r.dataset.state === 'error' ? 'ended: ' + status : null);"
-        ),
-        Duration::from_secs(90),
-        "more runs of the best and the worst",
-    )
-    .await?;
-    let status = after["status"].as_str().unwrap_or("");
-    let verdict = after["verdict"].as_str().unwrap_or("");
-    if status.starts_with("Resolved") == (verdict == "not_resolved") || verdict.is_empty() {
-        return Err(format!(
-            "the verdict should match how the runs ended: {after}"
-        ));
-    }
-    let path = screenshot_element(client, SWEEP, "sweep-interval").await?;
-    let axe = crate::a11y::axe_source();
-    crate::a11y::audit(client, &axe, "sweep with its interval").await?;
-    println!("sweep: {text} | {status}; {}", path.display());
+    let after = stated
+        .ended(client, "", "more runs of the best and the worst")
+        .await?;
+    check_stated(
+        &after,
+        &["best", "worst"],
+        "the sweep's best against its worst",
+    )?;
+    let path = shot_and_audit(client, SWEEP, "sweep-interval", "sweep with its interval").await?;
+    println!("sweep: {text} | {}; {}", after["status"], path.display());
     Ok(())
 }
 
@@ -383,9 +474,10 @@ async fn ipc_versus(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter("zero-copy")?;
     open(client, &page.base, "zero-copy").await?;
+    let part = format!("{MATRIX} .pipebook-ipc-versus");
     wait_js(
         client,
-        &format!("return !!document.querySelector('{MATRIX} .pipebook-ipc-versus');"),
+        &format!("return !!document.querySelector('{part}');"),
         Duration::from_secs(10),
         "the matrix's one-against-another part",
     )
@@ -393,16 +485,12 @@ async fn ipc_versus(page: &Page) -> TestResult {
     let before = js(
         client,
         &format!(
-            "const v = document.querySelector('{MATRIX} .pipebook-ipc-versus');
+            "const v = document.querySelector('{part}');
              v.scrollIntoView({{ block: 'center' }});
-             document.querySelector('{MATRIX} input.pipebook-ipc-bytes').value = '2MiB';
              v.querySelector('select.pipebook-ipc-versus-a').value = 'pipe-rw';
              v.querySelector('select.pipebook-ipc-versus-b').value = 'sysv-msgqueue';
              v.querySelector('select.pipebook-ipc-versus-b').dispatchEvent(new Event('change'));
-             const text = v.querySelector('.pipebook-ipc-versus-text').textContent;
-             v.querySelector('input.pipebook-ipc-versus-budget').value = '3';
-             v.querySelector('button.pipebook-ipc-versus-until').click();
-             return text;"
+             return v.querySelector('.pipebook-ipc-versus-text').textContent;"
         ),
     )
     .await?;
@@ -410,52 +498,243 @@ async fn ipc_versus(page: &Page) -> TestResult {
     if !before.as_str().unwrap_or("").contains("has 0 quiet runs") {
         return Err(format!("before any run it should say none ran: {before}"));
     }
-    let done = wait_js(
+    run_until(
         client,
-        &format!(
-            "const v = document.querySelector('{MATRIX} .pipebook-ipc-versus');
-             const status = v.querySelector('.pipebook-ipc-versus-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             if (v.dataset.state !== 'idle' || !/^(Resolved|Budget spent)/.test(status)) return null;
-             const svg = v.querySelector('svg.pipebook-ipc-versus-interval');
-             return {{
-               status,
-               verdict: v.dataset.verdict ?? null,
-               text: v.querySelector('.pipebook-ipc-versus-text').textContent,
-               drawn: !!svg?.querySelector('rect'),
-               label: svg?.getAttribute('aria-label') ?? null,
-             }};"
-        ),
-        Duration::from_secs(120),
-        "pipe-rw against sysv-msgqueue",
+        &part,
+        &format!("document.querySelector('{MATRIX} input.pipebook-ipc-bytes').value = '2MiB';"),
+        "input.pipebook-ipc-versus-budget",
+        3,
+        "button.pipebook-ipc-versus-until",
     )
     .await?;
-    let text = done["text"].as_str().unwrap_or("");
-    if !text.contains("pipe-rw is")
-        || !text.contains("quiet runs)")
-        || !text.contains("95% interval")
-        || done["drawn"] != true
-        || done["label"].as_str() != Some(text)
-    {
-        return Err(format!(
-            "the two should be stated and drawn with their interval: {done}"
-        ));
-    }
-    let status = done["status"].as_str().unwrap_or("");
-    let verdict = done["verdict"].as_str().unwrap_or("");
-    if status.starts_with("Resolved") == (verdict == "not_resolved") || verdict.is_empty() {
-        return Err(format!(
-            "the verdict should match how the runs ended: {done}"
-        ));
-    }
-    let path = screenshot_element(client, MATRIX, "ipc-versus").await?;
-    let axe = crate::a11y::axe_source();
-    crate::a11y::audit(
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-ipc-versus-status",
+        text: ".pipebook-ipc-versus-text",
+        svg: "pipebook-ipc-versus-interval",
+    };
+    let done = stated
+        .ended(client, "", "pipe-rw against sysv-msgqueue")
+        .await?;
+    check_stated(
+        &done,
+        &["pipe-rw is", "quiet runs)"],
+        "one mechanism against another",
+    )?;
+    let path = shot_and_audit(
         client,
-        &axe,
+        MATRIX,
+        "ipc-versus",
         "IPC matrix with one mechanism against another",
     )
     .await?;
-    println!("ipc versus: {text} | {status}; {}", path.display());
+    println!(
+        "ipc versus: {} | {}; {}",
+        done["text"],
+        done["status"],
+        path.display()
+    );
+    Ok(())
+}
+
+/// The IPC card and mechanism whose quiet runs are set against the survey.
+const IPC_CHAPTER: &str = "zero-copy-shared";
+const IPC_CARD: &str = ".pipebook-ipc[data-mechanism=\"posix-shm\"]";
+
+#[tokio::test]
+async fn the_ipc_card_sets_its_quiet_runs_against_the_survey_until_resolved() {
+    in_fresh_page("ipc-survey", ipc_survey).await;
+}
+
+async fn ipc_survey(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter(IPC_CHAPTER)?;
+    open(client, &page.base, IPC_CHAPTER).await?;
+    let part = format!("{IPC_CARD} .pipebook-ipc-evidence");
+    wait_js(
+        client,
+        &format!("const e = document.querySelector('{part}'); return e && !e.hidden && e.dataset.quiet !== undefined;"),
+        Duration::from_secs(10),
+        "the IPC card's part against the survey",
+    )
+    .await?;
+    // 2 MiB runs, at most three: other tests' quiet 2 MiB runs of posix-shm
+    // may count too, and the card must then resolve sooner, never later.
+    run_until(
+        client,
+        &part,
+        &format!("document.querySelector('{IPC_CARD} input.pipebook-ipc-bytes').value = '2MiB';"),
+        "input.pipebook-ipc-evidence-budget",
+        3,
+        "button.pipebook-ipc-evidence-until",
+    )
+    .await?;
+    held_while_busy(
+        client,
+        IPC_CARD,
+        &part,
+        "button.pipebook-ipc-button",
+        "the quiet runs against the survey to start",
+    )
+    .await?;
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-ipc-evidence-status",
+        text: ".pipebook-ipc-evidence-text",
+        svg: "pipebook-ipc-evidence-interval",
+    };
+    let done = stated
+        .ended(
+            client,
+            &format!(
+                "quiet: Number(e.dataset.quiet),
+                 runEnabled: !document.querySelector('{IPC_CARD} button.pipebook-ipc-button').disabled,"
+            ),
+            "posix-shm's quiet runs against the survey",
+        )
+        .await?;
+    // At least one run ran (the first names the configuration), and two or more are compared.
+    let status = done["status"].as_str().unwrap_or("");
+    if !(status.contains("after 1 quiet run")
+        || status.contains("after 2 quiet runs")
+        || status.contains("after 3 quiet runs")
+        || status.contains("3 quiet runs added"))
+        || done["quiet"].as_u64().is_none_or(|n| n < 2)
+    {
+        return Err(format!(
+            "the card should add quiet 2 MiB runs and compare two or more: {done}"
+        ));
+    }
+    check_stated(
+        &done,
+        &[
+            "quiet runs here are",
+            "the survey's rate",
+            "Runs of posix-shm (2 MiB",
+        ],
+        "the IPC card against the survey",
+    )?;
+    if done["runEnabled"] != true {
+        return Err(format!("the card's own Run should be back: {done}"));
+    }
+    let path = shot_and_audit(
+        client,
+        IPC_CARD,
+        "ipc-survey-interval",
+        "IPC card with its interval against the survey",
+    )
+    .await?;
+    println!(
+        "ipc survey: {} | {status}; {}",
+        done["text"],
+        path.display()
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_results_table_states_each_step_against_the_article_from_quiet_runs() {
+    in_fresh_page("results-interval", results_interval).await;
+}
+
+/// Quiet runs of the baseline until resolved against the article (two at most),
+/// then the results table's ÷ article for it: from quiet runs only, with the
+/// same interval the run card states, and the runs it used named.
+async fn results_interval(page: &Page) -> TestResult {
+    let client = &page.client;
+    require_chapter(RUN_CHAPTER)?;
+    require_chapter("your-machine")?;
+    open(client, &page.base, RUN_CHAPTER).await?;
+    let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
+    let part = format!("{root} .pipebook-evidence");
+    // One quiet run of the card's own sizes first, so the card compares the
+    // configuration the table takes (the newest quiet run's).
+    js(
+        client,
+        &format!(
+            "document.querySelector('{root} input.pipebook-quiet').checked = true; return true;"
+        ),
+    )
+    .await?;
+    start_run(client, "0.5").await?;
+    wait_until_done(client, Duration::from_secs(60)).await?;
+    run_until(
+        client,
+        &part,
+        "",
+        "input.pipebook-evidence-budget",
+        2,
+        "button.pipebook-evidence-until",
+    )
+    .await?;
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-evidence-status",
+        text: ".pipebook-evidence-text",
+        svg: "pipebook-evidence-interval",
+    };
+    let card = stated
+        .ended(client, "", "the run card's quiet runs")
+        .await?;
+    check_stated(
+        &card,
+        &["quiet runs here are"],
+        "the run card against the article",
+    )?;
+    open(client, &page.base, "your-machine").await?;
+    let cell = wait_js(
+        client,
+        &format!(
+            "const td = document.querySelector('.pipebook-results tr[data-step=\"{RUN_STEP}\"] td.pipebook-vs-article');
+             if (!td || td.dataset.ciLow === undefined) return null;
+             td.scrollIntoView({{ block: 'center' }});
+             return {{ figure: td.firstChild.textContent, used: td.querySelector('.pipebook-results-used').textContent,
+                       quiet: Number(td.dataset.quiet), verdict: td.dataset.verdict,
+                       caption: document.querySelector('.pipebook-results-note').textContent }};"
+        ),
+        Duration::from_secs(10),
+        "the results table's ÷ article with its interval",
+    )
+    .await?;
+    // "R (L to H)": the same figures the card states as "R× ... (95% interval L to H)".
+    let figure = cell["figure"].as_str().unwrap_or("");
+    let (ratio, interval) = figure
+        .split_once(" (")
+        .ok_or_else(|| format!("the cell should read ratio (low to high): {cell}"))?;
+    let text = card["text"].as_str().unwrap_or("");
+    let interval = interval.trim_end_matches(')');
+    if !text.contains(&format!("{ratio}×")) || !text.contains(&format!("95% interval {interval}"))
+    {
+        return Err(format!(
+            "the table and the card should state the same interval: {cell} | {text}"
+        ));
+    }
+    let used = cell["used"].as_str().unwrap_or("");
+    if cell["quiet"].as_u64().is_none_or(|n| n < 2)
+        || !used.contains("quiet runs at")
+        || !text.starts_with(&format!("{} quiet runs", cell["quiet"]))
+        || cell["verdict"].as_str() != card["verdict"].as_str()
+    {
+        return Err(format!(
+            "the cell should name the quiet runs it used, as many as the card: {cell} | {text}"
+        ));
+    }
+    if !cell["caption"]
+        .as_str()
+        .unwrap_or("")
+        .contains("÷ article takes only quiet runs")
+    {
+        return Err(format!(
+            "the caption should say ÷ article leaves watched runs out: {cell}"
+        ));
+    }
+    let path = shot_and_audit(
+        client,
+        ".pipebook-results",
+        "results-interval",
+        "results table with intervals",
+    )
+    .await?;
+    println!("results: {figure} | {used}; {}", path.display());
     Ok(())
 }

@@ -194,6 +194,7 @@ async fn run_ipc_matrix(page: &Page) -> TestResult {
                   mine: r.querySelectorAll('rect.pipebook-ipc-bar-mine').length,
                   survey: r.querySelectorAll('rect.pipebook-ipc-bar-survey').length,
                   table: r.querySelectorAll('table tr').length,
+                  vsSurvey: r.querySelector('tr[data-mechanism=\"pipe-rw\"] td.pipebook-ipc-vs-survey')?.textContent ?? null,
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -226,6 +227,13 @@ async fn run_ipc_matrix(page: &Page) -> TestResult {
         || last["table"] != json!(pairs.len() + 1)
     {
         return Err(format!("the IPC matrix ended as {last}"));
+    }
+    // One run of each on this page: its ratio to the survey says it is one run.
+    if !last["vsSurvey"]
+        .as_str()
+        .is_some_and(|t| t.ends_with("× (one run)"))
+    {
+        return Err(format!("a row of one run should say so: {last}"));
     }
     let path = screenshot_element(client, root, "ipc-matrix-done").await?;
     println!("ipc matrix: {last}; {}", path.display());

@@ -128,6 +128,7 @@ async fn run_matrix(page: &Page) -> TestResult {
          return {{ state: r.dataset.state, rows: Number(r.dataset.rows),
                   rects: r.querySelectorAll('svg.pipebook-latency-dist rect.pipebook-latency-bar').length,
                   table: r.querySelectorAll('table tr').length,
+                  note: r.querySelector('.pipebook-latency-matrix-note')?.textContent ?? '',
                   status: r.querySelector('.pipebook-status').textContent }};"
     );
     let last = click_and_wait(
@@ -149,6 +150,13 @@ async fn run_matrix(page: &Page) -> TestResult {
     }
     if last["rects"].as_u64().is_none_or(|n| n < 1) {
         return Err(format!("the matrix drew no distribution: {last}"));
+    }
+    // Its order is one run of each, and it says how little that settles.
+    let note = last["note"].as_str().unwrap_or("");
+    if !(note.starts_with("One run of each configuration") && note.contains("95% interval")) {
+        return Err(format!(
+            "the matrix should say its order is one run each: {last}"
+        ));
     }
     let path = screenshot_element(&page.client, root, "latency-matrix-done").await?;
     println!("latency matrix: {last}; {}", path.display());

@@ -52,8 +52,25 @@ async fn do_latency_lab(page: &Page) -> TestResult {
         run_lab_task(client, root, task, 3 * (index + 1)).await?;
     }
     let (checks, statuses) = lab_checks(client, root).await?;
-    if statuses.len() != 4 || statuses.iter().any(|(_, s)| s != "pass" && s != "fail") {
-        return Err(format!("lab 8's checks should all be judged: {checks}"));
+    let detail = js(
+        client,
+        &format!(
+            "return document.querySelector('{root} li[data-check=\"busy-faster\"] .pipebook-check-detail')?.textContent ?? '';"
+        ),
+    )
+    .await?;
+    let detail = detail.as_str().unwrap_or_default().to_owned();
+    // The busy-faster check compares two medians on its 95% interval: three
+    // runs a side may leave it not resolved yet on a noisy machine.
+    if statuses.len() != 4
+        || statuses
+            .iter()
+            .any(|(_, s)| !["pass", "fail", "not_resolved"].contains(&s.as_str()))
+        || !detail.contains("95% interval")
+    {
+        return Err(format!(
+            "lab 8's checks should all be judged: {checks}; {detail}"
+        ));
     }
     let LabOutcome {
         verdict,

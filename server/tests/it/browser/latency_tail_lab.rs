@@ -45,9 +45,19 @@ async fn do_tail_lab(page: &Page) -> TestResult {
         // Three runs a task, one after another.
         run_lab_task(client, root, task, 3 * (index + 1)).await?;
     }
-    // Every check is judged on these runs, pass or fail: none waits, and none
-    // is unavailable (they read percentiles, which every run has).
+    // Every check is judged on these runs: none waits, and none is unavailable
+    // (they read percentiles, which every run has). Each compares two tasks'
+    // medians on its 95% interval, so three runs a side may leave one not
+    // resolved yet on a noisy machine, which the card says with its interval.
     let (checks, statuses) = lab_checks(client, root).await?;
+    let detail = js(
+        client,
+        &format!(
+            "return document.querySelector('{root} li[data-check=\"polling-beats-sleeping\"] .pipebook-check-detail')?.textContent ?? '';"
+        ),
+    )
+    .await?;
+    let detail = detail.as_str().unwrap_or_default().to_owned();
     let judged: Vec<&str> = statuses.iter().map(|(id, _)| id.as_str()).collect();
     if judged
         != [
@@ -55,9 +65,14 @@ async fn do_tail_lab(page: &Page) -> TestResult {
             "wakeup-sets-the-pace",
             "ring-beats-calls",
         ]
-        || statuses.iter().any(|(_, s)| s != "pass" && s != "fail")
+        || statuses
+            .iter()
+            .any(|(_, s)| !["pass", "fail", "not_resolved"].contains(&s.as_str()))
+        || !detail.contains("95% interval")
     {
-        return Err(format!("lab 7's checks should all be judged: {checks}"));
+        return Err(format!(
+            "lab 7's checks should all be judged: {checks}; {detail}"
+        ));
     }
     let LabOutcome {
         verdict,

@@ -41,6 +41,7 @@ mod profile;
 mod run_card;
 mod shared_pipe;
 mod sweep;
+mod taken;
 mod tuned_row;
 
 use std::path::{Path, PathBuf};
