@@ -14,6 +14,7 @@ use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 use serde::Deserialize;
 
 use crate::page_defaults;
+use crate::past_page::{PastRefusal, TunedVariants};
 
 /// Pairs a comparison runs unless the page asks for another number.
 pub const DEFAULT_PAGE_PAIRS: usize = 5;
@@ -92,6 +93,16 @@ pub enum ComparePageError {
         /// The pairs asked.
         pairs: usize,
     },
+    /// A side names a tuned variant no search found on this runner, or asks
+    /// it at other sizes than its search's.
+    #[error("side {side}: {source}")]
+    Tuned {
+        /// `A` or `B`.
+        side: &'static str,
+        /// Why.
+        #[source]
+        source: PastRefusal,
+    },
     /// A side's run is not valid.
     #[error("side {side}: {source}")]
     Plan {
@@ -123,8 +134,14 @@ pub struct PageCompare {
     stopped: bool,
 }
 
-/// Checks a `compare` message into the page's comparison.
-pub fn plan(request: &CompareRequest, limits: &Limits) -> Result<PageCompare, ComparePageError> {
+/// Checks a `compare` message into the page's comparison. A side may be a
+/// tuned variant (`tuned-STEP`) of `tuned`, run at its search's sizes as a
+/// `run` of it is, so its card can set it against its own step head to head.
+pub fn plan(
+    request: &CompareRequest,
+    limits: &Limits,
+    tuned: Option<&TunedVariants>,
+) -> Result<PageCompare, ComparePageError> {
     let pairs = request.pairs.unwrap_or(DEFAULT_PAGE_PAIRS);
     if !(MIN_PAGE_PAIRS..=MAX_PAGE_PAIRS).contains(&pairs) {
         return Err(ComparePageError::Pairs(pairs));
@@ -144,7 +161,13 @@ pub fn plan(request: &CompareRequest, limits: &Limits) -> Result<PageCompare, Co
         });
     }
     let side = |side: &'static str, step: &str| -> Result<Contender, ComparePageError> {
-        let plan = page_defaults::plan(step, &request.params, limits)
+        let params = match tuned {
+            Some(tuned) => tuned
+                .params_for(step, &request.params)
+                .map_err(|source| ComparePageError::Tuned { side, source })?,
+            None => request.params.clone(),
+        };
+        let plan = page_defaults::plan(step, &params, limits)
             .map_err(|source| ComparePageError::Plan { side, source })?;
         Ok(Contender {
             label: step.to_string(),
@@ -224,32 +247,32 @@ mod tests {
     #[test]
     fn pairs_and_budget_are_bounded() {
         let limits = Limits::default();
-        assert!(plan(&request(None, None), &limits).is_ok());
+        assert!(plan(&request(None, None), &limits, None).is_ok());
         for bad in [Some(0), Some(1), Some(MAX_PAGE_PAIRS + 1)] {
             assert!(matches!(
-                plan(&request(bad, None), &limits),
+                plan(&request(bad, None), &limits, None),
                 Err(ComparePageError::Pairs(_))
             ));
         }
         assert!(matches!(
-            plan(&request(Some(5), Some(4)), &limits),
+            plan(&request(Some(5), Some(4)), &limits, None),
             Err(ComparePageError::Budget { .. })
         ));
         assert!(matches!(
-            plan(&request(Some(5), Some(MAX_PAGE_BUDGET + 1)), &limits),
+            plan(&request(Some(5), Some(MAX_PAGE_BUDGET + 1)), &limits, None),
             Err(ComparePageError::Budget { .. })
         ));
         let mut bad_step = request(None, None);
         bad_step.b = "no-such-step".into();
         assert!(matches!(
-            plan(&bad_step, &limits),
+            plan(&bad_step, &limits, None),
             Err(ComparePageError::Plan { side: "B", .. })
         ));
     }
 
     #[test]
     fn every_run_is_quiet_and_a_plain_comparison_stops_at_its_pairs() {
-        let mut compare = plan(&request(Some(2), None), &Limits::default()).unwrap();
+        let mut compare = plan(&request(Some(2), None), &Limits::default(), None).unwrap();
         let steps: Vec<(String, bool)> = std::iter::from_fn(|| compare.next_run())
             .map(|plan| (plan.step.clone(), plan.quiet))
             .collect();
@@ -267,7 +290,7 @@ mod tests {
             a: vec![40.0, 41.0, 39.0],
             b: vec![13.0, 12.5, 13.5],
         });
-        let mut compare = plan(&more, &limits).unwrap();
+        let mut compare = plan(&more, &limits, None).unwrap();
         // Runs 7 to 10 of the balanced order: B, A, A, B.
         let steps: Vec<String> = std::iter::from_fn(|| compare.next_run())
             .map(|plan| plan.step)
@@ -281,7 +304,7 @@ mod tests {
             b: vec![13.0; MAX_PAGE_BUDGET - 1],
         });
         assert!(matches!(
-            plan(&more, &limits),
+            plan(&more, &limits, None),
             Err(ComparePageError::Prior { .. })
         ));
         more.prior = Some(PriorRuns {
@@ -289,7 +312,7 @@ mod tests {
             b: vec![13.0],
         });
         assert!(matches!(
-            plan(&more, &limits),
+            plan(&more, &limits, None),
             Err(ComparePageError::Compare(_))
         ));
     }

@@ -91,7 +91,7 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         println!("the step's own configuration was the fastest: no configuration searched beat it");
     }
     println!(
-        "{}: {} = {} per call, {} pipe{}: {:.2}x the step's own (spread {:.2}x to {:.2}x)",
+        "{}: {} = {} per call, {} pipe{}: {:.2}x the step's own (spread {:.2}x to {:.2}x{})",
         if result.own_fastest {
             "best of the others"
         } else {
@@ -107,7 +107,14 @@ pub fn tune(args: TuneArgs) -> Result<ExitCode> {
         },
         result.gain.ratio,
         result.gain.low,
-        result.gain.high
+        result.gain.high,
+        match (result.gain.ci_low, result.gain.ci_high) {
+            (Some(low), Some(high)) => format!(
+                "; 95% interval {low:.2}x to {high:.2}x over {} rounds",
+                result.rounds
+            ),
+            _ => String::new(),
+        }
     );
     println!("again: {}", result.best.argv.join(" "));
     for warning in &result.warnings {

@@ -52,6 +52,23 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
         "{gain}"
     );
     assert!(gain["low"].as_f64().unwrap() <= ratio && ratio <= gain["high"].as_f64().unwrap());
+    // And its 95% interval over the rounds' pairs (each round ran both), which
+    // lies within the spread (a resampled median of either side stays within
+    // that side's runs).
+    let (ci_low, ci_high) = (
+        gain["ci_low"]
+            .as_f64()
+            .expect("an interval over three rounds"),
+        gain["ci_high"]
+            .as_f64()
+            .expect("an interval over three rounds"),
+    );
+    assert!(ci_low <= ci_high, "{gain}");
+    assert!(
+        gain["low"].as_f64().unwrap() <= ci_low + 1e-9
+            && ci_high <= gain["high"].as_f64().unwrap() + 1e-9,
+        "{gain}"
+    );
     // Whether the step's own configuration won is said, by the one rule.
     assert_eq!(
         result["own_fastest"],

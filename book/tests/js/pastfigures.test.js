@@ -95,6 +95,12 @@ test("a finished search says its gain and when its spread crosses one", () => {
   assert.match(describeTune({ ...result, own_fastest: true }), /^No configuration searched beat the step's own/);
   assert.match(describeTune({ ...result, own_fastest: false, gain: { ratio: 0.82, low: 0.39, high: 2.44 } }), /^Fastest: /);
   assert.match(describeTune({ ...result, gain: { ratio: 1.02, low: 0.9, high: 1.2 } }), /overlap/);
+  // The gain's 95% interval over the rounds, when the runner gives it, and its verdict.
+  assert.doesNotMatch(text, /95% interval/);
+  const sure = { ...result, rounds: 3, gain: { ...result.gain, ci_low: 1.2, ci_high: 1.4 } };
+  assert.match(describeTune(sure), /95% interval 1\.20× to 1\.40× over 3 rounds, faster/);
+  const unsure = { ...result, rounds: 3, gain: { ...result.gain, ci_low: 0.95, ci_high: 1.4 } };
+  assert.match(describeTune(unsure), /95% interval 0\.95× to 1\.40× over 3 rounds, not resolved: run the tuned step against its own below/);
   // The step's own runs moved nothing: no ratio to give, and no crash.
   assert.match(describeTune({ ...result, gain: { ratio: null, low: 0, high: null } }), /no figure to compare with/);
 });

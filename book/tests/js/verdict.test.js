@@ -192,3 +192,18 @@ test("an IPC card's quiet runs against the survey are worded as the run card's a
   assert.match(surveySentence(c, 4), /^4 quiet runs here are 0\.2\d× the survey's rate \(95% interval 0\.\d\d to 0\.\d\d\): slower than the survey's machine\.$/);
   assert.equal(surveySentence(null, 0), "");
 });
+
+test("a tuned variant is set against its own step, every other step against the baseline", async () => {
+  const { baseOf, baselineEvidence, baselineSentence } = await import("../../theme/pipebook/verdict.js");
+  assert.equal(baseOf("tuned-busy-loop"), "busy-loop");
+  assert.equal(baseOf("busy-loop"), "write-read");
+  assert.equal(baseOf(undefined), "write-read");
+  const run = (step, gib) => ({ step, gib_per_s: gib, watched: false });
+  const results = [run("tuned-busy-loop", 50), run("busy-loop", 40), run("tuned-busy-loop", 51), run("busy-loop", 41), run("tuned-busy-loop", 52), run("busy-loop", 40.5)];
+  const e = baselineEvidence(results, { step: "tuned-busy-loop" }, { step: "busy-loop" });
+  assert.equal(e.mine.length, 3);
+  assert.equal(e.base.length, 3);
+  const sentence = baselineSentence(e, "tuned-busy-loop", {}, "busy-loop");
+  assert.match(sentence, /^tuned-busy-loop is \d+\.\d\d× busy-loop, its step's own configuration; 95% interval \d+\.\d\d to \d+\.\d\d, 3 and 3 quiet runs: /);
+  assert.doesNotMatch(sentence, /baseline/);
+});

@@ -149,7 +149,7 @@ export function describeTune(result) {
   const x = (v) => (fmt.isNumber(v) ? `${v.toFixed(2)}×` : "—");
   // A step's own runs that moved nothing leave no ratio (JSON has no infinity).
   const gain = fmt.isNumber(g.ratio)
-    ? `${x(g.ratio)} the step's own configuration measured in the same rounds (spread ${x(g.low)} to ${x(g.high)}). `
+    ? `${x(g.ratio)} the step's own configuration measured in the same rounds (spread ${x(g.low)} to ${x(g.high)}${fmt.isNumber(g.ci_low) && fmt.isNumber(g.ci_high) ? `; 95% interval ${x(g.ci_low)} to ${x(g.ci_high)} over ${result.rounds} rounds, ${g.ci_low > 1 ? "faster" : g.ci_high < 1 ? "slower" : "not resolved: run the tuned step against its own below until it is"}` : ""}). `
     : "The step's own configuration gave no figure to compare with in this session. ";
   const overlap = fmt.isNumber(g.low) && g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
   const perPage = nsPerPage(b.summary.median, result.page_size);

@@ -4,7 +4,8 @@
 // one at a time, until the interval clears 1.0 or the budget is spent; and what
 // watching cost here, once there is a live and a quiet run of the same
 // configuration. On every step but the baseline, the step against the baseline
-// (write-read): their quiet runs' ratio of medians with its 95% interval once
+// (write-read; a tuned variant against its own step, the gain its search
+// measured, since the server runs a tuned side at its search's sizes): their quiet runs' ratio of medians with its 95% interval once
 // each has two, and its own "Run until resolved", which sends the two head to
 // head through the runner's queue in quiet pairs (A B B A, the compare job, two
 // pairs a round) until that interval clears 1.0 or the pairs are spent. The
@@ -22,7 +23,7 @@ import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
 import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
-import { BASELINE, MIN_RUNS, articleSentence, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
+import { BASELINE, MIN_RUNS, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
 
 /** Most quiet runs one press of "Run until resolved" may add. */
 const MAX_BUDGET = 20;
@@ -72,6 +73,9 @@ export class RunEvidence {
     this.el = h("div.pipebook-evidence", { "data-state": "idle" }, this.text, this.picture, row, this.status, this.watching);
     this.row = row;
     this.running = false;
+    // A tuned variant is set against its own step (the gain its search measured),
+    // every other step against the baseline.
+    this.baseStep = baseOf(info.step);
     this.base = info.step === BASELINE ? null : this.baselinePart(id);
     if (this.base) this.el.append(this.base.el);
     row.hidden = info.article === null;
@@ -85,13 +89,13 @@ export class RunEvidence {
   /** The step against the baseline: its elements and their wiring. */
   baselinePart(id) {
     const part = {
-      config: { step: BASELINE },
-      // Until a head-to-head names it, the baseline is write-read as its newest quiet run ran.
+      config: { step: this.baseStep },
+      // Until a head-to-head names it, the baseline is as its newest quiet run ran.
       learned: false,
       text: h("p.pipebook-baseline-text"),
       picture: h("div.pipebook-baseline-picture"),
       budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: ROUND_PAIRS, max: MAX_BASE_PAIRS, step: ROUND_PAIRS, value: 4, size: 4 }),
-      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": "Run until resolved against the baseline" }, "Run until resolved"),
+      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": `Run until resolved against ${this.baseStep}` }, "Run until resolved"),
       cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
       session: null,
@@ -100,16 +104,20 @@ export class RunEvidence {
     const row = h(
       "div.pipebook-lab-row",
       null,
-      h("label.pipebook-field", { for: part.budget.id }, h("span", null, "Pairs against the baseline at most"), part.budget),
+      h("label.pipebook-field", { for: part.budget.id }, h("span", null, `Pairs against ${this.baseStep} at most`), part.budget),
       part.button,
       part.cancel,
     );
-    // A tuned variant runs only at its search's sizes, which a head-to-head does not send.
-    row.hidden = this.info.step.startsWith("tuned-");
     part.el = h(
       "div.pipebook-baseline",
       { "data-state": "idle" },
-      h("p.pipebook-summary", null, `Against the baseline: this step's quiet runs and ${BASELINE}'s, each at its own sizes, as the article compares its steps.`),
+      h(
+        "p.pipebook-summary",
+        null,
+        this.baseStep === BASELINE
+          ? `Against the baseline: this step's quiet runs and ${BASELINE}'s, each at its own sizes, as the article compares its steps.`
+          : `Against its own step: this variant's quiet runs (at the sizes its search found) and ${this.baseStep}'s (at the step's own), the gain the search measured, head to head.`,
+      ),
       part.text,
       part.picture,
       row,
@@ -164,11 +172,11 @@ export class RunEvidence {
   showBaseline(results) {
     const part = this.base;
     if (!part.learned) {
-      const newest = results.filter((r) => r.step === BASELINE && r.watched === false).at(-1);
-      part.config = configOf(BASELINE, newest);
+      const newest = results.filter((r) => r.step === this.baseStep && r.watched === false).at(-1);
+      part.config = configOf(this.baseStep, newest);
     }
     const b = baselineEvidence(results, this.config, part.config);
-    const sentence = baselineSentence(b, this.info.step, part.config);
+    const sentence = baselineSentence(b, this.info.step, part.config, this.baseStep);
     fill(part.text, sentence);
     if (b.vsBaseline) {
       fill(part.picture, intervalPicture(b.vsBaseline, sentence, "pipebook-baseline-interval"));
@@ -191,7 +199,7 @@ export class RunEvidence {
     if (this.running) return;
     const budget = Number(part.budget.value);
     if (!Number.isInteger(budget) || budget < ROUND_PAIRS || budget > MAX_BASE_PAIRS) {
-      fill(part.status, `Pairs against the baseline at most: enter a whole number from ${ROUND_PAIRS} to ${MAX_BASE_PAIRS}.`);
+      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${ROUND_PAIRS} to ${MAX_BASE_PAIRS}.`);
       return;
     }
     const read = this.readParams();
@@ -246,7 +254,7 @@ export class RunEvidence {
         resolve(value);
       };
       const where = (text) => fill(part.status, `Pairs ${done + 1} and ${done + ROUND_PAIRS} of at most ${budget}: ${text}`);
-      part.session = startCompare({ a: step, b: BASELINE, pairs: ROUND_PAIRS, params }, {
+      part.session = startCompare({ a: step, b: this.baseStep, pairs: ROUND_PAIRS, params }, {
         connecting: () => where("connecting…"),
         queued: (position) => where(`waiting for place ${position} in the queue…`),
         leg: (msg) => {
@@ -254,10 +262,10 @@ export class RunEvidence {
           record(msg.result);
           if (msg.side === "a") this.config = configOf(step, msg.result);
           else {
-            part.config = configOf(BASELINE, msg.result);
+            part.config = configOf(this.baseStep, msg.result);
             part.learned = true;
           }
-          where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : BASELINE} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
+          where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : this.baseStep} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
         },
         verdict: (msg) => end({ ok: true, pairs: msg.pairs }),
         cancelled: () => end({ ok: false, message: `Stopped after ${done} pair${done === 1 ? "" : "s"}.` }),

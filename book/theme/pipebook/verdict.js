@@ -157,6 +157,11 @@ function sameConfiguration(results, config) {
 /** The step every other is set against: the article's first, plain write and read. */
 export const BASELINE = "write-read";
 
+/** What a step's card sets it against: a tuned variant (`tuned-STEP`) its own step, as its search measured its gain; every other step the baseline. */
+export function baseOf(step) {
+  return typeof step === "string" && step.startsWith("tuned-") ? step.slice("tuned-".length) : BASELINE;
+}
+
 /**
  * A step against the baseline, from results as store.js slims them: the quiet
  * figures of `config` (the card's configuration) and of `baseConfig` (the
@@ -174,15 +179,16 @@ export function baselineEvidence(results, config, baseConfig) {
  * A run card's verdict against the baseline (`e`: baselineEvidence), in words;
  * `baseConfig` ({bytes_per_call, pipe_capacity}) names the baseline's sizes when known.
  */
-export function baselineSentence(e, step, baseConfig = {}) {
+export function baselineSentence(e, step, baseConfig = {}, baseStep = BASELINE) {
   const [mine, base] = [e.mine.length, e.base.length];
   const c = e.vsBaseline;
   const sized = Number.isFinite(baseConfig.bytes_per_call) && Number.isFinite(baseConfig.pipe_capacity);
-  const name = sized ? `${BASELINE}, the baseline (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${BASELINE}, the baseline`;
-  if (!c) return `Quiet runs so far: ${mine} of ${step} and ${base} of ${name}. With ${MIN_RUNS} or more of each, the card states how ${step} compares with the baseline and how sure that is (quiet runs only: watching a run costs it).`;
+  const role = baseStep === BASELINE ? "the baseline" : "its step's own configuration";
+  const name = sized ? `${baseStep}, ${role} (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${baseStep}, ${role}`;
+  if (!c) return `Quiet runs so far: ${mine} of ${step} and ${base} of ${name}. With ${MIN_RUNS} or more of each, the card states how ${step} compares with ${role} and how sure that is (quiet runs only: watching a run costs it).`;
   const figures = `${step} is ${ratioText(c.ratio)}× ${name}; 95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${mine} and ${base} quiet runs`;
-  if (c.verdict === "faster") return `${figures}: faster than the baseline.`;
-  if (c.verdict === "slower") return `${figures}: slower than the baseline.`;
+  if (c.verdict === "faster") return `${figures}: faster than ${role}.`;
+  if (c.verdict === "slower") return `${figures}: slower than ${role}.`;
   if (!c.more_pairs) return `Not resolved: ${figures}. The interval holds 1.0 and already rules out a difference of 10% or more.`;
   return `Not resolved: ${figures}. About ${c.more_pairs} more quiet runs of each would resolve a 10% difference at this noise.`;
 }

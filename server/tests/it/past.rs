@@ -27,6 +27,13 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     // Before any search, the tuned step does not exist on this runner.
     send(&mut socket, json!({"type":"run","step":"tuned-busy-loop"})).await;
     expect_error(&mut socket, "tune busy-loop first").await;
+    // Nor may a head-to-head name it.
+    send(
+        &mut socket,
+        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":2}),
+    )
+    .await;
+    expect_error(&mut socket, "side A: ").await;
 
     send(
         &mut socket,
@@ -111,6 +118,14 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
         gain["high"].as_f64().unwrap(),
     );
     assert!(low <= ratio && ratio <= high, "{gain}");
+    let (ci_low, ci_high) = (
+        gain["ci_low"].as_f64().unwrap(),
+        gain["ci_high"].as_f64().unwrap(),
+    );
+    assert!(
+        low <= ci_low && ci_low <= ci_high && ci_high <= high,
+        "{gain}"
+    );
     // Its best is kept for the next start, and the page hears so first...
     let kept = recv(&mut socket).await;
     assert_eq!(
@@ -150,6 +165,30 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     let history = server.results_once(1).await;
     assert_eq!(history.len(), 1, "only the tuned run is a pipe result");
     assert_eq!(history[0]["step"], "tuned-busy-loop");
+
+    // Its card sets it against its own step head to head: the tuned side runs
+    // at its search's sizes, the step at its own, in the balanced order.
+    send(
+        &mut socket,
+        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":2,
+               "budget":2,"params":{"seconds":0.3}}),
+    )
+    .await;
+    let (verdict, before) = recv_until(&mut socket, "verdict", Duration::from_secs(60)).await;
+    let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
+    assert_eq!(legs.len(), 4, "{before:?}");
+    for leg in &legs {
+        let r = &leg["result"];
+        if leg["side"] == "a" {
+            assert_eq!(r["step"], "tuned-busy-loop", "{leg}");
+            assert_eq!(r["bytes_per_call"], best["buf_size"], "{leg}");
+        } else {
+            assert_eq!(r["step"], "busy-loop", "{leg}");
+        }
+        assert_eq!(r["watched"], false, "a head-to-head runs quiet: {leg}");
+    }
+    assert_eq!(verdict["pairs"], 2, "{verdict}");
+    assert!(verdict["ci_low"].as_f64().unwrap() <= verdict["ci_high"].as_f64().unwrap());
 }
 
 #[tokio::test]

@@ -316,10 +316,20 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
     let b = &best_cell.summary;
     let o = &baseline.summary;
     let own_fastest = own_was_fastest(o, b);
+    let rates = |runs: &[RunResult]| runs.iter().map(|r| r.gib_per_s).collect::<Vec<f64>>();
+    let interval = crate::stats::bootstrap::ratio_of_medians(
+        &rates(&results[index]),
+        &rates(own),
+        0.95,
+        crate::stats::bootstrap::RESAMPLES,
+        crate::stats::bootstrap::DEFAULT_SEED,
+    );
     let gain = Gain {
         ratio: b.median / o.median,
         low: b.min / o.max,
         high: b.max / o.min,
+        ci_low: interval.as_ref().map(|i| i.low),
+        ci_high: interval.as_ref().map(|i| i.high),
     };
     let mut warnings = Vec::new();
     if search.skipped > 0 {

@@ -51,6 +51,15 @@ pub struct Gain {
     pub low: f64,
     /// ... and the best's fastest over the step's slowest.
     pub high: f64,
+    /// The ratio's 95% bootstrap interval over the search's rounds, each
+    /// round's run of the best paired with that round's run of the step's
+    /// own configuration (both ran in it, in shuffled order); absent below two
+    /// rounds or when a run moved nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    /// The interval's upper end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
 }
 
 /// What a search found (`"kind":"tune"`).

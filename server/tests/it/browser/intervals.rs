@@ -24,11 +24,11 @@ const SWEEP: &str = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe
 
 /// Where a card states a ratio with its interval: the part's selector, its
 /// status line, its sentence and the class of its drawn interval.
-struct Stated<'a> {
-    part: &'a str,
-    status: &'a str,
-    text: &'a str,
-    svg: &'a str,
+pub(super) struct Stated<'a> {
+    pub(super) part: &'a str,
+    pub(super) status: &'a str,
+    pub(super) text: &'a str,
+    pub(super) svg: &'a str,
 }
 
 impl Stated<'_> {
@@ -79,7 +79,12 @@ impl Stated<'_> {
 
     /// Waits until the part's runs ended (idle again, its status saying how)
     /// and reads it as [`Stated::read`] does.
-    async fn ended(&self, client: &Client, extra: &str, what: &str) -> TestResult<Value> {
+    pub(super) async fn ended(
+        &self,
+        client: &Client,
+        extra: &str,
+        what: &str,
+    ) -> TestResult<Value> {
         let ready = "(e.dataset.state === 'idle' || e.dataset.state === 'done') && /^(Resolved|Budget spent)/.test(status)";
         self.read(client, ready, extra, 120, what).await
     }
@@ -89,7 +94,7 @@ impl Stated<'_> {
 /// sentence holds each of `needles` and its 95% interval, the interval is
 /// drawn and named by that sentence, and the verdict matches how the runs
 /// ended (resolved, or the budget spent with the interval holding 1.0).
-fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestResult {
+pub(super) fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestResult {
     let text = done["text"].as_str().unwrap_or("");
     if !text.contains("95% interval") || needles.iter().any(|n| !text.contains(n)) {
         return Err(format!(
@@ -116,7 +121,7 @@ fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestResult {
 /// Scrolls the part at `part` to the middle, runs `setup` (JavaScript over the
 /// part `e`), types `budget` into its input `budget_css` and clicks its button
 /// `until_css`.
-async fn run_until(
+pub(super) async fn run_until(
     client: &Client,
     part: &str,
     setup: &str,

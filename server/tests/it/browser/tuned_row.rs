@@ -2,12 +2,14 @@
 //! in the page, its best run again from the card it offers, and "Your machine"
 //! then counts that run under `tuned-busy-loop`, named as the step tuned on this
 //! machine, and not under the article's `busy-loop`. The card also says the best
-//! found is kept for the runner's next start.
+//! found is kept for the runner's next start, and the tuned step's own card sets
+//! it against `busy-loop` head to head until resolved, with its interval.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::intervals::{check_stated, run_until, Stated};
 use super::machine::{history_runs, result_rows, MACHINE_CHAPTER};
 use super::past::{run_tuned_variant, search_on_smallest_budget, tuned_variant, TUNE_ROOT};
 use super::{
@@ -90,10 +92,46 @@ async fn tuned_row(page: &Page) -> TestResult {
     )
     .await?;
 
-    // Its run is counted in a row of its own, named after the step it tunes;
-    // the search and this run added nothing to the article step's row. The
-    // history has the run once the run card's `saved` came: wait for it there.
-    let want = runs(&before, TUNED) + 1;
+    // The variant's card sets it against its own step, not the baseline: two
+    // quiet pairs head to head (the server runs the tuned side at its
+    // search's sizes), the interval stated and drawn.
+    let part = format!("{variant} .pipebook-baseline");
+    run_until(
+        client,
+        &part,
+        &format!("document.querySelector('{variant} input.pipebook-seconds').value = '0.5';"),
+        "input.pipebook-baseline-budget",
+        2,
+        "button.pipebook-baseline-until",
+    )
+    .await?;
+    let stated = Stated {
+        part: &part,
+        status: ".pipebook-baseline-status",
+        text: ".pipebook-baseline-text",
+        svg: "pipebook-baseline-interval",
+    };
+    let done = stated
+        .ended(client, "", "the tuned step against its own step to end")
+        .await?;
+    check_stated(
+        &done,
+        &[
+            TUNED,
+            "busy-loop, its step's own configuration",
+            "quiet runs",
+        ],
+        "the tuned step against its own step",
+    )?;
+    if done["text"].as_str().unwrap_or("").contains("baseline") {
+        return Err(format!("a tuned step is set against its own step: {done}"));
+    }
+
+    // Its runs (the card's one and the head-to-head's two) are counted in a row
+    // of its own, named after the step it tunes; the search and these added to
+    // the article step's row only the head-to-head's two runs of it. The
+    // history has the runs once their `saved` came: wait for them there.
+    let want = runs(&before, TUNED) + 3;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while history_runs(page, TUNED).await? < want {
         if std::time::Instant::now() > deadline {
@@ -104,9 +142,9 @@ async fn tuned_row(page: &Page) -> TestResult {
     open(client, base, MACHINE_CHAPTER).await?;
     let after = result_rows(page, BASE).await?;
     let row = &after[TUNED];
-    if runs(&after, TUNED) != runs(&before, TUNED) + 1 {
+    if runs(&after, TUNED) != want {
         return Err(format!(
-            "the tuned row should count one more run: before {}, after {row}",
+            "the tuned row should count three more runs: before {}, after {row}",
             before[TUNED]
         ));
     }
@@ -119,9 +157,9 @@ async fn tuned_row(page: &Page) -> TestResult {
     if row["best"] == json!("—") {
         return Err(format!("the tuned row has no figure: {row}"));
     }
-    if runs(&after, BASE) != runs(&before, BASE) {
+    if runs(&after, BASE) != runs(&before, BASE) + 2 {
         return Err(format!(
-            "{BASE}'s row changed: before {}, after {}",
+            "{BASE}'s row should count the head-to-head's two runs only: before {}, after {}",
             before[BASE], after[BASE]
         ));
     }
