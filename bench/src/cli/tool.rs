@@ -59,7 +59,9 @@ pub fn tool(args: ToolArgs) -> Result<ExitCode> {
         result.gib_per_s,
         result.argv.join(" ")
     );
-    let c = &result.counts.counts;
+    let Some(c) = result.counts.ends.get(result.side.name()) else {
+        anyhow::bail!("the tool's result has no counts for its end");
+    };
     println!(
         "  the tool: {} context switches ({} voluntary), {} page faults",
         c.context_switches, c.voluntary_switches, c.page_faults

@@ -5,9 +5,10 @@
 //! and the other end's), fd 5 is a socket both ways, fd 4 the shared region
 //! ([`super::shared::Region`]).
 
+use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::shared::{Region, SLOTS};
 use super::{Mechanism, Mode};
@@ -30,6 +31,67 @@ impl Role {
             Role::Pong => "pong",
         }
     }
+}
+
+/// A system call an end makes to send or receive, named as the end calls it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Call {
+    Write,
+    Read,
+    IoUringEnter,
+    Send,
+    Recv,
+    Futex,
+    MqSend,
+    MqReceive,
+    Msgsnd,
+    Msgrcv,
+}
+
+/// How many kinds of [`Call`] there are.
+pub(crate) const CALL_KINDS: usize = 10;
+
+/// The names of [`Call`], in its order.
+const CALL_NAMES: [&str; CALL_KINDS] = [
+    "write",
+    "read",
+    "io_uring_enter",
+    "send",
+    "recv",
+    "futex",
+    "mq_send",
+    "mq_receive",
+    "msgsnd",
+    "msgrcv",
+];
+
+/// The calls this end has made, by kind, every one (EAGAIN and EINTR retries
+/// and futex waits included), counted at the call. An end is one thread of
+/// its own process, so a plain load and store (no locked add) keeps the
+/// count beside a call that costs hundreds of times more.
+static CALLS: [AtomicU64; CALL_KINDS] = [const { AtomicU64::new(0) }; CALL_KINDS];
+
+/// Counts one call of `call`.
+#[inline(always)]
+fn made(call: Call) {
+    let count = &CALLS[call as usize];
+    count.store(count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// The tally so far: take one at each end of a window.
+pub(crate) fn calls_made() -> [u64; CALL_KINDS] {
+    std::array::from_fn(|i| CALLS[i].load(Ordering::Relaxed))
+}
+
+/// The calls made since `before`, by name (kinds it did not make left out).
+pub(crate) fn calls_since(before: [u64; CALL_KINDS]) -> BTreeMap<String, u64> {
+    let now = calls_made();
+    CALL_NAMES
+        .iter()
+        .zip(now.iter().zip(before))
+        .filter(|(_, (now, before))| **now > *before)
+        .map(|(name, (now, before))| (name.to_string(), now - before))
+        .collect()
 }
 
 /// A failed send or receive, in words.
@@ -263,6 +325,7 @@ impl Channel {
                 unsafe { ring.submission().push(&entry) }
                     .map_err(|_| "the submission queue is full")?;
                 loop {
+                    made(Call::IoUringEnter);
                     match ring.submit() {
                         Ok(_) => return Ok(()),
                         Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
@@ -271,6 +334,7 @@ impl Channel {
                 }
             }
             Channel::Dgram { fd } => loop {
+                made(Call::Send);
                 match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
                     Ok(n) if n == msg.len() => return Ok(()),
                     Ok(n) => return Err(format!("send took {n} of {} bytes", msg.len())),
@@ -290,6 +354,7 @@ impl Channel {
                 let word = word(o.region, to_pong);
                 word.store(*seq_out, Ordering::Release);
                 if !busy {
+                    made(Call::Futex);
                     futex_wake(word);
                 }
                 Ok(())
@@ -306,6 +371,7 @@ impl Channel {
                 Ok(())
             }
             Channel::PosixMq { tx, .. } => loop {
+                made(Call::MqSend);
                 // SAFETY: msg is a live buffer of msg.len() bytes.
                 let r = unsafe { libc::mq_send(*tx, msg.as_ptr().cast(), msg.len(), 0) };
                 if r == 0 {
@@ -323,6 +389,7 @@ impl Channel {
                 buffer[head..head + msg.len()].copy_from_slice(msg);
                 let flags = if busy { libc::IPC_NOWAIT } else { 0 };
                 loop {
+                    made(Call::Msgsnd);
                     // SAFETY: buffer holds a c_long type then msg.len() bytes.
                     let r = unsafe { libc::msgsnd(*id, buffer.as_ptr().cast(), msg.len(), flags) };
                     if r == 0 {
@@ -369,6 +436,7 @@ impl Channel {
                         std::hint::spin_loop();
                         continue;
                     }
+                    made(Call::IoUringEnter);
                     match ring.submit_and_wait(1) {
                         Ok(_) => {}
                         Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
@@ -385,6 +453,7 @@ impl Channel {
                 Ok(())
             }
             Channel::Dgram { fd } => loop {
+                made(Call::Recv);
                 match rustix::net::recv(&*fd, &mut *buf, rustix::net::RecvFlags::empty()) {
                     Ok((n, _)) if n == buf.len() => return Ok(()),
                     Ok((0, _)) => return Err("the other end is gone".into()),
@@ -414,6 +483,7 @@ impl Channel {
                     if busy {
                         std::hint::spin_loop();
                     } else {
+                        made(Call::Futex);
                         futex_wait(word, now);
                     }
                 }
@@ -433,6 +503,7 @@ impl Channel {
             }
             Channel::PosixMq { rx, .. } => loop {
                 let mut priority = 0u32;
+                made(Call::MqReceive);
                 // SAFETY: buf is a live buffer of buf.len() bytes, the queue's
                 // message size.
                 let r = unsafe {
@@ -454,6 +525,7 @@ impl Channel {
                 let kind: libc::c_long = if from_ping { 1 } else { 2 };
                 let flags = if busy { libc::IPC_NOWAIT } else { 0 };
                 loop {
+                    made(Call::Msgrcv);
                     // SAFETY: buffer holds a c_long then buf.len() bytes.
                     let r = unsafe {
                         libc::msgrcv(*id, buffer.as_mut_ptr().cast(), buf.len(), kind, flags)
@@ -491,6 +563,7 @@ fn uring_one(
     // this returns, and this returns only once the operation has completed.
     unsafe { ring.submission().push(&entry) }.map_err(|_| "the submission queue is full")?;
     loop {
+        made(Call::IoUringEnter);
         let entered = if busy {
             ring.submit()
         } else {
@@ -518,6 +591,7 @@ fn uring_one(
 
 fn write_all(fd: &OwnedFd, mut data: &[u8]) -> ChannelResult {
     while !data.is_empty() {
+        made(Call::Write);
         match rustix::io::write(fd, data) {
             Ok(n) => data = &data[n..],
             Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => std::hint::spin_loop(),
@@ -529,6 +603,7 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> ChannelResult {
 
 fn read_exact(fd: &OwnedFd, mut buf: &mut [u8]) -> ChannelResult {
     while !buf.is_empty() {
+        made(Call::Read);
         match rustix::io::read(fd.as_fd(), &mut *buf) {
             Ok(0) => return Err("the other end is gone".into()),
             Ok(n) => buf = &mut buf[n..],

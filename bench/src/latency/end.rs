@@ -2,6 +2,7 @@
 //! echo and times the round trip; pong echoes. Each reads its own CPU time over
 //! the timed window and answers with one outcome line on fd 3.
 
+use std::collections::BTreeMap;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,9 +12,10 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::channel::{Channel, Opening, Role};
+use super::channel::{calls_made, calls_since, Channel, Opening, Role, CALL_KINDS};
 use super::shared::{bucket_of, Region, BUCKETS};
 use super::{CdfPoint, LatencyConfig};
+use crate::process::counts::{sched_migrations, Count, Counted, EndCounts, Missing, Unavailable};
 use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
 
 /// What an end is told (as JSON on its command line).
@@ -73,13 +75,67 @@ pub struct PingReport {
     pub usage: Usage,
 }
 
-/// CPU time and sleeps over the timed window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// CPU time, switches, faults, migrations and calls over the timed window:
+/// what the end reads of itself at the window's two ends (getrusage,
+/// `/proc/self/sched`, its own tally of calls), nothing on the round trip's
+/// path.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// User + system CPU time, ns.
     pub cpu_ns: u64,
     /// Voluntary context switches (sleeps).
     pub sleeps: u64,
+    /// Involuntary context switches (preemptions).
+    #[serde(default)]
+    pub preempted: u64,
+    /// Page faults, minor and major.
+    #[serde(default)]
+    pub faults: u64,
+    /// Page faults that needed I/O.
+    #[serde(default)]
+    pub major_faults: u64,
+    /// Moves to another CPU (`se.nr_migrations`), where the kernel reports it.
+    #[serde(default)]
+    pub migrations: Option<u64>,
+    /// The calls it made to send and receive, by kind.
+    #[serde(default)]
+    pub calls: BTreeMap<String, u64>,
+}
+
+impl Usage {
+    /// The window's counts in the shape every result's counts take, and what
+    /// is missing from them: no perf event is opened in a latency end, since
+    /// a counter on the task is switched out and in at each of its sleeps and
+    /// a tracepoint fires on the round trip's own path, so either would be in
+    /// the figure it measures.
+    pub fn counted(&self) -> Counted {
+        let mut missing = vec![Missing::new(
+            Count::TRACED
+                .into_iter()
+                .chain([Count::SyscallsTraced])
+                .collect(),
+            Unavailable::CostsTheRoundTrip,
+        )];
+        if self.migrations.is_none() {
+            missing.push(Missing::new(
+                vec![Count::CpuMigrations],
+                Unavailable::NotReported,
+            ));
+        }
+        Counted {
+            counts: EndCounts {
+                syscalls: self.calls.clone(),
+                context_switches: self.sleeps + self.preempted,
+                voluntary_switches: self.sleeps,
+                involuntary_switches: self.preempted,
+                page_faults: self.faults,
+                major_faults: self.major_faults,
+                cpu_migrations: self.migrations,
+                ..EndCounts::default()
+            },
+            missing,
+        }
+    }
 }
 
 /// One end's outcome line.
@@ -128,14 +184,45 @@ fn usage_now() -> Usage {
     Usage {
         cpu_ns: ns(ru.ru_utime) + ns(ru.ru_stime),
         sleeps: ru.ru_nvcsw as u64,
+        preempted: ru.ru_nivcsw as u64,
+        faults: (ru.ru_minflt + ru.ru_majflt) as u64,
+        major_faults: ru.ru_majflt as u64,
+        migrations: sched_migrations(),
+        calls: BTreeMap::new(),
     }
 }
 
-fn since(before: Usage) -> Usage {
+/// A reading at the start of the window: the usage and the call tally.
+struct Mark {
+    usage: Usage,
+    calls: [u64; CALL_KINDS],
+}
+
+fn mark() -> Mark {
+    // The tally first: the reading of /proc makes calls of its own, none of
+    // them counted, but the order keeps the two windows the same.
+    let calls = calls_made();
+    Mark {
+        usage: usage_now(),
+        calls,
+    }
+}
+
+fn since(before: Mark) -> Usage {
+    let calls = calls_since(before.calls);
     let now = usage_now();
+    let before = before.usage;
     Usage {
         cpu_ns: now.cpu_ns.saturating_sub(before.cpu_ns),
         sleeps: now.sleeps.saturating_sub(before.sleeps),
+        preempted: now.preempted.saturating_sub(before.preempted),
+        faults: now.faults.saturating_sub(before.faults),
+        major_faults: now.major_faults.saturating_sub(before.major_faults),
+        migrations: match (now.migrations, before.migrations) {
+            (Some(now), Some(before)) => Some(now.saturating_sub(before)),
+            _ => None,
+        },
+        calls,
     }
 }
 
@@ -281,10 +368,10 @@ fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
             // Pong cannot tell timed round trips from untimed ones, nor needs
             // to: its CPU is over the whole window, as ping's is.
             let total = warm_up + config.window();
-            let mut before = usage_now();
+            let mut before = mark();
             for i in 0..total {
                 if i == warm_up {
-                    before = usage_now();
+                    before = mark();
                 }
                 channel.recv(&opening, &mut buf)?;
                 channel.send(&opening, &buf)?;
@@ -393,7 +480,7 @@ fn ping(
     let (mut untimed_ns, mut untimed_trips) = (0u64, 0u64);
     // Each block's mean round trip, ns.
     let mut means = Vec::with_capacity(blocks.len());
-    let before = usage_now();
+    let before = mark();
     let window = Instant::now();
     for block in &blocks {
         let trips = block.trips as usize;

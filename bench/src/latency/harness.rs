@@ -18,6 +18,7 @@ use super::channel::Role;
 use super::end::{EndOutcome, EndSpec, PingReport, Usage};
 use super::shared::Region;
 use super::{LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
+use crate::process::counts::Counts;
 use crate::process::launch::{Child, EndProgram, Launch};
 use crate::process::rundir::{Base, Record, RunDir};
 
@@ -377,6 +378,11 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         pong_cpu_ns: per(pong.cpu_ns),
         ping_sleeps: per(r.usage.sleeps),
         pong_sleeps: per(pong.sleeps),
+        counts: Counts::of([
+            ("ping", Some(&r.usage.counted())),
+            ("pong", Some(&pong.counted())),
+        ])
+        .unwrap_or_default(),
         clock_ns: r.clock_ns,
         clock_read_ns: r.clock_read_ns,
         batch_mean_ns: r.batch_mean_ns,

@@ -30,6 +30,7 @@ pub mod table;
 
 use serde::{Deserialize, Serialize};
 
+use crate::process::counts::Counts;
 use crate::size::ByteSize;
 
 pub use harness::{run, LiveSample};
@@ -351,6 +352,15 @@ pub struct LatencyResult {
     pub ping_sleeps: f64,
     /// Sleeps of the pong end per round trip.
     pub pong_sleeps: f64,
+    /// What the kernel did for each end over the window, keyed by the ends'
+    /// names here (`ping`, `pong`), in the shape every result's counts take:
+    /// context switches, page faults and CPU migrations read at the window's
+    /// two ends, the calls each end made to send and receive, and what is
+    /// missing and why (no kernel event is traced in a latency end). Totals
+    /// over the window (untimed blocks included); the per-round-trip figures
+    /// above are from the same readings. Empty in older records.
+    #[serde(default)]
+    pub counts: Counts,
     /// What timing one round trip costs, ns, measured where it is paid: the
     /// median, over each timed block and the untimed block beside it
     /// ([`LatencyConfig::blocks`]), of the timed block's mean round trip less

@@ -53,7 +53,8 @@ mod snapshot;
 mod tracefs;
 pub use judgement::{Judgement, Verdict};
 pub use run::Counts;
-use snapshot::{sched_migrations, sched_migrations_of, Snapshot};
+pub(crate) use snapshot::sched_migrations;
+use snapshot::{sched_migrations_of, Snapshot};
 pub use tracefs::huge_page_order;
 pub use tracefs::thp_not_per_end;
 use tracefs::{filtered, refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
@@ -108,7 +109,7 @@ impl Count {
 
     /// The tracepoint counts, in the order they are opened: all of them only
     /// when asked (see the module for what each costs).
-    const TRACED: [Count; 6] = [
+    pub(crate) const TRACED: [Count; 6] = [
         Count::PageAllocs,
         Count::PageFrees,
         Count::HugePageAllocs,
@@ -153,6 +154,10 @@ pub enum Unavailable {
         /// The tracepoints this kernel has, `category:name`.
         events: Vec<String>,
     },
+    /// Counting them would be in the figure measured: a latency end opens no
+    /// perf event (a counter on the task is switched out and in at each of its
+    /// sleeps; a tracepoint fires on the round trip's own path).
+    CostsTheRoundTrip,
 }
 
 impl Unavailable {
@@ -201,6 +206,12 @@ impl Unavailable {
                     events.join(", ")
                 }
             ),
+            Unavailable::CostsTheRoundTrip => "a latency end counts no kernel events: a perf \
+                 counter on it would be switched out and in at each of its sleeps, and a \
+                 tracepoint fires on the round trip's own path, so either would add to the \
+                 round trip it times; its switches, faults, migrations and calls are read \
+                 at the window's two ends instead"
+                .into(),
         }
     }
 }
@@ -217,7 +228,8 @@ pub struct Missing {
 }
 
 impl Missing {
-    fn new(counts: Vec<Count>, reason: Unavailable) -> Self {
+    /// `counts`, missing for `reason`, with its explanation.
+    pub(crate) fn new(counts: Vec<Count>, reason: Unavailable) -> Self {
         Missing {
             message: reason.explain(),
             counts,

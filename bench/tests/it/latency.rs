@@ -44,6 +44,18 @@ fn every_mechanism_completes_a_small_run_with_sane_percentiles() {
             "{r}"
         );
         assert_eq!(r["cpus"].as_array().unwrap().len(), 2);
+        let [ping, pong] = ends_counted(r);
+        // A spin on shared memory makes no call; every other way makes some.
+        let calls = |end: &Value| end["syscalls"].as_object().unwrap().len();
+        match (
+            r["mechanism"].as_str().unwrap(),
+            r["mode"].as_str().unwrap(),
+        ) {
+            ("shm-ring", _) | ("futex", "busy") => {
+                assert_eq!((calls(ping), calls(pong)), (0, 0), "{r}")
+            }
+            _ => assert!(calls(ping) > 0 && calls(pong) > 0, "{r}"),
+        }
         seen.insert(format!(
             "{} {}",
             r["mechanism"].as_str().unwrap(),
@@ -80,6 +92,86 @@ fn every_mechanism_completes_a_small_run_with_sane_percentiles() {
     assert!(clock["clock_ns"].as_f64().unwrap().is_finite(), "{clock}");
     assert!(clock["share_of_fastest_p50"].as_f64().unwrap().is_finite());
     assert!(clock["clock_read_ns"].as_f64().unwrap() > 0.0, "{clock}");
+}
+
+/// A latency result's counts: one object per end, keyed `ping` and `pong` as
+/// the result names them, each with the counts every end carries, and why
+/// the kernel events are missing; returns the two ends.
+fn ends_counted(r: &Value) -> [&Value; 2] {
+    let counts = r["counts"].as_object().unwrap_or_else(|| panic!("{r}"));
+    let ends: Vec<&String> = counts.keys().filter(|k| *k != "missing").collect();
+    assert_eq!(ends, ["ping", "pong"], "{r}");
+    let missing = counts["missing"].to_string();
+    assert!(missing.contains("costs_the_round_trip"), "{missing}");
+    for end in ["ping", "pong"] {
+        let c = &counts[end];
+        assert!(
+            c["syscalls"].is_object() && c["page_faults"].is_u64(),
+            "{c}"
+        );
+        assert_eq!(
+            c["context_switches"].as_u64(),
+            Some(figure(c, "voluntary_switches") + figure(c, "involuntary_switches")),
+            "{c}"
+        );
+        // Migrations are counted, or said missing, never both.
+        assert_ne!(
+            c["cpu_migrations"].is_u64(),
+            missing.contains("\"cpu_migrations\""),
+            "{r}"
+        );
+    }
+    [&counts["ping"], &counts["pong"]]
+}
+
+#[test]
+fn a_latency_run_counts_both_ends_and_their_switches_are_its_sleeps() {
+    let _cpus = cpus();
+    let report = run_json(&[
+        "latency",
+        "pipe",
+        "--sizes",
+        "1",
+        "--round-trips",
+        "300",
+        "--json",
+    ]);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{report}");
+    for r in results {
+        let [ping, pong] = ends_counted(r);
+        // A one-byte message on a pipe is one write and one read at each end
+        // per round trip of the window (untimed blocks included), blocking or
+        // busy: the pipe is never full, and a busy end's empty reads are
+        // calls too.
+        let write = |end: &Value| figure(&end["syscalls"], "write");
+        let read = |end: &Value| figure(&end["syscalls"], "read");
+        let window = write(ping);
+        assert!(window > figure(r, "count"), "{r}");
+        assert_eq!(write(pong), window, "{r}");
+        let sleeps = |end: &Value, per_trip: &str| {
+            let counted = figure(end, "voluntary_switches") as f64 / window as f64;
+            let given = r[per_trip].as_f64().unwrap();
+            // The counts and the per-round-trip sleeps are the same reading.
+            assert!(
+                (counted - given).abs() < 1e-9,
+                "{per_trip}: {counted} {given}: {r}"
+            );
+            counted
+        };
+        let slept = sleeps(ping, "ping_sleeps") + sleeps(pong, "pong_sleeps");
+        match r["mode"].as_str().unwrap() {
+            "blocking" => {
+                assert_eq!((read(ping), read(pong)), (window, window), "{r}");
+                // Each end sleeps about once a round trip.
+                assert!(slept >= 1.5, "{r}");
+            }
+            _ => {
+                assert!(read(ping) >= window && read(pong) >= window, "{r}");
+                assert!(slept < 0.5, "{r}");
+            }
+        }
+    }
 }
 
 #[test]

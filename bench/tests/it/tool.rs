@@ -22,6 +22,33 @@ fn yes_as_the_writer_is_cut_off_at_the_size_pipebench_counted() {
     assert_eq!(result["bytes"].as_u64(), Some(BYTES), "{result}");
     assert!(result["gib_per_s"].as_f64().unwrap() > 0.0, "{result}");
     assert_eq!(result["argv"][0], "yes");
+    assert_keyed_by_its_end(&result);
+}
+
+/// A tool result's counts have one object, the tool's, under the name its
+/// `side` gives it, with the counts every end carries, and no other end.
+fn assert_keyed_by_its_end(result: &Value) {
+    let side = result["side"].as_str().unwrap();
+    let counts = result["counts"].as_object().unwrap();
+    let ends: Vec<&String> = counts.keys().filter(|k| *k != "missing").collect();
+    assert_eq!(ends, [side], "{result}");
+    let own = &counts[side];
+    for field in ["context_switches", "page_faults"] {
+        assert!(own[field].is_u64(), "{field}: {own}");
+    }
+    assert!(own["syscalls"].is_object(), "{own}");
+    // A migration count is there or said missing, never both.
+    let said_missing = counts["missing"].to_string().contains("\"cpu_migrations\"");
+    assert_ne!(own["cpu_migrations"].is_u64(), said_missing, "{result}");
+    // Its switches are its voluntary and involuntary ones.
+    assert_eq!(
+        own["context_switches"].as_u64(),
+        Some(
+            own["voluntary_switches"].as_u64().unwrap()
+                + own["involuntary_switches"].as_u64().unwrap()
+        ),
+        "{own}"
+    );
 }
 
 #[test]
@@ -44,12 +71,19 @@ fn cat_of_a_cached_file_moves_every_byte_and_its_calls_are_counted() {
         !std::path::Path::new(file).exists(),
         "{file} was left behind"
     );
+    assert_keyed_by_its_end(&result);
     let counts = &result["counts"];
-    match counts["counts"]["syscalls_traced"].as_object() {
+    match counts["writer"]["syscalls_traced"].as_object() {
         Some(traced) => {
             // cat copies: it reads the file and writes the pipe.
             assert!(traced["read"].as_u64().unwrap() > 0, "{traced:?}");
             assert!(traced["write"].as_u64().unwrap() > 0, "{traced:?}");
+            // Its calls by kind are the kernel's count of them.
+            assert_eq!(
+                counts["writer"]["syscalls"].as_object(),
+                Some(traced),
+                "{counts}"
+            );
             assert!(result["calls"]["on_pipe"].as_u64().unwrap() > 0, "{result}");
         }
         None => {
@@ -83,7 +117,7 @@ fn the_call_tally_finds_the_article_writers_256_kib_calls() {
         "--json",
     ]);
     assert_eq!(result["bytes"].as_u64(), Some(BYTES), "{result}");
-    if result["counts"]["counts"]["syscalls_traced"].is_null() {
+    if result["counts"]["writer"]["syscalls_traced"].is_null() {
         return assert!(!result["counts"]["missing"].as_array().unwrap().is_empty());
     }
     let calls = &result["calls"];
@@ -101,6 +135,7 @@ fn cat_as_the_reader_takes_every_byte_pipebench_writes() {
     assert_eq!(result["side"], "reader");
     assert_eq!(result["bytes"].as_u64(), Some(BYTES), "{result}");
     assert_eq!(result["argv"], serde_json::json!(["cat"]));
+    assert_keyed_by_its_end(&result);
 }
 
 #[test]

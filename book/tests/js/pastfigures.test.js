@@ -114,12 +114,18 @@ test("a tool run reads as verified bytes, speed and its calls", () => {
     argv: ["cat", "/run/x/input"],
     exit: "exit code 0",
     calls: { on_pipe: 512, bytes_per_call: 131072, zero_copy: false },
-    counts: { counts: { syscalls: { write: 512, read: 513, splice: 0 } } },
+    side: "writer",
+    counts: { writer: { syscalls: { write: 512, read: 513, splice: 0 }, context_switches: 40, voluntary_switches: 31, page_faults: 9 }, missing: [] },
   });
   const get = (label) => rows.find((r) => r[0] === label)?.[1];
   assert.match(get("Bytes verified by pipebench's end"), /^67,108,864 \(64 MiB\)/);
   assert.match(get("Data calls on the pipe"), /^512, 128 KiB each/);
   assert.equal(get("Calls by kind"), "read 513, write 512");
+  assert.equal(get("The tool's kernel counts"), "40 context switches (31 voluntary), 9 page faults");
+  // The counts of the other end are not the tool's.
+  const asReader = toolRows({ bytes: 1, requested_bytes: 1, argv: [], side: "reader", counts: { writer: { context_switches: 5, voluntary_switches: 5, page_faults: 1, syscalls: { write: 3 } }, missing: [] } });
+  assert.equal(asReader.find((r) => r[0] === "The tool's kernel counts"), undefined);
+  assert.equal(asReader.find((r) => r[0] === "Calls by kind"), undefined);
   assert.match(toolRows({ bytes: 1, requested_bytes: 1, argv: [] }).find((r) => r[0] === "Data calls on the pipe")[1], /not counted/);
 });
 

@@ -182,7 +182,12 @@ export function toolRows(r) {
   } else {
     rows.push(["Data calls on the pipe", "not counted on this machine (the kernel's tracepoints need root or CAP_PERFMON)"]);
   }
-  const syscalls = r.counts?.counts?.syscalls;
+  // The tool's counts are keyed by its end, as the result names it (writer or reader).
+  const own = r.counts?.[r.side];
+  if (own && fmt.isNumber(own.context_switches)) {
+    rows.push(["The tool's kernel counts", `${fmt.count(own.context_switches)} context switches (${fmt.count(own.voluntary_switches)} voluntary), ${fmt.count(own.page_faults)} page faults${fmt.isNumber(own.cpu_migrations) ? `, ${fmt.count(own.cpu_migrations)} CPU migrations` : ""}`]);
+  }
+  const syscalls = own?.syscalls;
   if (syscalls && typeof syscalls === "object") {
     const tally = Object.entries(syscalls)
       .filter(([, n]) => fmt.isNumber(n) && n > 0)

@@ -31,7 +31,7 @@ use rustix::io::Errno;
 
 use crate::engine::event::{Event, Failure, Finished, Progress};
 use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
-use crate::process::counts::{Counted, Counting, Request};
+use crate::process::counts::{Counted, Counting, Counts, Request};
 use crate::process::launch::{EndProgram, Launch, LaunchError};
 use crate::process::rundir::{Base, RunDir, RunDirError};
 use crate::size::gib_per_s;
@@ -488,6 +488,14 @@ fn measure(
     }
     drop(dir);
     let calls = pipe_calls(&counts, job.side, bytes);
+    // The tool's calls by kind are the kernel's count of them (it cannot count
+    // its own); untraced, they stay empty and `missing` says why.
+    let mut counts = counts;
+    if let Some(traced) = &counts.counts.syscalls_traced {
+        counts.counts.syscalls = traced.clone();
+    }
+    // Keyed by the tool's end as the result names it, like every result's counts.
+    let counts = Counts::of([(job.side.name(), Some(&counts))]).unwrap_or_default();
     let elapsed_ms = own.elapsed.as_secs_f64() * 1000.0;
     Ok(Some(ToolResult {
         kind: "tool",

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::process::counts::Counted;
+use crate::process::counts::Counts;
 use crate::steps::tools::Side;
 
 /// The result of a tool run (`"kind":"tool"`).
@@ -34,8 +34,11 @@ pub struct ToolResult {
     pub cpus: [Option<usize>; 2],
     /// How the tool ended (`exit code 0`, `killed by signal 13`).
     pub exit: String,
-    /// What the kernel did for the tool, and what could not be counted.
-    pub counts: Counted,
+    /// What the kernel did for the tool, keyed by its end as `side` names it
+    /// (`writer` or `reader`), and what could not be counted: the same shape
+    /// as every result's counts. pipebench's own end is not counted (the
+    /// figure is the tool's).
+    pub counts: Counts,
     /// Its calls on the pipe, from the traced counts (absent when not traced).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls: Option<PipeCalls>,

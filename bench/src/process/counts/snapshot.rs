@@ -70,7 +70,7 @@ impl Snapshot {
 
 /// `se.nr_migrations` of this process, from `/proc/self/sched` (absent on
 /// kernels built without scheduler debugging).
-pub(super) fn sched_migrations() -> Option<u64> {
+pub(crate) fn sched_migrations() -> Option<u64> {
     sched_migrations_of("/proc/self/sched")
 }
 
