@@ -26,12 +26,23 @@ const SWEEP: &str = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe
 /// status line, its sentence and the class of its drawn interval.
 pub(super) struct Stated<'a> {
     pub(super) part: &'a str,
-    pub(super) status: &'a str,
-    pub(super) text: &'a str,
-    pub(super) svg: &'a str,
+    pub(super) status: String,
+    pub(super) text: String,
+    pub(super) svg: String,
 }
 
-impl Stated<'_> {
+impl<'a> Stated<'a> {
+    /// A part whose status, sentence and drawn interval are named after one
+    /// prefix: `.PREFIX-status`, `.PREFIX-text`, `svg.PREFIX-interval`.
+    pub(super) fn of(part: &'a str, prefix: &str) -> Stated<'a> {
+        Stated {
+            part,
+            status: format!(".{prefix}-status"),
+            text: format!(".{prefix}-text"),
+            svg: format!("{prefix}-interval"),
+        }
+    }
+
     /// Waits (at most `secs`) until `ready` (JavaScript over the part `e` and
     /// its status text `status`) holds, and reads what the part states:
     /// `{status, verdict, text, drawn, label}` and `extra` (more fields, over
@@ -119,16 +130,19 @@ pub(super) fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestRe
 }
 
 /// Scrolls the part at `part` to the middle, runs `setup` (JavaScript over the
-/// part `e`), types `budget` into its input `budget_css` and clicks its button
-/// `until_css`.
+/// part `e`), types `budget` into its input `input.PREFIX-budget` and clicks
+/// its button `button.PREFIX-until` (every part names its controls so).
 pub(super) async fn run_until(
     client: &Client,
     part: &str,
     setup: &str,
-    budget_css: &str,
+    prefix: &str,
     budget: u32,
-    until_css: &str,
 ) -> TestResult {
+    let (budget_css, until_css) = (
+        format!("input.{prefix}-budget"),
+        format!("button.{prefix}-until"),
+    );
     js(
         client,
         &format!(
@@ -198,15 +212,7 @@ async fn evidence(page: &Page) -> TestResult {
             "after the live run, Run until resolved should be ready: {before}"
         ));
     }
-    run_until(
-        client,
-        &part,
-        "",
-        "input.pipebook-evidence-budget",
-        3,
-        "button.pipebook-evidence-until",
-    )
-    .await?;
+    run_until(client, &part, "", "pipebook-evidence", 3).await?;
     // While the quiet runs go, the card's own Run waits.
     held_while_busy(
         client,
@@ -216,12 +222,7 @@ async fn evidence(page: &Page) -> TestResult {
         "the quiet runs to start",
     )
     .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-evidence-status",
-        text: ".pipebook-evidence-text",
-        svg: "pipebook-evidence-interval",
-    };
+    let stated = Stated::of(&part, "pipebook-evidence");
     let done = stated
         .ended(
             client,
@@ -328,9 +329,8 @@ async fn against_baseline(page: &Page) -> TestResult {
         client,
         &part,
         &format!("document.querySelector('{root} input.pipebook-seconds').value = '0.5';"),
-        "input.pipebook-baseline-budget",
+        "pipebook-baseline",
         2,
-        "button.pipebook-baseline-until",
     )
     .await?;
     held_while_busy(
@@ -349,12 +349,7 @@ async fn against_baseline(page: &Page) -> TestResult {
         "the head-to-head to start",
     )
     .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-baseline-status",
-        text: ".pipebook-baseline-text",
-        svg: "pipebook-baseline-interval",
-    };
+    let stated = Stated::of(&part, "pipebook-baseline");
     let done = stated
         .ended(
             client,
@@ -414,9 +409,9 @@ async fn sweep(page: &Page) -> TestResult {
     .await?;
     let stated = Stated {
         part: SWEEP,
-        status: ".pipebook-status",
-        text: ".pipebook-sweep-verdict",
-        svg: "pipebook-sweep-interval",
+        status: ".pipebook-status".into(),
+        text: ".pipebook-sweep-verdict".into(),
+        svg: "pipebook-sweep-interval".into(),
     };
     let first = stated
         .read(
@@ -445,15 +440,7 @@ async fn sweep(page: &Page) -> TestResult {
             "the sweep's runs are quiet and Run until resolved is offered: {first}"
         ));
     }
-    run_until(
-        client,
-        SWEEP,
-        "",
-        "input.pipebook-sweep-budget",
-        2,
-        "button.pipebook-sweep-until",
-    )
-    .await?;
+    run_until(client, SWEEP, "", "pipebook-sweep", 2).await?;
     // It ran (or was resolved already): the status says which, and the verdict matches.
     let after = stated
         .ended(client, "", "more runs of the best and the worst")
@@ -507,17 +494,11 @@ async fn ipc_versus(page: &Page) -> TestResult {
         client,
         &part,
         &format!("document.querySelector('{MATRIX} input.pipebook-ipc-bytes').value = '2MiB';"),
-        "input.pipebook-ipc-versus-budget",
+        "pipebook-ipc-versus",
         3,
-        "button.pipebook-ipc-versus-until",
     )
     .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-ipc-versus-status",
-        text: ".pipebook-ipc-versus-text",
-        svg: "pipebook-ipc-versus-interval",
-    };
+    let stated = Stated::of(&part, "pipebook-ipc-versus");
     let done = stated
         .ended(client, "", "pipe-rw against sysv-msgqueue")
         .await?;
@@ -569,9 +550,8 @@ async fn ipc_survey(page: &Page) -> TestResult {
         client,
         &part,
         &format!("document.querySelector('{IPC_CARD} input.pipebook-ipc-bytes').value = '2MiB';"),
-        "input.pipebook-ipc-evidence-budget",
+        "pipebook-ipc-evidence",
         3,
-        "button.pipebook-ipc-evidence-until",
     )
     .await?;
     held_while_busy(
@@ -582,12 +562,7 @@ async fn ipc_survey(page: &Page) -> TestResult {
         "the quiet runs against the survey to start",
     )
     .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-ipc-evidence-status",
-        text: ".pipebook-ipc-evidence-text",
-        svg: "pipebook-ipc-evidence-interval",
-    };
+    let stated = Stated::of(&part, "pipebook-ipc-evidence");
     let done = stated
         .ended(
             client,
@@ -663,21 +638,8 @@ async fn results_interval(page: &Page) -> TestResult {
     .await?;
     start_run(client, "0.5").await?;
     wait_until_done(client, Duration::from_secs(60)).await?;
-    run_until(
-        client,
-        &part,
-        "",
-        "input.pipebook-evidence-budget",
-        2,
-        "button.pipebook-evidence-until",
-    )
-    .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-evidence-status",
-        text: ".pipebook-evidence-text",
-        svg: "pipebook-evidence-interval",
-    };
+    run_until(client, &part, "", "pipebook-evidence", 2).await?;
+    let stated = Stated::of(&part, "pipebook-evidence");
     let card = stated
         .ended(client, "", "the run card's quiet runs")
         .await?;

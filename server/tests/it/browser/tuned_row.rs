@@ -100,17 +100,11 @@ async fn tuned_row(page: &Page) -> TestResult {
         client,
         &part,
         &format!("document.querySelector('{variant} input.pipebook-seconds').value = '0.5';"),
-        "input.pipebook-baseline-budget",
+        "pipebook-baseline",
         2,
-        "button.pipebook-baseline-until",
     )
     .await?;
-    let stated = Stated {
-        part: &part,
-        status: ".pipebook-baseline-status",
-        text: ".pipebook-baseline-text",
-        svg: "pipebook-baseline-interval",
-    };
+    let stated = Stated::of(&part, "pipebook-baseline");
     let done = stated
         .ended(client, "", "the tuned step against its own step to end")
         .await?;
