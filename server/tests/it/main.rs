@@ -27,6 +27,7 @@ mod message_bounds;
 mod pages;
 mod past;
 mod profile;
+mod prose;
 mod queue;
 mod report_files;
 mod runs;
