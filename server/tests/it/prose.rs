@@ -5,7 +5,8 @@
 //!
 //! Per chapter: mean sentence length at most 22 words, at most 5% of sentences
 //! over 40 words, the opening (a `**Question:**` paragraph, then an
-//! `**Answer:**` paragraph, right after the title) in every chapter but the
+//! `**Answer:**` paragraph, right after the title) and the closing (a last
+//! `## Summary` section of 3 to 5 bullets) in every chapter but the
 //! appendices, and every glossary term used before the chapter that explains it
 //! linked at its first use. The test prints a table of every chapter; run it
 //! with `cargo test -p pipebook --test it prose:: -- --nocapture` to read it.
@@ -350,6 +351,28 @@ fn opening_follows_title(chapter: &str) -> bool {
     title.starts_with("# ") && next.starts_with("**Question:**")
 }
 
+/// How many top-level bullets the chapter's last `##` section holds, if that
+/// section is `## Summary`.
+fn summary_bullets(chapter: &str) -> Option<usize> {
+    let mut fence = false;
+    let mut last = None;
+    for (i, line) in chapter.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+        } else if !fence && line.starts_with("## ") {
+            last = Some((i, line.trim() == "## Summary"));
+        }
+    }
+    let (at, is_summary) = last?;
+    is_summary.then(|| {
+        chapter
+            .lines()
+            .skip(at + 1)
+            .filter(|l| l.starts_with("- "))
+            .count()
+    })
+}
+
 /// One glossary entry: `- **term** (also: a, b): definition. [Title](chapter.md)`.
 #[derive(Debug)]
 struct Term {
@@ -542,6 +565,11 @@ fn check_book() -> Vec<String> {
                 "{name}: no opening (a **Question:** then an **Answer:** paragraph right after the title)"
             ));
         }
+        if !chapter.appendix && !summary_bullets(&text).is_some_and(|n| (3..=5).contains(&n)) {
+            failures.push(format!(
+                "{name}: no closing `## Summary` of 3 to 5 bullets as its last section"
+            ));
+        }
         let paragraphs = split(&text).paragraphs;
         for term in &terms {
             let explains = chapters.iter().position(|c| c.file == term.chapter);
@@ -561,7 +589,7 @@ fn check_book() -> Vec<String> {
 }
 
 #[test]
-fn every_chapter_reads_in_plain_sentences_opens_with_its_answer_and_links_terms_first() {
+fn every_chapter_reads_plainly_opens_with_its_answer_closes_with_a_summary_and_links_terms_first() {
     let failures = check_book();
     assert!(
         failures.is_empty(),
@@ -593,6 +621,17 @@ fn asides_code_tables_and_directives_are_not_the_main_line() {
     assert_eq!((m.main_words, m.sentences), (9, 4), "{m:?}");
     assert!(m.aside_words >= 4, "{m:?}");
     assert!(m.answer_at.is_some());
+}
+
+#[test]
+fn the_summary_must_be_the_last_section() {
+    let closed =
+        "# T\n\n## Try\n\n- a\n\n## Summary\n\n- one\n- two\n- three\n  more\n\nNext: [x](x.md).\n";
+    assert_eq!(summary_bullets(closed), Some(3));
+    let late = "# T\n\n## Summary\n\n- one\n\n## Try this\n\n- a\n";
+    assert_eq!(summary_bullets(late), None);
+    let code = "# T\n\n## Summary\n\n- a\n\n```sh\n## not a heading\n```\n";
+    assert_eq!(summary_bullets(code), Some(1));
 }
 
 #[test]
