@@ -221,6 +221,42 @@ pub fn probe_all() -> Vec<Probe> {
     ProbeId::ALL.into_iter().map(probe).collect()
 }
 
+/// Every outcome a probe can give, worded as a real probe words it, with
+/// `evidence` standing in for a measurement, and one probe that could not run:
+/// each branch the page and the terminal must show, without a kernel that takes it.
+pub fn every_outcome(evidence: &str) -> Vec<Probe> {
+    use Answer::*;
+    let answers = [
+        (ProbeId::PipeTimestamps, TimestampsUpdated),
+        (ProbeId::PipeTimestamps, TimestampsKept),
+        (ProbeId::SparePages, SparePages(1)),
+        (ProbeId::SparePages, SparePages(2)),
+        (ProbeId::FullPipeWakeups, FullReadWakes),
+        (ProbeId::FullPipeWakeups, FullReadQuiet),
+        (ProbeId::Vmsplice, VmspliceMaps),
+        (ProbeId::Vmsplice, VmspliceCopies),
+        (ProbeId::SpliceNull, SpliceNullDrops),
+        (ProbeId::SpliceNull, SpliceNullCopies),
+        (ProbeId::Thp, ThpGiven),
+        (ProbeId::Thp, ThpNotGiven),
+        (ProbeId::Thp, ThpOff),
+        (ProbeId::Perf, PerfAll),
+        (ProbeId::Perf, PerfNoHardware),
+        (ProbeId::Perf, PerfUserOnly),
+        (ProbeId::Perf, PerfNone),
+    ];
+    let mut all: Vec<Probe> = answers
+        .into_iter()
+        .map(|(id, answer)| worded(id, Ok((answer, evidence.to_string())), 1.0))
+        .collect();
+    all.push(worded(
+        ProbeId::SparePages,
+        Err("counting page allocations needs root or CAP_PERFMON".into()),
+        0.0,
+    ));
+    all
+}
+
 /// What this kernel does, as the terminal shows it (`pipebench system`): each
 /// probe's line, what to expect, and its evidence or why it could not be measured.
 pub fn text(probes: &[Probe]) -> String {
