@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
+use pipebench::machine::behaviour;
 use pipebench::machine::findings::{self, Finding, SystemReport};
 use pipebench::machine::system::SystemInfo;
 use pipebench::machine::vmsplice_probe;
@@ -103,6 +104,7 @@ pub fn system(args: SystemArgs) -> Result<ExitCode> {
     }
     println!("mitigations:    {}", info.mitigations.len());
     print_findings(&report.findings);
+    print!("{}", behaviour::text(&report.behaviour));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::machine::behaviour::{self, Probe};
 use crate::machine::system::SystemInfo;
 use crate::machine::wakeup::WakeupFigures;
 
@@ -31,15 +32,23 @@ pub struct SystemReport {
     pub info: SystemInfo,
     /// What they mean for the figures.
     pub findings: Vec<Finding>,
+    /// What this kernel does where the chapters depend on it, measured.
+    pub behaviour: Vec<Probe>,
 }
 
 impl SystemReport {
-    /// Probes the machine and derives the findings (no wakeup measurement: that
-    /// one runs only when asked, because it occupies two CPUs).
+    /// Probes the machine, derives the findings and asks the kernel how it
+    /// behaves (no wakeup measurement: that one runs only when asked, because it
+    /// occupies two CPUs). Never call it beside a measurement: the behaviour
+    /// probes take the CPU for up to two seconds.
     pub fn probe() -> SystemReport {
         let info = SystemInfo::probe();
         let findings = findings(&info, None);
-        SystemReport { info, findings }
+        SystemReport {
+            info,
+            findings,
+            behaviour: behaviour::probe_all(),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_input;
+mod behaviour;
 mod cleanup;
 mod cli_counts;
 mod compare;

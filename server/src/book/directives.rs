@@ -1,7 +1,8 @@
 //! The `{{#run STEP-ID}}`, `{{#sweep STEP-ID PARAM}}`, `{{#lab LAB-ID}}`,
 //! `{{#ipc MECHANISM}}`, `{{#ipc-matrix}}`, `{{#pages STEP [STEP2]}}`,
 //! `{{#walk [ADDRESS]}}`, `{{#results}}`, `{{#system}}`, `{{#latency MECHANISM}}` and
-//! `{{#latency-matrix}}` directives, and past the article `{{#tune STEP-ID}}`,
+//! `{{#latency-matrix}}` directives, `{{#kernel PROBE}}` (one line: what this
+//! kernel does, measured), and past the article `{{#tune STEP-ID}}`,
 //! `{{#tool}}` and `{{#shared-pipe}}`.
 //!
 //! Each becomes a placeholder `<div>` that the runner widget (book/theme) fills in
@@ -11,6 +12,7 @@
 
 use pipebench::engine::sweep::SweepParam;
 use pipebench::ipc::{self, MechanismInfo};
+use pipebench::machine::behaviour::ProbeId;
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, Step};
 
@@ -48,6 +50,8 @@ enum Directive<'a> {
     SharedPipe,
     /// Two steps head to head (the compare card), A then B.
     Compare(&'a str, &'a str),
+    /// One line: what this kernel does where the chapter depends on it.
+    Kernel(ProbeId),
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -216,6 +220,16 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err("two steps to compare: write `{{#compare STEP-A STEP-B}}`".into()),
             }
         }
+        "kernel" => {
+            let mut words = args.split_whitespace();
+            match (words.next().and_then(ProbeId::parse), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::Kernel(id))),
+                _ => Err(format!(
+                    "one behaviour per line: write `{{{{#kernel PROBE}}}}` with PROBE one of {}",
+                    ProbeId::ALL.map(ProbeId::as_str).join(", ")
+                )),
+            }
+        }
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -230,6 +244,7 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
     match directive {
         Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
         Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
+        Directive::Kernel(id) => Ok(kernel_line(*id)),
         Directive::Pages(specs) => {
             for spec in specs {
                 known_step(spec.step, chapter)?;
@@ -317,6 +332,15 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             Ok(sweep_widget(&step, *param))
         }
     }
+}
+
+/// The placeholder of `{{#kernel PROBE}}`: the page fills it from
+/// `/api/system`'s `behaviour`; read without the runner, it says what it would show.
+fn kernel_line(id: ProbeId) -> String {
+    let probe = id.as_str();
+    format!(
+        r#"<div class="pipebook-kernel" data-probe="{probe}"><p class="pipebook-kernel-text">On your machine: the runner measures what your kernel does here (<code>pipebench system</code>, probe <code>{probe}</code>).</p></div>"#
+    )
 }
 
 fn known_step(id: &str, chapter: &str) -> Result<Step, BookError> {

@@ -30,11 +30,12 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-tool",
     "pipebook-shared-pipe",
     "pipebook-compare",
+    "pipebook-kernel",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader
 /// sees until (or unless) the widget is mounted.
-pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static"];
+pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-kernel-text"];
 
 /// Classes the theme's own templates (`book/theme/*.hbs`) write: styles, not
 /// widgets, never mounted.

@@ -162,7 +162,7 @@ fn the_widget_check_knows_every_class_the_directives_write() {
             {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
             {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n\n\
             {{#latency pipe}}\n\n{{#latency-matrix}}\n\n{{#tune busy-loop}}\n\n{{#tool}}\n\n\
-            {{#shared-pipe}}\n\n{{#compare busy-loop write-read}}\n";
+            {{#shared-pipe}}\n\n{{#compare busy-loop write-read}}\n\n{{#kernel vmsplice}}\n";
     let out = expand(every_kind, "x.md").unwrap();
     let mut written: Vec<&str> = pipebook_classes(&out);
     written.sort_unstable();
@@ -264,4 +264,23 @@ fn malformed_directives_fail() {
         let err = expand(md, "x.md").unwrap_err().to_string();
         assert!(err.contains("x.md") && err.contains(md), "{err}");
     }
+}
+
+#[test]
+fn kernel_expands_to_a_line_the_page_fills_and_refuses_unknown_probes() {
+    let out = expand("{{#kernel vmsplice}}", "vmsplice.md").unwrap();
+    assert!(
+        out.starts_with(r#"<div class="pipebook-kernel" data-probe="vmsplice">"#),
+        "{out}"
+    );
+    assert!(out.contains("pipebench system"), "{out}");
+    let err = expand("{{#kernel nonsense}}", "vmsplice.md")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("spare-pages") && err.contains("vmsplice"),
+        "{err}"
+    );
+    assert!(expand("{{#kernel}}", "x.md").is_err());
+    assert!(expand("{{#kernel thp perf}}", "x.md").is_err());
 }

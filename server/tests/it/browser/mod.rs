@@ -30,6 +30,7 @@ mod ipc;
 mod ipc_counts_off;
 mod ipc_files;
 mod ipc_model;
+mod kernel;
 mod labs;
 mod latency;
 mod latency_lab;

@@ -1,0 +1,43 @@
+// What this kernel does, in one line per chapter claim: the runner's behaviour
+// probes (/api/system's `behaviour`) read into the text a `{{#kernel PROBE}}`
+// line shows. Pure: no DOM, no network (kernel.js draws it).
+
+/** The probe named `id` in a system report, when it is well formed; else null. */
+export function probeOf(report, id) {
+  const list = Array.isArray(report?.behaviour) ? report.behaviour : [];
+  const found = list.find((p) => p && p.id === id);
+  if (!found || typeof found.line !== "string" || typeof found.answer !== "string") return null;
+  return found;
+}
+
+/**
+ * The words of one line: `text` (what the kernel does), `expect` (what it means
+ * for the book's figures), `evidence` (what was measured, or why it could not
+ * be) and `state` (`measured`, `unknown` or `offline`).
+ */
+export function kernelLine(report, id) {
+  if (!report) {
+    return {
+      state: "offline",
+      text: "On your machine: start the runner (cargo run --release) to measure what your kernel does here.",
+      expect: "",
+      evidence: "",
+    };
+  }
+  const probe = probeOf(report, id);
+  if (!probe) {
+    return {
+      state: "unknown",
+      text: "On this machine: the runner did not report this behaviour, so the chapter cannot tell what your kernel does.",
+      expect: "The chapter describes the article's kernel; yours may differ.",
+      evidence: `No probe named ${id} in the runner's report.`,
+    };
+  }
+  const unknown = probe.answer === "unknown";
+  return {
+    state: unknown ? "unknown" : "measured",
+    text: probe.line,
+    expect: typeof probe.expect === "string" ? probe.expect : "",
+    evidence: unknown ? `Why: ${probe.why_unknown ?? "not said"}` : `Seen: ${probe.evidence ?? ""}`,
+  };
+}
