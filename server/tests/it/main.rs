@@ -31,6 +31,7 @@ mod queue;
 mod report_files;
 mod runs;
 mod search_print;
+mod setup;
 mod sockets;
 mod state_files;
 mod trust;
