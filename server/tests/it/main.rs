@@ -22,6 +22,7 @@ mod ipc;
 mod labs;
 mod lifecycle;
 mod lighthouse;
+mod map;
 mod measure;
 mod message_bounds;
 mod pages;
