@@ -418,7 +418,7 @@ fn on_message(
         )));
     }
     match protocol::parse(text.as_str()) {
-        Err(reason) => Flow::Reply(Event::error(reason)),
+        Err(reason) => Flow::Reply(Event::error(reason.to_string())),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
                 // A series stops as a whole: nothing more is submitted.
