@@ -11,9 +11,10 @@
 //! [`result`] what it leaves. A kind that says things of its own keeps them in its
 //! folder's `report.rs`, which [`event`] reads.
 //!
-//! May use every layer below it: [`crate::ipc`], [`crate::profile`],
+//! May use every layer below it: [`crate::ipc`], [`crate::latency`], [`crate::profile`],
 //! [`crate::machine`], [`crate::memory`], [`crate::steps`], [`crate::ends`],
-//! [`crate::process`], [`crate::output`], [`crate::stats`], [`crate::size`].
+//! [`crate::process`], [`crate::stats`], [`crate::size`] ([`crate::output`] sits
+//! above it: it draws the engine's results for the command line).
 
 pub mod compare;
 pub mod counts;
