@@ -1,8 +1,9 @@
 //! Every child's entry point: the two ends of a pipe step (`write`, `read`), an
-//! end of an IPC mechanism (`ipc-end`) and the page inspector (`inspect-pages`),
-//! shared by `pipebench` and by any other binary (the `pipebook` server) that
-//! starts itself as a child. Each answers with one outcome line on its report fd
-//! ([`crate::process::launch`]).
+//! end of an IPC mechanism (`ipc-end`), an end of a latency run (`latency-end`),
+//! the page inspector (`inspect-pages`) and a writer or reader of a shared pipe
+//! (`shared-end`), shared by `pipebench` and by any other binary (the `pipebook`
+//! server) that starts itself as a child. Each answers with one outcome line on
+//! its report fd ([`crate::process::launch`]).
 
 use std::io::Write;
 use std::os::fd::AsFd;
@@ -61,7 +62,7 @@ impl EndCommand {
             // The lab's ends report on their own fds, in their own format.
             EndCommand::IpcEnd { spec } => return crate::ipc::end_main(spec),
             EndCommand::LatencyEnd { spec } => return crate::latency::end::end_main(spec),
-            EndCommand::SharedEnd { spec } => return crate::engine::shared_pipe::end_main(spec),
+            EndCommand::SharedEnd { spec } => return crate::ends::shared_end::end_main(spec),
         };
         match outcome {
             Ok(()) => ExitCode::SUCCESS,

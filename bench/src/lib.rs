@@ -4,6 +4,8 @@
 //! The crate is both a library and the `pipebench` binary. Its folders are its
 //! layers, each using only the ones listed after it:
 //!
+//! - [`output`]: tables, medians and charts for people, of the engine's and the
+//!   IPC lab's results.
 //! - [`engine`]: a job's life (a pipe step, a sweep) and its observation
 //!   (progress, occupancy), the one thing the CLI and the server drive.
 //! - [`ipc`]: the zero-copy lab beyond pipes, its mechanisms and their harness.
@@ -18,7 +20,6 @@
 //! - [`ends`]: the two ends of a pipe step (hot loops, buffers, the pipe's set-up,
 //!   the shared control page) and what they report.
 //! - [`process`]: starting a child with the one fd map, and CPU sets.
-//! - [`output`]: tables, medians and charts for people.
 //! - [`size`]: byte sizes and rates.
 //! - [`stats`]: comparisons that say how sure they are (intervals, rank tests, verdicts).
 //!

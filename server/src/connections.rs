@@ -36,6 +36,11 @@ impl Activity {
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.load(Ordering::Relaxed)
     }
+
+    /// Counts `bytes` more read from the socket.
+    pub(crate) fn record(&self, bytes: u64) {
+        self.bytes_read.fetch_add(bytes, Ordering::Relaxed);
+    }
 }
 
 /// A stream whose reads are counted in an [`Activity`].
@@ -61,7 +66,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         let read = (buf.filled().len() - before) as u64;
         if read > 0 {
-            self.activity.bytes_read.fetch_add(read, Ordering::Relaxed);
+            self.activity.record(read);
         }
         polled
     }

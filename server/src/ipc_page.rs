@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pipebench::engine::job::IpcJob;
+use pipebench::engine::ipc::IpcJob;
 use pipebench::ipc::{self, IpcError, IpcParams, Mechanism, MechanismInfo};
 use pipebench::size::{ByteSize, GIB};
 use serde::{Deserialize, Serialize};

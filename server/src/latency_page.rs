@@ -39,7 +39,7 @@ pub struct LatencyRunParams {
 
 /// `cpus` as exactly two CPU numbers; anything else is refused naming the field
 /// and what came (serde's own words for a wrong-length array name neither).
-fn two_cpus<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn two_cpus<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<[usize; 2]>, D::Error> {
     let cpus: Option<Vec<usize>> = Deserialize::deserialize(deserializer).map_err(|e| {

@@ -7,7 +7,7 @@
 use pipebench::engine::sweep::SweepParam;
 use pipebench::size::ByteSize;
 use pipebench::steps::plan::RunParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ipc_page::IpcRunParams;
@@ -47,8 +47,8 @@ pub enum ClientMessage {
 
 /// What the page asks the runner to do, one variant per kind of job; its
 /// fields are the message's. `requests` plans each into the engine's job
-/// through its kind's page module: a new kind is a variant here, its parsing
-/// below, and its arm there.
+/// through its kind's page module: a new kind is a variant here, its message
+/// struct in [`Wire`] (or its page module's), and its arm there.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobRequest {
     /// `{"type":"run","step":ID,"params":{...}}`
@@ -200,348 +200,367 @@ impl Reply {
 /// An example of a good message, quoted in errors.
 const EXAMPLE: &str = r#"{"type":"run","step":"write-read","params":{"bytes":"1GiB"}}"#;
 
-/// Reads a message; the error is a sentence for the page.
-pub fn parse(text: &str) -> Result<ClientMessage, String> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| format!("not valid JSON ({e}); send e.g. {EXAMPLE}"))?;
-    let Value::Object(mut object) = value else {
-        return Err(format!("expected a JSON object such as {EXAMPLE}"));
+/// Every message type the page may send, as it spells them.
+const TYPES: [&str; 13] = [
+    "run",
+    "sweep",
+    "ipc",
+    "latency",
+    "pages",
+    "wakeup",
+    "tool",
+    "tune",
+    "shared_pipe",
+    "compare",
+    "cancel",
+    "predict",
+    "reset_lab",
+];
+
+/// A good message of each type, quoted when one of that type is refused.
+fn example(kind: &str) -> &'static str {
+    match kind {
+        "sweep" => SWEEP_EXAMPLE,
+        "ipc" => IPC_EXAMPLE,
+        "latency" => r#"{"type":"latency","mechanism":"pipe","mode":"blocking","size":64}"#,
+        "pages" => PAGES_EXAMPLE,
+        "tool" => TOOL_EXAMPLE,
+        "tune" => TUNE_EXAMPLE,
+        "shared_pipe" => SHARED_EXAMPLE,
+        "compare" => r#"{"type":"compare","a":"busy-loop","b":"write-read","pairs":5}"#,
+        "predict" => r#"{"type":"predict","lab":"variance","value":5}"#,
+        "reset_lab" => r#"{"type":"reset_lab","lab":"variance"}"#,
+        "cancel" => r#"{"type":"cancel"}"#,
+        "wakeup" => r#"{"type":"wakeup"}"#,
+        _ => EXAMPLE,
+    }
+}
+
+/// Why a message from the page was refused; its text is the sentence the page
+/// shows (the `error` event's `message`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MessageError {
+    /// Not JSON at all.
+    #[error("not valid JSON ({reason}); send e.g. {EXAMPLE}")]
+    NotJson {
+        /// The JSON parser's words.
+        reason: String,
+    },
+    /// JSON, but not an object.
+    #[error("expected a JSON object such as {EXAMPLE}")]
+    NotAnObject,
+    /// No `type`, or one that is not a string.
+    #[error("missing `type` (a string); send e.g. {EXAMPLE} or {{\"type\":\"cancel\"}}")]
+    NoType,
+    /// A `type` the server does not take.
+    #[error("unknown message type `{0}`: expected one of {TYPES:?}")]
+    UnknownType(String),
+    /// A message of a known type with a field missing, unknown or of the wrong
+    /// shape (`reason` names it, in serde's words).
+    #[error("bad {kind} message: {reason}; send e.g. {}", example(kind))]
+    Invalid {
+        /// The message's type.
+        kind: &'static str,
+        /// What is wrong, naming the field.
+        reason: String,
+    },
+    /// A sweep asked for more or fewer runs per value than the server allows.
+    #[error("repeats = {0} is out of range: allowed {MIN_SWEEP_REPEATS} to {MAX_SWEEP_REPEATS}")]
+    RepeatsOutOfRange(u64),
+}
+
+/// Every message the page may send, tagged by `type`: each kind's fields are
+/// its struct's, and a field the struct does not know is refused, so a typo is
+/// never ignored. Converted into a [`ClientMessage`] once read.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Wire {
+    Run(Located<RunMessage>),
+    Sweep(Located<SweepMessage>),
+    Ipc(Located<IpcMessage>),
+    Latency(Located<LatencyMessage>),
+    Pages(Located<PagesMessage>),
+    Wakeup(Located<Nothing>),
+    Tool(Located<ToolMessage>),
+    Tune(Located<TuneMessage>),
+    SharedPipe(Located<SharedMessage>),
+    Compare(Located<crate::compare_page::CompareRequest>),
+    Cancel(Located<Nothing>),
+    Predict(Located<PredictMessage>),
+    ResetLab(Located<ResetLabMessage>),
+}
+
+/// A message's fields, read with the path of a field that is wrong: its error
+/// names the field (`params.bytes`), which serde's own words for a wrong type
+/// do not.
+#[derive(Debug)]
+struct Located<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde_path_to_error::deserialize(deserializer)
+            .map(Located)
+            .map_err(|err| {
+                let path = err.path().to_string();
+                let inner = err.into_inner();
+                if path == "." {
+                    inner
+                } else {
+                    serde::de::Error::custom(format!("`{path}`: {inner}"))
+                }
+            })
+    }
+}
+
+/// A message with no field but its `type` (`cancel`, `wakeup`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+/// `{"type":"run","step":ID,"params":{...},"lab":{...}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunMessage {
+    step: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    params: RunParams,
+    #[serde(default)]
+    lab: Option<LabTag>,
+}
+
+/// `{"type":"sweep","step":ID,"param":P,"values":[...],"repeats":N,"params":{...}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepMessage {
+    step: String,
+    #[serde(deserialize_with = "from_str")]
+    param: SweepParam,
+    values: Vec<ByteSize>,
+    #[serde(default)]
+    repeats: Option<u64>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    params: RunParams,
+    #[serde(default)]
+    lab: Option<LabTag>,
+}
+
+/// `{"type":"ipc","mechanism":ID,"params":{...},"lab":{...}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IpcMessage {
+    mechanism: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    params: IpcRunParams,
+    #[serde(default)]
+    lab: Option<LabTag>,
+}
+
+/// `{"type":"latency","mechanism":ID,"mode":M,"size":S,"cpus":[A,B],"round_trips":N,"lab":{...}}`:
+/// the latency card's fields ([`crate::latency_page::LatencyRunParams`]) and a lab tag.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LatencyMessage {
+    mechanism: String,
+    #[serde(default)]
+    mode: Option<pipebench::latency::Mode>,
+    #[serde(default)]
+    size: Option<ByteSize>,
+    #[serde(default, deserialize_with = "crate::latency_page::two_cpus")]
+    cpus: Option<[usize; 2]>,
+    #[serde(default)]
+    round_trips: Option<u32>,
+    #[serde(default)]
+    lab: Option<LabTag>,
+}
+
+/// `{"type":"pages","step":ID,"touch":BOOL}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PagesMessage {
+    step: String,
+    #[serde(default)]
+    touch: Option<bool>,
+}
+
+/// `{"type":"tool","tool":ID,"as":"writer"|"reader","bytes":SIZE}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolMessage {
+    tool: String,
+    #[serde(default, rename = "as")]
+    side: Option<pipebench::steps::tools::Side>,
+    #[serde(default)]
+    bytes: Option<ByteSize>,
+}
+
+/// `{"type":"tune","step":ID,"budget":SECONDS}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TuneMessage {
+    step: String,
+    #[serde(default)]
+    budget: Option<f64>,
+}
+
+/// `{"type":"shared_pipe","writers":[...],"readers":[...],"msg_sizes":[...],"bytes":SIZE,"profile":BOOL}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SharedMessage {
+    writers: Vec<usize>,
+    readers: Vec<usize>,
+    msg_sizes: Vec<ByteSize>,
+    #[serde(default)]
+    bytes: Option<ByteSize>,
+    #[serde(default)]
+    profile: Option<bool>,
+}
+
+/// `{"type":"predict","lab":LAB,"value":V}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PredictMessage {
+    lab: String,
+    value: Value,
+}
+
+/// `{"type":"reset_lab","lab":LAB}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResetLabMessage {
+    lab: String,
+}
+
+/// A field that may be left out or sent as `null`: either is its default.
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// A field read from its text the way the command line reads it (`FromStr`).
+fn from_str<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    String::deserialize(deserializer)?
+        .parse()
+        .map_err(serde::de::Error::custom)
+}
+
+/// Reads a message; the error says what is wrong and shows a good one.
+pub fn parse(text: &str) -> Result<ClientMessage, MessageError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| MessageError::NotJson {
+        reason: e.to_string(),
+    })?;
+    let Value::Object(object) = &value else {
+        return Err(MessageError::NotAnObject);
     };
-    let kind = match object.remove("type") {
-        Some(Value::String(kind)) => kind,
-        Some(_) => return Err("`type` must be a string: \"run\" or \"cancel\"".into()),
-        None => {
-            return Err(format!(
-                "missing `type`; send e.g. {EXAMPLE} or {{\"type\":\"cancel\"}}"
-            ))
-        }
+    let Some(kind) = object.get("type").and_then(Value::as_str) else {
+        return Err(MessageError::NoType);
     };
-    match kind.as_str() {
-        "run" => {
-            let step = match object.remove("step") {
-                Some(Value::String(step)) => step,
-                Some(_) => return Err("`step` must be a string, the id of a step".into()),
-                None => return Err(format!("a run needs a `step`; send e.g. {EXAMPLE}")),
-            };
-            let params = take_params(&mut object)?;
-            let lab = take_lab(&mut object)?;
-            no_more_fields(&object, "run")?;
-            Ok(ClientMessage::Job(JobRequest::Run { step, params, lab }))
+    let Some(&kind) = TYPES.iter().find(|&&known| known == kind) else {
+        return Err(MessageError::UnknownType(kind.to_string()));
+    };
+    let invalid = |reason: String| MessageError::Invalid { kind, reason };
+    let wire: Wire = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
+    Ok(match wire {
+        Wire::Run(Located(m)) => JobRequest::Run {
+            step: m.step,
+            params: m.params,
+            lab: m.lab,
         }
-        "sweep" => parse_sweep(object),
-        "predict" => {
-            let lab = take_lab_id(&mut object, "predict")?;
-            let value = match object.remove("value") {
-                Some(value @ (Value::Number(_) | Value::String(_))) => value,
-                _ => return Err("a prediction needs a `value`: a number or a choice".into()),
-            };
-            no_more_fields(&object, "predict")?;
-            Ok(ClientMessage::Predict { lab, value })
+        .into(),
+        Wire::Sweep(Located(m)) => {
+            let repeats = m.repeats.unwrap_or(DEFAULT_SWEEP_REPEATS as u64);
+            if !(MIN_SWEEP_REPEATS as u64..=MAX_SWEEP_REPEATS as u64).contains(&repeats) {
+                return Err(MessageError::RepeatsOutOfRange(repeats));
+            }
+            JobRequest::Sweep {
+                step: m.step,
+                param: m.param,
+                values: m.values,
+                repeats: repeats as usize,
+                params: m.params,
+                lab: m.lab,
+            }
+            .into()
         }
-        "reset_lab" => {
-            let lab = take_lab_id(&mut object, "reset_lab")?;
-            no_more_fields(&object, "reset_lab")?;
-            Ok(ClientMessage::ResetLab { lab })
+        Wire::Ipc(Located(m)) => JobRequest::Ipc {
+            mechanism: m.mechanism,
+            params: m.params,
+            lab: m.lab,
         }
-        "ipc" => parse_ipc(object),
-        "pages" => parse_pages(object),
-        "tool" => parse_tool(object),
-        "tune" => parse_tune(object),
-        "shared_pipe" => parse_shared(object),
-        "cancel" => match object.keys().next() {
-            Some(extra) => Err(format!("unknown field `{extra}` in a cancel message")),
-            None => Ok(ClientMessage::Cancel),
+        .into(),
+        Wire::Latency(Located(m)) => JobRequest::Latency {
+            params: crate::latency_page::LatencyRunParams {
+                mechanism: m.mechanism,
+                mode: m.mode,
+                size: m.size,
+                cpus: m.cpus,
+                round_trips: m.round_trips,
+            },
+            lab: m.lab,
+        }
+        .into(),
+        Wire::Pages(Located(m)) => JobRequest::Pages {
+            step: m.step,
+            touch: m.touch,
+        }
+        .into(),
+        Wire::Wakeup(Located(Nothing {})) => JobRequest::Wakeup.into(),
+        Wire::Tool(Located(m)) => JobRequest::Tool {
+            tool: m.tool,
+            side: m.side.unwrap_or(pipebench::steps::tools::Side::Writer),
+            bytes: m.bytes,
+        }
+        .into(),
+        Wire::Tune(Located(m)) => JobRequest::Tune {
+            step: m.step,
+            budget: m.budget,
+        }
+        .into(),
+        Wire::SharedPipe(Located(m)) => JobRequest::SharedPipe(crate::past_page::SharedRequest {
+            writers: m.writers,
+            readers: m.readers,
+            msg_sizes: m.msg_sizes,
+            bytes: m.bytes,
+            profile: m.profile.unwrap_or(false),
+        })
+        .into(),
+        Wire::Compare(Located(request)) => JobRequest::Compare(request).into(),
+        Wire::Cancel(Located(Nothing {})) => ClientMessage::Cancel,
+        Wire::Predict(Located(m)) => match m.value {
+            value @ (Value::Number(_) | Value::String(_)) => {
+                ClientMessage::Predict { lab: m.lab, value }
+            }
+            _ => return Err(invalid("`value` must be a number or a choice".into())),
         },
-        "latency" => {
-            let lab = take_lab(&mut object)?;
-            serde_json::from_value(Value::Object(object))
-                .map(|params| ClientMessage::Job(JobRequest::Latency { params, lab }))
-                .map_err(|e| {
-                    format!(
-                        "bad latency message ({e}); send e.g. {{\"type\":\"latency\",\"mechanism\":\"pipe\",\"mode\":\"blocking\",\"size\":64}}"
-                    )
-                })
-        }
-        "compare" => serde_json::from_value(Value::Object(object))
-            .map(|r| ClientMessage::Job(JobRequest::Compare(r)))
-            .map_err(|e| {
-                format!(
-                    "bad compare message ({e}); send e.g. {{\"type\":\"compare\",\"a\":\"busy-loop\",\"b\":\"write-read\",\"pairs\":5}}"
-                )
-            }),
-        "wakeup" => match object.keys().next() {
-            Some(extra) => Err(format!("unknown field `{extra}` in a wakeup message")),
-            None => Ok(ClientMessage::Job(JobRequest::Wakeup)),
-        },
-        other => Err(format!(
-            "unknown message type `{other}`: expected \"run\", \"sweep\", \"ipc\", \"latency\", \"pages\", \"wakeup\", \"tool\", \"tune\", \"shared_pipe\", \"compare\", \"cancel\", \"predict\" or \"reset_lab\""
-        )),
-    }
-}
-
-/// The optional `params` object of a run or sweep message.
-fn take_params(object: &mut serde_json::Map<String, Value>) -> Result<RunParams, String> {
-    match object.remove("params") {
-        None | Some(Value::Null) => Ok(RunParams::default()),
-        Some(params @ Value::Object(_)) => {
-            serde_json::from_value(params).map_err(|e| format!("bad params: {e}"))
-        }
-        Some(_) => Err("`params` must be an object".into()),
-    }
-}
-
-/// The optional `lab` tag of a run or sweep: `{"id": LAB, "task": TASK}`.
-fn take_lab(object: &mut serde_json::Map<String, Value>) -> Result<Option<LabTag>, String> {
-    match object.remove("lab") {
-        None | Some(Value::Null) => Ok(None),
-        Some(lab) => serde_json::from_value(lab).map(Some).map_err(|e| {
-            format!("bad lab tag ({e}): send \"lab\": {{\"id\": LAB, \"task\": TASK}}")
-        }),
-    }
-}
-
-/// The `lab` id string of a lab message.
-fn take_lab_id(object: &mut serde_json::Map<String, Value>, kind: &str) -> Result<String, String> {
-    match object.remove("lab") {
-        Some(Value::String(lab)) => Ok(lab),
-        _ => Err(format!("a {kind} message needs a `lab` id string")),
-    }
-}
-
-/// Refuses a field the message does not know, so a typo is never ignored.
-fn no_more_fields(object: &serde_json::Map<String, Value>, kind: &str) -> Result<(), String> {
-    match object.keys().next() {
-        Some(extra) => Err(format!("unknown field `{extra}` in a {kind} message")),
-        None => Ok(()),
-    }
+        Wire::ResetLab(Located(m)) => ClientMessage::ResetLab { lab: m.lab },
+    })
 }
 
 /// An example of a good IPC message, quoted in errors.
 const IPC_EXAMPLE: &str =
     r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"200MiB","chunk":"64KiB"}}"#;
 
-fn parse_ipc(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    let mechanism = match object.remove("mechanism") {
-        Some(Value::String(mechanism)) => mechanism,
-        _ => {
-            return Err(format!(
-                "an ipc run needs a `mechanism` string; send e.g. {IPC_EXAMPLE}"
-            ))
-        }
-    };
-    let params = match object.remove("params") {
-        None | Some(Value::Null) => IpcRunParams::default(),
-        Some(params @ Value::Object(_)) => serde_json::from_value(params).map_err(|e| {
-            format!("bad params: {e}; an ipc run takes `bytes`, `chunk` and `counts`")
-        })?,
-        Some(_) => return Err("`params` must be an object".into()),
-    };
-    let lab = take_lab(&mut object)?;
-    no_more_fields(&object, "ipc")?;
-    Ok(ClientMessage::Job(JobRequest::Ipc {
-        mechanism,
-        params,
-        lab,
-    }))
-}
-
 /// An example of a good tool message, quoted in errors.
 const TOOL_EXAMPLE: &str = r#"{"type":"tool","tool":"cat","as":"writer","bytes":"64MiB"}"#;
-
-fn parse_tool(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    use pipebench::steps::tools::Side;
-    let tool = match object.remove("tool") {
-        Some(Value::String(tool)) => tool,
-        _ => {
-            return Err(format!(
-                "a tool message needs a `tool` id string; send e.g. {TOOL_EXAMPLE}"
-            ))
-        }
-    };
-    let side = match object.remove("as") {
-        None | Some(Value::Null) => Side::Writer,
-        Some(Value::String(side)) if side == "writer" => Side::Writer,
-        Some(Value::String(side)) if side == "reader" => Side::Reader,
-        Some(other) => {
-            return Err(format!(
-                "`as` must be \"writer\" or \"reader\", not {other}; send e.g. {TOOL_EXAMPLE}"
-            ))
-        }
-    };
-    let bytes = match object.remove("bytes") {
-        None | Some(Value::Null) => None,
-        Some(bytes) => Some(
-            serde_json::from_value(bytes)
-                .map_err(|e| format!("bad bytes ({e}); send e.g. {TOOL_EXAMPLE}"))?,
-        ),
-    };
-    no_more_fields(&object, "tool")?;
-    Ok(ClientMessage::Job(JobRequest::Tool { tool, side, bytes }))
-}
 
 /// An example of a good tune message, quoted in errors.
 const TUNE_EXAMPLE: &str = r#"{"type":"tune","step":"busy-loop","budget":20}"#;
 
-fn parse_tune(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    let step = match object.remove("step") {
-        Some(Value::String(step)) => step,
-        _ => {
-            return Err(format!(
-                "a tune message needs a `step` string; send e.g. {TUNE_EXAMPLE}"
-            ))
-        }
-    };
-    let budget = match object.remove("budget") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => n.as_f64(),
-        Some(other) => {
-            return Err(format!(
-                "`budget` must be a number of seconds, not {other}; send e.g. {TUNE_EXAMPLE}"
-            ))
-        }
-    };
-    no_more_fields(&object, "tune")?;
-    Ok(ClientMessage::Job(JobRequest::Tune { step, budget }))
-}
-
 /// An example of a good shared-pipe message, quoted in errors.
 const SHARED_EXAMPLE: &str = r#"{"type":"shared_pipe","writers":[1,2],"readers":[1],"msg_sizes":["4KiB","64KiB"],"bytes":"16MiB"}"#;
-
-fn parse_shared(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    fn counts(
-        object: &mut serde_json::Map<String, Value>,
-        field: &str,
-    ) -> Result<Vec<usize>, String> {
-        match object.remove(field) {
-            Some(values @ Value::Array(_)) => serde_json::from_value(values).map_err(|e| {
-                format!("bad {field} ({e}): a list of counts; send e.g. {SHARED_EXAMPLE}")
-            }),
-            _ => Err(format!(
-                "a shared_pipe message needs a `{field}` list; send e.g. {SHARED_EXAMPLE}"
-            )),
-        }
-    }
-    let writers = counts(&mut object, "writers")?;
-    let readers = counts(&mut object, "readers")?;
-    let msg_sizes = match object.remove("msg_sizes") {
-        Some(values @ Value::Array(_)) => serde_json::from_value(values).map_err(|e| {
-            format!("bad msg_sizes ({e}): a list of sizes; send e.g. {SHARED_EXAMPLE}")
-        })?,
-        _ => {
-            return Err(format!(
-                "a shared_pipe message needs a `msg_sizes` list; send e.g. {SHARED_EXAMPLE}"
-            ))
-        }
-    };
-    let bytes = match object.remove("bytes") {
-        None | Some(Value::Null) => None,
-        Some(bytes) => Some(
-            serde_json::from_value(bytes)
-                .map_err(|e| format!("bad bytes ({e}); send e.g. {SHARED_EXAMPLE}"))?,
-        ),
-    };
-    let profile = match object.remove("profile") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(profile)) => profile,
-        Some(other) => {
-            return Err(format!(
-                "bad profile {other}: true or false; send e.g. {SHARED_EXAMPLE}"
-            ))
-        }
-    };
-    no_more_fields(&object, "shared_pipe")?;
-    Ok(ClientMessage::Job(JobRequest::SharedPipe(
-        crate::past_page::SharedRequest {
-            writers,
-            readers,
-            msg_sizes,
-            bytes,
-            profile,
-        },
-    )))
-}
 
 /// An example of a good pages message, quoted in errors.
 const PAGES_EXAMPLE: &str = r#"{"type":"pages","step":"huge-pages","touch":false}"#;
 
-fn parse_pages(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    let step = match object.remove("step") {
-        Some(Value::String(step)) => step,
-        _ => {
-            return Err(format!(
-                "a pages message needs a `step` string; send e.g. {PAGES_EXAMPLE}"
-            ))
-        }
-    };
-    let touch = match object.remove("touch") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(touch)) => Some(touch),
-        Some(other) => {
-            return Err(format!(
-                "`touch` must be true or false, not {other}; send e.g. {PAGES_EXAMPLE}"
-            ))
-        }
-    };
-    no_more_fields(&object, "pages")?;
-    Ok(ClientMessage::Job(JobRequest::Pages { step, touch }))
-}
-
 /// An example of a good sweep message, quoted in errors.
 const SWEEP_EXAMPLE: &str = r#"{"type":"sweep","step":"write-read","param":"pipe_size","values":["16KiB","64KiB"],"params":{"seconds":1}}"#;
-
-fn parse_sweep(mut object: serde_json::Map<String, Value>) -> Result<ClientMessage, String> {
-    let step = match object.remove("step") {
-        Some(Value::String(step)) => step,
-        _ => {
-            return Err(format!(
-                "a sweep needs a `step` string; send e.g. {SWEEP_EXAMPLE}"
-            ))
-        }
-    };
-    let param = match object.remove("param") {
-        Some(Value::String(param)) => param.parse::<SweepParam>().map_err(|e| e.to_string())?,
-        _ => {
-            return Err(format!(
-                "a sweep needs a `param` string; send e.g. {SWEEP_EXAMPLE}"
-            ))
-        }
-    };
-    let values: Vec<ByteSize> = match object.remove("values") {
-        Some(values @ Value::Array(_)) => {
-            serde_json::from_value(values).map_err(|e| format!("bad values: {e}"))?
-        }
-        _ => {
-            return Err(format!(
-                "a sweep needs a `values` array; send e.g. {SWEEP_EXAMPLE}"
-            ))
-        }
-    };
-    let repeats = match object.remove("repeats") {
-        None | Some(Value::Null) => DEFAULT_SWEEP_REPEATS,
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(n) if (MIN_SWEEP_REPEATS..=MAX_SWEEP_REPEATS).contains(&(n as usize)) => {
-                n as usize
-            }
-            _ => {
-                return Err(format!(
-                "repeats = {n} is out of range: allowed {MIN_SWEEP_REPEATS} to {MAX_SWEEP_REPEATS}"
-            ))
-            }
-        },
-        Some(_) => return Err("`repeats` must be a number".into()),
-    };
-    let params = take_params(&mut object)?;
-    let lab = take_lab(&mut object)?;
-    no_more_fields(&object, "sweep")?;
-    Ok(ClientMessage::Job(JobRequest::Sweep {
-        step,
-        param,
-        values,
-        repeats,
-        params,
-        lab,
-    }))
-}
 
 #[cfg(test)]
 mod tests;

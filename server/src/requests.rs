@@ -6,7 +6,8 @@
 //! so a new kind of job costs an arm here and nothing there.
 
 use pipebench::engine::event::{Event, Failure};
-use pipebench::engine::job::{InspectJob, Job};
+use pipebench::engine::inspect::InspectJob;
+use pipebench::engine::job::Job;
 use pipebench::engine::sweep::SweepJob;
 use pipebench::steps::plan::RunPlan;
 
@@ -204,7 +205,7 @@ impl JobRequest {
             }
             JobRequest::Wakeup => Ok(Planned::one(
                 Job::Wakeup {
-                    round_trips: pipebench::machine::wakeup::DEFAULT_ROUND_TRIPS,
+                    round_trips: pipebench::engine::wakeup::DEFAULT_ROUND_TRIPS,
                 },
                 None,
             )),

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use pipebench::engine::event::{Event, Finished, ForRun};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
@@ -82,149 +83,278 @@ fn tick_period(limits: &ConnectionLimits) -> Duration {
         .clamp(Duration::from_millis(50), Duration::from_secs(1))
 }
 
-/// Serves one connection until the page closes it, the server stops, it has
-/// been silent too long with no run, a message of it takes too long to
-/// arrive, or it is asked to make room for a newer page while idle.
-pub async fn serve(mut socket: WebSocket, state: AppState, watch: Watch) {
-    let limits = Arc::clone(&state.connections);
-    let Watch { activity, entry } = watch;
-    let bytes_read = || activity.as_ref().map_or(0, |a| a.bytes_read());
-    let mut current: Current = None;
-    // A sweep or a comparison under way on this connection: its runs go through
-    // the queue one at a time, each submitted when the one before it ended, so
-    // other pages' runs can take their turn in between.
-    let mut series: Option<Box<dyn Series>> = None;
-    // The lab task the current run or sweep is for: its results are recorded there.
-    let mut lab: Option<LabTag> = None;
-    // Finished runs whose `saved` is still to come.
-    let (drained_out, mut drained) = unbounded_channel::<Drained>();
-    let mut saving = 0usize;
-    // Bytes read when the last whole message arrived: more since means one is arriving.
-    let mut mark = bytes_read();
-    let mut partial_since: Option<Instant> = None;
-    let mut idle_since = Instant::now();
-    let mut tick = tokio::time::interval(tick_period(&limits));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let busy = current.is_some() || series.is_some() || saving > 0;
-        entry.set_busy(busy);
-        if busy {
-            idle_since = Instant::now();
-        }
-        let replies = tokio::select! {
-            incoming = socket.recv() => {
-                mark = bytes_read();
-                partial_since = None;
-                entry.set_partial(false);
-                match incoming {
-                    Some(Ok(message)) => {
-                        if !matches!(message, Message::Ping(_) | Message::Pong(_)) {
-                            idle_since = Instant::now();
-                            entry.touch();
-                        }
-                        match on_message(message, &mut current, &mut series, &mut lab, &state) {
-                            // A refusal: it belongs to no run, so it carries no run id.
-                            Flow::Reply(reply) => vec![reply.to_json()],
-                            Flow::Save(record) => {
-                                let id = record.lab().to_string();
-                                match saving::page_note(&state.labs, record).await {
-                                    Ok(()) => vec![Reply::saved(SaveStore::Labs, Some(id), Ok(())).to_json()],
-                                    Err(NoteRefused::Refused(reason)) => vec![Event::error(reason).to_json()],
-                                    Err(NoteRefused::Failed(err)) => vec![Reply::saved(SaveStore::Labs, Some(id), Err(err)).to_json()],
-                                }
-                            }
-                            Flow::Quiet => Vec::new(),
-                            Flow::Close => break,
-                        }
-                    }
-                    Some(Err(err)) => {
-                        if is_too_big(err) {
-                            close_too_big(&mut socket).await;
-                        }
-                        // Closed, reset, or unreadable: nothing more to read.
-                        break;
-                    }
-                    None => break,
-                }
-            },
-            event = next_event(&mut current) => {
-                // What the run left is saved on its thread (`crate::saving`):
-                // its `saved`s follow its last event through `drain`.
-                let replies = if series.is_some() {
-                    on_series_event(event, &mut current, &mut series, &lab, &state, &drained_out, &mut saving)
-                } else {
-                    let json = tagged(&current, &event);
-                    if event.is_final() {
-                        let kept = matches!(event, Event::Result(_));
-                        finish_run(&mut current, kept.then_some(None), &drained_out, &mut saving);
-                    }
-                    vec![json]
-                };
-                if current.is_none() && series.is_none() {
-                    lab = None;
-                }
-                replies
-            },
-            Some(message) = drained.recv() => match message {
-                Drained::Message(json) => vec![json],
-                Drained::End(then) => {
-                    saving = saving.saturating_sub(1);
-                    then.into_iter().collect()
-                }
-            },
-            _ = tick.tick() => {
-                let now = Instant::now();
-                if activity.is_some() && bytes_read() > mark {
-                    let since = *partial_since.get_or_insert(now);
-                    entry.set_partial(true);
-                    if now.duration_since(since) >= limits.ws_message_timeout {
-                        tracing::warn!("closed a WebSocket whose message did not arrive in {:?}", limits.ws_message_timeout);
-                        let reason = format!(
-                            "a message took more than {} s to arrive",
-                            limits.ws_message_timeout.as_secs_f64()
-                        );
-                        close_with(&mut socket, close_code::POLICY, reason).await;
-                        break;
-                    }
-                }
-                if !busy && now.duration_since(idle_since) >= limits.ws_idle_timeout {
-                    let reason = format!(
-                        "idle for {} s with no run: open a new connection to run again",
-                        limits.ws_idle_timeout.as_secs_f64()
-                    );
-                    close_with(&mut socket, close_code::NORMAL, reason).await;
-                    break;
-                }
-                Vec::new()
-            },
-            () = entry.slot().evicted() => {
-                if busy {
-                    // It has a run to watch: not one to drop after all.
-                    entry.slot().spare();
-                    Vec::new()
-                } else {
-                    tracing::info!("closed an idle WebSocket to make room for a new page");
-                    let reason = "too many open WebSockets: this idle one made room for a newer page".to_string();
-                    close_with(&mut socket, close_code::AGAIN, reason).await;
-                    break;
-                }
-            },
-            () = state.shutdown.wait() => {
-                say_last_words(&mut socket, &mut current).await;
-                break;
-            }
+/// What the connection does after one of its events.
+#[derive(Debug, PartialEq)]
+enum Next {
+    /// Send these to the page (none, often) and go on.
+    Send(Vec<String>),
+    /// Close with this code and reason.
+    Close(u16, String),
+    /// Close with 1009: the page sent a message over [`MAX_FRAME`].
+    TooBig,
+    /// End without a word: the page closed or the socket failed.
+    End,
+}
+
+/// One WebSocket connection between two of its events: the run it has queued
+/// or running, the series and lab task that run belongs to, the runs whose
+/// `saved` is still to come, and its clocks. Each event is one method; the
+/// socket itself is [`serve_on`]'s, so the methods run without one.
+struct Connection {
+    limits: Arc<ConnectionLimits>,
+    /// The socket's byte counter, when the connection came through the
+    /// server's accept loop.
+    activity: Option<Arc<Activity>>,
+    /// Its slot among the open WebSockets.
+    entry: Entry,
+    current: Current,
+    /// A sweep or a comparison under way on this connection: its runs go
+    /// through the queue one at a time, each submitted when the one before it
+    /// ended, so other pages' runs can take their turn in between.
+    series: Option<Box<dyn Series>>,
+    /// The lab task the current run or series is for: its results are recorded there.
+    lab: Option<LabTag>,
+    /// Where finished runs' `saved`s come back ([`drain`]).
+    drained_out: UnboundedSender<Drained>,
+    /// Finished runs whose `saved` is still to come.
+    saving: usize,
+    /// Bytes read when the last whole message arrived: more since means one is arriving.
+    mark: u64,
+    partial_since: Option<Instant>,
+    idle_since: Instant,
+}
+
+impl Connection {
+    fn new(
+        limits: Arc<ConnectionLimits>,
+        watch: Watch,
+        drained_out: UnboundedSender<Drained>,
+    ) -> Self {
+        let mut connection = Connection {
+            limits,
+            activity: watch.activity,
+            entry: watch.entry,
+            current: None,
+            series: None,
+            lab: None,
+            drained_out,
+            saving: 0,
+            mark: 0,
+            partial_since: None,
+            idle_since: Instant::now(),
         };
-        // Busy or not as of this message, before the page hears the answer:
-        // a page told its run is queued must not be dropped as idle.
-        entry.set_busy(current.is_some() || series.is_some() || saving > 0);
-        for reply in replies {
-            if socket.send(Message::Text(reply.into())).await.is_err() {
-                return;
+        connection.mark = connection.bytes_read();
+        connection
+    }
+
+    fn bytes_read(&self) -> u64 {
+        self.activity.as_ref().map_or(0, |a| a.bytes_read())
+    }
+
+    /// Whether it has a run queued, running, or still being saved.
+    fn busy(&self) -> bool {
+        self.current.is_some() || self.series.is_some() || self.saving > 0
+    }
+
+    /// Before each event: its slot says whether it is busy, and a busy
+    /// connection is never idle.
+    fn before_event(&mut self) {
+        let busy = self.busy();
+        self.entry.set_busy(busy);
+        if busy {
+            self.idle_since = Instant::now();
+        }
+    }
+
+    /// A message from the page (or the socket's end).
+    async fn on_incoming(
+        &mut self,
+        incoming: Option<Result<Message, axum::Error>>,
+        state: &AppState,
+    ) -> Next {
+        self.mark = self.bytes_read();
+        self.partial_since = None;
+        self.entry.set_partial(false);
+        let message = match incoming {
+            Some(Ok(message)) => message,
+            Some(Err(err)) if is_too_big(&err) => return Next::TooBig,
+            // Closed, reset, or unreadable: nothing more to read.
+            Some(Err(_)) | None => return Next::End,
+        };
+        if !matches!(message, Message::Ping(_) | Message::Pong(_)) {
+            self.idle_since = Instant::now();
+            self.entry.touch();
+        }
+        let flow = on_message(
+            message,
+            &mut self.current,
+            &mut self.series,
+            &mut self.lab,
+            state,
+        );
+        match flow {
+            // A refusal: it belongs to no run, so it carries no run id.
+            Flow::Reply(reply) => Next::Send(vec![reply.to_json()]),
+            Flow::Save(record) => {
+                let id = record.lab().to_string();
+                let reply = match saving::page_note(&state.labs, record).await {
+                    Ok(()) => Reply::saved(SaveStore::Labs, Some(id), Ok(())).to_json(),
+                    Err(NoteRefused::Refused(reason)) => Event::error(reason).to_json(),
+                    Err(NoteRefused::Failed(err)) => {
+                        Reply::saved(SaveStore::Labs, Some(id), Err(err)).to_json()
+                    }
+                };
+                Next::Send(vec![reply])
+            }
+            Flow::Quiet => Next::Send(Vec::new()),
+            Flow::Close => Next::End,
+        }
+    }
+
+    /// An event of the current run. What the run left is saved on its thread
+    /// (`crate::saving`): its `saved`s follow its last event through [`drain`].
+    fn on_event(&mut self, event: Event, state: &AppState) -> Vec<String> {
+        let replies = if self.series.is_some() {
+            on_series_event(
+                event,
+                &mut self.current,
+                &mut self.series,
+                &self.lab,
+                state,
+                &self.drained_out,
+                &mut self.saving,
+            )
+        } else {
+            let json = tagged(&self.current, &event);
+            if event.is_final() {
+                let kept = matches!(event, Event::Result(_));
+                finish_run(
+                    &mut self.current,
+                    kept.then_some(None),
+                    &self.drained_out,
+                    &mut self.saving,
+                );
+            }
+            vec![json]
+        };
+        if self.current.is_none() && self.series.is_none() {
+            self.lab = None;
+        }
+        replies
+    }
+
+    /// A finished run's `saved`, or the end of what it still had to say.
+    fn on_drained(&mut self, message: Drained) -> Vec<String> {
+        match message {
+            Drained::Message(json) => vec![json],
+            Drained::End(then) => {
+                self.saving = self.saving.saturating_sub(1);
+                then.into_iter().collect()
             }
         }
     }
+
+    /// The clock: a message that takes too long to arrive, or a connection
+    /// idle too long with no run, closes it.
+    fn on_tick(&mut self, now: Instant) -> Next {
+        let limits = &self.limits;
+        if self.activity.is_some() && self.bytes_read() > self.mark {
+            let since = *self.partial_since.get_or_insert(now);
+            self.entry.set_partial(true);
+            if now.duration_since(since) >= limits.ws_message_timeout {
+                tracing::warn!(
+                    "closed a WebSocket whose message did not arrive in {:?}",
+                    limits.ws_message_timeout
+                );
+                let reason = format!(
+                    "a message took more than {} s to arrive",
+                    limits.ws_message_timeout.as_secs_f64()
+                );
+                return Next::Close(close_code::POLICY, reason);
+            }
+        }
+        if !self.busy() && now.duration_since(self.idle_since) >= limits.ws_idle_timeout {
+            let reason = format!(
+                "idle for {} s with no run: open a new connection to run again",
+                limits.ws_idle_timeout.as_secs_f64()
+            );
+            return Next::Close(close_code::NORMAL, reason);
+        }
+        Next::Send(Vec::new())
+    }
+
+    /// The registry asks it to make room for a newer page: an idle connection
+    /// closes, one with a run to watch stays.
+    fn on_evicted(&mut self) -> Next {
+        if self.busy() {
+            self.entry.slot().spare();
+            return Next::Send(Vec::new());
+        }
+        tracing::info!("closed an idle WebSocket to make room for a new page");
+        let reason = "too many open WebSockets: this idle one made room for a newer page";
+        Next::Close(close_code::AGAIN, reason.to_string())
+    }
+}
+
+/// Serves one connection until the page closes it, the server stops, it has
+/// been silent too long with no run, a message of it takes too long to
+/// arrive, or it is asked to make room for a newer page while idle.
+pub async fn serve(socket: WebSocket, state: AppState, watch: Watch) {
+    let (sink, stream) = socket.split();
+    serve_on(sink, stream, state, watch).await;
+}
+
+/// [`serve`] on any pair of message sink and stream: the loop hands each
+/// event to its [`Connection`] method and sends what it answers.
+async fn serve_on<S, R>(mut sink: S, mut stream: R, state: AppState, watch: Watch)
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    let (drained_out, mut drained) = unbounded_channel::<Drained>();
+    let limits = Arc::clone(&state.connections);
+    let mut tick = tokio::time::interval(tick_period(&limits));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut connection = Connection::new(limits, watch, drained_out);
+    loop {
+        connection.before_event();
+        let next = tokio::select! {
+            incoming = stream.next() => connection.on_incoming(incoming, &state).await,
+            event = next_event(&mut connection.current) => {
+                Next::Send(connection.on_event(event, &state))
+            }
+            Some(message) = drained.recv() => Next::Send(connection.on_drained(message)),
+            _ = tick.tick() => connection.on_tick(Instant::now()),
+            () = connection.entry.slot().evicted() => connection.on_evicted(),
+            () = state.shutdown.wait() => {
+                say_last_words(&mut sink, &mut connection.current).await;
+                break;
+            }
+        };
+        match next {
+            Next::Send(replies) => {
+                // Busy or not as of this message, before the page hears the
+                // answer: a page told its run is queued must not be dropped as idle.
+                connection.entry.set_busy(connection.busy());
+                for reply in replies {
+                    if sink.send(Message::Text(reply.into())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Next::Close(code, reason) => {
+                close_with(&mut sink, code, reason).await;
+                break;
+            }
+            Next::TooBig => {
+                close_too_big(&mut sink).await;
+                break;
+            }
+            Next::End => break,
+        }
+    }
     // Dropping the ticket cancels a waiting run and kills a running one.
-    drop(current);
+    drop(connection);
 }
 
 /// Ends the current run on this connection. With `kept` (`Some(then)`), the
@@ -247,7 +377,7 @@ fn finish_run(
 
 /// Sends a Close frame with `reason` (but waits for a peer that reads
 /// nothing no longer than a second).
-async fn close_with(socket: &mut WebSocket, code: u16, reason: String) {
+async fn close_with<S: Sink<Message> + Unpin>(socket: &mut S, code: u16, reason: String) {
     let close = socket.send(Message::Close(Some(CloseFrame {
         code,
         reason: reason.into(),
@@ -327,7 +457,7 @@ fn tagged(current: &Current, event: &Event) -> String {
 
 /// The server is stopping: forward what the current run still has to say
 /// (its end, e.g. "the server is shutting down"), then close.
-async fn say_last_words(socket: &mut WebSocket, current: &mut Current) {
+async fn say_last_words<S: Sink<Message> + Unpin>(socket: &mut S, current: &mut Current) {
     let deadline = tokio::time::Instant::now() + LAST_WORD_TIMEOUT;
     while current.is_some() {
         let Ok(event) = tokio::time::timeout_at(deadline, next_event(current)).await else {
@@ -350,15 +480,15 @@ async fn say_last_words(socket: &mut WebSocket, current: &mut Current) {
 }
 
 /// Whether the transport refused a frame or message over [`MAX_FRAME`].
-fn is_too_big(err: axum::Error) -> bool {
-    err.into_inner()
-        .downcast_ref::<tungstenite::Error>()
+fn is_too_big(err: &axum::Error) -> bool {
+    std::error::Error::source(err)
+        .and_then(|source| source.downcast_ref::<tungstenite::Error>())
         .is_some_and(|err| matches!(err, tungstenite::Error::Capacity(_)))
 }
 
 /// Tells the page why its connection ends: 1009, Message Too Big. The rest of
 /// the oversized message is never read.
-async fn close_too_big(socket: &mut WebSocket) {
+async fn close_too_big<S: Sink<Message> + Unpin>(socket: &mut S) {
     tracing::warn!("closed a WebSocket that sent a message over {MAX_FRAME} bytes");
     let reason = format!("message too big: the limit is {MAX_FRAME} bytes");
     let _ = socket
@@ -418,7 +548,7 @@ fn on_message(
         )));
     }
     match protocol::parse(text.as_str()) {
-        Err(reason) => Flow::Reply(Event::error(reason)),
+        Err(reason) => Flow::Reply(Event::error(reason.to_string())),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
                 // A series stops as a whole: nothing more is submitted.
@@ -472,4 +602,99 @@ fn on_message(
 /// A refusal of the page's message: it belongs to no run.
 fn refuse(reason: impl ToString) -> Flow {
     Flow::Reply(Event::error(reason.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::connections::Registry;
+
+    /// A connection with `limits` and a byte counter, without a socket or a server.
+    fn connection(limits: ConnectionLimits) -> (Connection, Arc<Activity>, Arc<Registry>) {
+        let registry = Arc::new(Registry::default());
+        let activity = Arc::new(Activity::default());
+        let watch = Watch {
+            activity: Some(Arc::clone(&activity)),
+            entry: registry.register(),
+        };
+        let (drained_out, _) = unbounded_channel();
+        let connection = Connection::new(Arc::new(limits), watch, drained_out);
+        (connection, activity, registry)
+    }
+
+    fn limits(message: u64, idle: u64) -> ConnectionLimits {
+        ConnectionLimits {
+            ws_message_timeout: Duration::from_secs(message),
+            ws_idle_timeout: Duration::from_secs(idle),
+            ..ConnectionLimits::default()
+        }
+    }
+
+    #[test]
+    fn an_idle_connection_closes_once_its_idle_time_is_up_and_not_before() {
+        let (mut connection, _, _) = connection(limits(10, 120));
+        let start = connection.idle_since;
+        assert_eq!(
+            connection.on_tick(start + Duration::from_secs(119)),
+            Next::Send(Vec::new())
+        );
+        assert!(matches!(
+            connection.on_tick(start + Duration::from_secs(120)),
+            Next::Close(close_code::NORMAL, _)
+        ));
+    }
+
+    #[test]
+    fn a_connection_still_saving_a_run_is_not_idle() {
+        let (mut connection, _, _) = connection(limits(10, 120));
+        connection.saving = 1;
+        let later = connection.idle_since + Duration::from_secs(600);
+        assert_eq!(connection.on_tick(later), Next::Send(Vec::new()));
+        // Its last `saved` ends the saving, and the run's last word follows it.
+        assert_eq!(
+            connection.on_drained(Drained::Message("saved".into())),
+            ["saved"]
+        );
+        assert_eq!(connection.saving, 1);
+        assert_eq!(
+            connection.on_drained(Drained::End(Some("done".into()))),
+            ["done"]
+        );
+        assert_eq!(connection.saving, 0);
+        assert!(!connection.busy());
+    }
+
+    #[test]
+    fn a_message_that_takes_too_long_to_arrive_closes_the_connection() {
+        let (mut connection, activity, _) = connection(limits(10, 120));
+        let start = Instant::now();
+        // Bytes of a message arrive, and the rest never does.
+        activity.record(100);
+        assert_eq!(connection.on_tick(start), Next::Send(Vec::new()));
+        assert_eq!(
+            connection.on_tick(start + Duration::from_secs(9)),
+            Next::Send(Vec::new())
+        );
+        assert!(matches!(
+            connection.on_tick(start + Duration::from_secs(10)),
+            Next::Close(close_code::POLICY, _)
+        ));
+    }
+
+    #[test]
+    fn an_idle_connection_makes_room_and_a_busy_one_stays() {
+        let (mut idle, _, _) = connection(limits(10, 120));
+        assert!(matches!(
+            idle.on_evicted(),
+            Next::Close(close_code::AGAIN, _)
+        ));
+        let (mut busy, _, registry) = connection(limits(10, 120));
+        busy.saving = 1;
+        busy.before_event();
+        // Asked to make room all the same (the cap's last resort).
+        assert!(registry.evict_one(Some(Duration::ZERO)));
+        assert!(busy.entry.slot().is_evicting());
+        assert_eq!(busy.on_evicted(), Next::Send(Vec::new()));
+        assert!(!busy.entry.slot().is_evicting());
+    }
 }

@@ -6,11 +6,11 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
+use pipebench::engine::wakeup;
 use pipebench::machine::behaviour;
 use pipebench::machine::findings::{self, Finding, SystemReport};
 use pipebench::machine::system::SystemInfo;
 use pipebench::machine::vmsplice_probe;
-use pipebench::machine::wakeup;
 use pipebench::process::launch::EndProgram;
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};

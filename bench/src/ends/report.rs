@@ -1,7 +1,7 @@
 //! What one end reports when it finishes: its bytes, calls, timing and resource
 //! usage, as the one outcome line on its report fd.
 //!
-//! Field names are a JSON contract (ARCHITECTURE.md). Fields added later default
+//! Field names are a JSON contract (docs/results.md). Fields added later default
 //! when an old history line lacks them.
 
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! What a job says while it lives: the one event type, serialised once.
 //!
 //! The CLI prints these events and the server streams them: on the WebSocket each
-//! is one JSON text message tagged by `type` (ARCHITECTURE.md lists them), with the
+//! is one JSON text message tagged by `type` (docs/protocol.md lists them), with the
 //! run's id added by [`ForRun`]. Nothing else builds these messages.
 
 use serde::Serialize;

@@ -1,21 +1,28 @@
 //! The engine: a job's life, from plan to result, and its observation.
 //!
-//! [`job`] is the one life every kind of job has (a pipe step, an IPC mechanism,
-//! the wakeup probe, the page inspector) and the [`job::Observer`] that drives it;
-//! [`event`] is what a job says, the one type the CLI prints and the server
-//! streams; [`result`] what it leaves. [`pipe_run`] runs one pipe step as two
-//! pinned processes; [`occupancy`] watches its pipe; [`sweep`] is a job of jobs,
-//! one step over several values of one parameter; [`compare`] another, two
-//! configurations head to head in interleaved pairs.
+//! [`job`] is the one life every kind of job has, and dispatches each kind to its
+//! own module: [`pipe_job`] (a pipe step, over [`pipe_run`]'s two pinned ends,
+//! with [`occupancy`] watching its pipe and [`counts`] judging the kernel's counts),
+//! [`ipc`], [`latency`], [`wakeup`], [`inspect`] (the page inspector), [`tool`],
+//! [`shared_pipe`] and [`tune`]; [`sweep`] (one step over several values of one
+//! parameter) and [`compare`] (two configurations head to head in interleaved
+//! pairs) are jobs of pipe jobs. [`observer`] is who drives a job and hears it,
+//! [`event`] what a job says (the one type the CLI prints and the server streams),
+//! [`result`] what it leaves. A kind that says things of its own keeps them in its
+//! folder's `report.rs`, which [`event`] reads.
 //!
-//! May use every layer below it: [`crate::ipc`], [`crate::profile`],
+//! May use every layer below it: [`crate::ipc`], [`crate::latency`], [`crate::profile`],
 //! [`crate::machine`], [`crate::memory`], [`crate::steps`], [`crate::ends`],
-//! [`crate::process`], [`crate::output`], [`crate::stats`], [`crate::size`].
+//! [`crate::process`], [`crate::stats`], [`crate::size`] ([`crate::output`] sits
+//! above it: it draws the engine's results for the command line).
 
 pub mod compare;
 pub mod counts;
 pub mod event;
+pub mod inspect;
+pub mod ipc;
 pub mod job;
+pub mod latency;
 pub mod observer;
 pub mod occupancy;
 pub mod pipe_job;
@@ -25,3 +32,4 @@ pub mod shared_pipe;
 pub mod sweep;
 pub mod tool;
 pub mod tune;
+pub mod wakeup;

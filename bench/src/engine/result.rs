@@ -3,7 +3,7 @@
 //! a latency configuration's [`LatencyRecord`], and [`KeptResult`], any one of
 //! the three as the server keeps it.
 //!
-//! Field names are a JSON contract (ARCHITECTURE.md): `step`, `options`, `bytes`,
+//! Field names are a JSON contract (docs/results.md): `step`, `options`, `bytes`,
 //! `elapsed_ms`, `gib_per_s`, `pipe_capacity`, and per end page faults and context
 //! switches. Fields added later default when an old history line lacks them.
 

@@ -1,5 +1,5 @@
 //! Processes: starting a child with the one descriptor map ([`launch`]), and the
-//! CPUs it may run on ([`cpu`]), the folders its private files go in ([`rundir`],
+//! CPUs it may run on ([`cpu`]), the kernel's page sizes ([`page_size`]), the folders its private files go in ([`rundir`],
 //! [`filesystem`]).
 //!
 //! The lowest layer of the crate beside [`crate::size`]: it knows nothing of
@@ -11,4 +11,5 @@ pub mod counts;
 pub mod cpu;
 pub mod filesystem;
 pub mod launch;
+pub mod page_size;
 pub mod rundir;

@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 /// Which end of the pipe the tool is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     /// The tool writes into the pipe; pipebench reads and counts.

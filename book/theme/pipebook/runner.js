@@ -1,6 +1,8 @@
 // Runs over the runner's WebSocket (/api/run): one socket per run or sweep. Opens it,
 // sends the first message, hands the server's messages on as they are (connect) or as
-// callbacks (the start* helpers), closes when done.
+// callbacks (the start* helpers), closes when done. Each kind of job has one start*
+// helper here: it names the kind's first message and the message type that ends its
+// session; a new kind adds one.
 // Messages that belong to a run carry its id (`run`); an `error` without one, once a
 // run has started, refuses some other message and does not end the run. A result is
 // followed by `saved` (whether the runner's history has it, and why not): a run's
@@ -161,16 +163,6 @@ function session(first, on, endsWith) {
         break;
     }
   });
-}
-
-/**
- * Any job the runner takes: `message` is its first message (`{type, ...}`) and
- * `endsWith` the message type that ends it ("result" unless the kind ends with
- * a word of its own). A new kind of job needs nothing here: its page module calls
- * this, and its messages reach `on` as the callbacks above.
- */
-export function startJob(message, on, endsWith = "result") {
-  return session(message, on, endsWith);
 }
 
 /** The first message of a run of `step` (`lab` {id, task} records it for a lab task). */

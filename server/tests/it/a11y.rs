@@ -6,7 +6,8 @@
 //! runner). Any violation fails, with the rule, the element and axe's reason.
 //!
 //! axe-core is not served to readers: it comes from the npm registry
-//! (`book/tests/package.json`, pinned by its lockfile; `.ci/run` runs `npm ci`)
+//! (`book/tests/package.json`, pinned by its lockfile; the tests run `npm ci`
+//! themselves when it is missing, see `setup`)
 //! and is injected into each page through WebDriver, never from a CDN.
 
 use std::panic::AssertUnwindSafe;
@@ -22,16 +23,11 @@ use crate::browser::{
     workspace_root, TestResult, RECORDER,
 };
 
-/// axe-core as `npm ci` in book/tests installs it.
+/// axe-core as `npm ci` in book/tests installs it (the first test to need it installs it).
 pub(crate) fn axe_source() -> String {
-    let path: PathBuf = workspace_root().join("book/tests/node_modules/axe-core/axe.min.js");
-    std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; the accessibility test needs axe-core: run `npm ci` in book/tests \
-             (.ci/run does)",
-            path.display()
-        )
-    })
+    let path: PathBuf = crate::setup::npm_tools().join("axe-core/axe.min.js");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; npm ci installed no axe-core", path.display()))
 }
 
 /// Runs axe over the whole current page; `Err` lists every violation.

@@ -226,6 +226,7 @@ fn the_real_book_builds() {
 /// runner (`node --test`); this makes them part of `cargo test`.
 #[test]
 fn page_modules_pass_their_node_tests() {
+    crate::setup::need("node", "nodejs");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let output = std::process::Command::new("node")
         .arg("--test")

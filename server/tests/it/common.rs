@@ -550,6 +550,57 @@ pub async fn send_request(request: http::Request<String>) -> HttpResponse {
         .expect("response within 10 s")
 }
 
+/// The page's message for one run of `step` with `params` (a JSON object of
+/// run parameters, as the run card sends them).
+pub fn run_message(step: &str, params: Value) -> Value {
+    serde_json::json!({"type": "run", "step": step, "params": params})
+}
+
+/// [`run_message`] for a lab's task: `lab` is its `{"id": LAB, "task": TASK}`.
+pub fn lab_run_message(step: &str, params: Value, lab: &Value) -> Value {
+    let mut message = run_message(step, params);
+    message["lab"] = lab.clone();
+    message
+}
+
+/// `pipebook report GOOD FORGED`: an instructor's merge of a student's exported
+/// report (`good`, its body as exported, saved as `good_name`) and a forgery of
+/// it (`report` altered by `forge`, then sealed again as an export would be).
+/// The merge must refuse the forgery alone: exit 3, the forged file named on
+/// stderr and the good one not. Returns the forged file's line on stderr and
+/// the merge's stdout (the class CSV of what it kept).
+pub fn merge_with_forgery(
+    good: &str,
+    good_name: &str,
+    report: &Value,
+    forge: impl FnOnce(&mut Value),
+) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let good_path = dir.path().join(good_name);
+    std::fs::write(&good_path, good).unwrap();
+    let mut forged = report.clone();
+    forge(&mut forged);
+    let forged_path = dir.path().join("forged.json");
+    let sealed = pipebook::labs::export::seal(forged).to_string();
+    std::fs::write(&forged_path, sealed).unwrap();
+    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
+        .arg("report")
+        .args([&good_path, &forged_path])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(3), "{stderr}");
+    assert!(!stderr.contains(good_name), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("forged.json"))
+        .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
+    (
+        line.to_string(),
+        String::from_utf8_lossy(&merged.stdout).into_owned(),
+    )
+}
+
 /// Sends a JSON text message.
 pub async fn send(socket: &mut Socket, value: Value) {
     socket

@@ -16,6 +16,7 @@ fn root() -> PathBuf {
 
 #[test]
 fn the_compose_file_validates_and_stays_local_and_unprivileged() {
+    crate::setup::need("docker-compose", "docker-compose");
     let output = Command::new("docker-compose")
         .args(["-f", "docker-compose.yml", "config"])
         .current_dir(root())

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::common::{recv, recv_until, send, Server, Socket, RUN_LOCK};
+use crate::common::{recv, recv_until, run_message, send, Server, Socket, RUN_LOCK};
 use serde_json::{json, Value};
 
 const MIB: u64 = 1 << 20;
@@ -188,7 +188,7 @@ async fn two_mechanisms_run_verify_and_are_kept_in_the_history() {
     // Both are in the history, tagged, and a pipe run beside them still reads.
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        run_message("write-read", json!({"bytes":"4MiB"})),
     )
     .await;
     let (pipe, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -487,7 +487,7 @@ async fn ipc_runs_share_the_queue_and_stop_with_the_server() {
     // A pipe run waits behind the IPC run: one run at a time, machine-wide.
     send(
         &mut waiting,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        run_message("write-read", json!({"bytes":"4MiB"})),
     )
     .await;
     let queued = recv(&mut waiting).await;

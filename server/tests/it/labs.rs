@@ -9,11 +9,31 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::common::{expect_error, recv, recv_until, send, Server, RUN_LOCK};
+use crate::common::{
+    expect_error, lab_run_message, merge_with_forgery, recv, recv_until, run_message, send, Server,
+    RUN_LOCK,
+};
 use pipebook::labs::export;
 use serde_json::{json, Value};
 
 const MIB: u64 = 1 << 20;
+
+/// The lab report `student` exports from `server` (its body as served, and
+/// parsed), and the index of lab `lab` in its `labs`.
+async fn exported_lab(server: &Server, student: &str, lab: &str) -> (String, Value, usize) {
+    let exported = server
+        .get(&format!("/api/labs/report.json?student={student}"))
+        .await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    let report = exported.json();
+    let index = report["labs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == lab)
+        .unwrap_or_else(|| panic!("no lab {lab} in the report: {report}"));
+    (exported.body, report, index)
+}
 
 async fn lab_state(server: &Server, lab: &str) -> Value {
     let state = server.get("/api/labs").await;
@@ -118,11 +138,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
 
     // A lab run must be its task's step, and leaves the task's settings alone.
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
-    send(
-        &mut socket,
-        json!({"type":"run","step":"busy-loop","lab":tag}),
-    )
-    .await;
+    send(&mut socket, lab_run_message("busy-loop", json!({}), &tag)).await;
     expect_error(
         &mut socket,
         "runs step `vmsplice-read`, not step `busy-loop`",
@@ -130,7 +146,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
     .await;
     send(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","pipe_size":"1MiB"},"lab":tag}),
+        lab_run_message(
+            "vmsplice-read",
+            json!({"bytes":"8MiB","pipe_size":"1MiB"}),
+            &tag,
+        ),
     )
     .await;
     expect_error(&mut socket, "`pipe_size` is fixed").await;
@@ -138,7 +158,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
     // figure that is not one. Refused before anything runs.
     send(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","profile":true},"lab":tag}),
+        lab_run_message(
+            "vmsplice-read",
+            json!({"bytes":"8MiB","profile":true}),
+            &tag,
+        ),
     )
     .await;
     expect_error(&mut socket, "`profile` is fixed by task `verified`").await;
@@ -153,7 +177,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
     // The task's own setting (verify) is applied by the server.
     send(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"16MiB"},"lab":tag}),
+        lab_run_message("vmsplice-read", json!({"bytes":"16MiB"}), &tag),
     )
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -477,7 +501,7 @@ async fn a_lab_ipc_task_is_recorded_and_reported() {
     expect_error(&mut socket, "`chunk` is fixed").await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"},"lab":tag}),
+        lab_run_message("write-read", json!({"bytes":"4MiB"}), &tag),
     )
     .await;
     expect_error(&mut socket, "runs IPC mechanism `posix-shm`, not step").await;
@@ -521,44 +545,18 @@ async fn a_lab_ipc_task_is_recorded_and_reported() {
     drop(socket);
 
     // The report re-judges the IPC record and accepts it; a forged MiB/s is refused.
-    let exported = server.get("/api/labs/report.json?student=Grace").await;
-    assert_eq!(exported.status, 200, "{}", exported.body);
-    let report = exported.json();
-    let index = report["labs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|l| l["id"] == "choose-ipc")
-        .unwrap();
+    let (exported, report, index) = exported_lab(&server, "Grace", "choose-ipc").await;
     assert!(report["labs"][index]["checks"]
         .as_array()
         .unwrap()
         .iter()
         .all(|c| c["status"] == "pending"));
-    let dir = tempfile::tempdir().unwrap();
-    let good = dir.path().join("grace.json");
-    std::fs::write(&good, &exported.body).unwrap();
-    let mut forged = report.clone();
-    let mib = forged["labs"][index]["measurements"][0]["result"]["mib_per_s"]
-        .as_f64()
-        .unwrap();
-    forged["labs"][index]["measurements"][0]["result"]["mib_per_s"] = json!(mib * 3.0);
-    let forged_path = dir.path().join("forged.json");
-    std::fs::write(&forged_path, export::seal(forged).to_string()).unwrap();
-    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
-        .arg("report")
-        .args([&good, &forged_path])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&merged.stderr);
-    assert_eq!(merged.status.code(), Some(3), "{stderr}");
-    assert!(!stderr.contains("grace.json"), "{stderr}");
-    let line = stderr
-        .lines()
-        .find(|l| l.contains("forged.json"))
-        .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
+    let (line, stdout) = merge_with_forgery(&exported, "grace.json", &report, |forged| {
+        let result = &mut forged["labs"][index]["measurements"][0]["result"];
+        let mib = result["mib_per_s"].as_f64().unwrap();
+        result["mib_per_s"] = json!(mib * 3.0);
+    });
     assert!(line.contains("MiB/s is not the"), "{line}");
-    let stdout = String::from_utf8_lossy(&merged.stdout);
     assert!(stdout.contains("ipc posix-shm"), "{stdout}");
 }
 
@@ -639,15 +637,7 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
 
     // The report judges every check on these runs; on two CPUs busy-polling
     // has the lower median.
-    let exported = server.get("/api/labs/report.json?student=Ada").await;
-    assert_eq!(exported.status, 200, "{}", exported.body);
-    let report = exported.json();
-    let index = report["labs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|l| l["id"] == "latency-cpu")
-        .unwrap();
+    let (exported, report, index) = exported_lab(&server, "Ada", "latency-cpu").await;
     let checks = report["labs"][index]["checks"].as_array().unwrap().clone();
     assert_eq!(checks.len(), 4, "{checks:?}");
     for check in &checks {
@@ -671,27 +661,11 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
         html.body
     );
 
-    let dir = tempfile::tempdir().unwrap();
-    let good = dir.path().join("ada.json");
-    std::fs::write(&good, &exported.body).unwrap();
-    let mut forged = report.clone();
-    let result = &mut forged["labs"][index]["measurements"][0]["result"];
-    let p50 = result["p50"].as_u64().unwrap();
-    result["p99"] = json!(p50 / 2);
-    let forged_path = dir.path().join("forged.json");
-    std::fs::write(&forged_path, export::seal(forged).to_string()).unwrap();
-    let merged = Command::new(env!("CARGO_BIN_EXE_pipebook"))
-        .arg("report")
-        .args([&good, &forged_path])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&merged.stderr);
-    assert_eq!(merged.status.code(), Some(3), "{stderr}");
-    assert!(!stderr.contains("ada.json"), "{stderr}");
-    let line = stderr
-        .lines()
-        .find(|l| l.contains("forged.json"))
-        .unwrap_or_else(|| panic!("forged.json is not named: {stderr}"));
+    let (line, _) = merge_with_forgery(&exported, "ada.json", &report, |forged| {
+        let result = &mut forged["labs"][index]["measurements"][0]["result"];
+        let p50 = result["p50"].as_u64().unwrap();
+        result["p99"] = json!(p50 / 2);
+    });
     assert!(line.contains("below a lower percentile"), "{line}");
 }
 
@@ -723,9 +697,9 @@ async fn a_lab_run_and_a_plain_run_are_saved_by_the_same_path() {
     let state_dir = tempfile::tempdir().unwrap();
     let server = Server::start_with_state(state_dir.path());
     let mut socket = server.socket().await;
-    let plain = json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB","quiet":true}});
+    let plain = run_message("vmsplice-read", json!({"bytes":"8MiB","quiet":true}));
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
-    let lab = json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB"},"lab":tag});
+    let lab = lab_run_message("vmsplice-read", json!({"bytes":"8MiB"}), &tag);
 
     let (plain_result, plain_saved) = run_until_kept(&mut socket, plain.clone()).await;
     assert_eq!(
@@ -814,7 +788,7 @@ async fn the_vmsplice_allocation_check_holds_on_lab_sized_runs_every_time() {
     for run in 0..5 {
         send(
             &mut socket,
-            json!({"type":"run","step":"vmsplice-read","params":{"bytes":"16MiB"},"lab":tag}),
+            lab_run_message("vmsplice-read", json!({"bytes":"16MiB"}), &tag),
         )
         .await;
         let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;

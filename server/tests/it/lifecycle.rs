@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use crate::common::{holding_run, pids, recv, recv_until, send, wait_gone, Server, RUN_LOCK};
+use crate::common::{
+    holding_run, pids, recv, recv_until, run_message, send, wait_gone, Server, RUN_LOCK,
+};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
@@ -14,7 +16,7 @@ async fn history_survives_a_restart() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-read","params":{"bytes":"8MiB"}}),
+        run_message("vmsplice-read", json!({"bytes":"8MiB"})),
     )
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(10)).await;
@@ -53,7 +55,7 @@ async fn sigterm_during_a_run_stops_the_ends_and_exits_cleanly() {
     send(&mut socket, holding_run(30)).await;
     let started = recv(&mut socket).await;
     assert_eq!(started["type"], "started");
-    send(&mut waiting, json!({"type":"run","step":"write-read"})).await;
+    send(&mut waiting, run_message("write-read", json!({}))).await;
     assert_eq!(recv(&mut waiting).await["type"], "queued");
     let status = server
         .terminate(Duration::from_secs(3))
@@ -113,11 +115,7 @@ async fn two_servers_on_one_state_folder_keep_every_result() {
     let mut finished = Vec::new();
     for turn in 0..4 {
         let socket = &mut sockets[turn % 2];
-        send(
-            socket,
-            json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
-        )
-        .await;
+        send(socket, run_message("write-read", json!({"bytes":"4MiB"}))).await;
         let (result, _) = recv_until(socket, "result", Duration::from_secs(20)).await;
         finished.push(result["finished_at_ms"].clone());
     }
@@ -142,7 +140,7 @@ async fn a_bad_history_line_is_set_aside_and_the_others_kept() {
     for _ in 0..2 {
         send(
             &mut socket,
-            json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+            run_message("write-read", json!({"bytes":"1MiB"})),
         )
         .await;
         recv_until(&mut socket, "result", Duration::from_secs(10)).await;

@@ -5,13 +5,12 @@
 //! practices 95, performance 95 on desktop and 90 on a phone, or a cumulative layout
 //! shift of 0.05 or more.
 //!
-//! Lighthouse (npm, pinned in `book/tests/package-lock.json`; `.ci/run` runs `npm
-//! ci`) drives Debian's Chromium itself through `book/tests/lighthouse.mjs`. A
+//! Lighthouse (npm, pinned in `book/tests/package-lock.json`; the tests run `npm ci`
+//! themselves when it is missing) drives Debian's Chromium itself through `book/tests/lighthouse.mjs`. A
 //! performance score depends on how busy the machine is (other tests of the suite
 //! run meanwhile), so a page and profile are run again, up to three times, while a
 //! run misses a threshold; every run's figures are printed.
 
-use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -28,10 +27,10 @@ const ATTEMPTS: usize = 3;
 /// Runs `book/tests/lighthouse.mjs` once; its one line of JSON.
 fn lighthouse(url: &str, profile: &str) -> Value {
     let tests = workspace_root().join("book/tests");
-    let installed = tests.join("node_modules/lighthouse");
+    let installed = crate::setup::npm_tools().join("lighthouse");
     assert!(
         installed.is_dir(),
-        "{} is missing: run `npm ci` in book/tests (.ci/run does)",
+        "npm ci installed no {}",
         installed.display()
     );
     let output = Command::new("node")
@@ -81,10 +80,7 @@ fn misses(summary: &Value, profile: &str) -> Vec<String> {
 async fn lighthouse_scores_three_kinds_of_page_in_both_profiles() {
     // Scores depend on the CPU: nothing else of ours may run meanwhile.
     let _lock = crate::common::RUN_LOCK.lock().await;
-    assert!(
-        Path::new("/usr/bin/chromium").exists(),
-        "Lighthouse needs Debian's Chromium: apt-get install chromium (.ci/run does)"
-    );
+    crate::setup::need("/usr/bin/chromium", "chromium");
     let server = InProcess::start_book(Some(&workspace_root())).await;
     let origin = server.origin();
     let mut failures = Vec::new();

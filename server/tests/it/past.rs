@@ -10,8 +10,8 @@ use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::{
-    expect_error, open_tempdir, recv, recv_saved, recv_until, send, write_as_nobody, InProcess,
-    Server, RUN_LOCK,
+    expect_error, open_tempdir, recv, recv_saved, recv_until, run_message, send, write_as_nobody,
+    InProcess, Server, RUN_LOCK,
 };
 use serde_json::{json, Value};
 
@@ -25,7 +25,7 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     let mut socket = server.socket().await;
 
     // Before any search, the tuned step does not exist on this runner.
-    send(&mut socket, json!({"type":"run","step":"tuned-busy-loop"})).await;
+    send(&mut socket, run_message("tuned-busy-loop", json!({}))).await;
     expect_error(&mut socket, "tune busy-loop first").await;
     // Nor may a head-to-head name it.
     send(
@@ -146,7 +146,7 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     // Other sizes than the search found are refused.
     send(
         &mut socket,
-        json!({"type":"run","step":"tuned-busy-loop","params":{"pipe_size":"4KiB"}}),
+        run_message("tuned-busy-loop", json!({"pipe_size":"4KiB"})),
     )
     .await;
     expect_error(&mut socket, "runs at the pipe_size its search found").await;
@@ -154,7 +154,7 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     // The best runs again under its own id, at its own sizes.
     send(
         &mut socket,
-        json!({"type":"run","step":"tuned-busy-loop","params":{"seconds":0.5}}),
+        run_message("tuned-busy-loop", json!({"seconds":0.5})),
     )
     .await;
     let (again, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -408,7 +408,7 @@ async fn a_tuned_variant_outlives_a_restart_and_runs_again() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"tuned-busy-loop","params":{"seconds":0.5}}),
+        run_message("tuned-busy-loop", json!({"seconds":0.5})),
     )
     .await;
     let (again, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -598,7 +598,7 @@ async fn a_search_cancelled_mid_way_leaves_nothing_and_frees_the_queue() {
     // The queue is free: the next job starts at once and finishes.
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB","quiet":true}}),
+        run_message("write-read", json!({"bytes":"4MiB","quiet":true})),
     )
     .await;
     let next = recv(&mut socket).await;

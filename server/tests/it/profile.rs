@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{perf_can_sample, recv_until, send, Server, RUN_LOCK};
+use crate::common::{perf_can_sample, recv_until, run_message, send, Server, RUN_LOCK};
 use serde_json::{json, Value};
 
 /// Sends a profiled run and returns (profile, result) in the order they came.
@@ -13,7 +13,7 @@ async fn profiled(server: &Server, step: &str, bytes: &str) -> (Value, Value, Du
     let asked = Instant::now();
     send(
         &mut socket,
-        json!({"type":"run","step":step,"params":{"bytes":bytes,"profile":true}}),
+        run_message(step, json!({"bytes":bytes,"profile":true})),
     )
     .await;
     let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;
@@ -105,7 +105,7 @@ async fn a_profiled_run_names_the_kernel_functions_and_draws_them() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        run_message("write-read", json!({"bytes":"4MiB"})),
     )
     .await;
     recv_until(&mut socket, "result", Duration::from_secs(30)).await;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{holding_run, recv, recv_until, send, InProcess, RUN_LOCK};
+use crate::common::{holding_run, recv, recv_until, run_message, send, InProcess, RUN_LOCK};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -29,7 +29,7 @@ async fn fifty_pages_at_once_get_a_bounded_queue() {
                 .unwrap(),
         );
     }
-    let run = json!({"type":"run","step":"write-read","params":{"bytes":"16MiB"}});
+    let run = run_message("write-read", json!({"bytes":"16MiB"}));
     for socket in &mut sockets {
         send(socket, run.clone()).await;
     }

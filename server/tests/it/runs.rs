@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    holding_run, pids, recv, recv_until, send, start_holding_run, start_run, wait_gone, InProcess,
-    RUN_LOCK,
+    holding_run, pids, recv, recv_until, run_message, send, start_holding_run, start_run,
+    wait_gone, InProcess, RUN_LOCK,
 };
 use futures_util::SinkExt;
 use serde_json::json;
@@ -19,7 +19,7 @@ async fn a_small_run_streams_progress_and_a_result() {
     let mut socket = server.socket().await;
     let started = start_run(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"64MiB"}}),
+        run_message("vmsplice-splice", json!({"bytes":"64MiB"})),
     )
     .await;
     assert_eq!(started["step"], "vmsplice-splice");
@@ -53,7 +53,7 @@ async fn a_small_run_streams_progress_and_a_result() {
     assert_eq!(history[0]["bytes"], 64 * MIB);
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":4194304}}),
+        run_message("write-read", json!({"bytes":4194304})),
     )
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -69,7 +69,10 @@ async fn a_time_budget_stops_the_run() {
     let asked = Instant::now();
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"seconds":0.5,"buf_size":"4KiB","pipe_size":"4KiB"}}),
+        run_message(
+            "write-read",
+            json!({"seconds":0.5,"buf_size":"4KiB","pipe_size":"4KiB"}),
+        ),
     )
     .await;
     let started = recv(&mut socket).await;
@@ -149,7 +152,7 @@ async fn cancel_while_queued() {
     assert_eq!(started["type"], "started");
     send(
         &mut second,
-        json!({"type":"run","step":"busy-loop","params":{"bytes":"1MiB"}}),
+        run_message("busy-loop", json!({"bytes":"1MiB"})),
     )
     .await;
     let queued = recv(&mut second).await;
@@ -190,7 +193,7 @@ async fn a_disconnect_mid_run_kills_the_ends() {
     let mut next = server.socket().await;
     send(
         &mut next,
-        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+        run_message("write-read", json!({"bytes":"1MiB"})),
     )
     .await;
     assert_eq!(recv(&mut next).await["type"], "started");
@@ -208,13 +211,13 @@ async fn a_queued_page_that_leaves_frees_its_place() {
     let mut third = server.socket().await;
     send(
         &mut second,
-        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+        run_message("write-read", json!({"bytes":"1MiB"})),
     )
     .await;
     assert_eq!(recv(&mut second).await["position"], 1);
     send(
         &mut third,
-        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+        run_message("write-read", json!({"bytes":"1MiB"})),
     )
     .await;
     assert_eq!(recv(&mut third).await["position"], 2);
@@ -240,7 +243,7 @@ async fn run_messages_carry_their_run_id_and_refusals_none() {
     let started = start_holding_run(&mut socket, 20).await;
     let run = started["run"].as_u64().expect("started carries the run id");
     // Refusals of a message belong to no run: no `run` field.
-    send(&mut socket, json!({"type":"run","step":"write-read"})).await;
+    send(&mut socket, run_message("write-read", json!({}))).await;
     let (refusal, progress) = recv_until(&mut socket, "error", Duration::from_secs(5)).await;
     assert!(refusal.get("run").is_none(), "{refusal}");
     assert!(progress.iter().all(|m| m["run"] == run), "{progress:?}");
@@ -266,7 +269,7 @@ async fn run_messages_carry_their_run_id_and_refusals_none() {
     // The next run gets a new id, on every message up to its result.
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
+        run_message("write-read", json!({"bytes":"1MiB"})),
     )
     .await;
     let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(10)).await;
@@ -405,7 +408,7 @@ async fn a_quiet_run_sends_no_progress_only_its_result() {
     let mut socket = server.socket().await;
     let started = start_run(
         &mut socket,
-        json!({"type":"run","step":"vmsplice-splice","params":{"bytes":"256MiB","quiet":true}}),
+        run_message("vmsplice-splice", json!({"bytes":"256MiB","quiet":true})),
     )
     .await;
     assert_eq!(started["params"]["quiet"], true);
@@ -496,7 +499,7 @@ async fn a_live_run_carries_the_pipes_occupancy() {
     let mut socket = server.socket().await;
     start_run(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"32MiB"}}),
+        run_message("write-read", json!({"bytes":"32MiB"})),
     )
     .await;
     let (result, before) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;
@@ -551,7 +554,7 @@ async fn an_end_failure_reaches_the_page_with_its_role_and_kind() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB","pipe_size":"1MiB"}}),
+        run_message("write-read", json!({"bytes":"4MiB","pipe_size":"1MiB"})),
     )
     .await;
     let (error, _) = recv_until(&mut socket, "error", Duration::from_secs(10)).await;
@@ -571,7 +574,7 @@ async fn the_next_run_after_a_result_starts_without_queueing() {
     for round in 0..3 {
         send(
             &mut socket,
-            json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+            run_message("write-read", json!({"bytes":"4MiB"})),
         )
         .await;
         let first = recv(&mut socket).await;
@@ -614,7 +617,7 @@ async fn a_wakeup_probe_queues_like_a_run_and_returns_figures_and_findings() {
     // The connection is free again for a run.
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"4MiB"}}),
+        run_message("write-read", json!({"bytes":"4MiB"})),
     )
     .await;
     let (result, _) = recv_until(&mut socket, "result", Duration::from_secs(30)).await;

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::common::{as_nobody, open_tempdir, recv_until, send, Server, Socket, NOBODY, RUN_LOCK};
+use crate::common::{
+    as_nobody, open_tempdir, recv_until, run_message, send, Server, Socket, NOBODY, RUN_LOCK,
+};
 use serde_json::{json, Value};
 
 const SECRET: &str = "{\"root password\":\"hunter2\"}\n{\"also\":\"secret\"}\n";
@@ -41,7 +43,7 @@ fn plant_link(target: &Path, link: &Path) {
 }
 
 fn tiny_run() -> Value {
-    json!({"type":"run","step":"write-read","params":{"bytes":"1MiB","quiet":true}})
+    run_message("write-read", json!({"bytes":"1MiB","quiet":true}))
 }
 
 /// Runs a tiny step; returns its result and the history's `saved` for it.

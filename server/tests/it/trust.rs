@@ -7,7 +7,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{is_gone, perf_can_sample, recv, recv_until, send, Server, RUN_LOCK};
+use crate::common::{
+    is_gone, perf_can_sample, recv, recv_until, run_message, send, Server, RUN_LOCK,
+};
 use serde_json::{json, Value};
 
 /// The server's temporary and runtime folders, both the test's own, and what
@@ -324,7 +326,7 @@ async fn a_server_killed_mid_profile_leaves_no_perf_and_no_data() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
+        run_message("write-read", json!({"bytes":"64MiB","profile":true})),
     )
     .await;
     if !perf_can_sample() {
@@ -458,7 +460,7 @@ async fn planted_names_are_never_followed_by_the_server() {
     let mut socket = server.socket().await;
     send(
         &mut socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"64MiB","profile":true}}),
+        run_message("write-read", json!({"bytes":"64MiB","profile":true})),
     )
     .await;
     let (profile, _) = recv_until(&mut socket, "profile", Duration::from_secs(60)).await;

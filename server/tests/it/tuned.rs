@@ -10,7 +10,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{expect_error, recv, recv_until, send, Server, Socket, NOBODY, RUN_LOCK};
+use crate::common::{
+    expect_error, recv, recv_until, run_message, send, Server, Socket, NOBODY, RUN_LOCK,
+};
 use crate::state_files::{inside, start_mounted, Mount};
 use serde_json::{json, Value};
 
@@ -64,7 +66,7 @@ async fn listed(server: &Server, id: &str) -> Option<Value> {
 async fn run_tuned(socket: &mut Socket, best: &Value) -> Value {
     send(
         socket,
-        json!({"type":"run","step":best["id"],"params":{"seconds":0.3}}),
+        run_message(best["id"].as_str().unwrap(), json!({"seconds":0.3})),
     )
     .await;
     let (result, _) = recv_until(socket, "result", Duration::from_secs(30)).await;
@@ -227,11 +229,7 @@ async fn two_servers_on_one_state_folder_see_each_others_tuned_variants() {
             .unwrap();
         writeln!(f, "{bad}").unwrap();
     }
-    send(
-        &mut theirs,
-        json!({"type":"run","step":"tuned-vmsplice-splice"}),
-    )
-    .await;
+    send(&mut theirs, run_message("tuned-vmsplice-splice", json!({}))).await;
     expect_error(&mut theirs, "tune vmsplice-splice first").await;
     assert!(listed(&other, "tuned-vmsplice-splice").await.is_none());
     let log = other.stderr();

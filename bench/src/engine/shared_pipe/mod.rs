@@ -6,7 +6,8 @@
 //! bytes are never interleaved with another writer's. Above that, a writer that
 //! finds the pipe full sleeps with part of its message written, and another
 //! writer's bytes can go in between. Each 8-byte word of a message carries its
-//! writer, the message's number and the word's place in it ([`word`]), so a
+//! writer, the message's number and the word's place in it
+//! ([`crate::ends::shared_tag::word`]), so a
 //! reader sees, inside every read, where one message stops and another starts.
 //! A message is *torn* when a read shows another message's words between two
 //! of its own, or shows it starting in the middle; readers read one message's
@@ -14,7 +15,7 @@
 //! message and `torn_messages` must be 0.
 //!
 //! Every end is a child of this process started through the one launcher
-//! (`pipebench shared-end SPEC`), and answers with one outcome line, with what
+//! (`pipebench shared-end SPEC`, [`crate::ends::shared_end`]), and answers with one outcome line, with what
 //! the kernel did for it over its loop (`process::counts`: context switches
 //! always, the wakeups it issued where the machine permits). A point's counts
 //! are its writers' summed and its readers' summed.
@@ -34,14 +35,12 @@ use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
-use rustix::io::Errno;
-use serde::{Deserialize, Serialize};
-
+use crate::ends::shared_end::{EndAnswer, EndSpec};
 use crate::engine::counts::Counts;
 use crate::engine::event::{Event, Failure, Finished, ProfileOutcome, Progress};
 use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
-use crate::process::counts::{merge, Counted, Counting, EndCounts, Request};
-use crate::process::launch::{self, Child, Launch, LaunchError, REPORT_FD};
+use crate::process::counts::{merge, Counted, EndCounts};
+use crate::process::launch::{Child, Launch, LaunchError};
 use crate::process::rundir::{Base, RunDir};
 use crate::profile::{self, ProfileError, Session, Setup};
 use crate::size::{gib_per_s, ByteSize};
@@ -138,269 +137,6 @@ fn join<T: ToString>(values: &[T]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// What one end is told (`pipebench shared-end SPEC`, as JSON).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EndSpec {
-    /// `writer` or `reader`.
-    pub writer: bool,
-    /// Its number among the writers (a writer's tag).
-    pub id: u32,
-    /// Bytes per message and per call.
-    pub msg_size: u64,
-    /// Messages to write (a writer).
-    pub messages: u64,
-    /// How many readers share the pipe (a reader alone sees the whole stream).
-    pub readers: usize,
-    /// Stop itself (SIGSTOP) before its loop, so perf can attach before the
-    /// first byte; the job continues it.
-    #[serde(default)]
-    pub hold: bool,
-}
-
-/// What an end answers.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct EndAnswer {
-    /// Bytes it moved.
-    pub bytes: u64,
-    /// A reader: bytes received of each writer, by writer id.
-    pub per_writer: BTreeMap<u32, u64>,
-    /// A reader: messages torn.
-    pub torn: u64,
-    /// A reader: messages that started in one read and went on in another.
-    pub split: u64,
-    /// CLOCK_MONOTONIC ns of its first and last byte.
-    pub first_ns: Option<u64>,
-    /// The last.
-    pub last_ns: Option<u64>,
-    /// Voluntary context switches over its loop.
-    pub sleeps: u64,
-    /// What the kernel did for it over its loop, and what could not be counted.
-    #[serde(default)]
-    pub counts: Option<Counted>,
-    /// What went wrong, if anything.
-    pub error: Option<String>,
-}
-
-/// The word at `index` of message `seq` of writer `writer`.
-pub fn word(writer: u32, seq: u64, index: u64) -> u64 {
-    ((writer as u64 & 0xff) << 56) | ((seq & 0xffff_ffff) << 24) | (index & 0xff_ffff)
-}
-
-/// A word's writer, message and place.
-fn unword(w: u64) -> (u32, u64, u64) {
-    ((w >> 56) as u32, (w >> 24) & 0xffff_ffff, w & 0xff_ffff)
-}
-
-/// A reader's judgement of the stream it saw, read by read.
-#[derive(Debug, Default)]
-pub struct Judge {
-    words_per_msg: u64,
-    /// The only reader: it sees the whole stream, so a message its previous
-    /// read ended in must go on at the start of its next.
-    sole: bool,
-    /// The message the previous read ended in: (writer, seq, next index).
-    open: Option<(u32, u64, u64)>,
-    /// Bytes by writer.
-    pub per_writer: BTreeMap<u32, u64>,
-    /// Messages torn, (writer, seq): each counted once.
-    torn_ids: std::collections::HashSet<(u32, u64)>,
-    /// Messages torn.
-    pub torn: u64,
-    /// Messages split over reads.
-    pub split: u64,
-}
-
-impl Judge {
-    /// For messages of `msg_size` bytes, read by one of `readers` readers.
-    pub fn new(msg_size: u64, readers: usize) -> Self {
-        Judge {
-            words_per_msg: msg_size / 8,
-            sole: readers == 1,
-            ..Judge::default()
-        }
-    }
-
-    fn tear(&mut self, writer: u32, seq: u64) {
-        if self.torn_ids.insert((writer, seq)) {
-            self.torn += 1;
-        }
-    }
-
-    /// One read's bytes (a multiple of 8: every write is).
-    pub fn read(&mut self, chunk: &[u8]) {
-        // (writer, seq, next index) of the message being walked in this read.
-        let mut current: Option<(u32, u64, u64)> = None;
-        let mut first = true;
-        for bytes in chunk.chunks_exact(8) {
-            let (writer, seq, index) = unword(u64::from_ne_bytes(bytes.try_into().unwrap()));
-            *self.per_writer.entry(writer).or_default() += 8;
-            match current {
-                Some((w, s, next)) if w == writer && s == seq && next == index => {
-                    current = Some((w, s, next + 1));
-                }
-                _ => {
-                    // A message ends here, or another begins.
-                    if let Some((w, s, next)) = current {
-                        if next != self.words_per_msg {
-                            // Cut off by another message inside one read.
-                            self.tear(w, s);
-                        }
-                    }
-                    // A read may begin with the rest of a message (this reader's
-                    // previous read, or another reader's, ended in it: counted as
-                    // split there); anywhere else, starting in the middle means
-                    // another message came between its parts.
-                    if index != 0 && !first {
-                        self.tear(writer, seq);
-                    }
-                    if first && self.sole {
-                        let goes_on = self.open == Some((writer, seq, index));
-                        // The sole reader's previous read ended inside a message
-                        // and this one does not carry on with it: cut off.
-                        if let Some((w, s, _)) = self.open.filter(|_| !goes_on) {
-                            self.tear(w, s);
-                        }
-                        // Or it begins inside a message it never saw begin.
-                        if index != 0 && !goes_on {
-                            self.tear(writer, seq);
-                        }
-                    }
-                    current = Some((writer, seq, index + 1));
-                }
-            }
-            first = false;
-        }
-        // Ending inside a message: its rest comes in another read.
-        self.open = current.filter(|&(_, _, next)| next != self.words_per_msg);
-        if self.open.is_some() {
-            self.split += 1;
-        }
-    }
-}
-
-/// CLOCK_MONOTONIC in ns: the same clock in every process of the machine.
-fn monotonic_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-fn voluntary_switches() -> u64 {
-    // SAFETY: getrusage fills the struct we pass; a zeroed rusage is valid.
-    unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage.ru_nvcsw as u64
-    }
-}
-
-/// `pipebench shared-end SPEC`: one end, on stdout (a writer) or stdin (a
-/// reader); its answer on the report fd.
-pub fn end_main(spec: &str) -> std::process::ExitCode {
-    let answer = match serde_json::from_str::<EndSpec>(spec) {
-        Ok(spec) if spec.writer => write_end(&spec),
-        Ok(spec) => read_end(&spec),
-        Err(err) => EndAnswer {
-            error: Some(format!("bad spec: {err}")),
-            ..EndAnswer::default()
-        },
-    };
-    let failed = answer.error.is_some();
-    if launch::send_outcome(REPORT_FD, &answer).is_err() || failed {
-        return std::process::ExitCode::FAILURE;
-    }
-    std::process::ExitCode::SUCCESS
-}
-
-/// An end's counting window, opened before its loop: context switches and
-/// faults always, the wakeups, IPIs and TLB flushes it causes where the machine
-/// permits (as an IPC or tool run counts them: no article figure is set
-/// against a shared pipe). A held end stops here, its counters open but not
-/// yet started, so neither perf's attaching nor the stop is counted.
-fn open_window(spec: &EndSpec, call: &'static str) -> Counting {
-    let mut window = Counting::open(&Request {
-        calls: vec![call],
-        per_wakeup: true,
-        trace_syscalls: false,
-    });
-    if spec.hold {
-        // SAFETY: raise only sends a signal to this process.
-        unsafe {
-            libc::raise(libc::SIGSTOP);
-        }
-    }
-    window.start();
-    window
-}
-
-fn write_end(spec: &EndSpec) -> EndAnswer {
-    let words = (spec.msg_size / 8) as usize;
-    let mut message = vec![0u8; spec.msg_size as usize];
-    let stdout = std::io::stdout();
-    let out = std::os::fd::AsFd::as_fd(&stdout);
-    let mut answer = EndAnswer::default();
-    let window = open_window(spec, "write");
-    let mut calls = 0u64;
-    let before = voluntary_switches();
-    answer.first_ns = Some(monotonic_ns());
-    for seq in 0..spec.messages {
-        for (i, slot) in message.chunks_exact_mut(8).take(words).enumerate() {
-            slot.copy_from_slice(&word(spec.id, seq, i as u64).to_ne_bytes());
-        }
-        let mut done = 0;
-        while done < message.len() {
-            calls += 1;
-            match rustix::io::write(out, &message[done..]) {
-                Ok(n) => done += n,
-                Err(Errno::INTR) => {}
-                Err(e) => {
-                    answer.error = Some(format!("write: {e}"));
-                    return answer;
-                }
-            }
-        }
-        answer.bytes += message.len() as u64;
-    }
-    answer.last_ns = Some(monotonic_ns());
-    answer.sleeps = voluntary_switches() - before;
-    answer.counts = Some(window.stop(BTreeMap::from([("write".to_string(), calls)])));
-    answer
-}
-
-fn read_end(spec: &EndSpec) -> EndAnswer {
-    let mut buffer = vec![0u8; spec.msg_size as usize];
-    let stdin = std::io::stdin();
-    let input = std::os::fd::AsFd::as_fd(&stdin);
-    let mut judge = Judge::new(spec.msg_size, spec.readers);
-    let mut answer = EndAnswer::default();
-    let window = open_window(spec, "read");
-    let mut calls = 0u64;
-    let before = voluntary_switches();
-    loop {
-        calls += 1;
-        match rustix::io::read(input, &mut buffer) {
-            Ok(0) => break,
-            Ok(n) => {
-                let now = monotonic_ns();
-                answer.first_ns.get_or_insert(now);
-                answer.last_ns = Some(now);
-                answer.bytes += n as u64;
-                judge.read(&buffer[..n]);
-            }
-            Err(Errno::INTR) => {}
-            Err(e) => {
-                answer.error = Some(format!("read: {e}"));
-                return answer;
-            }
-        }
-    }
-    answer.sleeps = voluntary_switches() - before;
-    answer.counts = Some(window.stop(BTreeMap::from([("read".to_string(), calls)])));
-    answer.per_writer = judge.per_writer;
-    answer.torn = judge.torn;
-    answer.split = judge.split;
-    answer
 }
 
 /// Why a point failed.
@@ -872,57 +608,6 @@ fn end_launch<'a>(what: &str, context: &'a JobContext, spec: &EndSpec) -> Launch
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn message(writer: u32, seq: u64, words: u64) -> Vec<u8> {
-        (0..words)
-            .flat_map(|i| word(writer, seq, i).to_ne_bytes())
-            .collect()
-    }
-
-    #[test]
-    fn whole_messages_are_not_torn_and_interleaved_ones_are() {
-        let mut judge = Judge::new(64, 2);
-        judge.read(&message(0, 0, 8));
-        judge.read(&message(1, 0, 8));
-        assert_eq!((judge.torn, judge.split), (0, 0));
-        // Writer 0's message with writer 1's in the middle of it, in one read.
-        let a = message(0, 1, 8);
-        let b = message(1, 1, 8);
-        let mut chunk = a[..32].to_vec();
-        chunk.extend_from_slice(&b);
-        chunk.extend_from_slice(&a[32..]);
-        judge.read(&chunk);
-        assert_eq!(judge.torn, 1, "cut off, then resumed: one message torn");
-        assert_eq!(judge.per_writer[&0], 128);
-        assert_eq!(judge.per_writer[&1], 128);
-    }
-
-    #[test]
-    fn a_message_over_two_reads_is_split_not_torn() {
-        let mut judge = Judge::new(64, 1);
-        let a = message(2, 5, 8);
-        judge.read(&a[..24]);
-        judge.read(&a[24..]);
-        assert_eq!(judge.torn, 0);
-        assert_eq!(judge.split, 1);
-    }
-
-    #[test]
-    fn a_sole_reader_sees_a_tear_between_two_reads() {
-        let a = message(0, 0, 8);
-        let b = message(1, 0, 8);
-        let mut sole = Judge::new(64, 1);
-        sole.read(&a[..32]);
-        sole.read(&b);
-        sole.read(&a[32..]);
-        // a was cut off, then resumed after b: one message torn.
-        assert_eq!(sole.torn, 1);
-        // With another reader, the rest might have been read there: no verdict.
-        let mut shared = Judge::new(64, 2);
-        shared.read(&a[..32]);
-        shared.read(&b);
-        assert_eq!(shared.torn, 0);
-    }
 
     #[test]
     fn bounds_are_checked() {

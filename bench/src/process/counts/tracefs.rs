@@ -74,8 +74,8 @@ pub(super) fn filtered(counter: Counter, filter: &str) -> Result<Counter, Unavai
 /// The order of a transparent huge page: how many times the kernel's page
 /// size doubles to `hpage_pmd_size` (9 on x86-64: 4 KiB to 2 MiB).
 pub fn huge_page_order() -> u32 {
-    let page = crate::ends::buffer::page_size().max(1);
-    let huge = crate::ends::buffer::huge_page_size().max(page);
+    let page = crate::process::page_size::page_size().max(1);
+    let huge = crate::process::page_size::huge_page_size().max(page);
     (huge / page).trailing_zeros()
 }
 

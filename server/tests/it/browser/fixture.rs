@@ -313,6 +313,9 @@ fn free_port() -> u16 {
 
 pub(crate) fn start_chromedriver() -> Result<(Driver, u16), String> {
     use std::os::unix::process::CommandExt;
+    if let Some(install) = crate::setup::missing_chromium() {
+        return Err(install);
+    }
     let port = free_port();
     let mut command = Command::new(CHROMEDRIVER);
     command
