@@ -10,5 +10,7 @@
 pub mod counts;
 pub mod cpu;
 pub mod filesystem;
+#[cfg(test)]
+pub(crate) mod intruder;
 pub mod launch;
 pub mod rundir;
