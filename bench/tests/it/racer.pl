@@ -8,8 +8,9 @@
 # listener it reaches it connects, then, by MODE:
 #   forge: sends BYTES bytes of the lab's data pattern (which is no secret, so
 #          a stream that passes the data check) and waits to see what the
-#          other side does with them: read to the end and closed (`consumed`)
-#          or closed unread (`reset`);
+#          other side does with them: read to the end and closed (`consumed`:
+#          a clean close with no reset in the second after it) or closed
+#          unread (`reset`);
 #   relay: waits for the listener's port to be free, takes it, and relays
 #          whatever connects there (the real producer) to its own connection,
 #          so the consumer would get the producer's bytes through it.
@@ -128,7 +129,8 @@ while (1) {
         }
     }
 }
-progress() for 1 .. 3;
+# Closed connections get their second to show a reset.
+for (1 .. 40) { progress(); last unless @forged; select(undef, undef, undef, 0.1) }
 print "$_ $count{$_}\n" for sort keys %count;
 
 sub attack {
@@ -156,9 +158,18 @@ sub progress {
             $f->[0] = undef;
             next;
         }
+        if (defined $f->[2]) {
+            # The other side closed: it read the stream only if no reset
+            # follows (one that closed before the bytes came resets them).
+            next if time - $f->[2] < 2;
+            my $err = unpack("i", getsockopt($s, SOL_SOCKET, SO_ERROR) // pack("i", 0));
+            $count{$err ? "reset" : "consumed"}++;
+            $f->[0] = undef;
+            next;
+        }
         my $n = sysread($s, my $x, 1);
         if (defined $n) {
-            $count{consumed}++ if $n == 0;
+            if ($n == 0) { $f->[2] = time; next }
             $f->[0] = undef;
         } elsif (!($! == EAGAIN || $! == EWOULDBLOCK)) {
             $count{reset}++;
