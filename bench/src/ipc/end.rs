@@ -61,6 +61,10 @@ pub(crate) struct EndSpec {
     pub(crate) sysv_id: Option<i32>,
     /// TCP port to connect to.
     pub(crate) port: Option<u16>,
+    /// The port of the producer's own socket on 127.0.0.1 (bound by the
+    /// harness): the one address a TCP consumer takes a connection from.
+    #[serde(default)]
+    pub(crate) peer_port: Option<u16>,
     /// Whether fd 4 holds a data descriptor.
     pub(crate) has_fd: bool,
     /// Whether fd 5 holds the harness's control page (for progress).
@@ -167,7 +171,8 @@ pub(crate) fn now_ns() -> u64 {
 /// The descriptors an end was given besides its report pipe and control page.
 #[derive(Debug, Default)]
 pub(crate) struct EndFds {
-    /// fd 4: a pipe end, a socket, or a listening socket.
+    /// fd 5: a pipe end, a socket (a TCP producer's, bound but not
+    /// connected), or a listening socket.
     pub(crate) data: Option<OwnedFd>,
     /// fd 6: the file to read from, at its start.
     pub(crate) src: Option<File>,

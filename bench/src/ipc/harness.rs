@@ -381,6 +381,7 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         shm_name: None,
         sysv_id: None,
         port: None,
+        peer_port: None,
         has_fd: false,
         has_control: false,
         no_counts: params.no_counts,
@@ -421,8 +422,13 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
         }
         m if m.is_tcp() => {
             let (listener, port) = sockets::listen(params.port.unwrap_or(0))?;
+            // The producer's address is taken now, by a socket of the run's
+            // own: the consumer will take no connection from anywhere else.
+            let (socket, peer_port) = sockets::bound_socket()?;
             spec.port = Some(port);
+            spec.peer_port = Some(peer_port);
             consumer.data = Some(listener);
+            producer.data = Some(socket);
         }
         UnixStream | MemfdScm => {
             let (a, b) = sockets::socketpair()?;

@@ -254,7 +254,7 @@ pub(crate) fn end(
             report.checksum = Some(sum.finish());
         }
         (_, Role::Producer) => {
-            let sock = connect(spec)?;
+            let sock = connect(spec, fds.data.take())?;
             let mut src = fds.src()?;
             report.start_ns = Some(now_ns());
             let sent = match spec.mechanism {
@@ -288,7 +288,8 @@ pub(crate) fn end(
                 .data
                 .take()
                 .ok_or_else(|| EndError::Protocol("no socket given".into()))?;
-            let mut sock = accept(listener)?;
+            let (mut sock, note) = accept(listener, spec)?;
+            report.notes.extend(note);
             let mut dst = fds.dst()?;
             let sum = if spec.mechanism == Mechanism::TcpZerocopyReceive {
                 let got = receive_mapped(&sock, &mut dst, chunk, received)?;

@@ -8,7 +8,12 @@
 //! harness holds them, before any end starts (an mqd_t is a descriptor the ends
 //! inherit); the System V queue is IPC_PRIVATE, noted in a run folder so that a
 //! killed harness's queue is swept at the next start, and removed at the end.
-//! Sockets, pipes, eventfds and the region have no name.
+//! Sockets, pipes, eventfds and the region have no name. The one thing another
+//! user can reach is the TCP pair's listener, for the moment between its
+//! listen and the harness's own connect ([`loopback_pair`]): the harness takes
+//! the connection from its own client's address only, refuses any other
+//! unread (and says so in the result's warnings), and closes the listener
+//! before an end starts.
 
 use std::ffi::{CString, OsString};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -97,6 +102,8 @@ pub fn run(
         ring_params: None,
     };
     let (mut ping_spec, mut pong_spec) = (spec(Role::Ping), spec(Role::Pong));
+    // What the result says beside its figures (connections refused).
+    let mut warnings = Vec::new();
     // Descriptors per end: (stdin, stdout, data).
     type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
     let (ping_fds, pong_fds): (Fds, Fds) = match config.mechanism {
@@ -153,17 +160,8 @@ pub fn run(
             ((None, None, Some(a)), (None, None, Some(b)))
         }
         Mechanism::Tcp => {
-            let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
-                .map_err(setup("listen on 127.0.0.1"))?;
-            let address = listener
-                .local_addr()
-                .map_err(setup("listen on 127.0.0.1"))?;
-            let client =
-                std::net::TcpStream::connect(address).map_err(setup("connect over loopback"))?;
-            let (server, _) = listener.accept().map_err(setup("accept over loopback"))?;
-            for s in [&client, &server] {
-                s.set_nodelay(true).map_err(setup("set TCP_NODELAY"))?;
-            }
+            let (client, server, refused) = loopback_pair(|_| {})?;
+            warnings.extend(refused);
             (
                 (None, None, Some(OwnedFd::from(client))),
                 (None, None, Some(OwnedFd::from(server))),
@@ -352,10 +350,61 @@ pub fn run(
             })
         }
     };
-    Ok(result(config, *report, pong_usage))
+    Ok(result(config, *report, pong_usage, warnings))
 }
 
-fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
+/// The TCP pair over loopback, made by the harness before either end starts:
+/// a listener on a free port of 127.0.0.1, the harness's own connection to it,
+/// and the accepted side of *that* connection, told from any other by its
+/// address (the client's own port, which no other socket can hold while the
+/// client does). Another local program that saw the listener in
+/// /proc/net/tcp and connected first is closed unread; the listener is gone
+/// before any end starts. `between` runs between listen and connect (the
+/// moment an intruder could come first; tests use it). Returns the two sides
+/// and, if any connection was refused, a warning saying how many.
+pub(crate) fn loopback_pair(
+    between: impl FnOnce(std::net::SocketAddr),
+) -> Result<(std::net::TcpStream, std::net::TcpStream, Option<String>), LatencyError> {
+    let listener =
+        std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(setup("listen on 127.0.0.1"))?;
+    let address = listener
+        .local_addr()
+        .map_err(setup("listen on 127.0.0.1"))?;
+    between(address);
+    let client = std::net::TcpStream::connect(address).map_err(setup("connect over loopback"))?;
+    let ours = client
+        .local_addr()
+        .map_err(setup("read the client's address"))?;
+    // The client's connection is complete once connect returns, so it is in
+    // the listener's queue: at most the queue's earlier entries come first.
+    let mut refused = 0u64;
+    let server = loop {
+        let (server, from) = listener.accept().map_err(setup("accept over loopback"))?;
+        if from == ours {
+            break server;
+        }
+        refused += 1;
+    };
+    drop(listener);
+    for s in [&client, &server] {
+        s.set_nodelay(true).map_err(setup("set TCP_NODELAY"))?;
+    }
+    let warning = (refused > 0).then(|| {
+        format!(
+            "{refused} connection{} to the run's loopback port came from another socket than its own client ({ours}) and {} closed unread: another local program connected to it",
+            if refused == 1 { "" } else { "s" },
+            if refused == 1 { "was" } else { "were" },
+        )
+    });
+    Ok((client, server, warning))
+}
+
+fn result(
+    config: &LatencyConfig,
+    r: PingReport,
+    pong: Usage,
+    warnings: Vec<String>,
+) -> LatencyResult {
     // Both ends' usage covers the whole window, untimed blocks included.
     let per = |x: u64| x as f64 / config.window().max(1) as f64;
     LatencyResult {
@@ -393,6 +442,7 @@ fn result(config: &LatencyConfig, r: PingReport, pong: Usage) -> LatencyResult {
         },
         clock: r.clock,
         elapsed_ms: r.elapsed_ms,
+        warnings,
     }
 }
 
@@ -521,4 +571,39 @@ fn posix_queue(config: &LatencyConfig) -> Result<OwnedFd, LatencyError> {
     unsafe { libc::mq_unlink(name.as_ptr()) };
     // SAFETY: on Linux an mqd_t is a descriptor, ours alone.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::intruder::{can_listen_on, Intruder};
+    use std::io::{Read, Write};
+
+    #[test]
+    fn an_intruder_that_connects_to_the_tcp_pair_first_is_refused_unread() {
+        let mut intruder = None;
+        let mut listener_port = 0;
+        let (mut client, mut server, warning) = loopback_pair(|address| {
+            listener_port = address.port();
+            // As nobody, at the worst moment: listening, the client not yet
+            // connected. It cannot stand in for the listener either.
+            assert!(!can_listen_on(address.port()));
+            intruder = Some(Intruder::connect(address, 4096));
+        })
+        .unwrap();
+        let warning = warning.expect("the refused connection is counted");
+        assert!(warning.starts_with("1 connection "), "{warning}");
+        assert_eq!(server.peer_addr().unwrap(), client.local_addr().unwrap());
+        // The pair is the harness's own: what the client sends, the server
+        // reads, and none of the intruder's bytes.
+        client.write_all(b"ping").unwrap();
+        let mut got = [0u8; 4];
+        server.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"ping");
+        let outcome = intruder.unwrap().outcome();
+        assert!(outcome.starts_with("error"), "closed unread: {outcome}");
+        // Nor can it take the client's address.
+        assert!(!can_listen_on(client.local_addr().unwrap().port()));
+        assert_ne!(listener_port, 0);
+    }
 }

@@ -386,6 +386,11 @@ pub struct LatencyResult {
     /// Wall time of the window after the warm-up (timed and untimed
     /// blocks), ms.
     pub elapsed_ms: f64,
+    /// What the reader should know about this run besides its figures (for
+    /// now: connections to the TCP pair's port from another program, refused
+    /// unread). Absent when there is nothing to say, as in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Why a latency run could not be made or finished.

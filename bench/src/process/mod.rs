@@ -10,6 +10,8 @@
 pub mod counts;
 pub mod cpu;
 pub mod filesystem;
+#[cfg(test)]
+pub(crate) mod intruder;
 pub mod launch;
 pub mod page_size;
 pub mod rundir;

@@ -122,16 +122,7 @@ pub const NOBODY: u32 = 65534;
 /// groups), with `input` on its stdin; returns its output.
 pub fn as_nobody(program: &str, args: &[&str], input: &str) -> Output {
     use std::io::Write;
-    use std::os::unix::process::CommandExt;
-    let mut child = Command::new(program)
-        .args(args)
-        .uid(NOBODY)
-        .gid(NOBODY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the attacker's program runs");
+    let mut child = spawn_as_nobody(program, args);
     child
         .stdin
         .take()
@@ -139,6 +130,23 @@ pub fn as_nobody(program: &str, args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .expect("the attacker reads its orders");
     child.wait_with_output().expect("the attacker exits")
+}
+
+/// Starts `program args` as `nobody` (uid and gid 65534, no supplementary
+/// groups), its stdin, stdout and stderr piped, and leaves it running: an
+/// attacker that works beside the test. Started from the calling thread, so
+/// it shares that thread's namespaces.
+pub fn spawn_as_nobody(program: &str, args: &[&str]) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    Command::new(program)
+        .args(args)
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the attacker's program runs")
 }
 
 /// As `nobody`, carries out `orders`, one a line: `L TARGET PATH` makes a

@@ -263,6 +263,26 @@ fn bad_sizes_cpus_modes_and_mechanisms_are_refused_with_exit_2() {
     }
 }
 
+/// What `pid` holds: what its descriptors refer to (`socket:[...]`,
+/// `anon_inode:[io_uring]`, `/memfd:... (deleted)`, paths) and the files it
+/// has mapped.
+fn held_by(pid: u32) -> Vec<String> {
+    let mut held: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .map(|target| target.display().to_string())
+        .collect();
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+    held.extend(
+        maps.lines()
+            .filter_map(|l| l.split_whitespace().nth(5))
+            .map(str::to_string),
+    );
+    held
+}
+
 /// Everything a latency run could leave: System V queues, run folders in this
 /// test's runtime and temporary folders.
 fn leftovers(dirs: &[&Path]) -> BTreeSet<String> {
@@ -282,6 +302,12 @@ fn leftovers(dirs: &[&Path]) -> BTreeSet<String> {
     found
 }
 
+/// Kill -9 of `pipebench latency` mid-run, for the kinds of thing a run makes:
+/// a FIFO pair in a run folder, System V and POSIX queues, the futex region,
+/// the TCP pair, io_uring rings (and the message ring's pair of them, each
+/// end holding both). Both ends die with the harness, and after the next
+/// start nothing is left; where io_uring is switched off the run is refused
+/// first, with nothing made.
 #[test]
 fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
     let _cpus = cpus();
@@ -298,7 +324,15 @@ fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
             .spawn()
             .unwrap()
     };
-    for mechanism in ["fifo", "sysv-mq", "posix-mq", "futex"] {
+    for mechanism in [
+        "fifo",
+        "sysv-mq",
+        "posix-mq",
+        "futex",
+        "tcp",
+        "io-uring",
+        "io-uring-msg-ring",
+    ] {
         let before = leftovers(&dirs);
         let mut harness = start(&[
             "latency",
@@ -318,7 +352,10 @@ fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
                 .filter(|pid| cmdline(*pid).contains("latency-end"))
                 .collect();
             if ends.len() == 2 {
-                break ends;
+                break Some(ends);
+            }
+            if harness.try_wait().unwrap().is_some() {
+                break None;
             }
             assert!(
                 Instant::now() < deadline,
@@ -326,7 +363,28 @@ fn a_killed_latency_run_leaves_no_end_and_nothing_named_after_the_next_start() {
             );
             std::thread::sleep(Duration::from_millis(20));
         };
+        let Some(ends) = ends else {
+            // io_uring switched off or missing here: refused (exit 2) before
+            // anything was made.
+            let output = harness.wait_with_output().unwrap();
+            assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+            assert!(mechanism.starts_with("io-uring"), "{}", stderr(&output));
+            continue;
+        };
         std::thread::sleep(Duration::from_millis(200));
+        // Mid-run, the ends hold what the run made without a name: the shared
+        // region (a memfd), and here the rings or the connection. Once they
+        // are gone, so is all of it: nothing else ever held those descriptors.
+        let held: Vec<String> = ends.iter().flat_map(|&pid| held_by(pid)).collect();
+        let holds = |what: &str| held.iter().filter(|f| f.contains(what)).count();
+        assert!(holds("memfd:") >= 2, "{mechanism}: {held:?}");
+        match mechanism {
+            "io-uring" | "io-uring-msg-ring" => {
+                assert!(holds("[io_uring]") >= 2, "{mechanism}: {held:?}")
+            }
+            "tcp" => assert!(holds("socket:") >= 2, "{mechanism}: {held:?}"),
+            _ => {}
+        }
         harness.kill().unwrap();
         harness.wait().unwrap();
         for pid in ends {

@@ -17,6 +17,7 @@ mod pages;
 mod paging_vectors;
 mod planted;
 mod profile;
+mod racer;
 mod readme;
 mod shared_pipe;
 mod steps;

@@ -469,3 +469,93 @@ fn a_killed_latency_end_leaves_nothing_behind() {
         }
     }
 }
+
+/// As nobody, tries to open each of `targets` (`path P`, `sysvshm ID`,
+/// `sysvmsg ID`) for reading and writing: opens the path (O_RDWR, without
+/// waiting on a FIFO), attaches the segment, sends to the queue. One line per
+/// target: `refused ...` with the error, or `OPENED ...`.
+fn open_as_nobody(targets: &[String]) -> Vec<String> {
+    let script = r#"use Fcntl;
+        while (<STDIN>) { chomp; my ($kind, $what) = split / /, $_, 2; my $ok;
+            if ($kind eq "path") { $ok = sysopen(my $f, $what, O_RDWR | O_NONBLOCK) }
+            elsif ($kind eq "sysvshm") { my $v; $ok = shmread($what, $v, 0, 1) }
+            elsif ($kind eq "sysvmsg") { $ok = msgsnd($what, pack("l! a*", 1, "x"), 2048) }
+            else { die "unknown target $kind" }
+            print $ok ? "OPENED $kind $what\n" : "refused $kind $what: $!\n" }"#;
+    let output = crate::common::as_nobody("perl", &["-e", script], &(targets.join("\n") + "\n"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The one way other than a port that a run's ends could be joined: through
+/// the name of what they share while it has one. With every name of a run
+/// made and its ends frozen before they open anything (the worst moment),
+/// nobody tries to open each of them for reading and writing: the FIFO and the
+/// shared file (in the run's private folder), the POSIX shared memory object
+/// (0600, under a random name), the System V segment and queue (IPC_PRIVATE,
+/// 0600). Every attempt is refused, and the run, killed, leaves nothing after
+/// the next start.
+#[test]
+fn nobody_can_open_a_runs_named_objects_while_they_have_names() {
+    let _cpus = cpus();
+    let bases = Bases::new();
+    let before = bases.leftovers();
+    for id in [
+        "fifo-rw",
+        "fifo-splice",
+        "file-flock",
+        "file-mmap",
+        "posix-shm",
+        "sysv-shm",
+        "sysv-msgqueue",
+    ] {
+        let mut harness = bases.ipc(id);
+        let ends = catch_ends(harness.id(), roles(id), libc::SIGSTOP)
+            .unwrap_or_else(|| panic!("{id}: the harness ended first: {:?}", harness.finish()));
+        let mut targets = Vec::new();
+        for new in bases.leftovers().difference(&before) {
+            if let Some(rest) = new.strip_prefix("sysv ") {
+                let (table, number) = rest.split_once(' ').unwrap();
+                targets.push(format!("sysv{table} {number}"));
+                continue;
+            }
+            targets.push(format!("path {new}"));
+            // What is inside the run's folder, seen as root.
+            for entry in std::fs::read_dir(new).into_iter().flatten().flatten() {
+                targets.push(format!("path {}", entry.path().display()));
+            }
+        }
+        let named = |kind: &str| targets.iter().any(|t| t.contains(kind));
+        let expected = match id {
+            "fifo-rw" | "fifo-splice" => "/fifo",
+            "file-flock" | "file-mmap" => "/shared",
+            "posix-shm" => "/dev/shm/pipebook",
+            "sysv-shm" => "sysvshm",
+            _ => "sysvmsg",
+        };
+        assert!(named(expected), "{id}: no {expected} among {targets:?}");
+        let answers = open_as_nobody(&targets);
+        assert_eq!(answers.len(), targets.len(), "{id}: {answers:?}");
+        for answer in &answers {
+            assert!(answer.starts_with("refused"), "{id}: {answer}");
+        }
+        harness.kill().unwrap();
+        let (status, said) = harness.finish();
+        assert!(killed_by(status, libc::SIGKILL), "{id}: {status:?} {said}");
+        for end in &ends {
+            assert!(
+                gone_within(*end, Duration::from_secs(5)),
+                "{id}: end {end} lives on"
+            );
+        }
+        bases.next_start();
+        assert_eq!(
+            bases.leftovers(),
+            before,
+            "{id}: the next start left something"
+        );
+    }
+}
