@@ -93,6 +93,11 @@ pub struct Options {
     /// Also answer to this host name (e.g. a classroom server's name); repeatable.
     #[arg(long = "allow-host", global = true, value_name = "NAME")]
     pub(crate) allow_hosts: Vec<String>,
+    /// Serve pages, the API and the runner to every local user, not only to the
+    /// user running this server (a classroom server behind a proxy). Off by
+    /// default: the pages carry the token that runs programs as this user.
+    #[arg(long, global = true)]
+    pub(crate) allow_other_users: bool,
     /// Seconds a connection may take to send a request head (also the idle
     /// keep-alive timeout). Hidden: for tests that must not wait 10 s.
     #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
@@ -148,6 +153,7 @@ impl Options {
             build_dir: self.build_dir.clone(),
             state_dir,
             allow_hosts: self.allow_hosts.clone(),
+            allow_other_users: self.allow_other_users,
             connections: {
                 let defaults = ConnectionLimits::default();
                 ConnectionLimits {
