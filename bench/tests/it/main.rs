@@ -14,6 +14,7 @@ mod ipc_counts;
 mod latency;
 mod pages;
 mod paging_vectors;
+mod path_tools;
 mod planted;
 mod profile;
 mod readme;
