@@ -38,8 +38,9 @@ pub enum Command {
     /// be, checks that follow from the measurements); a file that fails is named
     /// with the reason and left out. CSV cells a spreadsheet would evaluate
     /// (starting with = + - @, tab or CR, plain negative numbers excepted) are
-    /// prefixed with '. Exit status: 0 when every file was merged, 3 when some
-    /// were left out, 1 on an error (e.g. OUT not writable).
+    /// prefixed with '. At most 500 files at once. Exit status: 0 when every
+    /// file was merged, 3 when some were left out, 1 on an error (e.g. OUT not
+    /// writable, or too many files).
     Report(ReportArgs),
     /// One end of a run (internal: the server starts itself as writer and reader,
     /// or as an IPC lab run's producer and consumer).
