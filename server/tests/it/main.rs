@@ -10,6 +10,7 @@
 mod common;
 
 mod a11y;
+mod api_edges;
 
 mod bad_input;
 mod binary;
