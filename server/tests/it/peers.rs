@@ -12,6 +12,11 @@ use crate::common::{InProcess, Server, NOBODY};
 /// `curl` as nobody: the status and body of `path` on `port`, with our Host
 /// header and `headers` more.
 async fn get_as_nobody(port: u16, path: &str, headers: &[&str]) -> (u16, String) {
+    get_as_nobody_at("127.0.0.1", port, path, headers).await
+}
+
+/// [`get_as_nobody`] to `ip` (`[::1]` for IPv6).
+async fn get_as_nobody_at(ip: &str, port: u16, path: &str, headers: &[&str]) -> (u16, String) {
     let mut command = Command::new("setpriv");
     command
         .args([
@@ -29,13 +34,13 @@ async fn get_as_nobody(port: u16, path: &str, headers: &[&str]) -> (u16, String)
             "--max-time",
             "10",
         ])
-        .args(["-H", &format!("Host: 127.0.0.1:{port}")]);
+        .args(["-g", "-H", &format!("Host: {ip}:{port}")]);
     for header in headers {
         command.args(["-H", header]);
     }
     command
         .args(["-w", "\n%{http_code}"])
-        .arg(format!("http://127.0.0.1:{port}{path}"));
+        .arg(format!("http://{ip}:{port}{path}"));
     let output = tokio::task::spawn_blocking(move || command.output().expect("setpriv runs"))
         .await
         .unwrap();
@@ -106,4 +111,25 @@ async fn allow_other_users_serves_every_local_user_and_says_so_at_start() {
         "{}",
         server.stderr()
     );
+}
+
+#[tokio::test]
+async fn over_ipv6_loopback_another_user_is_refused_and_the_owner_served() {
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start_with_args(state.path(), &[]).expect("server starts");
+    if !server.stderr().contains("also listening on http://[::1]") {
+        // No IPv6 loopback on this machine: nothing listens there to attack.
+        return;
+    }
+    let (status, body) = get_as_nobody_at("[::1]", server.port, "/api/health", &[]).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("root (uid 0)"), "{body}");
+    let owner = crate::common::http_request_to(
+        std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, server.port)),
+        "GET",
+        "/api/health",
+        &[("host", &format!("[::1]:{}", server.port))],
+    )
+    .await;
+    assert_eq!(owner.status, 200, "{}", owner.body);
 }
