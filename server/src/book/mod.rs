@@ -127,7 +127,43 @@ fn staging_beside(destination: &Path) -> Result<RunDir, BookError> {
     let (Some(parent), Some(_)) = (destination.parent(), destination.file_name()) else {
         return Err(refuse("it has no parent folder to build beside".into()));
     };
+    written_path_is_ours(parent).map_err(refuse)?;
     let base = Base::chosen(parent).map_err(|e| refuse(e.to_string()))?;
     pipebench::process::rundir::sweep_base(&base);
     RunDir::create(&base).map_err(|e| refuse(e.to_string()))
+}
+
+/// Every folder on `path` as written (those that exist) is one no other user
+/// can rearrange, and every symbolic link on it was made by root or this user:
+/// a link another user planted in a shared folder (`/tmp/x` -> a root-only
+/// folder) would otherwise lead the build, and the removal of the old one,
+/// wherever they chose. (What the links lead to is checked too, by `Base`.)
+fn written_path_is_ours(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let path = std::path::absolute(path).map_err(|e| e.to_string())?;
+    let me = rustix::process::geteuid().as_raw();
+    for folder in path.ancestors() {
+        let Ok(meta) = std::fs::symlink_metadata(folder) else {
+            continue;
+        };
+        let (uid, mode) = (meta.uid(), meta.mode() & 0o7777);
+        if uid != me && uid != 0 {
+            let what = if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "a folder"
+            };
+            return Err(format!(
+                "{} is {what} of uid {uid}, who could lead the build elsewhere",
+                folder.display()
+            ));
+        }
+        if meta.is_dir() && mode & 0o022 != 0 && mode & 0o1000 == 0 {
+            return Err(format!(
+                "{} may be rearranged by others (mode {mode:04o})",
+                folder.display()
+            ));
+        }
+    }
+    Ok(())
 }

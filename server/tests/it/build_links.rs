@@ -144,3 +144,31 @@ fn a_racer_planting_links_while_books_are_built_reaches_nothing() {
         assert!(meta.file_type().is_symlink());
     }
 }
+
+#[test]
+fn a_link_planted_above_the_build_folder_does_not_lead_the_build_into_a_root_only_folder() {
+    let root = open_tempdir();
+    let book = tempfile::tempdir().unwrap();
+    write_tiny_book(book.path());
+    let victim = victim(root.path());
+    // Root's earlier build output in the victim folder, which a swap would empty.
+    std::fs::create_dir(victim.join("out")).unwrap();
+    std::fs::write(victim.join("out/keep"), b"root's").unwrap();
+    let shared = root.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let planted = shared.join("x");
+    as_nobody(
+        "ln",
+        &["-s".as_ref(), victim.as_os_str(), planted.as_os_str()],
+    );
+    let output = build(book.path(), &planted.join("out"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("a symbolic link of uid {NOBODY}")),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(victim.join("out/keep")).unwrap(), b"root's");
+    no_staging_left(&victim);
+}
