@@ -38,6 +38,7 @@ mod search_print;
 mod sockets;
 mod state_files;
 mod state_swap;
+mod tool_path;
 mod trust;
 mod tuned;
 mod ws_security;
