@@ -38,8 +38,9 @@ pub enum Command {
     /// be, checks that follow from the measurements); a file that fails is named
     /// with the reason and left out. CSV cells a spreadsheet would evaluate
     /// (starting with = + - @, tab or CR, plain negative numbers excepted) are
-    /// prefixed with '. Exit status: 0 when every file was merged, 3 when some
-    /// were left out, 1 on an error (e.g. OUT not writable).
+    /// prefixed with '. At most 500 files at once. Exit status: 0 when every
+    /// file was merged, 3 when some were left out, 1 on an error (e.g. OUT not
+    /// writable, or too many files).
     Report(ReportArgs),
     /// One end of a run (internal: the server starts itself as writer and reader,
     /// or as an IPC lab run's producer and consumer).
@@ -93,6 +94,11 @@ pub struct Options {
     /// Also answer to this host name (e.g. a classroom server's name); repeatable.
     #[arg(long = "allow-host", global = true, value_name = "NAME")]
     pub(crate) allow_hosts: Vec<String>,
+    /// Serve pages, the API and the runner to every local user, not only to the
+    /// user running this server (a classroom server behind a proxy). Off by
+    /// default: the pages carry the token that runs programs as this user.
+    #[arg(long, global = true)]
+    pub(crate) allow_other_users: bool,
     /// Seconds a connection may take to send a request head (also the idle
     /// keep-alive timeout). Hidden: for tests that must not wait 10 s.
     #[arg(long, global = true, hide = true, value_name = "SECS", value_parser = parse_seconds)]
@@ -148,6 +154,7 @@ impl Options {
             build_dir: self.build_dir.clone(),
             state_dir,
             allow_hosts: self.allow_hosts.clone(),
+            allow_other_users: self.allow_other_users,
             connections: {
                 let defaults = ConnectionLimits::default();
                 ConnectionLimits {

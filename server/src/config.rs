@@ -27,6 +27,9 @@ pub struct Config {
     pub allow_hosts: Vec<String>,
     /// Timeouts and caps on client connections.
     pub connections: ConnectionLimits,
+    /// Serve other local users too (`--allow-other-users`): by default a
+    /// connection from this machine is served only to the server's own user.
+    pub allow_other_users: bool,
 }
 
 /// Builds the book (blocking): from `book_root`, or the one carried in the binary.

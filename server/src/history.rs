@@ -293,7 +293,7 @@ impl History {
         };
         if cache.on_disk > ROTATE_FACTOR * self.limit && !cache.lines.is_empty() {
             if let Err(err) = self.rotate(&mut cache) {
-                let _ = std::fs::remove_file(self.dir.join(ROTATING_NAME));
+                let _ = statefile::remove(&self.dir.join(ROTATING_NAME));
                 tracing::warn!(
                     "saved, but cannot rotate the history: {}",
                     crate::error_chain(&err)
@@ -319,7 +319,7 @@ impl History {
         }
         // A file left by a rotation that died is ours to replace (the lock is
         // held); the new one is created afresh, 0600, never through a link.
-        match std::fs::remove_file(&fresh) {
+        match statefile::remove(&fresh) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
                 return Err(io("cannot remove", &fresh)(err).into())
             }
@@ -333,7 +333,7 @@ impl History {
         let mut archive = self.dir.join(format!("results-{stamp}.jsonl"));
         let mut n = 0;
         loop {
-            match std::fs::hard_link(&path, &archive) {
+            match statefile::hard_link(&path, &archive) {
                 Ok(()) => break,
                 // Two rotations in one millisecond (tiny limits): number them.
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -343,7 +343,7 @@ impl History {
                 Err(err) => return Err(io("cannot archive", &path)(err).into()),
             }
         }
-        std::fs::rename(&fresh, &path).map_err(io("cannot replace", &path))?;
+        statefile::rename(&fresh, &path).map_err(io("cannot replace", &path))?;
         sync_dir(&self.dir)?;
         let meta = file.metadata().map_err(io("cannot read", &path))?;
         cache.identity = Some((meta.dev(), meta.ino()));
@@ -441,7 +441,7 @@ impl History {
     /// parsed is renamed aside, not lost.
     fn import_old_file(&self) -> Result<(usize, Scan), HistoryError> {
         let old = self.dir.join(OLD_FILE_NAME);
-        if std::fs::symlink_metadata(&old).is_err() {
+        if statefile::identity(&old).is_err() {
             return Ok((0, Scan::default()));
         }
         // Under the lock, so two servers starting together import it once.
@@ -457,7 +457,7 @@ impl History {
                 let aside = self
                     .dir
                     .join(format!("{OLD_FILE_NAME}.unreadable-{}", now_ms()));
-                std::fs::rename(&old, &aside).map_err(io("cannot move aside", &old))?;
+                statefile::rename(&old, &aside).map_err(io("cannot move aside", &old))?;
                 tracing::warn!(
                     "{} is not a results list ({err}); moved it to {}",
                     old.display(),
@@ -485,7 +485,7 @@ impl History {
         };
         let _lock = self.open_locked()?;
         let renamed = self.dir.join(IMPORTED_NAME);
-        std::fs::rename(&old, &renamed).map_err(io("cannot rename", &old))?;
+        statefile::rename(&old, &renamed).map_err(io("cannot rename", &old))?;
         sync_dir(&self.dir)?;
         tracing::info!(
             "imported {imported} results from {} (kept as {})",

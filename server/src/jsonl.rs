@@ -30,8 +30,8 @@ pub(crate) fn open_locked(path: &Path) -> Result<File, StateError> {
         flock(&file, FlockOperation::LockExclusive)
             .map_err(|errno| io("cannot lock", path)(errno.into()))?;
         let locked = file.metadata().map_err(io("cannot inspect", path))?;
-        match std::fs::symlink_metadata(path) {
-            Ok(now) if (now.dev(), now.ino()) == (locked.dev(), locked.ino()) => return Ok(file),
+        match statefile::identity(path) {
+            Ok(now) if now == (locked.dev(), locked.ino()) => return Ok(file),
             // Replaced (or removed) while we waited: lock what the path names now.
             Ok(_) => continue,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
@@ -93,9 +93,7 @@ pub(crate) fn append_locked(
 
 /// Syncs a directory's entries.
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), StateError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io("cannot sync", dir))
+    statefile::sync_dir(dir)
 }
 
 /// The complete lines of `bytes` (a file's content) and whether a torn line

@@ -28,6 +28,7 @@ pub(crate) mod latency_page;
 pub(crate) mod page_defaults;
 pub(crate) mod page_params;
 pub(crate) mod past_page;
+pub mod peer;
 pub(crate) mod protocol;
 pub(crate) mod requests;
 pub(crate) mod saving;

@@ -50,6 +50,14 @@ const SOME_SKIPPED: u8 = 3;
 
 /// `pipebook report`: merges, writes, and says which files were left out and why.
 fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let most = pipebook::labs::merge::MAX_REPORT_FILES;
+    if args.files.len() > most {
+        anyhow::bail!(
+            "{} files given, but at most {most} are merged at once (each report is held \
+             until the table is written): merge the class in parts of {most} or fewer",
+            args.files.len()
+        );
+    }
     let class = Class::load(&args.files);
     // Escaped: a report's content and a file's name can both hold escape sequences.
     for line in class.skipped_lines() {

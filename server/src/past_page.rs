@@ -656,16 +656,19 @@ impl TunedVariants {
                 _ => *slot = Some(ByteSize(value)),
             }
         }
-        // The pages its search chose; none asked of a variant but those.
-        match (params.huge_pages, found.huge_pages) {
-            (Some(asked), Some(chosen)) if asked != chosen => {
+        // The pages its search chose, or (a line without them) the step's own:
+        // a run under the tuned id is exactly its saved configuration, so no
+        // other setting may be asked of it.
+        let chosen = found.huge_pages.unwrap_or(base.writer.common.huge_pages);
+        match params.huge_pages {
+            Some(asked) if asked != chosen => {
                 return Err(PastRefusal::TunedPages {
                     id: found.id.clone(),
                     chosen,
                     asked,
                 })
             }
-            (_, chosen) => params.huge_pages = chosen.or(params.huge_pages),
+            _ => params.huge_pages = found.huge_pages,
         }
         Ok(params)
     }
@@ -721,7 +724,7 @@ fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
     }
     let fresh = dir.join(TUNED_COMPACTING);
     // One left by a compaction that died is ours to replace: the lock is held.
-    match std::fs::remove_file(&fresh) {
+    match statefile::remove(&fresh) {
         Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
             return Err(statefile::io("cannot remove", &fresh)(err))
         }
@@ -733,7 +736,7 @@ fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
     file.sync_all()
         .map_err(statefile::io("cannot sync", &fresh))?;
     let path = dir.join(TUNED_FILE);
-    std::fs::rename(&fresh, &path).map_err(statefile::io("cannot replace", &path))?;
+    statefile::rename(&fresh, &path).map_err(statefile::io("cannot replace", &path))?;
     crate::jsonl::sync_dir(dir)
 }
 

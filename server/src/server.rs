@@ -25,6 +25,7 @@ use crate::connections::{Activity, Registry, Watched};
 use crate::history::{self, History, HistoryError};
 use crate::labs::store::{LabStore, StoreError};
 use crate::past_page::{TunedLoad, TunedVariants, TUNED_FILE};
+use crate::peer::{Admission, PeerPolicy};
 use crate::saving::Stores;
 use crate::scheduler::Scheduler;
 use crate::security::{HostPolicy, Token};
@@ -225,7 +226,16 @@ pub async fn prepare(
             hosts.names().join(", ")
         );
     }
+    let peers = PeerPolicy::new(config.allow_other_users);
+    if peers.allows_other_users() {
+        tracing::warn!(
+            "--allow-other-users: every user of this machine who can reach the port gets \
+             the pages, their token and the runner, which runs programs as this server's \
+             user; use it only behind a proxy that decides who gets in"
+        );
+    }
     let state = AppState {
+        peers: Arc::new(peers),
         site: Arc::new(site),
         token,
         hosts: Arc::new(hosts),
@@ -383,6 +393,7 @@ pub async fn run(listeners: Vec<TcpListener>, state: AppState, shutdown: impl Fu
                     http: http.clone(),
                     service: service.clone(),
                     shutdown: state.shutdown.clone(),
+                    peers: Arc::clone(&state.peers),
                 },
             ))
         })
@@ -432,6 +443,8 @@ struct Accepting {
     http: http1::Builder,
     service: Service,
     shutdown: Shutdown,
+    /// Which local users are served.
+    peers: Arc<PeerPolicy>,
 }
 
 /// Accepts connections. When every slot is taken, the connection idle the
@@ -446,6 +459,7 @@ async fn accept_loop(listener: TcpListener, accepting: Accepting) {
         http,
         service,
         shutdown,
+        peers,
     } = accepting;
     let mut failing = false;
     loop {
@@ -454,7 +468,7 @@ async fn accept_loop(listener: TcpListener, accepting: Accepting) {
             () = shutdown.wait() => return,
         };
         match accepted {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 if failing {
                     tracing::info!("accepting connections again");
                     failing = false;
@@ -474,15 +488,19 @@ async fn accept_loop(listener: TcpListener, accepting: Accepting) {
                         }
                     }
                 };
-                let connection = serve_connection(
-                    stream,
+                let (http, service, shutdown, slots, peers) = (
                     http.clone(),
                     service.clone(),
                     shutdown.clone(),
-                    &slots,
+                    Arc::clone(&slots),
+                    Arc::clone(&peers),
                 );
                 tokio::spawn(async move {
-                    connection.await;
+                    let service = match admit(&peers, &stream, peer).await {
+                        Admission::Served => service,
+                        Admission::Refused { peer_uid, owner } => refused(peer_uid, owner),
+                    };
+                    serve_connection(stream, http, service, shutdown, &slots).await;
                     drop(permit);
                 });
             }
@@ -502,6 +520,57 @@ async fn accept_loop(listener: TcpListener, accepting: Accepting) {
             }
         }
     }
+}
+
+/// Whether the user on the other end of `stream` may use the server (the
+/// kernel's socket tables are read on a blocking thread).
+async fn admit(peers: &Arc<PeerPolicy>, stream: &TcpStream, peer: SocketAddr) -> Admission {
+    let Ok(local) = stream.local_addr() else {
+        return Admission::Refused {
+            peer_uid: None,
+            owner: rustix::process::geteuid().as_raw(),
+        };
+    };
+    let policy = Arc::clone(peers);
+    let admission = tokio::task::spawn_blocking(move || policy.admit(local, peer))
+        .await
+        .unwrap_or(Admission::Refused {
+            peer_uid: None,
+            owner: rustix::process::geteuid().as_raw(),
+        });
+    if let Admission::Refused { peer_uid, .. } = &admission {
+        tracing::warn!(
+            "refused a connection from {peer}: {}, not this server's user",
+            peer_uid.map_or("a user that cannot be identified".into(), |uid| format!(
+                "uid {uid}"
+            ))
+        );
+    }
+    admission
+}
+
+/// The service a refused connection gets: 403 and the page that says whose
+/// server this is, for every path (pages, `/api/*`, the WebSocket upgrade).
+fn refused(peer_uid: Option<u32>, owner: u32) -> Service {
+    use axum::http::{header, StatusCode};
+    use axum::response::IntoResponse;
+    let page = crate::peer::refusal_page(peer_uid, owner);
+    TowerToHyperService::new(axum::Router::new().fallback(move || {
+        let page = page.clone();
+        async move {
+            (
+                StatusCode::FORBIDDEN,
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::CACHE_CONTROL, "no-store"),
+                    (header::CONTENT_SECURITY_POLICY, "default-src 'none'"),
+                    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                ],
+                page,
+            )
+                .into_response()
+        }
+    }))
 }
 
 /// One HTTP connection (and its WebSocket upgrade) until it ends, the registry

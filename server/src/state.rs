@@ -50,6 +50,8 @@ pub struct AppState {
     pub(crate) connections: Arc<ConnectionLimits>,
     /// The tuned variants found by searches since start (`tuned-STEP`).
     pub(crate) tuned: Arc<crate::past_page::TunedVariants>,
+    /// Which local users are served (the server's own only, unless opted out).
+    pub(crate) peers: Arc<crate::peer::PeerPolicy>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the

@@ -11,15 +11,26 @@
 //! creates are 0600, so a copy of its lines (the rejected lines, an archive) is
 //! never more readable than what it came from. Reads are capped.
 //!
+//! The folder is checked once and then held: [`prepare_dir`] opens it
+//! `O_DIRECTORY | O_NOFOLLOW`, checks the descriptor's owner, and keeps it for
+//! the life of the process; every file under it is then opened, created,
+//! renamed, linked and removed relative to that descriptor (`openat`,
+//! `renameat`, ...), never by a path walked again. A folder renamed away and
+//! replaced by a link after start therefore redirects nothing: the server goes
+//! on using the folder it checked.
+//!
 //! A save that fails is typed ([`SaveError`], from the errno, never from an
 //! error's wording) for the page, and [`SaveStatus`] remembers whether saving
 //! works, for `/api/health` and the log.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
 
 use serde::Serialize;
 
@@ -159,9 +170,65 @@ fn euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+/// The state folders this process checked, each held open for its life (a
+/// few per process: one per server, or per test's server).
+static HELD: Mutex<Vec<(PathBuf, Arc<OwnedFd>)>> = Mutex::new(Vec::new());
+
+/// The held descriptor of `dir`, if [`prepare_dir`] checked it.
+fn held(dir: &Path) -> Option<Arc<OwnedFd>> {
+    let held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    held.iter()
+        .find(|(path, _)| path == dir)
+        .map(|(_, fd)| Arc::clone(fd))
+}
+
+/// A state file as its held folder and its name, when its folder is held.
+fn split(path: &Path) -> Option<(Arc<OwnedFd>, &std::ffi::OsStr)> {
+    let (dir, name) = (path.parent()?, path.file_name()?);
+    Some((held(dir)?, name))
+}
+
+/// Opens `dir` without following a link, checks the descriptor is a folder
+/// of ours, and holds it (once: the first check stands).
+fn hold(dir: &Path) -> Result<(), StateError> {
+    if held(dir).is_some() {
+        return Ok(());
+    }
+    let fd = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|errno| match errno {
+        rustix::io::Errno::LOOP => StateError::FolderIsLink {
+            path: dir.to_path_buf(),
+        },
+        rustix::io::Errno::NOTDIR => StateError::FolderNotDir {
+            path: dir.to_path_buf(),
+        },
+        errno => io("cannot open", dir)(errno.into()),
+    })?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| io("cannot inspect", dir)(e.into()))?;
+    if st.st_uid != euid() {
+        return Err(StateError::FolderForeign {
+            path: dir.to_path_buf(),
+            owner: st.st_uid,
+            euid: euid(),
+        });
+    }
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    held.push((dir.to_path_buf(), Arc::new(fd)));
+    Ok(())
+}
+
 /// Creates the state folder (0700) if it is missing, then checks it is a real
-/// folder owned by this process's effective user.
+/// folder owned by this process's effective user, and holds it open: from
+/// then on its files are reached through that descriptor only. Once held, it
+/// is not walked again (a path swapped for a link later changes nothing).
 pub(crate) fn prepare_dir(dir: &Path) -> Result<(), StateError> {
+    if held(dir).is_some() {
+        return Ok(());
+    }
     match std::fs::symlink_metadata(dir) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             std::fs::DirBuilder::new()
@@ -188,7 +255,7 @@ pub(crate) fn prepare_dir(dir: &Path) -> Result<(), StateError> {
             euid: euid(),
         });
     }
-    Ok(())
+    hold(dir)
 }
 
 /// What a file that is not regular is, in words.
@@ -242,6 +309,17 @@ fn check_open(file: &File, path: &Path) -> Result<(), StateError> {
 
 /// Checks, without opening it, that `path` is absent or one of ours.
 pub(crate) fn check_existing(path: &Path) -> Result<(), StateError> {
+    if let Some((dir, name)) = split(path) {
+        // Through the held folder: a regular file of ours, or nothing.
+        return match rustix::fs::openat(&*dir, name, open_flags(OFlags::RDONLY), Mode::empty()) {
+            Ok(fd) => check_open(&File::from(fd), path),
+            Err(rustix::io::Errno::NOENT) => Ok(()),
+            Err(rustix::io::Errno::LOOP) => Err(StateError::FileIsLink {
+                path: path.to_path_buf(),
+            }),
+            Err(e) => Err(io("cannot inspect", path)(e.into())),
+        };
+    }
     match std::fs::symlink_metadata(path) {
         Ok(meta) => check_meta(&meta, path),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -255,12 +333,26 @@ fn flags() -> i32 {
     libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC
 }
 
+/// [`flags`] with the access bits of one kind of open, for `openat`.
+fn open_flags(access: OFlags) -> OFlags {
+    access | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC
+}
+
 fn open_with(
     options: &mut OpenOptions,
+    at: OFlags,
     action: &'static str,
     path: &Path,
 ) -> Result<File, StateError> {
-    match options.custom_flags(flags()).open(path) {
+    let opened = match split(path) {
+        Some((dir, name)) => {
+            rustix::fs::openat(&*dir, name, open_flags(at), Mode::from_raw_mode(FILE_MODE))
+                .map(File::from)
+                .map_err(std::io::Error::from)
+        }
+        None => options.custom_flags(flags()).open(path),
+    };
+    match opened {
         Ok(file) => {
             check_open(&file, path)?;
             Ok(file)
@@ -272,6 +364,57 @@ fn open_with(
     }
 }
 
+/// Removes the state file `path` (the name only: a link there is not followed).
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
+    match split(path) {
+        Some((dir, name)) => {
+            rustix::fs::unlinkat(&*dir, name, AtFlags::empty()).map_err(Into::into)
+        }
+        None => std::fs::remove_file(path),
+    }
+}
+
+/// Renames the state file `from` to `to`, both in one held folder.
+pub(crate) fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
+    match (split(from), split(to)) {
+        (Some((dir, a)), Some((_, b))) => {
+            rustix::fs::renameat(&*dir, a, &*dir, b).map_err(Into::into)
+        }
+        _ => std::fs::rename(from, to),
+    }
+}
+
+/// Gives the state file `from` a second name `to` (never following a link).
+pub(crate) fn hard_link(from: &Path, to: &Path) -> std::io::Result<()> {
+    match (split(from), split(to)) {
+        (Some((dir, a)), Some((_, b))) => {
+            rustix::fs::linkat(&*dir, a, &*dir, b, AtFlags::empty()).map_err(Into::into)
+        }
+        _ => std::fs::hard_link(from, to),
+    }
+}
+
+/// The device and inode the name `path` stands for now (a link itself, not
+/// what it points to), looked up through the held folder.
+pub(crate) fn identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    match split(path) {
+        Some((dir, name)) => rustix::fs::statat(&*dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|st| (st.st_dev, st.st_ino))
+            .map_err(Into::into),
+        None => std::fs::symlink_metadata(path).map(|m| (m.dev(), m.ino())),
+    }
+}
+
+/// Syncs the state folder's entries (the held folder itself, when held).
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StateError> {
+    match held(dir) {
+        Some(fd) => rustix::fs::fsync(&*fd).map_err(|e| io("cannot sync", dir)(e.into())),
+        None => File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io("cannot sync", dir)),
+    }
+}
+
 /// `path` opened for appending and reading, created 0600 if missing.
 pub(crate) fn open_append(path: &Path) -> Result<File, StateError> {
     open_with(
@@ -280,6 +423,7 @@ pub(crate) fn open_append(path: &Path) -> Result<File, StateError> {
             .append(true)
             .create(true)
             .mode(FILE_MODE),
+        OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
         "cannot open",
         path,
     )
@@ -287,7 +431,12 @@ pub(crate) fn open_append(path: &Path) -> Result<File, StateError> {
 
 /// `path` opened for reading, or `None` if there is no such file.
 pub(crate) fn open_read(path: &Path) -> Result<Option<File>, StateError> {
-    match open_with(OpenOptions::new().read(true), "cannot read", path) {
+    match open_with(
+        OpenOptions::new().read(true),
+        OFlags::RDONLY,
+        "cannot read",
+        path,
+    ) {
         Ok(file) => Ok(Some(file)),
         Err(StateError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             Ok(None)
@@ -303,6 +452,7 @@ pub(crate) fn create_new(path: &Path) -> Result<File, StateError> {
             .write(true)
             .create_new(true)
             .mode(FILE_MODE),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
         "cannot create",
         path,
     )

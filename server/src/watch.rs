@@ -33,7 +33,11 @@ pub fn fingerprint(root: &Path) -> u64 {
         };
         for entry in listing.flatten() {
             let name = entry.file_name();
-            if SKIPPED.iter().any(|s| name == *s) {
+            // A build in progress lives in a private run folder beside its output.
+            let building = name
+                .to_str()
+                .is_some_and(|n| n.starts_with(pipebench::process::rundir::PREFIX));
+            if building || SKIPPED.iter().any(|s| name == *s) {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };

@@ -25,7 +25,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -385,33 +385,137 @@ impl Drop for Child {
     }
 }
 
+/// A program on `PATH` passed over by [`lookup_on_path`], and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    /// The candidate, as `PATH` names it.
+    pub path: PathBuf,
+    /// Why it is not started.
+    pub why: String,
+}
+
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.path.display(), self.why)
+    }
+}
+
 /// The first program `name` on `PATH` that no other user could have put or
-/// changed there: an executable regular file owned by this user or root and
-/// writable by no one else, every folder on its (resolved) path one no other
-/// user can rearrange (the rule of [`super::rundir::Base`]). A folder on `PATH`
-/// open to others (`/tmp`, a relative entry such as `.`) is passed over, so a
-/// program another local user planted is never started with this user's
-/// rights, root's included.
+/// changed there: see [`lookup_on_path`]; `None` when there is none.
 pub fn trusted_on_path(name: &str) -> Option<PathBuf> {
+    lookup_on_path(name).ok()
+}
+
+/// The first program `name` on `PATH` that no other user could have put or
+/// changed there, or every candidate passed over with why. A program another
+/// local user planted is never started with this user's rights, root's
+/// included. Passed over: an empty or relative entry (`.`, or `::`, means
+/// another folder in every working directory); a folder that another user owns
+/// or may write, or any folder above it (a sticky bit is not enough: others
+/// may add a name there, a hard link to any program included); a symbolic link
+/// whose target, or the target's folder, fails the same rules; a file that is
+/// not a regular executable of this user or root, or that others may write.
+pub fn lookup_on_path(name: &str) -> Result<PathBuf, Vec<PassedOver>> {
+    let mut passed = Vec::new();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(name);
+        if std::fs::symlink_metadata(&candidate).is_err() {
+            continue;
+        }
+        match vet_program(&dir, &candidate) {
+            Ok(program) => return Ok(program),
+            Err(why) => passed.push(PassedOver {
+                path: candidate,
+                why,
+            }),
+        }
+    }
+    Err(passed)
+}
+
+/// The program `candidate` (in `PATH`'s folder `dir`) to start, or why not.
+fn vet_program(dir: &Path, candidate: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::MetadataExt;
-    let path = std::env::var_os("PATH")?;
+    if !dir.is_absolute() {
+        return Err(format!(
+            "PATH entry {:?} is relative: it names another folder in every working directory",
+            dir.display().to_string()
+        ));
+    }
+    closed_folder(dir)?;
+    let meta = std::fs::symlink_metadata(candidate).map_err(|e| e.to_string())?;
+    let program = if meta.file_type().is_symlink() {
+        let target = candidate
+            .canonicalize()
+            .map_err(|e| format!("a symbolic link that leads nowhere usable: {e}"))?;
+        let folder = target.parent().unwrap_or(Path::new("/"));
+        closed_folder(folder).map_err(|why| {
+            format!(
+                "a symbolic link to {}, whose folder: {why}",
+                target.display()
+            )
+        })?;
+        target
+    } else {
+        candidate.to_path_buf()
+    };
+    let meta = std::fs::symlink_metadata(&program).map_err(|e| e.to_string())?;
+    let (mode, uid) = (meta.mode(), meta.uid());
     let euid = rustix::process::geteuid().as_raw();
-    std::env::split_paths(&path)
-        .filter(|dir| dir.is_absolute())
-        .filter_map(|dir| dir.join(name).canonicalize().ok())
-        .find(|program| {
-            let Ok(meta) = std::fs::symlink_metadata(program) else {
-                return false;
-            };
-            let mode = meta.mode();
-            meta.is_file()
-                && mode & 0o111 != 0
-                && (meta.uid() == euid || meta.uid() == 0)
-                && mode & 0o022 == 0
-                && program
-                    .parent()
-                    .is_some_and(|dir| super::rundir::Base::at(dir).is_ok())
-        })
+    let what = if program == candidate {
+        String::new()
+    } else {
+        format!("its target {} is ", program.display())
+    };
+    if !meta.is_file() || mode & 0o111 == 0 {
+        return Err(format!("{what}not an executable regular file"));
+    }
+    if uid != euid && uid != 0 {
+        return Err(format!(
+            "{what}owned by uid {uid}, neither root nor this user"
+        ));
+    }
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "{what}writable by others (mode {:04o})",
+            mode & 0o7777
+        ));
+    }
+    Ok(program)
+}
+
+/// Whether `dir`, every folder above it, and the same for where its links
+/// lead, are folders only root or this user may change (no sticky exception:
+/// in a sticky folder anyone may still add a name).
+fn closed_folder(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let real = dir
+        .canonicalize()
+        .map_err(|e| format!("folder {} cannot be resolved: {e}", dir.display()))?;
+    let euid = rustix::process::geteuid().as_raw();
+    for folder in dir.ancestors().chain(real.ancestors()) {
+        if folder.as_os_str().is_empty() {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(folder)
+            .map_err(|e| format!("folder {}: {e}", folder.display()))?;
+        let (mode, uid) = (meta.mode(), meta.uid());
+        if uid != euid && uid != 0 {
+            return Err(format!(
+                "folder {} belongs to uid {uid}, who could put any program there",
+                folder.display()
+            ));
+        }
+        if meta.is_dir() && mode & 0o022 != 0 {
+            return Err(format!(
+                "folder {} may be written by others (mode {:04o})",
+                folder.display(),
+                mode & 0o7777
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Makes the command's process die with the thread that starts it

@@ -40,6 +40,8 @@ const ATTEMPTS: usize = 16;
 pub enum Unsafe {
     /// It (or a folder on its path) is not a directory.
     NotADirectory,
+    /// It is a symbolic link: what is made there would land where it points.
+    Link,
     /// It (or a folder on its path) belongs to another user than us or root,
     /// who could rename what we make there.
     OwnedByOther {
@@ -58,6 +60,10 @@ impl std::fmt::Display for Unsafe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unsafe::NotADirectory => write!(f, "not a directory"),
+            Unsafe::Link => write!(
+                f,
+                "a symbolic link, which would lead what is made there somewhere else"
+            ),
             Unsafe::OwnedByOther { uid } => {
                 write!(f, "owned by uid {uid}, who could rename what is made there")
             }
@@ -238,6 +244,8 @@ pub struct RunDir {
     path: PathBuf,
     /// The folder, open and locked (exclusive flock) for as long as it lives.
     dir: OwnedFd,
+    /// Put in place under another name ([`RunDir::publish`]): kept, not removed.
+    published: bool,
 }
 
 fn random_hex() -> String {
@@ -291,6 +299,7 @@ impl RunDir {
                 name,
                 path,
                 dir,
+                published: false,
             });
         }
         Err(RunDirError::Io {
@@ -354,8 +363,63 @@ impl RunDir {
     }
 }
 
+impl RunDir {
+    /// Puts the folder in place as `name` in its base, whole, in one rename (a
+    /// build made privately, then published): an existing `name` must be a real
+    /// directory of ours (a link or another user's entry is refused, never
+    /// followed); it is swapped out atomically (RENAME_EXCHANGE) and removed by
+    /// descriptor, links inside removed and never followed. The folder keeps
+    /// its mode 0700. Returns the published path.
+    pub fn publish(mut self, name: &str) -> Result<PathBuf, RunDirError> {
+        let parent = self.path.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let target = parent.join(name);
+        let unsafe_at = |why| RunDirError::Unsafe {
+            path: target.clone(),
+            why,
+        };
+        let flags = match rustix::fs::statat(&self.base, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => {
+                match FileType::from_raw_mode(st.st_mode) {
+                    FileType::Directory => {}
+                    FileType::Symlink => return Err(unsafe_at(Unsafe::Link)),
+                    _ => return Err(unsafe_at(Unsafe::NotADirectory)),
+                }
+                if st.st_uid != euid() {
+                    return Err(unsafe_at(Unsafe::OwnedByOther { uid: st.st_uid }));
+                }
+                rustix::fs::RenameFlags::EXCHANGE
+            }
+            Err(rustix::io::Errno::NOENT) => rustix::fs::RenameFlags::NOREPLACE,
+            Err(e) => return Err(io_err("inspect", &target)(e)),
+        };
+        rustix::fs::renameat_with(&self.base, self.name.as_str(), &self.base, name, flags)
+            .map_err(io_err("put in place", &target))?;
+        self.published = true;
+        if flags == rustix::fs::RenameFlags::EXCHANGE {
+            // The old folder now has our private name: remove it if it is
+            // still the real directory of ours just checked.
+            if let Ok(old) = rustix::fs::openat(
+                &self.base,
+                self.name.as_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                if rustix::fs::fstat(&old).is_ok_and(|st| st.st_uid == euid()) {
+                    clear(&old);
+                    let _ =
+                        rustix::fs::unlinkat(&self.base, self.name.as_str(), AtFlags::REMOVEDIR);
+                }
+            }
+        }
+        Ok(target)
+    }
+}
+
 impl Drop for RunDir {
     fn drop(&mut self) {
+        if self.published {
+            return;
+        }
         clear(&self.dir);
         let _ = rustix::fs::unlinkat(&self.base, self.name.as_str(), AtFlags::REMOVEDIR);
         // Closing `dir` (after this) releases the lock.

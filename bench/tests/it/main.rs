@@ -15,6 +15,7 @@ mod ipc_counts;
 mod latency;
 mod pages;
 mod paging_vectors;
+mod path_tools;
 mod planted;
 mod profile;
 mod racer;

@@ -72,6 +72,18 @@ pub enum BookError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The build folder cannot be used safely (a link, another user's, in a
+    /// folder others can rearrange) or the build could not be put in place.
+    #[error(
+        "cannot build into {}: {message}; choose a folder of your own with --build-dir",
+        path.display()
+    )]
+    BuildDir {
+        /// The build folder asked for.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// Pages link to files the build did not produce.
     #[error("the built book has {} broken link(s):\n  {}", .0.len(), .0.join("\n  "))]
     BrokenLinks(Vec<String>),

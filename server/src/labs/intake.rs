@@ -26,6 +26,11 @@ pub const MAX_REPORT_BYTES: u64 = 8 << 20;
 /// Throughput beyond any machine's memory bandwidth: a figure above it is made up.
 pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
 
+/// The shortest time a run can take, in ms (a microsecond: no run starts
+/// two processes faster); a smaller `elapsed_ms`, such as 5e-324, only serves
+/// to make any throughput look consistent.
+pub const MIN_ELAPSED_MS: f64 = 1e-3;
+
 /// How far `gib_per_s` may stray from `bytes / elapsed` (rounding only).
 const RATE_TOLERANCE: f64 = 0.01;
 
@@ -197,8 +202,13 @@ fn check_figures(result: &Value, work: TaskWork<'_>) -> Result<(), String> {
             "throughput {gib} GiB/s is beyond any machine (limit {MAX_PLAUSIBLE_GIB_S})"
         ));
     }
-    if !elapsed.is_finite() || elapsed <= 0.0 {
-        return Err(format!("elapsed_ms {elapsed} is not a positive time"));
+    if !elapsed.is_finite() || elapsed < MIN_ELAPSED_MS {
+        return Err(format!(
+            "elapsed_ms {elapsed:?} is not a time a run takes (at least {MIN_ELAPSED_MS} ms)"
+        ));
+    }
+    if bytes == 0 {
+        return Err("it moved no bytes: every run moves some".into());
     }
     let expected = pipebench::size::gib_per_s(bytes, elapsed);
     if (gib - expected).abs() > RATE_TOLERANCE * expected.max(1e-9) + 1e-9 {
@@ -270,6 +280,8 @@ fn check_latency(result: &Value, task: &super::defs::LatencyTask) -> Result<(), 
 
 /// Validates a report's text; `file` names it.
 pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> {
+    // Duplicate keys and absurd nesting first: the report must mean one thing.
+    super::strict::check(text).map_err(ReportError::Json)?;
     let report: Value = serde_json::from_slice(text).map_err(ReportError::Json)?;
     if report["schema"].as_str() != Some(export::SCHEMA) {
         return Err(ReportError::NotAReport {
@@ -313,8 +325,15 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
             names::check_name("task id", &m.task)?;
         }
         match entry.pointer("/prediction/value") {
-            None | Some(Value::Null | Value::Number(_)) => {}
-            Some(Value::String(choice)) => names::check_name("prediction", choice)?,
+            None | Some(Value::Null) => {}
+            Some(value @ (Value::Number(_) | Value::String(_))) => {
+                if let Value::String(choice) = value {
+                    names::check_name("prediction", choice)?;
+                }
+                // The bounds the page held the student to when it was saved.
+                super::check_prediction(id, value)
+                    .map_err(|err| malformed(escape_controls(&err.to_string())))?;
+            }
             Some(_) => {
                 return Err(malformed(format!(
                     "lab `{id}`: a prediction is a number or a choice"

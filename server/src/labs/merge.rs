@@ -66,6 +66,11 @@ pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
     written
 }
 
+/// Most report files merged at once: each may be 8 MiB, and every valid
+/// report is held until the class table is written, so ten thousand files
+/// could take all the memory of the instructor's machine.
+pub const MAX_REPORT_FILES: usize = 500;
+
 /// The merged class: valid reports, and the files left out with why.
 #[derive(Debug)]
 pub struct Class {
@@ -467,6 +472,45 @@ mod tests {
 
     fn check(report: &Value) -> Result<StudentReport, ReportError> {
         validate(Path::new("r.json"), report.to_string().as_bytes())
+    }
+
+    #[test]
+    fn a_run_of_no_bytes_in_no_time_and_an_unbounded_prediction_are_refused() {
+        // 0 bytes in 5e-324 ms is 0 GiB/s: consistent, and no run at all.
+        let mut result = run("pipe-rw", 1.0);
+        for (key, value) in [
+            ("bytes", json!(0)),
+            ("elapsed_ms", json!(5e-324)),
+            ("gib_per_s", json!(0.0)),
+            ("mib_per_s", json!(0.0)),
+        ] {
+            result[key] = value;
+        }
+        let tiny = sealed(vec![Measurement {
+            task: "pipe-rw".into(),
+            value: None,
+            result,
+        }]);
+        let err = check(&tiny).unwrap_err().to_string();
+        assert!(
+            err.contains("elapsed_ms 5e-324 is not a time a run takes"),
+            "{err}"
+        );
+        // A prediction far outside its question's bounds (1 to 6).
+        let mut state = LabsState::default();
+        state.labs.insert(
+            "variance".into(),
+            LabState {
+                prediction: Some(PredictionRecord {
+                    value: json!(1e308),
+                    at_ms: 1,
+                }),
+                measurements: Vec::new(),
+            },
+        );
+        let wild = export::build(&state, json!({"cpu_model": "Test CPU"}), "Ada", 1);
+        let err = check(&wild).unwrap_err().to_string();
+        assert!(err.contains("is not a number from 1 to 6"), "{err}");
     }
 
     #[test]

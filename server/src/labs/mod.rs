@@ -18,6 +18,7 @@ pub mod merge;
 pub(crate) mod names;
 pub(crate) mod render;
 pub mod store;
+pub(crate) mod strict;
 
 use pipebench::engine::sweep::SweepParam;
 use pipebench::size::ByteSize;

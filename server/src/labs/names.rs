@@ -12,7 +12,10 @@ const MAX_QUOTED: usize = 80;
 
 /// A name or id that breaks the rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{what} {shown} must be 1 to {MAX_NAME} characters without control characters")]
+#[error(
+    "{what} {shown} must be 1 to {MAX_NAME} characters without control or invisible \
+     formatting characters"
+)]
 pub struct BadName {
     /// What it is ("student name", "lab id", ...).
     pub what: &'static str,
@@ -34,11 +37,40 @@ pub fn check_name(what: &'static str, text: &str) -> Result<(), BadName> {
     Ok(())
 }
 
-/// Control characters (C0, DEL, C1) and the invisible characters that reorder
-/// or hide text (bidirectional overrides and isolates, zero-width marks).
+/// Control characters (C0, DEL, C1) and every format character (Unicode's
+/// general category Cf): the invisible ones that reorder or hide text
+/// (bidirectional marks, overrides and isolates such as U+061C, zero-width
+/// joiners, tags), and a few with no glyph of their own.
 fn is_hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    c.is_control() || is_format(c)
+}
+
+/// Unicode's general category Cf (format characters), as of Unicode 15.1.
+fn is_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    )
 }
 
 /// `text` with every control or hidden character written as `\u{XX}`, so that

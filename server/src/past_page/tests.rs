@@ -242,6 +242,32 @@ fn a_line_names_its_pages_only_where_a_search_tries_them_and_older_lines_still_l
             .huge_pages,
         None
     );
+    // Nor may its run ask for other pages than the step's own: kept under the
+    // tuned id, it would be a configuration no search found.
+    let own = catalog::tuned_base("tuned-busy-loop")
+        .unwrap()
+        .writer
+        .common
+        .huge_pages;
+    let other = RunParams {
+        huge_pages: Some(!own),
+        ..RunParams::default()
+    };
+    assert!(matches!(
+        tuned.params_for("tuned-busy-loop", &other),
+        Err(PastRefusal::TunedPages { chosen, asked, .. }) if chosen == own && asked != own
+    ));
+    let same = RunParams {
+        huge_pages: Some(own),
+        ..RunParams::default()
+    };
+    assert_eq!(
+        tuned
+            .params_for("tuned-busy-loop", &same)
+            .unwrap()
+            .huge_pages,
+        None
+    );
     // The new one runs with its pages, repeats them, and refuses the others.
     let huge = find("tuned-vmsplice-splice");
     assert_eq!(huge.huge_pages, Some(true));

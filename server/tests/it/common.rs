@@ -88,6 +88,7 @@ impl Tiny {
             build_dir,
             state_dir: state.path().to_path_buf(),
             allow_hosts: Vec::new(),
+            allow_other_users: false,
             connections: pipebook::state::ConnectionLimits::default(),
         };
         let program = pipebench::process::launch::EndProgram {

@@ -10,11 +10,13 @@
 mod common;
 
 mod a11y;
+mod api_edges;
 
 mod bad_input;
 mod binary;
 mod book;
 mod browser;
+mod build_links;
 mod compare;
 mod deploy;
 mod http;
@@ -27,15 +29,19 @@ mod measure;
 mod message_bounds;
 mod pages;
 mod past;
+mod peers;
 mod profile;
 mod prose;
 mod queue;
+mod report_extremes;
 mod report_files;
 mod runs;
 mod search_print;
 mod setup;
 mod sockets;
 mod state_files;
+mod state_swap;
+mod tool_path;
 mod trust;
 mod tuned;
 mod ws_security;

@@ -55,6 +55,12 @@ pub const MSG_BOUNDS: (u64, u64) = (64, 1 << 20);
 pub const DEFAULT_BYTES: u64 = 64 << 20;
 /// The most bytes a point moves.
 pub const MAX_BYTES: u64 = 1 << 30;
+/// Most values in each of the writers, readers and message-size lists: the
+/// points are every combination, so long lists would make a job no run-time
+/// bound could let finish (and an error quoting them a page long).
+pub const MAX_VALUES: usize = 8;
+/// Most points (writers x readers x sizes) one sweep runs.
+pub const MAX_POINTS: usize = 64;
 /// The pipe's capacity: the kernel's default, a shell's pipe.
 const PIPE_CAPACITY: usize = 64 << 10;
 
@@ -94,6 +100,27 @@ pub enum SharedPipeError {
 impl SharedPipeJob {
     /// Checks the counts and sizes.
     pub fn check(&self) -> Result<(), SharedPipeError> {
+        for (flag, len) in [
+            ("--writers", self.writers.len()),
+            ("--readers", self.readers.len()),
+            ("--msg-size", self.msg_sizes.len()),
+        ] {
+            if len > MAX_VALUES {
+                return Err(SharedPipeError::OutOfRange {
+                    flag,
+                    value: format!("{len} values"),
+                    bounds: format!("at most {MAX_VALUES} values"),
+                });
+            }
+        }
+        let points = self.writers.len() * self.readers.len() * self.msg_sizes.len();
+        if points > MAX_POINTS {
+            return Err(SharedPipeError::OutOfRange {
+                flag: "--writers x --readers x --msg-size",
+                value: format!("{points} points"),
+                bounds: format!("at most {MAX_POINTS} points in one sweep"),
+            });
+        }
         for (flag, counts) in [("--writers", &self.writers), ("--readers", &self.readers)] {
             if counts.is_empty() || counts.iter().any(|&n| n == 0 || n > MAX_ENDS) {
                 return Err(SharedPipeError::OutOfRange {

@@ -91,7 +91,9 @@ pub enum ToolError {
     },
     /// The tool is in the table but its program is not installed.
     #[error(
-        "{name} is not installed here (no {program} on PATH); the tools here are: {}",
+        "{name} is not installed here (no {program} on PATH that only root or this user \
+         could have put there{}); the tools here are: {}",
+        passed_over(refused),
         list(present)
     )]
     Missing {
@@ -99,6 +101,8 @@ pub enum ToolError {
         name: String,
         /// Its program.
         program: String,
+        /// Candidates on PATH passed over, each with why.
+        refused: Vec<String>,
         /// The tools of the table installed here.
         present: Vec<String>,
     },
@@ -148,6 +152,13 @@ impl ToolError {
             self,
             ToolError::Unknown { .. } | ToolError::Missing { .. } | ToolError::Side { .. }
         ) || matches!(self, ToolError::OutOfRange { .. })
+    }
+}
+
+fn passed_over(refused: &[String]) -> String {
+    match refused.is_empty() {
+        true => String::new(),
+        false => format!("; passed over: {}", refused.join("; ")),
     }
 }
 
@@ -211,6 +222,15 @@ pub fn check(
         None => Err(ToolError::Missing {
             name: name.to_string(),
             program: tool.program_name().to_string(),
+            refused: match tool.program {
+                Program::OnPath(program) => crate::process::launch::lookup_on_path(program)
+                    .err()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+                Program::Own => Vec::new(),
+            },
             present: present(),
         }),
     }
