@@ -700,6 +700,20 @@ pub fn judge_all(lab: &Lab, measurements: &[Measurement]) -> Vec<CheckOutcome> {
         .collect()
 }
 
+/// `/api/labs`' body: the lab state with each lab's checks judged here
+/// (`checks`: every [`CheckOutcome`], a ratio's `judged` among them), so the
+/// page shows the runner's verdicts and judges nothing itself.
+pub fn with_judged_checks(state: &super::store::LabsState) -> Value {
+    let mut body = serde_json::to_value(state).unwrap_or(Value::Null);
+    for (id, lab_state) in &state.labs {
+        if let Some(lab) = super::defs::labs().find(id) {
+            let outcomes = judge_all(lab, &lab_state.measurements);
+            body["labs"][id]["checks"] = serde_json::to_value(outcomes).unwrap_or(Value::Null);
+        }
+    }
+    body
+}
+
 /// Four significant digits without trailing zeros, for sentences.
 fn round(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -743,11 +757,21 @@ mod tests {
             .iter()
             .find(|c| c.id == "busy-not-slower")
             .unwrap();
-        let mut ms: Vec<Measurement> = (0..3).map(|_| run("blocking", None, 2.0)).collect();
+        let mut ms: Vec<Measurement> = (0..4).map(|_| run("blocking", None, 2.0)).collect();
         assert_eq!(judge(lab, &ms, check).status, Status::Pending);
-        ms.extend((0..3).map(|_| run("busy", None, 3.0)));
+        ms.extend((0..4).map(|_| run("busy", None, 3.0)));
         let passed = judge(lab, &ms, check);
         assert_eq!((passed.status, passed.value), (Status::Pass, Some(1.5)));
+        // The runner's judgement rides along, for the page to show as it is.
+        let judged = passed.judged.as_ref().unwrap();
+        assert_eq!(
+            (judged.method, judged.n_a, judged.n_b, judged.min_n),
+            (pipebench::stats::verdict::Method::RankSum, 4, 4, 4)
+        );
+        assert_eq!(
+            (judged.ci_low, judged.ci_high),
+            (passed.ci_low, passed.ci_high)
+        );
         for m in ms.iter_mut().filter(|m| m.task == "busy") {
             *m = run("busy", None, 1.0);
         }
@@ -771,11 +795,16 @@ mod tests {
             m.result["watched"] = json!(watched);
             m
         };
-        let quiet: Vec<Measurement> = [("blocking", 2.0), ("blocking", 2.1), ("blocking", 1.9)]
-            .into_iter()
-            .chain([("busy", 3.0), ("busy", 3.1), ("busy", 2.9)])
-            .map(|(t, g)| marked(t, g, false))
-            .collect();
+        let quiet: Vec<Measurement> = [
+            ("blocking", 2.0),
+            ("blocking", 2.1),
+            ("blocking", 1.9),
+            ("blocking", 2.05),
+        ]
+        .into_iter()
+        .chain([("busy", 3.0), ("busy", 3.1), ("busy", 2.9), ("busy", 3.05)])
+        .map(|(t, g)| marked(t, g, false))
+        .collect();
         let before = judge(lab, &quiet, check);
         let mut with_watched = quiet.clone();
         with_watched.extend((0..3).map(|_| marked("blocking", 1.0, true)));
@@ -796,7 +825,7 @@ mod tests {
         assert!(
             pending
                 .detail
-                .contains("has 2 of its 3 runs (1 watched run left out"),
+                .contains("has 3 of its 4 runs (1 watched run left out"),
             "{}",
             pending.detail
         );
@@ -866,6 +895,41 @@ mod tests {
             }
         }
         assert!(not_resolved, "no latency case is left not resolved");
+    }
+
+    /// A record from before the rule (3 runs a side, which the bootstrap used
+    /// to judge) is read and judged again: three runs a side cannot resolve at
+    /// 95% with the rank-sum interval, and the outcome says so rather than
+    /// passing or failing.
+    #[test]
+    fn older_records_of_three_runs_a_side_are_judged_again_and_say_they_cannot_resolve() {
+        let lab = labs().find("busy-cost").unwrap();
+        let mut check = lab
+            .checks
+            .iter()
+            .find(|c| c.id == "busy-not-slower")
+            .unwrap()
+            .clone();
+        let mut older = lab.clone();
+        for task in older.tasks.iter_mut() {
+            task.runs = 3;
+        }
+        check.min = Some(1.0);
+        let ms: Vec<Measurement> = [("blocking", 2.0), ("blocking", 2.1), ("blocking", 1.9)]
+            .into_iter()
+            .chain([("busy", 3.0), ("busy", 3.1), ("busy", 2.9)])
+            .map(|(t, g)| run(t, None, g))
+            .collect();
+        let got = judge(&older, &ms, &check);
+        assert_eq!(got.status, Status::NotResolved, "{}", got.detail);
+        assert!(
+            got.detail.contains("3 runs a side cannot resolve at 95%"),
+            "{}",
+            got.detail
+        );
+        let judged = got.judged.unwrap();
+        assert_eq!(judged.verdict, pipebench::stats::verdict::Verdict::TooFew);
+        assert_eq!(got.more_runs, Some(1));
     }
 
     #[test]
@@ -944,6 +1008,13 @@ mod tests {
                 let got = judge(lab, &ms, check);
                 let status = serde_json::to_value(got.status).unwrap();
                 assert_eq!(status, expect["status"], "{name}: {id}: {}", got.detail);
+                // A ratio judged on its interval carries the judgement it came
+                // from (rank sum), and its interval is the judgement's.
+                if judged_on_interval(&check.measure) && got.status != Status::Pending {
+                    let judged = got.judged.as_ref().unwrap();
+                    assert_eq!(judged.method, pipebench::stats::verdict::Method::RankSum);
+                    assert_eq!((judged.ci_low, judged.ci_high), (got.ci_low, got.ci_high));
+                }
                 if let Some(value) = expect.get("value").and_then(Value::as_f64) {
                     let v = got.value.unwrap();
                     assert!((v - value).abs() < 1e-9, "{name}: {id}: {v} vs {value}");
