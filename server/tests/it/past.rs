@@ -118,8 +118,9 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
         gain["high"].as_f64().unwrap(),
     );
     assert!(low <= ratio && ratio <= high, "{gain}");
-    // The rank-sum interval of the best cell against the step's own runs,
-    // when the search ran enough of each to reach 95% (4 a side); else none.
+    // The signed-rank interval of the best cell against the step's own runs,
+    // round by round, when the search ran enough rounds to reach 95% (6);
+    // else none.
     if let (Some(ci_low), Some(ci_high)) = (gain["ci_low"].as_f64(), gain["ci_high"].as_f64()) {
         assert!(
             low <= ci_low && ci_low <= ci_high && ci_high <= high,
