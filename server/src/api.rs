@@ -157,12 +157,13 @@ async fn lab_state(state: &AppState) -> Result<LabsState, AppError> {
         .map_err(|err| AppError::LabRecords(crate::error_chain(&err)))
 }
 
-/// `GET /api/labs`: every lab's prediction and measurements (the page judges
-/// the checks itself, from the same definitions).
+/// `GET /api/labs`: every lab's prediction and measurements, and its checks
+/// as the runner judged them (`checks`, a ratio's `judged` among them).
 pub async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
     let labs = lab_state(&state).await?;
+    let body = crate::labs::checks::with_judged_checks(&labs);
     Ok(json_bytes(Bytes::from(
-        serde_json::to_vec(&labs).expect("lab state serialises"),
+        serde_json::to_vec(&body).expect("lab state serialises"),
     )))
 }
 

@@ -52,6 +52,8 @@ pub struct AppState {
     pub(crate) tuned: Arc<crate::past_page::TunedVariants>,
     /// Which local users are served (the server's own only, unless opted out).
     pub(crate) peers: Arc<crate::peer::PeerPolicy>,
+    /// The pairs of the comparisons run, for "more pairs" to take up.
+    pub(crate) compare_series: Arc<crate::compare_page::SeriesStore>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the
