@@ -2,8 +2,9 @@
 // the `{{#compare A B}}` directive leaves: two steps run head to head through
 // the runner's queue in quiet interleaved pairs (A B B A ...), the comparison so
 // far after every run, then the verdict in words and its 95% interval drawn
-// against 1.0. "Run until resolved" lets the runner add pairs while the
-// interval still holds 1.0, up to a budget. Hooks for tests: select.pipebook-compare-a/-b,
+// against 1.0, all as the runner judged them (the page judges nothing). "Run
+// until resolved" lets the runner add pairs in its sequential design (looks
+// planned in advance, each at a stricter level) up to a budget. Hooks for tests: select.pipebook-compare-a/-b,
 // input.pipebook-compare-pairs/-bytes/-budget, input.pipebook-compare-until,
 // button.pipebook-compare-start, .pipebook-compare-status, .pipebook-compare-verdict,
 // svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
@@ -16,6 +17,7 @@ import { START_HINT, precheck } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
+import { designNote } from "./judge.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { compareSentence, precheckSentence, ratioText } from "./verdict.js";
@@ -72,6 +74,7 @@ export function mountCompare(root, { online, steps, params }) {
       more,
       cancel,
     ),
+    designNote(h),
     machine,
     status,
     verdict,
@@ -124,7 +127,8 @@ export function mountCompare(root, { online, steps, params }) {
       connecting: () => fill(status, "Connecting to the runner…"),
       queued: (position) => fill(status, `Waiting for place ${position} in the runner's queue…`),
       leg: (msg) => {
-        const so = msg.comparison ? ` So far: ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
+        // The runner's interval so far, once it has one (from the fewest pairs that can resolve).
+        const so = Number.isFinite(msg.comparison?.ci_low) && Number.isFinite(msg.comparison?.ci_high) ? ` So far (not a verdict): ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
         fill(status, `Run ${msg.index} of ${msg.of} (${msg.side === "a" ? la : lb}, quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.${so}`);
       },
       verdict: (msg) => {

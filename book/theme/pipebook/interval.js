@@ -1,19 +1,26 @@
 // A ratio's 95% interval drawn against 1.0 on a log axis, the picture every
 // card that states a ratio with its interval shows (the compare card, the run
 // card against the article, the sweep's best against its worst). Its sentence
-// is its accessible name, so the picture and the words never disagree.
+// is its accessible name, so the picture and the words never disagree. A
+// judgement of too few figures has no interval: the picture says so in words.
 
-import { svg } from "./dom.js";
+import { h, svg } from "./dom.js";
+import { tooFewSentence } from "./judge.js";
 import { intervalAxis } from "./verdict.js";
 
 const WIDTH = 360;
 const HEIGHT = 64;
 
 /**
- * The interval of `c` ({ratio, ci_low, ci_high, verdict}) as an SVG named by
- * `sentence`, with the class `cls` (tests find it by that).
+ * The interval of `c` (the runner's judgement: {ratio, ci_low, ci_high,
+ * verdict}) as an SVG named by `sentence`, with the class `cls` (tests find
+ * it by that). A `too_few` judgement (no interval) gives a sentence instead:
+ * how many figures there are and how many the level needs.
  */
-export function intervalPicture(c, sentence, cls = "pipebook-compare-interval") {
+export function intervalPicture(c, sentence, cls = "pipebook-compare-interval", unit = undefined) {
+  if (c.verdict === "too_few" || !Number.isFinite(c.ci_low) || !Number.isFinite(c.ci_high)) {
+    return h(`p.pipebook-interval-too-few.${cls}-too-few`, null, c.verdict === "too_few" ? tooFewSentence(c, unit) : "No interval.");
+  }
   const axis = intervalAxis(c.ci_low, c.ci_high, c.ratio, WIDTH - 20);
   const x = (v) => 10 + axis.x(v);
   const picture = svg("svg", {
