@@ -112,3 +112,13 @@ test("a stopped, failed or unanswered sequence says so and claims nothing", asyn
   assert.equal(offline.done.ending, "offline");
   assert.match(endingSentence(offline.done, "pair"), /^Judging these figures needs the runner/);
 });
+
+import { countSentence } from "../../theme/pipebook/aa.js";
+import { plural } from "../../theme/pipebook/judge.js";
+
+test("the A/A card counts the runner's claims in words", () => {
+  assert.equal(countSentence(0, 0), "No try yet.");
+  assert.equal(countSentence(1, 0), "0 false claims in 1 try (0%). The promise: at most 5% in the long run.");
+  assert.equal(countSentence(20, 1), "1 false claim in 20 tries (5%). The promise: at most 5% in the long run.");
+  assert.deepEqual([plural(2, "try"), plural(2, "day"), plural(1, "try"), plural(3, "pair")], ["2 tries", "2 days", "1 try", "3 pairs"]);
+});

@@ -62,7 +62,8 @@ export function claims(j) {
 
 /** `n` `unit`s (one pair, 2 pairs). */
 export function plural(n, unit) {
-  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (n === 1) return `${n} ${unit}`;
+  return `${n} ${unit.endsWith("y") && !/[aeiou]y$/.test(unit) ? `${unit.slice(0, -1)}ies` : `${unit}s`}`;
 }
 
 /**

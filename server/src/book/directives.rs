@@ -48,6 +48,8 @@ enum Directive<'a> {
     SharedPipe,
     /// Two steps head to head (the compare card), A then B.
     Compare(&'a str, &'a str),
+    /// One step against itself, many times: the false claims counted (the A/A card).
+    SelfCompare(&'a str),
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -216,6 +218,13 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err("two steps to compare: write `{{#compare STEP-A STEP-B}}`".into()),
             }
         }
+        "aa" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::SelfCompare(id))),
+                _ => Err("one step to set against itself: write `{{#aa STEP-ID}}`".into()),
+            }
+        }
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -306,6 +315,13 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
             Ok(format!(
                 r#"<div class="pipebook-compare" data-a="{a}" data-b="{b}"></div>"#
+            ))
+        }
+        Directive::SelfCompare(id) => {
+            known_step(id, chapter)?;
+            // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+            Ok(format!(
+                r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>Run {id} against itself and count the false claims.</strong> {START_HINT} On the command line: <code>pipebench compare {id} {id} --pairs 6</code>, as many times as you like.</p></div>"#
             ))
         }
         Directive::Sweep(id, param) => {

@@ -30,6 +30,7 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-tool",
     "pipebook-shared-pipe",
     "pipebook-compare",
+    "pipebook-aa",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader
