@@ -24,7 +24,7 @@ import { intervalPicture } from "./interval.js";
 import { MIN_PAIRS, OFFLINE_SENTENCE, designNote, endingSentence, figureSide, judge, planLooks, planSentence, plural, runSequence } from "./judge.js";
 import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
-import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, compareSentence, runEvidence } from "./verdict.js";
+import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
 
 /** Most quiet runs one press of "Run until resolved" may add. */
 const MAX_BUDGET = 20;
@@ -257,6 +257,8 @@ export class RunEvidence {
       part.session = null;
       fill(part.status, text);
       this.busy(part, false);
+      // The step's new quiet runs count on the card's other part too.
+      this.refresh();
     };
     part.session = startCompare({ a: step, b: this.baseStep, pairs: MIN_PAIRS, budget, params }, {
       connecting: () => where("connecting…"),
@@ -272,12 +274,10 @@ export class RunEvidence {
         where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : this.baseStep} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
       },
       verdict: (msg) => {
+        // The runner's verdict over the pairs: shown until the card's configuration changes.
         part.verdict = { ...msg, n_a: msg.n_a ?? msg.pairs, n_b: msg.n_b ?? msg.pairs, method: msg.method ?? "signed_rank" };
-        const role = this.baseStep === BASELINE ? "the baseline" : "its step's own configuration";
-        const sentence = compareSentence(msg, step, `${this.baseStep}, ${role}`);
-        fill(part.text, sentence);
-        fill(part.picture, intervalPicture(part.verdict, sentence, "pipebook-baseline-interval"));
-        part.el.dataset.verdict = msg.verdict;
+        part.asked += 1;
+        showJudged({ judgement: part.verdict }, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words: (j) => baselineSentence(j, null, step, part.config, this.baseStep) });
         const looked = msg.design === "sequential" ? ` at look ${msg.look} of ${msg.looks}` : "";
         end(msg.verdict === "faster" || msg.verdict === "slower" ? `Resolved${looked}, after ${plural(msg.pairs, "pair")} of quiet runs.` : `Budget spent: ${plural(msg.pairs, "pair")} of quiet runs${looked}, not resolved.`);
       },

@@ -160,7 +160,9 @@ export function baselineName(step, baseConfig = {}, baseStep = BASELINE) {
 export function baselineSentence(j, e, step, baseConfig = {}, baseStep = BASELINE, fallback = "") {
   const { role, name } = baselineName(step, baseConfig, baseStep);
   if (!j) return `Quiet runs so far: ${e.mine.length} of ${step} and ${e.base.length} of ${name}.${fallback ? ` ${fallback}` : ""}`;
-  return judgedSentence(j, { a: step, b: name, unit: "quiet run", won: `faster than ${role}`, lost: `slower than ${role}` });
+  // A head-to-head's verdict is over pairs; the history's runs are two sets.
+  const unit = j.method === "signed_rank" ? "pair" : "quiet run";
+  return judgedSentence(j, { a: step, b: name, unit, won: `faster than ${role}`, lost: `slower than ${role}` });
 }
 
 /**
