@@ -2,13 +2,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import {
-  MAX_LOOKS,
   claims,
   designSentence,
   endingSentence,
   figureSide,
   judge,
   judgeQuery,
+  planFor,
   planLooks,
   planSentence,
   runSequence,
@@ -48,14 +48,25 @@ test("a look of a sequential design says which look and its level; a fixed desig
   assert.match(designSentence({ design: "sequential", look: 3, looks: 3, level_this_look: 0.978 }), /^Look 3 of 3 .* at 97\.8%/);
 });
 
-test("looks are planned before the first run: after every fewest-that-can-resolve, at most three", () => {
-  assert.deepEqual(planLooks(6, 12), { every: 6, looks: 2, at: [6, 12] });
-  assert.deepEqual(planLooks(6, 20), { every: 6, looks: MAX_LOOKS, at: [6, 12, 18] });
-  assert.deepEqual(planLooks(4, 7), { every: 4, looks: 1, at: [4] });
-  assert.equal(planLooks(6, 5), null, "a budget below one look plans nothing");
-  assert.equal(planLooks(6, 6.5), null);
-  assert.equal(planSentence(planLooks(6, 12), "pair"), "Sequential design: 2 looks, after every 6 pairs; it stops at the first look that resolves, or after the last.");
-  assert.equal(planSentence(planLooks(6, 6), "quiet run"), "Sequential design: one look, after 6 quiet runs; it stops at the first look that resolves, or after the last.");
+test("looks are planned before the first run, evenly up to the budget", () => {
+  assert.deepEqual(planLooks(1, 6), { looks: 1, every: 6, at: [6] });
+  assert.deepEqual(planLooks(2, 18), { looks: 2, every: 9, at: [9, 18] });
+  assert.deepEqual(planLooks(3, 20), { looks: 3, every: 6, at: [6, 13, 20] });
+  assert.equal(planLooks(2, 1), null, "a budget below its looks plans nothing");
+  assert.equal(planLooks(1, 6.5), null);
+  assert.equal(planSentence(planLooks(2, 14), "pair"), "Sequential design: 2 looks, after 7, 14 pairs; it stops at the first look that resolves, or after the last.");
+  assert.equal(planSentence(planLooks(1, 6), "quiet run"), "Sequential design: one look, after 6 quiet runs; it stops at the first look that resolves, or after the last.");
+});
+
+test("a budget buys the most looks whose every look can resolve, by the runner's fewest figures", async () => {
+  // What the runner says a look needs: 6 pairs alone, 7 when two or three looks share the 5%.
+  const fewest = async (looks) => ({ min: looks === 1 ? 6 : 7 });
+  assert.deepEqual(await planFor(6, fewest), { plan: { looks: 1, every: 6, at: [6] } });
+  assert.deepEqual(await planFor(13, fewest), { plan: { looks: 1, every: 13, at: [13] } });
+  assert.deepEqual(await planFor(14, fewest), { plan: { looks: 2, every: 7, at: [7, 14] } });
+  assert.deepEqual(await planFor(21, fewest), { plan: { looks: 3, every: 7, at: [7, 14, 21] } });
+  assert.deepEqual(await planFor(5, fewest), { tooSmall: 6 });
+  assert.deepEqual(await planFor(12, async () => ({ offline: true })), { offline: true });
 });
 
 /** A sequence over figures handed in order, each look answered from `answers` (what the runner would say). */
@@ -85,7 +96,7 @@ const open = { judgement: { method: "signed_rank", verdict: "not_resolved", desi
 const clear = { judgement: { method: "signed_rank", verdict: "slower", design: "sequential" } };
 
 test("a sequence asks the runner only at its planned looks and stops at the first that claims a difference", async () => {
-  const plan = planLooks(6, 18);
+  const plan = planLooks(3, 18);
   const { done, asked, seen } = await sequence(plan, [open, clear, open]);
   assert.deepEqual(asked, [{ look: 1, looks: 3, n: 6 }, { look: 2, looks: 3, n: 12 }]);
   assert.deepEqual(seen, [[1, "not_resolved"], [2, "slower"]]);
@@ -95,20 +106,20 @@ test("a sequence asks the runner only at its planned looks and stops at the firs
 });
 
 test("a sequence that never resolves ends at its last look, with the budget spent", async () => {
-  const { done, asked } = await sequence(planLooks(6, 12), [open, open]);
+  const { done, asked } = await sequence(planLooks(2, 12), [open, open]);
   assert.deepEqual(asked.map((a) => a.n), [6, 12]);
   assert.equal(done.ending, "spent");
   assert.equal(endingSentence(done, "quiet run"), "Budget spent: 12 quiet runs in 2 looks, not resolved.");
 });
 
 test("a stopped, failed or unanswered sequence says so and claims nothing", async () => {
-  const stopped = await sequence(planLooks(6, 12), [open, open], { stopAt: 8 });
+  const stopped = await sequence(planLooks(2, 12), [open, open], { stopAt: 8 });
   assert.deepEqual([stopped.done.ending, stopped.figures.length], ["stopped", 8]);
   assert.equal(endingSentence(stopped.done, "pair"), "Stopped after 1 look.");
-  const failed = await sequence(planLooks(6, 12), [open, open], { failAt: 3 });
+  const failed = await sequence(planLooks(2, 12), [open, open], { failAt: 3 });
   assert.deepEqual([failed.done.ending, failed.asked.length], ["error", 0]);
   assert.equal(endingSentence(failed.done, "pair"), "Error: the runner went away");
-  const offline = await sequence(planLooks(6, 12), [{ offline: true }]);
+  const offline = await sequence(planLooks(2, 12), [{ offline: true }]);
   assert.equal(offline.done.ending, "offline");
   assert.match(endingSentence(offline.done, "pair"), /^Judging these figures needs the runner/);
 });

@@ -11,7 +11,7 @@
 
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
-import { MIN_PAIRS, claims, plural } from "./judge.js";
+import { OFFLINE_SENTENCE, claims, fewestAt, plural } from "./judge.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { compareSentence } from "./verdict.js";
@@ -40,8 +40,6 @@ export function mountSelfCompare(root, { online, params }) {
     card.append(offlineHint(`To count false claims on your own machine`, START_HINT, " and come back to this page."));
     return;
   }
-  // Pairs a try: the fewest that can resolve at 95%, or the runner's own floor if higher.
-  const pairs = Math.max(MIN_PAIRS, params?.compare?.pairs?.min ?? MIN_PAIRS);
   const tries = h("input.pipebook-aa-tries", { id: `${id}-tries`, type: "number", min: 1, max: MAX_TRIES, value: 20, size: 4 });
   const bytes = h("input.pipebook-aa-bytes", { id: `${id}-bytes`, type: "text", value: "64MiB", size: 8 });
   const start = h("button.pipebook-run-button.pipebook-aa-start", { type: "button" }, "Count false claims");
@@ -51,7 +49,7 @@ export function mountSelfCompare(root, { online, params }) {
   const list = h("ol.pipebook-aa-list", { "aria-label": "Each try's verdict" });
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
   card.append(
-    h("p.pipebook-summary", null, `Each try is ${step} against ${step} in ${pairs} quiet pairs, judged once by the runner. Both sides are the same program, so any “faster” or “slower” is a false claim.`),
+    h("p.pipebook-summary", null, `Each try is ${step} against ${step} in the fewest quiet pairs that can resolve at 95%, judged once by the runner. Both sides are the same program, so any “faster” or “slower” is a false claim.`),
     h("div.pipebook-lab-row", null, field(tries, "Tries"), field(bytes, "Bytes per run"), start, stop),
     status,
     count,
@@ -67,7 +65,7 @@ export function mountSelfCompare(root, { online, params }) {
     fill(count, countSentence(done, claimed));
   };
   // One try through the queue: {ok, verdict} or {ok: false, message}.
-  const oneTry = (n, of, size) =>
+  const oneTry = (n, of, size, pairs) =>
     new Promise((resolve) => {
       const where = (text) => fill(status, `Try ${n} of ${of}: ${text}`);
       session = startCompare({ a: step, b: step, pairs, params: { bytes: size } }, {
@@ -81,12 +79,25 @@ export function mountSelfCompare(root, { online, params }) {
       });
     });
 
+  let starting = false;
   start.addEventListener("click", async () => {
-    if (session) return;
+    if (session || starting || root.dataset.state === "busy") return;
+    starting = true;
+    try {
+      await begin();
+    } finally {
+      starting = false;
+    }
+  });
+  const begin = async () => {
     const n = Number(tries.value);
     const size = parseSize(bytes.value);
     if (!Number.isInteger(n) || n < 1 || n > MAX_TRIES) return fill(status, `Tries: enter a whole number from 1 to ${MAX_TRIES}.`);
     if (size === null) return fill(status, "Bytes per run: write a size such as 64MiB.");
+    // Pairs a try: the fewest that can resolve at 95% (the runner says), within the runner's bounds.
+    const fewest = await fewestAt(true, 1);
+    if (fewest.min === undefined) return fill(status, fewest.offline ? OFFLINE_SENTENCE : `Error: ${fewest.error}`);
+    const pairs = Math.max(fewest.min, params?.compare?.pairs?.min ?? 1);
     stopped = false;
     root.dataset.state = "busy";
     start.disabled = true;
@@ -101,7 +112,7 @@ export function mountSelfCompare(root, { online, params }) {
         ending = `Stopped after ${plural(done, "try")}.`;
         break;
       }
-      const got = await oneTry(done + 1, n, size);
+      const got = await oneTry(done + 1, n, size, pairs);
       session = null;
       if (!got.ok) {
         ending = got.message === "Stopped." ? `Stopped after ${plural(done, "try")}.` : got.message;
@@ -117,7 +128,7 @@ export function mountSelfCompare(root, { online, params }) {
     root.dataset.state = ending ? "idle" : "done";
     start.disabled = false;
     stop.hidden = true;
-  });
+  };
   stop.addEventListener("click", () => {
     stopped = true;
     session?.cancel();

@@ -2,7 +2,6 @@
 // IPC lab results carry "kind":"ipc"). Pure, for tests.
 
 import { isNumber } from "./format.js";
-import { MIN_PAIRS } from "./judge.js";
 import { median, ratioText } from "./verdict.js";
 
 /**
@@ -75,15 +74,15 @@ export function quietRuns(records, config) {
 /**
  * A matrix row's "÷ survey" cell from the quiet runs this page made of the
  * mechanism (MiB/s, one configuration) against the survey's rate (MiB/s) and
- * the runner's judgement `j` of them (null until asked, or below the 6 runs
- * an interval against a figure needs): {text, comparison}: with the runner's
- * interval, the ratio and it; otherwise the median's ratio and the count of
- * runs; with none or no survey figure, a dash.
+ * the runner's judgement `j` of them (null until it answers): {text,
+ * comparison}: with the runner's interval, the ratio and it; otherwise the
+ * median's ratio and the count of runs (and, when the runner said they are too
+ * few, how many it needs); with none or no survey figure, a dash.
  */
 export function surveyCell(runs, surveyRate, j = null) {
   if (!(isNumber(surveyRate) && surveyRate > 0) || !Array.isArray(runs) || !runs.length) return { text: "—", comparison: null };
   if (j && j.verdict !== "too_few" && isNumber(j.ci_low) && isNumber(j.ci_high)) return { text: `${ratioText(j.ratio)}× (${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${runs.length} runs)`, comparison: j };
   const n = runs.length;
-  const why = n < MIN_PAIRS ? `; an interval needs ${MIN_PAIRS}` : "";
+  const why = j?.verdict === "too_few" ? `; an interval needs ${j.min_n}` : "";
   return { text: `${ratioText(median(runs) / surveyRate)}× (${n === 1 ? "one run" : `${n} runs`}${why})`, comparison: null };
 }

@@ -39,7 +39,7 @@ import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
-import { MIN_PAIRS, designNote, endingSentence, figureSide, judge, planLooks, planSentence, runSequence } from "./judge.js";
+import { designNote, endingSentence, figureSide, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
 import { showJudged } from "./runverdict.js";
 import { judgedSentence } from "./verdict.js";
 
@@ -427,7 +427,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   const id = `pipebook-ipc-${m.id}-evidence`;
   const text = h("p.pipebook-ipc-evidence-text");
   const picture = h("div.pipebook-ipc-evidence-picture");
-  const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: MIN_PAIRS, max: MAX_SURVEY_BUDGET, value: 12, size: 4 });
+  const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 12, size: 4 });
   const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run until resolved: ${m.id} against the survey` }, "Run until resolved");
   const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
   const status = h("p.pipebook-status.pipebook-ipc-evidence-status", { role: "status", "aria-live": "polite" });
@@ -506,9 +506,9 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     });
   until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
-    const most = Number(budget.value);
-    const plan = planLooks(MIN_PAIRS, most);
-    if (!Number.isInteger(most) || most > MAX_SURVEY_BUDGET || !plan) return fill(status, `Quiet runs at most: enter a whole number from ${MIN_PAIRS} to ${MAX_SURVEY_BUDGET}.`);
+    const planned = await pairedPlan(Number(budget.value), MAX_SURVEY_BUDGET, "Quiet runs at most");
+    if (!planned.plan) return fill(status, planned.message);
+    const plan = planned.plan;
     const form = read();
     if (form.error) return fill(status, `Error: ${form.error}.`);
     const params = { ...form.params, quiet: true };
@@ -638,7 +638,7 @@ export function mountIpcMatrix(root, { online, lab }) {
         const cell = fmt.isNumber(r.mine) ? surveyCell(mine, r.survey) : { text: "—", comparison: null };
         const td = h("td.pipebook-ipc-vs-survey", null, cell.text);
         // The runner's interval once the runs can have one; the cell shows the ratio meanwhile.
-        if (fmt.isNumber(r.mine) && fmt.isNumber(r.survey) && mine.length >= MIN_PAIRS) {
+        if (fmt.isNumber(r.mine) && fmt.isNumber(r.survey) && mine.length) {
           judge({ paired: true, a: mine, b: figureSide(mine, r.survey) }).then((answer) => {
             const judged = surveyCell(mine, r.survey, answer.judgement ?? null);
             fill(td, judged.text);
@@ -730,7 +730,7 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const ids = mechanisms.map((m) => m.id);
   const a = pick("pipebook-ipc-versus-a", ids.includes("pipe-rw") ? "pipe-rw" : ids[0]);
   const b = pick("pipebook-ipc-versus-b", ids.includes("pipe-splice") ? "pipe-splice" : ids.find((x) => x !== a.value) ?? ids[0]);
-  const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: MIN_PAIRS, max: MAX_VERSUS_PAIRS, value: 12, size: 4 });
+  const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_VERSUS_PAIRS, value: 12, size: 4 });
   const until = h("button.pipebook-cancel-button.pipebook-ipc-versus-until", { type: "button" }, "Run until resolved");
   const text = h("p.pipebook-ipc-versus-text");
   const picture = h("div.pipebook-ipc-versus-picture");
@@ -791,9 +791,9 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
     if (a.value === b.value) return fill(status, "Pick two different mechanisms.");
-    const most = Math.round(Number(budget.value));
-    const plan = planLooks(MIN_PAIRS, most);
-    if (!(most <= MAX_VERSUS_PAIRS && plan)) return fill(status, `Pairs at most: enter a whole number from ${MIN_PAIRS} to ${MAX_VERSUS_PAIRS}.`);
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_VERSUS_PAIRS, "Pairs at most");
+    if (!planned.plan) return fill(status, planned.message);
+    const plan = planned.plan;
     const form = read();
     if (form.error) return fill(status, `Error: ${form.error}.`);
     const [ma, mb] = [a.value, b.value];

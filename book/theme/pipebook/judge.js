@@ -15,10 +15,6 @@ export const CHAPTER = "comparing-runs.html";
 /** Most looks one "Run until resolved" plans. */
 export const MAX_LOOKS = 3;
 
-/** Fewest figures a side the runner needs, before it says so itself: pairs, runs a side. */
-export const MIN_PAIRS = 6;
-export const MIN_UNPAIRED = 4;
-
 /** Said where a verdict would be, on a page no runner serves. */
 export const OFFLINE_SENTENCE = "Judging these figures needs the runner: start it (cargo run --release) and open the book from it.";
 
@@ -91,21 +87,61 @@ export function designSentence(j) {
 }
 
 /**
- * The plan of a sequential "Run until resolved" on `budget` figures (pairs, or
- * runs a side) at most: a look after every `every` figures (the fewest that can
- * resolve), at most MAX_LOOKS looks. {every, looks, at: [figures at each look]}
- * or null when the budget cannot reach one look.
+ * The plan of a sequential "Run until resolved" of `looks` looks on `budget`
+ * figures (pairs, or runs a side) at most: looks evenly spread up to the
+ * budget. {looks, every, at: [figures at each look]}, or null without a look.
  */
-export function planLooks(every, budget) {
-  if (!(Number.isInteger(every) && every > 0 && Number.isInteger(budget))) return null;
-  const looks = Math.min(Math.floor(budget / every), MAX_LOOKS);
-  if (looks < 1) return null;
-  return { every, looks, at: Array.from({ length: looks }, (_, i) => (i + 1) * every) };
+export function planLooks(looks, budget) {
+  if (!(Number.isInteger(looks) && looks > 0 && Number.isInteger(budget) && budget >= looks)) return null;
+  const at = Array.from({ length: looks }, (_, i) => Math.floor(((i + 1) * budget) / looks));
+  return { looks, every: at[0], at };
+}
+
+/**
+ * The fewest figures a look of a `looks`-look design can resolve with, as the
+ * runner states it (its judgement of one figure a side carries `min_n`):
+ * {min} | {offline: true} | {error}.
+ */
+export async function fewestAt(paired, looks) {
+  const asked = await judge({ paired, a: [1], b: [1], look: 1, looks });
+  if (!asked.judgement) return asked;
+  return Number.isInteger(asked.judgement.min_n) ? { min: asked.judgement.min_n } : { error: "the runner gave no fewest figures" };
+}
+
+/**
+ * The most looks (at most MAX_LOOKS) a budget affords with every look able to
+ * resolve (each at least the runner's fewest for that design), planned by
+ * planLooks: {plan} | {tooSmall: fewest for one look} | {offline} | {error}.
+ * `fewest(looks)` is fewestAt bound to the comparison's kind.
+ */
+export async function planFor(budget, fewest) {
+  let one = null;
+  for (let looks = MAX_LOOKS; looks >= 1; looks -= 1) {
+    const got = await fewest(looks);
+    if (got.min === undefined) return got;
+    if (looks === 1) one = got.min;
+    if (Number.isInteger(budget) && Math.floor(budget / looks) >= got.min) return { plan: planLooks(looks, budget) };
+  }
+  return { tooSmall: one };
+}
+
+/**
+ * The plan for a "Run until resolved" of pairs (or runs against a figure) on
+ * `budget` at most (a whole number up to `most`, typed in the field `field`):
+ * {plan} or {message} saying why there is none.
+ */
+export async function pairedPlan(budget, most, field) {
+  if (!Number.isInteger(budget) || budget < 1 || budget > most) return { message: `${field}: enter a whole number up to ${most}.` };
+  const got = await planFor(budget, (looks) => fewestAt(true, looks));
+  if (got.plan) return got;
+  if (got.offline) return { message: OFFLINE_SENTENCE };
+  if (got.tooSmall) return { message: `${field}: ${budget} cannot resolve at 95%; enter at least ${got.tooSmall}.` };
+  return { message: `Error: ${got.error}` };
 }
 
 /** The plan in one sentence, said before the first run. */
 export function planSentence(plan, unit) {
-  const when = plan.looks === 1 ? `one look, after ${plural(plan.every, unit)}` : `${plan.looks} looks, after every ${plural(plan.every, unit)}`;
+  const when = plan.looks === 1 ? `one look, after ${plural(plan.at[0], unit)}` : `${plan.looks} looks, after ${plan.at.join(", ")} ${unit}s`;
   return `Sequential design: ${when}; it stops at the first look that resolves, or after the last.`;
 }
 
@@ -154,7 +190,7 @@ export function designNote(h) {
   return h(
     "p.pipebook-design-note",
     null,
-    "Run until resolved uses a sequential design: a few looks planned in advance, each at a stricter level, so stopping early keeps the 95% promise (",
+    "Run until resolved uses a sequential design: a few looks planned in advance share the 5%, so stopping early keeps the 95% promise (",
     h("a", { href: CHAPTER }, "how comparing runs works"),
     ").",
   );

@@ -7,7 +7,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { tunedRows } from "./pastfigures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
-import { MIN_PAIRS, figureSide, judge } from "./judge.js";
+import { figureSide, judge } from "./judge.js";
 import { articleColumn, ratioText } from "./verdict.js";
 
 /** Steps from the catalog, or (without a runner) from the widgets on this page. */
@@ -91,8 +91,8 @@ function showKernel(el, steps, results) {
 
 /**
  * The "÷ article" cell: the quiet runs' median over the article's figure, and
- * which runs it used; from 6 quiet runs on, the runner's 95% interval of the
- * runs against the figure (each run paired with it) follows when it answers.
+ * which runs it used; the runner's 95% interval of the runs against the figure
+ * (each run paired with it) follows when it answers, or how many runs it needs.
  */
 function articleCell(col) {
   if (!col) return h("td.pipebook-num.pipebook-vs-article", null, "—");
@@ -107,13 +107,14 @@ function articleCell(col) {
   const data = { quiet: String(col.quiet) };
   let figure = "—";
   if (col.ratio !== null && Number.isFinite(col.ratio)) {
-    figure = col.quiet >= MIN_PAIRS ? ratioText(col.ratio) : `${ratioText(col.ratio)} (an interval needs ${MIN_PAIRS} quiet runs)`;
+    figure = ratioText(col.ratio);
   }
   const shown = h("span.pipebook-results-figure", null, figure);
   const cell = h("td.pipebook-num.pipebook-vs-article", { dataset: data }, shown, h("span.pipebook-results-used", null, used));
-  if (col.quiet >= MIN_PAIRS) {
+  if (col.quiet) {
     judge({ paired: true, a: col.runs, b: figureSide(col.runs, col.article) }).then((answer) => {
       const c = answer.judgement;
+      if (c?.verdict === "too_few") fill(shown, `${ratioText(col.ratio)} (an interval needs ${c.min_n} quiet runs)`);
       if (!c || !Number.isFinite(c.ci_low) || !Number.isFinite(c.ci_high)) return;
       fill(shown, `${ratioText(c.ratio)} (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`);
       Object.assign(cell.dataset, { verdict: c.verdict, ciLow: String(c.ci_low), ciHigh: String(c.ci_high) });

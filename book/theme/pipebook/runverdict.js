@@ -21,7 +21,7 @@
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
-import { MIN_PAIRS, OFFLINE_SENTENCE, designNote, endingSentence, figureSide, judge, planLooks, planSentence, plural, runSequence } from "./judge.js";
+import { OFFLINE_SENTENCE, designNote, endingSentence, fewestAt, figureSide, judge, pairedPlan, planSentence, plural, runSequence } from "./judge.js";
 import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
 import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
@@ -81,7 +81,7 @@ export class RunEvidence {
     this.text = h("p.pipebook-evidence-text");
     this.picture = h("div.pipebook-evidence-picture");
     this.watching = h("p.pipebook-watching", { hidden: true });
-    this.budget = h("input.pipebook-evidence-budget", { id: `${id}-until-budget`, type: "number", min: MIN_PAIRS, max: MAX_BUDGET, value: 12, size: 4 });
+    this.budget = h("input.pipebook-evidence-budget", { id: `${id}-until-budget`, type: "number", min: 1, max: MAX_BUDGET, value: 12, size: 4 });
     this.button = h("button.pipebook-run-button.pipebook-evidence-until", { type: "button" }, "Run until resolved");
     this.cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
     this.status = h("p.pipebook-status.pipebook-evidence-status", { role: "status", "aria-live": "polite" });
@@ -119,7 +119,7 @@ export class RunEvidence {
       asked: 0,
       text: h("p.pipebook-baseline-text"),
       picture: h("div.pipebook-baseline-picture"),
-      budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: MIN_PAIRS, max: MAX_BASE_PAIRS, value: 12, size: 4 }),
+      budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: 1, max: MAX_BASE_PAIRS, value: 12, size: 4 }),
       button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": `Run until resolved against ${this.baseStep}` }, "Run until resolved"),
       cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
@@ -235,12 +235,20 @@ export class RunEvidence {
    * adds pairs in its sequential design and sends the verdict; only the run's
    * length (seconds, bytes) goes from the card's form: each step runs at its own sizes.
    */
-  untilBaseline() {
+  async untilBaseline() {
     const part = this.base;
     if (this.running) return;
     const budget = Number(part.budget.value);
-    if (!Number.isInteger(budget) || budget < MIN_PAIRS || budget > MAX_BASE_PAIRS) {
-      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${MIN_PAIRS} to ${MAX_BASE_PAIRS}.`);
+    // The runner's first look: the fewest pairs that can resolve at 95%.
+    this.running = true;
+    const fewest = await fewestAt(true, 1);
+    this.running = false;
+    if (fewest.min === undefined) {
+      fill(part.status, fewest.offline ? OFFLINE_SENTENCE : `Error: ${fewest.error}`);
+      return;
+    }
+    if (!Number.isInteger(budget) || budget < fewest.min || budget > MAX_BASE_PAIRS) {
+      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${fewest.min} to ${MAX_BASE_PAIRS}.`);
       return;
     }
     const read = this.readParams();
@@ -260,7 +268,7 @@ export class RunEvidence {
       // The step's new quiet runs count on the card's other part too.
       this.refresh();
     };
-    part.session = startCompare({ a: step, b: this.baseStep, pairs: MIN_PAIRS, budget, params }, {
+    part.session = startCompare({ a: step, b: this.baseStep, pairs: fewest.min, budget, params }, {
       connecting: () => where("connecting…"),
       queued: (position) => where(`waiting for place ${position} in the queue…`),
       leg: (msg) => {
@@ -296,12 +304,14 @@ export class RunEvidence {
    */
   async untilResolved() {
     if (this.running || this.session || this.el.dataset.state === "busy") return;
-    const budget = Number(this.budget.value);
-    const plan = planLooks(MIN_PAIRS, budget);
-    if (!Number.isInteger(budget) || budget > MAX_BUDGET || !plan) {
-      fill(this.status, `Quiet runs at most: enter a whole number from ${MIN_PAIRS} to ${MAX_BUDGET}.`);
+    this.running = true;
+    const planned = await pairedPlan(Number(this.budget.value), MAX_BUDGET, "Quiet runs at most");
+    this.running = false;
+    if (!planned.plan) {
+      fill(this.status, planned.message);
       return;
     }
+    const plan = planned.plan;
     const read = this.readParams();
     if (read.errors) {
       fill(this.status, `Error: ${read.errors.join("; ")}.`);

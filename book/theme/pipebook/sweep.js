@@ -23,7 +23,7 @@ import { intervalPicture } from "./interval.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
-import { MIN_PAIRS, designNote, endingSentence, judge, planLooks, planSentence, runSequence } from "./judge.js";
+import { designNote, endingSentence, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
 import { showJudged } from "./runverdict.js";
 import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
 
@@ -103,7 +103,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   const command = h("p.pipebook-sweep-command");
   const verdictText = h("p.pipebook-sweep-verdict");
   const picture = h("div.pipebook-sweep-picture");
-  const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: MIN_PAIRS, max: MAX_PAIRS, step: 1, value: 12 });
+  const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_PAIRS, step: 1, value: 12 });
   const untilButton = h("button.pipebook-cancel-button.pipebook-sweep-until", { type: "button" }, "Run until resolved");
   const untilRow = h("div", { hidden: true }, h("div.pipebook-lab-row", null, field(budget, "Pairs of runs at most"), untilButton), designNote(h));
   card.append(form, status, chart.el, table, verdictText, picture, untilRow, command);
@@ -225,9 +225,9 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   // sequential design: the runner judges the pairs at each planned look.
   untilButton.addEventListener("click", async () => {
     if (run || !judged) return;
-    const most = Math.round(Number(budget.value));
-    const plan = planLooks(MIN_PAIRS, most);
-    if (!(most <= MAX_PAIRS && plan)) return setState("error", `Error: pairs of runs at most must be ${MIN_PAIRS} to ${MAX_PAIRS}.`);
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_PAIRS, "Pairs of runs at most");
+    if (!planned.plan) return setState("error", planned.message.startsWith("Error") ? planned.message : `Error: ${planned.message}`);
+    const plan = planned.plan;
     const secs = Number(seconds.value);
     const bw = { best: judged.best, worst: judged.worst };
     // A sweep's values go up (the runner refuses others), whichever won.
