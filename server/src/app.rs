@@ -28,6 +28,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/results", get(api::results))
         .route("/api/labs", get(api::labs))
         .route("/api/precheck", get(api::precheck))
+        .route("/api/judge", get(crate::judge_api::judge))
         .route("/api/labs/report.json", get(api::lab_report_json))
         .route("/api/labs/report.html", get(api::lab_report_html))
         .layer(CompressionLayer::new());

@@ -6,45 +6,52 @@
 //! Every run of a comparison is quiet (the engine makes it so): a watched run
 //! pays for its watching, and a comparison must charge that to neither side.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
 use pipebench::engine::compare::{CompareJob, ComparePlanError, Contender};
 use pipebench::engine::event::Event;
 use pipebench::engine::result::RunResult;
-use pipebench::stats::verdict::Verdict;
+use pipebench::stats::verdict::Schedule;
 use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 use serde::Deserialize;
 
 use crate::page_defaults;
 use crate::past_page::{PastRefusal, TunedVariants};
 
-/// Pairs a comparison runs unless the page asks for another number.
-pub const DEFAULT_PAGE_PAIRS: usize = 5;
+/// Pairs a comparison runs unless the page asks for another number: the
+/// CLI's default, above the 6 a 95% interval needs.
+pub const DEFAULT_PAGE_PAIRS: usize = pipebench::stats::DEFAULT_PAIRS;
 
-/// Fewest pairs a comparison from the page runs: one pair has no spread.
-pub const MIN_PAGE_PAIRS: usize = 2;
+/// Fewest pairs a comparison from the page runs: fewer cannot reach 95% at all
+/// (the signed-rank interval of 5 pairs all one way is still only 93.75%).
+pub const MIN_PAGE_PAIRS: usize = 6;
 
 /// Most pairs the page may ask for up front.
 pub const MAX_PAGE_PAIRS: usize = 20;
 
-/// The compare card's first value for its pairs: one A B B A block and a pair.
-pub const CARD_PAIRS: usize = 3;
+/// The compare card's first value for its pairs.
+pub const CARD_PAIRS: usize = DEFAULT_PAGE_PAIRS;
 
 /// The compare card's first value for its budget, "run until resolved".
-pub const CARD_BUDGET: usize = 12;
+pub const CARD_BUDGET: usize = 16;
 
 /// Most pairs a comparison from the page may reach, "run until resolved"
 /// included: each run is a real run on a shared queue.
 pub const MAX_PAGE_BUDGET: usize = 40;
 
-/// Pairs added at a time while a budget lasts: two keep the A B B A blocks whole.
-const EXTEND_BY: usize = 2;
+/// Looks a comparison run until resolved takes, at sizes spread evenly from
+/// its pairs to its budget, each judged at 1 - 5%/looks.
+pub const UNTIL_RESOLVED_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 
 /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
 /// `a` and `b` are catalog step ids; `params` (the run parameters, shared by
 /// both sides) as a run's; `budget` is how many pairs it may reach in all while
-/// the verdict is not resolved (default: `pairs`, no extension). With `prior`
-/// (`{"a":[GiB/s...],"b":[...]}`, the `a_gib_per_s` and `b_gib_per_s` of the
-/// verdict it follows) it takes that comparison up: those pairs count first,
-/// `pairs` more follow, and `budget` counts them all.
+/// the verdict is not resolved (default: `pairs`, no extension). With `more_of`
+/// (the `series` of a verdict this server gave) it takes that comparison up:
+/// its pairs, as this server measured them, count first, `pairs` more follow,
+/// and `budget` counts them all. The old `prior` (figures sent back by the
+/// page) is refused: a verdict may rest only on pairs this server measured.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareRequest {
@@ -61,22 +68,59 @@ pub struct CompareRequest {
     /// Both sides' run parameters.
     #[serde(default)]
     pub params: RunParams,
-    /// The earlier pairs of the comparison this one takes up.
+    /// The series id of the comparison this one takes up.
     #[serde(default)]
-    pub prior: Option<PriorRuns>,
+    pub more_of: Option<String>,
+    /// Figures of earlier pairs sent by the page: always refused (kept in the
+    /// message's shape so an older page hears why, not "unknown field").
+    #[serde(default)]
+    pub prior: Option<serde_json::Value>,
 }
 
-/// A comparison's pairs so far, as its `verdict` gave them: the page sends them
-/// back to ask for more pairs of the same comparison. They are the page's own
-/// figures and only its own verdict uses them (nothing of them is saved), so a
-/// page that altered them would mislead no one but itself.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorRuns {
-    /// A's rates (GiB/s), in the order they ran.
-    pub a: Vec<f64>,
-    /// B's rates.
-    pub b: Vec<f64>,
+/// The pairs of a comparison this server ran, kept to be taken up by "more
+/// pairs": the two sides, their parameters, the rates in the order they ran,
+/// and how many looks were taken on them (each spent part of the 5%).
+#[derive(Debug, Clone)]
+struct SeriesPairs {
+    a: String,
+    b: String,
+    params: RunParams,
+    rates_a: Vec<f64>,
+    rates_b: Vec<f64>,
+    looks: usize,
+}
+
+/// Most comparisons' pairs kept at once; the oldest go first.
+const KEPT_SERIES: usize = 64;
+
+/// The pairs of the comparisons this server ran, by a random id the page
+/// hears in the verdict (`series`). In memory only: a restart forgets them,
+/// and "more pairs" then starts afresh.
+#[derive(Debug, Default)]
+pub struct SeriesStore {
+    kept: Mutex<VecDeque<(String, SeriesPairs)>>,
+}
+
+impl SeriesStore {
+    fn keep(&self, id: String, pairs: SeriesPairs) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(k, _)| *k != id);
+        if kept.len() >= KEPT_SERIES {
+            kept.pop_front();
+        }
+        kept.push_back((id, pairs));
+    }
+
+    fn take_up(&self, id: &str) -> Option<SeriesPairs> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().find(|(k, _)| k == id).map(|(_, p)| p.clone())
+    }
+}
+
+/// A fresh id for a series: 128 random bits in hex.
+fn new_series_id() -> String {
+    let bits: u128 = rand::random();
+    format!("{bits:032x}")
 }
 
 /// Why a comparison from the page was refused.
@@ -116,11 +160,26 @@ pub enum ComparePageError {
     /// pairs asked.
     #[error("{prior} earlier pairs and {pairs} more is past the page's bound of {MAX_PAGE_BUDGET} pairs")]
     Prior {
-        /// The earlier pairs sent.
+        /// The earlier pairs.
         prior: usize,
         /// The pairs asked.
         pairs: usize,
     },
+    /// Figures of earlier pairs sent by the page.
+    #[error(
+        "a comparison takes up only pairs this server measured: send `more_of` with the \
+         `series` of its verdict, not the figures (`prior`)"
+    )]
+    ForeignPrior,
+    /// A series id this server does not hold (never given, or forgotten since).
+    #[error(
+        "no comparison `{0}` is held by this server (it restarted, or the id is not one it \
+         gave): start a new comparison"
+    )]
+    UnknownSeries(String),
+    /// "More pairs" of a series for other sides or other parameters.
+    #[error("more pairs must be of the same two steps with the same parameters as the comparison they take up")]
+    OtherSeries,
     /// The engine refused the comparison.
     #[error(transparent)]
     Compare(#[from] ComparePlanError),
@@ -130,8 +189,11 @@ pub enum ComparePageError {
 #[derive(Debug)]
 pub struct PageCompare {
     job: CompareJob,
-    budget: usize,
     stopped: bool,
+    /// Its series id and where its pairs are kept once it ends.
+    series: String,
+    store: Arc<SeriesStore>,
+    params: RunParams,
 }
 
 /// Checks a `compare` message into the page's comparison. A side may be a
@@ -141,15 +203,30 @@ pub fn plan(
     request: &CompareRequest,
     limits: &Limits,
     tuned: Option<&TunedVariants>,
+    store: &Arc<SeriesStore>,
 ) -> Result<PageCompare, ComparePageError> {
+    if request.prior.is_some() {
+        return Err(ComparePageError::ForeignPrior);
+    }
+    let earlier = match &request.more_of {
+        Some(id) => {
+            let held = store
+                .take_up(id)
+                .ok_or_else(|| ComparePageError::UnknownSeries(id.clone()))?;
+            if held.a != request.a || held.b != request.b || held.params != request.params {
+                return Err(ComparePageError::OtherSeries);
+            }
+            Some(held)
+        }
+        None => None,
+    };
+    let prior = earlier.as_ref().map_or(0, |p| p.rates_a.len());
+    // Taking up pairs already judged, a single pair more is enough to ask.
+    let least = if prior > 0 { 1 } else { MIN_PAGE_PAIRS };
     let pairs = request.pairs.unwrap_or(DEFAULT_PAGE_PAIRS);
-    if !(MIN_PAGE_PAIRS..=MAX_PAGE_PAIRS).contains(&pairs) {
+    if !(least..=MAX_PAGE_PAIRS).contains(&pairs) {
         return Err(ComparePageError::Pairs(pairs));
     }
-    let prior = request
-        .prior
-        .as_ref()
-        .map_or(0, |p| p.a.len().max(p.b.len()));
     if prior + pairs > MAX_PAGE_BUDGET {
         return Err(ComparePageError::Prior { prior, pairs });
     }
@@ -175,37 +252,31 @@ pub fn plan(
         })
     };
     let (a, b) = (side("A", &request.a)?, side("B", &request.b)?);
-    let job = match &request.prior {
-        Some(prior) => CompareJob::resume(a, b, &prior.a, &prior.b, pairs)?,
+    let mut job = match &earlier {
+        Some(held) => {
+            let mut job = CompareJob::resume(a, b, &held.rates_a, &held.rates_b, pairs)?;
+            job.after_looks(held.looks);
+            job
+        }
         None => CompareJob::new(a, b, pairs)?,
     };
+    job.until_resolved(budget, UNTIL_RESOLVED_LOOKS)?;
     Ok(PageCompare {
         job,
-        budget,
         stopped: false,
+        series: request.more_of.clone().unwrap_or_else(new_series_id),
+        store: Arc::clone(store),
+        params: request.params.clone(),
     })
 }
 
 impl PageCompare {
     /// The next run to queue (quiet), or `None` when the comparison is over:
-    /// its planned pairs are run and either the verdict is resolved or the
-    /// budget is spent.
+    /// its looks are taken up to the first that resolves, or the last.
     pub fn next_run(&mut self) -> Option<RunPlan> {
         if self.stopped {
             return None;
         }
-        if let Some((_, plan)) = self.job.next_run() {
-            return Some(plan);
-        }
-        let pairs = self.job.total() / 2;
-        let open = self
-            .job
-            .comparison()
-            .is_ok_and(|c| c.verdict == Verdict::NotResolved);
-        if !open || pairs >= self.budget {
-            return None;
-        }
-        self.job.extend(EXTEND_BY.min(self.budget - pairs)).ok()?;
         self.job.next_run().map(|(_, plan)| plan)
     }
 
@@ -220,12 +291,30 @@ impl PageCompare {
         self.job.stop();
     }
 
-    /// The `verdict` event over the pairs run, or an error when they cannot be
-    /// compared.
+    /// The `verdict` event over the pairs run, carrying the series id "more
+    /// pairs" names; the pairs are kept under it. An error when they cannot
+    /// be compared.
     pub fn verdict(&self) -> Event {
-        self.job
-            .verdict()
-            .unwrap_or_else(|err| Event::error(format!("the comparison stopped: {err}")))
+        match self.job.verdict() {
+            Ok(Event::Verdict(mut report)) => {
+                let (a, b) = self.job.labels();
+                self.store.keep(
+                    self.series.clone(),
+                    SeriesPairs {
+                        a: a.to_string(),
+                        b: b.to_string(),
+                        params: self.params.clone(),
+                        rates_a: report.a_gib_per_s.clone(),
+                        rates_b: report.b_gib_per_s.clone(),
+                        looks: self.job.looks_taken(),
+                    },
+                );
+                report.series = Some(self.series.clone());
+                Event::Verdict(report)
+            }
+            Ok(other) => other,
+            Err(err) => Event::error(format!("the comparison stopped: {err}")),
+        }
     }
 }
 
@@ -240,80 +329,109 @@ mod tests {
             pairs,
             budget,
             params: RunParams::default(),
+            more_of: None,
             prior: None,
         }
+    }
+
+    fn store() -> Arc<SeriesStore> {
+        Arc::new(SeriesStore::default())
     }
 
     #[test]
     fn pairs_and_budget_are_bounded() {
         let limits = Limits::default();
-        assert!(plan(&request(None, None), &limits, None).is_ok());
-        for bad in [Some(0), Some(1), Some(MAX_PAGE_PAIRS + 1)] {
+        assert!(plan(&request(None, None), &limits, None, &store()).is_ok());
+        for bad in [Some(0), Some(1), Some(5), Some(MAX_PAGE_PAIRS + 1)] {
             assert!(matches!(
-                plan(&request(bad, None), &limits, None),
+                plan(&request(bad, None), &limits, None, &store()),
                 Err(ComparePageError::Pairs(_))
             ));
         }
         assert!(matches!(
-            plan(&request(Some(5), Some(4)), &limits, None),
+            plan(&request(Some(8), Some(7)), &limits, None, &store()),
             Err(ComparePageError::Budget { .. })
         ));
         assert!(matches!(
-            plan(&request(Some(5), Some(MAX_PAGE_BUDGET + 1)), &limits, None),
+            plan(
+                &request(Some(8), Some(MAX_PAGE_BUDGET + 1)),
+                &limits,
+                None,
+                &store()
+            ),
             Err(ComparePageError::Budget { .. })
         ));
         let mut bad_step = request(None, None);
         bad_step.b = "no-such-step".into();
         assert!(matches!(
-            plan(&bad_step, &limits, None),
+            plan(&bad_step, &limits, None, &store()),
             Err(ComparePageError::Plan { side: "B", .. })
         ));
     }
 
     #[test]
     fn every_run_is_quiet_and_a_plain_comparison_stops_at_its_pairs() {
-        let mut compare = plan(&request(Some(2), None), &Limits::default(), None).unwrap();
+        let mut compare =
+            plan(&request(Some(6), None), &Limits::default(), None, &store()).unwrap();
         let steps: Vec<(String, bool)> = std::iter::from_fn(|| compare.next_run())
             .map(|plan| (plan.step.clone(), plan.quiet))
             .collect();
-        assert_eq!(steps.len(), 4);
+        assert_eq!(steps.len(), 12);
         assert!(steps.iter().all(|(_, quiet)| *quiet));
         assert_eq!(steps[0].0, "busy-loop");
         assert_eq!(steps[1].0, "write-read");
     }
 
     #[test]
-    fn more_pairs_take_up_the_earlier_ones_within_the_bound() {
+    fn figures_sent_back_by_the_page_are_refused_and_only_a_held_series_is_taken_up() {
         let limits = Limits::default();
+        let store = store();
+        let mut forged = request(Some(2), None);
+        forged.prior = Some(serde_json::json!({"a": [1e300, 40.0], "b": [1e-300, 13.0]}));
+        assert!(matches!(
+            plan(&forged, &limits, None, &store),
+            Err(ComparePageError::ForeignPrior)
+        ));
+        let mut unknown = request(Some(2), None);
+        unknown.more_of = Some("0123456789abcdef".into());
+        assert!(matches!(
+            plan(&unknown, &limits, None, &store),
+            Err(ComparePageError::UnknownSeries(_))
+        ));
+        // A series the server holds: its pairs come first, the pairs asked follow.
+        let id = new_series_id();
+        store.keep(
+            id.clone(),
+            SeriesPairs {
+                a: "busy-loop".into(),
+                b: "write-read".into(),
+                params: RunParams::default(),
+                rates_a: vec![40.0, 41.0, 39.0, 40.5, 39.5, 40.2],
+                rates_b: vec![13.0, 12.5, 13.5, 12.8, 13.2, 13.1],
+                looks: 1,
+            },
+        );
         let mut more = request(Some(2), None);
-        more.prior = Some(PriorRuns {
-            a: vec![40.0, 41.0, 39.0],
-            b: vec![13.0, 12.5, 13.5],
-        });
-        let mut compare = plan(&more, &limits, None).unwrap();
-        // Runs 7 to 10 of the balanced order: B, A, A, B.
+        more.more_of = Some(id.clone());
+        let mut compare = plan(&more, &limits, None, &store).unwrap();
+        // Runs 13 to 16 of the balanced order: A, B, B, A.
         let steps: Vec<String> = std::iter::from_fn(|| compare.next_run())
             .map(|plan| plan.step)
             .collect();
         assert_eq!(
             steps,
-            ["write-read", "busy-loop", "busy-loop", "write-read"]
+            ["busy-loop", "write-read", "write-read", "busy-loop"]
         );
-        more.prior = Some(PriorRuns {
-            a: vec![40.0; MAX_PAGE_BUDGET - 1],
-            b: vec![13.0; MAX_PAGE_BUDGET - 1],
-        });
+        let mut other = more.clone();
+        other.b = "vmsplice".into();
         assert!(matches!(
-            plan(&more, &limits, None),
-            Err(ComparePageError::Prior { .. })
+            plan(&other, &limits, None, &store),
+            Err(ComparePageError::OtherSeries)
         ));
-        more.prior = Some(PriorRuns {
-            a: vec![40.0, 41.0],
-            b: vec![13.0],
-        });
+        more.pairs = Some(MAX_PAGE_BUDGET - 5);
         assert!(matches!(
-            plan(&more, &limits, None),
-            Err(ComparePageError::Compare(_))
+            plan(&more, &limits, None, &store),
+            Err(ComparePageError::Prior { .. }) | Err(ComparePageError::Pairs(_))
         ));
     }
 }

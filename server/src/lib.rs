@@ -23,6 +23,7 @@ pub(crate) mod history;
 pub(crate) mod html;
 pub(crate) mod ipc_page;
 pub(crate) mod jsonl;
+pub(crate) mod judge_api;
 pub mod labs;
 pub(crate) mod latency_page;
 pub(crate) mod page_defaults;

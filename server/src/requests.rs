@@ -168,8 +168,13 @@ impl JobRequest {
                 Planned::series(Box::new(SweepJob::new(planned)), lab)
             }
             JobRequest::Compare(request) => {
-                let planned = compare_page::plan(&request, &state.limits, Some(&state.tuned))
-                    .map_err(refuse)?;
+                let planned = compare_page::plan(
+                    &request,
+                    &state.limits,
+                    Some(&state.tuned),
+                    &state.compare_series,
+                )
+                .map_err(refuse)?;
                 Planned::series(Box::new(planned), None)
             }
             JobRequest::Ipc {

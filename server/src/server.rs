@@ -246,6 +246,7 @@ pub async fn prepare(
         websocket_slots: Arc::new(Registry::default()),
         connections,
         tuned,
+        compare_series: Arc::default(),
     };
     release_build_memory();
     Ok(Prepared {

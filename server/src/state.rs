@@ -50,6 +50,8 @@ pub struct AppState {
     pub(crate) connections: Arc<ConnectionLimits>,
     /// The tuned variants found by searches since start (`tuned-STEP`).
     pub(crate) tuned: Arc<crate::past_page::TunedVariants>,
+    /// The pairs of the comparisons run, for "more pairs" to take up.
+    pub(crate) compare_series: Arc<crate::compare_page::SeriesStore>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the

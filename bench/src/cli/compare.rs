@@ -30,14 +30,14 @@ pub struct CompareArgs {
     /// The second configuration, written the same way.
     b: String,
     /// Pairs of runs (each pair one run of A and one of B, in the order
-    /// A B B A A B B A ...).
-    #[arg(long, default_value_t = 10)]
+    /// A B B A A B B A ...); at least 6, the fewest a 95% interval can come from.
+    #[arg(long, default_value_t = pipebench::stats::DEFAULT_PAIRS)]
     pairs: usize,
     /// Flags both sides take (a side's own flags win).
     #[command(flatten)]
     shape: RunFlags<SweepShape>,
     /// Print the comparison as JSON (`ratio`, `ci_low`, `ci_high`, `pairs`,
-    /// `verdict`, every run's GiB/s, the sentence).
+    /// `verdict`, `method`, `design`, `min_n`, every run's GiB/s, the sentence).
     #[arg(long)]
     json: bool,
 }
@@ -99,10 +99,12 @@ impl Observer for Bar {
         bar.set_length(leg.of as u64);
         bar.set_position(leg.index as u64);
         let so_far = leg.comparison.as_ref().map_or(String::new(), |c| {
-            format!(
-                ", so far {:.2}x ({:.2} to {:.2})",
-                c.ratio, c.ci_low, c.ci_high
-            )
+            match (c.ratio, c.ci_low, c.ci_high) {
+                (Some(r), Some(low), Some(high)) => {
+                    format!(", so far {r:.2}x ({low:.2} to {high:.2})")
+                }
+                _ => String::new(),
+            }
         });
         bar.set_message(format!(
             "{:?} {:.2} GiB/s{so_far}",
@@ -163,13 +165,15 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         for warning in &report.warnings {
             eprintln!("pipebench: warning: {warning}");
         }
-        println!("{}", report.sentence);
-        let verdict = match report.comparison.verdict {
+        println!("{}", report.judgement.sentence);
+        let verdict = match report.judgement.verdict {
             Verdict::Faster | Verdict::Slower => "resolved",
             Verdict::NotResolved => "not resolved",
+            Verdict::TooFew => "too few pairs",
         };
         println!(
-            "  {verdict}: ratio of medians of quiet runs, 95% bootstrap interval over the pairs; GiB/s = 2^30 bytes per second"
+            "  {verdict}: Hodges-Lehmann ratio of quiet runs, 95% Wilcoxon signed-rank interval \
+             over the pairs' log-ratios; GiB/s = 2^30 bytes per second"
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,23 +1,34 @@
-//! Statistics for comparisons that say how sure they are: two sets of runs taken
-//! in interleaved pairs become a ratio of medians with a confidence interval, a
-//! rank test's p-value and a verdict in words.
+//! Statistics for comparisons that say how sure they are: two sets of runs
+//! become a ratio with a confidence interval that holds its level, and a
+//! verdict in words. This is the one place pipebook judges: the CLI, the
+//! server's compare jobs, the lab checks and `/api/judge` (for the page) all
+//! call [`verdict`].
 //!
-//! Pure and deterministic: the same runs always give the same interval (the
-//! bootstrap draws from a seeded generator defined here, simple enough for the
-//! page to repeat exactly), so a verdict can be judged again from a saved report.
+//! Pure and deterministic: the same runs always give the same judgement, so a
+//! verdict can be judged again from a saved report.
 //!
-//! - [`rng`]: the seeded generator (SplitMix64) the bootstrap draws from.
-//! - [`bootstrap`]: the ratio of medians and its percentile interval over pairs.
-//! - [`signed_rank`]: the exact Wilcoxon signed-rank test on paired differences.
-//! - [`verdict`]: the two together, the verdict and how many pairs would settle it.
+//! - [`intervals`]: the signed-rank and rank-sum intervals (exact counts).
+//! - [`verdict`]: the judgement (ratio, interval, verdict, design, sentence).
+//! - [`rng`]: a seeded generator (SplitMix64) for replays of null data.
 //! - [`summarize`]: the median, slowest and fastest of repeated runs.
 //!
 //! May use: nothing of the crate (pure arithmetic).
 
-pub mod bootstrap;
+pub mod intervals;
 pub mod rng;
-pub mod signed_rank;
 pub mod verdict;
+
+#[cfg(test)]
+mod null_replay;
+
+/// Pairs a comparison runs unless told otherwise (the CLI, the compare card):
+/// above the 6 that can reach 95% at all, enough to find a 1.25x difference at
+/// a run-to-run spread of 10% nearly always (see the replays' test).
+pub const DEFAULT_PAIRS: usize = 8;
+
+/// Runs a side that separate sets of runs (a lab's tasks) are judged on unless
+/// a task asks for more: above the 4 that can reach 95% at all.
+pub const DEFAULT_RUNS_A_SIDE: usize = 6;
 
 /// Median, min and max of a set of runs.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

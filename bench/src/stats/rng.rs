@@ -1,6 +1,6 @@
 //! SplitMix64 (Steele, Lea and Flood, 2014): a 64-bit generator of a few lines,
-//! chosen so the page's `labchecks.js` can draw the very same numbers with BigInt and
-//! judge a lab exactly as the server does. Not for secrets.
+//! seeded, so replays of null data through the judging code are the same on
+//! every machine and every run of the tests. Not for secrets.
 
 /// A seeded SplitMix64 stream.
 #[derive(Debug, Clone)]
@@ -21,10 +21,26 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// An index below `n` (`n` > 0). The modulo's bias is below n / 2^64: nothing
-    /// a bootstrap of a few hundred pairs can feel, and trivial to repeat in JS.
+    /// An index below `n` (`n` > 0). The modulo's bias is below n / 2^64.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
+    }
+
+    /// A uniform draw in (0, 1), never 0 (safe under a logarithm).
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// A standard normal draw (Box-Muller).
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    /// A draw of Student's t with 2 degrees of freedom: a normal over the root
+    /// of a chi-square(2) / 2, which is an exponential.
+    pub fn student_t2(&mut self) -> f64 {
+        self.normal() / (-self.uniform().ln()).sqrt()
     }
 }
 

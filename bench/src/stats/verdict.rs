@@ -1,24 +1,38 @@
-//! A comparison of A against B from interleaved pairs of runs: the ratio of
-//! medians with its 95% interval, the signed-rank p-value, a verdict and, when
-//! the verdict is not reached, about how many more pairs would reach it.
+//! A judgement of A against B: the ratio A/B, its interval and a verdict, with
+//! the method, the design and the level that stand behind the "95%".
 //!
-//! The verdict follows the interval alone: A is faster when the whole interval
-//! lies above 1, slower when it lies below, otherwise not resolved. The p-value
-//! is reported beside it as a second, assumption-light view of the same pairs
-//! (with 5 pairs it cannot go below 1/16, so it could never decide alone).
+//! - Runs in pairs (a comparison's A B B A order): the signed-rank interval of
+//!   the pairs' log-ratios ln(a/b), so each pair cancels what the machine did
+//!   while it ran.
+//! - Runs on their own (a lab's tasks, a table's rows): the rank-sum interval
+//!   of the shift between ln(a) and ln(b).
+//!
+//! Ratios are exp() of the log-scale estimate and ends. The verdict follows the
+//! interval: A is faster when it lies wholly above 1, slower wholly below,
+//! otherwise not resolved; with fewer values than can reach the level at all
+//! (6 pairs, 4 runs a side at 95%) there is no interval and the verdict is
+//! `too_few`, never a claim.
+//!
+//! Looking again as runs arrive and stopping at the first clear interval (run
+//! until resolved) would claim a difference far more often than 1 time in 20.
+//! A [`Design::Sequential`] run fixes its number of looks K in advance and
+//! spends the 5% evenly across them (Bonferroni: each look's interval at
+//! 1 - 0.05/K), so the chance of any false claim over all K looks stays at
+//! most 5% whatever the looks' sizes and however the runs drift.
 
 use serde::{Deserialize, Serialize};
 
-use super::bootstrap::{self, RatioInterval};
-use super::signed_rank::signed_rank;
+use super::intervals::{
+    min_pairs, min_runs_a_side, rank_sum_interval, signed_rank_interval, ShiftInterval,
+};
 
 /// The confidence level of every interval pipebook states.
 pub const LEVEL: f64 = 0.95;
 
-/// The difference "pairs to resolve" is sized for: 10%.
-pub const RESOLVE_DIFFERENCE: f64 = 1.10;
+/// Most looks a sequential design may take: each costs its share of the 5%.
+pub const MAX_LOOKS: usize = 10;
 
-/// What the pairs say about A against B.
+/// What the runs say about A against B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -28,16 +42,65 @@ pub enum Verdict {
     Slower,
     /// The interval holds 1.
     NotResolved,
+    /// Too few runs for any interval to reach the level: no verdict.
+    TooFew,
 }
 
-/// Why pairs could not be compared.
+/// Which interval judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Wilcoxon signed rank over pairs.
+    SignedRank,
+    /// Mann-Whitney rank sum over two separate sets of runs.
+    RankSum,
+}
+
+/// When the judgement is taken: once at a size fixed in advance, or at look
+/// `look` (from 1) of `looks` fixed in advance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Design {
+    /// One look.
+    Fixed,
+    /// One of several looks, the error spent evenly across them.
+    Sequential {
+        /// This look, from 1.
+        look: usize,
+        /// Looks planned.
+        looks: usize,
+    },
+}
+
+impl Design {
+    /// The level of this look's interval: 95% for a fixed design,
+    /// 1 - 0.05 / K at each of K looks.
+    pub fn level_this_look(&self) -> f64 {
+        match self {
+            Design::Fixed => LEVEL,
+            Design::Sequential { looks, .. } => 1.0 - (1.0 - LEVEL) / *looks as f64,
+        }
+    }
+
+    /// A design from a look and a number of looks (both or neither).
+    pub fn of(look: Option<usize>, looks: Option<usize>) -> Result<Design, CompareError> {
+        match (look, looks) {
+            (None, None) => Ok(Design::Fixed),
+            (Some(look), Some(looks)) if (1..=looks).contains(&look) && looks <= MAX_LOOKS => {
+                Ok(Design::Sequential { look, looks })
+            }
+            _ => Err(CompareError::BadLook {
+                look: look.unwrap_or(0),
+                looks: looks.unwrap_or(0),
+            }),
+        }
+    }
+}
+
+/// Why runs could not be judged.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CompareError {
-    /// Fewer than two pairs.
-    #[error("a comparison needs at least 2 pairs, got {0}")]
-    TooFewPairs(usize),
-    /// A and B hold different numbers of runs.
-    #[error("A has {a} runs and B has {b}: they must pair up")]
+    /// Paired runs with A and B of different lengths.
+    #[error("A has {a} runs and B has {b}: paired runs must pair up")]
     Unpaired {
         /// Runs of A.
         a: usize,
@@ -45,60 +108,120 @@ pub enum CompareError {
         b: usize,
     },
     /// A rate of zero, negative or not a number.
-    #[error("every rate must be a positive number, got {0}")]
+    #[error("every rate must be a positive finite number, got {0}")]
     BadRate(f64),
+    /// A look outside its design.
+    #[error(
+        "look {look} of {looks} is not a design: give both, look from 1 to looks, looks at \
+         most {MAX_LOOKS}"
+    )]
+    BadLook {
+        /// The look asked.
+        look: usize,
+        /// The looks asked.
+        looks: usize,
+    },
 }
 
-/// A comparison of A's rates against B's.
+/// A judgement of A's runs against B's (the `/api/judge` answer, a comparison's
+/// `leg` and `verdict`, `pipebench compare --json`, a lab check's `judged`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    /// median(A) / median(B).
-    pub ratio: f64,
-    /// The 95% interval's lower end.
-    pub ci_low: f64,
-    /// The 95% interval's upper end.
-    pub ci_high: f64,
-    /// Pairs compared.
-    pub pairs: usize,
-    /// Two-sided exact Wilcoxon signed-rank p-value of the pairs' log-ratios
-    /// (`None` past the exact test's size).
-    pub p_value: Option<f64>,
+pub struct Judgement {
+    /// Which interval.
+    pub method: Method,
+    /// The overall level promised (0.95).
+    pub level: f64,
+    /// `fixed` or `sequential`.
+    pub design: DesignName,
+    /// The look this is, for a sequential design.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look: Option<usize>,
+    /// The looks planned, for a sequential design.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<usize>,
+    /// The level of this look's interval.
+    pub level_this_look: f64,
+    /// Runs of A.
+    pub n_a: usize,
+    /// Runs of B.
+    pub n_b: usize,
+    /// Pairs, for paired runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
+    /// The estimate of A/B (Hodges-Lehmann on the log scale); null when too few.
+    pub ratio: Option<f64>,
+    /// The interval's lower end; null when too few.
+    pub ci_low: Option<f64>,
+    /// Its upper end; null when too few.
+    pub ci_high: Option<f64>,
     /// The verdict.
     pub verdict: Verdict,
-    /// About how many more pairs would resolve a 10% difference at the noise
-    /// these pairs show (0 when the interval is already that narrow).
-    pub more_pairs: usize,
+    /// The fewest runs (pairs, or runs a side) that can reach this look's level.
+    pub min_n: usize,
+    /// The judgement in words.
+    pub sentence: String,
 }
 
-/// Compares the pairs `(a[i], b[i])` (rates: higher is faster) with the
-/// bootstrap seeded by `seed`.
-pub fn compare(a: &[f64], b: &[f64], seed: u64) -> Result<Comparison, CompareError> {
+/// A design's name in a [`Judgement`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DesignName {
+    /// One look.
+    Fixed,
+    /// Several looks.
+    Sequential,
+}
+
+fn check_rates(a: &[f64], b: &[f64]) -> Result<(), CompareError> {
+    match a.iter().chain(b).find(|v| !(v.is_finite() && **v > 0.0)) {
+        Some(bad) => Err(CompareError::BadRate(*bad)),
+        None => Ok(()),
+    }
+}
+
+/// Judges the pairs `(a[i], b[i])` (rates or any positive figure; the ratio is
+/// A/B) with the signed-rank interval of their log-ratios.
+pub fn judge_paired(a: &[f64], b: &[f64], design: Design) -> Result<Judgement, CompareError> {
     if a.len() != b.len() {
         return Err(CompareError::Unpaired {
             a: a.len(),
             b: b.len(),
         });
     }
-    if a.len() < 2 {
-        return Err(CompareError::TooFewPairs(a.len()));
-    }
-    if let Some(bad) = a.iter().chain(b).find(|v| !(v.is_finite() && **v > 0.0)) {
-        return Err(CompareError::BadRate(*bad));
-    }
-    let RatioInterval { ratio, low, high } =
-        bootstrap::ratio_of_medians(a, b, LEVEL, bootstrap::RESAMPLES, seed)
-            .ok_or(CompareError::TooFewPairs(a.len()))?;
-    let logs: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x / y).ln()).collect();
-    let verdict = judge(low, high, 1.0);
-    Ok(Comparison {
-        ratio,
-        ci_low: low,
-        ci_high: high,
-        pairs: a.len(),
-        p_value: signed_rank(&logs).map(|t| t.p_value),
-        verdict,
-        more_pairs: more_pairs(a.len(), low, high, RESOLVE_DIFFERENCE),
-    })
+    check_rates(a, b)?;
+    let level = design.level_this_look();
+    let min_n = min_pairs(level);
+    // ln a - ln b, not ln(a / b): the quotient of extreme rates could overflow.
+    let logs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x.ln() - y.ln()).collect();
+    let interval = (a.len() >= min_n)
+        .then(|| signed_rank_interval(&logs, level))
+        .flatten();
+    Ok(Judgement::new(
+        Method::SignedRank,
+        design,
+        (a.len(), b.len()),
+        interval,
+        min_n,
+    ))
+}
+
+/// Judges two separate sets of runs with the rank-sum interval of the shift
+/// between ln(a) and ln(b).
+pub fn judge_unpaired(a: &[f64], b: &[f64], design: Design) -> Result<Judgement, CompareError> {
+    check_rates(a, b)?;
+    let level = design.level_this_look();
+    let min_n = min_runs_a_side(level);
+    let ln = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
+    let interval = (a.len().min(b.len()) >= min_n)
+        .then(|| rank_sum_interval(&ln(a), &ln(b), level))
+        .flatten();
+    Ok(Judgement::new(
+        Method::RankSum,
+        design,
+        (a.len(), b.len()),
+        interval,
+        min_n,
+    ))
 }
 
 /// Where an interval `low..high` lies against `threshold`: above it is faster,
@@ -113,146 +236,264 @@ pub fn judge(low: f64, high: f64, threshold: f64) -> Verdict {
     }
 }
 
-/// About how many more pairs would narrow the interval to ±`difference`
-/// (1.10 for 10%) around its centre: an interval's width shrinks as
-/// 1/sqrt(pairs), so the pairs needed are `pairs * (half-width / target)^2`,
-/// both measured on the log scale where ratios are symmetric.
-pub fn more_pairs(pairs: usize, low: f64, high: f64, difference: f64) -> usize {
-    let half = (high.ln() - low.ln()) / 2.0;
-    let target = difference.ln();
-    if !(half.is_finite() && target > 0.0) || half <= target {
-        return 0;
+fn percent(level: f64) -> String {
+    let p = level * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
     }
-    let needed = (pairs as f64 * (half / target).powi(2)).ceil() as usize;
-    needed.saturating_sub(pairs)
 }
 
-impl Comparison {
-    /// The verdict in words, naming A and B: "busy-loop is 3.10x write-read
-    /// (2.95 to 3.30, 5 pairs)", or why it is not resolved.
-    pub fn sentence(&self, a: &str, b: &str) -> String {
-        let figures = format!(
-            "{a} is {:.2}x {b} ({:.2} to {:.2}, {} pairs",
-            self.ratio, self.ci_low, self.ci_high, self.pairs
-        );
-        let p = self
-            .p_value
-            .map_or(String::new(), |p| format!("; signed-rank p = {p:.3}"));
-        match self.verdict {
-            Verdict::Faster => format!("{figures}{p}): {a} is faster"),
-            Verdict::Slower => format!("{figures}{p}): {a} is slower"),
-            Verdict::NotResolved if self.more_pairs == 0 => format!(
-                "not resolved: {figures}{p}); the interval holds 1.0 and already rules \
-                 out a difference of 10% or more"
-            ),
-            Verdict::NotResolved => format!(
-                "not resolved: {figures}{p}); the interval holds 1.0; about {} more \
-                 pairs would resolve a 10% difference at this noise",
-                self.more_pairs
-            ),
+impl Judgement {
+    fn new(
+        method: Method,
+        design: Design,
+        (n_a, n_b): (usize, usize),
+        interval: Option<ShiftInterval>,
+        min_n: usize,
+    ) -> Judgement {
+        let (name, look, looks) = match design {
+            Design::Fixed => (DesignName::Fixed, None, None),
+            Design::Sequential { look, looks } => (DesignName::Sequential, Some(look), Some(looks)),
+        };
+        let exp = |f: fn(&ShiftInterval) -> f64| interval.as_ref().map(|i| f(i).exp());
+        let (ratio, ci_low, ci_high) = (exp(|i| i.estimate), exp(|i| i.low), exp(|i| i.high));
+        let verdict = match (ci_low, ci_high) {
+            (Some(low), Some(high)) => judge(low, high, 1.0),
+            _ => Verdict::TooFew,
+        };
+        let mut judgement = Judgement {
+            method,
+            level: LEVEL,
+            design: name,
+            look,
+            looks,
+            level_this_look: design.level_this_look(),
+            n_a,
+            n_b,
+            pairs: (method == Method::SignedRank).then_some(n_a),
+            ratio,
+            ci_low,
+            ci_high,
+            verdict,
+            min_n,
+            sentence: String::new(),
+        };
+        judgement.sentence = judgement.sentence_for("A", "B");
+        judgement
+    }
+
+    /// The same judgement with its sentence naming A and B.
+    pub fn named(mut self, a: &str, b: &str) -> Judgement {
+        self.sentence = self.sentence_for(a, b);
+        self
+    }
+
+    /// The runs judged, in words: "8 pairs", "5 and 4 runs".
+    fn runs(&self) -> String {
+        match self.method {
+            Method::SignedRank => format!("{} pairs", self.n_a),
+            Method::RankSum if self.n_a == self.n_b => format!("{} runs a side", self.n_a),
+            Method::RankSum => format!("{} and {} runs", self.n_a, self.n_b),
         }
     }
+
+    /// The level of the interval, and for a sequential design which look.
+    fn level_text(&self) -> String {
+        match (self.look, self.looks) {
+            (Some(look), Some(looks)) => format!(
+                "{} interval, look {look} of {looks}, {} overall",
+                percent(self.level_this_look),
+                percent(self.level)
+            ),
+            _ => format!("{} interval", percent(self.level)),
+        }
+    }
+
+    /// The judgement in words, naming A and B.
+    pub fn sentence_for(&self, a: &str, b: &str) -> String {
+        let method = match self.method {
+            Method::SignedRank => "signed rank",
+            Method::RankSum => "rank sum",
+        };
+        let (Some(ratio), Some(low), Some(high)) = (self.ratio, self.ci_low, self.ci_high) else {
+            let unit = match self.method {
+                Method::SignedRank => "pairs",
+                Method::RankSum => "runs a side",
+            };
+            return format!(
+                "{} cannot resolve at {}: a {method} interval needs at least {} {unit} \
+                 (no verdict)",
+                self.runs(),
+                percent(self.level_this_look),
+                self.min_n
+            );
+        };
+        let figures = format!(
+            "{a} is {ratio:.2}x {b} ({} {low:.2} to {high:.2}, {}, {method})",
+            self.level_text(),
+            self.runs()
+        );
+        match self.verdict {
+            Verdict::Faster => format!("{figures}: {a} is faster"),
+            Verdict::Slower => format!("{figures}: {a} is slower"),
+            _ => format!("not resolved: {figures}; the interval holds 1.0"),
+        }
+    }
+}
+
+/// Looks at fixed sizes, planned before the first run: a sequential design's
+/// schedule from `first` runs (pairs) to at most `last`, adding runs between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    sizes: Vec<usize>,
+}
+
+impl Schedule {
+    /// Up to `max_looks` looks, evenly spaced from `first` to `last`
+    /// (`first` <= `last`); one look (a fixed design) when they are equal.
+    pub fn new(first: usize, last: usize, max_looks: usize) -> Schedule {
+        let last = last.max(first);
+        let looks = max_looks.clamp(1, MAX_LOOKS).min(last - first + 1);
+        let sizes = match looks {
+            1 => vec![last],
+            k => (0..k)
+                .map(|i| first + ((last - first) * i).div_ceil(k - 1))
+                .collect(),
+        };
+        Schedule { sizes }
+    }
+
+    /// The sizes at which it looks.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// The design of a judgement taken at `n`: its look when `n` is one of
+    /// the sizes, else the look it is heading to (for a look between).
+    pub fn design_at(&self, n: usize) -> Design {
+        let looks = self.sizes.len();
+        if looks == 1 {
+            return Design::Fixed;
+        }
+        let look = self.sizes.iter().position(|s| *s >= n).unwrap_or(looks - 1) + 1;
+        Design::Sequential { look, looks }
+    }
+
+    /// Whether `n` is a size at which it looks.
+    pub fn is_look(&self, n: usize) -> bool {
+        self.sizes.contains(&n)
+    }
+
+    /// The next size to run to after `n`, if any.
+    pub fn next_after(&self, n: usize) -> Option<usize> {
+        self.sizes.iter().copied().find(|s| *s > n)
+    }
+
+    /// What to do after `judgement` of `n` runs: stop (`None`) once a look
+    /// resolved it or the last look is taken, else the size to run to next.
+    /// Every until-resolved path the runner drives decides by this alone.
+    pub fn go_on(&self, n: usize, judgement: &Judgement) -> Option<usize> {
+        let resolved = matches!(judgement.verdict, Verdict::Faster | Verdict::Slower);
+        if resolved && self.is_look(n) {
+            return None;
+        }
+        self.next_after(n)
+    }
+
+    /// The looks a default "until resolved" of this many runs takes: a few,
+    /// since each look's share of the 5% narrows every interval.
+    pub const DEFAULT_LOOKS: usize = 3;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::bootstrap::DEFAULT_SEED;
 
     #[test]
     fn a_clear_difference_is_faster_one_way_and_slower_the_other() {
-        let fast = [40.0, 41.0, 39.0, 40.5, 39.5];
-        let slow = [13.0, 12.5, 13.5, 12.8, 13.2];
-        let got = compare(&fast, &slow, DEFAULT_SEED).unwrap();
+        let fast = [40.0, 41.0, 39.0, 40.5, 39.5, 40.2];
+        let slow = [13.0, 12.5, 13.5, 12.8, 13.2, 13.1];
+        let got = judge_paired(&fast, &slow, Design::Fixed).unwrap();
         assert_eq!(got.verdict, Verdict::Faster);
-        assert_eq!(got.more_pairs, 0);
-        assert!((got.p_value.unwrap() - 0.0625).abs() < 1e-12);
-        let back = compare(&slow, &fast, DEFAULT_SEED).unwrap();
+        assert_eq!(
+            (got.method, got.min_n, got.pairs),
+            (Method::SignedRank, 6, Some(6))
+        );
+        let back = judge_paired(&slow, &fast, Design::Fixed).unwrap();
         assert_eq!(back.verdict, Verdict::Slower);
         assert!(got
-            .sentence("busy-loop", "write-read")
-            .contains("busy-loop is faster"));
+            .named("busy-loop", "write-read")
+            .sentence
+            .ends_with("busy-loop is faster"));
+    }
+
+    #[test]
+    fn five_pairs_all_one_way_are_too_few_for_a_verdict() {
+        let got = judge_paired(&[2.0; 5], &[1.0; 5], Design::Fixed).unwrap();
+        assert_eq!(got.verdict, Verdict::TooFew);
+        assert_eq!((got.ratio, got.ci_low, got.ci_high), (None, None, None));
+        assert!(
+            got.sentence.starts_with("5 pairs cannot resolve at 95%"),
+            "{}",
+            got.sentence
+        );
+        let got = judge_unpaired(&[2.0; 3], &[1.0; 3], Design::Fixed).unwrap();
+        assert_eq!((got.verdict, got.min_n), (Verdict::TooFew, 4));
+        let got = judge_unpaired(&[2.0, 2.1, 1.9, 2.05], &[1.0; 4], Design::Fixed).unwrap();
+        assert_eq!(got.verdict, Verdict::Faster);
     }
 
     #[test]
     fn the_same_noise_on_both_sides_is_not_resolved() {
-        let a = [10.0, 12.0, 9.0, 11.5, 10.2];
-        let b = [11.0, 9.5, 10.8, 10.0, 11.9];
-        let got = compare(&a, &b, DEFAULT_SEED).unwrap();
+        let a = [10.0, 12.0, 9.0, 11.5, 10.2, 10.9];
+        let b = [11.0, 9.5, 10.8, 10.0, 11.9, 10.1];
+        let got = judge_paired(&a, &b, Design::Fixed).unwrap();
         assert_eq!(got.verdict, Verdict::NotResolved);
-        // scipy.stats.wilcoxon(numpy.log(a / b)) gives statistic 7.0, p 1.0.
-        assert_eq!(got.p_value, Some(1.0));
-        assert!(got.ci_low < 1.0 && got.ci_high > 1.0);
-        assert!(got.sentence("a", "b").starts_with("not resolved"));
+        assert!(got.ci_low.unwrap() < 1.0 && got.ci_high.unwrap() > 1.0);
+        assert!(got.sentence.starts_with("not resolved"));
     }
 
     #[test]
-    fn judging_an_interval_against_a_threshold() {
-        assert_eq!(judge(1.2, 1.5, 1.1), Verdict::Faster);
-        assert_eq!(judge(0.5, 0.9, 1.1), Verdict::Slower);
-        assert_eq!(judge(1.0, 1.3, 1.1), Verdict::NotResolved);
+    fn a_sequential_look_spends_its_share_of_the_error() {
+        let design = Design::of(Some(2), Some(3)).unwrap();
+        assert!((design.level_this_look() - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
+        // 6 pairs cannot reach 98.3%: 7 can.
+        let got = judge_paired(&[2.0; 6], &[1.0; 6], design).unwrap();
+        assert_eq!((got.verdict, got.min_n), (Verdict::TooFew, 7));
+        let json = serde_json::to_value(&got).unwrap();
+        assert_eq!(json["design"], "sequential");
+        assert_eq!(json["look"], 2);
+        assert!(json["ratio"].is_null());
+        assert!(Design::of(Some(4), Some(3)).is_err());
+        assert!(Design::of(Some(1), None).is_err());
+        assert_eq!(Design::of(None, None), Ok(Design::Fixed));
     }
 
     #[test]
-    fn pairs_needed_grow_with_the_square_of_the_width() {
-        // Half-width ln(1.21)/2 = ln(1.1): already enough.
-        assert_eq!(more_pairs(5, 1.0, 1.21, 1.10), 0);
-        // Twice that half-width needs four times the pairs: 20 in all, 15 more.
-        assert_eq!(more_pairs(5, 1.0, 1.21f64.powi(2), 1.10), 15);
-    }
-
-    /// The crafted comparisons the page's `compareRuns` (verdict.js) is held to
-    /// as well: the same ratio, interval, verdict and pairs to resolve here.
-    #[test]
-    fn the_page_and_the_runner_judge_the_crafted_comparisons_alike() {
-        use crate::stats::bootstrap::{ratio_of_medians_unpaired, RESAMPLES};
-        let vectors: serde_json::Value =
-            serde_json::from_str(include_str!("../../../book/tests/compare-vectors.json")).unwrap();
-        let floats = |v: &serde_json::Value| -> Vec<f64> {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect()
-        };
-        let cases = vectors["cases"].as_array().unwrap();
-        assert!(cases.len() >= 6);
-        for case in cases {
-            let name = case["name"].as_str().unwrap();
-            let (a, b) = (floats(&case["a"]), floats(&case["b"]));
-            let (ratio, low, high) = if case["paired"] == true {
-                let c = compare(&a, &b, DEFAULT_SEED).unwrap();
-                (c.ratio, c.ci_low, c.ci_high)
-            } else {
-                let i = ratio_of_medians_unpaired(&a, &b, LEVEL, RESAMPLES, DEFAULT_SEED).unwrap();
-                (i.ratio, i.low, i.high)
-            };
-            let verdict = serde_json::to_value(judge(low, high, 1.0)).unwrap();
-            assert_eq!(verdict, case["verdict"], "{name}");
-            let more = more_pairs(a.len().min(b.len()), low, high, RESOLVE_DIFFERENCE);
-            assert_eq!(Some(more as u64), case["more_pairs"].as_u64(), "{name}");
-            for (got, key) in [(ratio, "ratio"), (low, "ci_low"), (high, "ci_high")] {
-                let want = case[key].as_f64().unwrap();
-                assert!(
-                    (got - want).abs() < 1e-9,
-                    "{name}: {key} {got} against {want}"
-                );
-            }
-        }
+    fn a_schedule_spreads_its_looks_from_first_to_last() {
+        let s = Schedule::new(8, 12, 3);
+        assert_eq!(s.sizes(), &[8, 10, 12]);
+        assert_eq!(s.design_at(8), Design::Sequential { look: 1, looks: 3 });
+        assert_eq!(s.design_at(9), Design::Sequential { look: 2, looks: 3 });
+        assert_eq!(s.next_after(10), Some(12));
+        assert_eq!(Schedule::new(8, 8, 3).design_at(8), Design::Fixed);
+        assert_eq!(Schedule::new(8, 9, 3).sizes(), &[8, 9]);
     }
 
     #[test]
-    fn refuses_what_cannot_be_compared() {
-        assert_eq!(
-            compare(&[1.0], &[1.0], 1),
-            Err(CompareError::TooFewPairs(1))
-        );
+    fn refuses_what_cannot_be_judged() {
         assert!(matches!(
-            compare(&[1.0, 2.0], &[1.0], 1),
+            judge_paired(&[1.0, 2.0], &[1.0], Design::Fixed),
             Err(CompareError::Unpaired { .. })
         ));
         assert!(matches!(
-            compare(&[1.0, -2.0], &[1.0, 1.0], 1),
+            judge_unpaired(&[1.0, -2.0], &[1.0, 1.0], Design::Fixed),
+            Err(CompareError::BadRate(_))
+        ));
+        assert!(matches!(
+            judge_paired(&[f64::INFINITY], &[1.0], Design::Fixed),
             Err(CompareError::BadRate(_))
         ));
     }

@@ -9,7 +9,7 @@ use crate::common::{cpus, pipebench, stderr, stdout};
 fn compare(args: &[&str]) -> Value {
     let mut argv = vec!["compare"];
     argv.extend_from_slice(args);
-    argv.extend_from_slice(&["--pairs", "5", "--bytes", "48MiB", "--json"]);
+    argv.extend_from_slice(&["--pairs", "6", "--bytes", "48MiB", "--json"]);
     let output = pipebench(&argv);
     assert!(output.status.success(), "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()
@@ -21,35 +21,20 @@ fn figure(value: &Value, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {name}: {value}"))
 }
 
-/// busy-loop against write-read: five pairs are enough to say which is faster,
-/// whichever way round they are named.
+/// busy-loop against write-read: six pairs (the fewest that can reach 95%)
+/// are enough to say which is faster, whichever way round they are named.
 #[test]
 fn busy_loop_resolves_faster_than_write_read() {
     let _cpus = cpus();
     let got = compare(&["busy-loop", "write-read"]);
     assert_eq!(got["verdict"], "faster", "{got}");
-    assert_eq!(got["pairs"], 5);
+    assert_eq!(got["pairs"], 6);
+    assert_eq!(got["method"], "signed_rank", "{got}");
+    assert_eq!(got["design"], "fixed", "{got}");
+    assert_eq!(got["min_n"], 6, "{got}");
     assert!(figure(&got, "ci_low") > 1.0, "{got}");
     assert!(figure(&got, "ci_low") <= figure(&got, "ratio"));
     assert!(figure(&got, "ratio") <= figure(&got, "ci_high"));
-    for side in ["a_gib_per_s", "b_gib_per_s"] {
-        assert_eq!(got[side].as_array().unwrap().len(), 5, "{got}");
-    }
-    // The ratio is the medians' ratio of the rates it lists.
-    let median = |side: &str| {
-        let mut v: Vec<f64> = got[side]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v[2]
-    };
-    let ratio = median("a_gib_per_s") / median("b_gib_per_s");
-    assert!((ratio - figure(&got, "ratio")).abs() < 1e-9, "{got}");
-    // The rank test's p-value: exact, so with every pair one way it is the
-    // smallest five pairs can give, 2 of the 2^5 sign patterns.
     let rates = |side: &str| -> Vec<f64> {
         got[side]
             .as_array()
@@ -58,26 +43,36 @@ fn busy_loop_resolves_faster_than_write_read() {
             .map(|x| x.as_f64().unwrap())
             .collect()
     };
-    let p = figure(&got, "p_value");
-    assert!(p > 0.0 && p <= 1.0, "{got}");
-    if rates("a_gib_per_s")
+    for side in ["a_gib_per_s", "b_gib_per_s"] {
+        assert_eq!(rates(side).len(), 6, "{got}");
+    }
+    // At 6 pairs the 95% interval runs from the smallest pair ratio to the
+    // largest (k = 1 of the 21 Walsh averages): the ends are pairs' own ratios.
+    let ratios: Vec<f64> = rates("a_gib_per_s")
         .iter()
         .zip(rates("b_gib_per_s"))
-        .all(|(a, b)| *a > b)
-    {
-        assert!((p - 2.0 / 32.0).abs() < 1e-12, "{got}");
-    }
+        .map(|(a, b)| a / b)
+        .collect();
+    let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let most = ratios.iter().copied().fold(0.0, f64::max);
+    assert!(
+        (least - figure(&got, "ci_low")).abs() < 1e-9 * least,
+        "{got}"
+    );
+    assert!(
+        (most - figure(&got, "ci_high")).abs() < 1e-9 * most,
+        "{got}"
+    );
     assert!(got["sentence"]
         .as_str()
         .unwrap()
         .contains("busy-loop is faster"));
 }
 
-/// The same step on both sides: the interval holds 1.0 and the verdict waits,
-/// saying how many more pairs a 10% difference would take. A 95% interval
-/// misses 1.0 by chance one time in twenty (more on a machine busy with other
-/// work), so a comparison that resolves is tried once more: two chance
-/// verdicts in a row would happen about once in four hundred.
+/// The same step on both sides: the interval holds 1.0 and the verdict waits.
+/// A 95% interval misses 1.0 by chance at most one time in twenty, so a
+/// comparison that resolves is tried once more: two chance verdicts in a row
+/// would happen at most once in four hundred.
 #[test]
 fn a_step_against_itself_is_not_resolved() {
     let _cpus = cpus();
@@ -88,7 +83,6 @@ fn a_step_against_itself_is_not_resolved() {
     }
     assert_eq!(got["verdict"], "not_resolved", "{got}");
     assert!(figure(&got, "ci_low") <= 1.0 && figure(&got, "ci_high") >= 1.0);
-    assert!(got["more_pairs"].as_u64().is_some(), "{got}");
     assert!(got["sentence"]
         .as_str()
         .unwrap()
@@ -103,8 +97,14 @@ fn a_side_takes_its_own_flags_and_bad_ones_are_refused() {
     assert!(stderr(&output).contains("lots"), "{}", stderr(&output));
     let output = pipebench(&["compare", "write-read", "no-such-step"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    let output = pipebench(&["compare", "write-read", "busy-loop", "--pairs", "1"]);
+    // Five pairs cannot reach 95%: refused, saying so, before any run.
+    let output = pipebench(&["compare", "write-read", "busy-loop", "--pairs", "5"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("5 pairs cannot resolve at 95%"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// A side's own flags apply to that side only: write-read at 4 KiB a call
@@ -124,7 +124,7 @@ fn a_sides_own_flags_make_it_another_configuration() {
             "write-read --buf-size 4KiB",
             "write-read",
             "--pairs",
-            "5",
+            "6",
             "--bytes",
             "16MiB",
             "--json",
@@ -226,7 +226,7 @@ fn a_comparison_starts_with_a_machine_check() {
         "write-read",
         "busy-loop",
         "--pairs",
-        "2",
+        "6",
         "--bytes",
         "8MiB",
         "--json",
@@ -249,7 +249,7 @@ fn a_comparison_on_a_terminal_draws_a_progress_bar() {
     let _cpus = cpus();
     let exe = crate::common::exe();
     let line = format!(
-        "{} compare busy-loop write-read --pairs 2 --bytes 8MiB",
+        "{} compare busy-loop write-read --pairs 6 --bytes 8MiB",
         exe.display()
     );
     let output = std::process::Command::new("script")
@@ -259,9 +259,9 @@ fn a_comparison_on_a_terminal_draws_a_progress_bar() {
         .expect("script (util-linux) runs");
     assert!(output.status.success(), "{}", stderr(&output));
     let drawn = stdout(&output);
-    // The bar's own text, as its template writes it, for the four runs.
-    assert!(drawn.contains("/4 ["), "no progress bar drawn: {drawn:?}");
+    // The bar's own text, as its template writes it, for the twelve runs.
+    assert!(drawn.contains("/12 ["), "no progress bar drawn: {drawn:?}");
     assert!(drawn.contains("run "), "no progress bar drawn: {drawn:?}");
     // Then the verdict in words, with its pairs.
-    assert!(drawn.contains("2 pairs"), "{drawn:?}");
+    assert!(drawn.contains("6 pairs"), "{drawn:?}");
 }

@@ -5,17 +5,19 @@
 //! A throughput ratio (one task's GiB/s or MiB/s over another's) is judged on
 //! evidence, not on two medians: laptops that scale their clocks and shared lab
 //! boxes swing by 2x from run to run, so a single ratio cannot tell a real
-//! failure from noise. Its 95% interval (the bootstrap of the ratio of medians
-//! over each task's runs on its own, `pipebench::stats::bootstrap`, seeded so the
-//! page draws the same numbers) must clear the bound to pass, and must clear the
-//! other side of it to fail; otherwise the check is not resolved yet and says
-//! about how many more runs would settle it. A noisy machine never fails a student.
+//! failure from noise. Its 95% interval (the Mann-Whitney rank-sum interval of
+//! the shift between the two tasks' log figures, `pipebench::stats::verdict`,
+//! which needs at least 4 runs a side to reach 95% at all) must clear the bound
+//! to pass, and must clear the other side of it to fail; otherwise the check is
+//! not resolved yet and says about how many more runs would settle it. A noisy
+//! machine never fails a student. Each outcome carries the judgement itself
+//! (`judged`), so the page shows it and judges nothing; records kept before
+//! this rule are judged again by it whenever they are read.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use pipebench::stats::bootstrap::{self, DEFAULT_SEED, RESAMPLES};
-use pipebench::stats::verdict::LEVEL;
+use pipebench::stats::verdict::{judge_unpaired, Design, Judgement};
 
 use super::defs::{Check, Lab, Measure, Metric, Ref};
 
@@ -100,6 +102,11 @@ pub struct CheckOutcome {
     /// (absent when the median sits on the bound itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_runs: Option<usize>,
+    /// A ratio judged on its interval: the runner's judgement of the two
+    /// tasks' runs (method `rank_sum`, its interval, `too_few` below 4 runs a
+    /// side), which the page shows as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Judgement>,
 }
 
 /// What a measure came to.
@@ -468,9 +475,9 @@ pub fn judged_on_interval(measure: &Measure) -> bool {
     )
 }
 
-/// Fewest runs a side needs before a ratio has an interval: one run shows no
-/// spread at all.
-pub const MIN_INTERVAL_RUNS: usize = 2;
+/// Fewest runs a side needs before a ratio has an interval: fewer cannot
+/// reach 95% (3 runs a side all one way happen by chance 1 time in 10).
+pub const MIN_INTERVAL_RUNS: usize = 4;
 
 /// A throughput ratio with its interval, from both sides' runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -481,6 +488,8 @@ pub struct RatioEvidence {
     pub interval: Option<(f64, f64)>,
     /// Runs of the thinner side.
     pub runs: usize,
+    /// The judgement the interval comes from.
+    pub judged: Judgement,
 }
 
 /// The ratio of a throughput measure's medians and its interval, or why there
@@ -505,13 +514,15 @@ pub fn ratio_evidence(
             )))
         }
     };
-    let interval =
-        bootstrap::ratio_of_medians_unpaired(&top, &bottom, LEVEL, RESAMPLES, DEFAULT_SEED)
-            .map(|i| (i.low, i.high));
+    let judged = judge_unpaired(&top, &bottom, Design::Fixed)
+        .map_err(|e| Evaluated::Missing(e.to_string()))?
+        .named(&num.task, &den.task);
+    let interval = judged.ci_low.zip(judged.ci_high);
     Ok(RatioEvidence {
         ratio,
         interval,
         runs: top.len().min(bottom.len()),
+        judged,
     })
 }
 
@@ -588,18 +599,21 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
             status: Status::NotResolved,
             value: Some(evidence.ratio),
             detail: format!(
-                "measured {measured}, needed {bound}; not resolved yet: one run shows no \
-                 spread, run {} more of each task",
+                "measured {measured}, needed {bound}; not resolved yet: {} runs a side cannot \
+                 resolve at 95% (the rank-sum interval needs {MIN_INTERVAL_RUNS}), run {} more \
+                 of each task",
+                evidence.runs,
                 more.unwrap_or(1)
             ),
             ci_low: None,
             ci_high: None,
             more_runs: more,
+            judged: Some(evidence.judged),
         };
     };
     let status = judge_interval(check, low, high);
     let figures = format!(
-        "measured {measured} (95% interval {} to {}, {} runs a side), needed {bound}",
+        "measured {measured} (95% rank-sum interval {} to {}, {} runs a side), needed {bound}",
         round(low),
         round(high),
         evidence.runs
@@ -626,6 +640,7 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
         ci_low: Some(low),
         ci_high: Some(high),
         more_runs: more,
+        judged: Some(evidence.judged),
     }
 }
 
@@ -647,6 +662,7 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
         ci_low: None,
         ci_high: None,
         more_runs: None,
+        judged: None,
     };
     match evaluated {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),

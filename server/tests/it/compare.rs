@@ -1,11 +1,13 @@
 //! The compare card's message over a real WebSocket: two steps run in quiet
 //! interleaved pairs through the queue, a `leg` per run and a `verdict` at the
-//! end; "run until resolved" adds pairs only while the verdict is open and the
-//! budget lasts. Runs pin both CPUs, so every test here holds `RUN_LOCK`.
+//! end; "run until resolved" takes its looks, fixed in advance, only while the
+//! verdict is open. "More pairs" takes up only pairs this server measured.
+//! `/api/judge` answers the same judgement for figures the page holds. Runs
+//! pin both CPUs, so every test here that runs holds `RUN_LOCK`.
 
 use std::time::Duration;
 
-use crate::common::{recv, recv_until, send, InProcess, RUN_LOCK};
+use crate::common::{http_get, recv, recv_until, send, InProcess, RUN_LOCK};
 use serde_json::{json, Value};
 
 /// The messages of one comparison up to its verdict.
@@ -21,15 +23,18 @@ async fn busy_loop_against_write_read_resolves_as_faster() {
     let server = InProcess::start().await;
     let (verdict, before) = compare(
         &server,
-        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":3,
+        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,
                "params":{"bytes":"16MiB"}}),
     )
     .await;
     let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
-    assert_eq!(legs.len(), 6, "{before:?}");
+    assert_eq!(legs.len(), 12, "{before:?}");
     // The balanced order, every run quiet (no progress), each result a real run.
     let sides: Vec<&str> = legs.iter().map(|l| l["side"].as_str().unwrap()).collect();
-    assert_eq!(sides, ["a", "b", "b", "a", "a", "b"]);
+    assert_eq!(
+        sides,
+        ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b", "b", "a"]
+    );
     assert!(before.iter().all(|m| m["type"] != "progress"), "{before:?}");
     for leg in &legs {
         let step = if leg["side"] == "a" {
@@ -42,11 +47,19 @@ async fn busy_loop_against_write_read_resolves_as_faster() {
         assert_eq!(leg["result"]["bytes"], 16u64 << 20);
         assert!(leg["result"]["gib_per_s"].as_f64().unwrap() > 0.0);
     }
-    // The comparison so far rides on every leg from the second whole pair on.
-    assert!(legs[3]["comparison"]["ratio"].is_number(), "{}", legs[3]);
+    // The judgement rides on the leg of its only look, the last; no earlier
+    // leg carries one (only looks decide).
+    assert!(legs[11]["comparison"]["ratio"].is_number(), "{}", legs[11]);
+    assert!(legs[..11].iter().all(|l| l.get("comparison").is_none()));
     assert_eq!(verdict["a"], "busy-loop");
     assert_eq!(verdict["b"], "write-read");
-    assert_eq!(verdict["pairs"], 3);
+    assert_eq!(verdict["pairs"], 6);
+    assert_eq!(verdict["method"], "signed_rank");
+    assert_eq!(verdict["design"], "fixed");
+    assert!(
+        verdict["series"].as_str().is_some_and(|s| s.len() == 32),
+        "{verdict}"
+    );
     assert_eq!(verdict["verdict"], "faster", "{verdict}");
     let (low, ratio, high) = (
         verdict["ci_low"].as_f64().unwrap(),
@@ -59,7 +72,7 @@ async fn busy_loop_against_write_read_resolves_as_faster() {
         .unwrap()
         .contains("busy-loop is faster"));
     // Each leg's run is in the history like any other run.
-    assert_eq!(server.results_once(6).await.len(), 6);
+    assert_eq!(server.results_once(12).await.len(), 12);
 }
 
 #[tokio::test]
@@ -68,18 +81,27 @@ async fn run_until_resolved_stops_at_the_verdict_or_the_budget() {
     let server = InProcess::start().await;
     let (verdict, before) = compare(
         &server,
-        json!({"type":"compare","a":"write-read","b":"write-read","pairs":2,"budget":4,
+        json!({"type":"compare","a":"write-read","b":"write-read","pairs":6,"budget":10,
                "params":{"bytes":"8MiB"}}),
     )
     .await;
     let legs = before.iter().filter(|m| m["type"] == "leg").count();
     let pairs = verdict["pairs"].as_u64().unwrap() as usize;
     assert_eq!(legs, pairs * 2, "{verdict}");
-    assert!((2..=4).contains(&pairs), "{verdict}");
-    // Open at the end means the budget was spent; resolved (the same step
+    // Three looks fixed in advance, at 6, 8 and 10 pairs, each at 1 - 5%/3.
+    assert!([6, 8, 10].contains(&pairs), "{verdict}");
+    assert_eq!(verdict["design"], "sequential", "{verdict}");
+    assert_eq!(verdict["looks"], 3, "{verdict}");
+    let level = verdict["level_this_look"].as_f64().unwrap();
+    assert!((level - (1.0 - 0.05 / 3.0)).abs() < 1e-12, "{verdict}");
+    // Open at the end means the last look was taken; resolved (the same step
     // against itself, so by chance) may stop early.
     if verdict["verdict"] == "not_resolved" {
-        assert_eq!(pairs, 4, "{verdict}");
+        assert_eq!(
+            (pairs, verdict["look"].as_u64()),
+            (10, Some(3)),
+            "{verdict}"
+        );
     }
     let of: Vec<u64> = before
         .iter()
@@ -95,11 +117,11 @@ async fn a_comparison_out_of_bounds_is_refused() {
     let mut socket = server.socket().await;
     for (message, says) in [
         (
-            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":1}),
-            "pairs = 1",
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":5}),
+            "pairs = 5",
         ),
         (
-            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":5,"budget":500}),
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,"budget":500}),
             "budget = 500",
         ),
         (
@@ -125,70 +147,144 @@ async fn more_pairs_take_up_the_same_comparison() {
     let server = InProcess::start().await;
     let (first, _) = compare(
         &server,
-        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,
                "params":{"bytes":"8MiB"}}),
     )
     .await;
-    assert_eq!(first["pairs"], 2, "{first}");
-    // A fresh socket, as the page's "More pairs" opens: the verdict's pairs go back.
+    assert_eq!(first["pairs"], 6, "{first}");
+    // A fresh socket, as the page's "More pairs" opens: the verdict's series
+    // names the pairs, which the server kept.
     let (more, before) = compare(
         &server,
         json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
-               "params":{"bytes":"8MiB"},
-               "prior":{"a":first["a_gib_per_s"],"b":first["b_gib_per_s"]}}),
+               "params":{"bytes":"8MiB"},"more_of":first["series"]}),
     )
     .await;
     let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
-    // Only the new pairs run, and they carry on the balanced order: runs 5 to 8.
+    // Only the new pairs run, and they carry on the balanced order: runs 13 to 16.
     let places: Vec<(u64, &str)> = legs
         .iter()
         .map(|l| (l["index"].as_u64().unwrap(), l["side"].as_str().unwrap()))
         .collect();
     assert_eq!(
         places,
-        [(5, "a"), (6, "b"), (7, "b"), (8, "a")],
+        [(13, "a"), (14, "b"), (15, "b"), (16, "a")],
         "{before:?}"
     );
-    assert!(legs.iter().all(|l| l["of"] == 8), "{before:?}");
-    // The verdict is over all four pairs, the earlier ones first.
-    assert_eq!(more["pairs"], 4, "{more}");
+    assert!(legs.iter().all(|l| l["of"] == 16), "{before:?}");
+    // The verdict is over all eight pairs, the earlier ones first, and counts
+    // the earlier look among its looks.
+    assert_eq!(more["pairs"], 8, "{more}");
+    assert_eq!(
+        (more["look"].as_u64(), more["looks"].as_u64()),
+        (Some(2), Some(2)),
+        "{more}"
+    );
+    assert_eq!(more["series"], first["series"], "{more}");
     let a = more["a_gib_per_s"].as_array().unwrap();
-    assert_eq!(&a[..2], first["a_gib_per_s"].as_array().unwrap().as_slice());
-    assert_eq!(a.len(), 4);
-    // The earlier runs are not run again: the history has 4 + 4 runs.
-    assert_eq!(server.results_once(8).await.len(), 8);
+    assert_eq!(&a[..6], first["a_gib_per_s"].as_array().unwrap().as_slice());
+    assert_eq!(a.len(), 8);
+    // The earlier runs are not run again: the history has 12 + 4 runs.
+    assert_eq!(server.results_once(16).await.len(), 16);
 }
 
+/// Figures sent back by the page (issue 37 found forged ones folded into a
+/// verdict, extreme ones giving a null ratio) are refused, as is a series id
+/// this server never gave; nothing runs.
 #[tokio::test]
-async fn more_pairs_out_of_bounds_or_uneven_are_refused() {
+async fn forged_or_foreign_earlier_pairs_are_refused() {
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
-    let many = vec![json!(10.0); 39];
     for (message, says) in [
         (
             json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
-                   "prior":{"a":many,"b":many}}),
-            "39 earlier pairs",
+                   "prior":{"a":[1e300, 1e300],"b":[1e-300, 1e-300]}}),
+            "only pairs this server measured",
+        ),
+        (
+            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,
+                   "prior":{"a":[10.0, 11.0],"b":[3.0, 3.1]}}),
+            "only pairs this server measured",
         ),
         (
             json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
-                   "prior":{"a":[10.0, 11.0],"b":[3.0]}}),
-            "do not pair up",
-        ),
-        (
-            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
-                   "prior":{"a":[10.0, -1.0],"b":[3.0, 3.0]}}),
-            "positive",
-        ),
-        (
-            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
-                   "prior":{"a":[10.0],"b":[3.0],"c":[1.0]}}),
-            "unknown field `c`",
+                   "more_of":"00000000000000000000000000000000"}),
+            "no comparison `00000000000000000000000000000000`",
         ),
     ] {
         send(&mut socket, message).await;
         let reply = recv(&mut socket).await;
         assert_eq!(reply["type"], "error", "{reply}");
         assert!(reply["message"].as_str().unwrap().contains(says), "{reply}");
+        assert!(reply.get("run").is_none(), "{reply}");
     }
+}
+
+/// `/api/judge`: the runner's judgement of figures the page holds, paired or
+/// not, at a fixed size or one look of a sequential design; bad input is a
+/// 400 naming the field, and a foreign Host is refused as on every route.
+#[tokio::test]
+async fn the_judge_endpoint_answers_the_runners_judgement() {
+    let server = InProcess::start().await;
+    let got = server
+        .get("/api/judge?paired=true&a=2,2.1,2.05,1.95,2,2.02&b=1,1.1,1.05,0.95,1,1.02")
+        .await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    let j = got.json();
+    assert_eq!(j["method"], "signed_rank", "{j}");
+    assert_eq!(
+        (j["design"].as_str(), j["verdict"].as_str()),
+        (Some("fixed"), Some("faster"))
+    );
+    assert_eq!(
+        (j["n_a"].as_u64(), j["min_n"].as_u64()),
+        (Some(6), Some(6)),
+        "{j}"
+    );
+    assert!(j["ci_low"].as_f64().unwrap() > 1.0, "{j}");
+    let few = server
+        .get("/api/judge?paired=false&a=2,2,2&b=1,1,1")
+        .await
+        .json();
+    assert_eq!(
+        (few["verdict"].as_str(), few["min_n"].as_u64()),
+        (Some("too_few"), Some(4))
+    );
+    assert!(few["ratio"].is_null() && few["ci_low"].is_null(), "{few}");
+    assert!(
+        few["sentence"]
+            .as_str()
+            .unwrap()
+            .contains("cannot resolve at 95%"),
+        "{few}"
+    );
+    let look = server
+        .get("/api/judge?paired=false&a=2,2.1,2,1.9,2&b=1,1.1,1,0.9,1&look=2&looks=3")
+        .await
+        .json();
+    assert_eq!(
+        (look["design"].as_str(), look["look"].as_u64()),
+        (Some("sequential"), Some(2))
+    );
+    for (path, field) in [
+        ("/api/judge?paired=maybe&a=1&b=1", "paired"),
+        ("/api/judge?paired=true&a=1,nan&b=1,1", "a"),
+        ("/api/judge?paired=true&a=1&b=-3", "b"),
+        ("/api/judge?paired=true&a=1&b=1&look=4&looks=3", "look"),
+    ] {
+        let refused = server.get(path).await;
+        assert_eq!(refused.status, 400, "{path}: {}", refused.body);
+        assert_eq!(refused.json()["field"], field, "{path}");
+        assert!(
+            refused.json()["error"].as_str().unwrap().starts_with(field),
+            "{path}"
+        );
+    }
+    let foreign = http_get(
+        server.port,
+        "/api/judge?paired=true&a=1&b=1",
+        "evil.example",
+    )
+    .await;
+    assert_eq!(foreign.status, 403, "{}", foreign.body);
 }

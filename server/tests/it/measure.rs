@@ -176,10 +176,11 @@ async fn measure_server_against_the_cli() {
         ] {
             if way.len() == via_cli.len() && way.len() >= 2 {
                 let pair_ratios: Vec<f64> = way.iter().zip(&via_cli).map(|(s, c)| s / c).collect();
-                match pipebench::stats::verdict::compare(way, &via_cli, 1) {
+                let fixed = pipebench::stats::verdict::Design::Fixed;
+                match pipebench::stats::verdict::judge_paired(way, &via_cli, fixed) {
                     Ok(c) => println!(
-                        "{step:16} {name}/cli by rounds: ratio of medians {:.3} (95% {:.3} to {:.3}, {} rounds), median round ratio {:.3}, round ratios {pair_ratios:.3?}",
-                        c.ratio, c.ci_low, c.ci_high, c.pairs,
+                        "{step:16} {name}/cli by rounds: {}, median round ratio {:.3}, round ratios {pair_ratios:.3?}",
+                        c.sentence,
                         pipebench::stats::median(&pair_ratios).unwrap_or(f64::NAN)
                     ),
                     Err(err) => println!("{step:16} {name}/cli: {err}"),
@@ -289,13 +290,11 @@ fn measure_counting_overhead() {
             off.push(b);
             ratios.push(a / b);
         }
-        // The same statistics `pipebench compare` states: the pairs' bootstrap
+        // The same judgement `pipebench compare` states: the pairs' signed-rank
         // interval says whether 11 pairs resolve a cost of a few percent here.
-        match pipebench::stats::verdict::compare(&on, &off, 1) {
-            Ok(c) => println!(
-                "{step:16} on/off by pairs: {:.3} (95% {:.3} to {:.3}, {} pairs, {:?})",
-                c.ratio, c.ci_low, c.ci_high, c.pairs, c.verdict
-            ),
+        let fixed = pipebench::stats::verdict::Design::Fixed;
+        match pipebench::stats::verdict::judge_paired(&on, &off, fixed) {
+            Ok(c) => println!("{step:16} on/off by pairs: {}", c.sentence),
             Err(err) => println!("{step:16} on/off: {err}"),
         }
         println!(

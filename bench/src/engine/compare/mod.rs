@@ -11,8 +11,11 @@
 //!
 //! Like a sweep it is a job of jobs: the CLI runs it whole ([`CompareJob::run`]);
 //! the server takes [`CompareJob::next_run`] and queues each run on its own,
-//! reporting each result through [`CompareJob::leg`], and may [`CompareJob::extend`]
-//! it ("run until resolved") while a budget lasts.
+//! reporting each result through [`CompareJob::leg`]. "Run until resolved"
+//! ([`CompareJob::until_resolved`]) is a sequential design planned before the
+//! first run: a few looks at sizes fixed in advance, each judged at its share
+//! of the 5% ([`crate::stats::verdict::Schedule`]), so looking again cannot
+//! turn the 95% into less.
 
 pub mod report;
 
@@ -22,8 +25,8 @@ use crate::engine::event::{Event, Finished};
 use crate::engine::observer::{JobContext, Observer};
 use crate::engine::pipe_job::PipeJob;
 use crate::engine::result::RunResult;
-use crate::stats::bootstrap::DEFAULT_SEED;
-use crate::stats::verdict::{self, CompareError, Comparison};
+use crate::stats::intervals::min_pairs;
+use crate::stats::verdict::{self, CompareError, Design, Judgement, Schedule, LEVEL};
 use crate::steps::plan::RunPlan;
 
 /// Most pairs one comparison may run, extensions included.
@@ -32,9 +35,22 @@ pub const MAX_PAIRS: usize = 200;
 /// Why a comparison was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ComparePlanError {
-    /// Fewer than two pairs.
-    #[error("a comparison needs at least 2 pairs, got {0}")]
+    /// Fewer pairs than can reach 95% at all.
+    #[error(
+        "{0} pairs cannot resolve at 95%: a signed-rank interval needs at least {min} pairs",
+        min = min_pairs(LEVEL)
+    )]
     TooFewPairs(usize),
+    /// A budget below the pairs or past [`MAX_PAIRS`].
+    #[error(
+        "a budget of {budget} pairs is out of range: allowed {pairs} (the pairs) to {MAX_PAIRS}"
+    )]
+    Budget {
+        /// Asked.
+        budget: usize,
+        /// The pairs planned.
+        pairs: usize,
+    },
     /// More than [`MAX_PAIRS`].
     #[error("{0} pairs is more than a comparison may run ({MAX_PAIRS})")]
     TooManyPairs(usize),
@@ -85,7 +101,10 @@ pub struct CompareJob {
     /// shape once (its digits masked), its first text and how many runs had it.
     warnings: Vec<(String, String, usize)>,
     stopped: bool,
-    seed: u64,
+    /// The looks of this comparison (one, at `pairs`, unless run until resolved).
+    schedule: Schedule,
+    /// Looks taken on these pairs before this job took them up ("more pairs").
+    earlier_looks: usize,
 }
 
 impl CompareJob {
@@ -105,7 +124,8 @@ impl CompareJob {
             rates_b: Vec::new(),
             warnings: Vec::new(),
             stopped: false,
-            seed: DEFAULT_SEED,
+            schedule: Schedule::new(pairs, pairs, 1),
+            earlier_looks: 0,
         })
     }
 
@@ -151,18 +171,62 @@ impl CompareJob {
         self.pairs * 2
     }
 
-    /// Plans `more` pairs beyond those planned ("run until resolved").
-    pub fn extend(&mut self, more: usize) -> Result<(), ComparePlanError> {
-        check_pairs(self.pairs + more)?;
-        self.pairs += more;
-        self.stopped = false;
+    /// Runs until resolved: looks at up to `looks` sizes from the pairs
+    /// planned to `budget`, stopping at the first look that resolves.
+    pub fn until_resolved(&mut self, budget: usize, looks: usize) -> Result<(), ComparePlanError> {
+        if !(self.pairs..=MAX_PAIRS).contains(&budget) {
+            return Err(ComparePlanError::Budget {
+                budget,
+                pairs: self.pairs,
+            });
+        }
+        self.schedule = Schedule::new(self.pairs, budget, looks);
         Ok(())
     }
 
+    /// Counts `looks` taken on the earlier pairs of a resumed comparison
+    /// among this one's: the 5% is split over all of them.
+    pub fn after_looks(&mut self, looks: usize) {
+        self.earlier_looks = looks;
+    }
+
+    /// Looks taken so far, the earlier ones of a resumed comparison included.
+    pub fn looks_taken(&self) -> usize {
+        let whole = self.rates_a.len().min(self.rates_b.len());
+        self.earlier_looks
+            + self
+                .schedule
+                .sizes()
+                .iter()
+                .filter(|s| **s <= whole)
+                .count()
+    }
+
+    /// The design a judgement of `n` pairs is taken under.
+    fn design_at(&self, n: usize) -> Design {
+        match (self.schedule.design_at(n), self.earlier_looks) {
+            (Design::Fixed, 0) => Design::Fixed,
+            (Design::Fixed, e) => Design::Sequential {
+                look: e + 1,
+                looks: e + 1,
+            },
+            (Design::Sequential { look, looks }, e) => Design::Sequential {
+                look: look + e,
+                looks: looks + e,
+            },
+        }
+    }
+
     /// The next run and its side, or `None` when every planned run was handed out.
+    /// Once every planned run is in, a run until resolved judges at its look
+    /// and plans up to its next look, or ends.
     pub fn next_run(&mut self) -> Option<(Side, RunPlan)> {
-        if self.stopped || self.started >= self.total() {
+        if self.stopped {
             return None;
+        }
+        if self.started >= self.total() {
+            let judgement = self.comparison().ok()?;
+            self.pairs = self.schedule.go_on(self.pairs, &judgement)?;
         }
         let side = side_at(self.started);
         self.started += 1;
@@ -193,7 +257,12 @@ impl CompareJob {
             side,
             index: self.rates_a.len() + self.rates_b.len(),
             of: self.total(),
-            comparison: self.comparison().ok(),
+            comparison: self
+                .schedule
+                .is_look(self.rates_b.len())
+                .then(|| self.comparison().ok())
+                .flatten()
+                .filter(|_| self.rates_a.len() == self.rates_b.len()),
             result: Box::new(result),
         })
     }
@@ -203,22 +272,27 @@ impl CompareJob {
         self.stopped = true;
     }
 
-    /// The comparison over the whole pairs run so far.
-    pub fn comparison(&self) -> Result<Comparison, CompareError> {
+    /// The judgement of the whole pairs run so far, under this job's design.
+    pub fn comparison(&self) -> Result<Judgement, CompareError> {
         let whole = self.rates_a.len().min(self.rates_b.len());
-        verdict::compare(&self.rates_a[..whole], &self.rates_b[..whole], self.seed)
+        verdict::judge_paired(
+            &self.rates_a[..whole],
+            &self.rates_b[..whole],
+            self.design_at(whole),
+        )
+        .map(|j| j.named(&self.a.label, &self.b.label))
     }
 
     /// The `verdict` event over the whole pairs run so far.
     pub fn verdict(&self) -> Result<Event, CompareError> {
-        let comparison = self.comparison()?;
+        let judgement = self.comparison()?;
         Ok(Event::Verdict(Box::new(CompareReport {
             a: self.a.label.clone(),
             b: self.b.label.clone(),
             a_gib_per_s: self.rates_a.clone(),
             b_gib_per_s: self.rates_b.clone(),
-            sentence: comparison.sentence(&self.a.label, &self.b.label),
-            comparison,
+            judgement,
+            series: None,
             warnings: self
                 .warnings
                 .iter()
@@ -271,7 +345,7 @@ fn shape_of(warning: &str) -> String {
 
 fn check_pairs(pairs: usize) -> Result<(), ComparePlanError> {
     match pairs {
-        0 | 1 => Err(ComparePlanError::TooFewPairs(pairs)),
+        p if p < min_pairs(LEVEL) => Err(ComparePlanError::TooFewPairs(pairs)),
         p if p > MAX_PAIRS => Err(ComparePlanError::TooManyPairs(p)),
         _ => Ok(()),
     }
@@ -294,11 +368,11 @@ mod tests {
         let order: Vec<Side> = (0..8).map(side_at).collect();
         use Side::{A, B};
         assert_eq!(order, vec![A, B, B, A, A, B, B, A]);
-        let mut job = CompareJob::new(contender("busy-loop"), contender("write-read"), 3).unwrap();
+        let mut job = CompareJob::new(contender("busy-loop"), contender("write-read"), 6).unwrap();
         let runs: Vec<(Side, String)> = std::iter::from_fn(|| job.next_run())
             .map(|(side, plan)| (side, plan.step))
             .collect();
-        assert_eq!(runs.len(), 6);
+        assert_eq!(runs.len(), 12);
         assert_eq!(runs[0], (A, "busy-loop".to_string()));
         assert_eq!(runs[1], (B, "write-read".to_string()));
         assert_eq!(runs[2], (B, "write-read".to_string()));
@@ -306,25 +380,34 @@ mod tests {
 
     #[test]
     fn runs_are_quiet_and_pairs_are_bounded() {
-        let mut job = CompareJob::new(contender("write-read"), contender("write-read"), 2).unwrap();
+        let mut job = CompareJob::new(contender("write-read"), contender("write-read"), 6).unwrap();
         assert!(job.next_run().unwrap().1.quiet);
-        assert_eq!(
-            CompareJob::new(contender("write-read"), contender("write-read"), 1).err(),
-            Some(ComparePlanError::TooFewPairs(1))
-        );
-        assert!(job.extend(MAX_PAIRS).is_err());
-        job.extend(1).unwrap();
-        assert_eq!(job.total(), 6);
+        let five = CompareJob::new(contender("write-read"), contender("write-read"), 5).err();
+        assert_eq!(five, Some(ComparePlanError::TooFewPairs(5)));
+        assert!(five
+            .unwrap()
+            .to_string()
+            .starts_with("5 pairs cannot resolve at 95%"));
+        assert!(job.until_resolved(MAX_PAIRS + 1, 3).is_err());
+        assert!(job.until_resolved(5, 3).is_err());
+        job.until_resolved(10, 3).unwrap();
+        assert_eq!(job.total(), 12);
     }
 
     #[test]
     fn a_resumed_comparison_counts_the_earlier_pairs_and_keeps_the_order() {
-        let (a, b) = ([40.0, 41.0], [13.0, 12.5]);
+        let (a, b) = (
+            [40.0, 41.0, 40.5, 39.0, 40.1, 40.2],
+            [13.0, 12.5, 13.1, 12.9, 13.0, 13.2],
+        );
         let mut job =
             CompareJob::resume(contender("busy-loop"), contender("write-read"), &a, &b, 2).unwrap();
-        assert_eq!(job.total(), 8);
-        assert_eq!(job.comparison().unwrap().pairs, 2);
-        // Runs 5 to 8 of A B B A A B B A: A, B, B, A.
+        job.after_looks(1);
+        assert_eq!(job.total(), 16);
+        let so_far = job.comparison().unwrap();
+        assert_eq!(so_far.pairs, Some(6));
+        assert_eq!((so_far.look, so_far.looks), (Some(2), Some(2)));
+        // Runs 13 to 16 of A B B A A B B A: A, B, B, A.
         let sides: Vec<Side> = std::iter::from_fn(|| job.next_run())
             .map(|(side, _)| side)
             .collect();
@@ -338,13 +421,13 @@ mod tests {
                 2
             )
             .err(),
-            Some(ComparePlanError::UnevenPrior { a: 2, b: 1 })
+            Some(ComparePlanError::UnevenPrior { a: 6, b: 1 })
         );
         assert_eq!(
             CompareJob::resume(
                 contender("busy-loop"),
                 contender("write-read"),
-                &[40.0, -1.0],
+                &[40.0, -1.0, 40.0, 40.0, 40.0, 40.0],
                 &b,
                 2
             )

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::result::RunResult;
-use crate::stats::verdict::Comparison;
+use crate::stats::verdict::Judgement;
 
 /// Which side of a comparison a run belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,9 +26,10 @@ pub struct Leg {
     pub index: usize,
     /// How many runs are planned now.
     pub of: usize,
-    /// The comparison so far, once two whole pairs have run.
+    /// The judgement so far, at each look of the comparison's design (only
+    /// looks decide; between them it is absent).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<Comparison>,
+    pub comparison: Option<Judgement>,
     /// The run's result.
     pub result: Box<RunResult>,
 }
@@ -44,11 +45,13 @@ pub struct CompareReport {
     pub a_gib_per_s: Vec<f64>,
     /// B's rates.
     pub b_gib_per_s: Vec<f64>,
-    /// The statistics and the verdict.
+    /// The judgement (ratio, interval, verdict, method, design, sentence).
     #[serde(flatten)]
-    pub comparison: Comparison,
-    /// The verdict in words.
-    pub sentence: String,
+    pub judgement: Judgement,
+    /// The server's id of these pairs, which "more pairs" names to take them
+    /// up (absent from the CLI).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<String>,
     /// Every kind of warning the runs carried, once, with how many more had it.
     pub warnings: Vec<String>,
 }

@@ -317,19 +317,21 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
     let o = &baseline.summary;
     let own_fastest = own_was_fastest(o, b);
     let rates = |runs: &[RunResult]| runs.iter().map(|r| r.gib_per_s).collect::<Vec<f64>>();
-    let interval = crate::stats::bootstrap::ratio_of_medians(
+    // The search's runs of each configuration are separate sets (not pairs):
+    // the rank-sum interval, none below the runs that can reach 95%.
+    let judged = crate::stats::verdict::judge_unpaired(
         &rates(&results[index]),
         &rates(own),
-        0.95,
-        crate::stats::bootstrap::RESAMPLES,
-        crate::stats::bootstrap::DEFAULT_SEED,
-    );
+        crate::stats::verdict::Design::Fixed,
+    )
+    .ok();
+    let interval = judged.as_ref().and_then(|j| Some((j.ci_low?, j.ci_high?)));
     let gain = Gain {
         ratio: b.median / o.median,
         low: b.min / o.max,
         high: b.max / o.min,
-        ci_low: interval.as_ref().map(|i| i.low),
-        ci_high: interval.as_ref().map(|i| i.high),
+        ci_low: interval.map(|i| i.0),
+        ci_high: interval.map(|i| i.1),
     };
     let mut warnings = Vec::new();
     if search.skipped > 0 {
