@@ -10,8 +10,9 @@
 // svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
 // data-verdict on the root. After a verdict, button.pipebook-compare-more takes
 // the same comparison up ("Pairs" more, the budget counting them all): the
-// runner is sent the verdict's pairs (`prior`) and continues the balanced
-// order, so the new verdict is over every pair, not a fresh start.
+// runner is sent the verdict's series id (`more_of`; it keeps the pairs it
+// measured) and continues the balanced order, so the new verdict is over every
+// pair, not a fresh start.
 
 import { START_HINT, precheck } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
@@ -106,9 +107,9 @@ export function mountCompare(root, { online, steps, params }) {
     if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, `Pairs: enter a whole number from ${P.min} to ${P.max}.`);
     if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
     const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
-    // Whole pairs only: a comparison cancelled mid-pair has one side's run more.
-    const earlier = takeUp ? Math.min(last.a_gib_per_s.length, last.b_gib_per_s.length) : 0;
-    if (takeUp) request.prior = { a: last.a_gib_per_s.slice(0, earlier), b: last.b_gib_per_s.slice(0, earlier) };
+    // The runner keeps the pairs it measured under the verdict's series id.
+    const earlier = takeUp ? last.pairs : 0;
+    if (takeUp) request.more_of = last.series;
     if (earlier + n > B.max) return fill(status, `More pairs: ${earlier} pairs have run; at most ${B.max - earlier} more fit the runner's bound of ${B.max}.`);
     if (until.checked) {
       const m = Number(budget.value);
@@ -139,7 +140,8 @@ export function mountCompare(root, { online, steps, params }) {
         const taken = earlier ? ` (${earlier} taken up, ${msg.pairs - earlier} new)` : "";
         fill(status, `Done: ${msg.pairs} pairs of quiet runs${taken}.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
         last = msg;
-        more.hidden = false;
+        // Only a verdict the runner keeps the pairs of can be taken up.
+        more.hidden = typeof msg.series !== "string";
         idle("done");
       },
       cancelled: () => {
