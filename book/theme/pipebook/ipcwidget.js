@@ -749,7 +749,8 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   // The newest "Run until resolved"'s judgement, shown until the mechanisms change.
   let series = null;
   let asked = 0;
-  const words = (j) => judgedSentence(j, { a: a.value, b: b.value, unit: "quiet run", won: `${a.value} is faster here`, lost: `${a.value} is slower here` });
+  // A sequence's judgement is over pairs; this page's runs of each, two sets.
+  const words = (j) => judgedSentence(j, { a: a.value, b: b.value, unit: j.method === "signed_rank" ? "pair" : "quiet run", won: `${a.value} is faster here`, lost: `${a.value} is slower here` });
   const draw = (answer) => showJudged(answer, { text, picture, el, cls: "pipebook-ipc-versus-interval", words, unit: "quiet run" });
   const show = () => {
     const mine = (asked += 1);

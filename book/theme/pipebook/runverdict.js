@@ -343,6 +343,8 @@ export class RunEvidence {
     });
     fill(this.status, endingSentence(done, "quiet run"));
     this.busy(this, false);
+    // What watching cost, now with these quiet runs too (the sequence's judgement stays shown).
+    await this.refresh();
   }
 
   /** One quiet run through the queue: {ok, result} or {ok: false, message}. */
