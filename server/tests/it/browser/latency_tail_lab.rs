@@ -68,7 +68,8 @@ async fn do_tail_lab(page: &Page) -> TestResult {
         || statuses
             .iter()
             .any(|(_, s)| !["pass", "fail", "not_resolved"].contains(&s.as_str()))
-        || !detail.contains("95% interval")
+        // The runner's interval, or its word that three runs a side cannot reach 95%.
+        || !(detail.contains("95% interval") || detail.contains("cannot resolve at 95%"))
     {
         return Err(format!(
             "lab 7's checks should all be judged: {checks}; {detail}"
