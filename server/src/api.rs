@@ -157,21 +157,11 @@ async fn lab_state(state: &AppState) -> Result<LabsState, AppError> {
         .map_err(|err| AppError::LabRecords(crate::error_chain(&err)))
 }
 
-/// `GET /api/labs`: every lab's prediction and measurements, and each lab's
-/// checks as the runner judges them (`judged`: the outcomes of
-/// `labs::checks::judge_all`, in the lab's order), which the page shows as
-/// they are: it judges nothing itself.
+/// `GET /api/labs`: every lab's prediction and measurements, and its checks
+/// as the runner judged them (`checks`, a ratio's `judged` among them).
 pub async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
     let labs = lab_state(&state).await?;
-    let mut body = serde_json::to_value(&labs).expect("lab state serialises");
-    for (id, lab) in &labs.labs {
-        let Some(def) = crate::labs::defs::labs().find(id) else {
-            continue;
-        };
-        let judged = crate::labs::checks::judge_all(def, &lab.measurements);
-        body["labs"][id.as_str()]["judged"] =
-            serde_json::to_value(judged).expect("outcomes serialise");
-    }
+    let body = crate::labs::checks::with_judged_checks(&labs);
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&body).expect("lab state serialises"),
     )))

@@ -5,6 +5,8 @@
 //! (A run's own parameters are published with each step by `/api/steps`; the
 //! IPC lab's by `/api/ipc`.)
 
+use pipebench::stats::intervals::{min_pairs, min_runs_a_side};
+use pipebench::stats::verdict::{Schedule, LEVEL, MAX_LOOKS};
 use serde::Serialize;
 
 use crate::compare_page::{
@@ -54,11 +56,31 @@ pub(crate) struct SweepBounds {
     pub(crate) repeats: Bound,
 }
 
+/// What the runner's judgements rest on, for the page's own "until resolved"
+/// paths: the level, the fewest runs that can reach it, and the looks a
+/// sequential design takes (each at 1 - (1 - level) / looks), which the page
+/// passes to `/api/judge` as `look` and `looks`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct JudgeParams {
+    /// The overall level (0.95).
+    pub(crate) level: f64,
+    /// Fewest pairs a paired judgement can resolve with.
+    pub(crate) min_pairs: usize,
+    /// Fewest runs a side an unpaired judgement can resolve with.
+    pub(crate) min_runs_a_side: usize,
+    /// Looks a run until resolved takes.
+    pub(crate) looks: usize,
+    /// Most looks `/api/judge` accepts.
+    pub(crate) max_looks: usize,
+}
+
 /// What `/api/params` publishes.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct PageParams {
     /// `compare` messages.
     pub(crate) compare: CompareBounds,
+    /// The judgements' level, sizes and looks.
+    pub(crate) judge: JudgeParams,
     /// `latency` messages.
     pub(crate) latency: LatencyBounds,
     /// `sweep` messages.
@@ -91,6 +113,13 @@ pub(crate) fn page_params() -> PageParams {
         latency: LatencyBounds {
             round_trips: round_trips(PAGE_ROUND_TRIPS),
             matrix_round_trips: round_trips(MATRIX_ROUND_TRIPS),
+        },
+        judge: JudgeParams {
+            level: LEVEL,
+            min_pairs: min_pairs(LEVEL),
+            min_runs_a_side: min_runs_a_side(LEVEL),
+            looks: Schedule::DEFAULT_LOOKS,
+            max_looks: MAX_LOOKS,
         },
         sweep: SweepBounds {
             repeats: Bound {
@@ -136,5 +165,8 @@ mod tests {
             }
         }
         assert!(p.compare.pairs.max <= p.compare.budget.max);
+        // No card starts below what can reach the level.
+        assert!(p.compare.pairs.min >= p.judge.min_pairs as u64);
+        assert_eq!((p.judge.min_pairs, p.judge.min_runs_a_side), (6, 4));
     }
 }

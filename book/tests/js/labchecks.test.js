@@ -70,10 +70,12 @@ test("the verdict compares the prediction with the measurement", () => {
   const l = lab("busy-cost");
   assert.equal(predictionVerdict(l, 1, []), null);
   const cpu = { writer: { user_ms: 1000, system_ms: 0 }, reader: { user_ms: 1000, system_ms: 0 } };
-  const ms = [1, 1, 1].map(() => run("blocking", 1, cpu)).concat([1, 1, 1].map(() => ({ task: "busy", result: { gib_per_s: 1, bytes: 2 ** 30, elapsed_ms: 1000, ...cpu } })));
+  // As many runs as each task asks for (labs.json).
+  const n = l.tasks[0].runs;
+  const ms = Array.from({ length: n }, () => run("blocking", 1, cpu)).concat(Array.from({ length: n }, () => ({ task: "busy", result: { gib_per_s: 1, bytes: 2 ** 30, elapsed_ms: 1000, ...cpu } })));
   assert.match(predictionVerdict(l, 2, ms), /you measured 2 CPU s per s \(close\)/);
   assert.match(predictionVerdict(l, 0.5, ms), /far off/);
-  assert.equal(progress(l, ms, l.tasks[0]).done, 3);
+  assert.equal(progress(l, ms, l.tasks[0]).done, n);
 });
 
 test("latency figures are read from latency records only, and the lowest tail wins the choice", () => {
@@ -88,12 +90,12 @@ test("latency figures are read from latency records only, and the lowest tail wi
   const l = lab("latency-tail");
   const ms = [];
   const tails = { pipe: 9000, futex: 8000, "unix-stream": 12000, "pipe-busy": 30000, "shm-ring": 20000 };
-  for (const [task, p99] of Object.entries(tails)) for (let i = 0; i < 3; i += 1) ms.push({ task, result: lat(p99 / 10, p99) });
+  for (const [task, p99] of Object.entries(tails)) for (let i = 0; i < l.tasks[0].runs; i += 1) ms.push({ task, result: lat(p99 / 10, p99) });
   assert.deepEqual(evaluate(l, ms, l.prediction.answer), { choice: "futex" });
   // The choice's margin: the page hands the two tasks' runs to the runner, the lower tail's side second.
   assert.equal(predictionVerdict(l, "futex", ms), "You predicted futex, and futex had the lowest 99th percentile round trip.");
   const sides = choiceSides(l, ms, l.prediction.answer);
-  assert.deepEqual([sides.winner, sides.runnerUp, sides.lowest, sides.winnerValues, sides.runnerUpValues], ["futex", "pipe", true, [8000, 8000, 8000], [9000, 9000, 9000]]);
+  assert.deepEqual([sides.winner, sides.runnerUp, sides.lowest, sides.winnerValues, sides.runnerUpValues], ["futex", "pipe", true, Array(l.tasks[0].runs).fill(8000), Array(l.tasks[0].runs).fill(9000)]);
   // As the runner judged the runner-up over the winner: worded for the winner.
   const j = { method: "rank_sum", n_a: 4, n_b: 4, min_n: 4, ratio: 1.125, ci_low: 1.1, ci_high: 1.15, verdict: "faster" };
   assert.equal(marginSentence(sides, j), "Against the runner-up: futex is 0.8889× pipe, the runner-up (95% interval 0.8696 to 0.9091), so the order is clear.");

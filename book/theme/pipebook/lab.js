@@ -2,7 +2,7 @@
 // `{{#lab ID}}` directive leaves. The student enters a prediction, runs the lab's
 // tasks (each a run, a sweep or an IPC run tagged with the lab, so the runner records the
 // results), and sees the checks as the runner judged them on their own measurements
-// (/api/labs sends each lab's `judged`; the page judges nothing). The runner's
+// (/api/labs sends each lab's `checks`; the page judges nothing). The runner's
 // /api/labs is the one source of progress and verdicts: a reload or a restart
 // shows the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
 // .pipebook-lab-bytes, button.pipebook-lab-run[data-task], li[data-check][data-status],
@@ -64,7 +64,7 @@ function checkItem(check, outcome) {
   return item;
 }
 
-/** What a check shows: the runner's outcome for it in `judged` (a list of outcomes with `id`, or a map by id), or none yet. */
+/** What a check shows: the runner's outcome for it in `judged` (/api/labs' `checks`: a list of outcomes with `id`, or a map by id), or none yet. */
 function outcomeOf(judged, check, online) {
   const list = Array.isArray(judged) ? judged : judged && typeof judged === "object" ? Object.values(judged) : [];
   const found = list.find((o) => o?.id === check.id) ?? (judged && !Array.isArray(judged) ? judged[check.id] : undefined);
@@ -123,7 +123,7 @@ export function mountLab(root, { online, catalogEntry }) {
   const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
   card.append(predictionBox);
 
-  // Each check as the runner judged it (`judged`, from /api/labs); without a
+  // Each check as the runner judged it (`checks`, from /api/labs); without a
   // runner, or before it answers, the check is listed with no verdict.
   const showChecks = (judged) => {
     const outcomes = lab.checks.map((c) => outcomeOf(judged, c, online));
@@ -247,7 +247,7 @@ export function mountLab(root, { online, catalogEntry }) {
         if (asked === marginAsked && answer.judgement) verdict.append(` ${labs.marginSentence(sides, answer.judgement)}`);
       });
     }
-    showChecks(state.judged);
+    showChecks(state.checks);
     showRuns();
     root.dataset.state = busy ? "busy" : "idle";
     root.dataset.measurements = String(state.measurements.length);

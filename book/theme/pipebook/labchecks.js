@@ -2,7 +2,7 @@
 // each run carries (`metric`, which the table of runs shows), a task's
 // progress, a measure's figure for the student's prediction, and the two tasks
 // a choice compares. The checks themselves are judged by the runner alone
-// (labs::checks, sent in /api/labs as each lab's `judged`): the page shows that
+// (labs::checks, sent in /api/labs as each lab's `checks`): the page shows that
 // judgement and never a verdict of its own.
 
 import { judge as askRunner } from "./judge.js";

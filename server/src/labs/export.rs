@@ -166,6 +166,12 @@ pub(crate) fn lab_entry(
             if let Some(more) = outcome.more_runs {
                 entry["more_runs"] = json!(more);
             }
+            // The runner's judgement itself (method, level, sizes, sentence),
+            // so the page shows it and judges nothing; recomputed, never
+            // trusted, when a report is read back.
+            if let Some(judged) = &outcome.judged {
+                entry["judged"] = json!(judged);
+            }
             entry
         })
         .collect();

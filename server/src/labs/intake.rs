@@ -386,7 +386,7 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
 }
 
 /// A check's interval as the report states it against the one its runs give:
-/// the bootstrap is seeded, so the same runs give the same interval, and a
+/// the interval comes from ranks alone, so the same runs give the same one, and a
 /// report that states another (or one where the runs give none) was edited.
 /// A report written before intervals existed states none and is judged on its
 /// status alone.

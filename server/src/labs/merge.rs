@@ -446,9 +446,10 @@ mod tests {
         )
     }
 
-    /// Three IPC records of the task that runs the mechanism of the same id.
-    fn three(mechanism: &str, gibs: f64) -> Vec<Measurement> {
-        (0..3)
+    /// Six IPC records (the runs a check's task takes) of the task that runs
+    /// the mechanism of the same id.
+    fn six(mechanism: &str, gibs: f64) -> Vec<Measurement> {
+        (0..6)
             .map(|_| Measurement {
                 task: mechanism.into(),
                 value: None,
@@ -458,10 +459,10 @@ mod tests {
     }
 
     fn good() -> Value {
-        let mut ms = three("pipe-rw", 1.0);
-        ms.extend(three("unix-stream", 1.2));
-        ms.extend(three("posix-shm", 3.0));
-        ms.extend(three("memfd-scm", 2.5));
+        let mut ms = six("pipe-rw", 1.0);
+        ms.extend(six("unix-stream", 1.2));
+        ms.extend(six("posix-shm", 3.0));
+        ms.extend(six("memfd-scm", 2.5));
         sealed(ms)
     }
 
@@ -482,7 +483,7 @@ mod tests {
     fn a_forged_verdict_or_interval_is_not_trusted() {
         // pipe-rw swings 0.5 to 1.5 GiB/s and unix-stream sits at 1.0: the ratio's
         // interval holds both bounds (0.67 and 1.5), so the check is open.
-        let mut ms: Vec<Measurement> = [0.5, 1.0, 1.5]
+        let mut ms: Vec<Measurement> = [0.5, 0.6, 0.9, 1.1, 1.4, 1.5]
             .iter()
             .map(|g| Measurement {
                 task: "pipe-rw".into(),
@@ -490,9 +491,9 @@ mod tests {
                 result: run("pipe-rw", *g),
             })
             .collect();
-        ms.extend(three("unix-stream", 1.0));
-        ms.extend(three("posix-shm", 3.0));
-        ms.extend(three("memfd-scm", 2.5));
+        ms.extend(six("unix-stream", 1.0));
+        ms.extend(six("posix-shm", 3.0));
+        ms.extend(six("memfd-scm", 2.5));
         let report = sealed(ms);
         let lab = |r: &Value| r["labs"][5]["checks"][0].clone();
         let open = lab(&report);
@@ -544,7 +545,7 @@ mod tests {
             (5000.0, 0.2, "beyond any machine"),
             (9.0, 1000.0, "not the 9 GiB/s"),
         ] {
-            let mut ms = three("pipe-rw", 1.0);
+            let mut ms = six("pipe-rw", 1.0);
             ms[0].result["gib_per_s"] = json!(gibs);
             ms[0].result["mib_per_s"] = json!(gibs * 1024.0);
             ms[0].result["elapsed_ms"] = json!(elapsed);
@@ -559,7 +560,7 @@ mod tests {
             ("kind", json!(null), "no IPC record"),
         ];
         for (key, value, what) in edits {
-            let mut ms = three("pipe-rw", 1.0);
+            let mut ms = six("pipe-rw", 1.0);
             ms[0].result[key] = value;
             let err = check(&sealed(ms)).unwrap_err();
             assert!(matches!(err, ReportError::Impossible { .. }), "{err}");

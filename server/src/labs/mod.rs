@@ -621,7 +621,7 @@ mod tests {
             "write-read",
             SweepParam::PipeSize,
             &values,
-            2,
+            5,
             &RunParams::default(),
         );
         assert!(ok.is_ok());

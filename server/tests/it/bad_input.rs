@@ -279,7 +279,7 @@ async fn the_cards_published_bounds_are_the_runners_own() {
         ),
         (
             "/compare/budget",
-            |n| json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,"budget":n,"params":{"bytes":"1MiB"}}),
+            |n| json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,"budget":n,"params":{"bytes":"1MiB"}}),
         ),
         (
             "/latency/round_trips",

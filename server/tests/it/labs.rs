@@ -70,23 +70,23 @@ async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
     recv_until(&mut socket, "saved", Duration::from_secs(10)).await;
     let sweep = |quiet: bool| {
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":2,"params":{"bytes":"4MiB","quiet":quiet},"lab":{"id":"sizes","task":"buf"}})
+               "repeats":5,"params":{"bytes":"4MiB","quiet":quiet},"lab":{"id":"sizes","task":"buf"}})
     };
     send(&mut socket, sweep(true)).await;
-    recv_until(&mut socket, "done", Duration::from_secs(60)).await;
+    recv_until(&mut socket, "done", Duration::from_secs(240)).await;
     let quiet = exported_check(&server, "sizes", "buf-helps").await;
     assert!(
         quiet["ci_low"].is_f64(),
-        "six quiet points give an interval: {quiet}"
+        "fifteen quiet points give an interval: {quiet}"
     );
     send(&mut socket, sweep(false)).await;
-    let (_, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;
+    let (_, points) = recv_until(&mut socket, "done", Duration::from_secs(240)).await;
     assert!(points
         .iter()
         .filter(|m| m["type"] == "point")
         .all(|m| m["result"]["watched"] == true));
     let both = exported_check(&server, "sizes", "buf-helps").await;
-    assert_eq!(both["runs"], 12, "{both}");
+    assert_eq!(both["runs"], 30, "{both}");
     for key in ["status", "value", "ci_low", "ci_high"] {
         assert_eq!(both[key], quiet[key], "{key}: {both} against {quiet}");
     }
@@ -145,7 +145,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
     send(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":2,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
+               "repeats":5,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
     )
     .await;
     expect_error(&mut socket, "`profile` is fixed by task `buf`").await;
@@ -178,12 +178,12 @@ async fn a_lab_is_recorded_exported_and_merged() {
     send(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":2,"params":{"bytes":"4MiB","quiet":true},"lab":{"id":"sizes","task":"buf"}}),
+               "repeats":5,"params":{"bytes":"4MiB","quiet":true},"lab":{"id":"sizes","task":"buf"}}),
     )
     .await;
-    let (done, points) = recv_until(&mut socket, "done", Duration::from_secs(60)).await;
-    assert_eq!(done["runs"], 6);
-    assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 6);
+    let (done, points) = recv_until(&mut socket, "done", Duration::from_secs(240)).await;
+    assert_eq!(done["runs"], 15);
+    assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 15);
 
     // Once the runs have started, the prediction is locked.
     send(
@@ -209,7 +209,11 @@ async fn a_lab_is_recorded_exported_and_merged() {
         .map(|m| m["value"].as_u64().unwrap())
         .collect();
     values.sort_unstable();
-    assert_eq!(values, [4096, 4096, 65536, 65536, 262144, 262144]);
+    let expected: Vec<u64> = [4096u64, 65536, 262144]
+        .iter()
+        .flat_map(|v| [*v; 5])
+        .collect();
+    assert_eq!(values, expected);
     drop(socket);
 
     // A restart on the same state folder shows the same labs.
@@ -324,7 +328,7 @@ async fn a_lab_is_recorded_exported_and_merged() {
     fast["student"] = json!("Flash");
     let fast = write("flash.json", &export::seal(fast).to_string());
     // A throughput check states its 95% interval around its ratio (the sweep
-    // ran two runs a value); moved and resealed, the report is re-judged and
+    // ran five runs a value); moved and resealed, the report is re-judged and
     // refused, since its measurements give another interval.
     let sizes_index = report["labs"]
         .as_array()
@@ -611,10 +615,11 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
         json!([])
     );
 
-    // Three runs of each task, 500 round trips each (the student's count).
+    // Six runs of each task (what a compared task takes), 500 round trips each
+    // (the student's count).
     let blocking = json!({"id":"latency-cpu","task":"blocking"});
     for tag in [&blocking, &busy] {
-        for _ in 0..3 {
+        for _ in 0..6 {
             send(
                 &mut socket,
                 json!({"type":"latency","mechanism":"pipe","round_trips":500,"lab":tag}),
@@ -628,11 +633,11 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
     }
     let state = lab_state(&server, "latency-cpu").await;
     let ms = state["measurements"].as_array().unwrap();
-    assert_eq!(ms.len(), 6, "{state}");
-    assert!(ms[..3]
+    assert_eq!(ms.len(), 12, "{state}");
+    assert!(ms[..6]
         .iter()
         .all(|m| m["task"] == "blocking" && m["result"]["mode"] == "blocking"));
-    assert!(ms[3..]
+    assert!(ms[6..]
         .iter()
         .all(|m| m["task"] == "busy" && m["result"]["mode"] == "busy"));
     drop(socket);
@@ -653,7 +658,7 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
     for check in &checks {
         assert!(
             check["status"] == "pass" || check["status"] == "fail",
-            "judged on six runs: {check}"
+            "judged on twelve runs: {check}"
         );
     }
     let cpus = pipebench::process::cpu::allowed_cpus();

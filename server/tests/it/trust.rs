@@ -683,7 +683,7 @@ async fn a_server_killed_mid_search_comparison_shared_pipe_or_tool_run_leaves_no
         ),
         (
             "compare",
-            json!({"type":"compare","a":"write-read","b":"busy-loop","pairs":4}),
+            json!({"type":"compare","a":"write-read","b":"busy-loop","pairs":6}),
             Box::new(move |pid| wait_for_children(pid, 2, pipe_end, "compare")),
         ),
         (

@@ -239,11 +239,7 @@ impl CompareJob {
 
     /// Records the result of the run handed out last; its `leg` event.
     pub fn leg(&mut self, result: RunResult) -> Event {
-        let side = side_at(self.started.saturating_sub(1));
-        match side {
-            Side::A => self.rates_a.push(result.gib_per_s),
-            Side::B => self.rates_b.push(result.gib_per_s),
-        }
+        let side = self.record(result.gib_per_s);
         for warning in &result.warnings {
             // "this run lasted 406 ms" and "... 290 ms" are one warning: keep the
             // first of each shape and count the rest.
@@ -265,6 +261,16 @@ impl CompareJob {
                 .filter(|_| self.rates_a.len() == self.rates_b.len()),
             result: Box::new(result),
         })
+    }
+
+    /// Records the rate of the run handed out last on its side; the side.
+    pub(crate) fn record(&mut self, gib_per_s: f64) -> Side {
+        let side = side_at(self.started.saturating_sub(1));
+        match side {
+            Side::A => self.rates_a.push(gib_per_s),
+            Side::B => self.rates_b.push(gib_per_s),
+        }
+        side
     }
 
     /// Hands out no more runs.
@@ -434,5 +440,46 @@ mod tests {
             .err(),
             Some(ComparePlanError::BadPriorRate(-1.0))
         );
+    }
+
+    /// The job's own until-resolved loop on null data: A and B drawn alike
+    /// (log-normal, log-sd 0.1, plus a drift of 20% across the run order in
+    /// every other try), the job deciding after each look whether to go on.
+    /// 2,000 tries per budget: the share that ends in a claim stays within 5%
+    /// plus 2.33 binomial standard errors (6.13%).
+    #[test]
+    fn the_jobs_until_resolved_loop_claims_at_most_one_time_in_twenty() {
+        use crate::stats::rng::SplitMix64;
+        use crate::stats::verdict::Verdict;
+        let (a, b) = (contender("write-read"), contender("write-read"));
+        let tries = 2000;
+        let bound = 0.05 + 2.33 * (0.05f64 * 0.95 / tries as f64).sqrt();
+        for (budget, seed) in [(16, 90), (40, 91)] {
+            let mut rng = SplitMix64::new(seed);
+            let (mut claims, mut to_last) = (0, 0);
+            for t in 0..tries {
+                let mut job =
+                    CompareJob::new(a.clone(), b.clone(), crate::stats::DEFAULT_PAIRS).unwrap();
+                job.until_resolved(budget, crate::stats::verdict::Schedule::DEFAULT_LOOKS)
+                    .unwrap();
+                let mut position = 0;
+                while job.next_run().is_some() {
+                    let drift = match t % 2 {
+                        1 => 1.2f64.ln() * position as f64 / (2 * budget) as f64,
+                        _ => 0.0,
+                    };
+                    job.record((0.1 * rng.normal() + drift).exp());
+                    position += 1;
+                }
+                let judged = job.comparison().unwrap();
+                claims += usize::from(matches!(judged.verdict, Verdict::Faster | Verdict::Slower));
+                to_last += usize::from(judged.pairs == Some(budget));
+            }
+            let share = claims as f64 / tries as f64;
+            eprintln!("the job's until resolved to {budget} pairs, null: {share}");
+            assert!(share <= bound, "{budget}: {share}");
+            // It did look again: most tries ran to the last look.
+            assert!(to_last > tries / 2, "{budget}: {to_last}");
+        }
     }
 }

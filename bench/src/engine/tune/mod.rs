@@ -317,9 +317,10 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
     let o = &baseline.summary;
     let own_fastest = own_was_fastest(o, b);
     let rates = |runs: &[RunResult]| runs.iter().map(|r| r.gib_per_s).collect::<Vec<f64>>();
-    // The search's runs of each configuration are separate sets (not pairs):
-    // the rank-sum interval, none below the runs that can reach 95%.
-    let judged = crate::stats::verdict::judge_unpaired(
+    // Each round ran the best and the step's own configuration side by side:
+    // the rounds are pairs, judged by the signed-rank interval (none below
+    // the 6 pairs that can reach 95%).
+    let judged = crate::stats::verdict::judge_paired(
         &rates(&results[index]),
         &rates(own),
         crate::stats::verdict::Design::Fixed,

@@ -51,10 +51,10 @@ pub struct Gain {
     pub low: f64,
     /// ... and the best's fastest over the step's slowest.
     pub high: f64,
-    /// The ratio's 95% bootstrap interval over the search's rounds, each
+    /// The ratio's 95% signed-rank interval over the search's rounds, each
     /// round's run of the best paired with that round's run of the step's
-    /// own configuration (both ran in it, in shuffled order); absent below two
-    /// rounds or when a run moved nothing.
+    /// own configuration (both ran in it, in shuffled order); absent below
+    /// the 6 rounds that can reach 95%, or when a run moved nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci_low: Option<f64>,
     /// The interval's upper end.
