@@ -341,10 +341,11 @@ export class RunEvidence {
         showJudged({ judgement: j }, { text: this.text, picture: this.picture, el: this.el, cls: "pipebook-evidence-interval", words: articleSentence, unit: "quiet run" });
       },
     });
+    // What watching cost, now with these quiet runs too (the sequence's judgement
+    // stays shown), said before the status tells how the sequence ended.
+    await this.refresh();
     fill(this.status, endingSentence(done, "quiet run"));
     this.busy(this, false);
-    // What watching cost, now with these quiet runs too (the sequence's judgement stays shown).
-    await this.refresh();
   }
 
   /** One quiet run through the queue: {ok, result} or {ok: false, message}. */
