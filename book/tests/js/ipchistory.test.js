@@ -60,15 +60,16 @@ test("an IPC card compares the quiet runs of one configuration: watched ones and
 });
 
 import { surveyCell } from "../../theme/pipebook/ipchistory.js";
-import { compareWithFigure } from "../../theme/pipebook/verdict.js";
 
-test("a matrix row's ÷ survey: one run says so, two or more give the interval of their median", () => {
+test("a matrix row's ÷ survey: the median's ratio with its count, and the runner's interval once it has one", () => {
   assert.deepEqual(surveyCell([], 100), { text: "—", comparison: null });
   assert.deepEqual(surveyCell([50], null), { text: "—", comparison: null });
   assert.deepEqual(surveyCell([50], 100), { text: "0.50× (one run)", comparison: null });
-  const runs = [300, 320, 310];
-  const cell = surveyCell(runs, 100);
-  assert.deepEqual(cell.comparison, compareWithFigure(runs, 100));
-  assert.match(cell.text, /^3\.10× \(3\.\d\d to 3\.\d\d, 3 runs\)$/);
-  assert.equal(cell.comparison.verdict, "faster");
+  const runs = [300, 320, 310, 305, 315, 312];
+  assert.deepEqual(surveyCell(runs, 100), { text: "3.11× (6 runs)", comparison: null });
+  // As the runner judged the runs against the rate: its figures, never the page's.
+  const j = { method: "signed_rank", n_a: 6, n_b: 6, ratio: 3.11, ci_low: 3.02, ci_high: 3.18, verdict: "faster", min_n: 6 };
+  assert.deepEqual(surveyCell(runs, 100, j), { text: "3.11× (3.02 to 3.18, 6 runs)", comparison: j });
+  const few = surveyCell(runs.slice(0, 2), 100, { ...j, n_a: 2, n_b: 2, verdict: "too_few", ci_low: null, ci_high: null });
+  assert.deepEqual(few, { text: "3.10× (2 runs; an interval needs 6)", comparison: null });
 });

@@ -127,6 +127,26 @@ export async function history() {
   }
 }
 
+/**
+ * The runner's judgement of two sets of figures (/api/judge with `query`, a
+ * URLSearchParams string): {judgement}, {offline: true} without a runner, or
+ * {error} with what the runner said. Asked once a page per query: the same
+ * figures always get the same answer.
+ */
+export function judgement(query) {
+  return once(`judge?${query}`, async () => {
+    if (!(await runnerAvailable())) return { offline: true };
+    try {
+      const response = await fetch(`/api/judge?${query}`, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" });
+      const body = await response.json().catch(() => null);
+      if (!response.ok) return { error: body?.error?.message ?? body?.message ?? body?.error ?? `HTTP ${response.status}` };
+      return { judgement: body };
+    } catch (err) {
+      return { error: err.message };
+    }
+  });
+}
+
 /** Every lab's prediction and measurements from the runner, or null without one. */
 export async function labState() {
   if (!(await runnerAvailable())) return null;

@@ -2,20 +2,23 @@
 // the `{{#compare A B}}` directive leaves: two steps run head to head through
 // the runner's queue in quiet interleaved pairs (A B B A ...), the comparison so
 // far after every run, then the verdict in words and its 95% interval drawn
-// against 1.0. "Run until resolved" lets the runner add pairs while the
-// interval still holds 1.0, up to a budget. Hooks for tests: select.pipebook-compare-a/-b,
+// against 1.0, all as the runner judged them (the page judges nothing). "Run
+// until resolved" lets the runner add pairs in its sequential design (looks
+// planned in advance, each at a stricter level) up to a budget. Hooks for tests: select.pipebook-compare-a/-b,
 // input.pipebook-compare-pairs/-bytes/-budget, input.pipebook-compare-until,
 // button.pipebook-compare-start, .pipebook-compare-status, .pipebook-compare-verdict,
 // svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
 // data-verdict on the root. After a verdict, button.pipebook-compare-more takes
 // the same comparison up ("Pairs" more, the budget counting them all): the
-// runner is sent the verdict's pairs (`prior`) and continues the balanced
-// order, so the new verdict is over every pair, not a fresh start.
+// runner is sent the verdict's series id (`more_of`; it keeps the pairs it
+// measured) and continues the balanced order, so the new verdict is over every
+// pair, not a fresh start.
 
 import { START_HINT, precheck } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
+import { designNote } from "./judge.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { compareSentence, precheckSentence, ratioText } from "./verdict.js";
@@ -72,6 +75,7 @@ export function mountCompare(root, { online, steps, params }) {
       more,
       cancel,
     ),
+    designNote(h),
     machine,
     status,
     verdict,
@@ -103,9 +107,9 @@ export function mountCompare(root, { online, steps, params }) {
     if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, `Pairs: enter a whole number from ${P.min} to ${P.max}.`);
     if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
     const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
-    // Whole pairs only: a comparison cancelled mid-pair has one side's run more.
-    const earlier = takeUp ? Math.min(last.a_gib_per_s.length, last.b_gib_per_s.length) : 0;
-    if (takeUp) request.prior = { a: last.a_gib_per_s.slice(0, earlier), b: last.b_gib_per_s.slice(0, earlier) };
+    // The runner keeps the pairs it measured under the verdict's series id.
+    const earlier = takeUp ? last.pairs : 0;
+    if (takeUp) request.more_of = last.series;
     if (earlier + n > B.max) return fill(status, `More pairs: ${earlier} pairs have run; at most ${B.max - earlier} more fit the runner's bound of ${B.max}.`);
     if (until.checked) {
       const m = Number(budget.value);
@@ -124,7 +128,8 @@ export function mountCompare(root, { online, steps, params }) {
       connecting: () => fill(status, "Connecting to the runner…"),
       queued: (position) => fill(status, `Waiting for place ${position} in the runner's queue…`),
       leg: (msg) => {
-        const so = msg.comparison ? ` So far: ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
+        // The runner's interval so far, once it has one (from the fewest pairs that can resolve).
+        const so = Number.isFinite(msg.comparison?.ci_low) && Number.isFinite(msg.comparison?.ci_high) ? ` So far (not a verdict): ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
         fill(status, `Run ${msg.index} of ${msg.of} (${msg.side === "a" ? la : lb}, quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.${so}`);
       },
       verdict: (msg) => {
@@ -135,7 +140,8 @@ export function mountCompare(root, { online, steps, params }) {
         const taken = earlier ? ` (${earlier} taken up, ${msg.pairs - earlier} new)` : "";
         fill(status, `Done: ${msg.pairs} pairs of quiet runs${taken}.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
         last = msg;
-        more.hidden = false;
+        // Only a verdict the runner keeps the pairs of can be taken up.
+        more.hidden = typeof msg.series !== "string";
         idle("done");
       },
       cancelled: () => {

@@ -2,7 +2,7 @@
 // IPC lab results carry "kind":"ipc"). Pure, for tests.
 
 import { isNumber } from "./format.js";
-import { MIN_RUNS, compareWithFigure, ratioText } from "./verdict.js";
+import { median, ratioText } from "./verdict.js";
 
 /**
  * The verified runs of `mechanism` in `history`, summarised:
@@ -73,14 +73,16 @@ export function quietRuns(records, config) {
 
 /**
  * A matrix row's "÷ survey" cell from the quiet runs this page made of the
- * mechanism (MiB/s, one configuration) against the survey's rate (MiB/s):
- * {text, comparison}: with two runs or more, the median's ratio with its 95%
- * interval (compareWithFigure); with one, its ratio, said to be one run; with
- * none or no survey figure, a dash.
+ * mechanism (MiB/s, one configuration) against the survey's rate (MiB/s) and
+ * the runner's judgement `j` of them (null until it answers): {text,
+ * comparison}: with the runner's interval, the ratio and it; otherwise the
+ * median's ratio and the count of runs (and, when the runner said they are too
+ * few, how many it needs); with none or no survey figure, a dash.
  */
-export function surveyCell(runs, surveyRate) {
+export function surveyCell(runs, surveyRate, j = null) {
   if (!(isNumber(surveyRate) && surveyRate > 0) || !Array.isArray(runs) || !runs.length) return { text: "—", comparison: null };
-  const c = runs.length >= MIN_RUNS ? compareWithFigure(runs, surveyRate) : null;
-  if (c) return { text: `${ratioText(c.ratio)}× (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${runs.length} runs)`, comparison: c };
-  return { text: `${ratioText(runs[0] / surveyRate)}× (one run)`, comparison: null };
+  if (j && j.verdict !== "too_few" && isNumber(j.ci_low) && isNumber(j.ci_high)) return { text: `${ratioText(j.ratio)}× (${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${runs.length} runs)`, comparison: j };
+  const n = runs.length;
+  const why = j?.verdict === "too_few" ? `; an interval needs ${j.min_n}` : "";
+  return { text: `${ratioText(median(runs) / surveyRate)}× (${n === 1 ? "one run" : `${n} runs`}${why})`, comparison: null };
 }

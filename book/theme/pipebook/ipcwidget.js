@@ -11,21 +11,22 @@
 // data-checksum, data-progress-samples (and data-rows on the matrix).
 // Under a single card's result, .pipebook-ipc-evidence states the mechanism's
 // quiet runs (of the configuration last run quiet: bytes, bytes per call,
-// counted or not) against the survey's rate, with the 95% interval once there
-// are two (verdict.js's compareWithFigure, as the run card against the
-// article), drawn as svg.pipebook-ipc-evidence-interval; watched runs are left
-// out and counted. button.pipebook-ipc-evidence-until adds quiet runs through
-// the runner's queue, one at a time, until the interval clears 1.0 or
-// input.pipebook-ipc-evidence-budget's runs are spent; data-state, data-verdict
-// and data-quiet on that element, its status .pipebook-ipc-evidence-status.
+// counted or not) against the survey's rate as the runner judges them (each
+// run paired with the rate, from 6 runs on; judge.js), drawn as
+// svg.pipebook-ipc-evidence-interval; watched runs are left out and counted.
+// button.pipebook-ipc-evidence-until adds quiet runs through the runner's
+// queue in a sequential design (looks planned in advance, each judged by the
+// runner) until a look resolves or input.pipebook-ipc-evidence-budget's runs
+// are spent; data-state, data-verdict and data-quiet on that element, its
+// status .pipebook-ipc-evidence-status.
 // Under the matrix, .pipebook-ipc-versus states one mechanism against another
-// from the quiet runs this page made of each (the matrix's and its own): the ratio
-// of medians with its 95% interval once each has two (verdict.js, the page's
-// one definition), drawn as svg.pipebook-ipc-versus-interval, and
-// button.pipebook-ipc-versus-until runs the two in turns (A B B A ...) until
-// the interval clears 1.0 or input.pipebook-ipc-versus-budget's pairs are
-// spent; select.pipebook-ipc-versus-a/-b pick them; data-state and
-// data-verdict on that element.
+// from the quiet runs this page made of each (the matrix's and its own), as the
+// runner judges the two sets, drawn as svg.pipebook-ipc-versus-interval, and
+// button.pipebook-ipc-versus-until runs the two in pairs (A B, then B A, ...)
+// in a sequential design until a look resolves or
+// input.pipebook-ipc-versus-budget's pairs are spent;
+// select.pipebook-ipc-versus-a/-b pick them; data-state and data-verdict on
+// that element. The page judges nothing itself.
 
 import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
@@ -38,8 +39,9 @@ import { ipcProgress } from "./ipcprogress.js";
 import { savedText } from "./runlife.js";
 import { startIpc } from "./runner.js";
 import { parseSize } from "./sizes.js";
-import { intervalPicture } from "./interval.js";
-import { MIN_RUNS, compareRuns, compareWithFigure, ratioText as ratioFigure, surveySentence } from "./verdict.js";
+import { designNote, endingSentence, figureSide, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
+import { showJudged } from "./runverdict.js";
+import { judgedSentence } from "./verdict.js";
 
 const SURVEY_SOURCE =
   "BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name";
@@ -411,21 +413,21 @@ export function mountIpc(root, { online, lab }) {
 }
 
 /** Most quiet runs one press of the card's "Run until resolved" may add. */
-const MAX_SURVEY_BUDGET = 20;
+const MAX_SURVEY_BUDGET = 18;
 
 /**
  * A single card's quiet runs against the survey's rate (`surveyRate`, MiB/s;
- * null hides the part): the sentence and interval once there are two quiet
- * runs of one configuration, and "Run until resolved" (quiet runs through the
- * queue, one at a time). `read()` gives the card's parameters; `holdCard(busy)`
- * keeps the card's own Run off while these go. Returns {el, show(records),
- * add(record), hold(busy), busy()}.
+ * null hides the part): the runner's judgement of the quiet runs of one
+ * configuration, and "Run until resolved" (quiet runs through the queue, one
+ * at a time, in a sequential design). `read()` gives the card's parameters;
+ * `holdCard(busy)` keeps the card's own Run off while these go. Returns {el,
+ * show(records), add(record), hold(busy), busy()}.
  */
 function surveyEvidence(m, surveyRate, read, holdCard) {
   const id = `pipebook-ipc-${m.id}-evidence`;
   const text = h("p.pipebook-ipc-evidence-text");
   const picture = h("div.pipebook-ipc-evidence-picture");
-  const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 4, size: 4 });
+  const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 12, size: 4 });
   const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run until resolved: ${m.id} against the survey` }, "Run until resolved");
   const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
   const status = h("p.pipebook-status.pipebook-ipc-evidence-status", { role: "status", "aria-live": "polite" });
@@ -435,6 +437,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     text,
     picture,
     h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: budget.id }, h("span", null, "Quiet runs at most"), budget), until, stop),
+    designNote(h),
     status,
   );
   // The history's records and this card's own, which the history may not list yet.
@@ -443,29 +446,32 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   let config = null;
   let session = null;
   let stopped = false;
+  // The newest "Run until resolved"'s judgement, shown until another configuration runs.
+  let series = null;
+  let asked = 0;
   const all = () => [...records, ...own];
-  const judged = () => {
+  const words = (j) => judgedSentence(j, { a: `Quiet runs of ${m.id} here`, verb: "are", b: "the survey's rate", unit: "quiet run", won: "faster than the survey's machine", lost: "slower than the survey's machine" });
+  const draw = (answer) => showJudged(answer, { text, picture, el, cls: "pipebook-ipc-evidence-interval", words, unit: "quiet run" });
+  const render = () => {
+    if (surveyRate === null) return;
     if (!config) config = newestQuietConfig(all(), m.id);
     const runs = config ? quietRuns(all(), config) : { quiet: [], left: 0 };
-    return { runs, c: runs.quiet.length >= MIN_RUNS ? compareWithFigure(runs.quiet, surveyRate) : null };
-  };
-  const render = () => {
-    if (surveyRate === null) return null;
-    const { runs, c } = judged();
     el.dataset.quiet = String(runs.quiet.length);
+    const mine = (asked += 1);
+    if (series) return draw({ judgement: series });
     const sizes = config ? ` (${fmt.bytes(config.bytes)}${config.chunk ? ` in calls of ${fmt.bytes(config.chunk)}` : ""}${config.counted ? "" : ", kernel events not counted"})` : "";
     const left = runs.left ? ` ${runs.left} watched or unlabelled run${runs.left === 1 ? " is" : "s are"} left out: watching costs a run.` : "";
-    if (c) {
-      const sentence = `${surveySentence(c, runs.quiet.length)} Runs of ${m.id}${sizes}.${left}`;
-      fill(text, sentence);
-      fill(picture, intervalPicture(c, surveySentence(c, runs.quiet.length), "pipebook-ipc-evidence-interval"));
-      el.dataset.verdict = c.verdict;
-    } else {
-      fill(text, `Quiet runs of ${m.id}${sizes} so far: ${runs.quiet.length}. With ${MIN_RUNS} or more the card states how this machine compares with the survey's rate and how sure that is (quiet runs only).${left}`);
+    if (!runs.quiet.length) {
+      fill(text, `No quiet run of ${m.id}${sizes} yet: the runner judges quiet runs only.${left}`);
       fill(picture);
       delete el.dataset.verdict;
+      return;
     }
-    return c;
+    judge({ paired: true, a: runs.quiet, b: figureSide(runs.quiet, surveyRate) }).then((answer) => {
+      if (mine !== asked) return;
+      draw(answer);
+      if (answer.judgement) text.append(` Runs of ${m.id}${sizes}.${left}`);
+    });
   };
   let held = false;
   const hold = (busy) => {
@@ -476,8 +482,12 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     if (r?.kind !== "ipc") return;
     own.push(r);
     // A quiet run names the configuration compared from now on.
-    if (r.watched === false && r.checksum_ok === true) config = ipcConfigOf(r);
-    render();
+    if (r.watched === false && r.checksum_ok === true) {
+      const next = ipcConfigOf(r);
+      if (JSON.stringify(next) !== JSON.stringify(config)) series = null;
+      config = next;
+    }
+    if (el.dataset.state !== "busy") render();
   };
   const oneRun = (params, n, most) =>
     new Promise((resolve) => {
@@ -488,7 +498,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
         started: () => where("running (not watched)…"),
         result: (r) => {
           add(r);
-          resolve({ ok: true });
+          resolve(r.watched === false && r.checksum_ok === true && r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: "Error: a run came back without a verified figure." });
         },
         cancelled: () => resolve({ ok: false, message: `Stopped after ${n - 1} quiet run${n === 2 ? "" : "s"}.` }),
         error: (message) => resolve({ ok: false, message: `Error: ${message}` }),
@@ -496,36 +506,36 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     });
   until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
-    const most = Number(budget.value);
-    if (!Number.isInteger(most) || most < 1 || most > MAX_SURVEY_BUDGET) return fill(status, `Quiet runs at most: enter a whole number from 1 to ${MAX_SURVEY_BUDGET}.`);
-    const asked = read();
-    if (asked.error) return fill(status, `Error: ${asked.error}.`);
-    const params = { ...asked.params, quiet: true };
-    // The form's configuration is what these runs add to, from the first one's record on.
-    config = null;
+    const planned = await pairedPlan(Number(budget.value), MAX_SURVEY_BUDGET, "Quiet runs at most");
+    if (!planned.plan) return fill(status, planned.message);
+    const plan = planned.plan;
+    const form = read();
+    if (form.error) return fill(status, `Error: ${form.error}.`);
+    const params = { ...form.params, quiet: true };
     el.dataset.state = "busy";
     until.disabled = true;
     stop.hidden = false;
     stopped = false;
     holdCard(true);
-    let ran = 0;
-    let ending = "";
-    const plural = (n) => `${n} quiet run${n === 1 ? "" : "s"}`;
-    while (!ending) {
-      const c = ran ? render() : null;
-      if (c && c.verdict !== "not_resolved") ending = `Resolved after ${plural(ran)}.`;
-      else if (ran >= most) ending = `Budget spent: ${plural(ran)} added, not resolved yet.`;
-      else if (stopped) ending = `Stopped after ${plural(ran)}.`;
-      if (ending) break;
-      const done = await oneRun(params, ran + 1, most);
-      session = null;
-      if (!done.ok) {
-        ending = done.message;
-        break;
-      }
-      ran += 1;
-    }
-    fill(status, ending);
+    fill(status, planSentence(plan, "quiet run"));
+    // Only this sequence's runs count: earlier ones were already looked at.
+    const runs = [];
+    const done = await runSequence(plan, {
+      count: () => runs.length,
+      stopped: () => stopped,
+      addOne: async () => {
+        const one = await oneRun(params, runs.length + 1, plan.at.at(-1));
+        session = null;
+        if (one.ok) runs.push(one.mib);
+        return one;
+      },
+      judgeAt: (look, looks) => judge({ paired: true, a: runs, b: figureSide(runs, surveyRate), look, looks }),
+      onLook: (j) => {
+        series = j;
+        draw({ judgement: j });
+      },
+    });
+    fill(status, endingSentence(done, "quiet run"));
     el.dataset.state = "idle";
     until.disabled = false;
     stop.hidden = true;
@@ -624,9 +634,18 @@ export function mountIpcMatrix(root, { online, lab }) {
       ),
       rows.map((r) => {
         // This page's quiet runs of the row's mechanism, at the matrix's size.
-        const cell = fmt.isNumber(r.mine) ? surveyCell(runsOf.get(r.id) ?? [], r.survey) : { text: "—", comparison: null };
-        const data = cell.comparison ? { verdict: cell.comparison.verdict } : {};
-        return h("tr", { dataset: { mechanism: r.id } }, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), h("td.pipebook-ipc-vs-survey", { dataset: data }, cell.text));
+        const mine = runsOf.get(r.id) ?? [];
+        const cell = fmt.isNumber(r.mine) ? surveyCell(mine, r.survey) : { text: "—", comparison: null };
+        const td = h("td.pipebook-ipc-vs-survey", null, cell.text);
+        // The runner's interval once the runs can have one; the cell shows the ratio meanwhile.
+        if (fmt.isNumber(r.mine) && fmt.isNumber(r.survey) && mine.length) {
+          judge({ paired: true, a: mine, b: figureSide(mine, r.survey) }).then((answer) => {
+            const judged = surveyCell(mine, r.survey, answer.judgement ?? null);
+            fill(td, judged.text);
+            if (judged.comparison) td.dataset.verdict = judged.comparison.verdict;
+          });
+        }
+        return h("tr", { dataset: { mechanism: r.id } }, h("td", null, r.id), h("td", null, r.copies ?? "—"), h("td", null, fmt.figure(r.mine)), h("td", null, fmt.figure(r.survey)), td);
       }),
     );
   };
@@ -693,10 +712,14 @@ export function mountIpcMatrix(root, { online, lab }) {
   });
 }
 
+/** Most pairs one "Run until resolved" of two mechanisms may run: three looks of six. */
+const MAX_VERSUS_PAIRS = 18;
+
 /**
  * One mechanism against another, from `runsOf` (id to the MiB/s of its quiet
- * runs, which `keep(id, result)` adds to): the sentence and interval once each
- * has two runs, and "Run until resolved" (quiet runs, A B B A ...).
+ * runs, which `keep(id, result)` adds to): the runner's judgement of the two
+ * sets, and "Run until resolved" (quiet runs in pairs, A B then B A, in a
+ * sequential design judged by the runner at each planned look).
  * `read()` gives the matrix's parameters; `holdMatrix(busy)` keeps the matrix's
  * own button off while these runs go. Returns {el, show(), hold(busy)}.
  */
@@ -707,7 +730,7 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const ids = mechanisms.map((m) => m.id);
   const a = pick("pipebook-ipc-versus-a", ids.includes("pipe-rw") ? "pipe-rw" : ids[0]);
   const b = pick("pipebook-ipc-versus-b", ids.includes("pipe-splice") ? "pipe-splice" : ids.find((x) => x !== a.value) ?? ids[0]);
-  const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: 1, max: 10, value: 3, size: 4 });
+  const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_VERSUS_PAIRS, value: 12, size: 4 });
   const until = h("button.pipebook-cancel-button.pipebook-ipc-versus-until", { type: "button" }, "Run until resolved");
   const text = h("p.pipebook-ipc-versus-text");
   const picture = h("div.pipebook-ipc-versus-picture");
@@ -716,80 +739,97 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const el = h(
     "div.pipebook-ipc-versus",
     { "data-state": "idle" },
-    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the quiet runs this page made (not watched: watching costs a run), with a 95% interval once each has two."),
+    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the quiet runs this page made (not watched: watching costs a run), as the runner judges them."),
     h("div.pipebook-lab-row", null, field(a, "Mechanism A"), field(b, "Mechanism B"), field(budget, "Pairs at most"), until),
+    designNote(h),
     text,
     picture,
     status,
   );
-  const judged = () => compareRuns(runsOf.get(a.value) ?? [], runsOf.get(b.value) ?? []);
+  // The newest "Run until resolved"'s judgement, shown until the mechanisms change.
+  let series = null;
+  let asked = 0;
+  // A sequence's judgement is over pairs; this page's runs of each, two sets.
+  const words = (j) => judgedSentence(j, { a: a.value, b: b.value, unit: j.method === "signed_rank" ? "pair" : "quiet run", won: `${a.value} is faster here`, lost: `${a.value} is slower here` });
+  const draw = (answer) => showJudged(answer, { text, picture, el, cls: "pipebook-ipc-versus-interval", words, unit: "quiet run" });
   const show = () => {
-    const c = judged();
-    const [na, nb] = [(runsOf.get(a.value) ?? []).length, (runsOf.get(b.value) ?? []).length];
-    if (a.value === b.value) {
-      fill(text, "Pick two different mechanisms.");
-    } else if (!c) {
-      fill(text, `${a.value} has ${na} quiet run${na === 1 ? "" : "s"} here and ${b.value} ${nb}: with two or more of each, the card states how sure the difference is.`);
-    } else {
-      const figures = `${a.value} is ${ratioFigure(c.ratio)}× ${b.value} (95% interval ${ratioFigure(c.ci_low)} to ${ratioFigure(c.ci_high)}, ${na} and ${nb} quiet runs)`;
-      const sentence =
-        c.verdict === "faster"
-          ? `${figures}: ${a.value} is faster here.`
-          : c.verdict === "slower"
-            ? `${figures}: ${a.value} is slower here.`
-            : `Not resolved: ${figures}; the interval holds 1.0${c.more_pairs ? `; about ${c.more_pairs} more runs of each would resolve a 10% difference` : ""}.`;
-      fill(text, sentence);
-      fill(picture, intervalPicture(c, sentence, "pipebook-ipc-versus-interval"));
-      el.dataset.verdict = c.verdict;
-      return c;
+    const mine = (asked += 1);
+    if (el.dataset.state === "busy") return;
+    const [ra, rb] = [runsOf.get(a.value) ?? [], runsOf.get(b.value) ?? []];
+    if (a.value === b.value) fill(text, "Pick two different mechanisms.");
+    else if (series) return draw({ judgement: series });
+    else if (!ra.length || !rb.length) fill(text, `${a.value} has ${ra.length} quiet run${ra.length === 1 ? "" : "s"} here and ${b.value} ${rb.length}: with quiet runs of each, the runner judges how they compare.`);
+    else {
+      judge({ paired: false, a: ra, b: rb }).then((answer) => {
+        if (mine === asked) draw(answer);
+      });
+      return;
     }
     fill(picture);
     delete el.dataset.verdict;
-    return c;
   };
   let held = false;
   const hold = (busy) => {
     held = busy;
     until.disabled = busy;
   };
-  for (const s of [a, b]) s.addEventListener("change", show);
-  until.addEventListener("click", () => {
+  for (const s of [a, b])
+    s.addEventListener("change", () => {
+      series = null;
+      show();
+    });
+  const oneRun = (mech, params) =>
+    new Promise((resolve) => {
+      startIpc(mech, params, {
+        result: (r) => {
+          keep(mech, r);
+          resolve(r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: `Error (${mech}): no figure.` });
+        },
+        cancelled: () => resolve({ ok: false, message: "Stopped." }),
+        error: (message) => resolve({ ok: false, message: `Error (${mech}): ${message}` }),
+      });
+    });
+  until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
     if (a.value === b.value) return fill(status, "Pick two different mechanisms.");
-    const most = Math.round(Number(budget.value));
-    if (!(most >= 1 && most <= 10)) return fill(status, "Pairs at most: enter a whole number from 1 to 10.");
-    const asked = read();
-    if (asked.error) return fill(status, `Error: ${asked.error}.`);
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_VERSUS_PAIRS, "Pairs at most");
+    if (!planned.plan) return fill(status, planned.message);
+    const plan = planned.plan;
+    const form = read();
+    if (form.error) return fill(status, `Error: ${form.error}.`);
+    const [ma, mb] = [a.value, b.value];
     el.dataset.state = "busy";
     until.disabled = true;
     holdMatrix(true);
-    const end = (message) => {
-      fill(status, message);
-      el.dataset.state = "idle";
-      until.disabled = false;
-      holdMatrix(false);
-    };
-    // A B B A ...: the order balances what drifts over the runs.
-    const order = (n) => (n % 4 === 0 || n % 4 === 3 ? a.value : b.value);
-    let n = 0;
-    const next = () => {
-      const c = show();
-      // Judged at whole pairs only, so neither side ends a run ahead.
-      if (n % 2 === 0 && c && c.verdict !== "not_resolved") return end(`Resolved after ${n / 2} more pair${n === 2 ? "" : "s"}.`);
-      if (n >= most * 2) return end(`Budget spent: ${most} more pair${most === 1 ? "" : "s"}, not resolved yet.`);
-      const mech = order(n);
-      fill(status, `Run ${n + 1} of at most ${most * 2}: ${mech}, quiet…`);
-      startIpc(mech, { ...asked.params, quiet: true }, {
-        result: (r) => {
-          keep(mech, r);
-          n += 1;
-          next();
-        },
-        cancelled: () => end("Cancelled."),
-        error: (message) => end(`Error (${mech}): ${message}`),
-      });
-    };
-    next();
+    const pairs = { a: [], b: [] };
+    const params = { ...form.params, quiet: true };
+    const done = await runSequence(plan, {
+      count: () => pairs.a.length,
+      // A B, then B A: the order balances what drifts over the runs.
+      addOne: async () => {
+        const n = pairs.a.length;
+        fill(status, `${planSentence(plan, "pair")} Pair ${n + 1} of at most ${plan.at.at(-1)}, quiet…`);
+        const order = n % 2 === 0 ? [ma, mb] : [mb, ma];
+        const got = {};
+        for (const mech of order) {
+          const one = await oneRun(mech, params);
+          if (!one.ok) return one;
+          got[mech] = one.mib;
+        }
+        pairs.a.push(got[ma]);
+        pairs.b.push(got[mb]);
+        return { ok: true };
+      },
+      judgeAt: (look, looks) => judge({ paired: true, a: pairs.a, b: pairs.b, look, looks }),
+      onLook: (j) => {
+        series = j;
+        draw({ judgement: j });
+      },
+    });
+    fill(status, endingSentence(done, "pair"));
+    el.dataset.state = "idle";
+    until.disabled = false;
+    holdMatrix(false);
   });
   show();
   return { el, show, hold };

@@ -1,9 +1,10 @@
 // A lab card, mounted on each <div class="pipebook-lab" data-lab data-def> the
 // `{{#lab ID}}` directive leaves. The student enters a prediction, runs the lab's
 // tasks (each a run, a sweep or an IPC run tagged with the lab, so the runner records the
-// results), and sees the checks judged on their own measurements (labchecks.js). The
-// runner's /api/labs is the one source of progress: a reload or a restart shows
-// the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
+// results), and sees the checks as the runner judged them on their own measurements
+// (/api/labs sends each lab's `checks`; the page judges nothing). The runner's
+// /api/labs is the one source of progress and verdicts: a reload or a restart
+// shows the same lab. Hooks for tests: .pipebook-prediction-input, .pipebook-prediction-save,
 // .pipebook-lab-bytes, button.pipebook-lab-run[data-task], li[data-check][data-status],
 // .pipebook-lab-status, .pipebook-lab-student, a.pipebook-lab-export-json/-html,
 // data-state on the root (offline, idle, busy).
@@ -63,6 +64,18 @@ function checkItem(check, outcome) {
   return item;
 }
 
+/** What a check shows: the runner's outcome for it in `judged` (/api/labs' `checks`: a list of outcomes with `id`, or a map by id), or none yet. */
+function outcomeOf(judged, check, online) {
+  const list = Array.isArray(judged) ? judged : judged && typeof judged === "object" ? Object.values(judged) : [];
+  const found = list.find((o) => o?.id === check.id) ?? (judged && !Array.isArray(judged) ? judged[check.id] : undefined);
+  if (found && typeof found.status === "string") return found;
+  return {
+    id: check.id,
+    status: "pending",
+    detail: online ? "waiting: the runner judges this check once its tasks have their runs." : "Judging this check needs the runner: start it (cargo run --release) and open the book from it.",
+  };
+}
+
 function predictionInput(lab, id) {
   const p = lab.prediction;
   if (p.kind === "choice") {
@@ -110,8 +123,10 @@ export function mountLab(root, { online, catalogEntry }) {
   const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
   card.append(predictionBox);
 
-  const showChecks = (measurements) => {
-    const outcomes = labs.judgeAll(lab, measurements);
+  // Each check as the runner judged it (`checks`, from /api/labs); without a
+  // runner, or before it answers, the check is listed with no verdict.
+  const showChecks = (judged) => {
+    const outcomes = lab.checks.map((c) => outcomeOf(judged, c, online));
     fill(checksList, lab.checks.map((c, i) => checkItem(c, outcomes[i])));
     root.dataset.checks = outcomes.map((o) => o.status).join(",");
   };
@@ -122,7 +137,7 @@ export function mountLab(root, { online, catalogEntry }) {
       h("section", null, h("h2", null, "3. Check"), checksList),
       offlineHint("To do this lab on your own machine", START_HINT, " and come back to this page."),
     );
-    showChecks([]);
+    showChecks(null);
     return;
   }
 
@@ -187,6 +202,7 @@ export function mountLab(root, { online, catalogEntry }) {
   );
 
   let state = { prediction: null, measurements: [] };
+  let marginAsked = 0;
   let busy = null;
   const buttons = new Map();
 
@@ -223,7 +239,15 @@ export function mountLab(root, { online, catalogEntry }) {
     }
     const v = hasPrediction ? labs.predictionVerdict(lab, state.prediction.value, state.measurements) : null;
     fill(verdict, v ?? "");
-    showChecks(state.measurements);
+    // A choice's margin over the runner-up, as the runner judges the two tasks' runs.
+    const sides = v ? labs.choiceSides(lab, state.measurements, lab.prediction.answer) : null;
+    if (sides) {
+      const asked = (marginAsked += 1);
+      labs.judgeMargin(sides).then((answer) => {
+        if (asked === marginAsked && answer.judgement) verdict.append(` ${labs.marginSentence(sides, answer.judgement)}`);
+      });
+    }
+    showChecks(state.checks);
     showRuns();
     root.dataset.state = busy ? "busy" : "idle";
     root.dataset.measurements = String(state.measurements.length);

@@ -1,14 +1,11 @@
-// The lab checks, judged in the page (pure: no DOM, no network). The checks are
-// data, defined once in book/labs/labs.json and embedded in each lab's placeholder;
-// the server judges the same definitions for exported reports, and
-// book/labs/check-cases.json holds crafted measurements both judges must agree on.
-// Speeds and round trips only ever enter a check as a ratio of two of the
-// student's own medians, and such a ratio is judged on its 95% interval (stats.js draws the very
-// resamples the runner draws): it passes only when the interval clears the
-// bound, fails only when it clears the other side, and otherwise is not resolved
-// yet, with about how many more runs would settle it.
+// The lab checks' figures, read in the page (pure: no DOM, no network): what
+// each run carries (`metric`, which the table of runs shows), a task's
+// progress, a measure's figure for the student's prediction, and the two tasks
+// a choice compares. The checks themselves are judged by the runner alone
+// (labs::checks, sent in /api/labs as each lab's `checks`): the page shows that
+// judgement and never a verdict of its own.
 
-import { ratioOfMediansUnpaired } from "./stats.js";
+import { judge as askRunner } from "./judge.js";
 
 /** The figure `name` of one run result, or null when the run does not carry it. */
 export function metric(result, name) {
@@ -359,128 +356,12 @@ export function round(v) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
 }
 
-/** Metrics a ratio of which is judged on its interval: timings that swing from run
- * to run (throughputs, round trips). Ratios of the kernel's counts are not. */
-const TIMINGS = new Set(["gib_per_s", "mib_per_s", "p50_ns", "p99_ns"]);
-
-/** Whether a measure is judged on its interval: a ratio of two tasks' timings. */
-export function judgedOnInterval(measure) {
-  return measure.op === "ratio" && TIMINGS.has(measure.metric);
-}
-
-/** Fewest runs a side needs before a ratio has an interval. */
-export const MIN_INTERVAL_RUNS = 2;
-
 /**
- * A throughput ratio and its interval: {ratio, interval: [low, high] | null, runs}
- * (runs: the thinner side's), or what evaluate would say instead.
+ * The winner of a choice among tasks (`fastest`, `lowest`) and its runner-up,
+ * with their figures: {winner, runnerUp, winnerValues, runnerUpValues, lowest},
+ * or null until every candidate has its runs.
  */
-export function ratioEvidence(lab, measurements, measure) {
-  const a = series(lab, measurements, measure.num, measure.metric);
-  if (!a.values) return a;
-  const b = series(lab, measurements, measure.den, measure.metric);
-  if (!b.values) return b;
-  const top = median(a.values);
-  const bottom = median(b.values);
-  if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task “${measure.den.task}” is zero` };
-  const i = ratioOfMediansUnpaired(a.values, b.values);
-  return { ratio: top / bottom, interval: i ? [i.low, i.high] : null, runs: Math.min(a.values.length, b.values.length) };
-}
-
-/** Where an interval lies against a check's bounds: pass, fail or not_resolved. */
-export function judgeInterval(check, low, high) {
-  const pass = (check.min == null || low >= check.min) && (check.above == null || low > check.above) && (check.max == null || high <= check.max);
-  const fail = (check.min != null && high < check.min) || (check.above != null && high <= check.above) || (check.max != null && low > check.max);
-  return pass ? "pass" : fail ? "fail" : "not_resolved";
-}
-
-/** About how many more runs of each side would settle it; null when the ratio sits on a bound. */
-export function moreRuns(check, evidence) {
-  const n = evidence.runs;
-  if (!evidence.interval) return Math.max(MIN_INTERVAL_RUNS - n, 1);
-  const [low, high] = evidence.interval;
-  const half = (Math.log(high) - Math.log(low)) / 2;
-  let needed = 0;
-  for (const bound of [check.min, check.above, check.max]) {
-    if (bound == null || !(low <= bound && bound <= high)) continue;
-    const distance = Math.abs(Math.log(evidence.ratio) - Math.log(bound));
-    if (!(distance > 1e-12 && Number.isFinite(half))) return null;
-    const total = Math.ceil(n * (half / distance) ** 2);
-    needed = Math.max(needed, Math.max(total - n, 1));
-  }
-  return Math.max(needed, 1);
-}
-
-function boundsText(check) {
-  const bounds = [];
-  if (check.above != null) bounds.push(`more than ${check.above}`);
-  if (check.min != null) bounds.push(`at least ${check.min}`);
-  if (check.max != null) bounds.push(`at most ${check.max}`);
-  return bounds.length ? bounds.join(" and ") : "any value";
-}
-
-function judgeOnInterval(lab, measurements, check) {
-  const e = ratioEvidence(lab, measurements, check.measure);
-  if (e.ratio === undefined) return judgeEvaluated(check, e);
-  const bound = boundsText(check);
-  const measured = round(e.ratio);
-  const base = { id: check.id, value: e.ratio };
-  if (!e.interval) {
-    const more = moreRuns(check, e);
-    return {
-      ...base,
-      status: "not_resolved",
-      detail: `measured ${measured}, needed ${bound}; not resolved yet: one run shows no spread, run ${more ?? 1} more of each task`,
-      more_runs: more,
-    };
-  }
-  const [low, high] = e.interval;
-  const status = judgeInterval(check, low, high);
-  const figures = `measured ${measured} (95% interval ${round(low)} to ${round(high)}, ${e.runs} runs a side), needed ${bound}`;
-  const out = { ...base, status, detail: figures, ci_low: low, ci_high: high };
-  if (status === "not_resolved") {
-    const more = moreRuns(check, e);
-    const advice = more === null ? "the median sits on the bound, so more runs may never settle it" : `run about ${more} more of each task`;
-    out.detail = `${figures}; not resolved yet: the interval holds the bound; ${advice}`;
-    out.more_runs = more;
-  }
-  return out;
-}
-
-/**
- * A check's verdict: {id, status: pass|fail|pending|unavailable|not_resolved,
- * value, detail, ci_low?, ci_high?, more_runs?}.
- */
-export function judge(lab, measurements, check) {
-  if (judgedOnInterval(check.measure)) return judgeOnInterval(lab, measurements, check);
-  return judgeEvaluated(check, evaluate(lab, measurements, check.measure));
-}
-
-function judgeEvaluated(check, e) {
-  const out = (status, value, detail) => ({ id: check.id, status, value, detail });
-  if (e.pending) return out("pending", null, `waiting: ${e.pending}`);
-  if (e.missing) return out("fail", null, `not measured: ${e.missing}`);
-  if (e.unavailable) return out("unavailable", null, `not counted on this machine: ${e.unavailable}`);
-  if (e.number === undefined || Number.isNaN(e.number)) return out("fail", null, "not measured");
-  const v = e.number;
-  const low = (check.min == null || v >= check.min) && (check.above == null || v > check.above);
-  const high = check.max == null || v <= check.max;
-  const bound = boundsText(check);
-  return out(low && high ? "pass" : "fail", v, `measured ${round(v)}, needed ${bound}`);
-}
-
-export function judgeAll(lab, measurements) {
-  return lab.checks.map((c) => judge(lab, measurements, c));
-}
-
-/**
- * How sure a choice among tasks (`fastest`, `lowest`) is: the winner's runs
- * against the runner-up's, median over median with its 95% interval (the same
- * interval the checks use), {winner, runnerUp, ratio, low, high, resolved}, or
- * null until every candidate has its runs or when a side has under two.
- * Resolved when the interval lies wholly on the winner's side of 1.0.
- */
-export function choiceMargin(lab, measurements, answer) {
+export function choiceSides(lab, measurements, answer) {
   if (answer.op !== "fastest" && answer.op !== "lowest") return null;
   const lowest = answer.op === "lowest";
   const ranked = [];
@@ -493,16 +374,28 @@ export function choiceMargin(lab, measurements, answer) {
   // Stable: the first of equals keeps its place, as evaluate picks the winner.
   ranked.sort((p, q) => (lowest ? p.m - q.m : q.m - p.m));
   const [winner, runnerUp] = ranked;
-  const i = ratioOfMediansUnpaired(winner.values, runnerUp.values);
-  if (!i) return null;
-  const resolved = lowest ? i.high < 1 : i.low > 1;
-  return { winner: winner.task, runnerUp: runnerUp.task, ratio: i.ratio, low: i.low, high: i.high, resolved };
+  return { winner: winner.task, runnerUp: runnerUp.task, winnerValues: winner.values, runnerUpValues: runnerUp.values, lowest };
 }
 
-/** A choice's margin over the runner-up, in words. */
-export function marginSentence(m) {
-  const figures = `${m.winner} is ${round(m.ratio)}× ${m.runnerUp}, the runner-up (95% interval ${round(m.low)} to ${round(m.high)})`;
-  return m.resolved ? `Against the runner-up: ${figures}, so the order is clear.` : `Not resolved against the runner-up: ${figures}; the interval holds 1.0, so run more of both before you call it.`;
+/**
+ * The runner's judgement of a choice's margin (`sides`: choiceSides), asked so
+ * that "faster" always means the winner's side is the better one: for
+ * `lowest`, the runner-up's figures over the winner's.
+ */
+export function judgeMargin(sides) {
+  const [a, b] = sides.lowest ? [sides.runnerUpValues, sides.winnerValues] : [sides.winnerValues, sides.runnerUpValues];
+  return askRunner({ paired: false, a, b });
+}
+
+/** A choice's margin over the runner-up (the runner's judgement `j` of judgeMargin's sides), in words. */
+export function marginSentence(sides, j) {
+  if (j.verdict === "too_few") return `Against the runner-up, ${sides.runnerUp}: ${Math.min(j.n_a, j.n_b)} runs a side cannot resolve at 95%; at least ${j.min_n} a side are needed before the order is clear.`;
+  const ratio = sides.lowest ? 1 / j.ratio : j.ratio;
+  const [low, high] = sides.lowest ? [1 / j.ci_high, 1 / j.ci_low] : [j.ci_low, j.ci_high];
+  const figures = `${sides.winner} is ${round(ratio)}× ${sides.runnerUp}, the runner-up (95% interval ${round(low)} to ${round(high)})`;
+  if (j.verdict === "faster") return `Against the runner-up: ${figures}, so the order is clear.`;
+  if (j.verdict === "slower") return `Against the runner-up: ${figures}; the runner-up is ahead beyond doubt, so look at the medians again.`;
+  return `Not resolved against the runner-up: ${figures}; the interval holds 1.0, so run more of both before you call it.`;
 }
 
 /** Reads what the student typed as a prediction: {value} or {error}. */
@@ -525,9 +418,7 @@ export function predictionVerdict(lab, predicted, measurements) {
   const e = evaluate(lab, measurements, lab.prediction.answer);
   if (e.choice !== undefined) {
     const won = lab.prediction.answer.op === "lowest" ? `had the lowest ${METRIC_NAME[lab.prediction.answer.metric] ?? "figure"}` : "was fastest";
-    const said = e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
-    const m = choiceMargin(lab, measurements, lab.prediction.answer);
-    return m ? `${said} ${marginSentence(m)}` : said;
+    return e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
   }
   if (e.number === undefined) return null;
   const unit = lab.prediction.unit ? ` ${lab.prediction.unit}` : "";

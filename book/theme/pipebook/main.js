@@ -36,6 +36,7 @@ const KINDS = [
   { name: "shared pipe", selector: ".pipebook-shared-pipe", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountSharedPipe(el, { online: ctx.online }) },
   { name: "tool", selector: ".pipebook-tool", settles: true, load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTool(el, { online: ctx.online }) },
   { name: "compare", selector: ".pipebook-compare[data-a][data-b]", needsParams: true, load: () => import("./compare.js"), mount: (m, el, ctx) => m.mountCompare(el, { online: ctx.online && !!ctx.params, steps: ctx.steps, params: ctx.params }) },
+  { name: "aa", selector: ".pipebook-aa[data-step]", needsParams: true, load: () => import("./aa.js"), mount: (m, el, ctx) => m.mountSelfCompare(el, { online: ctx.online && !!ctx.params, params: ctx.params }) },
   { name: "results", selector: ".pipebook-results", settles: true, load: () => import("./results.js"), mount: (m, el) => m.mountResults(el) },
   { name: "kernel", selector: ".pipebook-kernel[data-probe]", settles: true, load: () => import("./kernel.js"), mount: (m, el) => m.mountKernel(el) },
   { name: "system", selector: ".pipebook-system", settles: true, load: () => import("./system.js"), mount: (m, el) => m.mountSystem(el) },

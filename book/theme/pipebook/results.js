@@ -7,6 +7,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { tunedRows } from "./pastfigures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
+import { figureSide, judge } from "./judge.js";
 import { articleColumn, ratioText } from "./verdict.js";
 
 /** Steps from the catalog, or (without a runner) from the widgets on this page. */
@@ -89,8 +90,9 @@ function showKernel(el, steps, results) {
 }
 
 /**
- * The "÷ article" cell: the quiet runs' median over the article's figure, with
- * its 95% interval from two quiet runs on, and which runs it used.
+ * The "÷ article" cell: the quiet runs' median over the article's figure, and
+ * which runs it used; the runner's 95% interval of the runs against the figure
+ * (each run paired with it) follows when it answers, or how many runs it needs.
  */
 function articleCell(col) {
   if (!col) return h("td.pipebook-num.pipebook-vs-article", null, "—");
@@ -104,14 +106,21 @@ function articleCell(col) {
     : `no quiet run yet${left}`;
   const data = { quiet: String(col.quiet) };
   let figure = "—";
-  if (col.vsArticle) {
-    const c = col.vsArticle;
-    figure = `${ratioText(c.ratio)} (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`;
-    Object.assign(data, { verdict: c.verdict, ciLow: String(c.ci_low), ciHigh: String(c.ci_high) });
-  } else if (col.ratio !== null && Number.isFinite(col.ratio)) {
-    figure = `${ratioText(col.ratio)} (one run: no interval)`;
+  if (col.ratio !== null && Number.isFinite(col.ratio)) {
+    figure = ratioText(col.ratio);
   }
-  return h("td.pipebook-num.pipebook-vs-article", { dataset: data }, figure, h("span.pipebook-results-used", null, used));
+  const shown = h("span.pipebook-results-figure", null, figure);
+  const cell = h("td.pipebook-num.pipebook-vs-article", { dataset: data }, shown, h("span.pipebook-results-used", null, used));
+  if (col.quiet) {
+    judge({ paired: true, a: col.runs, b: figureSide(col.runs, col.article) }).then((answer) => {
+      const c = answer.judgement;
+      if (c?.verdict === "too_few") fill(shown, `${ratioText(col.ratio)} (an interval needs ${c.min_n} quiet runs)`);
+      if (!c || !Number.isFinite(c.ci_low) || !Number.isFinite(c.ci_high)) return;
+      fill(shown, `${ratioText(c.ratio)} (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`);
+      Object.assign(cell.dataset, { verdict: c.verdict, ciLow: String(c.ci_low), ciHigh: String(c.ci_high) });
+    });
+  }
+  return cell;
 }
 
 export async function mountResults(el) {
@@ -184,7 +193,7 @@ export async function mountResults(el) {
     fill(
       caption,
       total
-        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from two such runs on it gives the 95% interval, as the run cards do.`
+        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.`
         : "No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second.",
     );
   };

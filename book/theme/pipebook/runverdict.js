@@ -1,16 +1,16 @@
 // The run card's "how sure": the reader's quiet runs of the card's configuration
-// against the article's figure, with its 95% interval once there are two, drawn
-// against 1.0; "Run until resolved" adds quiet runs through the runner's queue,
-// one at a time, until the interval clears 1.0 or the budget is spent; and what
-// watching cost here, once there is a live and a quiet run of the same
+// against the article's figure, as the runner judges them (judge.js: each run
+// paired with the figure, the signed-rank interval, from 6 runs on), drawn
+// against 1.0; "Run until resolved" adds quiet runs through the runner's queue
+// in a sequential design (looks planned in advance, judged by the runner at
+// each look's level) and stops at the first look that resolves or the last;
+// and what watching cost here, once there is a live and a quiet run of the same
 // configuration. On every step but the baseline, the step against the baseline
 // (write-read; a tuned variant against its own step, the gain its search
-// measured, since the server runs a tuned side at its search's sizes): their quiet runs' ratio of medians with its 95% interval once
-// each has two, and its own "Run until resolved", which sends the two head to
-// head through the runner's queue in quiet pairs (A B B A, the compare job, two
-// pairs a round) until that interval clears 1.0 or the pairs are spent. The
-// figures come from verdict.js (runEvidence, baselineEvidence: compareRuns), the
-// one definition of a comparison the page uses.
+// measured, since the server runs a tuned side at its search's sizes): the
+// runner's judgement of their quiet runs as two sets, and its own "Run until
+// resolved", one compare job (quiet pairs, A B B A) whose budget the runner
+// spends in its own sequential design. The page judges nothing itself.
 // Hooks for tests: .pipebook-evidence[data-state="idle"|"busy"] with data-verdict,
 // .pipebook-evidence-text, svg.pipebook-evidence-interval, .pipebook-watching,
 // input.pipebook-evidence-budget, button.pipebook-evidence-until, .pipebook-evidence-status;
@@ -21,17 +21,15 @@
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
+import { OFFLINE_SENTENCE, designNote, endingSentence, fewestAt, figureSide, judge, pairedPlan, planSentence, plural, runSequence } from "./judge.js";
 import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
-import { BASELINE, MIN_RUNS, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
+import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
 
 /** Most quiet runs one press of "Run until resolved" may add. */
 const MAX_BUDGET = 20;
 
-/** Pairs each head-to-head round against the baseline runs: one A B B A block. */
-const ROUND_PAIRS = 2;
-
-/** Most pairs one press of the baseline's "Run until resolved" may add (the runner takes 20 a comparison). */
+/** Most pairs one press of the baseline's "Run until resolved" may run (the runner takes 20 a request). */
 const MAX_BASE_PAIRS = 20;
 
 /** The configuration runs must share to be compared: the step and its sizes. */
@@ -42,6 +40,26 @@ export function configOf(step, result) {
   // A traced run is slowed by its tracepoints: compared only with traced runs.
   if (result?.traced) c.traced = true;
   return c;
+}
+
+/**
+ * Shows the runner's answer `asked` ({judgement} | {offline} | {error}) in
+ * `text` and `picture` (the interval drawn with class `cls`), worded by
+ * `words(judgement)`, and sets `el`'s data-verdict.
+ */
+export function showJudged(asked, { text, picture, el, cls, words, unit }) {
+  const j = asked.judgement;
+  if (!j) {
+    fill(text, asked.offline ? OFFLINE_SENTENCE : `The runner could not judge these runs: ${asked.error}`);
+    fill(picture);
+    delete el.dataset.verdict;
+    return null;
+  }
+  const sentence = words(j);
+  fill(text, sentence);
+  fill(picture, intervalPicture(j, sentence, cls, unit));
+  el.dataset.verdict = j.verdict;
+  return j;
 }
 
 export class RunEvidence {
@@ -56,10 +74,14 @@ export class RunEvidence {
     this.onBusy = onBusy;
     this.config = { step: info.step };
     this.session = null;
+    // The newest "Run until resolved" and its judgement: shown until the card's configuration changes.
+    this.series = null;
+    // Each show asks the runner; only the newest answer is drawn.
+    this.asked = 0;
     this.text = h("p.pipebook-evidence-text");
     this.picture = h("div.pipebook-evidence-picture");
     this.watching = h("p.pipebook-watching", { hidden: true });
-    this.budget = h("input.pipebook-evidence-budget", { id: `${id}-until-budget`, type: "number", min: 1, max: MAX_BUDGET, value: 6, size: 4 });
+    this.budget = h("input.pipebook-evidence-budget", { id: `${id}-until-budget`, type: "number", min: 1, max: MAX_BUDGET, value: 12, size: 4 });
     this.button = h("button.pipebook-run-button.pipebook-evidence-until", { type: "button" }, "Run until resolved");
     this.cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
     this.status = h("p.pipebook-status.pipebook-evidence-status", { role: "status", "aria-live": "polite" });
@@ -70,7 +92,7 @@ export class RunEvidence {
       this.button,
       this.cancel,
     );
-    this.el = h("div.pipebook-evidence", { "data-state": "idle" }, this.text, this.picture, row, this.status, this.watching);
+    this.el = h("div.pipebook-evidence", { "data-state": "idle" }, this.text, this.picture, row, designNote(h), this.status, this.watching);
     this.row = row;
     this.running = false;
     // A tuned variant is set against its own step (the gain its search measured),
@@ -92,14 +114,16 @@ export class RunEvidence {
       config: { step: this.baseStep },
       // Until a head-to-head names it, the baseline is as its newest quiet run ran.
       learned: false,
+      // The newest head-to-head's verdict: shown until the card's configuration changes.
+      verdict: null,
+      asked: 0,
       text: h("p.pipebook-baseline-text"),
       picture: h("div.pipebook-baseline-picture"),
-      budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: ROUND_PAIRS, max: MAX_BASE_PAIRS, step: ROUND_PAIRS, value: 4, size: 4 }),
+      budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: 1, max: MAX_BASE_PAIRS, value: 12, size: 4 }),
       button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": `Run until resolved against ${this.baseStep}` }, "Run until resolved"),
       cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
       session: null,
-      stopped: false,
     };
     const row = h(
       "div.pipebook-lab-row",
@@ -124,10 +148,7 @@ export class RunEvidence {
       part.status,
     );
     part.button.addEventListener("click", () => this.untilBaseline());
-    part.cancel.addEventListener("click", () => {
-      part.stopped = true;
-      part.session?.cancel();
-    });
+    part.cancel.addEventListener("click", () => part.session?.cancel());
     return part;
   }
 
@@ -139,36 +160,44 @@ export class RunEvidence {
 
   /** Shows what the runs of `config` say now (from the history and this page's runs). */
   async refresh(config = this.config) {
+    if (!sameConfig(config, this.config)) {
+      this.series = null;
+      if (this.base) this.base.verdict = null;
+    }
     this.config = config;
     const results = await allResults();
     return this.show(results);
   }
 
-  /** Shows what `results` (slimmed) say of this card's configuration; returns the evidence. */
+  /**
+   * Shows what `results` (slimmed) say of this card's configuration: the
+   * runner's judgement of its quiet runs against the article (or the newest
+   * sequence's); returns the evidence (the judgements follow when the runner answers).
+   */
   show(results) {
-    const e = runEvidence(results, this.config, this.info.article);
-    if (this.info.article === null) {
-      fill(this.text);
-    } else if (e.vsArticle) {
-      const sentence = articleSentence(e.vsArticle, e.quiet.length);
-      fill(this.text, sentence);
-      fill(this.picture, intervalPicture(e.vsArticle, sentence, "pipebook-evidence-interval"));
-      this.el.dataset.verdict = e.vsArticle.verdict;
-    } else {
-      fill(
-        this.text,
-        `Quiet runs of this configuration so far: ${e.quiet.length}. With ${MIN_RUNS} or more the card states how sure the comparison with the article is (quiet runs only: watching a run costs it).`,
-      );
-      fill(this.picture);
-      delete this.el.dataset.verdict;
-    }
+    const e = runEvidence(results, this.config);
     this.watching.hidden = !e.watching;
     fill(this.watching, e.watching ? e.watching.sentence : "");
     if (this.base) e.baseline = this.showBaseline(results);
+    if (this.info.article === null) {
+      fill(this.text);
+      return e;
+    }
+    const shown = (this.asked += 1);
+    const draw = (asked) => {
+      if (shown !== this.asked) return;
+      showJudged(asked, { text: this.text, picture: this.picture, el: this.el, cls: "pipebook-evidence-interval", words: articleSentence, unit: "quiet run" });
+    };
+    if (this.series) draw({ judgement: this.series });
+    else if (!e.quiet.length) {
+      fill(this.text, "No quiet run of this configuration yet: the runner judges quiet runs only (watching a run costs it).");
+      fill(this.picture);
+      delete this.el.dataset.verdict;
+    } else judge({ paired: true, a: e.quiet, b: figureSide(e.quiet, this.info.article) }).then(draw);
     return e;
   }
 
-  /** Shows the step against the baseline from `results`; returns baselineEvidence's answer. */
+  /** Shows the step against the baseline from `results` (the runner's judgement of the two sets); returns their figures. */
   showBaseline(results) {
     const part = this.base;
     if (!part.learned) {
@@ -176,30 +205,50 @@ export class RunEvidence {
       part.config = configOf(this.baseStep, newest);
     }
     const b = baselineEvidence(results, this.config, part.config);
-    const sentence = baselineSentence(b, this.info.step, part.config, this.baseStep);
-    fill(part.text, sentence);
-    if (b.vsBaseline) {
-      fill(part.picture, intervalPicture(b.vsBaseline, sentence, "pipebook-baseline-interval"));
-      part.el.dataset.verdict = b.vsBaseline.verdict;
-    } else {
+    const shown = (part.asked += 1);
+    const words = (j) => baselineSentence(j, b, this.info.step, part.config, this.baseStep);
+    const draw = (asked) => {
+      if (shown !== part.asked) return;
+      showJudged(asked, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words, unit: "quiet run" });
+    };
+    if (part.verdict) draw({ judgement: part.verdict });
+    else if (!b.mine.length || !b.base.length) {
+      fill(part.text, baselineSentence(null, b, this.info.step, part.config, this.baseStep, "With quiet runs of each, the runner judges how they compare (quiet runs only: watching a run costs it)."));
       fill(part.picture);
       delete part.el.dataset.verdict;
-    }
+    } else judge({ paired: false, a: b.mine, b: b.base }).then(draw);
     return b;
   }
 
+  /** Marks the card busy (or idle again) for a "Run until resolved" of `part` (this or the baseline's). */
+  busy(part, on) {
+    this.running = on;
+    part.el.dataset.state = on ? "busy" : "idle";
+    part.cancel.hidden = !on;
+    this.hold(on);
+    this.onBusy(on);
+  }
+
   /**
-   * The step and the baseline head to head, two quiet pairs a round through the
-   * runner's queue, until the interval clears 1.0 or the pairs are spent. Only
-   * the run's length (seconds, bytes) goes from the card's form: each step runs
-   * at its own sizes.
+   * The step and the baseline head to head: one compare job of quiet pairs
+   * through the runner's queue, its budget the most pairs in all. The runner
+   * adds pairs in its sequential design and sends the verdict; only the run's
+   * length (seconds, bytes) goes from the card's form: each step runs at its own sizes.
    */
   async untilBaseline() {
     const part = this.base;
     if (this.running) return;
     const budget = Number(part.budget.value);
-    if (!Number.isInteger(budget) || budget < ROUND_PAIRS || budget > MAX_BASE_PAIRS) {
-      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${ROUND_PAIRS} to ${MAX_BASE_PAIRS}.`);
+    // The runner's first look: the fewest pairs that can resolve at 95%.
+    this.running = true;
+    const fewest = await fewestAt(true, 1);
+    this.running = false;
+    if (fewest.min === undefined) {
+      fill(part.status, fewest.offline ? OFFLINE_SENTENCE : `Error: ${fewest.error}`);
+      return;
+    }
+    if (!Number.isInteger(budget) || budget < fewest.min || budget > MAX_BASE_PAIRS) {
+      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${fewest.min} to ${MAX_BASE_PAIRS}.`);
       return;
     }
     const read = this.readParams();
@@ -209,80 +258,60 @@ export class RunEvidence {
     }
     const params = {};
     for (const name of ["seconds", "bytes"]) if (read.params[name] !== undefined) params[name] = read.params[name];
-    this.running = true;
-    part.stopped = false;
-    part.el.dataset.state = "busy";
-    part.cancel.hidden = false;
-    this.hold(true);
-    this.onBusy(true);
-    let evidence = await this.refresh();
-    let pairs = 0;
-    let ending = "";
-    const plural = (n) => `${n} pair${n === 1 ? "" : "s"}`;
-    while (!ending) {
-      const c = evidence.baseline.vsBaseline;
-      if (c && c.verdict !== "not_resolved") ending = pairs ? `Resolved after ${plural(pairs)} of quiet runs.` : "Resolved already: no more runs needed.";
-      else if (pairs + ROUND_PAIRS > budget) ending = `Budget spent: ${plural(pairs)} of quiet runs added, not resolved yet.`;
-      else if (part.stopped) ending = `Stopped after ${plural(pairs)}.`;
-      if (ending) break;
-      const round = await this.oneRound(params, pairs, budget);
-      if (!round.ok) {
-        ending = round.message;
-        break;
-      }
-      pairs += round.pairs;
-      evidence = await this.refresh();
-    }
-    fill(part.status, ending);
-    part.el.dataset.state = "idle";
-    part.cancel.hidden = true;
-    this.running = false;
-    this.hold(false);
-    this.onBusy(false);
-  }
-
-  /** One A B B A block of the step and the baseline through the queue: {ok, pairs} or {ok: false, message}. */
-  oneRound(params, done, budget) {
-    const part = this.base;
+    this.busy(part, true);
     const step = this.info.step;
-    return new Promise((resolve) => {
-      let ended = false;
-      const end = (value) => {
-        if (ended) return;
-        ended = true;
-        part.session = null;
-        resolve(value);
-      };
-      const where = (text) => fill(part.status, `Pairs ${done + 1} and ${done + ROUND_PAIRS} of at most ${budget}: ${text}`);
-      part.session = startCompare({ a: step, b: this.baseStep, pairs: ROUND_PAIRS, params }, {
-        connecting: () => where("connecting…"),
-        queued: (position) => where(`waiting for place ${position} in the queue…`),
-        leg: (msg) => {
-          // The page's own record keeps it among the figures until the history lists it.
-          record(msg.result);
-          if (msg.side === "a") this.config = configOf(step, msg.result);
-          else {
-            part.config = configOf(this.baseStep, msg.result);
-            part.learned = true;
-          }
-          where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : this.baseStep} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
-        },
-        verdict: (msg) => end({ ok: true, pairs: msg.pairs }),
-        cancelled: () => end({ ok: false, message: `Stopped after ${done} pair${done === 1 ? "" : "s"}.` }),
-        error: (message) => end({ ok: false, message: `Error: ${message}` }),
-        notice: (message) => where(message),
-      });
+    const where = (text) => fill(part.status, `Head to head, at most ${plural(budget, "pair")}: ${text}`);
+    const end = (text) => {
+      part.session = null;
+      fill(part.status, text);
+      this.busy(part, false);
+      // The step's new quiet runs count on the card's other part too.
+      this.refresh();
+    };
+    part.session = startCompare({ a: step, b: this.baseStep, pairs: fewest.min, budget, params }, {
+      connecting: () => where("connecting…"),
+      queued: (position) => where(`waiting for place ${position} in the queue…`),
+      leg: (msg) => {
+        // The page's own record keeps it among the figures until the history lists it.
+        record(msg.result);
+        if (msg.side === "a") this.config = configOf(step, msg.result);
+        else {
+          part.config = configOf(this.baseStep, msg.result);
+          part.learned = true;
+        }
+        where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : this.baseStep} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
+      },
+      verdict: (msg) => {
+        // The runner's verdict over the pairs: shown until the card's configuration changes.
+        part.verdict = { ...msg, n_a: msg.n_a ?? msg.pairs, n_b: msg.n_b ?? msg.pairs, method: msg.method ?? "signed_rank" };
+        part.asked += 1;
+        showJudged({ judgement: part.verdict }, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words: (j) => baselineSentence(j, null, step, part.config, this.baseStep) });
+        const looked = msg.design === "sequential" ? ` at look ${msg.look} of ${msg.looks}` : "";
+        end(msg.verdict === "faster" || msg.verdict === "slower" ? `Resolved${looked}, after ${plural(msg.pairs, "pair")} of quiet runs.` : `Budget spent: ${plural(msg.pairs, "pair")} of quiet runs${looked}, not resolved.`);
+      },
+      cancelled: () => end("Stopped: the runner kept no verdict of the unfinished pairs."),
+      error: (message) => end(`Error: ${message}`),
+      notice: (message) => where(message),
     });
   }
 
-  /** Quiet runs of the card's configuration, one at a time, until resolved or the budget is spent. */
+  /**
+   * Quiet runs of the card's configuration through the queue, in a sequential
+   * design: looks after every 6 runs (the fewest that can resolve against a
+   * figure), as many as the budget holds (at most 3), each judged by the runner
+   * at that look's level. Only this sequence's runs count: earlier ones were
+   * already looked at.
+   */
   async untilResolved() {
     if (this.running || this.session || this.el.dataset.state === "busy") return;
-    const budget = Number(this.budget.value);
-    if (!Number.isInteger(budget) || budget < 1 || budget > MAX_BUDGET) {
-      fill(this.status, `Quiet runs at most: enter a whole number from 1 to ${MAX_BUDGET}.`);
+    this.running = true;
+    const planned = await pairedPlan(Number(this.budget.value), MAX_BUDGET, "Quiet runs at most");
+    this.running = false;
+    if (!planned.plan) {
+      fill(this.status, planned.message);
       return;
     }
+    const plan = planned.plan;
     const read = this.readParams();
     if (read.errors) {
       fill(this.status, `Error: ${read.errors.join("; ")}.`);
@@ -290,34 +319,33 @@ export class RunEvidence {
     }
     const params = { ...read.params, quiet: true };
     this.stopped = false;
-    this.running = true;
-    this.el.dataset.state = "busy";
-    this.hold(true);
-    this.cancel.hidden = false;
-    this.onBusy(true);
-    let evidence = await this.refresh();
-    let ran = 0;
-    let ending = "";
-    while (!ending) {
-      if (evidence.vsArticle && evidence.vsArticle.verdict !== "not_resolved") ending = ran ? `Resolved after ${ran} quiet run${ran === 1 ? "" : "s"}.` : "Resolved already: no more runs needed.";
-      else if (ran >= budget) ending = `Budget spent: ${ran} quiet run${ran === 1 ? "" : "s"} added, not resolved yet.`;
-      else if (this.stopped) ending = `Stopped after ${ran} quiet run${ran === 1 ? "" : "s"}.`;
-      if (ending) break;
-      const result = await this.oneQuietRun(params, ran + 1, budget);
-      if (!result.ok) {
-        ending = result.message;
-        break;
-      }
-      ran += 1;
-      this.config = configOf(this.info.step, result.result);
-      evidence = await this.refresh();
-    }
-    fill(this.status, ending);
-    this.el.dataset.state = "idle";
-    this.running = false;
-    this.hold(false);
-    this.cancel.hidden = true;
-    this.onBusy(false);
+    this.busy(this, true);
+    fill(this.status, planSentence(plan, "quiet run"));
+    const runs = [];
+    const article = this.info.article;
+    const done = await runSequence(plan, {
+      count: () => runs.length,
+      stopped: () => this.stopped,
+      addOne: async () => {
+        const one = await this.oneQuietRun(params, runs.length + 1, plan.at.at(-1));
+        if (one.ok) {
+          runs.push(one.result.gib_per_s);
+          this.config = configOf(this.info.step, one.result);
+        }
+        return one;
+      },
+      judgeAt: (look, looks) => judge({ paired: true, a: runs, b: figureSide(runs, article), look, looks }),
+      onLook: (j) => {
+        this.series = j;
+        this.asked += 1;
+        showJudged({ judgement: j }, { text: this.text, picture: this.picture, el: this.el, cls: "pipebook-evidence-interval", words: articleSentence, unit: "quiet run" });
+      },
+    });
+    // What watching cost, now with these quiet runs too (the sequence's judgement
+    // stays shown), said before the status tells how the sequence ended.
+    await this.refresh();
+    fill(this.status, endingSentence(done, "quiet run"));
+    this.busy(this, false);
   }
 
   /** One quiet run through the queue: {ok, result} or {ok: false, message}. */
@@ -350,4 +378,9 @@ export class RunEvidence {
       });
     });
   }
+}
+
+/** Whether two configurations are the same (step, sizes, traced). */
+function sameConfig(p, q) {
+  return p.step === q.step && p.bytes_per_call === q.bytes_per_call && p.pipe_capacity === q.pipe_capacity && Boolean(p.traced) === Boolean(q.traced);
 }

@@ -4,11 +4,13 @@
 // button.pipebook-cancel-button, .pipebook-status[data-state], svg[data-points],
 // table.pipebook-sweep-table, and data-state / data-points on the root.
 // Every run is quiet (a sweep draws no live chart, and watching would cost
-// each point). Once two values have two runs each, .pipebook-sweep-verdict
-// states the best value against the worst with its 95% interval
-// (svg.pipebook-sweep-interval, data-verdict on the root), and
-// button.pipebook-sweep-until runs the two, a run of each at a time, until the
-// interval clears 1.0 or input.pipebook-sweep-budget's runs are spent.
+// each point). Once two values have runs, .pipebook-sweep-verdict states the
+// runner's judgement of the best value against the worst (two sets of runs,
+// from 4 a side), with its 95% interval (svg.pipebook-sweep-interval,
+// data-verdict on the root), and button.pipebook-sweep-until runs the two in
+// pairs, a run of each at a time, in a sequential design (the runner judges
+// each planned look), until a look resolves or input.pipebook-sweep-budget's
+// pairs are spent.
 
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
@@ -21,7 +23,12 @@ import { intervalPicture } from "./interval.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
+import { designNote, endingSentence, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
+import { showJudged } from "./runverdict.js";
 import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
+
+/** Most pairs one "Run until resolved" of the best and the worst may run: three looks of six. */
+const MAX_PAIRS = 18;
 
 export function mountSweep(root, { online, catalogEntry, params }) {
   const step = root.dataset.step;
@@ -96,9 +103,9 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   const command = h("p.pipebook-sweep-command");
   const verdictText = h("p.pipebook-sweep-verdict");
   const picture = h("div.pipebook-sweep-picture");
-  const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: 1, max: 10, step: 1, value: 4 });
+  const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_PAIRS, step: 1, value: 12 });
   const untilButton = h("button.pipebook-cancel-button.pipebook-sweep-until", { type: "button" }, "Run until resolved");
-  const untilRow = h("div.pipebook-lab-row", { hidden: true }, field(budget, "Pairs of runs at most"), untilButton);
+  const untilRow = h("div", { hidden: true }, h("div.pipebook-lab-row", null, field(budget, "Pairs of runs at most"), untilButton), designNote(h));
   card.append(form, status, chart.el, table, verdictText, picture, untilRow, command);
 
   let run = null;
@@ -117,9 +124,17 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   };
   setState("idle", "Ready: each value runs as its own queued run, one after another.");
 
-  // The best value against the worst, with its interval once each has two runs.
+  // The best value against the worst, as the runner judges them; after a
+  // "Run until resolved", that sequence's judgement of its pairs instead.
   let judged = null;
-  const judge = () => {
+  let series = null;
+  let asked = 0;
+  const name = (v) => `${label} ${fmt.bytes(v)}`;
+  const shown = (answer) =>
+    showJudged(answer, { text: verdictText, picture, el: root, cls: "pipebook-sweep-interval", words: (j) => bestWorstSentence(j, series?.bw ?? judged, name) });
+  const judgeBestWorst = () => {
+    const mine = (asked += 1);
+    if (series) return;
     judged = bestAgainstWorst(runs);
     if (!judged) {
       fill(verdictText);
@@ -127,19 +142,13 @@ export function mountSweep(root, { online, catalogEntry, params }) {
       delete root.dataset.verdict;
       return;
     }
-    const sentence = bestWorstSentence(judged, (v) => `${label} ${fmt.bytes(v)}`);
-    fill(verdictText, sentence);
-    if (judged.comparison) {
-      fill(picture, intervalPicture(judged.comparison, sentence, "pipebook-sweep-interval"));
-      root.dataset.verdict = judged.comparison.verdict;
-    } else {
-      fill(picture);
-      delete root.dataset.verdict;
-    }
+    judge({ paired: false, a: judged.bestRates, b: judged.worstRates }).then((answer) => {
+      if (mine === asked) shown(answer);
+    });
   };
 
   const redraw = () => {
-    judge();
+    judgeBestWorst();
     const points = summarize(runs);
     chart.draw(points, swept);
     root.dataset.points = String(points.length);
@@ -170,6 +179,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     if (!(reps >= REPEATS.min && reps <= REPEATS.max)) return setState("error", `Error: runs per value must be ${REPEATS.min} to ${REPEATS.max}.`);
     swept = parsed.values;
     untilRow.hidden = true;
+    series = null;
     runs = new Map(swept.map((v) => [v, []]));
     redraw();
     const total = swept.length * reps;
@@ -210,45 +220,68 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     });
   });
 
-  // One more run of the best and of the worst value (a sweep of the two, in
-  // the runner's shuffled order), again until resolved or the budget is spent.
-  untilButton.addEventListener("click", () => {
+  // The best and the worst value again, a run of each at a time (a sweep of
+  // the two, in the runner's shuffled order: each round is a pair), in a
+  // sequential design: the runner judges the pairs at each planned look.
+  untilButton.addEventListener("click", async () => {
     if (run || !judged) return;
-    const most = Math.round(Number(budget.value));
-    if (!(most >= 1 && most <= 10)) return setState("error", "Error: pairs of runs at most must be 1 to 10.");
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_PAIRS, "Pairs of runs at most");
+    if (!planned.plan) return setState("error", planned.message.startsWith("Error") ? planned.message : `Error: ${planned.message}`);
+    const plan = planned.plan;
     const secs = Number(seconds.value);
+    const bw = { best: judged.best, worst: judged.worst };
     // A sweep's values go up (the runner refuses others), whichever won.
-    const pair = [judged.best, judged.worst].sort((a, b) => a - b);
-    let added = 0;
-    const next = () => {
-      if (judged.comparison && judged.comparison.verdict !== "not_resolved") return setState("done", added ? `Resolved after ${added} more run${added === 1 ? "" : "s"} of each.` : "Resolved already: no more runs needed.");
-      if (added >= most) return setState("done", `Budget spent: ${added} more run${added === 1 ? "" : "s"} of each, not resolved yet.`);
-      setState("connecting", `More runs of the best and the worst: pair ${added + 1} of at most ${most}…`);
-      run = startSweep(step, param, pair, 1, { seconds: secs, quiet: true }, {
-        queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-        started: () => setState("running", `More runs of the best and the worst: pair ${added + 1} of at most ${most} (quiet)…`),
-        point: (msg) => {
-          const value = Number(msg.value);
-          if (!runs.has(value)) runs.set(value, []);
-          runs.get(value).push(Number(msg.result?.gib_per_s));
-          redraw();
-        },
-        done: () => {
-          run = null;
-          added += 1;
-          next();
-        },
-        cancelled: () => {
-          run = null;
-          setState("cancelled", `Cancelled after ${added} more run${added === 1 ? "" : "s"} of each. Nothing is left running.`);
-        },
-        error: (message) => {
-          run = null;
-          setState("error", `Error: ${message}`);
-        },
+    const pair = [bw.best, bw.worst].sort((a, b) => a - b);
+    const pairs = { best: [], worst: [] };
+    let stopped = false;
+    // From now on the card shows this sequence's looks, not the sweep's sets.
+    series = { bw };
+    const onePair = () =>
+      new Promise((resolve) => {
+        const got = new Map();
+        setState("connecting", `${planSentence(plan, "pair")} Pair ${pairs.best.length + 1} of at most ${plan.at.at(-1)}…`);
+        run = startSweep(step, param, pair, 1, { seconds: secs, quiet: true }, {
+          queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+          started: () => setState("running", `More runs of the best and the worst: pair ${pairs.best.length + 1} of at most ${plan.at.at(-1)} (quiet)…`),
+          point: (msg) => {
+            const value = Number(msg.value);
+            const rate = Number(msg.result?.gib_per_s);
+            got.set(value, rate);
+            if (!runs.has(value)) runs.set(value, []);
+            runs.get(value).push(rate);
+            redraw();
+          },
+          done: () => {
+            run = null;
+            if (!got.has(bw.best) || !got.has(bw.worst)) return resolve({ ok: false, message: "Error: a pair came back without both values." });
+            pairs.best.push(got.get(bw.best));
+            pairs.worst.push(got.get(bw.worst));
+            resolve({ ok: true });
+          },
+          cancelled: () => {
+            run = null;
+            stopped = true;
+            resolve({ ok: false, message: `Stopped after ${pairs.best.length} pair${pairs.best.length === 1 ? "" : "s"}. Nothing is left running.` });
+          },
+          error: (message) => {
+            run = null;
+            resolve({ ok: false, message: `Error: ${message}` });
+          },
+        });
       });
-    };
-    next();
+    const done = await runSequence(plan, {
+      count: () => pairs.best.length,
+      stopped: () => stopped,
+      addOne: onePair,
+      judgeAt: (look, looks) => judge({ paired: true, a: pairs.best, b: pairs.worst, look, looks }),
+      onLook: (j) => {
+        series = { bw, judgement: j };
+        asked += 1;
+        shown({ judgement: j });
+      },
+    });
+    const text = endingSentence(done, "pair");
+    setState(done.ending === "error" && text.startsWith("Error") ? "error" : done.ending === "error" ? "cancelled" : "done", text);
   });
 
   cancelButton.addEventListener("click", () => {

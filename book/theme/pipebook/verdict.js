@@ -1,65 +1,41 @@
 // Verdicts the page states, in words and as a picture (pure: no DOM, no
-// network): the machine check before a comparison or a lab, a comparison's
-// sentence, the layout of a ratio's interval against 1.0, and the one
-// definition of a comparison every card uses (`compareRuns`): the runner's
-// bootstrap (stats.js), judged and sized as pipebench's stats::verdict judges
-// and sizes it, so a card and the CLI say the same of the same runs.
+// network): the machine check before a comparison or a lab, the sentences of
+// the runner's judgements (judge.js asks for them: the page judges nothing
+// itself), the layout of a ratio's interval against 1.0, and which runs each
+// card sets against which (runEvidence, baselineEvidence, articleColumn,
+// bestAgainstWorst gather the figures; the runner judges them).
 
 import { bytes } from "./format.js";
-import { median, ratioOfMediansPaired, ratioOfMediansUnpaired } from "./stats.js";
+import { designSentence, plural, tooFewSentence } from "./judge.js";
 
-/** The difference "more runs to resolve" is sized for: 10%, as the runner's. */
-export const RESOLVE_DIFFERENCE = 1.1;
+/** The median (the mean of the middle two for an even count), or null: a figure shown, never a verdict. */
+export function median(values) {
+  if (!values.length) return null;
+  const s = [...values].sort((p, q) => p - q);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
 
-/** Fewest runs a side before a ratio has an interval. */
-export const MIN_RUNS = 2;
-
-/**
- * Where an interval low..high lies against a threshold (1.0 for "A against B"):
- * "faster" wholly above, "slower" wholly below, else "not_resolved".
- */
-export function judge(low, high, threshold = 1) {
-  if (low > threshold) return "faster";
-  if (high < threshold) return "slower";
-  return "not_resolved";
+/** The figures a judgement stands on: "6 pairs", "4 and 5 runs". */
+function basis(j, unit) {
+  if (j.method === "rank_sum") return `${j.n_a} and ${j.n_b} ${unit === "pair" ? "run" : unit}s`;
+  return plural(j.n_a, unit);
 }
 
 /**
- * About how many more runs (pairs, or runs a side) would narrow the interval to
- * ±difference around its centre at this noise: the width shrinks as 1/sqrt(n),
- * on the log scale where ratios are symmetric. 0 when it is that narrow already.
+ * The runner's judgement `j` of A against B in words: `a` and `verb` start the
+ * sentence ("write-read is"), `b` names B, `won`/`lost` end it when the
+ * interval clears 1.0. A too_few judgement says why there is no verdict; a
+ * look of a sequential design says which.
  */
-export function morePairs(n, low, high, difference = RESOLVE_DIFFERENCE) {
-  const half = (Math.log(high) - Math.log(low)) / 2;
-  const target = Math.log(difference);
-  if (!(Number.isFinite(half) && target > 0) || half <= target) return 0;
-  const half2 = (half / target) * (half / target);
-  return Math.max(Math.ceil(n * half2) - n, 0);
-}
-
-/**
- * A's runs against B's (rates: higher is faster): median(A) / median(B), its 95%
- * interval, the verdict and about how many more runs would resolve a 10%
- * difference: {ratio, ci_low, ci_high, runs, verdict, more_pairs}, or null with
- * fewer than two runs a side. `paired` when a[i] and b[i] ran back to back (the
- * compare job's pairs: whole pairs are resampled); otherwise the two sets are
- * resampled each on its own, as a lab's tasks are.
- */
-export function compareRuns(a, b, { paired = false } = {}) {
-  const i = paired ? ratioOfMediansPaired(a, b) : ratioOfMediansUnpaired(a, b);
-  if (!i) return null;
-  const runs = Math.min(a.length, b.length);
-  return { ratio: i.ratio, ci_low: i.low, ci_high: i.high, runs, pairs: runs, verdict: judge(i.low, i.high), more_pairs: morePairs(runs, i.low, i.high) };
-}
-
-/**
- * Runs against a published figure that has no spread of its own (the article's):
- * the same definition with the figure as a set that never varies, so the
- * interval is the runs' own, divided by the figure.
- */
-export function compareWithFigure(runs, figure) {
-  if (!(typeof figure === "number" && figure > 0)) return null;
-  return compareRuns(runs, runs.map(() => figure));
+export function judgedSentence(j, { a, b, unit = "pair", verb = "is", won = `${a} is faster`, lost = `${a} is slower` }) {
+  if (j.verdict === "too_few") return tooFewSentence(j, unit);
+  const figures = `${a} ${verb} ${ratioText(j.ratio)}× ${b} (95% interval ${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${basis(j, unit)})`;
+  const design = designSentence(j);
+  const tail = design ? ` ${design}` : "";
+  if (j.verdict === "faster") return `${figures}: ${won}.${tail}`;
+  if (j.verdict === "slower") return `${figures}: ${lost}.${tail}`;
+  return `Not resolved: ${figures}; the interval holds 1.0.${tail}`;
 }
 
 /** The machine check's advice (from /api/precheck) as one sentence. */
@@ -77,15 +53,12 @@ export function ratioText(v) {
 }
 
 /**
- * A comparison (the runner's `leg` or `verdict` figures: ratio, ci_low, ci_high,
- * pairs, verdict, more_pairs) of A against B, in words.
+ * The compare job's verdict (the runner's figures: ratio, ci_low, ci_high,
+ * verdict, n_a or pairs, design, look) of A against B, in words.
  */
 export function compareSentence(c, a, b) {
-  const figures = `${a} is ${ratioText(c.ratio)}× ${b} (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${c.pairs} pairs)`;
-  if (c.verdict === "faster") return `${figures}: ${a} is faster.`;
-  if (c.verdict === "slower") return `${figures}: ${a} is slower.`;
-  if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
-  return `Not resolved: ${figures}; the interval holds 1.0; about ${c.more_pairs} more pairs would resolve a 10% difference at this noise.`;
+  const j = { ...c, n_a: c.n_a ?? c.pairs, n_b: c.n_b ?? c.pairs, method: c.method ?? "signed_rank" };
+  return judgedSentence(j, { a, b, unit: "pair" });
 }
 
 /**
@@ -124,19 +97,18 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
 
 /**
  * What the reader's runs of one configuration (`config`: {step, bytes_per_call,
- * pipe_capacity, traced}) say, from results as store.js slims them: the quiet figures
- * and the live ones (runs that do not say how they ran are left out), the
- * quiet runs against the article's figure (null below two quiet runs or without
- * a figure) and what watching cost (null without one run of each).
+ * pipe_capacity, traced}) are, from results as store.js slims them: the quiet
+ * figures and the live ones (runs that do not say how they ran are left out),
+ * and what watching cost (null without one run of each). The runner judges the
+ * quiet runs against the article's figure (judge.js).
  */
-export function runEvidence(results, config, article) {
+export function runEvidence(results, config) {
   const same = sameConfiguration(results, config);
   const quiet = same.filter((r) => !r.watched).map((r) => r.gib_per_s);
   const live = same.filter((r) => r.watched).map((r) => r.gib_per_s);
   return {
     quiet,
     live,
-    vsArticle: quiet.length >= MIN_RUNS ? compareWithFigure(quiet, article) : null,
     watching: quiet.length && live.length ? watchingCost(median(live), median(quiet), { live: live.length, quiet: quiet.length }) : null,
   };
 }
@@ -165,82 +137,72 @@ export function baseOf(step) {
 /**
  * A step against the baseline, from results as store.js slims them: the quiet
  * figures of `config` (the card's configuration) and of `baseConfig` (the
- * baseline's), and `vsBaseline`, compareRuns over the two sets (unpaired: the
- * history's runs were not all made in pairs), null below two quiet runs a side.
+ * baseline's). The runner judges them as two separate sets (the history's runs
+ * were not all made in pairs).
  */
 export function baselineEvidence(results, config, baseConfig) {
   const quietOf = (c) => sameConfiguration(results, c).filter((r) => !r.watched).map((r) => r.gib_per_s);
-  const mine = quietOf(config);
-  const base = quietOf(baseConfig);
-  return { mine, base, vsBaseline: compareRuns(mine, base) };
+  return { mine: quietOf(config), base: quietOf(baseConfig) };
 }
 
-/**
- * A run card's verdict against the baseline (`e`: baselineEvidence), in words;
- * `baseConfig` ({bytes_per_call, pipe_capacity}) names the baseline's sizes when known.
- */
-export function baselineSentence(e, step, baseConfig = {}, baseStep = BASELINE) {
-  const [mine, base] = [e.mine.length, e.base.length];
-  const c = e.vsBaseline;
+/** How the baseline is named on a card: the step, its role and, when known, its sizes. */
+export function baselineName(step, baseConfig = {}, baseStep = BASELINE) {
   const sized = Number.isFinite(baseConfig.bytes_per_call) && Number.isFinite(baseConfig.pipe_capacity);
   const role = baseStep === BASELINE ? "the baseline" : "its step's own configuration";
-  const name = sized ? `${baseStep}, ${role} (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${baseStep}, ${role}`;
-  if (!c) return `Quiet runs so far: ${mine} of ${step} and ${base} of ${name}. With ${MIN_RUNS} or more of each, the card states how ${step} compares with ${role} and how sure that is (quiet runs only: watching a run costs it).`;
-  const figures = `${step} is ${ratioText(c.ratio)}× ${name}; 95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${mine} and ${base} quiet runs`;
-  if (c.verdict === "faster") return `${figures}: faster than ${role}.`;
-  if (c.verdict === "slower") return `${figures}: slower than ${role}.`;
-  if (!c.more_pairs) return `Not resolved: ${figures}. The interval holds 1.0 and already rules out a difference of 10% or more.`;
-  return `Not resolved: ${figures}. About ${c.more_pairs} more quiet runs of each would resolve a 10% difference at this noise.`;
+  return { role, name: sized ? `${baseStep}, ${role} (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${baseStep}, ${role}` };
 }
 
 /**
- * Quiet runs against a published figure (`compareWithFigure`), in words ("" without
- * one): `figure` names the figure ("the article's figure"), `machine` whose it is.
+ * A run card's step against the baseline, in words: the runner's judgement `j`
+ * of the step's quiet runs against the baseline's (null while it is asked, or
+ * without a runner: then the counts and `fallback`).
  */
-export function figureSentence(c, runs, figure, machine) {
-  if (!c) return "";
-  const figures = `${runs} quiet runs here are ${ratioText(c.ratio)}× ${figure} (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`;
-  if (c.verdict === "faster") return `${figures}: faster than ${machine}.`;
-  if (c.verdict === "slower") return `${figures}: slower than ${machine}.`;
-  if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
-  return `Not resolved: ${figures}; about ${c.more_pairs} more quiet runs would resolve a 10% difference at this noise.`;
+export function baselineSentence(j, e, step, baseConfig = {}, baseStep = BASELINE, fallback = "") {
+  const { role, name } = baselineName(step, baseConfig, baseStep);
+  if (!j) return `Quiet runs so far: ${e.mine.length} of ${step} and ${e.base.length} of ${name}.${fallback ? ` ${fallback}` : ""}`;
+  // A head-to-head's verdict is over pairs; the history's runs are two sets.
+  const unit = j.method === "signed_rank" ? "pair" : "quiet run";
+  return judgedSentence(j, { a: step, b: name, unit, won: `faster than ${role}`, lost: `slower than ${role}` });
 }
 
-/** A run card's verdict against the article, in words ("" without one). */
-export function articleSentence(c, runs) {
-  return figureSentence(c, runs, "the article's figure", "the article's machine");
+/**
+ * Quiet runs against a published figure, in words: the runner's judgement `j`
+ * of the runs paired with the figure. `figure` names the figure ("the
+ * article's figure"), `machine` whose it is.
+ */
+export function figureSentence(j, figure, machine) {
+  return judgedSentence(j, { a: "Quiet runs here", verb: "are", b: figure, unit: "quiet run", won: `faster than ${machine}`, lost: `slower than ${machine}` });
 }
 
-/** An IPC card's quiet runs against the survey's rate, in words ("" without one). */
-export function surveySentence(c, runs) {
-  return figureSentence(c, runs, "the survey's rate", "the survey's machine");
+/** A run card's quiet runs against the article, in words. */
+export function articleSentence(j) {
+  return figureSentence(j, "the article's figure", "the article's machine");
 }
 
 /**
  * The results table's "÷ article" cell for one step, from results as store.js
  * slims them: the quiet, untraced runs of the step's newest quiet configuration
- * (its sizes; watched runs are left out, as every comparison leaves them out)
- * against the article's figure. {config, quiet (their count), left (the step's
- * runs not used: watched, traced, other sizes, or not saying), ratio (median of
- * the quiet runs over the figure, or null), vsArticle (compareWithFigure, from
- * two quiet runs on)}, or null without a figure.
+ * (its sizes; watched runs are left out, as every comparison leaves them out).
+ * {config, runs (their figures), quiet (their count), left (the step's runs not
+ * used), ratio (median of the quiet runs over the figure, or null)}, or null
+ * without a figure. The runner judges the runs against the figure.
  */
 export function articleColumn(results, step, article) {
   if (!(typeof article === "number" && article > 0)) return null;
   const all = results.filter((r) => r.step === step);
   const newest = all.filter((r) => r.watched === false && !r.traced).at(-1);
-  if (!newest) return { config: null, quiet: 0, left: all.length, ratio: null, vsArticle: null };
+  if (!newest) return { config: null, article, runs: [], quiet: 0, left: all.length, ratio: null };
   const config = { step };
   if (Number.isFinite(newest.bytes_per_call)) config.bytes_per_call = newest.bytes_per_call;
   if (Number.isFinite(newest.pipe_capacity)) config.pipe_capacity = newest.pipe_capacity;
-  const e = runEvidence(results, config, article);
-  return { config, quiet: e.quiet.length, left: all.length - e.quiet.length, ratio: e.quiet.length ? median(e.quiet) / article : null, vsArticle: e.vsArticle };
+  const e = runEvidence(results, config);
+  return { config, article, runs: e.quiet, quiet: e.quiet.length, left: all.length - e.quiet.length, ratio: e.quiet.length ? median(e.quiet) / article : null };
 }
 
 /**
  * A sweep's best value against its worst, by median, from `runsByValue` (a Map
- * of value to its GiB/s figures): {best, worst, comparison} with the comparison
- * null until each has two runs, or null with fewer than two values.
+ * of value to its GiB/s figures): {best, worst, bestRates, worstRates}, or
+ * null with fewer than two values. The runner judges the two sets.
  */
 export function bestAgainstWorst(runsByValue) {
   const points = [...runsByValue.entries()]
@@ -250,16 +212,11 @@ export function bestAgainstWorst(runsByValue) {
   const sorted = [...points].sort((p, q) => q.median - p.median);
   const best = sorted[0];
   const worst = sorted[sorted.length - 1];
-  return { best: best.value, worst: worst.value, comparison: compareRuns(best.rates, worst.rates) };
+  return { best: best.value, worst: worst.value, bestRates: best.rates, worstRates: worst.rates };
 }
 
-/** The sentence for a sweep's best against its worst, values named by `name(value)`. */
-export function bestWorstSentence(bw, name) {
+/** The sentence for a sweep's best against its worst (the runner's judgement `j`), values named by `name(value)`. */
+export function bestWorstSentence(j, bw, name) {
   const [best, worst] = [name(bw.best), name(bw.worst)];
-  const c = bw.comparison;
-  if (!c) return `Best ${best} against worst ${worst}: with ${MIN_RUNS} or more runs of each, the card states how sure the difference is.`;
-  const figures = `best ${best} is ${ratioText(c.ratio)}× worst ${worst} (95% interval ${ratioText(c.ci_low)} to ${ratioText(c.ci_high)}, ${c.runs} runs each at least)`;
-  if (c.verdict !== "not_resolved") return `Resolved: ${figures}.`;
-  if (!c.more_pairs) return `Not resolved: ${figures}; the interval holds 1.0 and already rules out a difference of 10% or more.`;
-  return `Not resolved: ${figures}; about ${c.more_pairs} more runs of each would resolve a 10% difference at this noise.`;
+  return judgedSentence(j, { a: `Best ${best}`, b: `worst ${worst}`, unit: j.method === "rank_sum" ? "run" : "pair", won: "resolved", lost: "resolved (the order turned)" });
 }

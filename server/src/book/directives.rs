@@ -52,6 +52,8 @@ enum Directive<'a> {
     Compare(&'a str, &'a str),
     /// One line: what this kernel does where the chapter depends on it.
     Kernel(ProbeId),
+    /// One step against itself, many times: the false claims counted (the A/A card).
+    SelfCompare(&'a str),
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -230,6 +232,13 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 )),
             }
         }
+        "aa" => {
+            let mut words = args.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(id), None) => Ok(Some(Directive::SelfCompare(id))),
+                _ => Err("one step to set against itself: write `{{#aa STEP-ID}}`".into()),
+            }
+        }
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -321,6 +330,13 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
             Ok(format!(
                 r#"<div class="pipebook-compare" data-a="{a}" data-b="{b}"></div>"#
+            ))
+        }
+        Directive::SelfCompare(id) => {
+            known_step(id, chapter)?;
+            // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+            Ok(format!(
+                r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>Run {id} against itself and count the false claims.</strong> {START_HINT} On the command line: <code>pipebench compare {id} {id} --pairs 6</code>, as many times as you like.</p></div>"#
             ))
         }
         Directive::Sweep(id, param) => {

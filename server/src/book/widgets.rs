@@ -31,6 +31,7 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
     "pipebook-shared-pipe",
     "pipebook-compare",
     "pipebook-kernel",
+    "pipebook-aa",
 ];
 
 /// Classes a directive writes inside its placeholder: the static text a reader

@@ -162,7 +162,7 @@ fn the_widget_check_knows_every_class_the_directives_write() {
             {{#lab variance}}\n\n{{#ipc posix-shm}}\n\n{{#ipc-matrix}}\n\n\
             {{#pages vmsplice-splice huge-pages}}\n\n{{#walk}}\n\n{{#results}}\n\n{{#system}}\n\n\
             {{#latency pipe}}\n\n{{#latency-matrix}}\n\n{{#tune busy-loop}}\n\n{{#tool}}\n\n\
-            {{#shared-pipe}}\n\n{{#compare busy-loop write-read}}\n\n{{#kernel vmsplice}}\n";
+            {{#shared-pipe}}\n\n{{#compare busy-loop write-read}}\n\n{{#kernel vmsplice}}\n\n{{#aa write-read}}\n";
     let out = expand(every_kind, "x.md").unwrap();
     let mut written: Vec<&str> = pipebook_classes(&out);
     written.sort_unstable();
@@ -283,4 +283,20 @@ fn kernel_expands_to_a_line_the_page_fills_and_refuses_unknown_probes() {
     );
     assert!(expand("{{#kernel}}", "x.md").is_err());
     assert!(expand("{{#kernel thp perf}}", "x.md").is_err());
+}
+
+#[test]
+fn the_a_a_card_names_one_known_step_and_says_what_to_run_without_the_runner() {
+    let card = expand("{{#aa write-read}}", "x.md").unwrap();
+    assert!(
+        card.contains(r#"class="pipebook-aa" data-step="write-read""#),
+        "{card}"
+    );
+    assert!(
+        card.contains("pipebench compare write-read write-read --pairs 6"),
+        "{card}"
+    );
+    for bad in ["{{#aa}}", "{{#aa nope}}", "{{#aa write-read busy-loop}}"] {
+        assert!(expand(bad, "x.md").is_err(), "{bad} should be refused");
+    }
 }

@@ -1,7 +1,9 @@
 //! The compare card in "Your machine vs the article": two steps head to head in
-//! quiet pairs, run until resolved on a small budget, the verdict in words and
-//! its interval drawn against 1.0; then "More pairs" takes the same comparison
-//! up (its pairs counted, two new ones run); axe-core clean once done.
+//! quiet pairs, run until resolved on a small budget (the runner's sequential
+//! design, which the card names and links to the chapter that explains it), the
+//! runner's verdict in words and its interval drawn against 1.0; then "More
+//! pairs" takes the same comparison up (its pairs counted, six new ones run);
+//! axe-core clean once done.
 
 use std::time::Duration;
 
@@ -17,8 +19,9 @@ async fn the_compare_card_resolves_a_comparison_on_a_small_budget() {
     in_fresh_page("compare-card", resolve).await;
 }
 
-/// busy-loop against write-read, 16 MiB a run, two pairs first and at most six:
-/// the card runs until the interval clears 1.0 and says busy-loop is faster.
+/// busy-loop against write-read, 16 MiB a run, six pairs first (the fewest that
+/// can resolve at 95%) and at most twelve: the runner resolves it and the card
+/// says busy-loop is faster.
 async fn resolve(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(MACHINE_CHAPTER)?;
@@ -46,10 +49,10 @@ async fn resolve(page: &Page) -> TestResult {
         &format!(
             "const r = document.querySelector('{ROOT}');
              r.scrollIntoView({{ block: 'start' }});
-             r.querySelector('input.pipebook-compare-pairs').value = '2';
+             r.querySelector('input.pipebook-compare-pairs').value = '6';
              r.querySelector('input.pipebook-compare-bytes').value = '16MiB';
              r.querySelector('input.pipebook-compare-until').checked = true;
-             r.querySelector('input.pipebook-compare-budget').value = '6';
+             r.querySelector('input.pipebook-compare-budget').value = '12';
              r.querySelector('button.pipebook-compare-start').click();
              return true;"
         ),
@@ -67,6 +70,7 @@ async fn resolve(page: &Page) -> TestResult {
                status,
                drawn: !!r.querySelector('svg.pipebook-compare-interval rect'),
                label: r.querySelector('svg.pipebook-compare-interval')?.getAttribute('aria-label'),
+               design: r.querySelector('.pipebook-design-note a')?.getAttribute('href') ?? null,
              }} : null;"
         ),
         Duration::from_secs(120),
@@ -85,6 +89,11 @@ async fn resolve(page: &Page) -> TestResult {
             "the interval should be drawn, named by the verdict: {done}"
         ));
     }
+    if done["design"] != "comparing-runs.html" {
+        return Err(format!(
+            "Run until resolved should name its design and link the chapter: {done}"
+        ));
+    }
     // More pairs: the same comparison goes on, its earlier pairs counted.
     let before = done["status"].as_str().unwrap_or("").to_string();
     let earlier: u64 = before
@@ -97,7 +106,7 @@ async fn resolve(page: &Page) -> TestResult {
         &format!(
             "const r = document.querySelector('{ROOT}');
              r.querySelector('input.pipebook-compare-until').checked = false;
-             r.querySelector('input.pipebook-compare-pairs').value = '2';
+             r.querySelector('input.pipebook-compare-pairs').value = '6';
              r.querySelector('button.pipebook-compare-more').click();
              return true;"
         ),
@@ -119,18 +128,18 @@ async fn resolve(page: &Page) -> TestResult {
     )
     .await?;
     let expected = format!(
-        "Done: {} pairs of quiet runs ({earlier} taken up, 2 new).",
-        earlier + 2
+        "Done: {} pairs of quiet runs ({earlier} taken up, 6 new).",
+        earlier + 6
     );
     if !more["status"].as_str().unwrap_or("").starts_with(&expected)
         || !more["sentence"]
             .as_str()
             .unwrap_or("")
-            .contains(&format!("{} pairs", earlier + 2))
+            .contains(&format!("{} pairs", earlier + 6))
     {
         return Err(format!(
             "More pairs should take the comparison up to {} pairs: {more}",
-            earlier + 2
+            earlier + 6
         ));
     }
     let path = screenshot_element(client, ROOT, "compare-card-done").await?;

@@ -1,13 +1,15 @@
-//! Intervals where the cards state a ratio. The run card: one live run, then
-//! "Run until resolved" on a small budget of one-second quiet runs; the card
-//! states its quiet runs against the article with their 95% interval, draws it
-//! against 1.0, says what watching cost from the live and quiet figures. A
-//! variant's run card against the baseline: "Run until resolved" sends the two
-//! head to head in quiet pairs on a small budget, and the card states and draws
-//! the interval. The sweep card: two values, two quiet runs each, its best against its worst with
-//! the interval drawn, then more runs of the two until resolved. The IPC
-//! matrix: one mechanism against another, run in quiet turns until resolved on
-//! 2 MiB runs, the interval drawn. All axe-clean.
+//! Intervals where the cards state a ratio, every one as the runner judged it
+//! (the page judges nothing). The run card: one live run, then "Run until
+//! resolved" on the smallest budget of one-second quiet runs (one look of
+//! six, a sequential design the card names and links to the chapter that
+//! explains it); the card states its quiet runs against the article with their
+//! 95% interval, draws it against 1.0, says what watching cost from the live
+//! and quiet figures. A variant's run card against the baseline: "Run until
+//! resolved" sends the two head to head in six quiet pairs, and the card states
+//! and draws the runner's verdict. The sweep card: two values, two quiet runs
+//! each, which cannot resolve at 95% and says so (no bar drawn), then pairs of
+//! the two until resolved. The IPC matrix: one mechanism against another, run
+//! in quiet pairs until resolved on 2 MiB runs, the interval drawn. All axe-clean.
 
 use std::time::Duration;
 
@@ -212,7 +214,7 @@ async fn evidence(page: &Page) -> TestResult {
             "after the live run, Run until resolved should be ready: {before}"
         ));
     }
-    run_until(client, &part, "", "pipebook-evidence", 3).await?;
+    run_until(client, &part, "", "pipebook-evidence", 6).await?;
     // While the quiet runs go, the card's own Run waits.
     held_while_busy(
         client,
@@ -228,16 +230,35 @@ async fn evidence(page: &Page) -> TestResult {
             client,
             &format!(
                 "watching: e.querySelector('.pipebook-watching').hidden ? null : e.querySelector('.pipebook-watching').textContent,
-                 runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,"
+                 runEnabled: !document.querySelector('{root} button.pipebook-run-button').disabled,
+                 design: e.querySelector('.pipebook-design-note a')?.getAttribute('href') ?? null,"
             ),
             "the quiet runs to end",
         )
         .await?;
     check_stated(
         &done,
-        &["quiet runs here are", "the article's figure"],
+        &[
+            "Quiet runs here are",
+            "the article's figure",
+            "6 quiet runs",
+        ],
         "the run card against the article",
     )?;
+    // One look, planned before the first run: the card says which design it is.
+    let status = done["status"].as_str().unwrap_or("");
+    if !(status == "Resolved at look 1, after 6 quiet runs."
+        || status == "Budget spent: 6 quiet runs in 1 look, not resolved.")
+        || done["design"] != "comparing-runs.html"
+        || !done["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Look 1 of 1 of a sequential design")
+    {
+        return Err(format!(
+            "six quiet runs, one planned look, the design named and linked: {done}"
+        ));
+    }
     let watching = done["watching"].as_str().unwrap_or("");
     if !(watching.starts_with("Watching cost") || watching.starts_with("Live was")) {
         return Err(format!(
@@ -324,13 +345,13 @@ async fn against_baseline(page: &Page) -> TestResult {
             "before any run the card should say it has no quiet run: {before}"
         ));
     }
-    // Half-second runs, two pairs at most: one A B B A block.
+    // Half-second runs, six pairs at most: the fewest that can resolve.
     run_until(
         client,
         &part,
         &format!("document.querySelector('{root} input.pipebook-seconds').value = '0.5';"),
         "pipebook-baseline",
-        2,
+        6,
     )
     .await?;
     held_while_busy(
@@ -359,16 +380,16 @@ async fn against_baseline(page: &Page) -> TestResult {
         .await?;
     let status = done["status"].as_str().unwrap_or("");
     // Its runs had to run: none of this variant was on record before.
-    if !(status.starts_with("Resolved after 2 pairs")
-        || status.starts_with("Budget spent: 2 pairs"))
+    if !(status.starts_with("Resolved") || status.starts_with("Budget spent: 6 pairs"))
+        || !status.contains("6 pairs of quiet runs")
     {
         return Err(format!(
-            "two pairs should run, then the card says resolved or budget spent: {done}"
+            "six pairs should run, then the card says resolved or budget spent: {done}"
         ));
     }
     check_stated(
         &done,
-        &[AGAINST_BASELINE, "write-read, the baseline", "quiet runs"],
+        &[AGAINST_BASELINE, "write-read, the baseline", "6 pairs"],
         "the step against the baseline",
     )?;
     if done["runEnabled"] != true {
@@ -426,13 +447,12 @@ async fn sweep(page: &Page) -> TestResult {
     if first["state"] != "done" {
         return Err(format!("the sweep should end done: {first}"));
     }
+    // Two runs a value cannot resolve at 95%: the card says so, and draws no bar.
     let text = first["text"].as_str().unwrap_or("");
-    if !text.contains("95% interval")
-        || first["drawn"] != true
-        || first["label"].as_str() != Some(text)
-    {
+    let too_few = "2 runs a side cannot resolve at 95%: at least 4 a side are needed.";
+    if text != too_few || first["drawn"] != false || first["label"].as_str() != Some(too_few) {
         return Err(format!(
-            "two runs a value should state and draw the best against the worst: {first}"
+            "two runs a value should say they cannot resolve, with no bar drawn: {first}"
         ));
     }
     if !first["status"].as_str().unwrap_or("").contains("(quiet)") || first["until"] != true {
@@ -440,14 +460,14 @@ async fn sweep(page: &Page) -> TestResult {
             "the sweep's runs are quiet and Run until resolved is offered: {first}"
         ));
     }
-    run_until(client, SWEEP, "", "pipebook-sweep", 2).await?;
+    run_until(client, SWEEP, "", "pipebook-sweep", 6).await?;
     // It ran (or was resolved already): the status says which, and the verdict matches.
     let after = stated
         .ended(client, "", "more runs of the best and the worst")
         .await?;
     check_stated(
         &after,
-        &["best", "worst"],
+        &["Best", "worst", "6 pairs", "sequential design"],
         "the sweep's best against its worst",
     )?;
     let path = shot_and_audit(client, SWEEP, "sweep-interval", "sweep with its interval").await?;
@@ -495,7 +515,7 @@ async fn ipc_versus(page: &Page) -> TestResult {
         &part,
         &format!("document.querySelector('{MATRIX} input.pipebook-ipc-bytes').value = '2MiB';"),
         "pipebook-ipc-versus",
-        3,
+        6,
     )
     .await?;
     let stated = Stated::of(&part, "pipebook-ipc-versus");
@@ -504,7 +524,7 @@ async fn ipc_versus(page: &Page) -> TestResult {
         .await?;
     check_stated(
         &done,
-        &["pipe-rw is", "quiet runs)"],
+        &["pipe-rw is", "6 pairs)", "sequential design"],
         "one mechanism against another",
     )?;
     let path = shot_and_audit(
@@ -544,14 +564,14 @@ async fn ipc_survey(page: &Page) -> TestResult {
         "the IPC card's part against the survey",
     )
     .await?;
-    // 2 MiB runs, at most three: other tests' quiet 2 MiB runs of posix-shm
-    // may count too, and the card must then resolve sooner, never later.
+    // 2 MiB runs, six at most: one planned look. Only this sequence's runs
+    // count (earlier ones were already looked at).
     run_until(
         client,
         &part,
         &format!("document.querySelector('{IPC_CARD} input.pipebook-ipc-bytes').value = '2MiB';"),
         "pipebook-ipc-evidence",
-        3,
+        6,
     )
     .await?;
     held_while_busy(
@@ -567,30 +587,25 @@ async fn ipc_survey(page: &Page) -> TestResult {
         .ended(
             client,
             &format!(
-                "quiet: Number(e.dataset.quiet),
-                 runEnabled: !document.querySelector('{IPC_CARD} button.pipebook-ipc-button').disabled,"
+                "runEnabled: !document.querySelector('{IPC_CARD} button.pipebook-ipc-button').disabled,"
             ),
             "posix-shm's quiet runs against the survey",
         )
         .await?;
-    // At least one run ran (the first names the configuration), and two or more are compared.
     let status = done["status"].as_str().unwrap_or("");
-    if !(status.contains("after 1 quiet run")
-        || status.contains("after 2 quiet runs")
-        || status.contains("after 3 quiet runs")
-        || status.contains("3 quiet runs added"))
-        || done["quiet"].as_u64().is_none_or(|n| n < 2)
+    if !(status == "Resolved at look 1, after 6 quiet runs."
+        || status == "Budget spent: 6 quiet runs in 1 look, not resolved.")
     {
         return Err(format!(
-            "the card should add quiet 2 MiB runs and compare two or more: {done}"
+            "the card should add six quiet 2 MiB runs and look once: {done}"
         ));
     }
     check_stated(
         &done,
         &[
-            "quiet runs here are",
+            "Quiet runs of posix-shm here are",
             "the survey's rate",
-            "Runs of posix-shm (2 MiB",
+            "6 quiet runs",
         ],
         "the IPC card against the survey",
     )?;
@@ -617,9 +632,10 @@ async fn the_results_table_states_each_step_against_the_article_from_quiet_runs(
     in_fresh_page("results-interval", results_interval).await;
 }
 
-/// Quiet runs of the baseline until resolved against the article (two at most),
-/// then the results table's ÷ article for it: from quiet runs only, with the
-/// same interval the run card states, and the runs it used named.
+/// Quiet runs of the baseline until resolved against the article (one look of
+/// six), then, on a fresh load, the run card's judgement of all its quiet runs
+/// (fixed design) and the results table's ÷ article for it: from the same
+/// quiet runs only, the same interval from the runner, and the runs it used named.
 async fn results_interval(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter(RUN_CHAPTER)?;
@@ -638,16 +654,27 @@ async fn results_interval(page: &Page) -> TestResult {
     .await?;
     start_run(client, "0.5").await?;
     wait_until_done(client, Duration::from_secs(60)).await?;
-    run_until(client, &part, "", "pipebook-evidence", 2).await?;
+    run_until(client, &part, "", "pipebook-evidence", 6).await?;
     let stated = Stated::of(&part, "pipebook-evidence");
-    let card = stated
+    let series = stated
         .ended(client, "", "the run card's quiet runs")
         .await?;
     check_stated(
-        &card,
-        &["quiet runs here are"],
+        &series,
+        &["Quiet runs here are"],
         "the run card against the article",
     )?;
+    // A fresh load: the card judges every quiet run of its configuration at once.
+    open(client, &page.base, RUN_CHAPTER).await?;
+    let card = stated
+        .read(
+            client,
+            "e.dataset.verdict !== undefined && e.querySelector('.pipebook-evidence-text').textContent.includes('95% interval')",
+            "",
+            30,
+            "the run card's judgement of all its quiet runs",
+        )
+        .await?;
     open(client, &page.base, "your-machine").await?;
     let cell = wait_js(
         client,
@@ -677,9 +704,9 @@ async fn results_interval(page: &Page) -> TestResult {
         ));
     }
     let used = cell["used"].as_str().unwrap_or("");
-    if cell["quiet"].as_u64().is_none_or(|n| n < 2)
+    if cell["quiet"].as_u64().is_none_or(|n| n < 7)
         || !used.contains("quiet runs at")
-        || !text.starts_with(&format!("{} quiet runs", cell["quiet"]))
+        || !text.contains(&format!("{} quiet runs)", cell["quiet"]))
         || cell["verdict"].as_str() != card["verdict"].as_str()
     {
         return Err(format!(

@@ -40,6 +40,7 @@ mod pages;
 mod past;
 mod profile;
 mod run_card;
+mod self_compare;
 mod shared_pipe;
 mod sweep;
 mod taken;

@@ -101,7 +101,7 @@ async fn tuned_row(page: &Page) -> TestResult {
         &part,
         &format!("document.querySelector('{variant} input.pipebook-seconds').value = '0.5';"),
         "pipebook-baseline",
-        2,
+        6,
     )
     .await?;
     let stated = Stated::of(&part, "pipebook-baseline");
@@ -110,22 +110,18 @@ async fn tuned_row(page: &Page) -> TestResult {
         .await?;
     check_stated(
         &done,
-        &[
-            TUNED,
-            "busy-loop, its step's own configuration",
-            "quiet runs",
-        ],
+        &[TUNED, "busy-loop, its step's own configuration", "6 pairs"],
         "the tuned step against its own step",
     )?;
     if done["text"].as_str().unwrap_or("").contains("baseline") {
         return Err(format!("a tuned step is set against its own step: {done}"));
     }
 
-    // Its runs (the card's one and the head-to-head's two) are counted in a row
+    // Its runs (the card's one and the head-to-head's six) are counted in a row
     // of its own, named after the step it tunes; the search and these added to
-    // the article step's row only the head-to-head's two runs of it. The
+    // the article step's row only the head-to-head's six runs of it. The
     // history has the runs once their `saved` came: wait for them there.
-    let want = runs(&before, TUNED) + 3;
+    let want = runs(&before, TUNED) + 7;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while history_runs(page, TUNED).await? < want {
         if std::time::Instant::now() > deadline {
@@ -138,7 +134,7 @@ async fn tuned_row(page: &Page) -> TestResult {
     let row = &after[TUNED];
     if runs(&after, TUNED) != want {
         return Err(format!(
-            "the tuned row should count three more runs: before {}, after {row}",
+            "the tuned row should count seven more runs: before {}, after {row}",
             before[TUNED]
         ));
     }
@@ -151,9 +147,9 @@ async fn tuned_row(page: &Page) -> TestResult {
     if row["best"] == json!("—") {
         return Err(format!("the tuned row has no figure: {row}"));
     }
-    if runs(&after, BASE) != runs(&before, BASE) + 2 {
+    if runs(&after, BASE) != runs(&before, BASE) + 6 {
         return Err(format!(
-            "{BASE}'s row should count the head-to-head's two runs only: before {}, after {}",
+            "{BASE}'s row should count the head-to-head's six runs only: before {}, after {}",
             before[BASE], after[BASE]
         ));
     }
