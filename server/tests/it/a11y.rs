@@ -107,6 +107,10 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
     for page in &pages {
         open(client, base, page).await?;
         audit(client, &axe, &format!("{page}, phone width")).await?;
+        // A chapter as a phone shows it, for a reader of the screenshots.
+        if !["print", "no-such-page"].contains(&page.as_str()) {
+            screenshot(client, &format!("phone-{page}")).await?;
+        }
     }
     client
         .set_window_size(1280, 900)
