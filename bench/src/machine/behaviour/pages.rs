@@ -145,30 +145,6 @@ fn mthp_sizes() -> Vec<String> {
     sizes.into_iter().map(|(_, s)| s).collect()
 }
 
-/// `AnonHugePages` of the mapping that holds `addr`, from /proc/self/smaps, in KiB.
-fn anon_huge_kib(addr: usize) -> Option<u64> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-    let mut inside = false;
-    for line in smaps.lines() {
-        if let Some((range, _)) = line.split_once(' ') {
-            if let Some((lo, hi)) = range.split_once('-') {
-                if let (Ok(lo), Ok(hi)) =
-                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-                {
-                    inside = (lo..hi).contains(&addr);
-                    continue;
-                }
-            }
-        }
-        if inside {
-            if let Some(v) = line.strip_prefix("AnonHugePages:") {
-                return v.trim().trim_end_matches("kB").trim().parse().ok();
-            }
-        }
-    }
-    None
-}
-
 /// Can the writer get transparent huge pages? A huge-page-aligned buffer
 /// is advised MADV_HUGEPAGE and touched, as step 4's writer does, and its
 /// mapping's `AnonHugePages` read back from /proc/self/smaps (no privilege
@@ -193,8 +169,9 @@ pub(crate) fn thp() -> Outcome {
                 ..Default::default()
             })
             .map_err(|e| format!("a {} KiB buffer: {e}", huge >> 10))?;
-            let kib = anon_huge_kib(buffer.addr())
-                .ok_or("the buffer's mapping is not in /proc/self/smaps")?;
+            let kib = hugepage::smaps_anon_huge_bytes(buffer.addr())
+                .ok_or("the buffer's mapping is not in /proc/self/smaps")?
+                >> 10;
             let evidence = format!(
                 "THP mode {mode}; a {} KiB buffer advised MADV_HUGEPAGE and touched has {kib} KiB in huge pages; {offered}",
                 huge >> 10
