@@ -459,6 +459,7 @@ mod tests {
                 task: mechanism.into(),
                 value: None,
                 result: run(mechanism, gibs),
+                planned_looks: true,
             })
             .collect()
     }
@@ -491,6 +492,7 @@ mod tests {
             task: "pipe-rw".into(),
             value: None,
             result,
+            planned_looks: true,
         }]);
         let err = check(&tiny).unwrap_err().to_string();
         assert!(
@@ -533,6 +535,7 @@ mod tests {
                 task: "pipe-rw".into(),
                 value: None,
                 result: run("pipe-rw", *g),
+                planned_looks: true,
             })
             .collect();
         ms.extend(six("unix-stream", 1.0));
