@@ -118,6 +118,10 @@ pub struct CheckOutcome {
     /// needs (absent when the verdict is final: the last look is taken).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_runs: Option<usize>,
+    /// Not resolved: the runs a side its next planned look judges (the page
+    /// runs each task up to it); absent when the verdict is final.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_look_runs: Option<usize>,
     /// A ratio judged on its interval: the runner's judgement of the two
     /// tasks' runs (method `rank_sum`, its interval, `too_few` below 4 runs a
     /// side), which the page shows as it is.
@@ -717,6 +721,7 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
         ci_low: evidence.interval.map(|i| i.0),
         ci_high: evidence.interval.map(|i| i.1),
         more_runs: more,
+        next_look_runs: evidence.next_look,
         judged: Some(evidence.judged),
         rejudged: recorded_before_looks(measurements, &check.measure),
     }
@@ -740,6 +745,7 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
         ci_low: None,
         ci_high: None,
         more_runs: None,
+        next_look_runs: None,
         judged: None,
         rejudged: false,
     };
@@ -1042,7 +1048,7 @@ mod tests {
         let at = |n: usize| judge(lab, &alternating(&wide[..n], &wide[1..=n]), check);
         let first = at(6);
         assert_eq!(first.status, Status::NotResolved, "{}", first.detail);
-        assert_eq!(first.more_runs, Some(6));
+        assert_eq!((first.more_runs, first.next_look_runs), (Some(6), Some(12)));
         assert!(
             first.detail.contains("not resolved at look 1 of 3")
                 && first
