@@ -148,7 +148,7 @@ async fn resolve(page: &Page) -> TestResult {
             || !more["sentence"]
                 .as_str()
                 .unwrap_or("")
-                .contains("look 3 of 3")
+                .contains("Look 3 of 3")
         {
             return Err(format!(
                 "More pairs should take the comparison up to its last look, 12 pairs: {more}"
