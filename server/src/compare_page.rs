@@ -531,9 +531,7 @@ mod tests {
     /// whenever the verdict offers another look (`next_look`), whatever it
     /// said, until it is final; a try is a false claim when any verdict it
     /// showed claims a difference. 2,000 tries each: the share may pass 5%
-    /// only by the binomial margin (2.33 standard errors: 6.13%). The old
-    /// way, a fresh verdict at each "More pairs", claims more often; this
-    /// replay would see it.
+    /// only by the binomial margin (2.33 standard errors: 6.13%).
     #[test]
     fn pressing_more_pairs_whenever_offered_is_wrong_at_most_one_time_in_twenty() {
         use pipebench::stats::rng::SplitMix64;
