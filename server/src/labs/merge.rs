@@ -300,6 +300,7 @@ fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
             Status::Pending => "pending",
             Status::Unavailable => "unavailable",
             Status::NotResolved => "not_resolved",
+            Status::NotThisKernel => "not_this_kernel",
         })
 }
 
