@@ -75,3 +75,94 @@ async fn a_probe_asked_for_during_a_run_waits_its_turn() {
     let health = server.get("/api/health").await.json();
     assert_eq!(health["running"], false, "{health}");
 }
+
+/// The status a check that assumes `answer` of a probe must have, when this
+/// machine's probe answered `measured` and the check's tasks have no runs yet.
+fn expected_status(answer: &str, measured: &str, article: &str) -> &'static str {
+    let applies = measured == answer || (measured == "unknown" && answer == article);
+    if applies {
+        "pending"
+    } else {
+        "not_this_kernel"
+    }
+}
+
+#[tokio::test]
+async fn the_labs_judge_by_what_this_kernels_probes_answered() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let system = server.get("/api/system").await.json();
+    let answer_of = |id: &str| {
+        system["behaviour"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["answer"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let mut socket = server.socket().await;
+    for (lab, value) in [("vmsplice-safety", 0.5), ("huge-pages", 2.0)] {
+        send(
+            &mut socket,
+            json!({"type":"predict","lab":lab,"value":value}),
+        )
+        .await;
+        recv_until(&mut socket, "saved", Duration::from_secs(10)).await;
+    }
+    let labs = server.get("/api/labs").await.json();
+    let cases = [
+        (
+            "vmsplice-safety",
+            "early-reuse-breaks",
+            "vmsplice",
+            "maps",
+            "maps",
+        ),
+        (
+            "vmsplice-safety",
+            "early-reuse-harmless",
+            "vmsplice",
+            "copies",
+            "maps",
+        ),
+        (
+            "vmsplice-safety",
+            "vmsplice-allocates-nothing",
+            "vmsplice",
+            "maps",
+            "maps",
+        ),
+        ("huge-pages", "got-huge-pages", "thp", "given", "given"),
+    ];
+    for (lab, check, probe, answer, article) in cases {
+        let outcome = labs["labs"][lab]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == check)
+            .unwrap_or_else(|| panic!("{lab}/{check} in {labs}"))
+            .clone();
+        let measured = answer_of(probe);
+        assert_eq!(
+            outcome["assumes"]["measured"],
+            measured.as_str(),
+            "{outcome}"
+        );
+        assert_eq!(outcome["assumes"]["answer"], answer, "{outcome}");
+        assert_eq!(
+            outcome["status"],
+            expected_status(answer, &measured, article),
+            "{lab}/{check} with {probe} answering {measured}: {outcome}"
+        );
+    }
+    // A check that assumes nothing says nothing of the kernel.
+    let plain = labs["labs"]["vmsplice-safety"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "double-buffer-clean")
+        .unwrap()
+        .clone();
+    assert!(plain.get("assumes").is_none(), "{plain}");
+}
