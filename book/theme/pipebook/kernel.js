@@ -2,13 +2,13 @@
 // chapter depends on it, measured by the runner at its start, with the evidence
 // one click away (a <details>, with a button that asks the runner to probe again
 // (a `probe` job, queued like a run)). The chapter's asides for each answer
-// (aside.pipebook-kernel-branch[data-probe][data-answer], data-default on the
+// (div.pipebook-kernel-branch[data-probe][data-answer], data-default on the
 // article's) are shown, marked or hidden to match. The words come from
 // kernelline.js.
 // Hooks for tests: div.pipebook-kernel[data-state="measured"|"unknown"|"offline"],
 // .pipebook-kernel-text, details.pipebook-kernel-evidence,
 // button.pipebook-kernel-probe, .pipebook-kernel-status,
-// aside.pipebook-kernel-branch[data-kernel="this"|"not-this"|"hidden"|"unknown"|"offline"].
+// div.pipebook-kernel-branch[data-kernel="this"|"not-this"|"hidden"|"unknown"|"offline"].
 
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
@@ -56,7 +56,7 @@ export function drawBranches(root, report) {
     unknown: t("This machine's probe could not tell which case applies."),
     offline: t("Start the runner to see which case is yours."),
   };
-  for (const aside of root.querySelectorAll("aside.pipebook-kernel-branch[data-probe][data-answer]")) {
+  for (const aside of root.querySelectorAll("div.pipebook-kernel-branch[data-probe][data-answer]")) {
     const state = branchState(report, aside.dataset.probe, aside.dataset.answer, aside.hasAttribute("data-default"));
     aside.dataset.kernel = state;
     aside.hidden = state === "hidden";

@@ -39,7 +39,7 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
 pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-kernel-text"];
 
 /// Classes a chapter writes by hand around prose the page shows, marks or hides
-/// by what the runner measured (`aside.pipebook-kernel-branch[data-probe]
+/// by what the runner measured (`div.pipebook-kernel-branch[data-probe]
 /// [data-answer]`, drawn by `kernel.js`): never mounted on their own.
 pub(crate) const PROSE_CLASSES: &[&str] = &["pipebook-kernel-branch"];
 

@@ -136,7 +136,7 @@ async fn each_chapter_shows_the_aside_of_this_kernels_answer_and_probes_again() 
 }
 
 /// Every aside of the open chapter: probe, answer, default, state, shown.
-const ASIDES: &str = "const as = [...document.querySelectorAll('aside.pipebook-kernel-branch')];
+const ASIDES: &str = "const as = [...document.querySelectorAll('div.pipebook-kernel-branch')];
      return as.length && as.every((a) => a.dataset.kernel)
        ? as.map((a) => ({ probe: a.dataset.probe, answer: a.dataset.answer,
             default: a.hasAttribute('data-default'), state: a.dataset.kernel,
@@ -229,7 +229,7 @@ async fn kernel_branches(page: &Page) -> TestResult {
                     "const done = arguments[arguments.length - 1];
                      import('/pipebook/kernel.js').then((m) => {{
                        m.drawBranches(document, {report});
-                       document.querySelector('aside.pipebook-kernel-branch').scrollIntoView();
+                       document.querySelector('div.pipebook-kernel-branch').scrollIntoView();
                        done(true);
                      }}).catch((e) => done(String(e)));"
                 ),
