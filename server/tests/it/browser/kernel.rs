@@ -209,6 +209,63 @@ async fn kernel_branches(page: &Page) -> TestResult {
     }
     screenshot(client, "kernel-probed-again").await?;
 
+    // The machine panel probes again too, and lists every probe's line.
+    require_chapter("your-machine")?;
+    open(client, &page.base, "your-machine").await?;
+    let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
+    wait_js(
+        client,
+        "const b = document.querySelector('.pipebook-system-kernel button.pipebook-kernel-probe');
+         if (!b) return null; b.click(); return true;",
+        Duration::from_secs(10),
+        "the machine panel's probe button",
+    )
+    .await?;
+    let listed = wait_js(
+        client,
+        "const s = document.querySelector('.pipebook-system-kernel .pipebook-kernel-status');
+         return s && /again/.test(s.textContent)
+           ? document.querySelectorAll('.pipebook-system-kernel li[data-probe]').length : null;",
+        Duration::from_secs(30),
+        "the panel's fresh answers",
+    )
+    .await?;
+    assert_eq!(listed, behaviour::ProbeId::ALL.len(), "{listed}");
+    let after = system_report(page).await?["behaviour_probed_at_ms"].clone();
+    assert!(after.as_u64() > before.as_u64(), "{before} then {after}");
+    screenshot(client, "kernel-machine-panel-probed-again").await?;
+
+    // A lab card names the behaviour each check assumes.
+    require_chapter("lab-vmsplice-safety")?;
+    open(client, &page.base, "lab-vmsplice-safety").await?;
+    let assumes = wait_js(
+        client,
+        "const t = (id) => document.querySelector(`li[data-check='${id}'] .pipebook-check-assumes`)?.textContent;
+         const a = t('early-reuse-breaks'), b = t('early-reuse-harmless');
+         return a && b ? [a, b, document.querySelector(`li[data-check='double-buffer-clean'] .pipebook-check-assumes`) === null] : null;",
+        Duration::from_secs(10),
+        "the lab's assumptions",
+    )
+    .await?;
+    assert!(
+        assumes[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("vmsplice: maps"),
+        "{assumes}"
+    );
+    assert!(
+        assumes[1]
+            .as_str()
+            .unwrap_or_default()
+            .contains("vmsplice: copies"),
+        "{assumes}"
+    );
+    assert_eq!(
+        assumes[2], true,
+        "a check that assumes nothing says nothing: {assumes}"
+    );
+
     // Every answer of the three probes, drawn by the page's code on the chapter.
     for outcome in behaviour::every_outcome("crafted evidence") {
         let id = outcome.id.as_str();
