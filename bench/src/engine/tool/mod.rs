@@ -22,7 +22,7 @@ pub use report::{PipeCalls, ToolResult};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ use rustix::io::Errno;
 use crate::engine::event::{Event, Failure, Finished, Progress};
 use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL};
 use crate::process::counts::{Counted, Counting, Counts, Request};
-use crate::process::launch::{EndProgram, Launch, LaunchError};
+use crate::process::launch::{Child, EndProgram, Launch, LaunchError};
 use crate::process::rundir::{Base, RunDir, RunDirError};
 use crate::size::gib_per_s;
 use crate::steps::tools::{self, Input, Program, Side, Tool, TOOLS};
@@ -314,84 +314,117 @@ fn measure(
         side: job.side.name(),
         message,
     };
-    // The file a writer reads lives in a private run folder, removed with it.
-    let needs_file = job.side == Side::Writer
-        && (usage.input == Input::File || usage.args.iter().any(|a| a.contains("{file}")));
-    let dir = match needs_file {
-        true => Some(
-            Base::runtime()
-                .and_then(|base| RunDir::create(&base))
-                .map_err(ToolError::from)?,
-        ),
-        false => None,
-    };
-    let file = match &dir {
-        Some(dir) => Some(make_file(dir, job.bytes)?),
-        None => None,
-    };
-    let fill = |arg: &str| {
-        let with_file = match &file {
-            Some(path) => arg.replace("{file}", &path.to_string_lossy()),
-            None => arg.to_string(),
-        };
-        with_file.replace("{bytes}", &job.bytes.to_string())
-    };
-    let program = match exe {
-        Some(exe) => EndProgram {
+    let (dir, file) = input_file(job, &usage)?;
+    // A system tool runs as found; a tool of pipebench's own is its end program.
+    let program = exe.map_or_else(
+        || context.program.clone(),
+        |exe| EndProgram {
             exe,
             prefix: Vec::new(),
         },
-        None => context.program.clone(),
-    };
-    let args: Vec<String> = usage.args.iter().map(|a| fill(a)).collect();
-    let mut argv = vec![tool.program_name().to_string()];
-    argv.extend(args.iter().cloned());
+    );
+    let args = fill_args(&usage, file.as_deref(), job.bytes);
 
+    let (ours, theirs, spare) = open_pipe(job.side)?;
+    let cpus = Cpus::allowed();
+    let spare_read = Mutex::new(spare);
+    // Let go of the spare read end, so pipebench's writer, blocked on a pipe
+    // nobody reads any more, gets EPIPE.
+    let let_go = || drop(spare_read.lock().map(|mut s| s.take()));
+    let os_args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let launch = Launch::program(format!("tool {}", tool.id), &program, os_args);
+    let launch = connect(launch, job.side, theirs, usage.input, file.as_deref())
+        .map_err(|e| failed(format!("cannot open its input: {e}")))?;
+    let mut child = launch.spawn().map_err(ToolError::from)?;
+    let pid = child.pid();
+    let counting = watch_tool(pid, cpus.tool_pin(), job.trace_syscalls);
+    let capacity =
+        rustix::pipe::fcntl_setpipe_size(&ours, PIPE_CAPACITY).unwrap_or(PIPE_CAPACITY) as u64;
+
+    let flags = Flags {
+        moved: AtomicU64::new(0),
+        abandon: AtomicBool::new(false),
+        early: AtomicBool::new(false),
+    };
+    let (own, stop) = sample(
+        job,
+        observer,
+        &mut child,
+        ours,
+        cpus.own_pin(),
+        &flags,
+        &let_go,
+    );
+    if let Some(stop) = stop {
+        return Err(Ended::Stopped(stop));
+    }
+    let own = own
+        .map_err(|_| failed("pipebench's end panicked".into()))?
+        .map_err(|e| failed(format!("pipebench's end failed: {e}")))?;
+    if flags.abandon.load(Ordering::Relaxed) {
+        return Err(failed(format!(
+            "it did not finish within {} s",
+            job.timeout.as_secs()
+        ))
+        .into());
+    }
+    // The tool has what it gets; it ends on its own (at the end of its input, or
+    // of SIGPIPE). Its counts are read before it is reaped.
+    let Some((counts, status, exit)) = reap(&mut child, counting) else {
+        return Err(failed("it did not exit after the pipe was done".into()).into());
+    };
+    let left = left_in_pipe(spare_read.lock().ok().and_then(|mut s| s.take()));
+    let early = flags.early.load(Ordering::Relaxed);
+    let bytes =
+        moved_bytes(job, usage.endless, &own, left, early, status, &exit).map_err(failed)?;
+    drop(dir);
+    let (calls, counts) = tool_counts(counts, job.side, bytes);
+    let elapsed_ms = own.elapsed.as_secs_f64() * 1000.0;
+    Ok(Some(ToolResult {
+        kind: "tool",
+        tool: tool.id.to_string(),
+        title: tool.title.to_string(),
+        side: job.side,
+        argv: std::iter::once(tool.program_name().to_string())
+            .chain(args)
+            .collect(),
+        bytes,
+        requested_bytes: job.bytes,
+        elapsed_ms,
+        gib_per_s: gib_per_s(bytes, elapsed_ms),
+        pipe_capacity: capacity,
+        cpus: [cpus.tool, cpus.own],
+        exit,
+        counts,
+        calls,
+        warnings: cpus.warnings(),
+        finished_at_ms: now_ms(),
+    }))
+}
+
+/// A pipe as (pipebench's end, the tool's end, a spare read end for a reading
+/// tool, through which pipebench sees what it left).
+fn open_pipe(side: Side) -> Result<(OwnedFd, OwnedFd, Option<OwnedFd>), ToolError> {
     let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| ToolError::Pipe(e.into()))?;
     // One page until the counters are on the tool: a writer that starts before
     // them gets at most a page in.
     let _ = rustix::pipe::fcntl_setpipe_size(&write_end, 4096);
-    let cpus = crate::process::cpu::allowed_cpus();
-    let tool_cpu = cpus.first().copied();
-    let own_cpu = cpus.get(1).copied().or(tool_cpu);
-    let mut warnings = Vec::new();
-    if cpus.len() < 2 {
-        warnings.push(
-            "only one CPU is allowed: the tool and pipebench's end take turns on it".to_string(),
-        );
-    }
-    let spare_read = Mutex::new(match job.side {
+    let spare = match side {
         Side::Reader => Some(
             rustix::io::fcntl_dupfd_cloexec(&read_end, 0).map_err(|e| ToolError::Pipe(e.into()))?,
         ),
         Side::Writer => None,
-    });
-    // Let go of the spare read end, so pipebench's writer, blocked on a pipe
-    // nobody reads any more, gets EPIPE.
-    let let_go = || drop(spare_read.lock().map(|mut s| s.take()));
-    let (ours, theirs): (OwnedFd, OwnedFd) = match job.side {
-        Side::Writer => (read_end, write_end),
-        Side::Reader => (write_end, read_end),
     };
-    let os_args: Vec<OsString> = args.iter().map(OsString::from).collect();
-    let launch = Launch::program(format!("tool {}", tool.id), &program, os_args);
-    let launch = match job.side {
-        Side::Writer => {
-            let launch = launch.stdout(theirs);
-            match (usage.input, &file) {
-                (Input::File, Some(path)) => launch.stdin(
-                    std::fs::File::open(path)
-                        .map_err(|e| failed(format!("cannot open its input: {e}")))?,
-                ),
-                _ => launch,
-            }
-        }
-        Side::Reader => launch.stdin(theirs),
-    };
-    let mut child = launch.spawn().map_err(ToolError::from)?;
-    let pid = child.pid();
-    if let Some(cpu) = tool_cpu.filter(|_| cpus.len() > 1) {
+    Ok(match side {
+        Side::Writer => (read_end, write_end, spare),
+        Side::Reader => (write_end, read_end, spare),
+    })
+}
+
+/// Pins the started tool to its CPU and starts counting its calls.
+fn watch_tool(pid: u32, cpu: Option<usize>, trace_syscalls: bool) -> Counting {
+    if let Some(cpu) = cpu {
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
         let _ = rustix::thread::sched_setaffinity(rustix::thread::Pid::from_raw(pid as i32), &set);
@@ -403,30 +436,156 @@ fn measure(
             // A tool's counts are the chapter's account of it, and no article
             // figure is set against its speed.
             per_wakeup: true,
-            trace_syscalls: job.trace_syscalls,
+            trace_syscalls,
         },
     );
     counting.start();
-    let capacity =
-        rustix::pipe::fcntl_setpipe_size(&ours, PIPE_CAPACITY).unwrap_or(PIPE_CAPACITY) as u64;
+    counting
+}
 
-    let moved = AtomicU64::new(0);
-    let abandon = AtomicBool::new(false);
-    let early = AtomicBool::new(false);
+/// Waits for the tool to end on its own (at the end of its input, or of
+/// SIGPIPE), reads its counts before it is reaped, and reaps it: its counts,
+/// status and status in words; none (the tool killed) when it did not exit.
+fn reap(
+    child: &mut Child,
+    counting: Counting,
+) -> Option<(Counted, Option<std::process::ExitStatus>, String)> {
+    let exited = exited_by(child.pid(), Instant::now() + Duration::from_secs(10));
+    let counts = counting.stop(BTreeMap::new());
+    if !exited {
+        child.kill();
+        return None;
+    }
+    let _ = child.wait_until(Instant::now() + Duration::from_secs(5));
+    Some((counts, child.status(), child.describe_status()))
+}
+
+/// The private file a writer reads, in a private run folder that goes with
+/// the returned `RunDir`; none for a reader, or a writer that reads no file.
+fn input_file(
+    job: &ToolJob,
+    usage: &tools::Usage,
+) -> Result<(Option<RunDir>, Option<PathBuf>), ToolError> {
+    let needs_file = job.side == Side::Writer
+        && (usage.input == Input::File || usage.args.iter().any(|a| a.contains("{file}")));
+    if !needs_file {
+        return Ok((None, None));
+    }
+    let dir = Base::runtime()
+        .and_then(|base| RunDir::create(&base))
+        .map_err(ToolError::from)?;
+    let file = make_file(&dir, job.bytes)?;
+    Ok((Some(dir), Some(file)))
+}
+
+/// The tool's arguments, with `{file}` and `{bytes}` filled in.
+fn fill_args(usage: &tools::Usage, file: Option<&Path>, bytes: u64) -> Vec<String> {
+    let fill = |arg: &str| {
+        let with_file = match file {
+            Some(path) => arg.replace("{file}", &path.to_string_lossy()),
+            None => arg.to_string(),
+        };
+        with_file.replace("{bytes}", &bytes.to_string())
+    };
+    usage.args.iter().map(|a| fill(a)).collect()
+}
+
+/// The CPUs the tool and pipebench's end run on: the first two allowed.
+struct Cpus {
+    tool: Option<usize>,
+    own: Option<usize>,
+    /// Pinning only separates them when there are two.
+    two: bool,
+}
+
+impl Cpus {
+    fn allowed() -> Self {
+        let cpus = crate::process::cpu::allowed_cpus();
+        let tool = cpus.first().copied();
+        Cpus {
+            tool,
+            own: cpus.get(1).copied().or(tool),
+            two: cpus.len() > 1,
+        }
+    }
+
+    fn tool_pin(&self) -> Option<usize> {
+        self.tool.filter(|_| self.two)
+    }
+
+    fn own_pin(&self) -> Option<usize> {
+        self.own.filter(|_| self.two)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        match self.two {
+            true => Vec::new(),
+            false => vec![
+                "only one CPU is allowed: the tool and pipebench's end take turns on it"
+                    .to_string(),
+            ],
+        }
+    }
+}
+
+/// Puts the tool's end of the pipe on its stdout (writer) or stdin (reader);
+/// a writer that reads a file gets it on stdin.
+fn connect<'a>(
+    launch: Launch<'a>,
+    side: Side,
+    theirs: OwnedFd,
+    input: Input,
+    file: Option<&Path>,
+) -> std::io::Result<Launch<'a>> {
+    Ok(match side {
+        Side::Writer => {
+            let launch = launch.stdout(theirs);
+            match (input, file) {
+                (Input::File, Some(path)) => launch.stdin(std::fs::File::open(path)?),
+                _ => launch,
+            }
+        }
+        Side::Reader => launch.stdin(theirs),
+    })
+}
+
+/// What the watching thread and pipebench's end share while the tool runs.
+struct Flags {
+    /// Bytes pipebench's end has moved so far.
+    moved: AtomicU64,
+    /// Set when the run is stopped or late: pipebench's end gives up.
+    abandon: AtomicBool,
+    /// Set when a reading tool exited before the end.
+    early: AtomicBool,
+}
+
+/// Runs pipebench's end on its own thread while this one reports progress
+/// each interval; on a stop or at the deadline it kills the tool and lets go
+/// of the spare read end, so pipebench's end returns.
+fn sample(
+    job: &ToolJob,
+    observer: &mut dyn Observer,
+    child: &mut Child,
+    ours: OwnedFd,
+    own_cpu: Option<usize>,
+    flags: &Flags,
+    let_go: &dyn Fn(),
+) -> (std::thread::Result<Result<OwnEnd, Errno>>, Option<Stop>) {
+    let pid = child.pid();
     let deadline = Instant::now() + job.timeout;
-    let (own, stop) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let own = scope.spawn(|| {
-            if let Some(cpu) = own_cpu.filter(|_| cpus.len() > 1) {
+            if let Some(cpu) = own_cpu {
                 let _ = crate::process::cpu::pin_to(cpu);
             }
-            own_end(job.side, ours, job.bytes, &moved, &abandon)
+            own_end(job.side, ours, job.bytes, &flags.moved, &flags.abandon)
         });
         let started = Instant::now();
         let mut last = (started, 0u64);
         let mut stop = None;
         while !own.is_finished() {
             let now = Instant::now();
-            let bytes = moved.load(Ordering::Relaxed);
+            let bytes = flags.moved.load(Ordering::Relaxed);
             observer.event(Event::Progress(Progress {
                 bytes,
                 elapsed_ms: now.duration_since(started).as_secs_f64() * 1000.0,
@@ -440,74 +599,67 @@ fn measure(
             stop = observer.wait(PROGRESS_INTERVAL);
             if stop.is_some() || Instant::now() >= deadline {
                 // The tool dies, so pipebench's end sees the end of the pipe.
-                abandon.store(true, Ordering::Relaxed);
+                flags.abandon.store(true, Ordering::Relaxed);
                 child.kill();
                 let_go();
                 break;
             }
             if job.side == Side::Reader && exited_by(pid, Instant::now()) {
                 // The reader quit before the end: nothing will take the rest.
-                early.store(true, Ordering::Relaxed);
+                flags.early.store(true, Ordering::Relaxed);
                 let_go();
             }
         }
         (own.join(), stop)
-    });
-    if let Some(stop) = stop {
-        return Err(Ended::Stopped(stop));
-    }
-    let own = own
-        .map_err(|_| failed("pipebench's end panicked".into()))?
-        .map_err(|e| failed(format!("pipebench's end failed: {e}")))?;
-    if abandon.load(Ordering::Relaxed) {
-        return Err(failed(format!(
-            "it did not finish within {} s",
-            job.timeout.as_secs()
-        ))
-        .into());
-    }
-    // The tool has what it gets; it ends on its own (at the end of its input, or
-    // of SIGPIPE). Its counts are read before it is reaped.
-    let exited = exited_by(pid, Instant::now() + Duration::from_secs(10));
-    let counts = counting.stop(BTreeMap::new());
-    if !exited {
-        child.kill();
-        return Err(failed("it did not exit after the pipe was done".into()).into());
-    }
-    let _ = child.wait_until(Instant::now() + Duration::from_secs(5));
-    let status = child.status();
-    let exit = child.describe_status();
-    if early.load(Ordering::Relaxed) && own.bytes < job.bytes {
-        return Err(failed(format!(
+    })
+}
+
+/// The bytes the tool moved (for a reader, what pipebench wrote less what it
+/// left in the pipe), or why the run does not count.
+fn moved_bytes(
+    job: &ToolJob,
+    endless: bool,
+    own: &OwnEnd,
+    left: u64,
+    early: bool,
+    status: Option<std::process::ExitStatus>,
+    exit: &str,
+) -> Result<u64, String> {
+    if early && own.bytes < job.bytes {
+        return Err(format!(
             "it ended ({exit}) before it had read the {} bytes",
             job.bytes
-        ))
-        .into());
+        ));
     }
-    let spare = spare_read.lock().ok().and_then(|mut s| s.take());
-    let left = spare
-        .as_ref()
-        .map(|fd| rustix::io::ioctl_fionread(fd.as_fd()).unwrap_or(0))
-        .unwrap_or(0);
-    drop(spare);
     let bytes = match job.side {
         Side::Writer => own.bytes,
         // What the tool took: written minus what it left in the pipe.
         Side::Reader => own.bytes.saturating_sub(left),
     };
     let clean_exit = status.is_some_and(|s| s.success());
-    if !usage.endless && !clean_exit {
-        return Err(failed(format!("it ended with {exit}")).into());
+    if !endless && !clean_exit {
+        return Err(format!("it ended with {exit}"));
     }
     if bytes != job.bytes {
-        return Err(failed(format!(
+        return Err(format!(
             "{bytes} bytes went through the pipe, not {}",
             job.bytes
-        ))
-        .into());
+        ));
     }
-    drop(dir);
-    let calls = pipe_calls(&counts, job.side, bytes);
+    Ok(bytes)
+}
+
+/// Bytes still in the pipe, read through the spare read end (closed here).
+fn left_in_pipe(spare: Option<OwnedFd>) -> u64 {
+    spare
+        .as_ref()
+        .map(|fd| rustix::io::ioctl_fionread(fd.as_fd()).unwrap_or(0))
+        .unwrap_or(0)
+}
+
+/// The tool's pipe calls and its counts keyed by its end, as results carry them.
+fn tool_counts(counts: Counted, side: Side, bytes: u64) -> (Option<PipeCalls>, Counts) {
+    let calls = pipe_calls(&counts, side, bytes);
     // The tool's calls by kind are the kernel's count of them (it cannot count
     // its own); untraced, they stay empty and `missing` says why.
     let mut counts = counts;
@@ -515,26 +667,8 @@ fn measure(
         counts.counts.syscalls = traced.clone();
     }
     // Keyed by the tool's end as the result names it, like every result's counts.
-    let counts = Counts::of([(job.side.name(), Some(&counts))]).unwrap_or_default();
-    let elapsed_ms = own.elapsed.as_secs_f64() * 1000.0;
-    Ok(Some(ToolResult {
-        kind: "tool",
-        tool: tool.id.to_string(),
-        title: tool.title.to_string(),
-        side: job.side,
-        argv,
-        bytes,
-        requested_bytes: job.bytes,
-        elapsed_ms,
-        gib_per_s: gib_per_s(bytes, elapsed_ms),
-        pipe_capacity: capacity,
-        cpus: [tool_cpu, own_cpu],
-        exit,
-        counts,
-        calls,
-        warnings,
-        finished_at_ms: now_ms(),
-    }))
+    let counts = Counts::of([(side.name(), Some(&counts))]).unwrap_or_default();
+    (calls, counts)
 }
 
 /// The tool's calls on its side of the pipe, from its traced counts.
