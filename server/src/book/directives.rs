@@ -17,6 +17,7 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, Step};
 
 use super::error::BookError;
+use super::i18n::Words;
 use super::markdown::code_ranges;
 use crate::html::escape;
 
@@ -79,7 +80,13 @@ const ARTICLE_ADDRESS: u64 = 0x0000_f270_5af9_53c0;
 
 /// Replaces every directive outside code in `content`. `chapter` names the file in
 /// error messages.
-pub fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
+#[cfg(test)]
+pub(crate) fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
+    expand_in(content, chapter, &Words::default())
+}
+
+/// [`expand`], the cards' text in an edition's `words`.
+pub(crate) fn expand_in(content: &str, chapter: &str, words: &Words) -> Result<String, BookError> {
     let code = code_ranges(content);
     let in_code = |at: usize| code.iter().any(|r| r.contains(&at));
     let mut out = String::with_capacity(content.len());
@@ -106,7 +113,7 @@ pub fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
             continue;
         };
         out.push_str(&content[copied..start]);
-        out.push_str(&render(&directive, chapter)?);
+        out.push_str(&render(&directive, chapter, words)?);
         copied = end;
         search = end;
     }
@@ -249,7 +256,7 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
     }
 }
 
-fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError> {
+fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<String, BookError> {
     match directive {
         Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
         Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
@@ -281,7 +288,7 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                             crate::labs::defs::labs().ids()
                         ),
                     })?;
-            Ok(lab_widget(lab))
+            Ok(lab_widget(lab, words))
         }
         Directive::Ipc(id) => {
             let mechanism = ipc::find(id).ok_or_else(|| BookError::UnknownMechanism {
@@ -401,14 +408,15 @@ fn walk_widget(address: u64) -> String {
 /// The lab card's HTML contract: the lab's definition travels with the page
 /// (the page judges its checks from it), with a static fallback that says what
 /// the lab is and how to start the runner.
-fn lab_widget(lab: &crate::labs::defs::Lab) -> String {
-    let def = serde_json::to_string(lab).expect("lab definitions serialise");
+fn lab_widget(lab: &crate::labs::defs::Lab, words: &Words) -> String {
+    let mut def = serde_json::to_value(lab).expect("lab definitions serialise");
+    words.lab(&mut def);
     format!(
         r#"<div class="pipebook-lab" data-lab="{}" data-def="{}"><p class="pipebook-run-static"><strong>Lab: {}.</strong> {} {START_HINT}</p></div>"#,
         escape(&lab.id),
-        escape(&def),
-        escape(&lab.title),
-        escape(&lab.goal),
+        escape(&def.to_string()),
+        escape(words.t(&lab.title)),
+        escape(words.t(&lab.goal)),
     )
 }
 
