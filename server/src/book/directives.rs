@@ -55,6 +55,8 @@ enum Directive<'a> {
     Kernel(ProbeId),
     /// One step against itself, many times: the false claims counted (the A/A card).
     SelfCompare(&'a str),
+    /// The fixed English-Chinese term pairs (`po/terms.tsv`) as a table.
+    Terms,
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -251,6 +253,7 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         )),
         "results" => Ok(Some(Directive::Results)),
         "system" => Ok(Some(Directive::System)),
+        "terms" => Ok(Some(Directive::Terms)),
         "ipc-matrix" => Ok(Some(Directive::IpcMatrix)),
         _ => Ok(None),
     }
@@ -260,6 +263,7 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
     match directive {
         Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
         Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
+        Directive::Terms => Ok(super::i18n::terms::table()),
         Directive::Kernel(id) => Ok(kernel_line(*id)),
         Directive::Pages(specs) => {
             for spec in specs {
@@ -409,12 +413,11 @@ fn walk_widget(address: u64) -> String {
 /// (the page judges its checks from it), with a static fallback that says what
 /// the lab is and how to start the runner.
 fn lab_widget(lab: &crate::labs::defs::Lab, words: &Words) -> String {
-    let mut def = serde_json::to_value(lab).expect("lab definitions serialise");
-    words.lab(&mut def);
+    let def = words.lab(lab);
     format!(
         r#"<div class="pipebook-lab" data-lab="{}" data-def="{}"><p class="pipebook-run-static"><strong>Lab: {}.</strong> {} {START_HINT}</p></div>"#,
         escape(&lab.id),
-        escape(&def.to_string()),
+        escape(&def),
         escape(words.t(&lab.title)),
         escape(words.t(&lab.goal)),
     )

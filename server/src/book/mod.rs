@@ -98,10 +98,17 @@ pub fn build(book_root: &Path, build_dir: Option<&Path>) -> Result<BuiltBook, Bo
     assets::copy(&book.theme_dir(), &staged)?;
     links::check(&staged)?;
     widgets::check(&staged)?;
-    // Every other edition, from the same sources, under the English (`/zh-CN/`).
-    let template = i18n::extract::catalog(book_root)?;
-    for edition in i18n::EDITIONS {
-        i18n::edition::build(book_root, &edition, &template, staging.path(), &staged)?;
+    // Every other edition whose catalogue this book has, from the same sources,
+    // under the English (`/zh-CN/`).
+    let editions: Vec<_> = i18n::EDITIONS
+        .into_iter()
+        .filter(|e| i18n::catalogue_path(book_root, e).is_file())
+        .collect();
+    if !editions.is_empty() {
+        let template = i18n::extract::catalog(book_root)?;
+        for edition in editions {
+            i18n::edition::build(book_root, &edition, &template, staging.path(), &staged)?;
+        }
     }
     let inside = staged
         .strip_prefix(staging.path())

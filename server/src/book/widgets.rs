@@ -38,6 +38,10 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
 /// sees until (or unless) the widget is mounted.
 pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-kernel-text"];
 
+/// Classes of what a directive writes whole at build time, never mounted: the
+/// term pairs' table (`{{#terms}}`).
+pub(crate) const STATIC_CLASSES: &[&str] = &["pipebook-terms"];
+
 /// Classes the theme's own templates (`book/theme/*.hbs`) write: styles, not
 /// widgets, never mounted.
 pub(crate) const THEME_CLASSES: &[&str] = &["pipebook-visually-hidden"];
@@ -77,6 +81,7 @@ fn is_known(class: &str) -> bool {
     PLACEHOLDER_CLASSES.contains(&class)
         || INNER_CLASSES.contains(&class)
         || THEME_CLASSES.contains(&class)
+        || STATIC_CLASSES.contains(&class)
 }
 
 /// Every `pipebook-` class named in a `class` attribute of `html`, in order.

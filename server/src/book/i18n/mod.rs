@@ -11,6 +11,9 @@ pub(crate) mod edition;
 pub(crate) mod extract;
 pub(crate) mod page_words;
 mod search;
+pub(crate) mod terms;
+#[cfg(test)]
+mod tests;
 pub(crate) mod translate;
 
 use std::path::{Path, PathBuf};
@@ -50,11 +53,41 @@ pub(crate) fn catalogue_path(book_root: &Path, edition: &Edition) -> PathBuf {
 /// Reads an edition's catalogue.
 pub(crate) fn load(book_root: &Path, edition: &Edition) -> Result<Catalog, BookError> {
     let path = catalogue_path(book_root, edition);
-    polib::po_file::parse(&path).map_err(|e| BookError::Translation {
+    let fail = |message: String| BookError::Translation {
         edition: edition.tag.into(),
-        message: format!("cannot read {}: {e}", path.display()),
-    })
+        message: format!("cannot read {}: {message}", path.display()),
+    };
+    // polib 0.2 stops the program on a header without these; say which instead.
+    let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
+    let header = text
+        .split("\n\n")
+        .find(|b| b.contains("msgid \"\""))
+        .unwrap_or("");
+    let missing: Vec<&str> = HEADER_FIELDS
+        .into_iter()
+        .filter(|field| !header.contains(&format!("\"{field}:")))
+        .collect();
+    if !missing.is_empty() {
+        return Err(fail(format!(
+            "its header lacks {} (msginit writes them all)",
+            missing.join(", ")
+        )));
+    }
+    polib::po_file::parse(&path).map_err(|e| fail(e.to_string()))
 }
+
+/// The header fields gettext writes and polib needs.
+const HEADER_FIELDS: [&str; 9] = [
+    "Project-Id-Version",
+    "POT-Creation-Date",
+    "PO-Revision-Date",
+    "Language-Team",
+    "MIME-Version",
+    "Content-Type",
+    "Content-Transfer-Encoding",
+    "Language",
+    "Plural-Forms",
+];
 
 /// How far an edition's catalogue covers the current English.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -153,11 +186,18 @@ impl Words {
             .map_or(english, String::as_str)
     }
 
-    /// Translates, in place, the strings of a lab's definition that a reader reads.
-    pub(crate) fn lab(&self, value: &mut serde_json::Value) {
+    /// A lab's definition as JSON, its texts in this edition's words (the English
+    /// keeps the definition's own field order).
+    pub(crate) fn lab(&self, lab: &impl serde::Serialize) -> String {
         if self.0.is_none() {
-            return;
+            return serde_json::to_string(lab).expect("lab definitions serialise");
         }
+        let mut value = serde_json::to_value(lab).expect("lab definitions serialise");
+        self.translate_texts(&mut value);
+        value.to_string()
+    }
+
+    fn translate_texts(&self, value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
                 for (key, value) in map.iter_mut() {
@@ -165,11 +205,13 @@ impl Words {
                         serde_json::Value::String(text) if extract::is_lab_text_key(key) => {
                             *text = self.t(text).to_string();
                         }
-                        _ => self.lab(value),
+                        _ => self.translate_texts(value),
                     }
                 }
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| self.lab(v)),
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|v| self.translate_texts(v))
+            }
             _ => {}
         }
     }

@@ -49,7 +49,7 @@ impl Translate {
             let chapter = message
                 .source()
                 .split_whitespace()
-                .any(|s| s.starts_with("book/src/") && !s.ends_with("SUMMARY.md"));
+                .any(|s| s.ends_with(".md") && !s.ends_with("SUMMARY.md"));
             let found = catalogue
                 .find_message(None, msgid, None)
                 .filter(|m| m.is_translated())
@@ -149,16 +149,15 @@ mod tests {
     fn catalog(entries: &[(&str, &str, &str, bool)]) -> Catalog {
         let mut catalog = Catalog::new(CatalogMetadata::new());
         for (source, msgid, msgstr, fuzzy) in entries {
-            let mut message = Message::build_singular()
+            let mut builder = Message::build_singular();
+            builder
                 .with_source(source.to_string())
                 .with_msgid(msgid.to_string())
                 .with_msgstr(msgstr.to_string());
             if *fuzzy {
-                message = message.with_flags(polib::message::MessageFlags {
-                    entries: vec!["fuzzy".into()],
-                });
+                builder.with_flags("fuzzy".parse().unwrap());
             }
-            catalog.append_or_update(message.done());
+            catalog.append_or_update(builder.done());
         }
         catalog
     }
