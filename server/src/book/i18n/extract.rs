@@ -21,6 +21,10 @@ use super::page_words;
 /// calls are the page's words.
 pub(crate) const PAGE_MODULES: &str = "book/theme/pipebook";
 
+/// Where the cards' static sentences are written (their templates and the
+/// catalog names they show), as the template names their source.
+pub(crate) const DIRECTIVES_FILE: &str = "server/src/book/directives.rs";
+
 /// Where the labs are defined, relative to the book's root.
 pub(crate) const LABS_FILE: &str = "book/labs/labs.json";
 
@@ -88,6 +92,10 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
                 &format!("{PAGE_MODULES}/{file}"),
             );
         }
+    }
+    // What the cards write before the page mounts them (and in print).
+    for text in super::super::directives::texts() {
+        add(&mut messages, &mut order, &text, DIRECTIVES_FILE);
     }
     let mut metadata = CatalogMetadata::new();
     metadata.project_id_version = title.clone().unwrap_or_default();

@@ -186,6 +186,16 @@ impl Words {
             .map_or(english, String::as_str)
     }
 
+    /// `template` in this edition's words, each `{name}` replaced by its value
+    /// (values are written as given: escape them first where they are text).
+    pub(crate) fn fill(&self, template: &str, values: &[(&str, String)]) -> String {
+        let mut out = self.t(template).to_string();
+        for (name, value) in values {
+            out = out.replace(&format!("{{{name}}}"), value);
+        }
+        out
+    }
+
     /// A lab's definition as JSON, its texts in this edition's words (the English
     /// keeps the definition's own field order).
     pub(crate) fn lab(&self, lab: &impl serde::Serialize) -> String {
