@@ -27,6 +27,7 @@ pub(crate) fn build(
     let catalogue = super::load(book_root, edition)?;
     let translate = Translate::new(edition, template, &catalogue);
     let words = translate.words();
+    let theme_words = words.clone();
     let mut book = MDBook::load(book_root).map_err(|e| fail(format!("{e:#}")))?;
     book.config.book.language = Some(edition.tag.into());
     for field in ["title", "description"] {
@@ -56,6 +57,7 @@ pub(crate) fn build(
     let staged = book.build_dir_for("html");
     assets::copy(&book.theme_dir(), &staged)?;
     write_page_catalogue(&staged, &catalogue)?;
+    super::theme::translate(&staged, &theme_words)?;
     let moved = anchors::align(english, &staged)?;
     search::reindex(&staged, &moved)?;
     links::check_with_root(&staged, &format!("/{}/", edition.tag))?;

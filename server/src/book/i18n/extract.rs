@@ -97,6 +97,9 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
     for text in super::super::directives::texts() {
         add(&mut messages, &mut order, &text, DIRECTIVES_FILE);
     }
+    for text in super::theme::THEME_WORDS {
+        add(&mut messages, &mut order, text, super::theme::THEME_FILE);
+    }
     let mut metadata = CatalogMetadata::new();
     metadata.project_id_version = title.clone().unwrap_or_default();
     metadata.language = "en".into();

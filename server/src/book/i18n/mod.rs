@@ -12,6 +12,7 @@ pub(crate) mod extract;
 pub(crate) mod page_words;
 mod search;
 pub(crate) mod terms;
+mod theme;
 #[cfg(test)]
 mod tests;
 pub(crate) mod translate;
