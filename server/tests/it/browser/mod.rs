@@ -25,6 +25,7 @@ mod bounds;
 mod chapters;
 mod compare;
 mod counts;
+mod editions;
 mod intervals;
 mod ipc;
 mod ipc_counts_off;
