@@ -28,6 +28,7 @@
 // select.pipebook-ipc-versus-a/-b pick them; data-state and data-verdict on
 // that element. The page judges nothing itself.
 
+import { t } from "./i18n.js";
 import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
@@ -630,7 +631,7 @@ export function mountIpcMatrix(root, { online, lab }) {
         h("th", null, "copies"),
         h("th", null, "MiB/s here"),
         h("th", null, "survey MiB/s"),
-        h("th", { title: "Your quiet runs' median over the survey's rate, with its 95% interval from two runs on" }, "÷ survey"),
+        h("th", { title: t("Your quiet runs' median over the survey's rate, with the runner's 95% interval once there are six") }, "÷ survey"),
       ),
       rows.map((r) => {
         // This page's quiet runs of the row's mechanism, at the matrix's size.

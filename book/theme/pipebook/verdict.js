@@ -30,7 +30,9 @@ function basis(j, unit) {
  */
 export function judgedSentence(j, { a, b, unit = "pair", verb = "is", won = `${a} is faster`, lost = `${a} is slower` }) {
   if (j.verdict === "too_few") return tooFewSentence(j, unit);
-  const figures = `${a} ${verb} ${ratioText(j.ratio)}× ${b} (95% interval ${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${basis(j, unit)})`;
+  // A look of a sequential design has its interval at that look's level.
+  const level = j.design === "sequential" && Number.isFinite(j.level_this_look) ? `${(100 * j.level_this_look).toFixed(1)}%` : "95%";
+  const figures = `${a} ${verb} ${ratioText(j.ratio)}× ${b} (${level} interval ${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${basis(j, unit)})`;
   const design = designSentence(j);
   const tail = design ? ` ${design}` : "";
   if (j.verdict === "faster") return `${figures}: ${won}.${tail}`;
