@@ -35,10 +35,12 @@ const SAME_CURVE: &str = "The same curve on the command line: {command}.";
 const TUNE_HEAD: &str = "Search bytes per call × pipe capacity for {title}.";
 const TOOL_HEAD: &str =
     "Measure a program you pipe through (yes, cat, dd, pv, tee, head) against pipebench's end.";
-const SHARED_HEAD: &str = "Share one pipe between many writers and readers, and count torn messages.";
+const SHARED_HEAD: &str =
+    "Share one pipe between many writers and readers, and count torn messages.";
 const AA_HEAD: &str = "Run {id} against itself and count the false claims.";
 const AA_AGAIN: &str = "On the command line: {command}, as many times as you like.";
-const KERNEL_LINE: &str = "On your machine: the runner measures what your kernel does here ({command}, probe {probe}).";
+const KERNEL_LINE: &str =
+    "On your machine: the runner measures what your kernel does here ({command}, probe {probe}).";
 const PAGES_HEAD: &str = "Page inspector.";
 const WALK_HEAD: &str = "Page-table walk.";
 const WALK_TEXT: &str = "The drawing needs JavaScript; on the command line: {command}.";
@@ -50,7 +52,8 @@ const IPC_START: &str = "Start the runner with <code>cargo run --release</code> 
 http://127.0.0.1:8000 to run it on your machine, or run {command}.";
 const BLOCKING: &str = "Blocking: {how}.";
 const BUSY: &str = "Busy-polling: {how}.";
-const LATENCY_MATRIX_HEAD: &str = "Every mechanism at one size, p50 and p99 beside CPU per message.";
+const LATENCY_MATRIX_HEAD: &str =
+    "Every mechanism at one size, p50 and p99 beside CPU per message.";
 const IPC_MATRIX_HEAD: &str = "All mechanisms, one after another, against the survey.";
 const SWEEP_HEAD: &str = "Sweep: {title} against {param}.";
 
@@ -58,10 +61,32 @@ const SWEEP_HEAD: &str = "Sweep: {title} against {param}.";
 /// mechanism and parameter names): what the other editions translate.
 pub(crate) fn texts() -> Vec<String> {
     let mut out: Vec<String> = [
-        START_HINT, RUN_HEAD, ARTICLE_MEASURED, ON_THE_COMMAND_LINE, SAME_TABLE, SAME_CURVE,
-        TUNE_HEAD, TOOL_HEAD, SHARED_HEAD, AA_HEAD, AA_AGAIN, KERNEL_LINE, PAGES_HEAD,
-        WALK_HEAD, WALK_TEXT, LAB_HEAD, COPIES, SURVEY_FIGURE, NO_SURVEY, IPC_START, BLOCKING,
-        BUSY, LATENCY_MATRIX_HEAD, IPC_MATRIX_HEAD, SWEEP_HEAD, SURVEY_SOURCE,
+        START_HINT,
+        RUN_HEAD,
+        ARTICLE_MEASURED,
+        ON_THE_COMMAND_LINE,
+        SAME_TABLE,
+        SAME_CURVE,
+        TUNE_HEAD,
+        TOOL_HEAD,
+        SHARED_HEAD,
+        AA_HEAD,
+        AA_AGAIN,
+        KERNEL_LINE,
+        PAGES_HEAD,
+        WALK_HEAD,
+        WALK_TEXT,
+        LAB_HEAD,
+        COPIES,
+        SURVEY_FIGURE,
+        NO_SURVEY,
+        IPC_START,
+        BLOCKING,
+        BUSY,
+        LATENCY_MATRIX_HEAD,
+        IPC_MATRIX_HEAD,
+        SWEEP_HEAD,
+        SURVEY_SOURCE,
     ]
     .map(String::from)
     .into();
@@ -76,7 +101,13 @@ pub(crate) fn texts() -> Vec<String> {
     }
     for mechanism in pipebench::latency::mechanisms() {
         out.push(mechanism.title.to_string());
-        out.extend(mechanism.blocking.iter().chain(&mechanism.busy).map(|h| h.to_string()));
+        out.extend(
+            mechanism
+                .blocking
+                .iter()
+                .chain(&mechanism.busy)
+                .map(|h| h.to_string()),
+        );
     }
     out.extend([SweepParam::PipeSize, SweepParam::BufSize].map(|p| p.label().to_string()));
     out.retain(|t| !t.is_empty());
@@ -388,7 +419,10 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
             let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
             let command = words.fill(
                 ON_THE_COMMAND_LINE,
-                &[("command", code(&format!("pipebench tune {}", escape(step.id))))],
+                &[(
+                    "command",
+                    code(&format!("pipebench tune {}", escape(step.id))),
+                )],
             );
             Ok(format!(
                 r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>{head}</strong> {} {command}</p></div>"#,
@@ -400,7 +434,10 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
             r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
             words.t(TOOL_HEAD),
             words.t(START_HINT),
-            words.fill(ON_THE_COMMAND_LINE, &[("command", code("pipebench tool cat"))]),
+            words.fill(
+                ON_THE_COMMAND_LINE,
+                &[("command", code("pipebench tool cat"))]
+            ),
         )),
         Directive::SharedPipe => Ok(format!(
             r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
@@ -410,7 +447,9 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
                 ON_THE_COMMAND_LINE,
                 &[(
                     "command",
-                    code("pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB")
+                    code(
+                        "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB"
+                    )
                 )]
             ),
         )),
@@ -431,7 +470,10 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
                 words.t(START_HINT),
                 words.fill(
                     AA_AGAIN,
-                    &[("command", code(&format!("pipebench compare {id} {id} --pairs 6")))]
+                    &[(
+                        "command",
+                        code(&format!("pipebench compare {id} {id} --pairs 6"))
+                    )]
                 ),
             ))
         }
@@ -452,7 +494,10 @@ fn kernel_line(id: ProbeId, words: &Words) -> String {
     let probe = id.as_str();
     let text = words.fill(
         KERNEL_LINE,
-        &[("command", code("pipebench system")), ("probe", code(probe))],
+        &[
+            ("command", code("pipebench system")),
+            ("probe", code(probe)),
+        ],
     );
     format!(
         r#"<div class="pipebook-kernel" data-probe="{probe}"><p class="pipebook-kernel-text">{text}</p></div>"#
@@ -497,7 +542,10 @@ fn pages_widget(specs: &[PagesSpec<'_>], words: &Words) -> String {
 fn walk_widget(address: u64, words: &Words) -> String {
     let text = words.fill(
         WALK_TEXT,
-        &[("command", code(&format!("pipebench pages --address {address:#018x}")))],
+        &[(
+            "command",
+            code(&format!("pipebench pages --address {address:#018x}")),
+        )],
     );
     format!(
         r#"<div class="pipebook-walk" data-address="{address:#018x}"><p class="pipebook-run-static"><strong>{}</strong> {text}</p></div>"#,
@@ -600,7 +648,10 @@ fn ipc_widget(mechanism: &MechanismInfo, words: &Words) -> String {
     }
     text.push_str(&words.fill(
         IPC_START,
-        &[("command", code(&format!("pipebench ipc {}", escape(mechanism.id))))],
+        &[(
+            "command",
+            code(&format!("pipebench ipc {}", escape(mechanism.id))),
+        )],
     ));
     format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
 }
@@ -636,7 +687,10 @@ fn latency_widget(info: &pipebench::latency::MechanismInfo, words: &Words) -> St
         words.t(START_HINT),
         words.fill(
             ON_THE_COMMAND_LINE,
-            &[("command", code(&format!("pipebench latency {}", escape(info.id))))]
+            &[(
+                "command",
+                code(&format!("pipebench latency {}", escape(info.id)))
+            )]
         ),
     )
 }
@@ -657,7 +711,10 @@ fn latency_matrix_widget(words: &Words) -> String {
         escape(&serde_json::Value::from(list).to_string()),
         words.t(LATENCY_MATRIX_HEAD),
         words.t(START_HINT),
-        words.fill(SAME_TABLE, &[("command", code("pipebench latency --sizes 64"))]),
+        words.fill(
+            SAME_TABLE,
+            &[("command", code("pipebench latency --sizes 64"))]
+        ),
     )
 }
 
@@ -676,7 +733,10 @@ fn sweep_widget(step: &Step, param: SweepParam, words: &Words) -> String {
     let title = escape(words.t(step.title));
     let head = words.fill(
         SWEEP_HEAD,
-        &[("title", title.clone()), ("param", escape(words.t(param.label())))],
+        &[
+            ("title", title.clone()),
+            ("param", escape(words.t(param.label()))),
+        ],
     );
     let command = format!(
         "pipebench sweep {} --{} VALUES",
@@ -706,7 +766,10 @@ fn run_widget(step: &Step, words: &Words) -> String {
         escape(words.t(step.summary)),
         escape(&kind),
     );
-    let mut text = format!("<strong>{}</strong> ", words.fill(RUN_HEAD, &[("title", title)]));
+    let mut text = format!(
+        "<strong>{}</strong> ",
+        words.fill(RUN_HEAD, &[("title", title)])
+    );
     if let Some(article) = step.article_gib_s {
         attrs.push_str(&format!(r#" data-article="{article}""#));
         text.push_str(&words.fill(ARTICLE_MEASURED, &[("figure", article.to_string())]));

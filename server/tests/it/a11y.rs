@@ -100,7 +100,9 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
     for page in &pages {
         open(client, base, page).await?;
         audit(client, &axe, page).await?;
-        if page.starts_with("zh-CN/") && !["zh-CN/print", "zh-CN/no-such-page"].contains(&page.as_str()) {
+        if page.starts_with("zh-CN/")
+            && !["zh-CN/print", "zh-CN/no-such-page"].contains(&page.as_str())
+        {
             screenshot(client, &page.replace('/', "-")).await?;
         }
     }

@@ -158,3 +158,94 @@ fn a_book_without_catalogues_builds_the_english_only() {
     assert!(built.dir.join("chapter.html").is_file());
     assert!(!built.dir.join("zh-CN").exists());
 }
+
+/// What `<main>` of a built page holds.
+fn main_of(html: &str) -> &str {
+    let start = html.find("<main>").unwrap_or(0);
+    let end = html[start..]
+        .find("</main>")
+        .map_or(html.len(), |e| start + e);
+    &html[start..end]
+}
+
+/// The text of `html` outside tags, code and preformatted blocks.
+fn prose(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    let mut depth_code = 0usize;
+    while let Some(open) = rest.find('<') {
+        if depth_code == 0 {
+            out.push_str(&rest[..open]);
+        }
+        let Some(close) = rest[open..].find('>') else {
+            break;
+        };
+        let tag = &rest[open + 1..open + close];
+        if tag.starts_with("code") || tag.starts_with("pre") {
+            depth_code += 1;
+        } else if (tag.starts_with("/code") || tag.starts_with("/pre")) && depth_code > 0 {
+            depth_code -= 1;
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+#[test]
+fn every_chinese_page_is_in_chinese_complete_and_keeps_the_english_pages_markup() {
+    let out = tempfile::tempdir().unwrap();
+    let built = build(
+        &crate::browser::workspace_root(),
+        Some(&out.path().join("book")),
+    )
+    .unwrap();
+    let mut pages: Vec<_> = std::fs::read_dir(&built.dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().into_string().unwrap())
+        // print.html gathers the chapters; toc.html and 404.html are mdBook's own pages.
+        .filter(|n| {
+            n.ends_with(".html") && !["print.html", "toc.html", "404.html"].contains(&n.as_str())
+        })
+        .collect();
+    pages.sort();
+    assert!(pages.len() > 30, "{pages:?}");
+    let mut problems = Vec::new();
+    for page in &pages {
+        let english = read(&built.dir.join(page));
+        let chinese = read(&built.dir.join("zh-CN").join(page));
+        let (en, zh) = (main_of(&english), main_of(&chinese));
+        if !chinese.contains(r#"<html lang="zh-CN""#) {
+            problems.push(format!("{page}: not lang=zh-CN"));
+        }
+        for marker in ["i18n-untranslated", "i18n-stale"] {
+            if zh.contains(marker) {
+                problems.push(format!("{page}: a paragraph is {marker}"));
+            }
+        }
+        // The same emphasis, code, links and cards: a translation that broke a
+        // marker (emphasis pressed against Chinese punctuation does not render) shows here.
+        for tag in ["<strong>", "<em>", "<code", "<a ", "class=\"pipebook-"] {
+            let (a, b) = (en.matches(tag).count(), zh.matches(tag).count());
+            if a != b {
+                problems.push(format!("{page}: {tag} {a} in English, {b} in Chinese"));
+            }
+        }
+        let text = prose(zh);
+        let cjk = text
+            .chars()
+            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+            .count();
+        let latin = text.chars().filter(|c| c.is_ascii_alphabetic()).count();
+        if cjk < latin {
+            problems.push(format!(
+                "{page}: prose has {cjk} Chinese characters and {latin} Latin letters"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems: {problems:#?}",
+        problems.len()
+    );
+}

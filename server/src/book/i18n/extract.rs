@@ -58,6 +58,21 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
         .map_err(|e| fail(format!("{e:#}")))?;
     let mut messages: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut order = Vec::new();
+    // The titles of fold-outs: inside HTML blocks, which mdbook-i18n-helpers skips.
+    let src = book.config.book.src.clone();
+    for item in ctx.book.iter() {
+        if let mdbook_preprocessor::book::BookItem::Chapter(chapter) = item {
+            let Some(path) = &chapter.source_path else {
+                continue;
+            };
+            let source = src.join(path).display().to_string();
+            for (_, title) in super::translate::summaries(&chapter.content) {
+                if worth_translating(title) {
+                    add(&mut messages, &mut order, title, &source);
+                }
+            }
+        }
+    }
     // One template (depth 0): the summary's catalogue first, then the chapters'.
     let mut parts: Vec<_> = catalogs.into_iter().collect();
     parts.sort_by(|a, b| a.0.cmp(&b.0));

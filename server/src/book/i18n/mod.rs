@@ -12,9 +12,9 @@ pub(crate) mod extract;
 pub(crate) mod page_words;
 mod search;
 pub(crate) mod terms;
-mod theme;
 #[cfg(test)]
 mod tests;
+mod theme;
 pub(crate) mod translate;
 
 use std::path::{Path, PathBuf};

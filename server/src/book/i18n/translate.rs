@@ -123,9 +123,46 @@ impl Preprocessor for Translate {
 
     fn run(&self, _ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
         mdbook_i18n_helpers::gettext::translate_book(&self.catalog, &mut book)?;
-        book.for_each_chapter_mut(|chapter| chapter.content = admonitions(&chapter.content));
+        book.for_each_chapter_mut(|chapter| {
+            chapter.content = self.fold_out_titles(&admonitions(&chapter.content));
+        });
         Ok(book)
     }
+}
+
+impl Translate {
+    /// `content` with each fold-out's title (`<summary>...</summary>`, inside an HTML
+    /// block that gettext's extraction skips) in this edition's words.
+    fn fold_out_titles(&self, content: &str) -> String {
+        let mut out = String::with_capacity(content.len());
+        let mut copied = 0;
+        for (range, title) in summaries(content) {
+            out.push_str(&content[copied..range.start]);
+            out.push_str(self.lookup(title).unwrap_or(title));
+            copied = range.end;
+        }
+        out.push_str(&content[copied..]);
+        out
+    }
+}
+
+/// Each fold-out title in `content`: where its text is, and the text.
+pub(crate) fn summaries(content: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    let (open, close) = ("<summary>", "</summary>");
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(found) = content[from..].find(open) {
+        let start = from + found + open.len();
+        let Some(len) = content[start..].find(close) else {
+            break;
+        };
+        let text = &content[start..start + len];
+        if !text.contains('\n') {
+            out.push((start..start + len, text));
+        }
+        from = start + len + close.len();
+    }
+    out
 }
 
 /// Undoes the escaping mdbook-i18n-helpers 0.4 applies to GitHub-style
@@ -189,6 +226,15 @@ mod tests {
                 && missing.contains("New paragraph."),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn fold_out_titles_are_found_on_their_line() {
+        let content = "<details>\n<summary>Why <code>x</code>?</summary>\n\nBody.\n</details>";
+        let found = summaries(content);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, "Why <code>x</code>?");
+        assert_eq!(&content[found[0].0.clone()], "Why <code>x</code>?");
     }
 
     #[test]

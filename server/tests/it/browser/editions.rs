@@ -8,7 +8,9 @@ use fantoccini::Locator;
 use serde_json::json;
 
 use super::run_card::{start_run, wait_until_done};
-use super::{in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP};
+use super::{
+    in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
+};
 
 /// How many characters of a text are Chinese, and how many are Latin letters.
 const COUNT_SCRIPTS: &str = "const count = (s) => ({
@@ -52,10 +54,16 @@ async fn picker(page: &Page) -> TestResult {
     )
     .await?;
     assert_eq!(there["path"], json!("/zh-CN/vmsplice.html"), "{there}");
-    assert_eq!(there["hash"], json!(format!("#{section}")), "the section is kept: {there}");
+    assert_eq!(
+        there["hash"],
+        json!(format!("#{section}")),
+        "the section is kept: {there}"
+    );
     let heading = there["heading"].as_str().unwrap_or_default();
     assert!(
-        heading.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        heading
+            .chars()
+            .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
         "the section's heading is the Chinese one: {there}"
     );
     screenshot(client, "edition-picker-zh").await?;
@@ -187,7 +195,11 @@ async fn run_in_chinese(page: &Page) -> TestResult {
         card["text"]["cjk"].as_u64().unwrap_or(0) > card["text"]["latin"].as_u64().unwrap_or(0) / 2,
         "the card's words are mostly Chinese: {card}"
     );
-    assert_eq!(card["figure"], json!(true), "the result's figure is shown: {card} {result}");
+    assert_eq!(
+        card["figure"],
+        json!(true),
+        "the result's figure is shown: {card} {result}"
+    );
     screenshot(client, "edition-run-zh").await?;
     Ok(())
 }
