@@ -42,6 +42,11 @@ pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-ker
 /// term pairs' table (`{{#terms}}`).
 pub(crate) const STATIC_CLASSES: &[&str] = &["pipebook-terms"];
 
+/// Classes a chapter writes by hand around prose the page shows, marks or hides
+/// by what the runner measured (`div.pipebook-kernel-branch[data-probe]
+/// [data-answer]`, drawn by `kernel.js`): never mounted on their own.
+pub(crate) const PROSE_CLASSES: &[&str] = &["pipebook-kernel-branch"];
+
 /// Classes the theme's own templates (`book/theme/*.hbs`) write: styles, not
 /// widgets, never mounted.
 pub(crate) const THEME_CLASSES: &[&str] = &["pipebook-visually-hidden"];
@@ -82,6 +87,7 @@ fn is_known(class: &str) -> bool {
         || INNER_CLASSES.contains(&class)
         || THEME_CLASSES.contains(&class)
         || STATIC_CLASSES.contains(&class)
+        || PROSE_CLASSES.contains(&class)
 }
 
 /// Every `pipebook-` class named in a `class` attribute of `html`, in order.

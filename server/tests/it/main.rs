@@ -22,6 +22,7 @@ mod deploy;
 mod editions;
 mod http;
 mod ipc;
+mod kernel_probe;
 mod labs;
 mod lifecycle;
 mod lighthouse;
