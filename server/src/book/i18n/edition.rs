@@ -74,7 +74,8 @@ pub(crate) fn build(
 }
 
 /// Writes the page's words in this edition's language over the English (empty)
-/// `pipebook/catalogue.js`: every translated message the page's modules use.
+/// `pipebook/catalogue.js`: every translated message the page's modules use, and
+/// the runner's fixed sentences the page shows.
 fn write_page_catalogue(staged: &Path, catalogue: &Catalog) -> Result<(), BookError> {
     if !staged.join("pipebook").is_dir() {
         // A book without the page's modules (a small test book): no words to give them.
@@ -82,10 +83,9 @@ fn write_page_catalogue(staged: &Path, catalogue: &Catalog) -> Result<(), BookEr
     }
     let mut words = serde_json::Map::new();
     for message in catalogue.messages() {
-        let from_page = message
-            .source()
-            .split_whitespace()
-            .any(|s| s.starts_with(super::extract::PAGE_MODULES));
+        let from_page = message.source().split_whitespace().any(|s| {
+            s.starts_with(super::extract::PAGE_MODULES) || s == super::extract::RUNNER_SENTENCES
+        });
         if !from_page || !message.is_translated() || message.flags().is_fuzzy() {
             continue;
         }

@@ -25,6 +25,10 @@ pub(crate) const PAGE_MODULES: &str = "book/theme/pipebook";
 /// catalog names they show), as the template names their source.
 pub(crate) const DIRECTIVES_FILE: &str = "server/src/book/directives.rs";
 
+/// Where the runner's fixed sentences the page shows come from (the kernel
+/// probes' lines and what to expect), as the template names their source.
+pub(crate) const RUNNER_SENTENCES: &str = "bench/src/machine/behaviour/mod.rs";
+
 /// Where the labs are defined, relative to the book's root.
 pub(crate) const LABS_FILE: &str = "book/labs/labs.json";
 
@@ -111,6 +115,15 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
     // What the cards write before the page mounts them (and in print).
     for text in super::super::directives::texts() {
         add(&mut messages, &mut order, &text, DIRECTIVES_FILE);
+    }
+    // The runner's fixed sentences that the page shows (what each kernel probe
+    // answer means): the page words them from its catalogue.
+    for probe in pipebench::machine::behaviour::every_outcome("") {
+        for text in [&probe.line, &probe.expect] {
+            if worth_translating(text) {
+                add(&mut messages, &mut order, text, RUNNER_SENTENCES);
+            }
+        }
     }
     for text in super::theme::THEME_WORDS {
         add(&mut messages, &mut order, text, super::theme::THEME_FILE);
