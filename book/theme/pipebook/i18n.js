@@ -1,0 +1,31 @@
+// The page's words in the reader's language: t(msgid, vars) looks msgid up in
+// the catalogue of the page's language and fills {name} placeholders from vars.
+import { messages } from "./catalogue.js";
+export function t(msgid, vars) {
+  const text = messages[msgid] ?? msgid;
+  return vars ? text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : text;
+}
+
+// Every call of t() has one double-quoted string literal on one line as its first
+// argument (escapes only \" \\ \n): the book's build reads the msgids out of these
+// files by that rule, so a msgid built at run time would never be translated.
+
+/** The page's language, from `<html lang>` ("en" when there is none, as in node). */
+export function pageLanguage() {
+  return globalThis.document?.documentElement?.lang || "en";
+}
+
+/** Whether the page is the English edition (the source every other edition follows). */
+export function pageIsEnglish() {
+  return /^en\b/i.test(pageLanguage());
+}
+
+/**
+ * Marks `el` as holding text the runner sent (its errors, its notes): those are in
+ * English and the page does not translate them, so on a page in another language
+ * the element says `lang="en"` (screen readers then read it as English). Returns `el`.
+ */
+export function runnerText(el) {
+  if (el && !pageIsEnglish()) el.setAttribute("lang", "en");
+  return el;
+}
