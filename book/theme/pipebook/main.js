@@ -7,6 +7,11 @@
 // those, not the forty modules of every card in the book.
 
 import { catalog, ipcLab, pageParams, runnerAvailable, tokenIsCurrent } from "./api.js";
+import { installCjkSearch } from "./cjksearch.js";
+
+// Now, while the page's deferred scripts wait for this module: elasticlunr is not yet
+// defined, and a Chinese page's search must tokenize for CJK from its first query.
+installCjkSearch();
 
 // What the mount functions get besides their element: `online` (a runner answers),
 // `byId` (the runner's step catalogue by id), `steps` (the catalogue as a list), `lab`
