@@ -8,6 +8,7 @@
 
 import { catalog, ipcLab, pageParams, runnerAvailable, tokenIsCurrent } from "./api.js";
 import { installCjkSearch } from "./cjksearch.js";
+import { mountLanguagePicker } from "./language.js";
 
 // Now, while the page's deferred scripts wait for this module: elasticlunr is not yet
 // defined, and a Chinese page's search must tokenize for CJK from its first query.
@@ -78,6 +79,12 @@ async function mountKind(kind, elements, modulePromise, ctx) {
 
 async function main() {
   document.documentElement.classList.add("pipebook-js");
+  try {
+    // mdBook declares path_to_root in a classic script: a global binding, not a property of window.
+    mountLanguagePicker(document, { pathToRoot: typeof path_to_root === "string" ? path_to_root : undefined });
+  } catch (err) {
+    console.error("pipebook: language picker", err);
+  }
   const present = KINDS.map((kind) => ({ kind, elements: [...document.querySelectorAll(kind.selector)] })).filter(
     (p) => p.elements.length,
   );
