@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 
-import { pageIsEnglish, pageLanguage, runnerText, t } from "../../theme/pipebook/i18n.js";
+import { pageIsEnglish, pageLanguage, runnerText, t, withNodes } from "../../theme/pipebook/i18n.js";
 import { messages } from "../../theme/pipebook/catalogue.js";
 
 const moduleDir = new URL("../../theme/pipebook/", import.meta.url);
@@ -115,4 +115,11 @@ test("the runner's text is marked English on a Chinese page and left alone on an
     assert.equal(attrs.has("lang"), false);
   });
   assert.equal(pageLanguage(), "en");
+});
+
+test("withNodes puts nodes and strings where the translation has their placeholders", () => {
+  const code = { node: "code" };
+  assert.deepEqual(withNodes("{what}, run {command}.", { what: "To see it", command: code }), ["To see it", ", run ", code, "."]);
+  assert.deepEqual(withNodes("运行 {command}，{what}", { what: "看看", command: code }), ["运行 ", code, "，", "看看"]);
+  assert.deepEqual(withNodes("{unknown} stays", {}), ["{unknown}", " stays"]);
 });

@@ -1,6 +1,8 @@
 // Tiny DOM helper: h("div.a.b", {attrs}, ...children). Text is always set as text,
 // never parsed as HTML, so catalog and server strings cannot inject markup.
 
+import { t, withNodes } from "./i18n.js";
+
 export function h(tag, attrs, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElement(name || "div");
@@ -39,10 +41,11 @@ export function offlineHint(what, hint, ...then) {
   return h(
     "p.pipebook-offline",
     null,
-    `${what}, start the runner in the project folder with `,
-    h("code", null, hint.command),
-    ", then open ",
-    h("a", { href: hint.url }, hint.url),
+    withNodes(t("{what}, start the runner in the project folder with {command}, then open {url}"), {
+      what,
+      command: h("code", null, hint.command),
+      url: h("a", { href: hint.url }, hint.url),
+    }),
     ...then,
   );
 }

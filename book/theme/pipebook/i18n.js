@@ -29,3 +29,18 @@ export function runnerText(el) {
   if (el && !pageIsEnglish()) el.setAttribute("lang", "en");
   return el;
 }
+
+/**
+ * `text` (a t() result whose placeholders were left unfilled) as a list of strings and
+ * nodes: each {name} becomes vars[name], a node (a link, a <code>) or a string, so a
+ * translation can put them where its grammar wants them. Unknown names stay as text.
+ */
+export function withNodes(text, vars) {
+  return String(text)
+    .split(/(\{\w+\})/)
+    .filter((part) => part !== "")
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      return name !== undefined && name in vars ? vars[name] : part;
+    });
+}
