@@ -123,3 +123,14 @@ test("withNodes puts nodes and strings where the translation has their placehold
   assert.deepEqual(withNodes("运行 {command}，{what}", { what: "看看", command: code }), ["运行 ", code, "，", "看看"]);
   assert.deepEqual(withNodes("{unknown} stays", {}), ["{unknown}", " stays"]);
 });
+
+test("no module that calls t hides it behind a variable or parameter of the same name", () => {
+  const declares = /\b(?:const|let|var)\s+t\b|\(\s*t\s*[,)]|\bt\s*=>|\[\s*t\s*[,\]]|,\s*t\s*\)\s*=>/;
+  for (const file of readdirSync(moduleDir).filter((f) => f.endsWith(".js") && f !== "i18n.js")) {
+    const source = readFileSync(new URL(file, moduleDir), "utf8");
+    if (!extract(source).msgids.length) continue;
+    const lines = source.split("\n").filter((line) => !COMMENT.test(line));
+    const hiding = lines.filter((line) => declares.test(line.replace(/"(?:[^"\\]|\\.)*"/g, '""')));
+    assert.deepEqual(hiding, [], file);
+  }
+});
