@@ -63,10 +63,10 @@ export function svg(tag, attrs) {
  * x1 for each tick ({y, label}): the y axis every chart of the page draws alike.
  */
 export function yGrid(axis, ticks, { x1, x2, gridClass }) {
-  for (const t of ticks) {
-    axis.append(svg("line", { class: gridClass, x1, y1: t.y, x2, y2: t.y }));
-    const label = svg("text", { x: x1 - 6, y: t.y + 4, "text-anchor": "end" });
-    label.textContent = t.label;
+  for (const tick of ticks) {
+    axis.append(svg("line", { class: gridClass, x1, y1: tick.y, x2, y2: tick.y }));
+    const label = svg("text", { x: x1 - 6, y: tick.y + 4, "text-anchor": "end" });
+    label.textContent = tick.label;
     axis.append(label);
   }
 }
