@@ -83,9 +83,9 @@ export class OccupancyChart {
     this.plot.replaceChildren();
     const axis = svg("g", { class: "pipebook-occupancy-axis" });
     yGrid(axis, g.yTicks, { x1: PAD.left, x2: W - PAD.right, gridClass: "pipebook-occupancy-grid" });
-    for (const t of g.xTicks) {
-      const label = svg("text", { x: t.x, y: H - PAD.bottom + 17, "text-anchor": t.x === PAD.left ? "start" : "middle" });
-      label.textContent = t.label;
+    for (const tick of g.xTicks) {
+      const label = svg("text", { x: tick.x, y: H - PAD.bottom + 17, "text-anchor": tick.x === PAD.left ? "start" : "middle" });
+      label.textContent = tick.label;
       axis.append(label);
     }
     const shading = svg("g", { class: "pipebook-occupancy-phases" });
