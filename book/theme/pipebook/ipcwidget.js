@@ -359,7 +359,7 @@ export function mountIpc(root, { online, lab }) {
     // This run's count, not the last one's: a quiet run streams none.
     root.dataset.progressSamples = "0";
     run = startIpc(m.id, asked.params, {
-      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
       started: (msg) => {
         total = msg.params?.bytes ?? null;
         const how = asked.params.quiet ? t(" (quiet: not watched, so no progress until it ends)") : "";

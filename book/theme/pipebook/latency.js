@@ -130,7 +130,7 @@ export function mountLatency(root, { online, params }) {
     fill(command, t("Same on the command line: "), h("code", null, `pipebench latency ${id} --mode ${mode.value} --sizes ${bytes} --round-trips ${n}`));
     let samples = 0;
     root.dataset.progressSamples = "0";
-    setState("connecting", "Connecting to the runner…");
+    setState("connecting", t("Connecting to the runner…"));
     run = startLatency(params, {
       queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
       started: (msg) => setState("running", t("Timing {n} round trips of {size} B, {mode}, on CPUs {cpus}…", { n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),

@@ -149,7 +149,7 @@ export function layout(w) {
   const y = TOP + (w.offset / size) * TABLE_H;
   const entry = { y: Math.min(y, TOP + TABLE_H - 3), h: 3 };
   const label = `offset 0x${w.offset.toString(16)}`;
-  boxes.push({ kind: "page", name: w.page === "2MiB" ? "2 MiB page" : "4 KiB page", x, y: TOP, w: TABLE_W, h: TABLE_H, entry, label });
+  boxes.push({ kind: "page", name: t("{size} page", { size: w.page === "2MiB" ? "2 MiB" : "4 KiB" }), x, y: TOP, w: TABLE_W, h: TABLE_H, entry, label });
   arrows.push({ x1: from.x, y1: from.y, x2: x, y2: TOP });
   return { width: x + TABLE_W + 4, height: TOP + TABLE_H + 34, boxes, arrows };
 }
