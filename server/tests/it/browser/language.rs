@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{cdp, click, in_fresh_page, js, open, require_chapter, wait_js, Page};
+use super::{cdp, click, in_fresh_page, js, open, require_chapter, wait_js, Page, TestResult};
 
 /// What the page shows of its languages: the picker's links and the suggestion.
 const LANGUAGES: &str = "
@@ -101,7 +101,58 @@ async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
                 "the offer came back after it was dismissed: {seen}"
             ));
         }
-        Ok(())
+        on_a_phone(page).await
     })
     .await;
 }
+
+/// On a phone (360 px) the picker keeps to the menu bar's one line and shows the
+/// way to the other edition.
+async fn on_a_phone(page: &Page) -> TestResult {
+    let client = &page.client;
+    client
+        .set_window_size(360, 800)
+        .await
+        .map_err(|e| format!("resizing the window: {e}"))?;
+    // Opened at that width, as a phone opens it (mdBook hides the sidebar then); the
+    // window gets its width back whatever happens, for the tests after this one.
+    let phone = match open(client, &page.base, "vmsplice").await {
+        Ok(()) => js(client, PHONE).await,
+        Err(e) => Err(e),
+    };
+    client
+        .set_window_size(1280, 900)
+        .await
+        .map_err(|e| format!("resizing the window: {e}"))?;
+    let phone = phone?;
+    println!("on a phone: {phone}");
+    let number = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    let other = &phone["other"];
+    // NaN (a missing figure) fails both checks.
+    let on_screen =
+        number(&other["width"]) >= 24.0 && number(&other["right"]) <= number(&phone["width"]);
+    if !on_screen {
+        return Err(format!(
+            "on a phone the link to Chinese is not on screen: {phone}"
+        ));
+    }
+    // One line: the bar is no taller than twice its buttons (a wrapped bar is two rows).
+    let one_line = number(&phone["bar"]) < 2.0 * number(&phone["icon"])
+        && number(&other["top"]) <= number(&phone["icon"]);
+    if !one_line {
+        return Err(format!(
+            "on a phone the menu bar wrapped to a second line: {phone}"
+        ));
+    }
+    Ok(())
+}
+
+/// Where the menu bar and the picker's links sit on the page.
+const PHONE: &str = "
+    const r = (el) => el.getBoundingClientRect();
+    const bar = document.getElementById('mdbook-menu-bar');
+    const other = r(document.querySelector('.pipebook-language a[hreflang=\"zh-CN\"]'));
+    const here = r(document.querySelector('.pipebook-language a[hreflang=\"en\"]'));
+    const icon = r(document.getElementById('mdbook-sidebar-toggle'));
+    return { width: document.documentElement.clientWidth, bar: r(bar).height, icon: icon.height,
+             other: { right: other.right, width: other.width, top: other.top }, hereWidth: here.width };";
