@@ -86,3 +86,26 @@ test("a Chinese result's teaser is cut around the query and marks each occurrenc
   // No occurrence: the start of the body, plainly.
   assert.equal(cjkTeaser("甲乙丙丁", "大页", 2), "甲乙…");
 });
+
+test("after a search on a Chinese page each listed result's teaser is cut around the query", async () => {
+  const teasers = [{ innerHTML: "mdBook's teaser" }, { innerHTML: "mdBook's teaser" }];
+  const items = teasers.map((teaser) => ({ querySelector: (css) => (css === ".teaser" ? teaser : null) }));
+  const win = pageWithSearch("zh-CN", items);
+  const lunr = win.elasticlunr;
+  const built = lunr(function build() {
+    this.addField("body");
+    this.setRef("id");
+    this.saveDocument(true);
+    this.pipeline.reset();
+  });
+  built.addDoc({ id: "a", body: "第一段。管道把数据从写者交给读者。" });
+  built.addDoc({ id: "b", body: "零拷贝的管道：vmsplice 把页面交给管道。" });
+  const index = lunr.Index.load(JSON.parse(JSON.stringify(built.toJSON())));
+  const results = index.search("管道", { bool: "AND", expand: true, fields: { body: { boost: 1 } } });
+  assert.equal(results.length, 2);
+  await Promise.resolve();
+  for (const [i, teaser] of teasers.entries()) {
+    assert.equal(teaser.innerHTML, cjkTeaser(results[i].doc.body, "管道"));
+    assert.match(teaser.innerHTML, /<em>管道<\/em>/);
+  }
+});
