@@ -48,10 +48,14 @@ pub const UNTIL_RESOLVED_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 /// `a` and `b` are catalog step ids; `params` (the run parameters, shared by
 /// both sides) as a run's; `budget` is how many pairs it may reach in all while
 /// the verdict is not resolved (default: `pairs`, no extension). With `more_of`
-/// (the `series` of a verdict this server gave) it takes that comparison up:
-/// its pairs, as this server measured them, count first, `pairs` more follow,
-/// and `budget` counts them all. The old `prior` (figures sent back by the
-/// page) is refused: a verdict may rest only on pairs this server measured.
+/// (the `series` of a verdict this server gave, and no `pairs` or `budget`) it
+/// takes that comparison up in the plan of looks it had from its first run:
+/// its pairs, as this server measured them, count first, and pairs follow up
+/// to the next look of the plan (the verdict's `next_look`), judged at that
+/// look's share of the 5%; once the plan's last look is spent (at once for a
+/// comparison of one look) the verdict is final and `more_of` is refused. The
+/// old `prior` (figures sent back by the page) is refused: a verdict may rest
+/// only on pairs this server measured.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareRequest {
@@ -79,7 +83,8 @@ pub struct CompareRequest {
 
 /// The pairs of a comparison this server ran, kept to be taken up by "more
 /// pairs": the two sides, their parameters, the rates in the order they ran,
-/// and how many looks were taken on them (each spent part of the 5%).
+/// and the plan of looks they were run under (each look spends its share of
+/// the 5%, so "more pairs" may only go on to the plan's next look).
 #[derive(Debug, Clone)]
 struct SeriesPairs {
     a: String,
@@ -87,7 +92,7 @@ struct SeriesPairs {
     params: RunParams,
     rates_a: Vec<f64>,
     rates_b: Vec<f64>,
-    looks: usize,
+    schedule: Schedule,
 }
 
 /// Most comparisons' pairs kept at once; the oldest go first.
@@ -156,15 +161,13 @@ pub enum ComparePageError {
         #[source]
         source: PlanError,
     },
-    /// More earlier pairs than a comparison from the page may reach with the
-    /// pairs asked.
-    #[error("{prior} earlier pairs and {pairs} more is past the page's bound of {MAX_PAGE_BUDGET} pairs")]
-    Prior {
-        /// The earlier pairs.
-        prior: usize,
-        /// The pairs asked.
-        pairs: usize,
-    },
+    /// "More pairs" with pairs or a budget of its own: it runs to the next
+    /// look its comparison planned, no more and no fewer.
+    #[error(
+        "more pairs run to the next look the comparison planned (its verdict's `next_look`): \
+         leave out `pairs` and `budget`"
+    )]
+    PlannedLook,
     /// Figures of earlier pairs sent by the page.
     #[error(
         "a comparison takes up only pairs this server measured: send `more_of` with the \
@@ -220,23 +223,6 @@ pub fn plan(
         }
         None => None,
     };
-    let prior = earlier.as_ref().map_or(0, |p| p.rates_a.len());
-    // Taking up pairs already judged, a single pair more is enough to ask.
-    let least = if prior > 0 { 1 } else { MIN_PAGE_PAIRS };
-    let pairs = request.pairs.unwrap_or(DEFAULT_PAGE_PAIRS);
-    if !(least..=MAX_PAGE_PAIRS).contains(&pairs) {
-        return Err(ComparePageError::Pairs(pairs));
-    }
-    if prior + pairs > MAX_PAGE_BUDGET {
-        return Err(ComparePageError::Prior { prior, pairs });
-    }
-    let budget = request.budget.unwrap_or(prior + pairs);
-    if !(prior + pairs..=MAX_PAGE_BUDGET).contains(&budget) {
-        return Err(ComparePageError::Budget {
-            budget,
-            pairs: prior + pairs,
-        });
-    }
     let side = |side: &'static str, step: &str| -> Result<Contender, ComparePageError> {
         let params = match tuned {
             Some(tuned) => tuned
@@ -252,15 +238,20 @@ pub fn plan(
         })
     };
     let (a, b) = (side("A", &request.a)?, side("B", &request.b)?);
-    let mut job = match &earlier {
+    let job = match &earlier {
         Some(held) => {
-            let mut job = CompareJob::resume(a, b, &held.rates_a, &held.rates_b, pairs)?;
-            job.after_looks(held.looks);
+            if request.pairs.is_some() || request.budget.is_some() {
+                return Err(ComparePageError::PlannedLook);
+            }
+            CompareJob::take_up(a, b, &held.rates_a, &held.rates_b, held.schedule.clone())?
+        }
+        None => {
+            let (pairs, budget) = bounded(request)?;
+            let mut job = CompareJob::new(a, b, pairs)?;
+            job.until_resolved(budget, UNTIL_RESOLVED_LOOKS)?;
             job
         }
-        None => CompareJob::new(a, b, pairs)?,
     };
-    job.until_resolved(budget, UNTIL_RESOLVED_LOOKS)?;
     Ok(PageCompare {
         job,
         stopped: false,
@@ -268,6 +259,19 @@ pub fn plan(
         store: Arc::clone(store),
         params: request.params.clone(),
     })
+}
+
+/// A new comparison's pairs and budget, within the page's bounds.
+fn bounded(request: &CompareRequest) -> Result<(usize, usize), ComparePageError> {
+    let pairs = request.pairs.unwrap_or(DEFAULT_PAGE_PAIRS);
+    if !(MIN_PAGE_PAIRS..=MAX_PAGE_PAIRS).contains(&pairs) {
+        return Err(ComparePageError::Pairs(pairs));
+    }
+    let budget = request.budget.unwrap_or(pairs);
+    if !(pairs..=MAX_PAGE_BUDGET).contains(&budget) {
+        return Err(ComparePageError::Budget { budget, pairs });
+    }
+    Ok((pairs, budget))
 }
 
 impl PageCompare {
@@ -292,8 +296,9 @@ impl PageCompare {
     }
 
     /// The `verdict` event over the pairs run, carrying the series id "more
-    /// pairs" names; the pairs are kept under it. An error when they cannot
-    /// be compared.
+    /// pairs" names and the pairs of the next planned look it would run to
+    /// (none when the verdict is final); the pairs are kept under the id. An
+    /// error when they cannot be compared.
     pub fn verdict(&self) -> Event {
         match self.job.verdict() {
             Ok(Event::Verdict(mut report)) => {
@@ -306,10 +311,11 @@ impl PageCompare {
                         params: self.params.clone(),
                         rates_a: report.a_gib_per_s.clone(),
                         rates_b: report.b_gib_per_s.clone(),
-                        looks: self.job.looks_taken(),
+                        schedule: self.job.schedule().clone(),
                     },
                 );
                 report.series = Some(self.series.clone());
+                report.next_look = self.job.next_look();
                 Event::Verdict(report)
             }
             Ok(other) => other,
@@ -321,6 +327,7 @@ impl PageCompare {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pipebench::engine::compare::ComparePlanError;
 
     fn request(pairs: Option<usize>, budget: Option<usize>) -> CompareRequest {
         CompareRequest {
@@ -408,14 +415,15 @@ mod tests {
                 params: RunParams::default(),
                 rates_a: vec![40.0, 41.0, 39.0, 40.5, 39.5, 40.2],
                 rates_b: vec![13.0, 12.5, 13.5, 12.8, 13.2, 13.1],
-                looks: 1,
+                schedule: Schedule::new(6, 10, 3),
             },
         );
-        let mut more = request(Some(2), None);
+        let mut more = request(None, None);
         more.more_of = Some(id.clone());
         let mut compare = plan(&more, &limits, None, &store).unwrap();
         // Runs 13 to 16 of the balanced order: A, B, B, A.
         let steps: Vec<String> = std::iter::from_fn(|| compare.next_run())
+            .take(4)
             .map(|plan| plan.step)
             .collect();
         assert_eq!(
@@ -428,10 +436,157 @@ mod tests {
             plan(&other, &limits, None, &store),
             Err(ComparePageError::OtherSeries)
         ));
-        more.pairs = Some(MAX_PAGE_BUDGET - 5);
+        // More pairs run to the planned look, never to a number asked.
+        more.pairs = Some(2);
         assert!(matches!(
             plan(&more, &limits, None, &store),
-            Err(ComparePageError::Prior { .. }) | Err(ComparePageError::Pairs(_))
+            Err(ComparePageError::PlannedLook)
         ));
+        // A one-look comparison spent its 5% at that look: final.
+        let spent = new_series_id();
+        store.keep(
+            spent.clone(),
+            SeriesPairs {
+                schedule: Schedule::new(6, 6, 3),
+                ..store.take_up(&id).unwrap()
+            },
+        );
+        let mut after_final = request(None, None);
+        after_final.more_of = Some(spent);
+        let err = plan(&after_final, &limits, None, &store).err().unwrap();
+        assert!(
+            matches!(
+                err,
+                ComparePageError::Compare(ComparePlanError::Final { looks: 1 })
+            ),
+            "{err}"
+        );
+    }
+
+    /// A run's result at `gib_per_s`, as a leg of a comparison hears it.
+    fn result_at(template: &RunResult, gib_per_s: f64) -> RunResult {
+        RunResult {
+            gib_per_s,
+            ..template.clone()
+        }
+    }
+
+    /// A result of `step` to copy figures into.
+    fn template(step: &str) -> RunResult {
+        use pipebench::engine::result::{EndSummary, RunOptions};
+        let plan = RunPlan::for_step_id(step, &RunParams::default(), &Limits::default()).unwrap();
+        RunResult {
+            step: step.into(),
+            options: RunOptions {
+                writer: plan.writer,
+                reader: plan.reader,
+            },
+            bytes: 1 << 30,
+            elapsed_ms: 100.0,
+            gib_per_s: 1.0,
+            iterations: 1,
+            bytes_per_call: 256 << 10,
+            pipe_capacity: Some(65536),
+            page_size: Some(4096),
+            stopped_by_budget: false,
+            writer: EndSummary::default(),
+            reader: EndSummary::default(),
+            huge_pages: None,
+            corrupted_bytes: None,
+            argv: Vec::new(),
+            pipeline: String::new(),
+            warnings: Vec::new(),
+            occupancy: None,
+            finished_at_ms: 1,
+            counts: None,
+            machine: None,
+            watched: Some(false),
+            traced: false,
+        }
+    }
+
+    /// Runs `compare` to its end on made-up rates drawn by `rate` (given the
+    /// run's place in the whole series) and returns its verdict.
+    fn finish(
+        compare: &mut PageCompare,
+        template: &RunResult,
+        place: &mut usize,
+        rate: &mut impl FnMut(usize) -> f64,
+    ) -> Box<pipebench::engine::compare::CompareReport> {
+        while compare.next_run().is_some() {
+            compare.leg(result_at(template, rate(*place)));
+            *place += 1;
+        }
+        match compare.verdict() {
+            Event::Verdict(report) => report,
+            other => panic!("no verdict: {other:?}"),
+        }
+    }
+
+    /// Null replays of the compare card's "More pairs" through the server's
+    /// own path (plan, the kept series, the job, the verdict): A and B drawn
+    /// alike (log-normal, log-sd 0.1, and in every other try a drift of 20%
+    /// across the run order). A reader runs a comparison, plain (8 pairs)
+    /// or until resolved (8 to 16 pairs, 3 looks), then presses "More pairs"
+    /// whenever the verdict offers another look (`next_look`), whatever it
+    /// said, until it is final; a try is a false claim when any verdict it
+    /// showed claims a difference. 2,000 tries each: the share may pass 5%
+    /// only by the binomial margin (2.33 standard errors: 6.13%).
+    #[test]
+    fn pressing_more_pairs_whenever_offered_is_wrong_at_most_one_time_in_twenty() {
+        use pipebench::stats::rng::SplitMix64;
+        use pipebench::stats::verdict::Verdict;
+        let limits = Limits::default();
+        let tries = 2000;
+        let bound = 0.05 + 2.33 * (0.05f64 * 0.95 / tries as f64).sqrt();
+        let template = template("write-read");
+        for (budget, seed) in [(None, 100), (Some(16), 101)] {
+            let store = store();
+            let mut rng = SplitMix64::new(seed);
+            let (mut claims, mut taken_up, mut finals) = (0, 0, 0);
+            for t in 0..tries {
+                let mut rate = |place: usize| {
+                    let drift = match t % 2 {
+                        1 => 1.2f64.ln() * place as f64 / 80.0,
+                        _ => 0.0,
+                    };
+                    (0.1 * rng.normal() + drift).exp()
+                };
+                let mut asked = CompareRequest {
+                    a: "write-read".into(),
+                    ..request(Some(8), budget)
+                };
+                let mut place = 0;
+                let mut claimed = false;
+                loop {
+                    let mut compare = plan(&asked, &limits, None, &store).unwrap();
+                    let verdict = finish(&mut compare, &template, &mut place, &mut rate);
+                    claimed |=
+                        matches!(verdict.judgement.verdict, Verdict::Faster | Verdict::Slower);
+                    if verdict.next_look.is_none() {
+                        // Final: "More pairs" is refused, as the card no longer offers it.
+                        asked.more_of = verdict.series.clone();
+                        (asked.pairs, asked.budget) = (None, None);
+                        assert!(plan(&asked, &limits, None, &store).is_err());
+                        finals += 1;
+                        break;
+                    }
+                    taken_up += 1;
+                    asked.more_of = verdict.series.clone();
+                    (asked.pairs, asked.budget) = (None, None);
+                }
+                claims += usize::from(claimed);
+            }
+            let share = claims as f64 / tries as f64;
+            eprintln!(
+                "more pairs whenever offered, budget {budget:?}: {share} claims, {taken_up} taken up"
+            );
+            assert!(share <= bound, "{budget:?}: {share}");
+            assert_eq!(finals, tries);
+            if budget.is_some() {
+                // Resolved early, it was taken up to a later look.
+                assert!(taken_up > 0, "{budget:?}");
+            }
+        }
     }
 }

@@ -83,6 +83,8 @@ impl Stores {
                 task: tag.task.clone(),
                 value: keep.value,
                 result: result.clone(),
+                // This runner's checks judge at planned looks.
+                planned_looks: true,
                 at_ms: now_ms(),
             };
             let outcome = self.lab_record(&record);

@@ -391,6 +391,19 @@ impl Schedule {
         self.sizes.iter().copied().find(|s| *s > n)
     }
 
+    /// The size of the first look not yet spent once `n` runs were judged:
+    /// a judgement of `n` spends the look [`Schedule::design_at`] gives it
+    /// (between two sizes, after a cancel, the look it was heading to), so
+    /// taking the runs up again goes on from the look after. `None` once the
+    /// last look is spent, and always for a one-look (fixed) design, whose
+    /// single look spent the whole 5%.
+    pub fn look_after(&self, n: usize) -> Option<usize> {
+        match self.design_at(n) {
+            Design::Fixed => None,
+            Design::Sequential { look, .. } => self.sizes.get(look).copied(),
+        }
+    }
+
     /// What to do after `judgement` of `n` runs: stop (`None`) once a look
     /// resolved it or the last look is taken, else the size to run to next.
     /// Every until-resolved path the runner drives decides by this alone.
@@ -480,6 +493,11 @@ mod tests {
         assert_eq!(s.next_after(10), Some(12));
         assert_eq!(Schedule::new(8, 8, 3).design_at(8), Design::Fixed);
         assert_eq!(Schedule::new(8, 9, 3).sizes(), &[8, 9]);
+        // Taken up again after a judgement: the look after the one it spent.
+        assert_eq!(s.look_after(8), Some(10));
+        assert_eq!(s.look_after(9), Some(12));
+        assert_eq!(s.look_after(12), None);
+        assert_eq!(Schedule::new(8, 8, 3).look_after(8), None);
     }
 
     #[test]

@@ -125,7 +125,8 @@ test("withNodes puts nodes and strings where the translation has their placehold
 });
 
 test("no module that calls t hides it behind a variable or parameter of the same name", () => {
-  const declares = /\b(?:const|let|var)\s+t\b|\(\s*t\s*[,)]|\bt\s*=>|\[\s*t\s*[,\]]|,\s*t\s*\)\s*=>/;
+  // const/let/var t, (t) or (t, …) or (…, t) as parameters, t =>, [t, …] destructured.
+  const declares = /\b(?:const|let|var)\s+t\b|\(\s*t\s*[,)]|\bt\s*=>|\[\s*t\s*[,\]]|,\s*t\s*\)\s*(?:=>|\{)/;
   for (const file of readdirSync(moduleDir).filter((f) => f.endsWith(".js") && f !== "i18n.js")) {
     const source = readFileSync(new URL(file, moduleDir), "utf8");
     if (!extract(source).msgids.length) continue;

@@ -8,16 +8,19 @@
 // input.pipebook-compare-pairs/-bytes/-budget, input.pipebook-compare-until,
 // button.pipebook-compare-start, .pipebook-compare-status, .pipebook-compare-verdict,
 // svg.pipebook-compare-interval, data-state (offline, idle, busy, done) and
-// data-verdict on the root. After a verdict, button.pipebook-compare-more takes
-// the same comparison up ("Pairs" more, the budget counting them all): the
+// data-verdict on the root. After a verdict that has a planned look left
+// (`next_look`), button.pipebook-compare-more takes the same comparison up: the
 // runner is sent the verdict's series id (`more_of`; it keeps the pairs it
-// measured) and continues the balanced order, so the new verdict is over every
-// pair, not a fresh start.
+// measured and the plan of looks they ran under) and continues the balanced
+// order to the next look, judged at that look's share of the 5%, never at a
+// fresh 95%. After the plan's last look (at once after a one-look comparison)
+// .pipebook-compare-final says the verdict is final.
 
 import { START_HINT, precheck } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
+import { t } from "./i18n.js";
 import { designNote } from "./judge.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
@@ -62,6 +65,7 @@ export function mountCompare(root, { online, steps, params }) {
   const machine = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
   const status = h("p.pipebook-status.pipebook-compare-status", { role: "status", "aria-live": "polite" }, "Ready.");
   const verdict = h("p.pipebook-compare-verdict");
+  const final = h("p.pipebook-compare-final", { hidden: true });
   const picture = h("div.pipebook-compare-picture");
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
   card.append(
@@ -79,6 +83,7 @@ export function mountCompare(root, { online, steps, params }) {
     machine,
     status,
     verdict,
+    final,
     picture,
   );
   precheck().then((advice) => fill(machine, precheckSentence(advice)));
@@ -97,6 +102,7 @@ export function mountCompare(root, { online, steps, params }) {
   const forget = () => {
     last = null;
     more.hidden = true;
+    final.hidden = true;
   };
   for (const input of [a, b, bytes]) input.addEventListener("change", forget);
   cancel.addEventListener("click", () => busy?.cancel());
@@ -106,18 +112,18 @@ export function mountCompare(root, { online, steps, params }) {
     const size = parseSize(bytes.value);
     if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, `Pairs: enter a whole number from ${P.min} to ${P.max}.`);
     if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
-    const request = { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
-    // The runner keeps the pairs it measured under the verdict's series id.
+    // The runner keeps the pairs it measured under the verdict's series id,
+    // with their plan of looks: more pairs run to its next look, not to a number asked.
+    const request = takeUp ? { a: a.value, b: b.value, params: { bytes: size }, more_of: last.series } : { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
     const earlier = takeUp ? last.pairs : 0;
-    if (takeUp) request.more_of = last.series;
-    if (earlier + n > B.max) return fill(status, `More pairs: ${earlier} pairs have run; at most ${B.max - earlier} more fit the runner's bound of ${B.max}.`);
-    if (until.checked) {
+    if (!takeUp && until.checked) {
       const m = Number(budget.value);
-      if (!Number.isInteger(m) || m < earlier + n || m > B.max) return fill(status, `Budget: enter a whole number from ${earlier + n} (the pairs in all) to ${B.max}.`);
+      if (!Number.isInteger(m) || m < n || m > B.max) return fill(status, `Budget: enter a whole number from ${n} (the pairs in all) to ${B.max}.`);
       request.budget = m;
     }
     fill(verdict);
     fill(picture);
+    final.hidden = true;
     delete root.dataset.verdict;
     start.disabled = true;
     more.disabled = true;
@@ -140,8 +146,14 @@ export function mountCompare(root, { online, steps, params }) {
         const taken = earlier ? ` (${earlier} taken up, ${msg.pairs - earlier} new)` : "";
         fill(status, `Done: ${msg.pairs} pairs of quiet runs${taken}.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
         last = msg;
-        // Only a verdict the runner keeps the pairs of can be taken up.
-        more.hidden = typeof msg.series !== "string";
+        // Only a verdict the runner keeps the pairs of, with a planned look
+        // left, can be taken up; otherwise it is final.
+        const open = typeof msg.series === "string" && Number.isInteger(msg.next_look);
+        more.hidden = !open;
+        more.textContent = open ? t("More pairs (to {pairs}, look {look} of {looks})", { pairs: msg.next_look, look: (msg.look ?? 1) + 1, looks: msg.looks ?? 1 }) : t("More pairs");
+        const planned = msg.design === "sequential" ? t("This verdict is final: it took the last of its {looks} planned looks, and another look would spend more than the 5%.", { looks: msg.looks }) : t("This verdict is final: its one look spent the whole 5%. To be able to add pairs later, tick Run until resolved before you compare: it plans several looks.");
+        fill(final, open ? "" : planned);
+        final.hidden = open;
         idle("done");
       },
       cancelled: () => {

@@ -631,7 +631,7 @@ export function mountIpcMatrix(root, { online, lab }) {
         h("th", null, t("copies")),
         h("th", null, t("MiB/s here")),
         h("th", null, t("survey MiB/s")),
-        h("th", { title: t("Your quiet runs' median over the survey's rate, with its 95% interval from two runs on") }, t("÷ survey")),
+        h("th", { title: t("Your quiet runs' median over the survey's rate, with the runner's 95% interval once there are six") }, t("÷ survey")),
       ),
       rows.map((r) => {
         // This page's quiet runs of the row's mechanism, at the matrix's size.

@@ -71,7 +71,9 @@ export function tooFewSentence(j, unit = undefined) {
   const side = j.method === "rank_sum";
   const name = unit ?? (side ? "run" : "pair");
   const n = side ? Math.min(j.n_a, j.n_b) : j.n_a;
-  const level = Math.round((j.level ?? 0.95) * 100);
+  // A look of a sequential design cannot resolve at its own, stricter level.
+  const own = Number.isFinite(j.level_this_look) ? j.level_this_look : (j.level ?? 0.95);
+  const level = Number((own * 100).toFixed(1));
   const each = side ? " a side" : "";
   return `${plural(n, name)}${each} cannot resolve at ${level}%: at least ${j.min_n}${each} are needed.`;
 }

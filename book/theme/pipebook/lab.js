@@ -54,9 +54,9 @@ function checkItem(check, outcome) {
   if (outcome.status === "fail") {
     item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
   }
+  // Judged at planned looks: the runs the next look needs, or that it is final.
   if (outcome.status === "not_resolved") {
-    const more = outcome.more_runs == null ? "more runs" : `about ${outcome.more_runs} more run${outcome.more_runs === 1 ? "" : "s"} of each task`;
-    item.append(h("p.pipebook-check-help", null, `Your runs vary too much to tell yet: the 95% interval of the ratio still holds the bound. Run the tasks again (${more}); a noisy machine never fails the check, it only leaves it open.`));
+    item.append(h("p.pipebook-check-help", { dataset: { final: outcome.more_runs == null ? "yes" : "no" } }, labs.lookHelp(outcome)));
   }
   if (outcome.status === "unavailable") {
     item.append(h("p.pipebook-check-help", null, "This machine did not let the runner count it, so the check is left open and does not count against you."));
@@ -119,6 +119,8 @@ export function mountLab(root, { online, catalogEntry }) {
   const tasksList = h("ul.pipebook-lab-tasks");
   const checksList = h("ul.pipebook-lab-checks");
   const verdict = h("p.pipebook-lab-verdict");
+  // Said once for the lab when the runner judged older runs again.
+  const rejudged = h("p.pipebook-lab-rejudged", { hidden: true });
   const runsEl = h("table.pipebook-lab-runs");
   const status = h("p.pipebook-status.pipebook-lab-status", { role: "status", "aria-live": "polite" });
   card.append(predictionBox);
@@ -129,6 +131,9 @@ export function mountLab(root, { online, catalogEntry }) {
     const outcomes = lab.checks.map((c) => outcomeOf(judged, c, online));
     fill(checksList, lab.checks.map((c, i) => checkItem(c, outcomes[i])));
     root.dataset.checks = outcomes.map((o) => o.status).join(",");
+    const note = labs.rejudgedNote(outcomes);
+    fill(rejudged, note ?? "");
+    rejudged.hidden = note === null;
   };
 
   if (!online) {
@@ -178,7 +183,7 @@ export function mountLab(root, { online, catalogEntry }) {
       tasksList,
       status,
     ),
-    h("section", null, h("h2", null, "3. Check"), verdict, checksList, runsEl),
+    h("section", null, h("h2", null, "3. Check"), verdict, rejudged, checksList, runsEl),
   );
   const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
   const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
@@ -319,10 +324,11 @@ export function mountLab(root, { online, catalogEntry }) {
       render();
       return;
     }
-    // Plain runs (pipe or IPC) one after another, until the task has its runs
-    // (at least one). An IPC run takes only the byte cap: the task's bytes otherwise.
+    // Plain runs (pipe or IPC) one after another, until the task has its runs,
+    // then up to the next planned look of a check the runner left open (at
+    // least one). An IPC run takes only the byte cap: the task's bytes otherwise.
     const { done, needed } = labs.progress(lab, state.measurements, t);
-    let left = Math.max(needed - done, 1);
+    let left = labs.runsToAdd(lab, state.checks, t.id, done, needed);
     const start = (on) => {
       // A latency task is its configuration, on the runner's default CPUs.
       if (t.latency) return startLatency({ mechanism: t.latency.mechanism, mode: t.latency.mode, size: t.latency.size, round_trips: t.latency.round_trips, lab: tag }, on);

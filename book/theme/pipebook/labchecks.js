@@ -3,8 +3,13 @@
 // progress, a measure's figure for the student's prediction, and the two tasks
 // a choice compares. The checks themselves are judged by the runner alone
 // (labs::checks, sent in /api/labs as each lab's `checks`): the page shows that
-// judgement and never a verdict of its own.
+// judgement and never a verdict of its own, and what the card says of how it
+// was judged: a ratio of two tasks' runs is judged at looks planned before the
+// first run, each at its share of the 5% (not settled at a look, it asks for the
+// runs its next look needs; after the last look it is final), and runs recorded
+// when each new run was judged afresh at 95% were judged again under this rule.
 
+import { t } from "./i18n.js";
 import { judge as askRunner } from "./judge.js";
 
 /** The figure `name` of one run result, or null when the run does not carry it. */
@@ -215,15 +220,15 @@ export function settle(values, tolerance) {
 }
 
 export function task(lab, id) {
-  return lab.tasks.find((t) => t.id === id) || null;
+  return lab.tasks.find((one) => one.id === id) || null;
 }
 
 /** How many runs a reference needs before a measure reads it. */
 export function required(lab, ref) {
-  const t = task(lab, ref.task);
-  if (!t) return Infinity;
-  if (t.sweep && ref.value === undefined) return t.sweep.values.length * t.runs;
-  return t.runs;
+  const found = task(lab, ref.task);
+  if (!found) return Infinity;
+  if (found.sweep && ref.value === undefined) return found.sweep.values.length * found.runs;
+  return found.runs;
 }
 
 const valueOf = (m) => (m.value === undefined || m.value === null ? undefined : m.value);
@@ -277,10 +282,10 @@ function sizeText(bytes) {
  * Progress of a task: runs every measure reading it can count (watched ones
  * left out where one of them reads a figure watching moves) and runs needed.
  */
-export function progress(lab, measurements, t) {
-  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === t.id));
-  const done = measurements.filter((m) => m.task === t.id && !(moved && watched(m))).length;
-  return { done, needed: required(lab, { task: t.id }) };
+export function progress(lab, measurements, of) {
+  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === of.id));
+  const done = measurements.filter((m) => m.task === of.id && !(moved && watched(m))).length;
+  return { done, needed: required(lab, { task: of.id }) };
 }
 
 function series(lab, measurements, ref, name) {
@@ -435,4 +440,35 @@ export function predictionVerdict(lab, predicted, measurements) {
     closeness = Math.abs(predicted - m) <= 0.05 ? "close" : "far off";
   }
   return `You predicted ${round(predicted)}${unit}; you measured ${measured}${unit} (${closeness}).`;
+}
+
+/** The help under a check the runner left not resolved (`outcome` from /api/labs). */
+export function lookHelp(outcome) {
+  const judged = outcome?.judged ?? {};
+  const look = judged.look ?? 1;
+  const looks = judged.looks ?? 1;
+  if (Number.isInteger(outcome?.more_runs)) {
+    return t("Not settled at look {look} of {looks}: run each task {more} more times for the next look. The looks were planned before the first run, each at its share of the 5%, so asking again does not make a wrong verdict likelier, and a noisy machine never fails the check.", { look, looks, more: outcome.more_runs });
+  }
+  return t("This verdict is final: the last of its {looks} planned looks is taken, and another look would spend more than the 5%. Start the lab over to measure afresh.", { looks });
+}
+
+/** The lab's one sentence when the runner judged older runs again (any outcome `rejudged`), else null. */
+export function rejudgedNote(outcomes) {
+  const list = Array.isArray(outcomes) ? outcomes : [];
+  if (!list.some((o) => o?.rejudged === true)) return null;
+  return t("Judged again under the current rule: some of these runs were recorded when each new run was judged afresh at 95%, so a check may read differently than it did then.");
+}
+
+/**
+ * How many runs of task `id` its button adds: the rest of its runs while it
+ * has fewer than `needed`, then up to the next planned look of a check on it
+ * that the runner left open (`next_look_runs`), at least one.
+ */
+export function runsToAdd(lab, outcomes, id, done, needed) {
+  if (done < needed) return needed - done;
+  const reads = new Set(lab.checks.filter((c) => c.measure?.num?.task === id || c.measure?.den?.task === id).map((c) => c.id));
+  const list = Array.isArray(outcomes) ? outcomes : [];
+  const wanted = list.filter((o) => reads.has(o?.id) && Number.isInteger(o.next_look_runs)).map((o) => o.next_look_runs - done);
+  return Math.max(1, ...wanted);
 }

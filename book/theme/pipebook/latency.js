@@ -204,7 +204,7 @@ export function mountLatencyMatrix(root, { online, params }) {
   const note = h(
     "p.pipebook-summary.pipebook-latency-matrix-note",
     null,
-    t("One run of each configuration, sorted by p99: rows with figures close together can swap places from one run to the next, so the order says nothing sure about them. Labs 7 and 8 set two configurations against each other over three runs each and state the 95% interval of their ratio. Every latency run streams its progress alike (there is no quiet one), so both sides of a comparison paid the same for being watched."),
+    t("One run of each configuration, sorted by p99: rows with figures close together can swap places from one run to the next, so the order says nothing sure about them. Labs 7 and 8 set two configurations against each other over six runs each and judge the ratio on its interval at looks planned in advance. Every latency run streams its progress alike (there is no quiet one), so both sides of a comparison paid the same for being watched."),
   );
   card.append(form, status, table, note);
   const jobs = mechanisms.flatMap((m) => m.modes.map((mode) => ({ id: m.id, mode })));

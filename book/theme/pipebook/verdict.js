@@ -31,7 +31,9 @@ function basis(j, unit) {
  */
 export function judgedSentence(j, { a, b, unit = "pair", verb = t("is"), won = t("{a} is faster", { a }), lost = t("{a} is slower", { a }) }) {
   if (j.verdict === "too_few") return tooFewSentence(j, unit);
-  const figures = t("{a} {verb} {ratio}× {b} (95% interval {low} to {high}, {basis})", { a, verb, ratio: ratioText(j.ratio), b, low: ratioText(j.ci_low), high: ratioText(j.ci_high), basis: basis(j, unit) });
+  // A look of a sequential design has its interval at that look's level.
+  const level = j.design === "sequential" && Number.isFinite(j.level_this_look) ? `${(100 * j.level_this_look).toFixed(1)}%` : "95%";
+  const figures = t("{a} {verb} {ratio}× {b} ({level} interval {low} to {high}, {basis})", { a, verb, ratio: ratioText(j.ratio), b, level, low: ratioText(j.ci_low), high: ratioText(j.ci_high), basis: basis(j, unit) });
   const design = designSentence(j);
   const tail = design ? ` ${design}` : "";
   if (j.verdict === "faster") return t("{figures}: {verdict}.{tail}", { figures, verdict: won, tail });

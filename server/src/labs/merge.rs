@@ -459,6 +459,7 @@ mod tests {
                 task: mechanism.into(),
                 value: None,
                 result: run(mechanism, gibs),
+                planned_looks: true,
             })
             .collect()
     }
@@ -491,6 +492,7 @@ mod tests {
             task: "pipe-rw".into(),
             value: None,
             result,
+            planned_looks: true,
         }]);
         let err = check(&tiny).unwrap_err().to_string();
         assert!(
@@ -523,6 +525,55 @@ mod tests {
         assert_eq!(step_medians(&s)["ipc posix-shm"], 3.0);
     }
 
+    /// A report exported before the checks judged at planned looks (its runs
+    /// unmarked, its check judged at 95% with another interval and verdict)
+    /// is read, and its check judged again under the current rule, which the
+    /// merged check says; a marked report stating the same is refused.
+    #[test]
+    fn an_older_report_is_judged_again_rather_than_refused() {
+        let older = |planned_looks: bool| {
+            let mut ms: Vec<Measurement> = [0.5, 0.6, 0.9, 1.1, 1.4, 1.5]
+                .iter()
+                .map(|g| Measurement {
+                    task: "pipe-rw".into(),
+                    value: None,
+                    result: run("pipe-rw", *g),
+                    planned_looks,
+                })
+                .collect();
+            ms.extend(six("unix-stream", 1.0));
+            ms.extend(six("posix-shm", 3.0));
+            ms.extend(six("memfd-scm", 2.5));
+            let mut report = sealed(ms);
+            if !planned_looks {
+                report["labs"][5]["measurements"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .for_each(|m| {
+                        m.as_object_mut().unwrap().remove("planned_looks");
+                    });
+            }
+            // As the older rule stated it.
+            report["labs"][5]["checks"][0]["status"] = json!("pass");
+            report["labs"][5]["checks"][0]["ci_low"] = json!(0.7);
+            report["labs"][5]["checks"][0]["ci_high"] = json!(1.4);
+            export::seal(report)
+        };
+        let read = check(&older(false)).unwrap();
+        let lab = read.labs.iter().find(|l| l.id == "choose-ipc").unwrap();
+        let judged = &lab.checks[0];
+        assert_eq!(judged.id, "copies-set-the-pace");
+        assert_eq!(
+            (judged.status, judged.rejudged),
+            (Status::NotResolved, true)
+        );
+        assert!(matches!(
+            check(&older(true)).unwrap_err(),
+            ReportError::ChecksDisagree { .. }
+        ));
+    }
+
     #[test]
     fn a_forged_verdict_or_interval_is_not_trusted() {
         // pipe-rw swings 0.5 to 1.5 GiB/s and unix-stream sits at 1.0: the ratio's
@@ -533,6 +584,7 @@ mod tests {
                 task: "pipe-rw".into(),
                 value: None,
                 result: run("pipe-rw", *g),
+                planned_looks: true,
             })
             .collect();
         ms.extend(six("unix-stream", 1.0));

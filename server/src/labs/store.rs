@@ -43,6 +43,10 @@ pub(crate) enum Record {
         value: Option<u64>,
         /// The run's result: a pipe result, an IPC record or a latency record.
         result: KeptResult,
+        /// Recorded by a runner whose checks judge at planned looks (absent in
+        /// older records: they are judged again under that rule, and say so).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        planned_looks: bool,
         /// When, Unix ms.
         at_ms: u64,
     },
@@ -194,11 +198,13 @@ pub(crate) fn fold(bytes: &[u8]) -> LabsState {
                 task,
                 value,
                 result,
+                planned_looks,
                 ..
             } => lab.measurements.push(Measurement {
                 task,
                 value,
                 result: serde_json::to_value(&result).expect("results serialise"),
+                planned_looks,
             }),
             Record::Reset { .. } => *lab = LabState::default(),
         }

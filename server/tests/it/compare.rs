@@ -1,7 +1,8 @@
 //! The compare card's message over a real WebSocket: two steps run in quiet
 //! interleaved pairs through the queue, a `leg` per run and a `verdict` at the
 //! end; "run until resolved" takes its looks, fixed in advance, only while the
-//! verdict is open. "More pairs" takes up only pairs this server measured.
+//! verdict is open. "More pairs" takes up only pairs this server measured, at
+//! the next look of their plan, and none after its last.
 //! `/api/judge` answers the same judgement for figures the page holds. Runs
 //! pin both CPUs, so every test here that runs holds `RUN_LOCK`.
 
@@ -141,51 +142,104 @@ async fn a_comparison_out_of_bounds_is_refused() {
     }
 }
 
+/// "More pairs" takes up the same comparison at the next look of the plan it
+/// had from its first run, judged at that look's share of the 5%, and once
+/// the plan's last look is spent the verdict says it is final and more pairs
+/// are refused; a plain comparison's single look is final at once.
 #[tokio::test]
-async fn more_pairs_take_up_the_same_comparison() {
+async fn more_pairs_take_up_the_same_comparison_at_its_next_planned_look() {
     let _lock = RUN_LOCK.lock().await;
     let server = InProcess::start().await;
+    // Looks planned at 7, 9 and 11 pairs; busy-loop against write-read
+    // resolves before the last, which leaves a look to take up.
     let (first, _) = compare(
         &server,
-        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":6,
+        json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":7,"budget":11,
                "params":{"bytes":"8MiB"}}),
     )
     .await;
-    assert_eq!(first["pairs"], 6, "{first}");
+    let done = first["pairs"].as_u64().unwrap();
+    assert!([7, 9].contains(&done), "{first}");
+    assert_eq!(first["look"].as_u64(), Some((done - 7) / 2 + 1), "{first}");
+    assert_eq!(first["looks"], 3, "{first}");
+    assert_eq!(first["next_look"], done + 2, "{first}");
     // A fresh socket, as the page's "More pairs" opens: the verdict's series
-    // names the pairs, which the server kept.
-    let (more, before) = compare(
-        &server,
+    // names the pairs, which the server kept; the pairs are the plan's.
+    let take_up = json!({"type":"compare","a":"busy-loop","b":"write-read",
+                         "params":{"bytes":"8MiB"},"more_of":first["series"]});
+    let (more, before) = compare(&server, take_up.clone()).await;
+    let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
+    // Only the new pairs run, and they carry on the balanced order A B B A.
+    let places: Vec<(u64, &str)> = legs
+        .iter()
+        .map(|l| (l["index"].as_u64().unwrap(), l["side"].as_str().unwrap()))
+        .take(4)
+        .collect();
+    let order = |index: u64| {
+        if matches!((index - 1) % 4, 0 | 3) {
+            "a"
+        } else {
+            "b"
+        }
+    };
+    let expected: Vec<(u64, &str)> = (2 * done + 1..=2 * done + 4)
+        .map(|i| (i, order(i)))
+        .collect();
+    assert_eq!(places, expected, "{before:?}");
+    // The verdict is over the earlier pairs and the new, at the next look of
+    // the same 3, each at 1 - 5%/3.
+    let pairs = more["pairs"].as_u64().unwrap();
+    assert!(pairs > done, "{more}");
+    assert_eq!(more["look"].as_u64(), Some((pairs - 7) / 2 + 1), "{more}");
+    assert_eq!(more["looks"], 3, "{more}");
+    let level = more["level_this_look"].as_f64().unwrap();
+    assert!((level - (1.0 - 0.05 / 3.0)).abs() < 1e-12, "{more}");
+    assert_eq!(more["series"], first["series"], "{more}");
+    let a = more["a_gib_per_s"].as_array().unwrap();
+    let kept = done as usize;
+    assert_eq!(
+        &a[..kept],
+        first["a_gib_per_s"].as_array().unwrap().as_slice()
+    );
+    // Up to the last look, then final: no next look, and more is refused.
+    let last = match more.get("next_look") {
+        Some(_) => compare(&server, take_up.clone()).await.0,
+        None => more,
+    };
+    assert_eq!(
+        (last["pairs"].as_u64(), last["look"].as_u64()),
+        (Some(11), Some(3)),
+        "{last}"
+    );
+    assert!(last.get("next_look").is_none(), "{last}");
+    let mut socket = server.socket().await;
+    send(&mut socket, take_up).await;
+    let refused = recv(&mut socket).await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("its verdict is final"),
+        "{refused}"
+    );
+    // Pairs asked with more pairs are refused: the plan sets them.
+    send(
+        &mut socket,
         json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
                "params":{"bytes":"8MiB"},"more_of":first["series"]}),
     )
     .await;
-    let legs: Vec<&Value> = before.iter().filter(|m| m["type"] == "leg").collect();
-    // Only the new pairs run, and they carry on the balanced order: runs 13 to 16.
-    let places: Vec<(u64, &str)> = legs
-        .iter()
-        .map(|l| (l["index"].as_u64().unwrap(), l["side"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        places,
-        [(13, "a"), (14, "b"), (15, "b"), (16, "a")],
-        "{before:?}"
+    let refused = recv(&mut socket).await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("leave out `pairs`"),
+        "{refused}"
     );
-    assert!(legs.iter().all(|l| l["of"] == 16), "{before:?}");
-    // The verdict is over all eight pairs, the earlier ones first, and counts
-    // the earlier look among its looks.
-    assert_eq!(more["pairs"], 8, "{more}");
-    assert_eq!(
-        (more["look"].as_u64(), more["looks"].as_u64()),
-        (Some(2), Some(2)),
-        "{more}"
-    );
-    assert_eq!(more["series"], first["series"], "{more}");
-    let a = more["a_gib_per_s"].as_array().unwrap();
-    assert_eq!(&a[..6], first["a_gib_per_s"].as_array().unwrap().as_slice());
-    assert_eq!(a.len(), 8);
-    // The earlier runs are not run again: the history has 12 + 4 runs.
-    assert_eq!(server.results_once(16).await.len(), 16);
+    // The earlier runs are not run again: the history has 22 runs.
+    assert_eq!(server.results_once(22).await.len(), 22);
 }
 
 /// Figures sent back by the page (issue 37 found forged ones folded into a
@@ -207,7 +261,7 @@ async fn forged_or_foreign_earlier_pairs_are_refused() {
             "only pairs this server measured",
         ),
         (
-            json!({"type":"compare","a":"busy-loop","b":"write-read","pairs":2,
+            json!({"type":"compare","a":"busy-loop","b":"write-read",
                    "more_of":"00000000000000000000000000000000"}),
             "no comparison `00000000000000000000000000000000`",
         ),

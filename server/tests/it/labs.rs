@@ -735,6 +735,8 @@ async fn a_lab_run_and_a_plain_run_are_saved_by_the_same_path() {
         recorded["measurements"][0]["result"], history[1],
         "the lab keeps the very result the history keeps: {recorded}"
     );
+    // Recorded under the current rule: its checks judge at planned looks.
+    assert_eq!(recorded["measurements"][0]["planned_looks"], true);
 
     // The history refuses (a link where results.jsonl was): both runs hear it
     // as the same `unsafe_file`, after the lab's own record for the lab run.
@@ -817,4 +819,94 @@ async fn the_vmsplice_allocation_check_holds_on_lab_sized_runs_every_time() {
             None => assert_eq!(check["status"], "unavailable", "run {run}: {check}"),
         }
     }
+}
+
+/// A `labs.jsonl` line of a run of `task` in the busy-cost lab at `gibs`, as
+/// a runner from before planned looks wrote it (no `planned_looks`).
+fn older_busy_cost_line(task: &str, gibs: f64) -> String {
+    use pipebench::engine::result::{EndSummary, RunOptions, RunResult};
+    let step = if task == "busy" {
+        "busy-loop"
+    } else {
+        "write-read"
+    };
+    let plan = pipebench::steps::plan::RunPlan::for_step_id(
+        step,
+        &Default::default(),
+        &pipebench::steps::plan::Limits::default(),
+    )
+    .unwrap();
+    let result = RunResult {
+        step: step.into(),
+        options: RunOptions {
+            writer: plan.writer,
+            reader: plan.reader,
+        },
+        bytes: 1 << 30,
+        elapsed_ms: 1000.0 / gibs,
+        gib_per_s: gibs,
+        iterations: 4096,
+        bytes_per_call: 256 << 10,
+        pipe_capacity: Some(65536),
+        page_size: Some(4096),
+        stopped_by_budget: false,
+        writer: EndSummary::default(),
+        reader: EndSummary::default(),
+        huge_pages: None,
+        corrupted_bytes: None,
+        argv: Vec::new(),
+        pipeline: String::new(),
+        warnings: Vec::new(),
+        occupancy: None,
+        finished_at_ms: 1,
+        counts: None,
+        machine: None,
+        watched: Some(false),
+        traced: false,
+    };
+    json!({"kind": "measurement", "lab": "busy-cost", "task": task, "result": result, "at_ms": 1})
+        .to_string()
+}
+
+/// Runs a student recorded before the lab checks judged at planned looks are
+/// read from the store and judged again under the current rule: the
+/// throughput check is judged at its first look (its share of the 5%), and
+/// `/api/labs` says it was judged again (`rejudged`), which the lab card puts
+/// in a sentence; a check on a count was never judged on an interval and says
+/// nothing of it.
+#[tokio::test]
+async fn runs_recorded_before_planned_looks_are_judged_again_and_the_api_says_so() {
+    let state_dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = [3.0, 3.1, 2.9, 3.05, 2.95, 3.02]
+        .iter()
+        .flat_map(|g| {
+            [
+                older_busy_cost_line("busy", *g),
+                older_busy_cost_line("blocking", g / 1.5),
+            ]
+        })
+        .collect();
+    std::fs::write(state_dir.path().join("labs.jsonl"), lines.join("\n") + "\n").unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let lab = lab_state(&server, "busy-cost").await;
+    assert_eq!(lab["measurements"].as_array().unwrap().len(), 12, "{lab}");
+    let checks = lab["checks"].as_array().unwrap();
+    let find = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap().clone();
+    let speed = find("busy-not-slower");
+    assert_eq!(speed["status"], "pass", "{speed}");
+    assert_eq!(speed["rejudged"], true, "{speed}");
+    assert_eq!(speed["judged"]["design"], "sequential", "{speed}");
+    assert_eq!(
+        (
+            speed["judged"]["look"].as_u64(),
+            speed["judged"]["looks"].as_u64()
+        ),
+        (Some(1), Some(3))
+    );
+    assert!(
+        speed["detail"].as_str().unwrap().contains("look 1 of 3"),
+        "{speed}"
+    );
+    let sleeps = find("busy-sleeps-rarely");
+    assert!(sleeps.get("rejudged").is_none(), "{sleeps}");
 }

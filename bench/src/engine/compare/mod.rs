@@ -65,6 +65,16 @@ pub enum ComparePlanError {
     /// An earlier rate of zero, negative or not a number.
     #[error("every earlier rate must be a positive number of GiB/s, got {0}")]
     BadPriorRate(f64),
+    /// Pairs taken up after the last look of their plan.
+    #[error(
+        "this comparison took the last of its {looks} planned look(s), so its verdict is final \
+         (another look would spend more than the 5%): start a new comparison, with run until \
+         resolved to plan several looks"
+    )]
+    Final {
+        /// The looks its plan had.
+        looks: usize,
+    },
 }
 
 /// One side of a comparison: what it is called and what it runs.
@@ -101,10 +111,9 @@ pub struct CompareJob {
     /// shape once (its digits masked), its first text and how many runs had it.
     warnings: Vec<(String, String, usize)>,
     stopped: bool,
-    /// The looks of this comparison (one, at `pairs`, unless run until resolved).
+    /// The looks of this comparison (one, at `pairs`, unless run until
+    /// resolved), kept by a comparison taken up ("more pairs").
     schedule: Schedule,
-    /// Looks taken on these pairs before this job took them up ("more pairs").
-    earlier_looks: usize,
 }
 
 impl CompareJob {
@@ -125,15 +134,37 @@ impl CompareJob {
             warnings: Vec::new(),
             stopped: false,
             schedule: Schedule::new(pairs, pairs, 1),
-            earlier_looks: 0,
         })
     }
 
     /// Takes up a comparison where an earlier one of the same two sides ended
-    /// ("more pairs" after a verdict): its rates so far, pair by pair in the order
-    /// they ran, count as this job's first pairs, and `more` pairs follow them in
-    /// the same balanced order, so the verdict is over all of them.
-    pub fn resume(
+    /// ("more pairs" after a verdict), in the plan of looks it was given
+    /// before its first run: its rates so far, pair by pair in the order they
+    /// ran, count as this job's first pairs, and pairs follow in the same
+    /// balanced order up to the next look of `schedule` it has not spent
+    /// ([`Schedule::look_after`]), judged at that look's level; from there it
+    /// goes on as the plan says (to the first look that resolves, or the
+    /// last). Never a fresh 95% verdict: once the last look is spent (and
+    /// always after a one-look comparison) it is refused as final.
+    pub fn take_up(
+        a: Contender,
+        b: Contender,
+        prior_a: &[f64],
+        prior_b: &[f64],
+        schedule: Schedule,
+    ) -> Result<Self, ComparePlanError> {
+        let done = prior_a.len().min(prior_b.len());
+        let next = schedule.look_after(done).ok_or(ComparePlanError::Final {
+            looks: schedule.sizes().len(),
+        })?;
+        let mut job = CompareJob::resume(a, b, prior_a, prior_b, next - done)?;
+        job.schedule = schedule;
+        Ok(job)
+    }
+
+    /// The earlier rates of the same two sides as this job's first pairs,
+    /// and `more` pairs after them, under a one-look plan.
+    fn resume(
         a: Contender,
         b: Contender,
         prior_a: &[f64],
@@ -184,37 +215,22 @@ impl CompareJob {
         Ok(())
     }
 
-    /// Counts `looks` taken on the earlier pairs of a resumed comparison
-    /// among this one's: the 5% is split over all of them.
-    pub fn after_looks(&mut self, looks: usize) {
-        self.earlier_looks = looks;
+    /// The plan of looks, which "more pairs" keeps.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
     }
 
-    /// Looks taken so far, the earlier ones of a resumed comparison included.
-    pub fn looks_taken(&self) -> usize {
-        let whole = self.rates_a.len().min(self.rates_b.len());
-        self.earlier_looks
-            + self
-                .schedule
-                .sizes()
-                .iter()
-                .filter(|s| **s <= whole)
-                .count()
+    /// The pairs at the next look of the plan that the pairs judged so far
+    /// have not spent, which "more pairs" runs to; `None` when the verdict is
+    /// final.
+    pub fn next_look(&self) -> Option<usize> {
+        self.schedule
+            .look_after(self.rates_a.len().min(self.rates_b.len()))
     }
 
     /// The design a judgement of `n` pairs is taken under.
     fn design_at(&self, n: usize) -> Design {
-        match (self.schedule.design_at(n), self.earlier_looks) {
-            (Design::Fixed, 0) => Design::Fixed,
-            (Design::Fixed, e) => Design::Sequential {
-                look: e + 1,
-                looks: e + 1,
-            },
-            (Design::Sequential { look, looks }, e) => Design::Sequential {
-                look: look + e,
-                looks: looks + e,
-            },
-        }
+        self.schedule.design_at(n)
     }
 
     /// The next run and its side, or `None` when every planned run was handed out.
@@ -299,6 +315,7 @@ impl CompareJob {
             b_gib_per_s: self.rates_b.clone(),
             judgement,
             series: None,
+            next_look: None,
             warnings: self
                 .warnings
                 .iter()
@@ -400,44 +417,73 @@ mod tests {
         assert_eq!(job.total(), 12);
     }
 
+    /// "More pairs" takes a comparison up at the next look of its plan,
+    /// judged at that look's level, in the same balanced order; after a
+    /// one-look comparison, or the last look, it is refused as final.
     #[test]
-    fn a_resumed_comparison_counts_the_earlier_pairs_and_keeps_the_order() {
+    fn a_comparison_taken_up_goes_on_to_its_next_planned_look() {
         let (a, b) = (
             [40.0, 41.0, 40.5, 39.0, 40.1, 40.2],
             [13.0, 12.5, 13.1, 12.9, 13.0, 13.2],
         );
-        let mut job =
-            CompareJob::resume(contender("busy-loop"), contender("write-read"), &a, &b, 2).unwrap();
-        job.after_looks(1);
-        assert_eq!(job.total(), 16);
-        let so_far = job.comparison().unwrap();
-        assert_eq!(so_far.pairs, Some(6));
-        assert_eq!((so_far.look, so_far.looks), (Some(2), Some(2)));
-        // Runs 13 to 16 of A B B A A B B A: A, B, B, A.
-        let sides: Vec<Side> = std::iter::from_fn(|| job.next_run())
-            .map(|(side, _)| side)
-            .collect();
-        assert_eq!(sides, vec![Side::A, Side::B, Side::B, Side::A]);
-        assert_eq!(
-            CompareJob::resume(
+        let take_up = |rates_b: &[f64], schedule: Schedule| {
+            CompareJob::take_up(
                 contender("busy-loop"),
                 contender("write-read"),
                 &a,
-                &[13.0],
-                2
+                rates_b,
+                schedule,
             )
-            .err(),
-            Some(ComparePlanError::UnevenPrior { a: 6, b: 1 })
-        );
+        };
+        let plan = Schedule::new(6, 10, 3);
+        assert_eq!(plan.sizes(), &[6, 8, 10]);
+        let mut job = take_up(&b, plan.clone()).unwrap();
+        assert_eq!((job.total(), job.next_look()), (16, Some(8)));
+        let so_far = job.comparison().unwrap();
+        assert_eq!(so_far.pairs, Some(6));
+        assert_eq!((so_far.look, so_far.looks), (Some(1), Some(3)));
+        // Runs 13 to 16 of A B B A A B B A: A, B, B, A.
+        let mut sides = Vec::new();
+        while let Some((side, _)) = job.next_run() {
+            sides.push(side);
+            job.record(if side == Side::A { 40.0 } else { 13.0 });
+        }
+        assert_eq!(sides, vec![Side::A, Side::B, Side::B, Side::A]);
+        let second = job.comparison().unwrap();
         assert_eq!(
-            CompareJob::resume(
+            (second.look, second.looks, second.pairs),
+            (Some(2), Some(3), Some(8))
+        );
+        assert!((second.level_this_look - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
+        assert_eq!(job.next_look(), Some(10));
+        // A one-look comparison spent its 5% at once, and a last look is last.
+        let final_ = |r: Result<CompareJob, ComparePlanError>| r.err();
+        assert_eq!(
+            final_(take_up(&b, Schedule::new(6, 6, 3))),
+            Some(ComparePlanError::Final { looks: 1 })
+        );
+        let ten = [40.0; 10];
+        assert_eq!(
+            final_(CompareJob::take_up(
                 contender("busy-loop"),
                 contender("write-read"),
-                &[40.0, -1.0, 40.0, 40.0, 40.0, 40.0],
-                &b,
-                2
-            )
-            .err(),
+                &ten,
+                &[13.0; 10],
+                plan.clone()
+            )),
+            Some(ComparePlanError::Final { looks: 3 })
+        );
+        assert!(ComparePlanError::Final { looks: 1 }
+            .to_string()
+            .contains("its verdict is final"));
+        assert_eq!(
+            final_(take_up(&[13.0], plan.clone())),
+            Some(ComparePlanError::UnevenPrior { a: 6, b: 1 })
+        );
+        let mut bad = b;
+        bad[1] = -1.0;
+        assert_eq!(
+            final_(take_up(&bad, plan)),
             Some(ComparePlanError::BadPriorRate(-1.0))
         );
     }

@@ -52,6 +52,11 @@ pub struct CompareReport {
     /// up (absent from the CLI).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<String>,
+    /// The pairs at the next planned look "more pairs" would run to (the
+    /// server's, with `series`); absent when the verdict is final: its plan's
+    /// last look is spent (a one-look comparison's at once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_look: Option<usize>,
     /// Every kind of warning the runs carried, once, with how many more had it.
     pub warnings: Vec<String>,
 }

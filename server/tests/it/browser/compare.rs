@@ -2,8 +2,9 @@
 //! quiet pairs, run until resolved on a small budget (the runner's sequential
 //! design, which the card names and links to the chapter that explains it), the
 //! runner's verdict in words and its interval drawn against 1.0; then "More
-//! pairs" takes the same comparison up (its pairs counted, six new ones run);
-//! axe-core clean once done.
+//! pairs" takes the same comparison up to the next look of its plan (its pairs
+//! counted), after which the card says the verdict is final; axe-core clean
+//! once done.
 
 use std::time::Duration;
 
@@ -94,52 +95,74 @@ async fn resolve(page: &Page) -> TestResult {
             "Run until resolved should name its design and link the chapter: {done}"
         ));
     }
-    // More pairs: the same comparison goes on, its earlier pairs counted.
+    // More pairs: the same comparison goes on to the next look of its plan
+    // (6, 9 and 12 pairs), its earlier pairs counted; after the last look the
+    // card says the verdict is final and offers no more pairs.
     let before = done["status"].as_str().unwrap_or("").to_string();
     let earlier: u64 = before
         .strip_prefix("Done: ")
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("the status should say how many pairs ran: {before}"))?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             r.querySelector('input.pipebook-compare-until').checked = false;
-             r.querySelector('input.pipebook-compare-pairs').value = '6';
-             r.querySelector('button.pipebook-compare-more').click();
-             return true;"
-        ),
-    )
-    .await?;
-    let more = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             const status = r.querySelector('.pipebook-compare-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             return r.dataset.state === 'done' && status !== {before:?} ? {{
-               status,
-               sentence: r.querySelector('.pipebook-compare-verdict').textContent,
-             }} : null;"
-        ),
-        Duration::from_secs(120),
-        "the comparison taken up",
-    )
-    .await?;
-    let expected = format!(
-        "Done: {} pairs of quiet runs ({earlier} taken up, 6 new).",
-        earlier + 6
+    let offer = format!(
+        "const r = document.querySelector('{ROOT}');
+         const more = r.querySelector('button.pipebook-compare-more');
+         const final = r.querySelector('.pipebook-compare-final');
+         return {{ more: more.hidden ? null : more.textContent,
+                   final: final.hidden ? null : final.textContent }};"
     );
-    if !more["status"].as_str().unwrap_or("").starts_with(&expected)
-        || !more["sentence"]
-            .as_str()
-            .unwrap_or("")
-            .contains(&format!("{} pairs", earlier + 6))
+    let offered = js(client, &offer).await?;
+    if earlier < 12 {
+        if offered["more"] != "More pairs (to 12, look 3 of 3)" || !offered["final"].is_null() {
+            return Err(format!(
+                "a verdict at {earlier} pairs should offer its last look: {offered}"
+            ));
+        }
+        js(
+            client,
+            &format!(
+                "document.querySelector('{ROOT} button.pipebook-compare-more').click(); return true;"
+            ),
+        )
+        .await?;
+        let more = wait_js(
+            client,
+            &format!(
+                "const r = document.querySelector('{ROOT}');
+                 const status = r.querySelector('.pipebook-compare-status').textContent;
+                 if (status.startsWith('Error')) return 'error: ' + status;
+                 return r.dataset.state === 'done' && status !== {before:?} ? {{
+                   status,
+                   sentence: r.querySelector('.pipebook-compare-verdict').textContent,
+                 }} : null;"
+            ),
+            Duration::from_secs(120),
+            "the comparison taken up",
+        )
+        .await?;
+        let expected = format!(
+            "Done: 12 pairs of quiet runs ({earlier} taken up, {} new).",
+            12 - earlier
+        );
+        if !more["status"].as_str().unwrap_or("").starts_with(&expected)
+            || !more["sentence"]
+                .as_str()
+                .unwrap_or("")
+                .contains("Look 3 of 3")
+        {
+            return Err(format!(
+                "More pairs should take the comparison up to its last look, 12 pairs: {more}"
+            ));
+        }
+    }
+    let offered = js(client, &offer).await?;
+    if !offered["more"].is_null()
+        || !offered["final"].as_str().is_some_and(|f| {
+            f.starts_with("This verdict is final: it took the last of its 3 planned looks")
+        })
     {
         return Err(format!(
-            "More pairs should take the comparison up to {} pairs: {more}",
-            earlier + 6
+            "after the last look the card should say the verdict is final: {offered}"
         ));
     }
     let path = screenshot_element(client, ROOT, "compare-card-done").await?;

@@ -104,12 +104,16 @@ impl<'a> Stated<'a> {
 }
 
 /// What every part that states a ratio must show once its runs ended: its
-/// sentence holds each of `needles` and its 95% interval, the interval is
-/// drawn and named by that sentence, and the verdict matches how the runs
+/// sentence holds each of `needles` and its interval (95%, or at a look of a
+/// sequential design that look's stricter level, which it names), the interval
+/// is drawn and named by that sentence, and the verdict matches how the runs
 /// ended (resolved, or the budget spent with the interval holding 1.0).
 pub(super) fn check_stated(done: &Value, needles: &[&str], what: &str) -> TestResult {
     let text = done["text"].as_str().unwrap_or("");
-    if !text.contains("95% interval") || needles.iter().any(|n| !text.contains(n)) {
+    let interval = text.contains("95% interval")
+        || text.contains("% interval")
+            && text.contains("of a sequential design: each look judges at");
+    if !interval || needles.iter().any(|n| !text.contains(n)) {
         return Err(format!(
             "{what} should state {needles:?} with its interval: {done}"
         ));

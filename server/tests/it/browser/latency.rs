@@ -153,7 +153,9 @@ async fn run_matrix(page: &Page) -> TestResult {
     }
     // Its order is one run of each, and it says how little that settles.
     let note = last["note"].as_str().unwrap_or("");
-    if !(note.starts_with("One run of each configuration") && note.contains("95% interval")) {
+    if !(note.starts_with("One run of each configuration")
+        && note.contains("on its interval at looks planned in advance"))
+    {
         return Err(format!(
             "the matrix should say its order is one run each: {last}"
         ));
