@@ -12,8 +12,10 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 // punctuation block, vertical and compatibility forms, full-width punctuation): a
 // separator, unless the character is itself of a CJK script (〇 々 are Han).
 const CJK_PUNCTUATION = /[\u2000-\u206f\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe4f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]/u;
-// What elasticlunr (and so mdBook) splits words on.
-const SEPARATOR = /[\s-]+/u;
+// What elasticlunr (and so mdBook) splits words on: white space and '-'. The white
+// space is Unicode's White_Space, spelled out so the build (Rust's char::is_whitespace)
+// splits on exactly the same characters as this page.
+const SEPARATOR = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000-]+/u;
 // What a word that is not CJK is trimmed of at both ends (what the trimmer did for
 // English: "splice," and "splice" are one word).
 const EDGE = /^[^\p{Alphabetic}\p{N}_]+|[^\p{Alphabetic}\p{N}_]+$/gu;
