@@ -111,9 +111,10 @@ pub async fn tuned(State(state): State<AppState>) -> Result<Response, AppError> 
     )))
 }
 
-/// `GET /api/system`: this machine, as probed at start-up.
+/// `GET /api/system`: this machine, as probed at start-up (its behaviour as
+/// last probed: a page's `probe` job replaces it).
 pub async fn system(State(state): State<AppState>) -> Response {
-    json_bytes(state.system_json.clone())
+    json_bytes(state.system.json())
 }
 
 /// How long `/api/precheck` watches the runner's CPUs.
@@ -161,7 +162,7 @@ async fn lab_state(state: &AppState) -> Result<LabsState, AppError> {
 /// as the runner judged them (`checks`, a ratio's `judged` among them).
 pub async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
     let labs = lab_state(&state).await?;
-    let body = crate::labs::checks::with_judged_checks(&labs);
+    let body = crate::labs::checks::with_judged_checks(&labs, &state.system.behaviour());
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&body).expect("lab state serialises"),
     )))
@@ -173,7 +174,7 @@ async fn lab_report(state: &AppState, query: StudentQuery) -> Result<Value, AppE
     let student =
         export::student_name(&student).map_err(|err| AppError::Student(err.to_string()))?;
     let labs = lab_state(state).await?;
-    let system: Value = serde_json::from_slice(&state.system_json).unwrap_or(Value::Null);
+    let system = state.system.report();
     Ok(export::build(&labs, system, &student, now_ms()))
 }
 

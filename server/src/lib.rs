@@ -41,6 +41,7 @@ pub mod shutdown;
 pub(crate) mod site;
 pub mod state;
 pub(crate) mod statefile;
+pub(crate) mod system_cache;
 pub(crate) mod watch;
 pub(crate) mod ws;
 

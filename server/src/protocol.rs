@@ -95,6 +95,9 @@ pub enum JobRequest {
     },
     /// `{"type":"wakeup"}`: measure one wakeup's cost (queued like a run).
     Wakeup,
+    /// `{"type":"probe"}`: ask the kernel again what it does (the behaviour
+    /// probes, queued like a run; the answers replace `/api/system`'s).
+    Probe,
     /// `{"type":"latency","mechanism":ID,"mode":...,"size":...,"cpus":[A,B],
     /// "round_trips":N}`: one configuration of the latency lab.
     Latency {
@@ -201,13 +204,14 @@ impl Reply {
 const EXAMPLE: &str = r#"{"type":"run","step":"write-read","params":{"bytes":"1GiB"}}"#;
 
 /// Every message type the page may send, as it spells them.
-const TYPES: [&str; 13] = [
+const TYPES: [&str; 14] = [
     "run",
     "sweep",
     "ipc",
     "latency",
     "pages",
     "wakeup",
+    "probe",
     "tool",
     "tune",
     "shared_pipe",
@@ -232,6 +236,7 @@ fn example(kind: &str) -> &'static str {
         "reset_lab" => r#"{"type":"reset_lab","lab":"variance"}"#,
         "cancel" => r#"{"type":"cancel"}"#,
         "wakeup" => r#"{"type":"wakeup"}"#,
+        "probe" => r#"{"type":"probe"}"#,
         _ => EXAMPLE,
     }
 }
@@ -281,6 +286,7 @@ enum Wire {
     Latency(Located<LatencyMessage>),
     Pages(Located<PagesMessage>),
     Wakeup(Located<Nothing>),
+    Probe(Located<Nothing>),
     Tool(Located<ToolMessage>),
     Tune(Located<TuneMessage>),
     SharedPipe(Located<SharedMessage>),
@@ -512,6 +518,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, MessageError> {
         }
         .into(),
         Wire::Wakeup(Located(Nothing {})) => JobRequest::Wakeup.into(),
+        Wire::Probe(Located(Nothing {})) => JobRequest::Probe.into(),
         Wire::Tool(Located(m)) => JobRequest::Tool {
             tool: m.tool,
             side: m.side.unwrap_or(pipebench::steps::tools::Side::Writer),

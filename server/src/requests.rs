@@ -214,6 +214,7 @@ impl JobRequest {
                 },
                 None,
             )),
+            JobRequest::Probe => Ok(Planned::one(Job::Probe, None)),
             JobRequest::Tool { tool, side, bytes } => {
                 let job = page_defaults::tool_job(&tool, side, bytes).map_err(refuse)?;
                 Ok(Planned::one(Job::Tool(job), None))

@@ -23,6 +23,7 @@ use crate::labs::LabTag;
 use crate::past_page::TunedVariants;
 use crate::protocol::{Reply, SaveStore};
 use crate::statefile::{SaveError, SaveErrorKind};
+use crate::system_cache::SystemCache;
 
 /// The state folder's stores a finished job's records go to.
 pub(crate) struct Stores {
@@ -32,6 +33,8 @@ pub(crate) struct Stores {
     pub(crate) labs: Arc<LabStore>,
     /// `tuned.jsonl`, and the variants runnable here.
     pub(crate) tuned: Arc<TunedVariants>,
+    /// `/api/system`, whose behaviour a `probe` job's answers replace.
+    pub(crate) system: Arc<SystemCache>,
 }
 
 /// What a queued job's result is kept for besides the history: the lab task
@@ -71,6 +74,14 @@ impl Stores {
         let Some(last) = last else {
             return;
         };
+        if let Event::Behaviour {
+            behaviour,
+            probed_at_ms,
+        } = &last
+        {
+            // Before the page hears it: its next /api/system has the answers.
+            self.system.replace_behaviour(behaviour, *probed_at_ms);
+        }
         let Event::Result(finished) = &last else {
             say(Said::Event(last));
             return;

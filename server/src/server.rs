@@ -33,6 +33,7 @@ use crate::shutdown::Shutdown;
 use crate::site::{Site, SiteError};
 use crate::state::{raise_fd_limit, AppState};
 use crate::statefile::StateError;
+use crate::system_cache::SystemCache;
 
 /// How many runs may wait behind the running one.
 pub(crate) const MAX_WAITING: usize = 8;
@@ -173,7 +174,7 @@ pub async fn prepare(
     program: EndProgram,
 ) -> Result<Prepared, ServeError> {
     let system = tokio::task::spawn_blocking(|| {
-        serde_json::to_vec(&SystemReport::probe()).expect("system info serialises")
+        serde_json::to_value(SystemReport::probe()).expect("system info serialises")
     });
     let build_config = config.clone();
     let built = blocking(move || build_book(&build_config)).await??;
@@ -207,13 +208,16 @@ pub async fn prepare(
             .map_err(ServeError::Tuned)?,
     ));
     let shutdown = Shutdown::new();
+    let system = Arc::new(SystemCache::new(
+        system.await.map_err(|e| ServeError::Task(e.to_string()))?,
+    ));
     let stores = Stores {
+        system: Arc::clone(&system),
         history: Arc::clone(&history),
         labs: Arc::clone(&labs),
         tuned: Arc::clone(&tuned),
     };
     let scheduler = Scheduler::new(program, stores, MAX_WAITING, shutdown.clone());
-    let system_json = system.await.map_err(|e| ServeError::Task(e.to_string()))?;
     let connections = Arc::new(config.connections.fit_to_fd_limit());
     let hosts = HostPolicy::new(config.bind, port, &config.allow_hosts);
     if !config.bind.is_loopback() {
@@ -248,7 +252,7 @@ pub async fn prepare(
             .expect("catalog serialises"),
         ),
         ipc_json: Bytes::from(crate::ipc_page::published_json()),
-        system_json: Bytes::from(system_json),
+        system,
         history,
         labs,
         shutdown,

@@ -33,8 +33,8 @@ pub struct AppState {
     pub(crate) steps_json: Bytes,
     /// `/api/ipc`, serialised once.
     pub(crate) ipc_json: Bytes,
-    /// `/api/system`, probed once at start-up.
-    pub(crate) system_json: Bytes,
+    /// `/api/system`, probed at start-up; its behaviour probes again on request.
+    pub(crate) system: Arc<crate::system_cache::SystemCache>,
     /// Past results.
     pub(crate) history: Arc<History>,
     /// The labs' predictions and measurements.

@@ -12,6 +12,7 @@ use crate::engine::result::{
 };
 use crate::ipc::{IpcError, IpcErrorKind};
 use crate::latency::{LatencyError, LatencyErrorKind, Mode};
+use crate::machine::behaviour::Probe;
 use crate::machine::findings::Finding;
 use crate::machine::wakeup::WakeupFigures;
 use crate::memory::inspect::PagesReport;
@@ -62,6 +63,13 @@ pub enum Event {
         /// The machine's findings, with the wakeup's cost.
         findings: Vec<Finding>,
     },
+    /// The behaviour probes finished: what this kernel does, measured now.
+    Behaviour {
+        /// Every probe's answer, with its evidence.
+        behaviour: Vec<Probe>,
+        /// When they ran, in milliseconds since the Unix epoch.
+        probed_at_ms: u64,
+    },
     /// The page inspector's report on a step's writer buffers.
     Pages {
         /// Step id.
@@ -100,6 +108,7 @@ impl Event {
             self,
             Event::Result(_)
                 | Event::Wakeup { .. }
+                | Event::Behaviour { .. }
                 | Event::Pages { .. }
                 | Event::Cancelled
                 | Event::Error(_)

@@ -3,7 +3,8 @@
 //! Every kind of measurement is a [`Job`], one variant per kind, each run by its
 //! own module of the engine: a pipe step ([`crate::engine::pipe_job`]: watched
 //! for occupancy, profiled with perf, as asked), a run of an IPC mechanism
-//! ([`crate::engine::ipc`]), the wakeup probe ([`crate::engine::wakeup`]), the page
+//! ([`crate::engine::ipc`]), the wakeup probe ([`crate::engine::wakeup`]), the behaviour probes
+//! ([`crate::engine::probe`]), the page
 //! inspector ([`crate::engine::inspect`]), a latency configuration
 //! ([`crate::engine::latency`]), a tool run ([`crate::engine::tool`]), a shared
 //! pipe ([`crate::engine::shared_pipe`]) and a tuning search
@@ -33,6 +34,9 @@ pub enum Job {
         /// Round trips per mode.
         round_trips: u32,
     },
+    /// The behaviour probes, asked again ([`crate::engine::probe`]; its event on
+    /// the wire is `behaviour`).
+    Probe,
     /// The page inspector on a step's writer buffers (memory pages; its event on
     /// the wire is `pages`).
     Inspect(InspectJob),
@@ -59,6 +63,7 @@ impl Job {
             Job::Ipc(job) => crate::engine::ipc::run(job, context, observer),
             Job::Wakeup { round_trips } => Some(crate::engine::wakeup::run(*round_trips, context)),
             Job::Inspect(job) => Some(crate::engine::inspect::run(job, context)),
+            Job::Probe => Some(crate::engine::probe::run()),
             Job::Latency(config) => crate::engine::latency::run(config, context, observer),
             Job::Tool(job) => crate::engine::tool::run(job, context, observer),
             Job::SharedPipe(job) => crate::engine::shared_pipe::run(job, context, observer),

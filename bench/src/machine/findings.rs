@@ -34,6 +34,9 @@ pub struct SystemReport {
     pub findings: Vec<Finding>,
     /// What this kernel does where the chapters depend on it, measured.
     pub behaviour: Vec<Probe>,
+    /// When `behaviour` was measured, in milliseconds since the Unix epoch (a
+    /// page's "Probe again" replaces both).
+    pub behaviour_probed_at_ms: u64,
 }
 
 impl SystemReport {
@@ -48,6 +51,7 @@ impl SystemReport {
             info,
             findings,
             behaviour: behaviour::probe_all(),
+            behaviour_probed_at_ms: behaviour::now_ms(),
         }
     }
 }

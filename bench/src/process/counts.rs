@@ -376,9 +376,13 @@ pub struct Counting {
     /// The process counted; `None`: this one.
     pid: Option<i32>,
     group: Option<Group>,
-    /// The counters stand alone, each on the end's CPU (no group: a CPU-wide
-    /// tracepoint in a group led by perf's dummy event counts nothing), and are
-    /// started, stopped and read one by one.
+    /// The tracepoint counters stand alone, each on the end's CPU or on the
+    /// task, and are started, stopped and read one by one: never in a group,
+    /// where they can count nothing (a CPU-wide tracepoint in a group led by
+    /// perf's dummy event; on the calling thread, a group holding two
+    /// tracepoint counters, or one whose tracepoint another counter of the
+    /// thread also watches, read 0 on 6.18 while the same counters alone
+    /// counted every event).
     alone: bool,
     traced: Vec<(Count, Counter)>,
     syscalls: Vec<(&'static str, Counter)>,
@@ -406,6 +410,20 @@ pub fn perf_paranoid() -> Option<i32> {
         .trim()
         .parse()
         .ok()
+}
+
+/// A counter of `event` on this process (or `pid`), kernel included, on its
+/// own (see [`Counting`]'s `alone` for why a tracepoint never joins a group).
+fn solo(
+    event: impl perf_event::events::Event + 'static,
+    pid: Option<i32>,
+) -> std::io::Result<Counter> {
+    let mut builder = Builder::new(event);
+    match pid {
+        None => builder.observe_self(),
+        Some(pid) => builder.observe_pid(pid),
+    };
+    builder.any_cpu().include_kernel().build()
 }
 
 /// A counter of `event` on this process (or `pid`), kernel included, in `group`.
@@ -505,8 +523,8 @@ impl Counting {
                     for count in asked {
                         let event = count.tracepoint().expect("traced counts have a tracepoint");
                         let opened = tracepoint_id(&events, event).and_then(|id| {
-                            let counter = counter(Tracepoint::with_id(id), &mut group, pid)
-                                .map_err(|e| refusal(&e))?;
+                            let counter =
+                                solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e))?;
                             match count.filter() {
                                 Some(filter) => filtered(counter, &filter),
                                 None => Ok(counter),
@@ -521,8 +539,7 @@ impl Counting {
                         for &call in &request.calls {
                             let event = format!("syscalls/sys_enter_{call}");
                             let opened = tracepoint_id(&events, &event).and_then(|id| {
-                                counter(Tracepoint::with_id(id), &mut group, pid)
-                                    .map_err(|e| refusal(&e))
+                                solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e))
                             });
                             match opened {
                                 Ok(counter) => syscalls.push((call, counter)),
@@ -537,7 +554,7 @@ impl Counting {
             return Counting {
                 pid,
                 group: Some(group),
-                alone: false,
+                alone: true,
                 traced,
                 syscalls,
                 migrations,
@@ -711,7 +728,8 @@ impl Counting {
                 );
             }
         }
-        if let Some(data) = &read {
+        // Counters standing alone were read above; a group holds none of them.
+        if let Some(data) = read.as_ref().filter(|_| !self.alone) {
             for (count, counter) in &self.traced {
                 if let Some(value) = data.get(counter) {
                     counts.set(*count, value.value());

@@ -37,3 +37,20 @@ test("without a runner the line says how to measure", () => {
   assert.equal(line.state, "offline");
   assert.match(line.text, /cargo run --release/);
 });
+
+test("a chapter's asides follow the probe: this machine's shown, the default marked, the others hidden", async () => {
+  const { branchState } = await import("../../theme/pipebook/kernelline.js");
+  const copies = { behaviour: [{ id: "vmsplice", answer: "copies", line: "x" }] };
+  assert.equal(branchState(copies, "vmsplice", "copies", false), "this");
+  assert.equal(branchState(copies, "vmsplice", "maps", true), "not-this");
+  const maps = { behaviour: [{ id: "vmsplice", answer: "maps", line: "x" }] };
+  assert.equal(branchState(maps, "vmsplice", "maps", true), "this");
+  assert.equal(branchState(maps, "vmsplice", "copies", false), "hidden");
+});
+
+test("without a runner, or a probe that could not tell, every aside stays", async () => {
+  const { branchState } = await import("../../theme/pipebook/kernelline.js");
+  assert.equal(branchState(null, "thp", "off", false), "offline");
+  assert.equal(branchState(report, "spare-pages", "2", false), "unknown");
+  assert.equal(branchState({ behaviour: [] }, "thp", "given", true), "unknown");
+});

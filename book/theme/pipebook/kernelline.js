@@ -41,3 +41,18 @@ export function kernelLine(report, id) {
     evidence: unknown ? `Why: ${probe.why_unknown ?? "not said"}` : `Seen: ${probe.evidence ?? ""}`,
   };
 }
+
+/**
+ * Which way a chapter's aside for one answer of a probe is shown: `this` (the
+ * probe gave this answer), `not-this` (another answer, and this aside is the
+ * chapter's default explanation: kept, marked as not this machine's), `hidden`
+ * (another answer, and the aside is an alternative), `unknown` (the probe could
+ * not tell: every aside stays) or `offline` (no runner: every aside stays).
+ */
+export function branchState(report, id, answer, isDefault) {
+  if (!report) return "offline";
+  const probe = probeOf(report, id);
+  if (!probe || probe.answer === "unknown") return "unknown";
+  if (probe.answer === answer) return "this";
+  return isDefault ? "not-this" : "hidden";
+}

@@ -11,6 +11,7 @@
 
 import { START_HINT, labReportUrl, labState, precheck } from "./api.js";
 import { secondsInput } from "./controls.js";
+import { t } from "./i18n.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runsTable } from "./labruns.js";
@@ -43,14 +44,41 @@ function taskText(t) {
   return `${t.step}${t.params?.verify ? ", every byte verified" : ""}`;
 }
 
+/** A check's status as the card shows it. */
+function statusWord(status) {
+  if (status === "not_resolved") return "not resolved";
+  if (status === "not_this_kernel") return t("not this kernel");
+  return status;
+}
+
+/**
+ * Which kernel behaviour a check assumed (`check.when`), and what the runner's
+ * probe said here (`outcome.assumes`); null for a check that assumes nothing.
+ */
+export function assumesText(check, outcome) {
+  const when = check?.when;
+  if (!when) return null;
+  const measured = outcome?.assumes?.measured;
+  if (!measured) return t("Assumes {probe}: {answer}.", { probe: when.probe, answer: when.answer });
+  if (measured === "unknown") {
+    return t("Assumes {probe}: {answer}, as on the article's kernel; this machine's probe could not tell.", { probe: when.probe, answer: when.answer });
+  }
+  return t("Assumes {probe}: {answer}. This machine's probe says: {measured}.", { probe: when.probe, answer: when.answer, measured });
+}
+
 function checkItem(check, outcome) {
   const item = h(
     "li",
     { dataset: { check: check.id, status: outcome.status } },
-    h("span.pipebook-check-status", null, outcome.status === "not_resolved" ? "not resolved" : outcome.status),
+    h("span.pipebook-check-status", null, statusWord(outcome.status)),
     h("span.pipebook-check-title", null, check.title),
     h("p.pipebook-check-detail", null, outcome.detail),
   );
+  const assumes = assumesText(check, outcome);
+  if (assumes) item.append(h("p.pipebook-check-assumes", null, assumes));
+  if (outcome.status === "not_this_kernel") {
+    item.append(h("p.pipebook-check-help", null, t("This check rests on a kernel behaviour this machine does not have, so it is not judged here and does not count against you.")));
+  }
   if (outcome.status === "fail") {
     item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
   }

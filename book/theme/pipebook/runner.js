@@ -21,7 +21,7 @@ import { t } from "./i18n.js";
  * `{type: "error", message}` when the connection failed or closed early. A page's
  * reducer (runlife.js) folds these directly.
  * @param {object} first the message to send when the socket opens
- * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup" or "pages");
+ * @param {string} endsWith the message type that ends the session ("result", "done", "saved", "wakeup", "behaviour" or "pages");
  *   a "result" session ends at its history `saved`, after the result
  * @param {(event: object) => void} onEvent
  * @returns {{cancel(): void}}
@@ -141,7 +141,7 @@ export function connect(first, endsWith, onEvent) {
 /**
  * The same session as callbacks, for cards that want one function per message:
  * connecting, queued(position), started(msg), progress(msg), point(msg), profile(msg),
- * result(msg), done(msg), saved(msg), wakeup(msg), pages(msg), cancelled(), error(message),
+ * result(msg), done(msg), saved(msg), wakeup(msg), behaviour(msg), pages(msg), cancelled(), error(message),
  * notice(message); a message type in snake_case goes to its camelCase callback
  * (`latency_progress` to latencyProgress(msg)).
  */
@@ -221,6 +221,14 @@ export function startLatency(params, on) {
  */
 export function startWakeup(on) {
   return session({ type: "wakeup" }, on, "wakeup");
+}
+
+/**
+ * The kernel behaviour probes again (queued like a run): ends with
+ * `behaviour {behaviour, probed_at_ms}`, cancelled or error.
+ */
+export function startProbe(on) {
+  return session({ type: "probe" }, on, "behaviour");
 }
 
 /**

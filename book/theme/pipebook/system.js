@@ -4,6 +4,7 @@
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { behaviourPanel } from "./kernel.js";
 import { findingsOf, gapText, historyGaps, topologyLines, wakeupText } from "./machine.js";
 import { startWakeup } from "./runner.js";
 import { allResults } from "./store.js";
@@ -26,7 +27,7 @@ const LABELS = {
 };
 
 /** Fields shown otherwise than in the list. */
-const NOT_LISTED = new Set(["findings"]);
+const NOT_LISTED = new Set(["findings", "behaviour", "behaviour_probed_at_ms"]);
 
 function show(key, value) {
   if (value === null || value === undefined || value === "") return "—";
@@ -146,6 +147,7 @@ export async function mountSystem(el) {
     el,
     findingsBox,
     wakeupPanel(findingsBox),
+    behaviourPanel(info),
     h(
       "dl.pipebook-system-list",
       null,

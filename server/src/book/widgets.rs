@@ -38,6 +38,11 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
 /// sees until (or unless) the widget is mounted.
 pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-kernel-text"];
 
+/// Classes a chapter writes by hand around prose the page shows, marks or hides
+/// by what the runner measured (`div.pipebook-kernel-branch[data-probe]
+/// [data-answer]`, drawn by `kernel.js`): never mounted on their own.
+pub(crate) const PROSE_CLASSES: &[&str] = &["pipebook-kernel-branch"];
+
 /// Classes the theme's own templates (`book/theme/*.hbs`) write: styles, not
 /// widgets, never mounted.
 pub(crate) const THEME_CLASSES: &[&str] = &["pipebook-visually-hidden"];
@@ -77,6 +82,7 @@ fn is_known(class: &str) -> bool {
     PLACEHOLDER_CLASSES.contains(&class)
         || INNER_CLASSES.contains(&class)
         || THEME_CLASSES.contains(&class)
+        || PROSE_CLASSES.contains(&class)
 }
 
 /// Every `pipebook-` class named in a `class` attribute of `html`, in order.

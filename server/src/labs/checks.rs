@@ -29,7 +29,9 @@ use serde_json::Value;
 
 use pipebench::stats::verdict::{judge_unpaired, Design, Judgement, Schedule};
 
-use super::defs::{Check, Lab, Measure, Metric, Ref};
+use pipebench::machine::behaviour::{Probe, ProbeId, UNKNOWN};
+
+use super::defs::{Assumes, Check, Lab, Measure, Metric, Ref};
 
 /// One result recorded for a lab task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,6 +96,70 @@ pub enum Status {
     /// failed yet; more runs would settle it.
     #[serde(rename = "not_resolved")]
     NotResolved,
+    /// The check rests on a kernel behaviour this machine's probe says it does
+    /// not have (`not_this_kernel`): not judged, and not held against the student.
+    #[serde(rename = "not_this_kernel")]
+    NotThisKernel,
+}
+
+/// The kernel behaviour a check assumed, and what this machine's probe said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assumed {
+    /// The behaviour probe.
+    pub probe: ProbeId,
+    /// The answer the check rests on.
+    pub answer: String,
+    /// The probe's answer here (`unknown` when it could not tell, or was not asked).
+    pub measured: String,
+}
+
+impl Assumed {
+    /// What `when` assumes, against the probes in `kernel`.
+    fn of(when: &Assumes, kernel: &[Probe]) -> Assumed {
+        let measured = kernel
+            .iter()
+            .find(|p| p.id == when.probe)
+            .map_or(UNKNOWN, |p| p.answer.as_str());
+        Assumed {
+            probe: when.probe,
+            answer: when.answer.clone(),
+            measured: measured.to_string(),
+        }
+    }
+
+    /// Whether the check applies: the probe gave the answer it rests on, or
+    /// could not tell and the check rests on the article's kernel (the one
+    /// the chapters explain first).
+    pub fn applies(&self) -> bool {
+        self.measured == self.answer
+            || (self.measured == UNKNOWN && self.answer == self.probe.article_answer())
+    }
+
+    /// The words a check's detail ends with.
+    fn words(&self) -> String {
+        let probe = self.probe.as_str();
+        if self.measured == UNKNOWN {
+            format!(
+                "assumes {probe} answers `{}`, as on the article's kernel (this machine's probe could not tell)",
+                self.answer
+            )
+        } else {
+            format!(
+                "assumes {probe} answers `{}`; this machine's probe answered `{}`",
+                self.answer, self.measured
+            )
+        }
+    }
+}
+
+/// The behaviour probes a machine report (`/api/system`, a lab report's
+/// `system`) carries; none when it carries none.
+pub fn behaviour_of(system: &Value) -> Vec<Probe> {
+    system
+        .get("behaviour")
+        .cloned()
+        .and_then(|list| serde_json::from_value(list).ok())
+        .unwrap_or_default()
 }
 
 /// A check's verdict.
@@ -132,6 +198,10 @@ pub struct CheckOutcome {
     /// under the current rule, and the lab card says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rejudged: bool,
+    /// The kernel behaviour the check rests on, and what the probe said here
+    /// (the lab card shows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assumes: Option<Assumed>,
 }
 
 /// What a measure came to.
@@ -724,15 +794,42 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
         next_look_runs: evidence.next_look,
         judged: Some(evidence.judged),
         rejudged: recorded_before_looks(measurements, &check.measure),
+        assumes: None,
     }
 }
 
-/// A check's verdict on a lab's measurements.
-pub fn judge(lab: &Lab, measurements: &[Measurement], check: &Check) -> CheckOutcome {
-    if judged_on_interval(&check.measure) {
-        return judge_on_interval(lab, measurements, check);
+/// A check's verdict on a lab's measurements, on a machine whose kernel does
+/// what `kernel` (its behaviour probes) says: a check that rests on another
+/// behaviour is `not_this_kernel`.
+pub fn judge(
+    lab: &Lab,
+    measurements: &[Measurement],
+    check: &Check,
+    kernel: &[Probe],
+) -> CheckOutcome {
+    let assumed = check.when.as_ref().map(|when| Assumed::of(when, kernel));
+    let mut outcome = match &assumed {
+        Some(a) if !a.applies() => CheckOutcome {
+            id: check.id.clone(),
+            status: Status::NotThisKernel,
+            value: None,
+            detail: String::from("not judged on this kernel"),
+            ci_low: None,
+            ci_high: None,
+            more_runs: None,
+            next_look_runs: None,
+            judged: None,
+            rejudged: false,
+            assumes: None,
+        },
+        _ if judged_on_interval(&check.measure) => judge_on_interval(lab, measurements, check),
+        _ => judge_evaluated(check, evaluate(lab, measurements, &check.measure)),
+    };
+    if let Some(a) = assumed {
+        outcome.detail = format!("{}; {}", outcome.detail, a.words());
+        outcome.assumes = Some(a);
     }
-    judge_evaluated(check, evaluate(lab, measurements, &check.measure))
+    outcome
 }
 
 /// A check's verdict on its measure's value, judged against the bounds.
@@ -748,6 +845,7 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
         next_look_runs: None,
         judged: None,
         rejudged: false,
+        assumes: None,
     };
     match evaluated {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
@@ -777,22 +875,23 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
     }
 }
 
-/// Every check of a lab.
-pub fn judge_all(lab: &Lab, measurements: &[Measurement]) -> Vec<CheckOutcome> {
+/// Every check of a lab, on a machine whose kernel does what `kernel` says.
+pub fn judge_all(lab: &Lab, measurements: &[Measurement], kernel: &[Probe]) -> Vec<CheckOutcome> {
     lab.checks
         .iter()
-        .map(|c| judge(lab, measurements, c))
+        .map(|c| judge(lab, measurements, c, kernel))
         .collect()
 }
 
 /// `/api/labs`' body: the lab state with each lab's checks judged here
 /// (`checks`: every [`CheckOutcome`], a ratio's `judged` among them), so the
-/// page shows the runner's verdicts and judges nothing itself.
-pub fn with_judged_checks(state: &super::store::LabsState) -> Value {
+/// page shows the runner's verdicts and judges nothing itself. `kernel` is
+/// this machine's behaviour, as last probed.
+pub fn with_judged_checks(state: &super::store::LabsState, kernel: &[Probe]) -> Value {
     let mut body = serde_json::to_value(state).unwrap_or(Value::Null);
     for (id, lab_state) in &state.labs {
         if let Some(lab) = super::defs::labs().find(id) {
-            let outcomes = judge_all(lab, &lab_state.measurements);
+            let outcomes = judge_all(lab, &lab_state.measurements, kernel);
             body["labs"][id]["checks"] = serde_json::to_value(outcomes).unwrap_or(Value::Null);
         }
     }
@@ -844,9 +943,9 @@ mod tests {
             .find(|c| c.id == "busy-not-slower")
             .unwrap();
         let mut ms: Vec<Measurement> = (0..6).map(|_| run("blocking", None, 2.0)).collect();
-        assert_eq!(judge(lab, &ms, check).status, Status::Pending);
+        assert_eq!(judge(lab, &ms, check, &[]).status, Status::Pending);
         ms.extend((0..6).map(|_| run("busy", None, 3.0)));
-        let passed = judge(lab, &ms, check);
+        let passed = judge(lab, &ms, check, &[]);
         assert_eq!((passed.status, passed.value), (Status::Pass, Some(1.5)));
         // The runner's judgement rides along, for the page to show as it is.
         let judged = passed.judged.as_ref().unwrap();
@@ -862,7 +961,7 @@ mod tests {
         for m in ms.iter_mut().filter(|m| m.task == "busy") {
             *m = run("busy", None, 1.0);
         }
-        assert_eq!(judge(lab, &ms, check).status, Status::Fail);
+        assert_eq!(judge(lab, &ms, check, &[]).status, Status::Fail);
     }
 
     /// An older watched run is left out of every check on a figure watching
@@ -888,10 +987,10 @@ mod tests {
             .chain([3.0, 3.1, 2.9, 3.05, 2.95, 3.02].map(|g| ("busy", g)))
             .map(|(t, g)| marked(t, g, false))
             .collect();
-        let before = judge(lab, &quiet, check);
+        let before = judge(lab, &quiet, check, &[]);
         let mut with_watched = quiet.clone();
         with_watched.extend((0..3).map(|_| marked("blocking", 1.0, true)));
-        let after = judge(lab, &with_watched, check);
+        let after = judge(lab, &with_watched, check, &[]);
         assert_eq!(
             (after.status, after.value, after.ci_low, after.ci_high),
             (before.status, before.value, before.ci_low, before.ci_high)
@@ -900,10 +999,10 @@ mod tests {
         // A run from before the field says nothing, and counts as it always did.
         let mut older = quiet.clone();
         older[0].result.as_object_mut().unwrap().remove("watched");
-        assert_eq!(judge(lab, &older, check).status, Status::Pass);
+        assert_eq!(judge(lab, &older, check, &[]).status, Status::Pass);
         let mut short = quiet;
         short[2] = marked("blocking", 1.9, true);
-        let pending = judge(lab, &short, check);
+        let pending = judge(lab, &short, check, &[]);
         assert_eq!(pending.status, Status::Pending);
         assert!(
             pending
@@ -921,7 +1020,7 @@ mod tests {
             .unwrap();
         let mut verified = marked("verified", 2.0, true);
         verified.result["corrupted_bytes"] = json!(0);
-        assert_eq!(judge(safety, &[verified], clean).status, Status::Pass);
+        assert_eq!(judge(safety, &[verified], clean, &[]).status, Status::Pass);
     }
 
     /// The latency labs' ratios of round trips are judged on their intervals,
@@ -959,7 +1058,7 @@ mod tests {
                     }
                     let ms: Vec<Measurement> =
                         serde_json::from_value(case["measurements"].clone()).unwrap();
-                    let got = judge(lab, &ms, check);
+                    let got = judge(lab, &ms, check, &[]);
                     if got.status != Status::Pending {
                         let (low, high) = (got.ci_low.unwrap(), got.ci_high.unwrap());
                         assert!(
@@ -1003,7 +1102,7 @@ mod tests {
             .chain([("busy", 3.0), ("busy", 3.1), ("busy", 2.9)])
             .map(|(t, g)| run(t, None, g))
             .collect();
-        let got = judge(&older, &ms, &check);
+        let got = judge(&older, &ms, &check, &[]);
         assert_eq!(got.status, Status::NotResolved, "{}", got.detail);
         assert!(
             got.detail.contains("3 runs a side cannot resolve at 98.3%"),
@@ -1045,7 +1144,7 @@ mod tests {
             2.0, 2.2, 1.8, 2.1, 1.9, 2.05, 1.95, 2.15, 1.85, 2.02, 1.98, 2.08,
         ];
         let wide: Vec<f64> = alike.iter().chain(&alike).copied().collect();
-        let at = |n: usize| judge(lab, &alternating(&wide[..n], &wide[1..=n]), check);
+        let at = |n: usize| judge(lab, &alternating(&wide[..n], &wide[1..=n]), check, &[]);
         let first = at(6);
         assert_eq!(first.status, Status::NotResolved, "{}", first.detail);
         assert_eq!((first.more_runs, first.next_look_runs), (Some(6), Some(12)));
@@ -1082,10 +1181,10 @@ mod tests {
         // twelve later runs the other way change nothing.
         let fast = [3.0, 3.1, 2.9, 3.05, 2.95, 3.02];
         let mut ms = alternating(&fast, &alike[..6]);
-        let passed = judge(lab, &ms, check);
+        let passed = judge(lab, &ms, check, &[]);
         assert_eq!(passed.status, Status::Pass, "{}", passed.detail);
         ms.extend(alternating(&[1.0; 12], &[2.0; 12]));
-        let still = judge(lab, &ms, check);
+        let still = judge(lab, &ms, check, &[]);
         assert_eq!((still.status, still.detail), (Status::Pass, passed.detail));
     }
 
@@ -1101,7 +1200,7 @@ mod tests {
             .find(|c| c.id == "busy-not-slower")
             .unwrap();
         let mut ms = alternating(&[3.0, 3.1, 2.9, 3.05, 2.95, 3.02], &[2.0; 6]);
-        let now = judge(lab, &ms, check);
+        let now = judge(lab, &ms, check, &[]);
         assert!(!now.rejudged);
         assert!(!serde_json::to_value(&now)
             .unwrap()
@@ -1109,7 +1208,7 @@ mod tests {
             .unwrap()
             .contains_key("rejudged"));
         ms[3].planned_looks = false;
-        let again = judge(lab, &ms, check);
+        let again = judge(lab, &ms, check, &[]);
         assert!(again.rejudged);
         assert_eq!((again.status, again.ci_low), (now.status, now.ci_low));
         assert_eq!(serde_json::to_value(&again).unwrap()["rejudged"], true);
@@ -1119,7 +1218,7 @@ mod tests {
             .iter()
             .find(|c| !judged_on_interval(&c.measure))
             .unwrap();
-        assert!(!judge(lab, &ms, counted).rejudged);
+        assert!(!judge(lab, &ms, counted, &[]).rejudged);
     }
 
     /// Null replays through this module's judging, as a student meets it:
@@ -1172,11 +1271,11 @@ mod tests {
                     }
                 };
                 add(&mut ms, runs);
-                let mut outcome = judge(lab, &ms, check);
+                let mut outcome = judge(lab, &ms, check, &[]);
                 first += usize::from(outcome.status != Status::NotResolved);
                 while let (Status::NotResolved, Some(more)) = (outcome.status, outcome.more_runs) {
                     add(&mut ms, more);
-                    outcome = judge(lab, &ms, check);
+                    outcome = judge(lab, &ms, check, &[]);
                 }
                 longest = longest.max(ms.len() / 2);
                 hits += usize::from(match wanted {
@@ -1206,7 +1305,7 @@ mod tests {
     fn a_missing_figure_fails_and_says_so() {
         let lab = labs().find("vmsplice-safety").unwrap();
         let ms = vec![run("verified", None, 1.0), run("reuse", None, 1.0)];
-        let outcome = judge(lab, &ms, &lab.checks[0]);
+        let outcome = judge(lab, &ms, &lab.checks[0], &[]);
         assert_eq!(outcome.status, Status::Fail);
         assert!(
             outcome.detail.contains("share of corrupted bytes"),
@@ -1260,6 +1359,112 @@ mod tests {
         }
     }
 
+    /// A check that rests on a kernel behaviour is judged where the probe gave
+    /// it, left unjudged (`not_this_kernel`) where the probe gave another
+    /// answer, and judged as on the article's kernel where the probe could not
+    /// tell; each outcome names what it assumed and what was probed.
+    #[test]
+    fn checks_follow_what_the_probe_said_this_kernel_does() {
+        use pipebench::machine::behaviour::every_outcome;
+        let lab = labs().find("vmsplice-safety").unwrap();
+        // A copying kernel's runs: no byte damaged, early reuse or not.
+        let ms: Vec<Measurement> = lab
+            .tasks
+            .iter()
+            .flat_map(|t| {
+                let runs = lab.required(&Ref {
+                    task: t.id.clone(),
+                    value: None,
+                });
+                (0..runs).map(|_| Measurement {
+                    task: t.id.clone(),
+                    value: None,
+                    result: json!({"gib_per_s": 1.0, "bytes": 1u64 << 30, "elapsed_ms": 1000.0, "corrupted_bytes": 0}),
+                    planned_looks: true,
+                })
+            })
+            .collect();
+        let probe = |answer: &str| {
+            every_outcome("seen")
+                .into_iter()
+                .filter(|p| p.id == ProbeId::Vmsplice && p.answer == answer)
+                .collect::<Vec<_>>()
+        };
+        let status = |kernel: &[Probe], id: &str| {
+            let check = lab.checks.iter().find(|c| c.id == id).unwrap();
+            judge(lab, &ms, check, kernel)
+        };
+        let copies = probe("copies");
+        let harmless = status(&copies, "early-reuse-harmless");
+        assert_eq!(harmless.status, Status::Pass, "{}", harmless.detail);
+        assert!(
+            harmless.detail.contains("answered `copies`"),
+            "{}",
+            harmless.detail
+        );
+        let breaks = status(&copies, "early-reuse-breaks");
+        assert_eq!(breaks.status, Status::NotThisKernel, "{}", breaks.detail);
+        let assumed = breaks.assumes.unwrap();
+        assert_eq!(
+            (assumed.answer.as_str(), assumed.measured.as_str()),
+            ("maps", "copies")
+        );
+
+        let maps = probe("maps");
+        assert_eq!(status(&maps, "early-reuse-breaks").status, Status::Fail);
+        assert_eq!(
+            status(&maps, "early-reuse-harmless").status,
+            Status::NotThisKernel
+        );
+        // Not told: the article's kernel, which maps.
+        let untold = status(&[], "early-reuse-breaks");
+        assert_eq!(untold.status, Status::Fail);
+        assert!(
+            untold.detail.contains("could not tell"),
+            "{}",
+            untold.detail
+        );
+        assert_eq!(
+            status(&[], "early-reuse-harmless").status,
+            Status::NotThisKernel
+        );
+        // A check that assumes nothing says nothing of the kernel.
+        let plain = status(&copies, "double-buffer-clean");
+        assert_eq!(plain.status, Status::Pass);
+        assert!(plain.assumes.is_none());
+
+        let huge = labs().find("huge-pages").unwrap();
+        let got_huge = huge
+            .checks
+            .iter()
+            .find(|c| c.id == "got-huge-pages")
+            .unwrap();
+        for answer in ProbeId::Thp.answers() {
+            let kernel: Vec<Probe> = every_outcome("seen")
+                .into_iter()
+                .filter(|p| p.id == ProbeId::Thp && p.answer == answer)
+                .collect();
+            let outcome = judge(huge, &[], got_huge, &kernel);
+            let judged = outcome.status != Status::NotThisKernel;
+            assert_eq!(judged, answer == "given", "{answer}: {}", outcome.detail);
+        }
+    }
+
+    /// A check may assume only an answer its probe gives.
+    #[test]
+    fn a_check_assuming_an_answer_no_probe_gives_is_refused() {
+        let bad = LABS_JSON.replacen(
+            r#""when": { "probe": "vmsplice", "answer": "maps" }"#,
+            r#""when": { "probe": "vmsplice", "answer": "borrows" }"#,
+            1,
+        );
+        let err = parse(&bad).unwrap_err().to_string();
+        assert!(
+            err.contains("`borrows`") && err.contains("maps, copies"),
+            "{err}"
+        );
+    }
+
     /// The crafted cases the page's tests judge too: both must agree.
     #[test]
     fn shared_check_cases_judge_alike() {
@@ -1275,7 +1480,7 @@ mod tests {
                 serde_json::from_value(case["measurements"].clone()).unwrap();
             for (id, expect) in case["expect"].as_object().unwrap() {
                 let check = lab.checks.iter().find(|c| &c.id == id).unwrap();
-                let got = judge(lab, &ms, check);
+                let got = judge(lab, &ms, check, &[]);
                 let status = serde_json::to_value(got.status).unwrap();
                 assert_eq!(status, expect["status"], "{name}: {id}: {}", got.detail);
                 // A ratio judged on its interval carries the judgement it came

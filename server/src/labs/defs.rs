@@ -208,6 +208,10 @@ impl TaskSweep {
 pub struct Check {
     /// Identifier within the lab.
     pub id: String,
+    /// The kernel behaviour the check rests on: judged only where the runner's
+    /// probe gave this answer ([`super::checks::judge`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Assumes>,
     /// What passing means.
     pub title: String,
     /// What is computed from the measurements.
@@ -226,6 +230,16 @@ pub struct Check {
     /// What to try then.
     #[serde(rename = "try")]
     pub try_next: String,
+}
+
+/// What a check assumes the kernel does: one behaviour probe's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assumes {
+    /// The behaviour probe.
+    pub probe: pipebench::machine::behaviour::ProbeId,
+    /// The answer the check needs (one the probe gives).
+    pub answer: String,
 }
 
 /// Which results a measure reads: a task's, or one value of a sweep task's.
@@ -474,6 +488,20 @@ impl Lab {
                     problems.push(at(format!(
                         "task `{}`: sweep values must increase",
                         task.id
+                    )));
+                }
+            }
+        }
+        for check in &self.checks {
+            if let Some(when) = &check.when {
+                let answers = when.probe.answers();
+                if !answers.contains(&when.answer) {
+                    problems.push(at(format!(
+                        "check `{}` assumes {} answers `{}`: it answers one of {}",
+                        check.id,
+                        when.probe.as_str(),
+                        when.answer,
+                        answers.join(", ")
                     )));
                 }
             }

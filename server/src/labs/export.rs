@@ -7,6 +7,7 @@
 //! read back and written canonically again gives the same bytes, so anyone can
 //! recompute the digest.
 
+use pipebench::machine::behaviour::Probe;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -143,11 +144,12 @@ pub(crate) fn lab_entry(
     lab: &Lab,
     prediction: Option<&Value>,
     measurements: &[Measurement],
+    kernel: &[Probe],
 ) -> Value {
     let checks: Vec<Value> = lab
         .checks
         .iter()
-        .zip(checks::judge_all(lab, measurements))
+        .zip(checks::judge_all(lab, measurements, kernel))
         .map(|(check, outcome)| {
             let mut entry = json!({
                 "id": check.id,
@@ -172,6 +174,10 @@ pub(crate) fn lab_entry(
             if let Some(judged) = &outcome.judged {
                 entry["judged"] = json!(judged);
             }
+            // The kernel behaviour the check rests on, and what was probed.
+            if let Some(assumed) = &outcome.assumes {
+                entry["assumes"] = json!(assumed);
+            }
             entry
         })
         .collect();
@@ -191,6 +197,7 @@ pub(crate) fn lab_entry(
 
 /// The report of every lab in `state`, sealed. `system` is `/api/system`.
 pub fn build(state: &LabsState, system: Value, student: &str, generated_at_ms: u64) -> Value {
+    let kernel = checks::behaviour_of(&system);
     let entries: Vec<Value> = labs()
         .labs
         .iter()
@@ -202,6 +209,7 @@ pub fn build(state: &LabsState, system: Value, student: &str, generated_at_ms: u
                     .and_then(|s| s.prediction.as_ref())
                     .map(|p| &p.value),
                 lab_state.map_or(&[][..], |s| &s.measurements),
+                &kernel,
             )
         })
         .collect();

@@ -300,6 +300,7 @@ fn outcome<'a>(s: &'a StudentReport, lab: &str, check: &str) -> &'a str {
             Status::Pending => "pending",
             Status::Unavailable => "unavailable",
             Status::NotResolved => "not_resolved",
+            Status::NotThisKernel => "not_this_kernel",
         })
 }
 
@@ -572,6 +573,51 @@ mod tests {
             check(&older(true)).unwrap_err(),
             ReportError::ChecksDisagree { .. }
         ));
+    }
+
+    /// A report made before a check that does not apply to its kernel existed
+    /// (no such entry) is still read; one that leaves out a check that
+    /// applies is refused.
+    #[test]
+    fn a_report_may_lack_only_a_check_its_kernel_does_not_take() {
+        let mut state = LabsState::default();
+        state.labs.insert(
+            "vmsplice-safety".into(),
+            LabState {
+                prediction: Some(PredictionRecord {
+                    value: json!(0.5),
+                    at_ms: 1,
+                }),
+                measurements: Vec::new(),
+            },
+        );
+        let report = export::build(&state, json!({"kernel": "6.12"}), "Ada", 1);
+        let without = |id: &str| {
+            let mut older = report.clone();
+            let lab = older["labs"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|l| l["id"] == "vmsplice-safety")
+                .unwrap();
+            lab["checks"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|c| c["id"] != id);
+            older.as_object_mut().unwrap().remove("digest");
+            export::seal(older)
+        };
+        // No probes in the report: the article's kernel, which maps, so the
+        // check for a copying kernel does not apply.
+        let read = check(&without("early-reuse-harmless")).unwrap();
+        let lab = read
+            .labs
+            .iter()
+            .find(|l| l.id == "vmsplice-safety")
+            .unwrap();
+        let harmless = lab.checks.iter().find(|c| c.id == "early-reuse-harmless");
+        assert_eq!(harmless.unwrap().status, Status::NotThisKernel);
+        assert!(check(&without("early-reuse-breaks")).is_err());
     }
 
     #[test]

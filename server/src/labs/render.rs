@@ -41,7 +41,7 @@ pub(crate) fn status(status: &str) -> String {
         "pass" | "fail" | "pending" => status,
         // A count the machine did not permit, or an interval that holds the
         // bound: not the student's failure.
-        "unavailable" | "not_resolved" => "pending",
+        "unavailable" | "not_resolved" | "not_this_kernel" => "pending",
         _ => "pending",
     };
     format!("<span class=\"{class}\">{}</span>", escape(status))

@@ -21,6 +21,7 @@ mod compare;
 mod deploy;
 mod http;
 mod ipc;
+mod kernel_probe;
 mod labs;
 mod lifecycle;
 mod lighthouse;

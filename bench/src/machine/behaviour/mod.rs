@@ -74,6 +74,40 @@ impl ProbeId {
     pub fn parse(text: &str) -> Option<ProbeId> {
         ProbeId::ALL.into_iter().find(|id| id.as_str() == text)
     }
+
+    /// The answer the article's kernel (5.17) gives: what the chapters explain
+    /// first, and what a lab assumes where this kernel could not be asked.
+    pub fn article_answer(self) -> &'static str {
+        match self {
+            ProbeId::Vmsplice => "maps",
+            ProbeId::SpliceNull => "drops-references",
+            ProbeId::Thp => "given",
+            ProbeId::PipeTimestamps => "updated",
+            ProbeId::SparePages => "1",
+            ProbeId::FullPipeWakeups => "wakes",
+            ProbeId::Perf => "all",
+        }
+    }
+
+    /// Every answer this probe gives besides `unknown` (spare pages: the counts
+    /// the kernels so far keep, 1 and 2).
+    pub fn answers(self) -> Vec<String> {
+        every_outcome("")
+            .into_iter()
+            .filter(|p| p.id == self && p.answer != UNKNOWN)
+            .map(|p| p.answer)
+            .collect()
+    }
+}
+
+/// The answer of a probe that could not be asked.
+pub const UNKNOWN: &str = "unknown";
+
+/// When a probe ran, in milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// One probe's answer: what the kernel did (`answer`, a stable word per probe,
@@ -190,7 +224,7 @@ pub(crate) fn worded(id: ProbeId, outcome: Outcome, took_ms: f64) -> Probe {
         }
         Err(why) => Probe {
             id,
-            answer: "unknown".into(),
+            answer: UNKNOWN.into(),
             line: "On this machine: this could not be measured, so the chapter cannot tell what your kernel does.".into(),
             expect: "The chapter describes the article's kernel; yours may differ.".into(),
             evidence: String::new(),

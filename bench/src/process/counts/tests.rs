@@ -146,3 +146,52 @@ fn turned_off_says_so() {
     assert_eq!(counted.missing[0].reason, Unavailable::TurnedOff);
     assert!(counted.counts.page_allocs.is_none());
 }
+
+/// Writes and reads back `pages` whole pages through a fresh pipe `cycles`
+/// times: a pipe that keeps fewer spare pages than `pages` asks the page
+/// allocator for the rest at every cycle.
+fn pipe_cycles(pages: usize, cycles: usize) {
+    let page = rustix::param::page_size();
+    let (read, write) = rustix::pipe::pipe().unwrap();
+    let bytes = vec![7u8; pages * page];
+    let mut back = vec![0u8; bytes.len()];
+    for _ in 0..cycles {
+        let mut sent = 0;
+        while sent < bytes.len() {
+            sent += rustix::io::write(&write, &bytes[sent..]).unwrap();
+        }
+        let mut got = 0;
+        while got < back.len() {
+            got += rustix::io::read(&read, &mut back[got..]).unwrap();
+        }
+    }
+}
+
+/// An unpinned thread counts its tracepoints on the task (no single CPU to
+/// count on): each counter stands alone, and counts what the thread did.
+#[test]
+fn an_unpinned_thread_counts_its_page_allocations_on_the_task() {
+    let privileged = rustix::process::geteuid().is_root() && tracefs_events().is_some();
+    let counted = std::thread::spawn(|| {
+        pipe_cycles(4, 8);
+        let mut counting = Counting::open(&Request {
+            trace_syscalls: true,
+            ..Request::default()
+        });
+        counting.start();
+        pipe_cycles(4, 1000);
+        counting.stop(BTreeMap::new())
+    })
+    .join()
+    .unwrap();
+    if privileged {
+        // Each cycle frees four pages and the pipe keeps at most two or three
+        // of them: at least one allocation a cycle. (In a group, these
+        // tracepoint counters read 0 on 6.18.)
+        let allocs = counted.counts.page_allocs.unwrap();
+        assert!((1000..=4100).contains(&allocs), "{counted:?}");
+        assert!(counted.counts.page_frees.unwrap() >= 1000, "{counted:?}");
+    } else {
+        assert!(counted.counts.page_allocs.is_none(), "{counted:?}");
+    }
+}

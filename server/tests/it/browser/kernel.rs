@@ -125,3 +125,189 @@ async fn kernel_lines(page: &Page) -> TestResult {
     screenshot(client, "kernel-lines-every-outcome").await?;
     Ok(())
 }
+
+/// The chapters' asides for each answer: the one this machine's probe gave is
+/// shown as this machine's, the article's default is marked when it is not,
+/// and the other alternatives are hidden; "Probe again" brings fresh answers
+/// from the runner (its probe time moves) and the page redraws from them.
+#[tokio::test]
+async fn each_chapter_shows_the_aside_of_this_kernels_answer_and_probes_again() {
+    in_fresh_page("kernel-branches", kernel_branches).await;
+}
+
+/// Every aside of the open chapter: probe, answer, default, state, shown.
+const ASIDES: &str = "const as = [...document.querySelectorAll('div.pipebook-kernel-branch')];
+     return as.length && as.every((a) => a.dataset.kernel)
+       ? as.map((a) => ({ probe: a.dataset.probe, answer: a.dataset.answer,
+            default: a.hasAttribute('data-default'), state: a.dataset.kernel,
+            shown: a.getClientRects().length > 0,
+            label: a.querySelector('.pipebook-kernel-branch-label')?.textContent ?? '' }))
+       : null;";
+
+/// The state an aside must be in, by `/api/system`'s probes.
+fn expected_state(system: &Value, aside: &Value) -> &'static str {
+    let probe = system["behaviour"]
+        .as_array()
+        .and_then(|list| list.iter().find(|p| p["id"] == aside["probe"]));
+    match probe.map(|p| &p["answer"]) {
+        None => "unknown",
+        Some(answer) if answer == "unknown" => "unknown",
+        Some(answer) if *answer == aside["answer"] => "this",
+        Some(_) if aside["default"] == true => "not-this",
+        Some(_) => "hidden",
+    }
+}
+
+async fn kernel_branches(page: &Page) -> TestResult {
+    let client = &page.client;
+    for chapter in ["vmsplice", "splice", "huge-pages"] {
+        require_chapter(chapter)?;
+        open(client, &page.base, chapter).await?;
+        let asides = wait_js(client, ASIDES, Duration::from_secs(10), "the asides").await?;
+        let asides = asides.as_array().ok_or("no asides")?;
+        assert!(asides.len() >= 2, "{chapter}: {asides:?}");
+        let system = system_report(page).await?;
+        let mut this = 0;
+        for aside in asides {
+            let state = expected_state(&system, aside);
+            assert_eq!(aside["state"], state, "{chapter}: {aside}");
+            assert_eq!(aside["shown"], state != "hidden", "{chapter}: {aside}");
+            this += usize::from(state == "this");
+        }
+        assert_eq!(
+            this, 1,
+            "{chapter}: exactly one aside is this machine's: {asides:?}"
+        );
+        screenshot(client, &format!("kernel-branches-{chapter}")).await?;
+    }
+
+    // Probe again, from the huge-pages chapter's line.
+    let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
+    js(
+        client,
+        "const d = document.querySelector('.pipebook-kernel details'); d.open = true;
+         d.querySelector('button.pipebook-kernel-probe').click(); return true;",
+    )
+    .await?;
+    wait_js(
+        client,
+        "const s = document.querySelector('.pipebook-kernel-status');
+         return s && /again/.test(s.textContent) ? s.textContent : null;",
+        Duration::from_secs(30),
+        "the fresh answers",
+    )
+    .await?;
+    let after = system_report(page).await?;
+    assert!(
+        after["behaviour_probed_at_ms"].as_u64() > before.as_u64(),
+        "{before} then {}",
+        after["behaviour_probed_at_ms"]
+    );
+    let asides = wait_js(client, ASIDES, Duration::from_secs(5), "the asides").await?;
+    for aside in asides.as_array().ok_or("no asides")? {
+        assert_eq!(aside["state"], expected_state(&after, aside), "{aside}");
+    }
+    screenshot(client, "kernel-probed-again").await?;
+
+    // The machine panel probes again too, and lists every probe's line.
+    require_chapter("your-machine")?;
+    open(client, &page.base, "your-machine").await?;
+    let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
+    wait_js(
+        client,
+        "const b = document.querySelector('.pipebook-system-kernel button.pipebook-kernel-probe');
+         if (!b) return null; b.click(); return true;",
+        Duration::from_secs(10),
+        "the machine panel's probe button",
+    )
+    .await?;
+    let listed = wait_js(
+        client,
+        "const s = document.querySelector('.pipebook-system-kernel .pipebook-kernel-status');
+         return s && /again/.test(s.textContent)
+           ? document.querySelectorAll('.pipebook-system-kernel li[data-probe]').length : null;",
+        Duration::from_secs(30),
+        "the panel's fresh answers",
+    )
+    .await?;
+    assert_eq!(listed, behaviour::ProbeId::ALL.len(), "{listed}");
+    let after = system_report(page).await?["behaviour_probed_at_ms"].clone();
+    assert!(after.as_u64() > before.as_u64(), "{before} then {after}");
+    screenshot(client, "kernel-machine-panel-probed-again").await?;
+
+    // A lab card names the behaviour each check assumes.
+    require_chapter("lab-vmsplice-safety")?;
+    open(client, &page.base, "lab-vmsplice-safety").await?;
+    let assumes = wait_js(
+        client,
+        "const t = (id) => document.querySelector(`li[data-check='${id}'] .pipebook-check-assumes`)?.textContent;
+         const a = t('early-reuse-breaks'), b = t('early-reuse-harmless');
+         return a && b ? [a, b, document.querySelector(`li[data-check='double-buffer-clean'] .pipebook-check-assumes`) === null] : null;",
+        Duration::from_secs(10),
+        "the lab's assumptions",
+    )
+    .await?;
+    assert!(
+        assumes[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("vmsplice: maps"),
+        "{assumes}"
+    );
+    assert!(
+        assumes[1]
+            .as_str()
+            .unwrap_or_default()
+            .contains("vmsplice: copies"),
+        "{assumes}"
+    );
+    assert_eq!(
+        assumes[2], true,
+        "a check that assumes nothing says nothing: {assumes}"
+    );
+
+    // Every answer of the three probes, drawn by the page's code on the chapter.
+    for outcome in behaviour::every_outcome("crafted evidence") {
+        let id = outcome.id.as_str();
+        if !matches!(id, "vmsplice" | "splice-null" | "thp") {
+            continue;
+        }
+        let chapter = match id {
+            "vmsplice" => "vmsplice",
+            "splice-null" => "splice",
+            _ => "huge-pages",
+        };
+        open(client, &page.base, chapter).await?;
+        wait_js(client, ASIDES, Duration::from_secs(10), "the asides").await?;
+        let report = serde_json::json!({ "behaviour": [outcome] });
+        let drawn = client
+            .execute_async(
+                &format!(
+                    "const done = arguments[arguments.length - 1];
+                     import('/pipebook/kernel.js').then((m) => {{
+                       m.drawBranches(document, {report});
+                       document.querySelector('div.pipebook-kernel-branch').scrollIntoView();
+                       done(true);
+                     }}).catch((e) => done(String(e)));"
+                ),
+                vec![],
+            )
+            .await
+            .map_err(|e| format!("drawing {id}: {e}"))?;
+        assert_eq!(drawn, Value::Bool(true), "{drawn}");
+        let asides = js(client, ASIDES).await?;
+        let asides = asides.as_array().ok_or("no asides")?;
+        let shown: Vec<&Value> = asides.iter().filter(|a| a["state"] == "this").collect();
+        if outcome.answer == "unknown" {
+            assert!(asides
+                .iter()
+                .all(|a| a["state"] == "unknown" && a["shown"] == true));
+        } else {
+            assert_eq!(shown.len(), 1, "{id} {}: {asides:?}", outcome.answer);
+            assert_eq!(shown[0]["answer"], outcome.answer.as_str());
+            assert_eq!(shown[0]["shown"], true);
+        }
+        screenshot(client, &format!("kernel-branch-{id}-{}", outcome.answer)).await?;
+    }
+    Ok(())
+}
