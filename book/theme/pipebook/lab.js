@@ -30,18 +30,18 @@ function figure(result) {
 }
 
 /** What a task runs, in a line of code text. */
-function taskText(t) {
-  if (t.latency) {
-    const l = t.latency;
+function taskText(task) {
+  if (task.latency) {
+    const l = task.latency;
     return `latency ${l.mechanism}, ${l.mode}, ${fmt.bytes(l.size)} messages, ${l.round_trips} round trips on the runner's two CPUs`;
   }
   // Without bytes of its own, a task moves the runner's default (published at /api/ipc).
-  if (t.mechanism) return `IPC ${t.mechanism}, ${t.bytes ? fmt.bytes(t.bytes) : "the runner's default size"} unless capped`;
-  if (t.sweep) {
-    const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
-    return `${t.step}, ${t.sweep.param} over ${values}`;
+  if (task.mechanism) return `IPC ${task.mechanism}, ${task.bytes ? fmt.bytes(task.bytes) : "the runner's default size"} unless capped`;
+  if (task.sweep) {
+    const values = task.sweep.values.map((v) => fmt.bytes(v)).join(", ");
+    return `${task.step}, ${task.sweep.param} over ${values}`;
   }
-  return `${t.step}${t.params?.verify ? ", every byte verified" : ""}`;
+  return `${task.step}${task.params?.verify ? ", every byte verified" : ""}`;
 }
 
 /** A check's status as the card shows it. */
@@ -166,7 +166,7 @@ export function mountLab(root, { online, catalogEntry }) {
 
   if (!online) {
     card.append(
-      h("section", null, h("h2", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((t) => h("li", null, `${t.title} (${taskText(t)})`)))),
+      h("section", null, h("h2", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((task) => h("li", null, `${task.title} (${taskText(task)})`)))),
       h("section", null, h("h2", null, "3. Check"), checksList),
       offlineHint("To do this lab on your own machine", START_HINT, " and come back to this page."),
     );
@@ -204,8 +204,8 @@ export function mountLab(root, { online, catalogEntry }) {
         null,
         // IPC runs move a number of bytes and take no time budget; latency runs
         // time a number of round trips and take neither.
-        lab.tasks.some((t) => !t.mechanism && !t.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
-        lab.tasks.some((t) => !t.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes) : null,
+        lab.tasks.some((task) => !task.mechanism && !task.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
+        lab.tasks.some((task) => !task.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes) : null,
       ),
       machineCheck,
       tasksList,
@@ -245,7 +245,7 @@ export function mountLab(root, { online, catalogEntry }) {
     const table = runsTable(state.measurements);
     fill(
       runsEl,
-      table ? h("tr", null, table.head.map((t) => h("th", null, t))) : null,
+      table ? h("tr", null, table.head.map((task) => h("th", null, task))) : null,
       (table?.rows ?? []).map((row) => h("tr", null, row.map((c) => h("td", null, c)))),
     );
   };
@@ -263,9 +263,9 @@ export function mountLab(root, { online, catalogEntry }) {
     input.disabled = started || !!busy;
     saveButton.disabled = started || !!busy;
     resetButton.disabled = !!busy;
-    for (const t of lab.tasks) {
-      const { done, needed } = labs.progress(lab, state.measurements, t);
-      const entry = buttons.get(t.id);
+    for (const task of lab.tasks) {
+      const { done, needed } = labs.progress(lab, state.measurements, task);
+      const entry = buttons.get(task.id);
       entry.count.textContent = `${Math.min(done, needed)} of ${needed} run${needed === 1 ? "" : "s"}`;
       entry.button.textContent = done >= needed ? "Run again" : done ? "Run the rest" : "Run";
       entry.button.disabled = !hasPrediction || !!busy;
@@ -310,13 +310,13 @@ export function mountLab(root, { online, catalogEntry }) {
     return { params: p };
   };
 
-  const runTask = (t) => {
+  const runTask = (task) => {
     const read = params();
     if (read.error) {
       status.textContent = `Error: ${read.error}.`;
       return;
     }
-    const tag = { id: lab.id, task: t.id };
+    const tag = { id: lab.id, task: task.id };
     const cancel = h("button.pipebook-cancel-button", { type: "button" }, "Cancel");
     // A run the runner could not record for the lab (a full or read-only disk), and why.
     let unsaved = "";
@@ -327,9 +327,9 @@ export function mountLab(root, { online, catalogEntry }) {
       status.textContent = unsaved ? `${text} ${unsaved}` : text;
     };
     const callbacks = (onEnd) => ({
-      connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
+      connecting: () => (status.textContent = `Connecting to the runner for “${task.title}”…`),
       queued: (position) => (status.textContent = `Waiting for place ${position} in the runner's queue…`),
-      started: () => (status.textContent = `Running ${t.latency ? `${t.latency.mechanism} (${t.latency.mode})` : (t.mechanism ?? t.step)}…`),
+      started: () => (status.textContent = `Running ${task.latency ? `${task.latency.mechanism} (${task.latency.mode})` : (task.mechanism ?? task.step)}…`),
       point: (msg) => {
         status.textContent = `Point ${msg.index} of ${msg.of}: ${fmt.bytes(msg.value)}, ${fmt.gib(msg.result.gib_per_s)} GiB/s.`;
       },
@@ -347,22 +347,22 @@ export function mountLab(root, { online, catalogEntry }) {
     });
     status.after(cancel);
     cancel.addEventListener("click", () => busy?.cancel());
-    if (t.sweep) {
-      busy = startSweep(t.step, t.sweep.param, t.sweep.values, t.runs, read.params, callbacks(() => finish(`Sweep done: ${t.title}.`)), tag);
+    if (task.sweep) {
+      busy = startSweep(task.step, task.sweep.param, task.sweep.values, task.runs, read.params, callbacks(() => finish(`Sweep done: ${task.title}.`)), tag);
       render();
       return;
     }
     // Plain runs (pipe or IPC) one after another, until the task has its runs,
     // then up to the next planned look of a check the runner left open (at
     // least one). An IPC run takes only the byte cap: the task's bytes otherwise.
-    const { done, needed } = labs.progress(lab, state.measurements, t);
-    let left = labs.runsToAdd(lab, state.checks, t.id, done, needed);
+    const { done, needed } = labs.progress(lab, state.measurements, task);
+    let left = labs.runsToAdd(lab, state.checks, task.id, done, needed);
     const start = (on) => {
       // A latency task is its configuration, on the runner's default CPUs.
-      if (t.latency) return startLatency({ mechanism: t.latency.mechanism, mode: t.latency.mode, size: t.latency.size, round_trips: t.latency.round_trips, lab: tag }, on);
-      if (!t.mechanism) return startRun(t.step, read.params, on, tag);
-      const bytes = read.params.bytes ?? t.bytes;
-      return startIpc(t.mechanism, bytes === undefined ? { quiet: true } : { bytes, quiet: true }, on, tag);
+      if (task.latency) return startLatency({ mechanism: task.latency.mechanism, mode: task.latency.mode, size: task.latency.size, round_trips: task.latency.round_trips, lab: tag }, on);
+      if (!task.mechanism) return startRun(task.step, read.params, on, tag);
+      const bytes = read.params.bytes ?? task.bytes;
+      return startIpc(task.mechanism, bytes === undefined ? { quiet: true } : { bytes, quiet: true }, on, tag);
     };
     const next = () => {
       busy = start(
@@ -375,7 +375,7 @@ export function mountLab(root, { online, catalogEntry }) {
             next();
             render();
           } else {
-            finish(`Done: ${t.title}, last run ${figure(result)}.`);
+            finish(`Done: ${task.title}, last run ${figure(result)}.`);
           }
         }),
       );
@@ -384,18 +384,18 @@ export function mountLab(root, { online, catalogEntry }) {
     render();
   };
 
-  for (const t of lab.tasks) {
-    const button = h("button.pipebook-run-button.pipebook-lab-run", { type: "button", dataset: { task: t.id } }, "Run");
+  for (const task of lab.tasks) {
+    const button = h("button.pipebook-run-button.pipebook-lab-run", { type: "button", dataset: { task: task.id } }, "Run");
     const count = h("span.pipebook-lab-count");
     button.addEventListener("click", () => {
-      if (!busy) runTask(t);
+      if (!busy) runTask(task);
     });
-    buttons.set(t.id, { button, count });
+    buttons.set(task.id, { button, count });
     tasksList.append(
       h(
         "li",
-        { dataset: { task: t.id } },
-        h("div.pipebook-lab-task", null, h("span.pipebook-lab-task-title", null, t.title, h("br"), h("code", null, taskText(t))), count, button),
+        { dataset: { task: task.id } },
+        h("div.pipebook-lab-task", null, h("span.pipebook-lab-task-title", null, task.title, h("br"), h("code", null, taskText(task))), count, button),
       ),
     );
   }

@@ -1,8 +1,7 @@
-// The lab card's own words, in the page's language: lab.js and labchecks.js name a
-// task `t`, so they take their sentences from here rather than calling t() among
-// their tasks. Each sentence is a function of its figures; the lab's own texts
-// (title, question, checks) come translated with the lab's definition, and the
-// runner's outcomes stay as the runner words them.
+// The lab card's own words, in the page's language, in one place for lab.js and
+// labchecks.js: fixed words, and sentences as functions of their figures. The lab's
+// own texts (title, question, checks) come translated with the lab's definition, and
+// the runner's outcomes stay as the runner words them.
 
 import { t } from "./i18n.js";
 
