@@ -23,7 +23,7 @@ import { intervalPicture } from "./interval.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
-import { designNote, endingSentence, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
+import { designNote, endingSentence, isErrorText, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
 import { showJudged } from "./runverdict.js";
 import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
 import { runnerText, t, withNodes } from "./i18n.js";
@@ -225,7 +225,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   untilButton.addEventListener("click", async () => {
     if (run || !judged) return;
     const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_PAIRS, t("Pairs of runs at most"));
-    if (!planned.plan) return setState("error", planned.message.startsWith("Error") ? planned.message : `Error: ${planned.message}`);
+    if (!planned.plan) return setState("error", isErrorText(planned.message) ? planned.message : t("Error: {message}", { message: planned.message }));
     const plan = planned.plan;
     const secs = Number(seconds.value);
     const bw = { best: judged.best, worst: judged.worst };
@@ -280,7 +280,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
       },
     });
     const text = endingSentence(done, "pair");
-    setState(done.ending === "error" && text.startsWith("Error") ? "error" : done.ending === "error" ? "cancelled" : "done", text);
+    setState(done.ending === "error" && isErrorText(text) ? "error" : done.ending === "error" ? "cancelled" : "done", text);
   });
 
   cancelButton.addEventListener("click", () => {
