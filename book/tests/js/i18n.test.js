@@ -135,3 +135,13 @@ test("no module that calls t hides it behind a variable or parameter of the same
     assert.deepEqual(hiding, [], file);
   }
 });
+
+test("no msgid spells a unit: units reach the sentence as placeholders, never to be translated", () => {
+  const unit = /GiB\/s|MiB\/s|\}\s(?:s|ns|[µμ]s|B)\b/;
+  const spelled = [];
+  for (const file of readdirSync(moduleDir).filter((f) => f.endsWith(".js"))) {
+    const source = readFileSync(new URL(file, moduleDir), "utf8");
+    for (const msgid of extract(source).msgids) if (unit.test(msgid)) spelled.push(`${file}: ${msgid}`);
+  }
+  assert.deepEqual(spelled, []);
+});

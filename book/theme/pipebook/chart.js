@@ -22,9 +22,9 @@ function niceCeil(x) {
  * stretches were measured, the lowest, highest and last rate, and the references. */
 export function describeThroughput(points, { article = null, reference = null } = {}) {
   const refs = [];
-  if (isNumber(article)) refs.push(t("the article measured {figure} GiB/s", { figure: figure(article) }));
+  if (isNumber(article)) refs.push(t("the article measured {figure} {u_gibs}", { u_gibs: "GiB/s", figure: figure(article) }));
   if (reference && isNumber(reference.low) && isNumber(reference.high)) {
-    refs.push(t("the C++ on the project's VM {figure} GiB/s", { figure: figure((reference.low + reference.high) / 2) }));
+    refs.push(t("the C++ on the project's VM {figure} {u_gibs}", { u_gibs: "GiB/s", figure: figure((reference.low + reference.high) / 2) }));
   }
   const tail = refs.length ? t("; {references}.", { references: refs.join(t(", ")) }) : t(".");
   if (!points.length) return t("Throughput over time: no run yet{tail}", { tail });
@@ -32,8 +32,8 @@ export function describeThroughput(points, { article = null, reference = null } 
   const seconds = points[points.length - 1][0];
   const said = { seconds: seconds.toFixed(1), n: points.length, low: figure(Math.min(...rates)), high: figure(Math.max(...rates)), last: figure(rates[rates.length - 1]), tail };
   return points.length === 1
-    ? t("Throughput over {seconds} s, {n} stretch: from {low} to {high} GiB/s, last {last} GiB/s{tail}", said)
-    : t("Throughput over {seconds} s, {n} stretches: from {low} to {high} GiB/s, last {last} GiB/s{tail}", said);
+    ? t("Throughput over {seconds} {u_s}, {n} stretch: from {low} to {high} {u_gibs}, last {last} {u_gibs}{tail}", { u_gibs: "GiB/s", u_s: "s", ...said })
+    : t("Throughput over {seconds} {u_s}, {n} stretches: from {low} to {high} {u_gibs}, last {last} {u_gibs}{tail}", { u_gibs: "GiB/s", u_s: "s", ...said });
 }
 
 export class LiveChart {
@@ -58,7 +58,7 @@ export class LiveChart {
       "div.pipebook-chart",
       { role: "img", "aria-label": t("Throughput over time") },
       h("div.pipebook-chart-plot", null, plot, this.labels, this.empty),
-      h("div.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, t("GiB/s over time")), this.xEnd),
+      h("div.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, t("{u_gibs} over time", { u_gibs: "GiB/s" })), this.xEnd),
     );
     this.reset({});
   }

@@ -136,7 +136,7 @@ export function mountCompare(root, { online, steps, params }) {
       leg: (msg) => {
         // The runner's interval so far, once it has one (from the fewest pairs that can resolve).
         const so = Number.isFinite(msg.comparison?.ci_low) && Number.isFinite(msg.comparison?.ci_high) ? t(" So far (not a verdict): {a} is {ratio}× {b} ({low} to {high}).", { a: la, ratio: ratioText(msg.comparison.ratio), b: lb, low: ratioText(msg.comparison.ci_low), high: ratioText(msg.comparison.ci_high) }) : "";
-        fill(status, t("Run {index} of {of} ({step}, quiet): {gib} GiB/s.{so}", { index: msg.index, of: msg.of, step: msg.side === "a" ? la : lb, gib: fmt.gib(msg.result.gib_per_s), so }));
+        fill(status, t("Run {index} of {of} ({step}, quiet): {gib} {u_gibs}.{so}", { u_gibs: "GiB/s", index: msg.index, of: msg.of, step: msg.side === "a" ? la : lb, gib: fmt.gib(msg.result.gib_per_s), so }));
       },
       verdict: (msg) => {
         const sentence = compareSentence(msg, la, lb);

@@ -114,7 +114,7 @@ export function resultNotes(result, { budget, warnings = [] }) {
     );
   }
   if (result.stopped_by_budget) {
-    items.push(t("Stopped by the {seconds} s budget after {bytes}; the figure is the rate until then.", { seconds: budget, bytes: fmt.bytes(result.bytes) }));
+    items.push(t("Stopped by the {seconds} {u_s} budget after {bytes}; the figure is the rate until then.", { u_s: "s", seconds: budget, bytes: fmt.bytes(result.bytes) }));
   }
   const hp = result.huge_pages;
   if (hp && typeof hp === "object") {

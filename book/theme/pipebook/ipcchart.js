@@ -90,7 +90,7 @@ export class IpcChart {
         "  ",
         h("span.pipebook-ipc-key-survey", null, "■"),
         " ",
-        t("survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's. The survey moved 200 MiB a run (its splice-to-socket case 1 GiB): compare at that size, since set-up weighs more in a small run."),
+        t("survey (emulated, unknown hardware); {u_mibs}, log scale; the figure at the right is this machine's rate over the survey's. The survey moved 200 MiB a run (its splice-to-socket case 1 GiB): compare at that size, since set-up weighs more in a small run.", { u_mibs: "MiB/s" }),
       ),
     );
   }

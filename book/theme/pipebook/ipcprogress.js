@@ -22,7 +22,7 @@ export function ipcProgress(msg, total) {
   }
   const share = known ? t(" of {total} ({percent}%)", { total: fmt.bytes(total), percent: Math.floor(fraction * 100) }) : "";
   const rate = fmt.isNumber(msg.gib_per_s) && msg.gib_per_s > 0
-    ? t(", lately {rate} MiB/s", { rate: fmt.figure((msg.gib_per_s * (1 << 30)) / MIB) })
+    ? t(", lately {rate} {u_mibs}", { u_mibs: "MiB/s", rate: fmt.figure((msg.gib_per_s * (1 << 30)) / MIB) })
     : "";
   return { fraction, text: t("Received {bytes}{share}{rate}{time}…", { bytes: fmt.bytes(bytes), share, rate, time }) };
 }

@@ -75,7 +75,7 @@ function surveyLine(m, source) {
     "p.pipebook-ipc-survey",
     null,
     h("strong", null, t("Survey: {time} for {bytes}", { time: fmt.ms(m.survey.ms), bytes: fmt.bytes(m.survey.bytes) })),
-    t(" ({rate} MiB/s). Source: {source}; compare mechanisms within it, not with your machine's absolute figures.", { rate: fmt.figure(rate(m.survey.ms, m.survey.bytes)), source }),
+    t(" ({rate} {u_mibs}). Source: {source}; compare mechanisms within it, not with your machine's absolute figures.", { u_mibs: "MiB/s", rate: fmt.figure(rate(m.survey.ms, m.survey.bytes)), source }),
   );
 }
 
@@ -341,7 +341,7 @@ export function mountIpc(root, { online, lab }) {
     const e = earlierRuns(records, m.id);
     root.dataset.earlierRuns = String(e.runs);
     earlier.textContent = e.runs
-      ? t("Runs of {id} on this machine so far (the runner's history): {runs}, best {best} MiB/s ({bytes}), latest {latest} MiB/s.", { id: m.id, runs: e.runs, best: fmt.figure(e.best.mib_per_s), bytes: fmt.bytes(e.best.bytes), latest: fmt.figure(e.last.mib_per_s) })
+      ? t("Runs of {id} on this machine so far (the runner's history): {runs}, best {best} {u_mibs} ({bytes}), latest {latest} {u_mibs}.", { u_mibs: "MiB/s", id: m.id, runs: e.runs, best: fmt.figure(e.best.mib_per_s), bytes: fmt.bytes(e.best.bytes), latest: fmt.figure(e.last.mib_per_s) })
       : "";
   };
   showEarlier().catch(() => {});
@@ -379,7 +379,7 @@ export function mountIpc(root, { online, lab }) {
         fill(counts, countsTable(r));
         root.dataset.mibPerS = String(r.mib_per_s);
         root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
-        setState("done", t("Done: {rate} MiB/s.", { rate: fmt.figure(r.mib_per_s) }));
+        setState("done", t("Done: {rate} {u_mibs}.", { u_mibs: "MiB/s", rate: fmt.figure(r.mib_per_s) }));
       },
       // The runner answers first and saves after: read the history once it says.
       saved: (msg) => {
@@ -629,8 +629,8 @@ export function mountIpcMatrix(root, { online, lab }) {
         null,
         h("th", null, t("mechanism")),
         h("th", null, t("copies")),
-        h("th", null, t("MiB/s here")),
-        h("th", null, t("survey MiB/s")),
+        h("th", null, t("{u_mibs} here", { u_mibs: "MiB/s" })),
+        h("th", null, t("survey {u_mibs}", { u_mibs: "MiB/s" })),
         h("th", { title: t("Your quiet runs' median over the survey's rate, with the runner's 95% interval once there are six") }, t("÷ survey")),
       ),
       rows.map((r) => {

@@ -45,7 +45,7 @@ function distChart(label) {
       const lo = svg("text", { x: 0, y: H + 16 });
       lo.textContent = nsText(out.lo);
       const hi = svg("text", { x: W, y: H + 16, "text-anchor": "end" });
-      hi.textContent = t("{high} (log scale, ns per round trip)", { high: nsText(out.hi) });
+      hi.textContent = t("{high} (log scale, {u_ns} per round trip)", { u_ns: "ns", high: nsText(out.hi) });
       el.append(lo, hi);
     }
     return out.bars.filter((b) => b.h).length;
@@ -65,7 +65,7 @@ function resultTable(r) {
     row(t("CPU per round trip"), t("ping {ping}, pong {pong}", { ping: nsText(r.ping_cpu_ns), pong: nsText(r.pong_cpu_ns) })),
     row(t("sleeps per round trip"), t("ping {ping}, pong {pong}", { ping: r.ping_sleeps.toFixed(2), pong: r.pong_sleeps.toFixed(2) })),
     row(t("CPUs (ping, pong)"), `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
-    row(t("timing's cost per round trip"), t("{ns} ns, {share}% of this median (timed blocks against untimed ones beside them)", { ns: r.clock_ns.toFixed(1), share: clockPercent(r)?.toFixed(1) ?? "—" })),
+    row(t("timing's cost per round trip"), t("{ns} {u_ns}, {share}% of this median (timed blocks against untimed ones beside them)", { u_ns: "ns", ns: r.clock_ns.toFixed(1), share: clockPercent(r)?.toFixed(1) ?? "—" })),
     row(t("timing's cost on the mean"), timingText(r)),
   ];
 }
@@ -133,7 +133,7 @@ export function mountLatency(root, { online, params }) {
     setState("connecting", t("Connecting to the runner…"));
     run = startLatency(params, {
       queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
-      started: (msg) => setState("running", t("Timing {n} round trips of {size} B, {mode}, on CPUs {cpus}…", { n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),
+      started: (msg) => setState("running", t("Timing {n} round trips of {size} {u_b}, {mode}, on CPUs {cpus}…", { u_b: "B", n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),
       latencyProgress: (msg) => {
         samples += 1;
         root.dataset.progressSamples = String(samples);

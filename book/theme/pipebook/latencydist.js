@@ -51,7 +51,7 @@ export function describeResult(r) {
   const tail = r.p50 > 0 ? r.p99 / r.p50 : null;
   const cpu = (r.ping_cpu_ns + r.pong_cpu_ns) / 2;
   const waiting = r.mode === "busy" ? t("busy-polling") : t("blocking");
-  return t("{mechanism}, {waiting}, {size} B: half the round trips took at most {p50}, one in a hundred more than {p99}{tail}; each end spent {cpu} of CPU per round trip on average ({share}% of the median).", {
+  return t("{mechanism}, {waiting}, {size} {u_b}: half the round trips took at most {p50}, one in a hundred more than {p99}{tail}; each end spent {cpu} of CPU per round trip on average ({share}% of the median).", { u_b: "B",
     mechanism: r.mechanism,
     waiting,
     size: r.size,

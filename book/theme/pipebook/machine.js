@@ -50,7 +50,7 @@ export function historyGaps(results) {
 export function wakeupText(w) {
   if (!w || !isNumber(w.blocking_us) || !isNumber(w.busy_us)) return "";
   const perSleep = Math.max(0, w.blocking_us - w.busy_us) / 2;
-  return t("Round trip between CPUs {a} and {b}: {blocking} µs blocking, {busy} µs busy-polling (medians of {n}); about {sleep} µs per sleep.", {
+  return t("Round trip between CPUs {a} and {b}: {blocking} {u_us} blocking, {busy} {u_us} busy-polling (medians of {n}); about {sleep} {u_us} per sleep.", { u_us: "µs",
     a: w.cpus?.[0],
     b: w.cpus?.[1],
     blocking: w.blocking_us.toFixed(1),
@@ -65,6 +65,6 @@ export function gapText(gap) {
   if (!gap) return "";
   const said = { blockingStep: gap.blockingStep, blocking: figure(gap.blocking), busyStep: gap.busyStep, busy: figure(gap.busy), ms: Math.abs(gap.msPerGiB).toFixed(1) };
   return gap.msPerGiB >= 0
-    ? t("Your history: {blockingStep} best {blocking} GiB/s, {busyStep} best {busy} GiB/s; blocking loses {ms} ms per GiB.", said)
-    : t("Your history: {blockingStep} best {blocking} GiB/s, {busyStep} best {busy} GiB/s; blocking gains {ms} ms per GiB.", said);
+    ? t("Your history: {blockingStep} best {blocking} {u_gibs}, {busyStep} best {busy} {u_gibs}; blocking loses {ms} ms per GiB.", { u_gibs: "GiB/s", ...said })
+    : t("Your history: {blockingStep} best {blocking} {u_gibs}, {busyStep} best {busy} {u_gibs}; blocking gains {ms} ms per GiB.", { u_gibs: "GiB/s", ...said });
 }

@@ -83,7 +83,7 @@ function drawHeat(el, search, huge) {
   const title = svg("title");
   const what = pagesLabel(huge);
   title.textContent = out.measured
-    ? t("Search so far{what}: {n} configurations measured, {low} to {high} GiB/s over the whole search (darker is faster)", { what: what ? `, ${what}` : "", n: out.measured, low: fmt.gib(out.lo), high: fmt.gib(out.hi) })
+    ? t("Search so far{what}: {n} configurations measured, {low} to {high} {u_gibs} over the whole search (darker is faster)", { u_gibs: "GiB/s", what: what ? `, ${what}` : "", n: out.measured, low: fmt.gib(out.lo), high: fmt.gib(out.hi) })
     : t("Search{what}: no configuration measured yet", { what: what ? `, ${what}` : "" });
   el.append(title);
   for (const c of out.cells) {
@@ -134,8 +134,8 @@ function drawHeat(el, search, huge) {
 function searchTable(table, search) {
   fill(
     table,
-    h("caption", null, t("Every configuration of the search (GiB/s, median of its runs so far)")),
-    h("tr", null, [t("bytes per call"), t("pipe"), t("writer's pages"), t("median GiB/s"), t("runs"), t("note")].map((name) => h("th", { scope: "col" }, name))),
+    h("caption", null, t("Every configuration of the search ({u_gibs}, median of its runs so far)", { u_gibs: "GiB/s" })),
+    h("tr", null, [t("bytes per call"), t("pipe"), t("writer's pages"), t("median {u_gibs}", { u_gibs: "GiB/s" }), t("runs"), t("note")].map((name) => h("th", { scope: "col" }, name))),
     searchRows(search).map((r) => h("tr", null, h("td", null, r.perCall), h("td", null, r.pipe), h("td", null, r.pages), h("td", null, r.median), h("td", null, String(r.runs)), h("td", null, r.note))),
   );
 }
@@ -147,7 +147,7 @@ function variantEntry(base, variant) {
     ...(base || {}),
     id: variant.id,
     title: t("{title}, tuned on this machine", { title: base?.title || variant.base }),
-    summary: t("{bytes} per call into a {pipe} pipe{pages}: the fastest configuration a search found on this machine (median {median} GiB/s in its rounds). Its runs are kept under {id}, apart from {base}.", { bytes: fmt.bytes(variant.buf_size), pipe: fmt.bytes(variant.pipe_size), pages: typeof variant.huge_pages === "boolean" ? t(", the writer's buffers in {what}", { what: pagesLabel(variant.huge_pages) }) : "", median: fmt.gib(variant.median), id: variant.id, base: variant.base }),
+    summary: t("{bytes} per call into a {pipe} pipe{pages}: the fastest configuration a search found on this machine (median {median} {u_gibs} in its rounds). Its runs are kept under {id}, apart from {base}.", { u_gibs: "GiB/s", bytes: fmt.bytes(variant.buf_size), pipe: fmt.bytes(variant.pipe_size), pages: typeof variant.huge_pages === "boolean" ? t(", the writer's buffers in {what}", { what: pagesLabel(variant.huge_pages) }) : "", median: fmt.gib(variant.median), id: variant.id, base: variant.base }),
     kind: "variant",
     article_gib_s: null,
     reference_gib_s: null,
@@ -224,7 +224,7 @@ export function mountTune(root, { online, catalogEntry }) {
         redraw();
         bar.hidden = false;
         bar.value = 0;
-        setState("running", t("Searching: {n} configurations and the step's own, {rounds} rounds of {seconds} s runs…", { n: msg.cells.length, rounds: msg.rounds, seconds: msg.seconds_per_run.toFixed(2) }));
+        setState("running", t("Searching: {n} configurations and the step's own, {rounds} rounds of {seconds} {u_s} runs…", { u_s: "s", n: msg.cells.length, rounds: msg.rounds, seconds: msg.seconds_per_run.toFixed(2) }));
       },
       trial: (msg) => {
         if (!search) return;
@@ -232,8 +232,8 @@ export function mountTune(root, { online, catalogEntry }) {
         redraw();
         bar.value = msg.of ? msg.index / msg.of : 0;
         const pages = typeof msg.best?.huge_pages === "boolean" ? `, ${pagesLabel(msg.best.huge_pages)}` : "";
-        const best = msg.best ? t(" Fastest so far: {bytes} per call, {pipe} pipe{pages}, {median} GiB/s.", { bytes: fmt.bytes(msg.best.buf_size), pipe: fmt.bytes(msg.best.pipe_size), pages, median: fmt.gib(msg.best.median) }) : "";
-        status.textContent = t("Run {index} of {of}: {gib} GiB/s.{best}", { index: msg.index, of: msg.of, gib: fmt.gib(msg.gib_per_s), best });
+        const best = msg.best ? t(" Fastest so far: {bytes} per call, {pipe} pipe{pages}, {median} {u_gibs}.", { u_gibs: "GiB/s", bytes: fmt.bytes(msg.best.buf_size), pipe: fmt.bytes(msg.best.pipe_size), pages, median: fmt.gib(msg.best.median) }) : "";
+        status.textContent = t("Run {index} of {of}: {gib} {u_gibs}.{best}", { u_gibs: "GiB/s", index: msg.index, of: msg.of, gib: fmt.gib(msg.gib_per_s), best });
       },
       result: (r) => {
         run = null;
@@ -325,7 +325,7 @@ export async function mountTool(root, { online }) {
         fill(result, h("caption", null, r.title), toolRows(r).map(([label, value]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, value))));
         for (const w of r.warnings || []) result.append(h("tr", null, h("th", { scope: "row" }, t("Note")), runnerText(h("td.pipebook-warning", null, w))));
         root.dataset.bytes = String(r.bytes);
-        setState("done", t("Done: {gib} GiB/s, {bytes} verified by pipebench's end.", { gib: fmt.gib(r.gib_per_s), bytes: fmt.bytes(r.bytes) }));
+        setState("done", t("Done: {gib} {u_gibs}, {bytes} verified by pipebench's end.", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), bytes: fmt.bytes(r.bytes) }));
       },
       cancelled: () => {
         run = null;
@@ -389,7 +389,7 @@ export function mountSharedPipe(root, { online }) {
     root.dataset.torn = String(points.filter((p) => p.atomic).reduce((n, p) => n + p.torn_messages, 0));
     fill(
       table,
-      h("caption", null, t("Each point: GiB/s over all readers, what each writer got through, messages torn")),
+      h("caption", null, t("Each point: {u_gibs} over all readers, what each writer got through, messages torn", { u_gibs: "GiB/s" })),
       h(
         "tr",
         null,

@@ -170,9 +170,9 @@ export function describeTune(result) {
   const lead = ownFastest ? t("No configuration searched beat the step's own; the best of the others: ") : t("Fastest: ");
   return (
     lead +
-    t("{bytes} per call into a {pipe} pipe, {median} GiB/s (median of {runs} runs), ", { bytes: fmt.bytes(b.buf_size), pipe: fmt.bytes(b.pipe_size), median: fmt.gib(b.summary.median), runs: b.summary.runs }) +
+    t("{bytes} per call into a {pipe} pipe, {median} {u_gibs} (median of {runs} runs), ", { u_gibs: "GiB/s", bytes: fmt.bytes(b.buf_size), pipe: fmt.bytes(b.pipe_size), median: fmt.gib(b.summary.median), runs: b.summary.runs }) +
     gain +
-    (perPage === null ? "" : t("At that speed one {page} page passes every {ns} ns.", { page: fmt.bytes(result.page_size), ns: perPage.toFixed(1) })) +
+    (perPage === null ? "" : t("At that speed one {page} page passes every {ns} {u_ns}.", { u_ns: "ns", page: fmt.bytes(result.page_size), ns: perPage.toFixed(1) })) +
     overlap
   );
 }
@@ -181,7 +181,7 @@ export function describeTune(result) {
 export function toolRows(r) {
   const rows = [
     [t("Bytes verified by pipebench's end"), t("{count} ({bytes}) of {asked} asked", { count: fmt.count(r.bytes), bytes: fmt.bytes(r.bytes), asked: fmt.bytes(r.requested_bytes) })],
-    [t("Throughput"), t("{gib} GiB/s over {time}", { gib: fmt.gib(r.gib_per_s), time: fmt.ms(r.elapsed_ms) })],
+    [t("Throughput"), t("{gib} {u_gibs} over {time}", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), time: fmt.ms(r.elapsed_ms) })],
     [t("Command"), (r.argv || []).join(" ")],
     [t("How it ended"), r.exit],
   ];

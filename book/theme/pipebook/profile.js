@@ -66,7 +66,7 @@ function endSection(role, end) {
  * comparison when there is one, and each side's flame graph and hottest functions.
  * `names` says what the two sides are ("writers" and "readers" for a shared pipe). */
 export function renderProfile(out, report, names = { writer: "writer", reader: "reader" }) {
-  const parts = [h("p.pipebook-profile-how", null, t("Sampled with {event} at {frequency} Hz; the ends were paused while perf attached, so this run's GiB/s is not a clean figure.", { event: report.event, frequency: report.frequency }))];
+  const parts = [h("p.pipebook-profile-how", null, t("Sampled with {event} at {frequency} Hz; the ends were paused while perf attached, so this run's {u_gibs} is not a clean figure.", { u_gibs: "GiB/s", event: report.event, frequency: report.frequency }))];
   for (const note of report.notes) parts.push(runnerText(h("p.pipebook-profile-note", { dataset: { kind: note.kind } }, note.message)));
   if (report.comparison) {
     parts.push(

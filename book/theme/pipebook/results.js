@@ -138,10 +138,10 @@ export async function mountResults(el) {
         null,
         h("th", { scope: "col" }, t("Step")),
         h("th", { scope: "col", title: t("Runs recorded on this machine") }, t("Runs")),
-        h("th", { scope: "col", title: t("Your best run, GiB/s") }, t("Best")),
-        h("th", { scope: "col", title: t("The median of your runs, GiB/s") }, t("Median")),
-        h("th", { scope: "col", title: t("The article, GiB/s: i7-8550U laptop, Linux 5.17") }, t("Article")),
-        h("th", { scope: "col", title: t("GiB/s of the article's C++ programs on the project's 2-core EPYC VM") }, t("C++ on VM")),
+        h("th", { scope: "col", title: t("Your best run, {u_gibs}", { u_gibs: "GiB/s" }) }, t("Best")),
+        h("th", { scope: "col", title: t("The median of your runs, {u_gibs}", { u_gibs: "GiB/s" }) }, t("Median")),
+        h("th", { scope: "col", title: t("The article, {u_gibs}: i7-8550U laptop, Linux 5.17", { u_gibs: "GiB/s" }) }, t("Article")),
+        h("th", { scope: "col", title: t("{u_gibs} of the article's C++ programs on the project's 2-core EPYC VM", { u_gibs: "GiB/s" }) }, t("C++ on VM")),
         h("th", { scope: "col", title: t("The median of your quiet runs divided by the article's figure, with its 95% interval") }, t("÷ article")),
       ),
     ),
@@ -194,8 +194,8 @@ export async function mountResults(el) {
     fill(
       caption,
       total
-        ? (total === 1 ? t("{n} run recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { n: total }) : t("{n} runs recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { n: total }))
-        : t("No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second."),
+        ? (total === 1 ? t("{n} run recorded on this machine. {u_gibs} is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { u_gibs: "GiB/s", n: total }) : t("{n} runs recorded on this machine. {u_gibs} is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { u_gibs: "GiB/s", n: total }))
+        : t("No runs yet: press “Run this step” in any chapter and the row fills in. {u_gibs} is 2³⁰ bytes per second.", { u_gibs: "GiB/s" }),
     );
   };
 

@@ -85,8 +85,8 @@ export function step(state, event) {
     case "started":
       next.phase = "running";
       next.status = state.quiet
-        ? t("Quiet run: up to {seconds} s, the result comes at the end…", { seconds: state.budget })
-        : t("Running for up to {seconds} s…", { seconds: state.budget });
+        ? t("Quiet run: up to {seconds} {u_s}, the result comes at the end…", { u_s: "s", seconds: state.budget })
+        : t("Running for up to {seconds} {u_s}…", { u_s: "s", seconds: state.budget });
       next.warnings = Array.isArray(event.warnings) ? event.warnings.map(String) : [];
       return next;
     case "progress":
@@ -133,6 +133,6 @@ function progress(next, msg) {
     next.lastSample = { t: secs, b };
   }
   if (fmt.isNumber(msg.pipe_bytes)) next.pipeBytes = msg.pipe_bytes;
-  next.status = t("Running: {elapsed} s of {budget} s, {bytes} through the pipe.", { elapsed: secs.toFixed(1), budget: next.budget, bytes: fmt.bytes(b) });
+  next.status = t("Running: {elapsed} {u_s} of {budget} {u_s}, {bytes} through the pipe.", { u_s: "s", elapsed: secs.toFixed(1), budget: next.budget, bytes: fmt.bytes(b) });
   return next;
 }

@@ -280,7 +280,7 @@ export class RunEvidence {
           part.config = configOf(this.baseStep, msg.result);
           part.learned = true;
         }
-        where(t("run {index} of {of}, {step} (quiet): {gib} GiB/s.", { index: msg.index, of: msg.of, step: msg.side === "a" ? step : this.baseStep, gib: fmt.gib(msg.result.gib_per_s) }));
+        where(t("run {index} of {of}, {step} (quiet): {gib} {u_gibs}.", { u_gibs: "GiB/s", index: msg.index, of: msg.of, step: msg.side === "a" ? step : this.baseStep, gib: fmt.gib(msg.result.gib_per_s) }));
       },
       verdict: (msg) => {
         // The runner's verdict over the pairs: shown until the card's configuration changes.
@@ -369,7 +369,7 @@ export class RunEvidence {
         result: (msg) => {
           result = msg;
           record(msg);
-          fill(this.status, t("Quiet run {n}: {gib} GiB/s.", { n, gib: fmt.gib(msg.gib_per_s) }));
+          fill(this.status, t("Quiet run {n}: {gib} {u_gibs}.", { u_gibs: "GiB/s", n, gib: fmt.gib(msg.gib_per_s) }));
           end({ ok: true, result });
         },
         cancelled: () => end({ ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: n - 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) }),

@@ -32,8 +32,8 @@ export function describe(dataset, catalogEntry) {
 /** Before any run of this step: what a run will be compared with ("" if nothing). */
 export function inviteText(info) {
   const against = [];
-  if (info.article !== null) against.push(t("the article's {figure} GiB/s", { figure: fmt.figure(info.article) }));
-  if (info.reference) against.push(t("the C++ build's {range} GiB/s on a 2-core VM", { range: fmt.rangeText(info.reference) }));
+  if (info.article !== null) against.push(t("the article's {figure} {u_gibs}", { u_gibs: "GiB/s", figure: fmt.figure(info.article) }));
+  if (info.reference) against.push(t("the C++ build's {range} {u_gibs} on a 2-core VM", { u_gibs: "GiB/s", range: fmt.rangeText(info.reference) }));
   return against.length ? t("Run it to compare with {figures}.", { figures: against.join(t(" and ")) }) : "";
 }
 
@@ -57,7 +57,7 @@ export function bestSoFar(info, results) {
 export function comparison(info, gibPerS, watched = false) {
   const parts = [];
   const vsArticle = fmt.ratio(gibPerS, info.article);
-  if (vsArticle) parts.push(t("{ratio} the article ({figure} GiB/s)", { ratio: vsArticle, figure: fmt.figure(info.article) }));
+  if (vsArticle) parts.push(t("{ratio} the article ({figure} {u_gibs})", { u_gibs: "GiB/s", ratio: vsArticle, figure: fmt.figure(info.article) }));
   if (info.reference) {
     const mid = (info.reference.low + info.reference.high) / 2;
     parts.push(t("{ratio} the C++ build on the project's VM", { ratio: fmt.ratio(gibPerS, mid) }));

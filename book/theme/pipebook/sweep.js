@@ -39,7 +39,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online ? "idle" : "offline";
   root.dataset.points = "0";
-  const title = t("{title}: GiB/s against {parameter}", { title: root.dataset.title || step, parameter: label });
+  const title = t("{title}: {u_gibs} against {parameter}", { u_gibs: "GiB/s", title: root.dataset.title || step, parameter: label });
   const card = h(
     "div.pipebook-card.pipebook-sweep-card",
     { role: "group", "aria-label": t("Sweep: {title}", { title }) },
@@ -153,7 +153,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     root.dataset.points = String(points.length);
     fill(
       table,
-      h("tr", null, h("th", null, label), h("th", null, t("runs")), h("th", null, t("median GiB/s")), h("th", null, t("min–max"))),
+      h("tr", null, h("th", null, label), h("th", null, t("runs")), h("th", null, t("median {u_gibs}", { u_gibs: "GiB/s" })), h("th", null, t("min–max"))),
       points.map((p) =>
         h(
           "tr",

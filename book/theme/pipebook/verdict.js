@@ -92,10 +92,10 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
   const basis = single ? t("one run each, so read it as a hint") : t("medians of {live} live and {quiet} quiet runs", { live: counts.live, quiet: counts.quiet });
   const liveWords = counts.live === 1 ? t("a live run gave") : t("live runs gave");
   const quietWords = counts.quiet === 1 ? t("a quiet run of the same step") : t("quiet runs of the same step");
-  const figures = t("{liveWords} {live} GiB/s, {quietWords} {quiet}", { liveWords, live: live.toFixed(2), quietWords, quiet: quiet.toFixed(2) });
-  if (Math.abs(share) < 2) return { ratio, sentence: t("Watching cost nothing measurable here: live {live} GiB/s against quiet {quiet} ({basis}).", { live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
+  const figures = t("{liveWords} {live} {u_gibs}, {quietWords} {quiet}", { u_gibs: "GiB/s", liveWords, live: live.toFixed(2), quietWords, quiet: quiet.toFixed(2) });
+  if (Math.abs(share) < 2) return { ratio, sentence: t("Watching cost nothing measurable here: live {live} {u_gibs} against quiet {quiet} ({basis}).", { u_gibs: "GiB/s", live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
   if (share > 0) return { ratio, sentence: t("Watching cost about {share}% here: {figures} ({basis}).", { share, figures, basis }) };
-  return { ratio, sentence: t("Live was {share}% faster than quiet here ({live} against {quiet} GiB/s, {basis}): runs vary that much; comparisons use quiet runs.", { share: -share, live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
+  return { ratio, sentence: t("Live was {share}% faster than quiet here ({live} against {quiet} {u_gibs}, {basis}): runs vary that much; comparisons use quiet runs.", { u_gibs: "GiB/s", share: -share, live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
 }
 
 /**
