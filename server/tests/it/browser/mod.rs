@@ -33,6 +33,7 @@ mod ipc_files;
 mod ipc_model;
 mod kernel;
 mod labs;
+mod language;
 mod latency;
 mod latency_lab;
 mod latency_tail_lab;
