@@ -31,6 +31,18 @@ export function runnerText(el) {
 }
 
 /**
+ * One of the runner's fixed sentences (what a kernel probe's answer means, for
+ * example) in the page's language: an edition's build puts those sentences into
+ * its catalogue, read from the runner's own table, so the page can word them.
+ * `translated` says whether it found one (else the runner's English stays, and
+ * its element should go through runnerText).
+ */
+export function runnerSentence(text) {
+  const found = typeof text === "string" ? messages[text] : undefined;
+  return found === undefined ? { text, translated: false } : { text: found, translated: true };
+}
+
+/**
  * `text` (a t() result whose placeholders were left unfilled) as a list of strings and
  * nodes: each {name} becomes vars[name], a node (a link, a <code>) or a string, so a
  * translation can put them where its grammar wants them. Unknown names stay as text.

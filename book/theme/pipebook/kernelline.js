@@ -2,7 +2,7 @@
 // probes (/api/system's `behaviour`) read into the text a `{{#kernel PROBE}}`
 // line shows. Pure: no DOM, no network (kernel.js draws it).
 
-import { t } from "./i18n.js";
+import { runnerSentence, t } from "./i18n.js";
 
 /** The probe named `id` in a system report, when it is well formed; else null. */
 export function probeOf(report, id) {
@@ -36,12 +36,15 @@ export function kernelLine(report, id) {
     };
   }
   const unknown = probe.answer === "unknown";
+  // The probe's own words: the runner's, in the page's language where the
+  // edition's catalogue has them, else in English (and marked so).
+  const line = runnerSentence(probe.line);
+  const expect = runnerSentence(typeof probe.expect === "string" ? probe.expect : "");
   return {
     state: unknown ? "unknown" : "measured",
-    // The probe's own words: the runner's, in English.
-    fromRunner: true,
-    text: probe.line,
-    expect: typeof probe.expect === "string" ? probe.expect : "",
+    fromRunner: !(line.translated && (expect.translated || !expect.text)),
+    text: line.text,
+    expect: expect.text,
     evidence: unknown ? t("Why: {why}", { why: probe.why_unknown ?? t("not said") }) : t("Seen: {evidence}", { evidence: probe.evidence ?? "" }),
   };
 }
