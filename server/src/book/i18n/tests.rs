@@ -108,12 +108,24 @@ fn kept_parts(text: &str) -> Vec<String> {
         }
         rest = &rest[start + 1..];
     }
+    // `{name}` placeholders of the cards' sentences, each as often as in the English.
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let name: String = rest[start + 1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && rest[start + 1 + name.len()..].starts_with('}') {
+            parts.push(format!("{{{name}}}"));
+        }
+        rest = &rest[start + 1..];
+    }
     parts.sort();
     parts
 }
 
 #[test]
-fn every_translation_keeps_the_directives_code_links_and_tags_of_its_english() {
+fn every_translation_keeps_the_directives_code_links_tags_and_placeholders_of_its_english() {
     for edition in EDITIONS {
         let catalogue = load(&root(), &edition).unwrap();
         let mut broken = Vec::new();
