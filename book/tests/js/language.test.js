@@ -5,9 +5,9 @@ import { editionLinks, editionOf, prefersChinese, suggestsChinese } from "../../
 
 const hrefs = (links) => Object.fromEntries(links.map((e) => [e.tag, e.href]));
 
-test("an English chapter links to the same chapter under /zh-CN/", () => {
+test("an English chapter links to the same chapter and section under /zh-CN/", () => {
   const links = editionLinks({ href: "http://127.0.0.1:8000/vmsplice.html#the-loop", pathToRoot: "", lang: "en" });
-  assert.deepEqual(hrefs(links), { en: "http://127.0.0.1:8000/vmsplice.html", "zh-CN": "http://127.0.0.1:8000/zh-CN/vmsplice.html" });
+  assert.deepEqual(hrefs(links), { en: "http://127.0.0.1:8000/vmsplice.html#the-loop", "zh-CN": "http://127.0.0.1:8000/zh-CN/vmsplice.html#the-loop" });
   assert.deepEqual(
     links.map((e) => e.current),
     [true, false],

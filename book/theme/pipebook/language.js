@@ -39,7 +39,9 @@ export function editionLinks({ href, pathToRoot, lang }) {
   const rest = page.pathname.startsWith(editionRoot.pathname) ? page.pathname.slice(editionRoot.pathname.length) : "";
   // The English edition is the book's root; every other edition is one folder under it.
   const bookRoot = current.dir ? new URL("../", editionRoot) : editionRoot;
-  return EDITIONS.map((e) => ({ ...e, href: new URL(e.dir + rest, bookRoot).href, current: e === current }));
+  // The section too: every edition's headings carry the English ids (the build
+  // gives a translated heading the English one), so #the-loop is the same place.
+  return EDITIONS.map((e) => ({ ...e, href: new URL(e.dir + rest, bookRoot).href + page.hash, current: e === current }));
 }
 
 /** Whether the first of the browser's languages that the book has an edition in is Chinese. */
@@ -139,6 +141,15 @@ export function mountLanguagePicker(doc = document, { pathToRoot = new URL("../"
   const links = editionLinks({ href: doc.location.href, pathToRoot, lang });
   const nav = picker(links, storage);
   bar.prepend(nav);
+  // A reader who moves to another section (a heading's link, the back button)
+  // is taken to that section in the other edition.
+  globalThis.addEventListener?.("hashchange", () => {
+    const now = editionLinks({ href: doc.location.href, pathToRoot, lang });
+    for (const e of now) {
+      const a = nav.querySelector(`a[hreflang="${e.tag}"]`);
+      if (a) a.href = e.href;
+    }
+  });
   const main = doc.querySelector("#mdbook-content main");
   if (main && suggestsChinese({ lang, stored: readChoice(storage), languages })) {
     main.prepend(suggestion(links.find((e) => e.tag === "zh-CN"), storage, nav));
