@@ -180,11 +180,11 @@ async fn run_in_chinese(page: &Page) -> TestResult {
         client,
         &format!(
             "{COUNT_SCRIPTS}
-             const card = document.querySelector('.pipebook-run[data-step=\\"{RUN_STEP}\\"]');
+             const card = document.querySelector('.pipebook-run[data-step=\"{RUN_STEP}\"]');
              const button = card.querySelector('button.pipebook-run-button');
              // The card's own words: not the runner's (marked lang=en), not commands.
              const own = card.cloneNode(true);
-             own.querySelectorAll('[lang=\\"en\\"], code, pre, kbd, svg').forEach((e) => e.remove());
+             own.querySelectorAll('[lang=\"en\"], code, pre, kbd, svg').forEach((e) => e.remove());
              return {{ text: count(own.innerText || own.textContent), button: count(button.textContent),
                        figure: /\\d+(\\.\\d+)?\\s*GiB\\/s/.test(card.innerText),
                        english: [...(own.innerText || own.textContent).matchAll(/[A-Za-z][A-Za-z ,.'()-]{{12,}}/g)].map((m) => m[0]).slice(0, 40) }};"
