@@ -125,6 +125,13 @@ impl Preprocessor for Translate {
         mdbook_i18n_helpers::gettext::translate_book(&self.catalog, &mut book)?;
         book.for_each_chapter_mut(|chapter| {
             chapter.content = self.fold_out_titles(&admonitions(&chapter.content));
+            // The names of the chapters above (search results' breadcrumbs) were
+            // read from the summary before any preprocessor ran.
+            for name in &mut chapter.parent_names {
+                if let Some(translated) = self.lookup(name).filter(|t| !t.contains("i18n-")) {
+                    *name = translated.to_string();
+                }
+            }
         });
         Ok(book)
     }
