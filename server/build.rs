@@ -3,7 +3,7 @@
 //!
 //! What is carried is what a build of the book reads: `book.toml`, the chapters
 //! (`book/src`), the theme and the page code (`book/theme`), the labs
-//! (`book/labs`) and the Rust sources the listings include (`bench/src`). The
+//! (`book/labs`), the translations (`po`) and the Rust sources the listings include (`bench/src`). The
 //! server builds the book from them at start-up with its own preprocessors, so the
 //! `{{#run}}` widgets always match the catalog compiled into the same binary.
 //! Cargo re-runs this script when any of them changes.
@@ -12,8 +12,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The folders and files carried, relative to the workspace.
-const CARRIED: [&str; 5] = [
+const CARRIED: [&str; 6] = [
     "book.toml",
+    "po",
     "book/src",
     "book/theme",
     "book/labs",

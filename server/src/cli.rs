@@ -30,6 +30,14 @@ pub enum Command {
     Serve,
     /// Build the book only, then exit.
     Build,
+    /// For translators: extract the English into `po/messages.pot` and say how much
+    /// of it each edition (`po/zh-CN.po`) translates.
+    ///
+    /// Run it in a checkout (or pass --book-root). Then bring an edition up to date
+    /// with gettext's `msgmerge --update po/zh-CN.po po/messages.pot`: changed
+    /// paragraphs become "fuzzy" (shown as older than the English) until translated
+    /// again. Exit status: 0 when every edition is complete, 3 when one is not.
+    Translations,
     /// Merge students' exported lab reports into one class table and page.
     ///
     /// Each file is validated first (a regular file of at most 8 MiB: links,

@@ -36,6 +36,15 @@ fn main() -> ExitCode {
             }
         };
     }
+    if let Some(Command::Translations) = &cli.command {
+        return match translations(&cli.options.config()) {
+            Ok(code) => code,
+            Err(err) => {
+                eprintln!("pipebook translations: error: {err:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -87,6 +96,44 @@ fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `pipebook translations`: the template from the English, and each edition's coverage.
+fn translations(config: &pipebook::config::Config) -> anyhow::Result<ExitCode> {
+    let root = match &config.book_root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir()?,
+    };
+    if !root.join("book.toml").is_file() {
+        anyhow::bail!(
+            "{} has no book.toml: run this in a checkout of pipebook, or pass --book-root",
+            root.display()
+        );
+    }
+    let editions = pipebook::book::i18n::update_template(&root)?;
+    println!("pipebook: wrote {}", root.join("po/messages.pot").display());
+    let mut complete = true;
+    for (edition, coverage) in &editions {
+        complete &= coverage.is_complete();
+        println!(
+            "{}: {} translated, {} older than the English (fuzzy), {} not translated, {} no longer used",
+            edition.tag,
+            coverage.translated,
+            coverage.stale.len(),
+            coverage.untranslated.len(),
+            coverage.obsolete.len()
+        );
+    }
+    if !complete {
+        println!(
+            "bring them up to date: msgmerge --update po/TAG.po po/messages.pot, then translate what is empty or fuzzy"
+        );
+    }
+    Ok(if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(SOME_SKIPPED)
+    })
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.options.config();
     match cli.command {
@@ -111,7 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .context("cannot start the async runtime")?
             .block_on(server::serve(config))
             .map_err(Into::into),
-        Some(Command::End { .. } | Command::Report(_)) => {
+        Some(Command::End { .. } | Command::Report(_) | Command::Translations) => {
             unreachable!("handled before logging starts")
         }
     }

@@ -5,6 +5,7 @@
 import { h } from "./dom.js";
 import * as fmt from "./format.js";
 import { KIND_LABEL } from "./stepinfo.js";
+import { t } from "./i18n.js";
 
 /** The head of the card for `info` (from stepinfo.describe). */
 export function cardHead(info) {
@@ -25,7 +26,7 @@ export function cardHead(info) {
 export function cardFigures(info) {
   const yours = h("span.pipebook-result-gibs", null, "—");
   const live = h("span.pipebook-live-gibs", { hidden: true }, "0.00");
-  const label = h("span.pipebook-figure-label", null, "This machine");
+  const label = h("span.pipebook-figure-label", null, t("This machine"));
   const unit = h("span.pipebook-unit", null, " GiB/s");
   const yoursBox = h(
     "div.pipebook-figure.pipebook-figure-yours",
@@ -47,16 +48,16 @@ export function cardFigures(info) {
     info.article !== null
       ? figure(
           "pipebook-figure-article",
-          "Intel i7-8550U laptop, Linux 5.17, 10 GiB piped (the article)",
-          "The article",
+          t("Intel i7-8550U laptop, Linux 5.17, 10 GiB piped (the article)"),
+          t("The article"),
           h("span.pipebook-article-gibs", null, fmt.figure(info.article)),
         )
       : null,
     info.reference
       ? figure(
           "pipebook-figure-reference",
-          "The article's C++ programs built and run on the project's 2-core AMD EPYC KVM guest, Linux 6.18",
-          "C++ on a 2-core VM",
+          t("The article's C++ programs built and run on the project's 2-core AMD EPYC KVM guest, Linux 6.18"),
+          t("C++ on a 2-core VM"),
           h("span.pipebook-reference-gibs", null, fmt.rangeText(info.reference)),
         )
       : null,

@@ -4,6 +4,7 @@
 
 import { h, svg } from "./dom.js";
 import { figure, isNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 const W = 1000;
 const H = 100;
@@ -21,19 +22,18 @@ function niceCeil(x) {
  * stretches were measured, the lowest, highest and last rate, and the references. */
 export function describeThroughput(points, { article = null, reference = null } = {}) {
   const refs = [];
-  if (isNumber(article)) refs.push(`the article measured ${figure(article)} GiB/s`);
+  if (isNumber(article)) refs.push(t("the article measured {figure} {u_gibs}", { u_gibs: "GiB/s", figure: figure(article) }));
   if (reference && isNumber(reference.low) && isNumber(reference.high)) {
-    refs.push(`the C++ on the project's VM ${figure((reference.low + reference.high) / 2)} GiB/s`);
+    refs.push(t("the C++ on the project's VM {figure} {u_gibs}", { u_gibs: "GiB/s", figure: figure((reference.low + reference.high) / 2) }));
   }
-  const tail = refs.length ? `; ${refs.join(", ")}.` : ".";
-  if (!points.length) return `Throughput over time: no run yet${tail}`;
+  const tail = refs.length ? t("; {references}.", { references: refs.join(t(", ")) }) : t(".");
+  if (!points.length) return t("Throughput over time: no run yet{tail}", { tail });
   const rates = points.map(([, v]) => v);
   const seconds = points[points.length - 1][0];
-  return (
-    `Throughput over ${seconds.toFixed(1)} s, ${points.length} stretch${points.length === 1 ? "" : "es"}: ` +
-    `from ${figure(Math.min(...rates))} to ${figure(Math.max(...rates))} GiB/s, ` +
-    `last ${figure(rates[rates.length - 1])} GiB/s${tail}`
-  );
+  const said = { seconds: seconds.toFixed(1), n: points.length, low: figure(Math.min(...rates)), high: figure(Math.max(...rates)), last: figure(rates[rates.length - 1]), tail };
+  return points.length === 1
+    ? t("Throughput over {seconds} {u_s}, {n} stretch: from {low} to {high} {u_gibs}, last {last} {u_gibs}{tail}", { u_gibs: "GiB/s", u_s: "s", ...said })
+    : t("Throughput over {seconds} {u_s}, {n} stretches: from {low} to {high} {u_gibs}, last {last} {u_gibs}{tail}", { u_gibs: "GiB/s", u_s: "s", ...said });
 }
 
 export class LiveChart {
@@ -51,14 +51,14 @@ export class LiveChart {
     plot.append(this.grid, this.refs, this.area, this.line);
     this.labels = h("div.pipebook-chart-labels", { "aria-hidden": "true" });
     this.xEnd = h("span.pipebook-chart-xend");
-    this.empty = h("p.pipebook-chart-empty", null, "Throughput over time appears here while the step runs.");
+    this.empty = h("p.pipebook-chart-empty", null, t("Throughput over time appears here while the step runs."));
     // A div, not a figure: a figure with a caption may not be given the img role, and
     // the picture's words (describe) say more than its axis caption would.
     this.el = h(
       "div.pipebook-chart",
-      { role: "img", "aria-label": "Throughput over time" },
+      { role: "img", "aria-label": t("Throughput over time") },
       h("div.pipebook-chart-plot", null, plot, this.labels, this.empty),
-      h("div.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, "GiB/s over time"), this.xEnd),
+      h("div.pipebook-chart-axis", null, h("span", null, "0 s"), h("span", null, t("{u_gibs} over time", { u_gibs: "GiB/s" })), this.xEnd),
     );
     this.reset({});
   }
@@ -107,7 +107,7 @@ export class LiveChart {
       top = Math.max(top, this.article * 1.1);
     }
     const yMax = niceCeil(top);
-    const x = (t) => ((t / tMax) * W).toFixed(1);
+    const x = (secs) => ((secs / tMax) * W).toFixed(1);
     const y = (v) => (H - (Math.min(v, yMax) / yMax) * H).toFixed(2);
 
     this.grid.replaceChildren();
@@ -134,10 +134,10 @@ export class LiveChart {
         h(`span.pipebook-chart-ref.${cls}`, { style: `top:${top}%` }, `${text} ${figure(value)}${above ? " ↑" : ""}`),
       );
     };
-    refLine(this.article, "pipebook-ref-article", "article");
+    refLine(this.article, "pipebook-ref-article", t("article"));
     if (this.reference) {
       const mid = (this.reference.low + this.reference.high) / 2;
-      refLine(mid, "pipebook-ref-cpp", "C++ on the project's VM");
+      refLine(mid, "pipebook-ref-cpp", t("C++ on the project's VM"));
     }
     // Keep reference labels from overlapping each other.
     const refLabels = [...this.labels.querySelectorAll(".pipebook-chart-ref")];
@@ -146,7 +146,7 @@ export class LiveChart {
       if (Math.abs(a - b) < 14) refLabels[1].classList.add("pipebook-chart-ref-low");
     }
 
-    const pts = this.points.map(([t, v]) => `${x(t)},${y(v)}`);
+    const pts = this.points.map(([secs, v]) => `${x(secs)},${y(v)}`);
     this.line.setAttribute("points", pts.join(" "));
     this.line.setAttribute("vector-effect", "non-scaling-stroke");
     if (pts.length) {

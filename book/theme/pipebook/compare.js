@@ -20,7 +20,7 @@ import { START_HINT, precheck } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
-import { t } from "./i18n.js";
+import { runnerText, t } from "./i18n.js";
 import { designNote } from "./judge.js";
 import { startCompare } from "./runner.js";
 import { parseSize } from "./sizes.js";
@@ -41,11 +41,11 @@ export function mountCompare(root, { online, steps, params }) {
   const id = `pipebook-compare-${(nextId += 1)}`;
   const a0 = root.dataset.a;
   const b0 = root.dataset.b;
-  const card = h("div.pipebook-card", null, h("h3.pipebook-card-title", null, "Compare two steps head to head"));
+  const card = h("div.pipebook-card", null, h("h3.pipebook-card-title", null, t("Compare two steps head to head")));
   root.replaceChildren(card);
   if (!online) {
     root.dataset.state = "offline";
-    card.append(offlineHint(`To compare ${a0} with ${b0} on your machine`, START_HINT, " and come back to this page."));
+    card.append(offlineHint(t("To compare {a} with {b} on your machine", { a: a0, b: b0 }), START_HINT, t(" and come back to this page.")));
     return;
   }
   root.dataset.state = "idle";
@@ -59,22 +59,22 @@ export function mountCompare(root, { online, steps, params }) {
   const bytes = h("input.pipebook-compare-bytes", { id: `${id}-bytes`, type: "text", value: "256MiB", size: 8 });
   const until = h("input.pipebook-compare-until", { id: `${id}-until`, type: "checkbox" });
   const budget = h("input.pipebook-compare-budget", { id: `${id}-budget`, type: "number", min: B.min, max: B.max, value: B.start, size: 4 });
-  const start = h("button.pipebook-run-button.pipebook-compare-start", { type: "button" }, "Compare");
-  const more = h("button.pipebook-cancel-button.pipebook-compare-more", { type: "button", hidden: true }, "More pairs");
-  const cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Cancel");
-  const machine = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
-  const status = h("p.pipebook-status.pipebook-compare-status", { role: "status", "aria-live": "polite" }, "Ready.");
+  const start = h("button.pipebook-run-button.pipebook-compare-start", { type: "button" }, t("Compare"));
+  const more = h("button.pipebook-cancel-button.pipebook-compare-more", { type: "button", hidden: true }, t("More pairs"));
+  const cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, t("Cancel"));
+  const machine = h("p.pipebook-precheck", null, t("Machine check: looking at the runner's CPUs…"));
+  const status = h("p.pipebook-status.pipebook-compare-status", { role: "status", "aria-live": "polite" }, t("Ready."));
   const verdict = h("p.pipebook-compare-verdict");
   const final = h("p.pipebook-compare-final", { hidden: true });
   const picture = h("div.pipebook-compare-picture");
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
   card.append(
-    h("div.pipebook-lab-row", null, field(a, "Step A"), field(b, "Step B"), field(pairs, "Pairs"), field(bytes, "Bytes per run")),
+    h("div.pipebook-lab-row", null, field(a, t("Step A")), field(b, t("Step B")), field(pairs, t("Pairs")), field(bytes, t("Bytes per run"))),
     h(
       "div.pipebook-lab-row",
       null,
-      h("label.pipebook-field.pipebook-check", { for: until.id }, until, h("span", null, "Run until resolved")),
-      field(budget, "Budget (pairs in all)"),
+      h("label.pipebook-field.pipebook-check", { for: until.id }, until, h("span", null, t("Run until resolved"))),
+      field(budget, t("Budget (pairs in all)")),
       start,
       more,
       cancel,
@@ -110,15 +110,15 @@ export function mountCompare(root, { online, steps, params }) {
   const begin = (takeUp) => {
     const n = Number(pairs.value);
     const size = parseSize(bytes.value);
-    if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, `Pairs: enter a whole number from ${P.min} to ${P.max}.`);
-    if (size === null) return fill(status, "Bytes per run: write a size such as 256MiB or 1GiB.");
+    if (!Number.isInteger(n) || n < P.min || n > P.max) return fill(status, t("Pairs: enter a whole number from {min} to {max}.", { min: P.min, max: P.max }));
+    if (size === null) return fill(status, t("Bytes per run: write a size such as {example}.", { example: "256MiB, 1GiB" }));
     // The runner keeps the pairs it measured under the verdict's series id,
     // with their plan of looks: more pairs run to its next look, not to a number asked.
     const request = takeUp ? { a: a.value, b: b.value, params: { bytes: size }, more_of: last.series } : { a: a.value, b: b.value, pairs: n, params: { bytes: size } };
     const earlier = takeUp ? last.pairs : 0;
     if (!takeUp && until.checked) {
       const m = Number(budget.value);
-      if (!Number.isInteger(m) || m < n || m > B.max) return fill(status, `Budget: enter a whole number from ${n} (the pairs in all) to ${B.max}.`);
+      if (!Number.isInteger(m) || m < n || m > B.max) return fill(status, t("Budget: enter a whole number from {min} (the pairs in all) to {max}.", { min: n, max: B.max }));
       request.budget = m;
     }
     fill(verdict);
@@ -131,20 +131,20 @@ export function mountCompare(root, { online, steps, params }) {
     root.dataset.state = "busy";
     const [la, lb] = [request.a, request.b];
     busy = startCompare(request, {
-      connecting: () => fill(status, "Connecting to the runner…"),
-      queued: (position) => fill(status, `Waiting for place ${position} in the runner's queue…`),
+      connecting: () => fill(status, t("Connecting to the runner…")),
+      queued: (position) => fill(status, t("Waiting for place {position} in the runner's queue…", { position })),
       leg: (msg) => {
         // The runner's interval so far, once it has one (from the fewest pairs that can resolve).
-        const so = Number.isFinite(msg.comparison?.ci_low) && Number.isFinite(msg.comparison?.ci_high) ? ` So far (not a verdict): ${la} is ${ratioText(msg.comparison.ratio)}× ${lb} (${ratioText(msg.comparison.ci_low)} to ${ratioText(msg.comparison.ci_high)}).` : "";
-        fill(status, `Run ${msg.index} of ${msg.of} (${msg.side === "a" ? la : lb}, quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.${so}`);
+        const so = Number.isFinite(msg.comparison?.ci_low) && Number.isFinite(msg.comparison?.ci_high) ? t(" So far (not a verdict): {a} is {ratio}× {b} ({low} to {high}).", { a: la, ratio: ratioText(msg.comparison.ratio), b: lb, low: ratioText(msg.comparison.ci_low), high: ratioText(msg.comparison.ci_high) }) : "";
+        fill(status, t("Run {index} of {of} ({step}, quiet): {gib} {u_gibs}.{so}", { u_gibs: "GiB/s", index: msg.index, of: msg.of, step: msg.side === "a" ? la : lb, gib: fmt.gib(msg.result.gib_per_s), so }));
       },
       verdict: (msg) => {
         const sentence = compareSentence(msg, la, lb);
         fill(verdict, sentence);
         fill(picture, intervalPicture(msg, sentence));
         root.dataset.verdict = msg.verdict;
-        const taken = earlier ? ` (${earlier} taken up, ${msg.pairs - earlier} new)` : "";
-        fill(status, `Done: ${msg.pairs} pairs of quiet runs${taken}.${msg.warnings?.length ? ` Warnings: ${msg.warnings.join("; ")}` : ""}`);
+        const taken = earlier ? t(" ({earlier} taken up, {fresh} new)", { earlier, fresh: msg.pairs - earlier }) : "";
+        fill(status, t("Done: {pairs} pairs of quiet runs{taken}.", { pairs: msg.pairs, taken }), msg.warnings?.length ? [t(" Warnings: "), runnerText(h("span", null, msg.warnings.join("; ")))] : "");
         last = msg;
         // Only a verdict the runner keeps the pairs of, with a planned look
         // left, can be taken up; otherwise it is final.
@@ -157,16 +157,16 @@ export function mountCompare(root, { online, steps, params }) {
         idle("done");
       },
       cancelled: () => {
-        fill(status, "Cancelled.");
+        fill(status, t("Cancelled."));
         forget();
         idle("idle");
       },
       error: (message) => {
-        fill(status, `Error: ${message}`);
+        fill(status, t("Error: {message}", { message }));
         forget();
         idle("idle");
       },
-      notice: (message) => fill(status, message),
+      notice: (message) => fill(status, runnerText(h("span", null, message))),
     });
   };
   start.addEventListener("click", () => begin(false));

@@ -6,14 +6,15 @@
 import { h } from "./dom.js";
 import * as fmt from "./format.js";
 import { collect, secondsControl, sizeChoices, spec } from "./params.js";
+import { runnerText, t } from "./i18n.js";
 
 // Caps offered for the bytes a run may pipe: none, or what the article piped, both
 // as the runner publishes them. No small caps: the time budget decides, so every
 // run lasts long enough to settle (a 1 GiB cap would end a busy-loop run after ~20 ms).
 function byteCaps(bytesSpec) {
   const article = bytesSpec?.article;
-  const caps = [["", "no cap"]];
-  if (fmt.isNumber(article) && article <= bytesSpec.max) caps.push([article, `${fmt.bytes(article)} (the article's)`]);
+  const caps = [["", t("no cap")]];
+  if (fmt.isNumber(article) && article <= bytesSpec.max) caps.push([article, t("{size} (the article's)", { size: fmt.bytes(article) })]);
   return caps;
 }
 
@@ -59,29 +60,29 @@ export function runControls(catalogEntry, id) {
   const pipeSpec = spec(catalogEntry, "pipe_size");
   const bufField = select(
     "pipebook-buf-size",
-    "Bytes per call",
+    t("Bytes per call"),
     sizeChoices(spec(catalogEntry, "buf_size"), { limit: LARGEST_BUFFER_CHOICE }),
     `${id}-buf`,
   );
   const pipeField = select(
     "pipebook-pipe-size",
-    "Pipe",
-    sizeChoices(pipeSpec, { own: fmt.isNumber(pipeSpec?.default) ? "step's own" : "kernel's default" }),
+    t("Pipe"),
+    sizeChoices(pipeSpec, { own: fmt.isNumber(pipeSpec?.default) ? t("step's own") : t("kernel's default") }),
     `${id}-pipe`,
   );
   const bytesSpec = spec(catalogEntry, "bytes");
   const bytesField = select(
     "pipebook-bytes",
-    "Bytes",
+    t("Bytes"),
     byteCaps(bytesSpec),
     `${id}-bytes`,
   );
   const quiet = h("input.pipebook-quiet", { id: `${id}-quiet`, type: "checkbox" });
   const quietField = h(
     "label.pipebook-field.pipebook-check",
-    { for: quiet.id, title: "No live chart: the page and the runner stay out of the benchmark's way, and only the result is shown." },
+    { for: quiet.id, title: t("No live chart: the page and the runner stay out of the benchmark's way, and only the result is shown.") },
     quiet,
-    h("span", null, "Quiet run"),
+    h("span", null, t("Quiet run")),
   );
   // Tracing the kernel's events: its label and help are the runner's own spec.
   const traceSpec = spec(catalogEntry, "trace_syscalls");
@@ -91,18 +92,18 @@ export function runControls(catalogEntry, id) {
         "label.pipebook-field.pipebook-check",
         { for: trace.id, title: traceSpec.help ?? "" },
         trace,
-        h("span", null, traceSpec.label ?? "Trace kernel events"),
+        traceSpec.label ? runnerText(h("span", null, traceSpec.label)) : h("span", null, t("Trace kernel events")),
       )
     : null;
-  const runButton = h("button.pipebook-run-button", { type: "submit" }, "Run this step");
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const runButton = h("button.pipebook-run-button", { type: "submit" }, t("Run this step"));
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, t("Cancel"));
   const form = h(
     "form.pipebook-controls",
     { novalidate: true },
     h(
       "label.pipebook-field",
       { for: seconds.id },
-      h("span", null, "Time budget"),
+      h("span", null, t("Time budget")),
       h("span.pipebook-input-unit", null, seconds, h("span", null, "s")),
     ),
     bufField,

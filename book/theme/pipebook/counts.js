@@ -3,6 +3,7 @@
 // counted with what to do. Also the steps side by side from several runs.
 
 import { isNumber, median } from "./format.js";
+import { t } from "./i18n.js";
 
 const GIB = 2 ** 30;
 
@@ -17,32 +18,32 @@ function dataCalls(end) {
 /** The counts a table shows: a key, words, and how to read it off one end (null
  * when that end did not count it: never 0 for "unknown"). */
 export const COUNT_ROWS = [
-  { key: "data_calls", label: "Data calls (read, write, vmsplice, splice)", value: dataCalls },
-  { key: "voluntary_switches", label: "Sleeps (voluntary context switches)", value: (e) => e?.voluntary_switches },
-  { key: "involuntary_switches", label: "Preemptions (involuntary context switches)", value: (e) => e?.involuntary_switches },
-  { key: "page_faults", label: "Page faults", value: (e) => e?.page_faults },
-  { key: "page_allocs", label: "Pages allocated", value: (e) => e?.page_allocs },
-  { key: "page_frees", label: "Pages freed", value: (e) => e?.page_frees },
-  { key: "huge_page_allocs", label: "Huge pages allocated in its own faults", value: (e) => e?.huge_page_allocs },
-  { key: "wakeups", label: "Wakeups issued", value: (e) => e?.wakeups },
-  { key: "ipis", label: "Interrupts sent to other CPUs (IPIs)", value: (e) => e?.ipis },
-  { key: "cpu_migrations", label: "Moves to another CPU", value: (e) => e?.cpu_migrations },
+  { key: "data_calls", label: t("Data calls (read, write, vmsplice, splice)"), value: dataCalls },
+  { key: "voluntary_switches", label: t("Sleeps (voluntary context switches)"), value: (e) => e?.voluntary_switches },
+  { key: "involuntary_switches", label: t("Preemptions (involuntary context switches)"), value: (e) => e?.involuntary_switches },
+  { key: "page_faults", label: t("Page faults"), value: (e) => e?.page_faults },
+  { key: "page_allocs", label: t("Pages allocated"), value: (e) => e?.page_allocs },
+  { key: "page_frees", label: t("Pages freed"), value: (e) => e?.page_frees },
+  { key: "huge_page_allocs", label: t("Huge pages allocated in its own faults"), value: (e) => e?.huge_page_allocs },
+  { key: "wakeups", label: t("Wakeups issued"), value: (e) => e?.wakeups },
+  { key: "ipis", label: t("Interrupts sent to other CPUs (IPIs)"), value: (e) => e?.ipis },
+  { key: "cpu_migrations", label: t("Moves to another CPU"), value: (e) => e?.cpu_migrations },
 ];
 
 /** Words for the counts a `missing` entry names. */
 const COUNT_WORDS = {
-  cpu_migrations: "moves to another CPU",
-  page_allocs: "pages allocated",
-  page_frees: "pages freed",
-  huge_page_allocs: "huge pages allocated",
-  thp_events: "the THP tracepoints (huge_memory, thp)",
-  wakeups: "wakeups issued",
+  cpu_migrations: t("moves to another CPU"),
+  page_allocs: t("pages allocated"),
+  page_frees: t("pages freed"),
+  huge_page_allocs: t("huge pages allocated"),
+  thp_events: t("the THP tracepoints (huge_memory, thp)"),
+  wakeups: t("wakeups issued"),
   ipis: "IPIs",
-  tlb_flushes: "TLB flushes",
-  syscalls_traced: "system calls traced",
+  tlb_flushes: t("TLB flushes"),
+  syscalls_traced: t("system calls traced"),
 };
 
-const VERDICT_WORDS = { agrees: "Agrees", disagrees: "Disagrees: a finding about this machine", unknown: "Not counted here" };
+const VERDICT_WORDS = { agrees: t("Agrees"), disagrees: t("Disagrees: a finding about this machine"), unknown: t("Not counted here") };
 
 /** The ends a result's counts name, writer and reader first. */
 export function endNames(counts) {
@@ -99,11 +100,11 @@ export function missingReasons(counts) {
 
 /** Words for the machine's THP counters (`/proc/vmstat`'s `thp_*`) a run moved. */
 const THP_WORDS = {
-  thp_fault_alloc: "huge pages allocated at a fault",
-  thp_fault_fallback: "faults that wanted a huge page and got small ones",
-  thp_collapse_alloc: "huge pages khugepaged made from small ones",
-  thp_split_page: "huge pages split into small ones",
-  thp_split_pmd: "huge page mappings split",
+  thp_fault_alloc: t("huge pages allocated at a fault"),
+  thp_fault_fallback: t("faults that wanted a huge page and got small ones"),
+  thp_collapse_alloc: t("huge pages khugepaged made from small ones"),
+  thp_split_page: t("huge pages split into small ones"),
+  thp_split_pmd: t("huge page mappings split"),
 };
 
 /**
@@ -146,13 +147,13 @@ export function perGib(result) {
 
 /** The rows of the comparison across steps: which end's which count. */
 export const COMPARE_ROWS = [
-  { key: "writer.page_allocs", label: "Pages the writer allocated" },
-  { key: "reader.page_frees", label: "Pages the reader freed" },
-  { key: "writer.data_calls", label: "Writer's data calls" },
-  { key: "reader.data_calls", label: "Reader's data calls" },
-  { key: "writer.voluntary_switches", label: "Writer's sleeps" },
-  { key: "reader.voluntary_switches", label: "Reader's sleeps" },
-  { key: "writer.page_faults", label: "Writer's page faults" },
+  { key: "writer.page_allocs", label: t("Pages the writer allocated") },
+  { key: "reader.page_frees", label: t("Pages the reader freed") },
+  { key: "writer.data_calls", label: t("Writer's data calls") },
+  { key: "reader.data_calls", label: t("Reader's data calls") },
+  { key: "writer.voluntary_switches", label: t("Writer's sleeps") },
+  { key: "reader.voluntary_switches", label: t("Reader's sleeps") },
+  { key: "writer.page_faults", label: t("Writer's page faults") },
 ];
 
 /**

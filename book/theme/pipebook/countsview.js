@@ -4,12 +4,13 @@
 
 import { countTable, countText, machineThp } from "./counts.js";
 import { fill, h } from "./dom.js";
+import { runnerText, t } from "./i18n.js";
 
-const title = (name) => name.charAt(0).toUpperCase() + name.slice(1);
+const title = (name) => (name === "writer" ? t("Writer") : name === "reader" ? t("Reader") : name.charAt(0).toUpperCase() + name.slice(1));
 
 /** A table's box: it scrolls sideways on a narrow screen, so it takes the keyboard's focus. */
 const scroller = (label, table) =>
-  h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": `${label} (scrolls sideways)` }, table);
+  h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": t("{label} (scrolls sideways)", { label }) }, table);
 
 /** The card's counts section: empty until a result arrives. */
 export class KernelCounts {
@@ -31,7 +32,7 @@ export class KernelCounts {
         h(
           "p.pipebook-kernel-missing",
           null,
-          "What the kernel did: this run carries no counts (counting was off, or the runner predates them).",
+          t("What the kernel did: this run carries no counts (counting was off, or the runner predates them)."),
         ),
       );
       return;
@@ -39,10 +40,10 @@ export class KernelCounts {
     const head = h(
       "tr",
       null,
-      h("th", { scope: "col" }, "Count"),
+      h("th", { scope: "col" }, t("Count")),
       table.ends.flatMap((end) => [
-        h("th", { scope: "col" }, `${title(end)} per GiB`),
-        h("th", { scope: "col" }, `${title(end)} per call`),
+        h("th", { scope: "col" }, t("{end} per GiB", { end: title(end) })),
+        h("th", { scope: "col" }, t("{end} per call", { end: title(end) })),
       ]),
     );
     const rows = table.rows.map((row) =>
@@ -59,29 +60,29 @@ export class KernelCounts {
     const counts = h(
       "table.pipebook-counts",
       null,
-      h("caption", null, "What the kernel did, per GiB moved and per data call of each end"),
+      h("caption", null, t("What the kernel did, per GiB moved and per data call of each end")),
       h("thead", null, head),
       h("tbody", null, rows),
     );
-    const parts = [scroller("What the kernel did", counts)];
+    const parts = [scroller(t("What the kernel did"), counts)];
     if (table.model.length) {
       parts.push(
         scroller(
-          "The book's explanation beside this run",
+          t("The book's explanation beside this run"),
           h(
             "table.pipebook-model",
             null,
-            h("caption", null, "The book's explanation beside this run"),
+            h("caption", null, t("The book's explanation beside this run")),
             h(
               "thead",
               null,
               h(
                 "tr",
                 null,
-                h("th", { scope: "col" }, "Measured"),
-                h("th", { scope: "col" }, "This run"),
-                h("th", { scope: "col" }, "The book predicts"),
-                h("th", { scope: "col" }, "Verdict"),
+                h("th", { scope: "col" }, t("Measured")),
+                h("th", { scope: "col" }, t("This run")),
+                h("th", { scope: "col" }, t("The book predicts")),
+                h("th", { scope: "col" }, t("Verdict")),
               ),
             ),
             h(
@@ -91,9 +92,9 @@ export class KernelCounts {
                 h(
                   "tr",
                   { dataset: { model: j.id, verdict: j.verdict } },
-                  h("th", { scope: "row" }, `${title(j.end)}: ${j.what}`),
+                  h("th", { scope: "row" }, `${title(j.end)}: `, runnerText(h("span", null, j.what))),
                   h("td.pipebook-num", null, countText(j.measured)),
-                  h("td", null, j.model),
+                  runnerText(h("td", null, j.model)),
                   h("td.pipebook-verdict", null, j.verdictText),
                 ),
               ),
@@ -112,10 +113,10 @@ export class KernelCounts {
           "p.pipebook-kernel-thp",
           null,
           thp.length
-            ? `Machine-wide over this run (any process and khugepaged, not only these ends), from /proc/vmstat: ${thp
-                .map((t) => `${t.label} ${countText(t.moved)}`)
-                .join("; ")}.`
-            : "Machine-wide over this run, from /proc/vmstat: no transparent huge page counter moved.",
+            ? t("Machine-wide over this run (any process and khugepaged, not only these ends), from /proc/vmstat: {moved}.", { moved: thp
+                .map((c) => `${c.label} ${countText(c.moved)}`)
+                .join(t("; ")) })
+            : t("Machine-wide over this run, from /proc/vmstat: no transparent huge page counter moved."),
         ),
       );
     }
@@ -128,7 +129,7 @@ export class KernelCounts {
             h(
               "li",
               { dataset: { reason: m.kind } },
-              m.counts.length ? `Not counted (${m.counts.join(", ")}): ${m.message}.` : `${m.message}.`,
+              m.counts.length ? [t("Not counted ({counts}): ", { counts: m.counts.join(t(", ")) }), runnerText(h("span", null, m.message)), "."] : [runnerText(h("span", null, m.message)), "."],
             ),
           ),
         ),

@@ -3,6 +3,7 @@
 
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { runnerText, t, withNodes } from "./i18n.js";
 
 /** Writer and reader counters; dashes until a result arrives (so the card keeps its size). */
 export class EndStats {
@@ -18,13 +19,13 @@ export class EndStats {
         h(
           "tr",
           null,
-          h("th", { scope: "col" }, h("span.pipebook-visually-hidden", null, "end")),
-          col("CPU the end was pinned to", "CPU"),
-          col("Minor page faults", "Minor faults"),
-          col("Voluntary context switches (the end slept)", "Vol. switches"),
-          col("Involuntary context switches (the end was preempted)", "Invol. switches"),
-          col("Calls that returned EAGAIN and were retried (busy loop)", "EAGAIN retries"),
-          col("CPU time in user space / in the kernel", "User / kernel"),
+          h("th", { scope: "col" }, h("span.pipebook-visually-hidden", null, t("end"))),
+          col(t("CPU the end was pinned to"), "CPU"),
+          col(t("Minor page faults"), t("Minor faults")),
+          col(t("Voluntary context switches (the end slept)"), t("Vol. switches")),
+          col(t("Involuntary context switches (the end was preempted)"), t("Invol. switches")),
+          col(t("Calls that returned EAGAIN and were retried (busy loop)"), t("EAGAIN retries")),
+          col(t("CPU time in user space / in the kernel"), t("User / kernel")),
         ),
       ),
       this.body,
@@ -50,7 +51,7 @@ export class EndStats {
             : "—",
         ),
       );
-    fill(this.body, row("Writer", result?.writer), row("Reader", result?.reader));
+    fill(this.body, row(t("Writer"), result?.writer), row(t("Reader"), result?.reader));
   }
 }
 
@@ -91,64 +92,61 @@ function percent(part, whole) {
 /** "64 KiB (16 slots of one 4 KiB page)": a pipe capacity as the ring it is, with slots
  * of `slot` bytes, the machine's page size the result carries; without it, the bytes. */
 export function capacityText(bytes, slot) {
-  if (!fmt.isNumber(bytes)) return "unknown";
+  if (!fmt.isNumber(bytes)) return t("unknown");
   // A result from before the page size was kept says nothing of slots: a page is 4 KiB
   // on x86-64 but 16 or 64 KiB on some arm64 kernels, so it is never assumed.
   if (!fmt.isNumber(slot) || slot <= 0) return fmt.bytes(bytes);
-  return `${fmt.bytes(bytes)} (${bytes / slot} slots of one ${fmt.bytes(slot)} page)`;
+  return t("{bytes} ({slots} slots of one {page} page)", { bytes: fmt.bytes(bytes), slots: bytes / slot, page: fmt.bytes(slot) });
 }
 
 /** List items for a finished run: warnings first, then what the figures need said. */
 export function resultNotes(result, { budget, warnings = [] }) {
   // The plan's warnings came with `started` and return in the result: show each once.
   const all = [...new Set([...warnings, ...(Array.isArray(result.warnings) ? result.warnings.map(String) : [])])];
-  const items = all.map((w) => h("span.pipebook-warning", null, w));
+  const items = all.map((w) => runnerText(h("span.pipebook-warning", null, w)));
   if (fmt.isNumber(result.bytes_per_call) || fmt.isNumber(result.pipe_capacity)) {
     items.push(
       h(
         "span.pipebook-config",
         null,
-        `${fmt.bytes(result.bytes_per_call)} per call, into a pipe of ${capacityText(result.pipe_capacity, result.page_size ?? result.occupancy?.slot_bytes)}.`,
+        t("{bytes} per call, into a pipe of {capacity}.", { bytes: fmt.bytes(result.bytes_per_call), capacity: capacityText(result.pipe_capacity, result.page_size ?? result.occupancy?.slot_bytes) }),
       ),
     );
   }
   if (result.stopped_by_budget) {
-    items.push(`Stopped by the ${budget} s budget after ${fmt.bytes(result.bytes)}; the figure is the rate until then.`);
+    items.push(t("Stopped by the {seconds} {u_s} budget after {bytes}; the figure is the rate until then.", { u_s: "s", seconds: budget, bytes: fmt.bytes(result.bytes) }));
   }
   const hp = result.huge_pages;
   if (hp && typeof hp === "object") {
     const share =
       fmt.isNumber(hp.checked_bytes) && hp.checked_bytes > 0 && fmt.isNumber(hp.huge_bytes)
-        ? `${percent(hp.huge_bytes, hp.checked_bytes)} of ${fmt.bytes(hp.checked_bytes)} checked sat in huge pages`
-        : "huge pages were not checked";
-    const how = [hp.method && `via ${hp.method}`, hp.thp_mode && `THP mode “${hp.thp_mode}”`].filter(Boolean);
-    items.push(`Huge pages: ${share}${how.length ? ` (${how.join(", ")})` : ""}.${hp.note ? ` ${hp.note}` : ""}`);
+        ? t("{share} of {bytes} checked sat in huge pages", { share: percent(hp.huge_bytes, hp.checked_bytes), bytes: fmt.bytes(hp.checked_bytes) })
+        : t("huge pages were not checked");
+    const how = [hp.method && t("via {method}", { method: hp.method }), hp.thp_mode && t("THP mode “{mode}”", { mode: hp.thp_mode })].filter(Boolean);
+    items.push(h("span", null, t("Huge pages: {share}{how}.", { share, how: how.length ? t(" ({how})", { how: how.join(t(", ")) }) : "" }), hp.note ? [" ", runnerText(h("span", null, hp.note))] : null));
   }
   const bad = result.corrupted_bytes;
   if (bad !== null && bad !== undefined) {
-    const of = fmt.isNumber(result.bytes) && result.bytes > 0 ? ` of ${fmt.count(result.bytes)} (${percent(bad, result.bytes)})` : "";
+    const of = fmt.isNumber(result.bytes) && result.bytes > 0 ? t(" of {bytes} ({share})", { bytes: fmt.count(result.bytes), share: percent(bad, result.bytes) }) : "";
     items.push(
       bad > 0
         ? h(
             "span.pipebook-corrupted",
             null,
-            `${fmt.count(bad)} bytes${of} arrived corrupted: the writer rewrote pages the pipe still referenced.`,
+            t("{count} bytes{of} arrived corrupted: the writer rewrote pages the pipe still referenced.", { count: fmt.count(bad), of }),
           )
-        : "Verified: no byte arrived corrupted.",
+        : t("Verified: no byte arrived corrupted."),
     );
   }
   if (Array.isArray(result.argv) && result.argv.length) {
-    items.push(h("span", null, "Again from a terminal: ", commandLine(result.argv[0], result.argv.slice(1))));
+    items.push(h("span", null, withNodes(t("Again from a terminal: {command}"), { command: commandLine(result.argv[0], result.argv.slice(1)) })));
   }
   if (result.options?.writer || result.options?.reader) {
     items.push(
       h(
         "span",
         null,
-        "Ran ",
-        commandLine("pipebench write", result.options?.writer),
-        " | ",
-        commandLine("pipebench read", result.options?.reader),
+        withNodes(t("Ran {writer} | {reader}"), { writer: commandLine("pipebench write", result.options?.writer), reader: commandLine("pipebench read", result.options?.reader) }),
       ),
     );
   }

@@ -1,6 +1,8 @@
 // Tiny DOM helper: h("div.a.b", {attrs}, ...children). Text is always set as text,
 // never parsed as HTML, so catalog and server strings cannot inject markup.
 
+import { t, withNodes } from "./i18n.js";
+
 export function h(tag, attrs, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElement(name || "div");
@@ -39,10 +41,11 @@ export function offlineHint(what, hint, ...then) {
   return h(
     "p.pipebook-offline",
     null,
-    `${what}, start the runner in the project folder with `,
-    h("code", null, hint.command),
-    ", then open ",
-    h("a", { href: hint.url }, hint.url),
+    withNodes(t("{what}, start the runner in the project folder with {command}, then open {url}"), {
+      what,
+      command: h("code", null, hint.command),
+      url: h("a", { href: hint.url }, hint.url),
+    }),
     ...then,
   );
 }
@@ -60,10 +63,10 @@ export function svg(tag, attrs) {
  * x1 for each tick ({y, label}): the y axis every chart of the page draws alike.
  */
 export function yGrid(axis, ticks, { x1, x2, gridClass }) {
-  for (const t of ticks) {
-    axis.append(svg("line", { class: gridClass, x1, y1: t.y, x2, y2: t.y }));
-    const label = svg("text", { x: x1 - 6, y: t.y + 4, "text-anchor": "end" });
-    label.textContent = t.label;
+  for (const tick of ticks) {
+    axis.append(svg("line", { class: gridClass, x1, y1: tick.y, x2, y2: tick.y }));
+    const label = svg("text", { x: x1 - 6, y: tick.y + 4, "text-anchor": "end" });
+    label.textContent = tick.label;
     axis.append(label);
   }
 }

@@ -7,6 +7,7 @@
 import { svg } from "./dom.js";
 import { tooFewSentence } from "./judge.js";
 import { intervalAxis } from "./verdict.js";
+import { t } from "./i18n.js";
 
 const WIDTH = 360;
 const HEIGHT = 64;
@@ -28,10 +29,10 @@ export function intervalPicture(c, sentence, cls = "pipebook-compare-interval", 
     "aria-label": sentence,
   });
   picture.append(svg("line", { x1: 10, x2: WIDTH - 10, y1: 40, y2: 40, class: "pipebook-compare-axis" }));
-  for (const t of axis.ticks) {
-    picture.append(svg("line", { x1: x(t), x2: x(t), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
-    const label = svg("text", { x: x(t), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
-    label.textContent = `${t}×`;
+  for (const tick of axis.ticks) {
+    picture.append(svg("line", { x1: x(tick), x2: x(tick), y1: 37, y2: 43, class: "pipebook-compare-axis" }));
+    const label = svg("text", { x: x(tick), y: 58, "text-anchor": "middle", class: "pipebook-compare-tick" });
+    label.textContent = `${tick}×`;
     picture.append(label);
   }
   picture.append(svg("line", { x1: x(1), x2: x(1), y1: 6, y2: 44, class: "pipebook-compare-one" }));
@@ -46,7 +47,7 @@ export function intervalPicture(c, sentence, cls = "pipebook-compare-interval", 
  * that was never drawn.
  */
 function tooFewPicture(c, cls, unit) {
-  const words = c.verdict === "too_few" ? tooFewSentence(c, unit) : "No interval: the runner gave none.";
+  const words = c.verdict === "too_few" ? tooFewSentence(c, unit) : t("No interval: the runner gave none.");
   const axis = intervalAxis(0.5, 2, 1, WIDTH - 20);
   const x = (v) => 10 + axis.x(v);
   const picture = svg("svg", { class: `pipebook-interval pipebook-interval-too-few ${cls}`, viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": words });

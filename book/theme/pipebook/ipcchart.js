@@ -6,6 +6,7 @@
 
 import { h, svg } from "./dom.js";
 import { isNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 export const W = 640;
 const PAD = { left: 150, right: 56, top: 22, bottom: 30 };
@@ -84,10 +85,12 @@ export class IpcChart {
         "figcaption",
         null,
         h("span.pipebook-ipc-key-mine", null, "■"),
-        " this machine  ",
+        " ",
+        t("this machine"),
+        "  ",
         h("span.pipebook-ipc-key-survey", null, "■"),
-        " survey (emulated, unknown hardware); MiB/s, log scale; the figure at the right is this machine's rate over the survey's. " +
-          "The survey moved 200 MiB a run (its splice-to-socket case 1 GiB): compare at that size, since set-up weighs more in a small run.",
+        " ",
+        t("survey (emulated, unknown hardware); {u_mibs}, log scale; the figure at the right is this machine's rate over the survey's. The survey moved 200 MiB a run (its splice-to-socket case 1 GiB): compare at that size, since set-up weighs more in a small run.", { u_mibs: "MiB/s" }),
       ),
     );
   }
@@ -99,10 +102,10 @@ export class IpcChart {
     this.plot.replaceChildren();
     const axis = svg("g", { class: "pipebook-ipc-axis" });
     const bottom = g.height - PAD.bottom;
-    for (const t of g.ticks) {
-      axis.append(svg("line", { class: "pipebook-ipc-grid", x1: t.x, y1: PAD.top - 6, x2: t.x, y2: bottom }));
-      const label = svg("text", { x: t.x, y: bottom + 16, "text-anchor": "middle" });
-      label.textContent = t.label;
+    for (const tick of g.ticks) {
+      axis.append(svg("line", { class: "pipebook-ipc-grid", x1: tick.x, y1: PAD.top - 6, x2: tick.x, y2: bottom }));
+      const label = svg("text", { x: tick.x, y: bottom + 16, "text-anchor": "middle" });
+      label.textContent = tick.label;
       axis.append(label);
     }
     this.plot.append(axis);
@@ -117,9 +120,9 @@ export class IpcChart {
         this.plot.append(rect);
       }
       if (r.ratio) {
-        const t = svg("text", { class: "pipebook-ipc-ratio", x: W - PAD.right + 6, y: r.y + BAR + 4 });
-        t.textContent = r.ratio;
-        this.plot.append(t);
+        const ratio = svg("text", { class: "pipebook-ipc-ratio", x: W - PAD.right + 6, y: r.y + BAR + 4 });
+        ratio.textContent = r.ratio;
+        this.plot.append(ratio);
       }
     }
     this.plot.dataset.rows = String(rows.filter((r) => isNumber(r.mine)).length);

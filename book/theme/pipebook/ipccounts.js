@@ -3,29 +3,31 @@
 // (no DOM), so node --test checks it. A count an end could not take is "n/a",
 // never 0; the reasons come once, below the rows.
 
+import { t } from "./i18n.js";
+
 const GIB = 2 ** 30;
 
 const ROWS = [
-  ["data calls", (c) => (c.syscalls && Object.keys(c.syscalls).length ? Object.values(c.syscalls).reduce((a, b) => a + b, 0) : null)],
-  ["sleeps (voluntary switches)", (c) => c.voluntary_switches],
-  ["preemptions", (c) => c.involuntary_switches],
-  ["page faults", (c) => c.page_faults],
-  ["page allocations", (c) => c.page_allocs],
-  ["pages freed", (c) => c.page_frees],
-  ["wakeups issued", (c) => c.wakeups],
-  ["IPIs sent", (c) => c.ipis],
-  ["CPU migrations", (c) => c.cpu_migrations],
+  [t("data calls"), (c) => (c.syscalls && Object.keys(c.syscalls).length ? Object.values(c.syscalls).reduce((a, b) => a + b, 0) : null)],
+  [t("sleeps (voluntary switches)"), (c) => c.voluntary_switches],
+  [t("preemptions"), (c) => c.involuntary_switches],
+  [t("page faults"), (c) => c.page_faults],
+  [t("page allocations"), (c) => c.page_allocs],
+  [t("pages freed"), (c) => c.page_frees],
+  [t("wakeups issued"), (c) => c.wakeups],
+  [t("IPIs sent"), (c) => c.ipis],
+  [t("CPU migrations"), (c) => c.cpu_migrations],
 ];
 
 /** The counts a reason names, in the table's words. */
 const MISSING_WORDS = {
-  cpu_migrations: "CPU migrations",
-  page_allocs: "page allocations",
-  page_frees: "pages freed",
-  wakeups: "wakeups issued",
-  ipis: "IPIs sent",
-  tlb_flushes: "TLB flushes",
-  syscalls_traced: "system calls traced",
+  cpu_migrations: t("CPU migrations"),
+  page_allocs: t("page allocations"),
+  page_frees: t("pages freed"),
+  wakeups: t("wakeups issued"),
+  ipis: t("IPIs sent"),
+  tlb_flushes: t("TLB flushes"),
+  syscalls_traced: t("system calls traced"),
 };
 
 /** One reason as the card lists it: which counts, then why. */
@@ -63,7 +65,7 @@ function bytesPerCall(end, counts) {
   return `${Math.round(per)} B`;
 }
 
-const VERDICT_WORDS = { agrees: "Holds", disagrees: "Does not hold: a finding about this machine", unknown: "Cannot tell" };
+const VERDICT_WORDS = { agrees: t("Holds"), disagrees: t("Does not hold: a finding about this machine"), unknown: t("Cannot tell") };
 
 /** A measured figure of the model: three significant digits, or "n/a". */
 function modelFigure(x) {
@@ -108,7 +110,7 @@ export function ipcCountRows(result) {
     cells: ends.map((e) => perGib(read(e.counts) ?? null, result.bytes)),
   }));
   // Bytes per call is per call, not per GiB: it comes right after the calls.
-  rows.splice(1, 0, { label: "bytes per data call", cells: ends.map((e) => bytesPerCall(e.end, e.counts)) });
+  rows.splice(1, 0, { label: t("bytes per data call"), cells: ends.map((e) => bytesPerCall(e.end, e.counts)) });
   const missing = [];
   for (const m of ends.flatMap((e) => e.missing)) {
     const text = m?.message ? missingText(m) : "";

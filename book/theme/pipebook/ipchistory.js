@@ -3,6 +3,7 @@
 
 import { isNumber } from "./format.js";
 import { median, ratioText } from "./verdict.js";
+import { t } from "./i18n.js";
 
 /**
  * The verified runs of `mechanism` in `history`, summarised:
@@ -81,8 +82,8 @@ export function quietRuns(records, config) {
  */
 export function surveyCell(runs, surveyRate, j = null) {
   if (!(isNumber(surveyRate) && surveyRate > 0) || !Array.isArray(runs) || !runs.length) return { text: "—", comparison: null };
-  if (j && j.verdict !== "too_few" && isNumber(j.ci_low) && isNumber(j.ci_high)) return { text: `${ratioText(j.ratio)}× (${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${runs.length} runs)`, comparison: j };
+  if (j && j.verdict !== "too_few" && isNumber(j.ci_low) && isNumber(j.ci_high)) return { text: t("{ratio}× ({low} to {high}, {n} runs)", { ratio: ratioText(j.ratio), low: ratioText(j.ci_low), high: ratioText(j.ci_high), n: runs.length }), comparison: j };
   const n = runs.length;
-  const why = j?.verdict === "too_few" ? `; an interval needs ${j.min_n}` : "";
-  return { text: `${ratioText(median(runs) / surveyRate)}× (${n === 1 ? "one run" : `${n} runs`}${why})`, comparison: null };
+  const why = j?.verdict === "too_few" ? t("; an interval needs {n}", { n: j.min_n }) : "";
+  return { text: t("{ratio}× ({runs}{why})", { ratio: ratioText(median(runs) / surveyRate), runs: n === 1 ? t("one run") : t("{n} runs", { n }), why }), comparison: null };
 }

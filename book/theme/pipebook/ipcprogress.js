@@ -2,6 +2,7 @@
 // text of the card's status line and how full its bar is. Pure, so node tests it.
 
 import * as fmt from "./format.js";
+import { t } from "./i18n.js";
 
 const MIB = 1 << 20;
 
@@ -17,11 +18,11 @@ export function ipcProgress(msg, total) {
   const fraction = known ? Math.min(1, bytes / total) : null;
   const time = fmt.isNumber(msg?.elapsed_ms) ? ` (${fmt.ms(msg.elapsed_ms)})` : "";
   if (bytes === 0) {
-    return { fraction: known ? 0 : null, text: `Setting up: files, then the two ends${time}…` };
+    return { fraction: known ? 0 : null, text: t("Setting up: files, then the two ends{time}…", { time }) };
   }
-  const share = known ? ` of ${fmt.bytes(total)} (${Math.floor(fraction * 100)}%)` : "";
+  const share = known ? t(" of {total} ({percent}%)", { total: fmt.bytes(total), percent: Math.floor(fraction * 100) }) : "";
   const rate = fmt.isNumber(msg.gib_per_s) && msg.gib_per_s > 0
-    ? `, lately ${fmt.figure((msg.gib_per_s * (1 << 30)) / MIB)} MiB/s`
+    ? t(", lately {rate} {u_mibs}", { u_mibs: "MiB/s", rate: fmt.figure((msg.gib_per_s * (1 << 30)) / MIB) })
     : "";
-  return { fraction, text: `Received ${fmt.bytes(bytes)}${share}${rate}${time}…` };
+  return { fraction, text: t("Received {bytes}{share}{rate}{time}…", { bytes: fmt.bytes(bytes), share, rate, time }) };
 }

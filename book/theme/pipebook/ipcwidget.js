@@ -28,7 +28,6 @@
 // select.pipebook-ipc-versus-a/-b pick them; data-state and data-verdict on
 // that element. The page judges nothing itself.
 
-import { t } from "./i18n.js";
 import { statusLine } from "./announce.js";
 import { START_HINT, history } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
@@ -43,9 +42,10 @@ import { parseSize } from "./sizes.js";
 import { designNote, endingSentence, figureSide, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
 import { showJudged } from "./runverdict.js";
 import { judgedSentence } from "./verdict.js";
+import { runnerText, t, withNodes } from "./i18n.js";
 
 const SURVEY_SOURCE =
-  "BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name";
+  t("BiscuitOS zero-copy survey, Linux 6.10 x86_64, measured in an emulator on hardware it does not name");
 
 /** The mechanism as the card shows it: from /api/ipc, else from the static attributes. */
 function describe(root, lab) {
@@ -70,12 +70,12 @@ function surveySource(root) {
 }
 
 function surveyLine(m, source) {
-  if (!m.survey) return h("p.pipebook-ipc-survey", null, "The survey gives no time for this one.");
+  if (!m.survey) return h("p.pipebook-ipc-survey", null, t("The survey gives no time for this one."));
   return h(
     "p.pipebook-ipc-survey",
     null,
-    h("strong", null, `Survey: ${fmt.ms(m.survey.ms)} for ${fmt.bytes(m.survey.bytes)}`),
-    ` (${fmt.figure(rate(m.survey.ms, m.survey.bytes))} MiB/s). Source: ${source}; compare mechanisms within it, not with your machine's absolute figures.`,
+    h("strong", null, t("Survey: {time} for {bytes}", { time: fmt.ms(m.survey.ms), bytes: fmt.bytes(m.survey.bytes) })),
+    t(" ({rate} {u_mibs}). Source: {source}; compare mechanisms within it, not with your machine's absolute figures.", { u_mibs: "MiB/s", rate: fmt.figure(rate(m.survey.ms, m.survey.bytes)), source }),
   );
 }
 
@@ -89,17 +89,17 @@ function kernelLine(m) {
   return h(
     "details.pipebook-ipc-kernel",
     null,
-    h("summary", null, "Kernel functions on the path"),
-    h("p", null, "Listed: ", code(m.kernel_functions), "."),
+    h("summary", null, t("Kernel functions on the path")),
+    h("p", null, withNodes(t("Listed: {functions}."), { functions: code(m.kernel_functions) })),
     seen.size
       ? h(
           "p",
           null,
-          "Seen by perf on the project's machine (Linux 6.18, KVM guest): ",
+          t("Seen by perf on the project's machine (Linux 6.18, KVM guest): "),
           code(m.kernel_functions.filter((f) => seen.has(f))),
-          extra.length ? ["; also ", code(extra)] : "",
+          extra.length ? [t("; also "), code(extra)] : "",
           ".",
-          unseen.length ? [" Not seen there (inlined, too brief to sample, or renamed): ", code(unseen), "."] : "",
+          unseen.length ? withNodes(t(" Not seen there (inlined, too brief to sample, or renamed): {functions}."), { functions: code(unseen) }) : "",
         )
       : null,
   );
@@ -113,9 +113,9 @@ function bound(lab, name) {
 function readSize(text, b, label, optional) {
   if (optional && String(text).trim() === "") return { value: null };
   const value = parseSize(text);
-  if (value === null) return { error: `${label}: “${text}” is not a size such as 200MiB` };
+  if (value === null) return { error: t("{label}: “{text}” is not a size such as {example}", { label, text, example: "200MiB" }) };
   if (b && (value < b.min || value > b.max)) {
-    return { error: `${label} must be ${fmt.bytes(b.min)} to ${fmt.bytes(b.max)}, not ${fmt.bytes(value)}` };
+    return { error: t("{label} must be {min} to {max}, not {value}", { label, min: fmt.bytes(b.min), max: fmt.bytes(b.max), value: fmt.bytes(value) }) };
   }
   return { value };
 }
@@ -126,8 +126,8 @@ function commandLine(id, bytes, chunk, counts) {
 
 /** Whether a run's figure carries the cost of watching it, said plainly ("" when it does not say). */
 export function watchedText(r) {
-  if (r.watched === true) return "A watched run: its progress was streamed to this page, which costs it a little; tick “Quiet run” for a figure to compare.";
-  if (r.watched === false) return "A quiet run: nothing watched it while it ran.";
+  if (r.watched === true) return t("A watched run: its progress was streamed to this page, which costs it a little; tick “Quiet run” for a figure to compare.");
+  if (r.watched === false) return t("A quiet run: nothing watched it while it ran.");
   return "";
 }
 
@@ -137,29 +137,29 @@ function resultTable(m, r) {
   const surveyRate = survey ? rate(survey.ms, survey.bytes) : null;
   const row = (label, ...cells) => h("tr", null, h("th", null, label), ...cells.map((c) => h("td", null, c)));
   const rows = [
-    h("tr", null, h("th", null, h("span.pipebook-visually-hidden", null, "figure")), h("th", null, "this machine"), h("th", null, "survey")),
-    row("time", `${fmt.ms(r.elapsed_ms)} for ${fmt.bytes(r.bytes)}`, survey ? `${fmt.ms(survey.ms)} for ${fmt.bytes(survey.bytes)}` : "—"),
+    h("tr", null, h("th", null, h("span.pipebook-visually-hidden", null, t("figure"))), h("th", null, t("this machine")), h("th", null, t("survey"))),
+    row(t("time"), t("{time} for {bytes}", { time: fmt.ms(r.elapsed_ms), bytes: fmt.bytes(r.bytes) }), survey ? t("{time} for {bytes}", { time: fmt.ms(survey.ms), bytes: fmt.bytes(survey.bytes) }) : "—"),
     row("MiB/s", h("span.pipebook-ipc-mibs", null, fmt.figure(r.mib_per_s)), surveyRate ? fmt.figure(surveyRate) : "—"),
-    row("checksum", r.checksum_ok ? "OK" : "not checked", ""),
-    row("copies per byte", r.copies ?? "—", m.copies ?? "—"),
+    row(t("checksum"), r.checksum_ok ? t("OK") : t("not checked"), ""),
+    row(t("copies per byte"), r.copies ?? "—", m.copies ?? "—"),
   ];
-  if (fmt.isNumber(r.lines)) rows.push(row("lines counted", fmt.count(r.lines), ""));
+  if (fmt.isNumber(r.lines)) rows.push(row(t("lines counted"), fmt.count(r.lines), ""));
   if (r.cow) {
     rows.push(
       row(
-        "copy-on-write",
-        `the child wrote ${fmt.count(r.cow.pages)} pages and took ${fmt.count(r.cow.child_faults_after - r.cow.child_faults_before)} faults doing it; the parent ${r.cow.parent_sees_original ? "still saw its own bytes" : "saw the child's bytes"}`,
+        t("copy-on-write"),
+        t("the child wrote {pages} pages and took {faults} faults doing it; the parent {saw}", { pages: fmt.count(r.cow.pages), faults: fmt.count(r.cow.child_faults_after - r.cow.child_faults_before), saw: r.cow.parent_sees_original ? t("still saw its own bytes") : t("saw the child's bytes") }),
         "",
       ),
     );
   }
-  if (r.filesystem) rows.push(row("files on", r.filesystem, ""));
+  if (r.filesystem) rows.push(row(t("files on"), r.filesystem, ""));
   for (const end of r.ends || []) {
     const u = end.usage || {};
     rows.push(
       row(
         end.role,
-        `${fmt.count(u.minor_faults)} minor / ${fmt.count(u.major_faults)} major faults, ${fmt.count(u.voluntary_ctx_switches)} voluntary / ${fmt.count(u.involuntary_ctx_switches)} involuntary context switches, ${fmt.ms(u.user_ms)} user + ${fmt.ms(u.system_ms)} system CPU`,
+        t("{minor} minor / {major} major faults, {voluntary} voluntary / {involuntary} involuntary context switches, {user} user + {system} system CPU", { minor: fmt.count(u.minor_faults), major: fmt.count(u.major_faults), voluntary: fmt.count(u.voluntary_ctx_switches), involuntary: fmt.count(u.involuntary_ctx_switches), user: fmt.ms(u.user_ms), system: fmt.ms(u.system_ms) }),
         "",
       ),
     );
@@ -167,18 +167,18 @@ function resultTable(m, r) {
   const ratio = ratioText(r.mib_per_s, surveyRate);
   return {
     table: rows,
-    summary: ratio ? `This run moved the bytes at ${ratio} the survey's rate (one run: the quiet runs below say how sure).` : "",
+    summary: ratio ? t("This run moved the bytes at {ratio} the survey's rate (one run: the quiet runs below say how sure).", { ratio }) : "",
   };
 }
 
 /** "What the kernel did": each end's counts per GiB, as table.pipebook-ipc-counts. */
 function countsTable(r) {
-  const t = ipcCountRows(r);
-  if (!t) return [];
-  const head = h("tr", null, h("th", null, "per GiB moved"), ...t.ends.map((e) => h("th", null, e)));
-  const body = t.rows.map((row) => h("tr", null, h("th", null, row.label), ...row.cells.map((c) => h("td", null, c))));
+  const counted = ipcCountRows(r);
+  if (!counted) return [];
+  const head = h("tr", null, h("th", null, t("per GiB moved")), ...counted.ends.map((e) => h("th", null, e)));
+  const body = counted.rows.map((row) => h("tr", null, h("th", null, row.label), ...row.cells.map((c) => h("td", null, c))));
   const out = [
-    h("p", null, "What the kernel did, counted in each end over its own run:"),
+    h("p", null, t("What the kernel did, counted in each end over its own run:")),
     h("table.pipebook-ipc-counts", null, head, ...body),
   ];
   const model = ipcModelRows(r);
@@ -186,36 +186,36 @@ function countsTable(r) {
     const mhead = h(
       "tr",
       null,
-      h("th", { scope: "col" }, "Measured"),
-      h("th", { scope: "col" }, "This run"),
-      h("th", { scope: "col" }, "The chapter predicts"),
-      h("th", { scope: "col" }, "Verdict"),
+      h("th", { scope: "col" }, t("Measured")),
+      h("th", { scope: "col" }, t("This run")),
+      h("th", { scope: "col" }, t("The chapter predicts")),
+      h("th", { scope: "col" }, t("Verdict")),
     );
     const mbody = model.map((j) =>
       h(
         "tr",
         { dataset: { model: j.id, verdict: j.verdict } },
-        h("th", { scope: "row" }, `${j.end}: ${j.what}`),
+        h("th", { scope: "row" }, `${j.end}: `, runnerText(h("span", null, j.what))),
         h("td", null, j.measured),
-        h("td", null, j.model),
+        runnerText(h("td", null, j.model)),
         h("td", null, j.verdictText),
       ),
     );
     out.push(
       h(
         "div.pipebook-table-scroll",
-        { tabindex: "0", role: "group", "aria-label": "The chapter's explanation beside this run (scrolls sideways)" },
+        { tabindex: "0", role: "group", "aria-label": t("The chapter's explanation beside this run (scrolls sideways)") },
         h(
           "table.pipebook-ipc-model",
           null,
-          h("caption", null, "The chapter's explanation beside this run"),
+          h("caption", null, t("The chapter's explanation beside this run")),
           h("thead", null, mhead),
           h("tbody", null, ...mbody),
         ),
       ),
     );
   }
-  if (t.missing.length) out.push(h("ul.pipebook-ipc-counts-missing", null, ...t.missing.map((m) => h("li", null, `Not counted: ${m}`))));
+  if (counted.missing.length) out.push(h("ul.pipebook-ipc-counts-missing", null, ...counted.missing.map((m) => h("li", null, t("Not counted: "), runnerText(h("span", null, m))))));
   return out;
 }
 
@@ -229,24 +229,24 @@ function controls(id, lab, defaults) {
   // The runner publishes its default size (the survey's); without a runner nothing runs anyway.
   const value = fmt.isNumber(bytesBound?.default) ? fmt.sizeArg(bytesBound.default) : "";
   const bytes = h("input.pipebook-ipc-bytes", { id: `${id}-bytes`, type: "text", value, size: 9, spellcheck: "false" });
-  const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: "default", size: 9, spellcheck: "false" });
+  const chunk = h("input.pipebook-ipc-chunk", { id: `${id}-chunk`, type: "text", value: "", placeholder: t("default"), size: 9, spellcheck: "false" });
   const field = (input, text, help) => h("label.pipebook-field", { for: input.id, title: help || "" }, h("span", null, text), input);
   // Only where the runner takes the switch (it publishes it in /api/ipc).
   const counts = countsBound ? h("input.pipebook-ipc-counts", { id: `${id}-counts`, type: "checkbox", checked: countsBound.default !== 0 }) : null;
   const countsField = counts
-    ? h("label.pipebook-field.pipebook-check", { for: counts.id, title: countsBound.help || "" }, counts, h("span", null, countsBound.label || "Count kernel events"))
+    ? h("label.pipebook-field.pipebook-check", { for: counts.id, title: countsBound.help || "" }, counts, (countsBound.label ? runnerText(h("span", null, countsBound.label)) : h("span", null, t("Count kernel events"))))
     : null;
   const quiet = quietBound ? h("input.pipebook-ipc-quiet", { id: `${id}-quiet`, type: "checkbox" }) : null;
   const quietField = quiet
-    ? h("label.pipebook-field.pipebook-check", { for: quiet.id, title: quietBound.help || "" }, quiet, h("span", null, quietBound.label || "Quiet run"))
+    ? h("label.pipebook-field.pipebook-check", { for: quiet.id, title: quietBound.help || "" }, quiet, (quietBound.label ? runnerText(h("span", null, quietBound.label)) : h("span", null, t("Quiet run"))))
     : null;
   const runButton = h("button.pipebook-run-button.pipebook-ipc-button", { type: "submit" }, defaults.button);
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, t("Cancel"));
   const form = h(
     "form.pipebook-controls",
     { novalidate: true },
-    field(bytes, `Bytes (at most ${fmt.bytes(bytesBound?.max)})`, bytesBound?.help),
-    field(chunk, "Bytes per call", chunkBound?.help),
+    field(bytes, t("Bytes (at most {max})", { max: fmt.bytes(bytesBound?.max) }), bytesBound?.help),
+    field(chunk, t("Bytes per call"), chunkBound?.help),
     countsField,
     quietField,
     h("div.pipebook-buttons", null, runButton, cancelButton),
@@ -254,7 +254,7 @@ function controls(id, lab, defaults) {
   const read = () => {
     const b = readSize(bytes.value, bytesBound, "bytes", false);
     if (b.error) return b;
-    const c = readSize(chunk.value, chunkBound, "bytes per call", true);
+    const c = readSize(chunk.value, chunkBound, t("bytes per call"), true);
     if (c.error) return c;
     const params = { bytes: b.value };
     if (c.value !== null) params.chunk = c.value;
@@ -284,10 +284,10 @@ export function mountIpc(root, { online, lab }) {
   const m = describe(root, lab);
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online && lab ? "idle" : "offline";
-  const copies = m.copies === null || m.copies === undefined ? "" : `${m.copies} ${m.copies === 1 ? "copy" : "copies"} per byte`;
+  const copies = m.copies === null || m.copies === undefined ? "" : (m.copies === 1 ? t("{n} copy per byte", { n: m.copies }) : t("{n} copies per byte", { n: m.copies }));
   const card = h(
     "div.pipebook-card.pipebook-ipc-card",
-    { role: "group", "aria-label": `IPC mechanism: ${m.title}` },
+    { role: "group", "aria-label": t("IPC mechanism: {title}", { title: m.title }) },
     h(
       "div.pipebook-card-head",
       null,
@@ -301,10 +301,10 @@ export function mountIpc(root, { online, lab }) {
   );
   root.append(card);
   if (!online || !lab) {
-    card.append(offlineHint("To run this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench ipc ${m.id}`), "."));
+    card.append(offlineHint(t("To run this mechanism on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, `pipebench ipc ${m.id}`) })));
     return;
   }
-  const ui = controls(`pipebook-ipc-${m.id}`, lab, { button: "Run this mechanism", quiet: "choice" });
+  const ui = controls(`pipebook-ipc-${m.id}`, lab, { button: t("Run this mechanism"), quiet: "choice" });
   const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
   const table = h("table.pipebook-ipc-result");
@@ -334,14 +334,14 @@ export function mountIpc(root, { online, lab }) {
   const endProgress = () => {
     bar.hidden = true;
   };
-  setState("idle", "Ready: the run takes the machine for itself, after any run ahead of it.");
+  setState("idle", t("Ready: the run takes the machine for itself, after any run ahead of it."));
   const showEarlier = async () => {
     const records = await history();
     evidence.show(records);
     const e = earlierRuns(records, m.id);
     root.dataset.earlierRuns = String(e.runs);
     earlier.textContent = e.runs
-      ? `Runs of ${m.id} on this machine so far (the runner's history): ${e.runs}, best ${fmt.figure(e.best.mib_per_s)} MiB/s (${fmt.bytes(e.best.bytes)}), latest ${fmt.figure(e.last.mib_per_s)} MiB/s.`
+      ? t("Runs of {id} on this machine so far (the runner's history): {runs}, best {best} {u_mibs} ({bytes}), latest {latest} {u_mibs}.", { u_mibs: "MiB/s", id: m.id, runs: e.runs, best: fmt.figure(e.best.mib_per_s), bytes: fmt.bytes(e.best.bytes), latest: fmt.figure(e.last.mib_per_s) })
       : "";
   };
   showEarlier().catch(() => {});
@@ -353,17 +353,17 @@ export function mountIpc(root, { online, lab }) {
     const asked = ui.read();
     if (asked.error) return setState("error", `Error: ${asked.error}.`);
     evidence.hold(true);
-    fill(command, "Same on the command line: ", h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
-    setState("connecting", "Connecting to the runner…");
+    fill(command, t("Same on the command line: "), h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
+    setState("connecting", t("Connecting to the runner…"));
     samples = 0;
     // This run's count, not the last one's: a quiet run streams none.
     root.dataset.progressSamples = "0";
     run = startIpc(m.id, asked.params, {
-      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
+      queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
       started: (msg) => {
         total = msg.params?.bytes ?? null;
-        const how = asked.params.quiet ? " (quiet: not watched, so no progress until it ends)" : "";
-        setState("running", `Moving ${fmt.bytes(msg.params?.bytes)} in calls of ${fmt.bytes(msg.params?.chunk)}${how}…`);
+        const how = asked.params.quiet ? t(" (quiet: not watched, so no progress until it ends)") : "";
+        setState("running", t("Moving {bytes} in calls of {chunk}{how}…", { bytes: fmt.bytes(msg.params?.bytes), chunk: fmt.bytes(msg.params?.chunk), how }));
       },
       progress: showProgress,
       result: (r) => {
@@ -375,11 +375,11 @@ export function mountIpc(root, { online, lab }) {
         fill(table, out.table);
         summary.textContent = [out.summary, watchedText(r)].filter(Boolean).join(" ");
         if (typeof r.watched === "boolean") root.dataset.watched = String(r.watched);
-        fill(notes, (r.notes || []).map((n) => h("li", null, n)));
+        fill(notes, (r.notes || []).map((n) => runnerText(h("li", null, n))));
         fill(counts, countsTable(r));
         root.dataset.mibPerS = String(r.mib_per_s);
         root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
-        setState("done", `Done: ${fmt.figure(r.mib_per_s)} MiB/s.`);
+        setState("done", t("Done: {rate} {u_mibs}.", { u_mibs: "MiB/s", rate: fmt.figure(r.mib_per_s) }));
       },
       // The runner answers first and saves after: read the history once it says.
       saved: (msg) => {
@@ -392,7 +392,7 @@ export function mountIpc(root, { online, lab }) {
         run = null;
         endProgress();
         evidence.hold(false);
-        setState("cancelled", "Cancelled. The runner removed the run's files, queues and segments.");
+        setState("cancelled", t("Cancelled. The runner removed the run's files, queues and segments."));
       },
       error: (message) => {
         run = null;
@@ -407,7 +407,7 @@ export function mountIpc(root, { online, lab }) {
   });
   ui.cancelButton.addEventListener("click", () => {
     if (run) {
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       run.cancel();
     }
   });
@@ -429,15 +429,15 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   const text = h("p.pipebook-ipc-evidence-text");
   const picture = h("div.pipebook-ipc-evidence-picture");
   const budget = h("input.pipebook-ipc-evidence-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_SURVEY_BUDGET, value: 12, size: 4 });
-  const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": `Run until resolved: ${m.id} against the survey` }, "Run until resolved");
-  const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
+  const until = h("button.pipebook-run-button.pipebook-ipc-evidence-until", { type: "button", "aria-label": t("Run until resolved: {id} against the survey", { id: m.id }) }, t("Run until resolved"));
+  const stop = h("button.pipebook-cancel-button", { type: "button", hidden: true }, t("Stop"));
   const status = h("p.pipebook-status.pipebook-ipc-evidence-status", { role: "status", "aria-live": "polite" });
   const el = h(
     "div.pipebook-ipc-evidence",
     { "data-state": "idle", hidden: surveyRate === null },
     text,
     picture,
-    h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: budget.id }, h("span", null, "Quiet runs at most"), budget), until, stop),
+    h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: budget.id }, h("span", null, t("Quiet runs at most")), budget), until, stop),
     designNote(h),
     status,
   );
@@ -451,7 +451,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   let series = null;
   let asked = 0;
   const all = () => [...records, ...own];
-  const words = (j) => judgedSentence(j, { a: `Quiet runs of ${m.id} here`, verb: "are", b: "the survey's rate", unit: "quiet run", won: "faster than the survey's machine", lost: "slower than the survey's machine" });
+  const words = (j) => judgedSentence(j, { a: t("Quiet runs of {id} here", { id: m.id }), verb: t("are"), b: t("the survey's rate"), unit: "quiet run", won: t("faster than the survey's machine"), lost: t("slower than the survey's machine") });
   const draw = (answer) => showJudged(answer, { text, picture, el, cls: "pipebook-ipc-evidence-interval", words, unit: "quiet run" });
   const render = () => {
     if (surveyRate === null) return;
@@ -460,10 +460,10 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     el.dataset.quiet = String(runs.quiet.length);
     const mine = (asked += 1);
     if (series) return draw({ judgement: series });
-    const sizes = config ? ` (${fmt.bytes(config.bytes)}${config.chunk ? ` in calls of ${fmt.bytes(config.chunk)}` : ""}${config.counted ? "" : ", kernel events not counted"})` : "";
-    const left = runs.left ? ` ${runs.left} watched or unlabelled run${runs.left === 1 ? " is" : "s are"} left out: watching costs a run.` : "";
+    const sizes = config ? t(" ({bytes}{chunk}{counted})", { bytes: fmt.bytes(config.bytes), chunk: config.chunk ? t(" in calls of {chunk}", { chunk: fmt.bytes(config.chunk) }) : "", counted: config.counted ? "" : t(", kernel events not counted") }) : "";
+    const left = runs.left ? (runs.left === 1 ? t(" {n} watched or unlabelled run is left out: watching costs a run.", { n: 1 }) : t(" {n} watched or unlabelled runs are left out: watching costs a run.", { n: runs.left })) : "";
     if (!runs.quiet.length) {
-      fill(text, `No quiet run of ${m.id}${sizes} yet: the runner judges quiet runs only.${left}`);
+      fill(text, t("No quiet run of {id}{sizes} yet: the runner judges quiet runs only.{left}", { id: m.id, sizes, left }));
       fill(picture);
       delete el.dataset.verdict;
       return;
@@ -471,7 +471,7 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
     judge({ paired: true, a: runs.quiet, b: figureSide(runs.quiet, surveyRate) }).then((answer) => {
       if (mine !== asked) return;
       draw(answer);
-      if (answer.judgement) text.append(` Runs of ${m.id}${sizes}.${left}`);
+      if (answer.judgement) text.append(t(" Runs of {id}{sizes}.{left}", { id: m.id, sizes, left }));
     });
   };
   let held = false;
@@ -492,22 +492,22 @@ function surveyEvidence(m, surveyRate, read, holdCard) {
   };
   const oneRun = (params, n, most) =>
     new Promise((resolve) => {
-      const where = (what) => fill(status, `Quiet run ${n} of at most ${most}: ${what}`);
+      const where = (what) => fill(status, t("Quiet run {n} of at most {most}: {what}", { n, most, what }));
       session = startIpc(m.id, params, {
         connecting: () => where("connecting…"),
-        queued: (position) => where(`waiting for place ${position} in the queue…`),
-        started: () => where("running (not watched)…"),
+        queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
+        started: () => where(t("running (not watched)…")),
         result: (r) => {
           add(r);
-          resolve(r.watched === false && r.checksum_ok === true && r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: "Error: a run came back without a verified figure." });
+          resolve(r.watched === false && r.checksum_ok === true && r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: t("Error: a run came back without a verified figure.") });
         },
-        cancelled: () => resolve({ ok: false, message: `Stopped after ${n - 1} quiet run${n === 2 ? "" : "s"}.` }),
+        cancelled: () => resolve({ ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) }),
         error: (message) => resolve({ ok: false, message: `Error: ${message}` }),
       });
     });
   until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
-    const planned = await pairedPlan(Number(budget.value), MAX_SURVEY_BUDGET, "Quiet runs at most");
+    const planned = await pairedPlan(Number(budget.value), MAX_SURVEY_BUDGET, t("Quiet runs at most"));
     if (!planned.plan) return fill(status, planned.message);
     const plan = planned.plan;
     const form = read();
@@ -563,25 +563,25 @@ export function mountIpcMatrix(root, { online, lab }) {
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online && lab ? "idle" : "offline";
   root.dataset.rows = "0";
-  const title = "Every mechanism on this machine beside the survey";
+  const title = t("Every mechanism on this machine beside the survey");
   const card = h(
     "div.pipebook-card.pipebook-ipc-card",
     { role: "group", "aria-label": title },
     h(
       "div.pipebook-card-head",
       null,
-      h("span.pipebook-kind", { dataset: { kind: "ipc" } }, "IPC matrix"),
+      h("span.pipebook-kind", { dataset: { kind: "ipc" } }, t("IPC matrix")),
       h("p.pipebook-title", null, title),
-      h("p.pipebook-summary", null, `Each mechanism runs as its own queued run, one after another, quiet (not watched: watching costs a run, and these figures are compared). Survey: ${SURVEY_SOURCE}.`),
+      h("p.pipebook-summary", null, t("Each mechanism runs as its own queued run, one after another, quiet (not watched: watching costs a run, and these figures are compared). Survey: {source}.", { source: SURVEY_SOURCE })),
     ),
   );
   root.append(card);
   if (!online || !lab) {
-    card.append(offlineHint("To run every mechanism on your own machine", START_HINT, ", or run ", h("code", null, "pipebench ipc"), "."));
+    card.append(offlineHint(t("To run every mechanism on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, "pipebench ipc") })));
     return;
   }
   const mechanisms = lab.mechanisms.filter((m) => m.pair);
-  const ui = controls("pipebook-ipc-matrix", lab, { button: "Run all mechanisms", quiet: "always" });
+  const ui = controls("pipebook-ipc-matrix", lab, { button: t("Run all mechanisms"), quiet: "always" });
   const status = statusLine({ state: "idle" });
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
@@ -615,7 +615,7 @@ export function mountIpcMatrix(root, { online, lab }) {
   });
   card.append(ui.form, status, chart.el, table, versus.el);
   const setState = stateSetter(root, card, status, ui);
-  setState("idle", `Ready: ${mechanisms.length} producer/consumer mechanisms.`);
+  setState("idle", t("Ready: {n} producer/consumer mechanisms.", { n: mechanisms.length }));
 
   let rows = [];
   const redraw = () => {
@@ -627,11 +627,11 @@ export function mountIpcMatrix(root, { online, lab }) {
       h(
         "tr",
         null,
-        h("th", null, "mechanism"),
-        h("th", null, "copies"),
-        h("th", null, "MiB/s here"),
-        h("th", null, "survey MiB/s"),
-        h("th", { title: t("Your quiet runs' median over the survey's rate, with the runner's 95% interval once there are six") }, "÷ survey"),
+        h("th", null, t("mechanism")),
+        h("th", null, t("copies")),
+        h("th", null, t("{u_mibs} here", { u_mibs: "MiB/s" })),
+        h("th", null, t("survey {u_mibs}", { u_mibs: "MiB/s" })),
+        h("th", { title: t("Your quiet runs' median over the survey's rate, with the runner's 95% interval once there are six") }, t("÷ survey")),
       ),
       rows.map((r) => {
         // This page's quiet runs of the row's mechanism, at the matrix's size.
@@ -670,14 +670,14 @@ export function mountIpcMatrix(root, { online, lab }) {
         return setState("done", `Done: ${mechanisms.length} mechanisms.`);
       }
       const m = mechanisms[index];
-      setState("running", `Connecting for ${m.id} (${index + 1} of ${mechanisms.length})…`);
+      setState("running", t("Connecting for {id} ({n} of {total})…", { id: m.id, n: index + 1, total: mechanisms.length }));
       let total = null;
-      const label = `${m.id} (${index + 1} of ${mechanisms.length})`;
+      const label = t("{id} ({n} of {total})", { id: m.id, n: index + 1, total: mechanisms.length });
       run = startIpc(m.id, asked.params, {
-        queued: (position) => setState("running", `${m.id}: waiting, place ${position} in the queue.`),
+        queued: (position) => setState("running", t("{id}: waiting, place {position} in the queue.", { id: m.id, position })),
         started: (msg) => {
           total = msg.params?.bytes ?? null;
-          setState("running", `Running ${label}, quiet…`);
+          setState("running", t("Running {label}, quiet…", { label }));
         },
         progress: (msg) => {
           status.textContent = `${label}: ${ipcProgress(msg, total).text}`;
@@ -692,7 +692,7 @@ export function mountIpcMatrix(root, { online, lab }) {
         cancelled: () => {
           run = null;
           versus.hold(false);
-          setState("cancelled", `Cancelled at ${m.id}. Nothing is left running.`);
+          setState("cancelled", t("Cancelled at {id}. Nothing is left running.", { id: m.id }));
         },
         error: (message) => {
           // One mechanism refused (e.g. a System V limit): say so and go on.
@@ -707,7 +707,7 @@ export function mountIpcMatrix(root, { online, lab }) {
   ui.cancelButton.addEventListener("click", () => {
     if (run) {
       stopped = true;
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       run.cancel();
     }
   });
@@ -732,7 +732,7 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const a = pick("pipebook-ipc-versus-a", ids.includes("pipe-rw") ? "pipe-rw" : ids[0]);
   const b = pick("pipebook-ipc-versus-b", ids.includes("pipe-splice") ? "pipe-splice" : ids.find((x) => x !== a.value) ?? ids[0]);
   const budget = h("input.pipebook-ipc-versus-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_VERSUS_PAIRS, value: 12, size: 4 });
-  const until = h("button.pipebook-cancel-button.pipebook-ipc-versus-until", { type: "button" }, "Run until resolved");
+  const until = h("button.pipebook-cancel-button.pipebook-ipc-versus-until", { type: "button" }, t("Run until resolved"));
   const text = h("p.pipebook-ipc-versus-text");
   const picture = h("div.pipebook-ipc-versus-picture");
   const status = h("p.pipebook-status.pipebook-ipc-versus-status", { role: "status", "aria-live": "polite" });
@@ -740,8 +740,8 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   const el = h(
     "div.pipebook-ipc-versus",
     { "data-state": "idle" },
-    h("p.pipebook-summary", null, "One mechanism against another: the ratio of their medians over the quiet runs this page made (not watched: watching costs a run), as the runner judges them."),
-    h("div.pipebook-lab-row", null, field(a, "Mechanism A"), field(b, "Mechanism B"), field(budget, "Pairs at most"), until),
+    h("p.pipebook-summary", null, t("One mechanism against another: the ratio of their medians over the quiet runs this page made (not watched: watching costs a run), as the runner judges them.")),
+    h("div.pipebook-lab-row", null, field(a, t("Mechanism A")), field(b, t("Mechanism B")), field(budget, t("Pairs at most")), until),
     designNote(h),
     text,
     picture,
@@ -751,15 +751,15 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
   let series = null;
   let asked = 0;
   // A sequence's judgement is over pairs; this page's runs of each, two sets.
-  const words = (j) => judgedSentence(j, { a: a.value, b: b.value, unit: j.method === "signed_rank" ? "pair" : "quiet run", won: `${a.value} is faster here`, lost: `${a.value} is slower here` });
+  const words = (j) => judgedSentence(j, { a: a.value, b: b.value, unit: j.method === "signed_rank" ? "pair" : "quiet run", won: t("{id} is faster here", { id: a.value }), lost: t("{id} is slower here", { id: a.value }) });
   const draw = (answer) => showJudged(answer, { text, picture, el, cls: "pipebook-ipc-versus-interval", words, unit: "quiet run" });
   const show = () => {
     const mine = (asked += 1);
     if (el.dataset.state === "busy") return;
     const [ra, rb] = [runsOf.get(a.value) ?? [], runsOf.get(b.value) ?? []];
-    if (a.value === b.value) fill(text, "Pick two different mechanisms.");
+    if (a.value === b.value) fill(text, t("Pick two different mechanisms."));
     else if (series) return draw({ judgement: series });
-    else if (!ra.length || !rb.length) fill(text, `${a.value} has ${ra.length} quiet run${ra.length === 1 ? "" : "s"} here and ${b.value} ${rb.length}: with quiet runs of each, the runner judges how they compare.`);
+    else if (!ra.length || !rb.length) fill(text, t("{a} has {na} quiet runs here and {b} {nb}: with quiet runs of each, the runner judges how they compare.", { a: a.value, na: ra.length, b: b.value, nb: rb.length }));
     else {
       judge({ paired: false, a: ra, b: rb }).then((answer) => {
         if (mine === asked) draw(answer);
@@ -784,16 +784,16 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
       startIpc(mech, params, {
         result: (r) => {
           keep(mech, r);
-          resolve(r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: `Error (${mech}): no figure.` });
+          resolve(r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: t("Error ({id}): no figure.", { id: mech }) });
         },
         cancelled: () => resolve({ ok: false, message: "Stopped." }),
-        error: (message) => resolve({ ok: false, message: `Error (${mech}): ${message}` }),
+        error: (message) => resolve({ ok: false, message: t("Error ({id}): {message}", { id: mech, message }) }),
       });
     });
   until.addEventListener("click", async () => {
     if (held || el.dataset.state === "busy") return;
-    if (a.value === b.value) return fill(status, "Pick two different mechanisms.");
-    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_VERSUS_PAIRS, "Pairs at most");
+    if (a.value === b.value) return fill(status, t("Pick two different mechanisms."));
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_VERSUS_PAIRS, t("Pairs at most"));
     if (!planned.plan) return fill(status, planned.message);
     const plan = planned.plan;
     const form = read();
@@ -809,7 +809,7 @@ function versusSection(mechanisms, keep, runsOf, read, holdMatrix) {
       // A B, then B A: the order balances what drifts over the runs.
       addOne: async () => {
         const n = pairs.a.length;
-        fill(status, `${planSentence(plan, "pair")} Pair ${n + 1} of at most ${plan.at.at(-1)}, quiet…`);
+        fill(status, `${planSentence(plan, "pair")} ${t("Pair {n} of at most {most}, quiet…", { n: n + 1, most: plan.at.at(-1) })}`);
         const order = n % 2 === 0 ? [ma, mb] : [mb, ma];
         const got = {};
         for (const mech of order) {

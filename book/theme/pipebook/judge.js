@@ -8,6 +8,7 @@
 // and its loop, which every card's "Run until resolved" uses.
 
 import { judgement } from "./api.js";
+import { t, withNodes } from "./i18n.js";
 
 /** Where the book explains what a verdict promises (the chapter on comparing runs). */
 export const CHAPTER = "comparing-runs.html";
@@ -16,7 +17,7 @@ export const CHAPTER = "comparing-runs.html";
 export const MAX_LOOKS = 3;
 
 /** Said where a verdict would be, on a page no runner serves. */
-export const OFFLINE_SENTENCE = "Judging these figures needs the runner: start it (cargo run --release) and open the book from it.";
+export const OFFLINE_SENTENCE = t("Judging these figures needs the runner: start it ({command}) and open the book from it.", { command: "cargo run --release" });
 
 /**
  * The query /api/judge reads: `paired` (a[i] and b[i] ran as a pair), the two
@@ -58,9 +59,20 @@ export function claims(j) {
 
 /** `n` `unit`s (one pair, 2 pairs). */
 export function plural(n, unit) {
+  if (UNIT_WORDS[unit]) return UNIT_WORDS[unit][n === 1 ? 0 : 1].replace("{n}", String(n));
   if (n === 1) return `${n} ${unit}`;
   return `${n} ${unit.endsWith("y") && !/[aeiou]y$/.test(unit) ? `${unit.slice(0, -1)}ies` : `${unit}s`}`;
 }
+
+// The units the cards count in, in the page's language (t leaves {n} for plural to fill).
+const UNIT_WORDS = {
+  pair: [t("{n} pair"), t("{n} pairs")],
+  run: [t("{n} run"), t("{n} runs")],
+  "quiet run": [t("{n} quiet run"), t("{n} quiet runs")],
+  look: [t("{n} look"), t("{n} looks")],
+  try: [t("{n} try"), t("{n} tries")],
+  "false claim": [t("{n} false claim"), t("{n} false claims")],
+};
 
 /**
  * Why a judgement of too few figures has no verdict, in one sentence: "5 pairs
@@ -74,8 +86,8 @@ export function tooFewSentence(j, unit = undefined) {
   // A look of a sequential design cannot resolve at its own, stricter level.
   const own = Number.isFinite(j.level_this_look) ? j.level_this_look : (j.level ?? 0.95);
   const level = Number((own * 100).toFixed(1));
-  const each = side ? " a side" : "";
-  return `${plural(n, name)}${each} cannot resolve at ${level}%: at least ${j.min_n}${each} are needed.`;
+  const each = side ? t(" a side") : "";
+  return t("{figures}{each} cannot resolve at {level}%: at least {n}{each} are needed.", { figures: plural(n, name), each, level, n: j.min_n });
 }
 
 /**
@@ -84,8 +96,8 @@ export function tooFewSentence(j, unit = undefined) {
  */
 export function designSentence(j) {
   if (j?.design !== "sequential") return "";
-  const level = Number.isFinite(j.level_this_look) ? ` at ${(100 * j.level_this_look).toFixed(1)}%` : "";
-  return `Look ${j.look} of ${j.looks} of a sequential design: each look judges${level}, so all looks together keep the 95% promise.`;
+  const level = Number.isFinite(j.level_this_look) ? t(" at {level}%", { level: (100 * j.level_this_look).toFixed(1) }) : "";
+  return t("Look {look} of {looks} of a sequential design: each look judges{level}, so all looks together keep the 95% promise.", { look: j.look, looks: j.looks, level });
 }
 
 /**
@@ -107,7 +119,7 @@ export function planLooks(looks, budget) {
 export async function fewestAt(paired, looks) {
   const asked = await judge({ paired, a: [1], b: [1], look: 1, looks });
   if (!asked.judgement) return asked;
-  return Number.isInteger(asked.judgement.min_n) ? { min: asked.judgement.min_n } : { error: "the runner gave no fewest figures" };
+  return Number.isInteger(asked.judgement.min_n) ? { min: asked.judgement.min_n } : { error: t("the runner gave no fewest figures") };
 }
 
 /**
@@ -133,18 +145,18 @@ export async function planFor(budget, fewest) {
  * {plan} or {message} saying why there is none.
  */
 export async function pairedPlan(budget, most, field) {
-  if (!Number.isInteger(budget) || budget < 1 || budget > most) return { message: `${field}: enter a whole number up to ${most}.` };
+  if (!Number.isInteger(budget) || budget < 1 || budget > most) return { message: t("{field}: enter a whole number up to {most}.", { field, most }) };
   const got = await planFor(budget, (looks) => fewestAt(true, looks));
   if (got.plan) return got;
   if (got.offline) return { message: OFFLINE_SENTENCE };
-  if (got.tooSmall) return { message: `${field}: ${budget} cannot resolve at 95%; enter at least ${got.tooSmall}.` };
-  return { message: `Error: ${got.error}` };
+  if (got.tooSmall) return { message: t("{field}: {budget} cannot resolve at 95%; enter at least {least}.", { field, budget, least: got.tooSmall }) };
+  return { message: t("Error: {message}", { message: got.error }) };
 }
 
 /** The plan in one sentence, said before the first run. */
 export function planSentence(plan, unit) {
-  const when = plan.looks === 1 ? `one look, after ${plural(plan.at[0], unit)}` : `${plan.looks} looks, after ${plan.at.join(", ")} ${unit}s`;
-  return `Sequential design: ${when}; it stops at the first look that resolves, or after the last.`;
+  const when = plan.looks === 1 ? t("one look, after {figures}", { figures: plural(plan.at[0], unit) }) : t("{looks} looks, after {at} {unit}", { looks: plan.looks, at: plan.at.join(", "), unit: plural(2, unit).replace(/^2 /, "") });
+  return t("Sequential design: {when}; it stops at the first look that resolves, or after the last.", { when });
 }
 
 /**
@@ -177,11 +189,22 @@ export async function runSequence(plan, { count, addOne, judgeAt, onLook = () =>
 export function endingSentence(done, unit) {
   const n = (j) => (j ? (j.method === "rank_sum" ? Math.min(j.n_a, j.n_b) : j.n_a) : 0);
   const j = done.judgement;
-  if (done.ending === "resolved") return `Resolved at look ${done.look}, after ${plural(n(j), unit)}.`;
-  if (done.ending === "spent") return `Budget spent: ${plural(n(j), unit)} in ${plural(done.look, "look")}, not resolved.`;
-  if (done.ending === "stopped") return `Stopped after ${plural(done.look, "look")}.`;
+  if (done.ending === "resolved") return t("Resolved at look {look}, after {figures}.", { look: done.look, figures: plural(n(j), unit) });
+  if (done.ending === "spent") return t("Budget spent: {figures} in {looks}, not resolved.", { figures: plural(n(j), unit), looks: plural(done.look, "look") });
+  if (done.ending === "stopped") return t("Stopped after {looks}.", { looks: plural(done.look, "look") });
   if (done.ending === "offline") return OFFLINE_SENTENCE;
-  return done.message?.startsWith("Error") || done.message?.startsWith("Stopped") ? done.message : `Error: ${done.message}`;
+  return isErrorText(done.message) || STOP_WORDS.some((w) => String(done.message ?? "").startsWith(w)) ? done.message : t("Error: {message}", { message: done.message });
+}
+
+// How the page's own error and stop sentences start, in English and in the page's
+// language (a msgid up to its first placeholder): such a message is shown as it is.
+const prefixes = (words) => words.map((w) => w.split("{")[0].trim()).filter(Boolean);
+const ERROR_WORDS = prefixes(["Error", t("Error: {message}"), t("Error ({id}): {message}"), t("Error: a pair came back without both values."), t("Error: a run came back without a verified figure.")]);
+const STOP_WORDS = prefixes(["Stopped", t("Stopped after {n} quiet run."), t("Stopped after {n} quiet runs."), t("Stopped after {n} pair. Nothing is left running."), t("Stopped after {n} pairs. Nothing is left running.")]);
+
+/** Whether `text` is one of the page's error sentences, in English or the page's language. */
+export function isErrorText(text) {
+  return ERROR_WORDS.some((w) => String(text ?? "").startsWith(w));
 }
 
 /**
@@ -192,8 +215,6 @@ export function designNote(h) {
   return h(
     "p.pipebook-design-note",
     null,
-    "Run until resolved uses a sequential design: a few looks planned in advance share the 5%, so stopping early keeps the 95% promise (",
-    h("a", { href: CHAPTER }, "how comparing runs works"),
-    ").",
+    withNodes(t("Run until resolved uses a sequential design: a few looks planned in advance share the 5%, so stopping early keeps the 95% promise ({link})."), { link: h("a", { href: CHAPTER }, t("how comparing runs works")) }),
   );
 }

@@ -12,7 +12,7 @@
 
 import { system } from "./api.js";
 import { fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { runnerText, t } from "./i18n.js";
 import { branchState, kernelLine } from "./kernelline.js";
 import { startProbe } from "./runner.js";
 
@@ -30,16 +30,16 @@ function probedAt(report) {
 export function drawKernelLine(el, report) {
   const line = kernelLine(report, el.dataset.probe);
   el.dataset.state = line.state;
-  const parts = [h("p.pipebook-kernel-text", null, line.text)];
+  const parts = [h("p.pipebook-kernel-text", null, line.text)].map((p) => (line.fromRunner ? runnerText(p) : p));
   if (line.expect || line.evidence) {
     const when = probedAt(report);
     parts.push(
       h(
         "details.pipebook-kernel-evidence",
         null,
-        h("summary", null, "What this means here, and how it was measured"),
-        line.expect ? h("p", null, line.expect) : null,
-        line.evidence ? h("p", null, line.evidence) : null,
+        h("summary", null, t("What this means here, and how it was measured")),
+        line.expect ? (line.fromRunner ? runnerText(h("p", null, line.expect)) : h("p", null, line.expect)) : null,
+        line.evidence ? (line.fromRunner ? runnerText(h("p", null, line.evidence)) : h("p", null, line.evidence)) : null,
         when ? h("p.pipebook-kernel-when", null, when) : null,
         report ? probeAgain(() => el) : null,
       ),

@@ -2,6 +2,8 @@
 // probes (/api/system's `behaviour`) read into the text a `{{#kernel PROBE}}`
 // line shows. Pure: no DOM, no network (kernel.js draws it).
 
+import { runnerSentence, t } from "./i18n.js";
+
 /** The probe named `id` in a system report, when it is well formed; else null. */
 export function probeOf(report, id) {
   const list = Array.isArray(report?.behaviour) ? report.behaviour : [];
@@ -19,7 +21,7 @@ export function kernelLine(report, id) {
   if (!report) {
     return {
       state: "offline",
-      text: "On your machine: start the runner (cargo run --release) to measure what your kernel does here.",
+      text: t("On your machine: start the runner ({command}) to measure what your kernel does here.", { command: "cargo run --release" }),
       expect: "",
       evidence: "",
     };
@@ -28,17 +30,22 @@ export function kernelLine(report, id) {
   if (!probe) {
     return {
       state: "unknown",
-      text: "On this machine: the runner did not report this behaviour, so the chapter cannot tell what your kernel does.",
-      expect: "The chapter describes the article's kernel; yours may differ.",
-      evidence: `No probe named ${id} in the runner's report.`,
+      text: t("On this machine: the runner did not report this behaviour, so the chapter cannot tell what your kernel does."),
+      expect: t("The chapter describes the article's kernel; yours may differ."),
+      evidence: t("No probe named {id} in the runner's report.", { id }),
     };
   }
   const unknown = probe.answer === "unknown";
+  // The probe's own words: the runner's, in the page's language where the
+  // edition's catalogue has them, else in English (and marked so).
+  const line = runnerSentence(probe.line);
+  const expect = runnerSentence(typeof probe.expect === "string" ? probe.expect : "");
   return {
     state: unknown ? "unknown" : "measured",
-    text: probe.line,
-    expect: typeof probe.expect === "string" ? probe.expect : "",
-    evidence: unknown ? `Why: ${probe.why_unknown ?? "not said"}` : `Seen: ${probe.evidence ?? ""}`,
+    fromRunner: !(line.translated && (expect.translated || !expect.text)),
+    text: line.text,
+    expect: expect.text,
+    evidence: unknown ? t("Why: {why}", { why: probe.why_unknown ?? t("not said") }) : t("Seen: {evidence}", { evidence: probe.evidence ?? "" }),
   };
 }
 

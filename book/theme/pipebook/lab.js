@@ -11,7 +11,7 @@
 
 import { START_HINT, labReportUrl, labState, precheck } from "./api.js";
 import { secondsInput } from "./controls.js";
-import { t } from "./i18n.js";
+import { runnerText, t } from "./i18n.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runsTable } from "./labruns.js";
@@ -20,33 +20,34 @@ import * as labs from "./labchecks.js";
 import { saveLab, startIpc, startLatency, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { precheckSentence } from "./verdict.js";
+import { LAB_WORDS, labSay } from "./labtext.js";
 
 let nextId = 0;
 
 /** A finished run's headline figure: a latency run's median and 99th percentile, else its GiB/s. */
 function figure(result) {
-  if (result?.kind === "latency") return `median ${nsText(result.p50)}, 99th percentile ${nsText(result.p99)}`;
+  if (result?.kind === "latency") return labSay.latencyFigure(nsText(result.p50), nsText(result.p99));
   return `${fmt.gib(result.gib_per_s)} GiB/s`;
 }
 
 /** What a task runs, in a line of code text. */
-function taskText(t) {
-  if (t.latency) {
-    const l = t.latency;
-    return `latency ${l.mechanism}, ${l.mode}, ${fmt.bytes(l.size)} messages, ${l.round_trips} round trips on the runner's two CPUs`;
+function taskText(task) {
+  if (task.latency) {
+    const l = task.latency;
+    return labSay.latencyTask(l.mechanism, l.mode, fmt.bytes(l.size), l.round_trips);
   }
   // Without bytes of its own, a task moves the runner's default (published at /api/ipc).
-  if (t.mechanism) return `IPC ${t.mechanism}, ${t.bytes ? fmt.bytes(t.bytes) : "the runner's default size"} unless capped`;
-  if (t.sweep) {
-    const values = t.sweep.values.map((v) => fmt.bytes(v)).join(", ");
-    return `${t.step}, ${t.sweep.param} over ${values}`;
+  if (task.mechanism) return labSay.ipcTask(task.mechanism, task.bytes ? fmt.bytes(task.bytes) : LAB_WORDS.runnersDefault);
+  if (task.sweep) {
+    const values = task.sweep.values.map((v) => fmt.bytes(v)).join(", ");
+    return labSay.sweepTask(task.step, task.sweep.param, values);
   }
-  return `${t.step}${t.params?.verify ? ", every byte verified" : ""}`;
+  return `${task.step}${task.params?.verify ? LAB_WORDS.everyByte : ""}`;
 }
 
 /** A check's status as the card shows it. */
 function statusWord(status) {
-  if (status === "not_resolved") return "not resolved";
+  if (status === "not_resolved") return LAB_WORDS.notResolved;
   if (status === "not_this_kernel") return t("not this kernel");
   return status;
 }
@@ -72,7 +73,7 @@ function checkItem(check, outcome) {
     { dataset: { check: check.id, status: outcome.status } },
     h("span.pipebook-check-status", null, statusWord(outcome.status)),
     h("span.pipebook-check-title", null, check.title),
-    h("p.pipebook-check-detail", null, outcome.detail),
+    runnerText(h("p.pipebook-check-detail", null, outcome.detail)),
   );
   const assumes = assumesText(check, outcome);
   if (assumes) item.append(h("p.pipebook-check-assumes", null, assumes));
@@ -80,14 +81,14 @@ function checkItem(check, outcome) {
     item.append(h("p.pipebook-check-help", null, t("This check rests on a kernel behaviour this machine does not have, so it is not judged here and does not count against you.")));
   }
   if (outcome.status === "fail") {
-    item.append(h("p.pipebook-check-help", null, `Why: ${check.explain} What to try: ${check.try}`));
+    item.append(h("p.pipebook-check-help", null, labSay.whyTry(check.explain, check.try)));
   }
   // Judged at planned looks: the runs the next look needs, or that it is final.
   if (outcome.status === "not_resolved") {
     item.append(h("p.pipebook-check-help", { dataset: { final: outcome.more_runs == null ? "yes" : "no" } }, labs.lookHelp(outcome)));
   }
   if (outcome.status === "unavailable") {
-    item.append(h("p.pipebook-check-help", null, "This machine did not let the runner count it, so the check is left open and does not count against you."));
+    item.append(h("p.pipebook-check-help", null, LAB_WORDS.unavailableHelp));
   }
   return item;
 }
@@ -100,7 +101,7 @@ function outcomeOf(judged, check, online) {
   return {
     id: check.id,
     status: "pending",
-    detail: online ? "waiting: the runner judges this check once its tasks have their runs." : "Judging this check needs the runner: start it (cargo run --release) and open the book from it.",
+    detail: online ? LAB_WORDS.waitingCheck : LAB_WORDS.offlineCheck,
   };
 }
 
@@ -110,7 +111,7 @@ function predictionInput(lab, id) {
     return h(
       "select.pipebook-prediction-input",
       { id },
-      h("option", { value: "" }, "choose…"),
+      h("option", { value: "" }, LAB_WORDS.choose),
       p.options.map((o) => h("option", { value: o }, o)),
     );
   }
@@ -132,18 +133,18 @@ export function mountLab(root, { online, catalogEntry }) {
 
   const card = h(
     "div.pipebook-card",
-    { role: "group", "aria-label": `Lab: ${lab.title}` },
+    { role: "group", "aria-label": labSay.ariaLabel(lab.title) },
     h(
       "div.pipebook-card-head",
       null,
-      h("span.pipebook-kind", null, "Lab"),
+      h("span.pipebook-kind", null, LAB_WORDS.kind),
       h("p.pipebook-title", null, lab.title),
       h("p.pipebook-summary", null, lab.goal),
     ),
   );
   root.append(card);
 
-  const predictionBox = h("section.pipebook-lab-prediction", null, h("h2", null, "1. Predict"), h("p", null, lab.prediction.question));
+  const predictionBox = h("section.pipebook-lab-prediction", null, h("h2", null, LAB_WORDS.predict), h("p", null, lab.prediction.question));
   const tasksList = h("ul.pipebook-lab-tasks");
   const checksList = h("ul.pipebook-lab-checks");
   const verdict = h("p.pipebook-lab-verdict");
@@ -166,9 +167,9 @@ export function mountLab(root, { online, catalogEntry }) {
 
   if (!online) {
     card.append(
-      h("section", null, h("h2", null, "2. Run"), h("ul.pipebook-lab-tasks", null, lab.tasks.map((t) => h("li", null, `${t.title} (${taskText(t)})`)))),
-      h("section", null, h("h2", null, "3. Check"), checksList),
-      offlineHint("To do this lab on your own machine", START_HINT, " and come back to this page."),
+      h("section", null, h("h2", null, LAB_WORDS.run), h("ul.pipebook-lab-tasks", null, lab.tasks.map((task) => h("li", null, `${task.title} (${taskText(task)})`)))),
+      h("section", null, h("h2", null, LAB_WORDS.check), checksList),
+      offlineHint(LAB_WORDS.offline, START_HINT, LAB_WORDS.comeBack),
     );
     showChecks(null);
     return;
@@ -176,46 +177,46 @@ export function mountLab(root, { online, catalogEntry }) {
 
   // Controls: the prediction, the time budget and byte cap of each run, the export.
   const input = predictionInput(lab, `${id}-prediction`);
-  const saveButton = h("button.pipebook-run-button.pipebook-prediction-save", { type: "button" }, "Save my prediction");
+  const saveButton = h("button.pipebook-run-button.pipebook-prediction-save", { type: "button" }, LAB_WORDS.save);
   const predicted = h("p.pipebook-lab-predicted");
   predictionBox.append(
     h(
       "div.pipebook-lab-row",
       null,
-      h("label.pipebook-field", { for: input.id }, h("span", null, lab.prediction.unit ? `Your prediction (${lab.prediction.unit})` : "Your prediction"), input),
+      h("label.pipebook-field", { for: input.id }, h("span", null, lab.prediction.unit ? labSay.predictionUnit(lab.prediction.unit) : LAB_WORDS.yourPrediction), input),
       saveButton,
     ),
     predicted,
   );
   const { input: seconds } = secondsInput(catalogEntry, id, lab.seconds);
-  const bytes = h("input.pipebook-lab-bytes", { id: `${id}-bytes`, type: "text", placeholder: "no cap", size: 8 });
-  const resetButton = h("button.pipebook-cancel-button.pipebook-lab-reset", { type: "button" }, "Start this lab over");
+  const bytes = h("input.pipebook-lab-bytes", { id: `${id}-bytes`, type: "text", placeholder: LAB_WORDS.noCap, size: 8 });
+  const resetButton = h("button.pipebook-cancel-button.pipebook-lab-reset", { type: "button" }, LAB_WORDS.startOver);
   // Before any run: what would make this machine noisy, so an open check is
   // read as the machine's doing and the student knows what to change.
-  const machineCheck = h("p.pipebook-precheck", null, "Machine check: looking at the runner's CPUs…");
+  const machineCheck = h("p.pipebook-precheck", null, LAB_WORDS.machineCheck);
   precheck().then((advice) => fill(machineCheck, precheckSentence(advice)));
   card.append(
     h(
       "section",
       null,
-      h("h2", null, "2. Run"),
+      h("h2", null, LAB_WORDS.run),
       h(
         "div.pipebook-lab-row",
         null,
         // IPC runs move a number of bytes and take no time budget; latency runs
         // time a number of round trips and take neither.
-        lab.tasks.some((t) => !t.mechanism && !t.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, "Seconds per run"), seconds) : null,
-        lab.tasks.some((t) => !t.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, "Byte cap per run"), bytes) : null,
+        lab.tasks.some((task) => !task.mechanism && !task.latency) ? h("label.pipebook-field", { for: seconds.id }, h("span", null, LAB_WORDS.secondsPerRun), seconds) : null,
+        lab.tasks.some((task) => !task.latency) ? h("label.pipebook-field", { for: bytes.id }, h("span", null, LAB_WORDS.byteCap), bytes) : null,
       ),
       machineCheck,
       tasksList,
       status,
     ),
-    h("section", null, h("h2", null, "3. Check"), verdict, rejudged, checksList, runsEl),
+    h("section", null, h("h2", null, LAB_WORDS.check), verdict, rejudged, checksList, runsEl),
   );
-  const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: "your name" });
-  const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, "Export my lab report (JSON)");
-  const htmlLink = h("a.pipebook-lab-export-html", { download: "pipebook-lab-report.html" }, "Export my lab report (HTML)");
+  const student = h("input.pipebook-lab-student", { id: `${id}-student`, type: "text", maxlength: 64, placeholder: LAB_WORDS.yourName });
+  const jsonLink = h("a.pipebook-lab-export-json", { download: "pipebook-lab-report.json" }, LAB_WORDS.exportJson);
+  const htmlLink = h("a.pipebook-lab-export-html", { download: "pipebook-lab-report.html" }, LAB_WORDS.exportHtml);
   const updateLinks = () => {
     const name = student.value.trim() || "student";
     jsonLink.href = labReportUrl("json", name);
@@ -227,9 +228,9 @@ export function mountLab(root, { online, catalogEntry }) {
     h(
       "section.pipebook-lab-export",
       null,
-      h("h2", null, "4. Hand in"),
-      h("p", null, "The report holds every lab's prediction, runs and checks, with this machine's description, sealed with a SHA-256 digest."),
-      h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: student.id }, h("span", null, "Name on the report"), student), jsonLink, htmlLink),
+      h("h2", null, LAB_WORDS.handIn),
+      h("p", null, LAB_WORDS.reportHolds),
+      h("div.pipebook-lab-row", null, h("label.pipebook-field", { for: student.id }, h("span", null, LAB_WORDS.nameOnReport), student), jsonLink, htmlLink),
       h("p", null, resetButton),
     ),
   );
@@ -245,7 +246,7 @@ export function mountLab(root, { online, catalogEntry }) {
     const table = runsTable(state.measurements);
     fill(
       runsEl,
-      table ? h("tr", null, table.head.map((t) => h("th", null, t))) : null,
+      table ? h("tr", null, table.head.map((task) => h("th", null, task))) : null,
       (table?.rows ?? []).map((row) => h("tr", null, row.map((c) => h("td", null, c)))),
     );
   };
@@ -255,19 +256,19 @@ export function mountLab(root, { online, catalogEntry }) {
     const started = state.measurements.length > 0;
     if (hasPrediction) {
       const v = state.prediction.value;
-      fill(predicted, "Saved prediction: ", h("strong", null, typeof v === "number" ? labs.round(v) : String(v)), lab.prediction.unit ? ` ${lab.prediction.unit}` : "", started ? " (locked: the runs have started)." : ".");
+      fill(predicted, LAB_WORDS.savedPrediction, h("strong", null, typeof v === "number" ? labs.round(v) : String(v)), lab.prediction.unit ? ` ${lab.prediction.unit}` : "", started ? LAB_WORDS.locked : ".");
       if (document.activeElement !== input) input.value = String(v);
     } else {
-      fill(predicted, "Save a prediction first: the runs unlock once it is saved.");
+      fill(predicted, LAB_WORDS.saveFirst);
     }
     input.disabled = started || !!busy;
     saveButton.disabled = started || !!busy;
     resetButton.disabled = !!busy;
-    for (const t of lab.tasks) {
-      const { done, needed } = labs.progress(lab, state.measurements, t);
-      const entry = buttons.get(t.id);
-      entry.count.textContent = `${Math.min(done, needed)} of ${needed} run${needed === 1 ? "" : "s"}`;
-      entry.button.textContent = done >= needed ? "Run again" : done ? "Run the rest" : "Run";
+    for (const task of lab.tasks) {
+      const { done, needed } = labs.progress(lab, state.measurements, task);
+      const entry = buttons.get(task.id);
+      entry.count.textContent = labSay.runsOf(Math.min(done, needed), needed);
+      entry.button.textContent = done >= needed ? LAB_WORDS.runAgain : done ? LAB_WORDS.runRest : LAB_WORDS.runButton;
       entry.button.disabled = !hasPrediction || !!busy;
     }
     const v = hasPrediction ? labs.predictionVerdict(lab, state.prediction.value, state.measurements) : null;
@@ -291,7 +292,7 @@ export function mountLab(root, { online, catalogEntry }) {
       const all = await labState();
       state = all?.labs?.[lab.id] ?? { prediction: null, measurements: [] };
     } catch (err) {
-      status.textContent = `Could not read the lab's progress from the runner: ${err.message}`;
+      status.textContent = labSay.progressUnread(err.message);
     }
     render();
   };
@@ -303,21 +304,21 @@ export function mountLab(root, { online, catalogEntry }) {
     const cap = bytes.value.trim();
     if (cap) {
       const b = parseSize(cap);
-      if (b === null || b < 1) return { error: `“${cap}” is not a size such as 64MiB` };
+      if (b === null || b < 1) return { error: labSay.notASize(cap) };
       p.bytes = b;
     }
-    if (!(p.seconds > 0)) return { error: "give the seconds per run" };
+    if (!(p.seconds > 0)) return { error: LAB_WORDS.secondsMissing };
     return { params: p };
   };
 
-  const runTask = (t) => {
+  const runTask = (task) => {
     const read = params();
     if (read.error) {
-      status.textContent = `Error: ${read.error}.`;
+      status.textContent = `${labSay.error(read.error)}.`;
       return;
     }
-    const tag = { id: lab.id, task: t.id };
-    const cancel = h("button.pipebook-cancel-button", { type: "button" }, "Cancel");
+    const tag = { id: lab.id, task: task.id };
+    const cancel = h("button.pipebook-cancel-button", { type: "button" }, LAB_WORDS.cancel);
     // A run the runner could not record for the lab (a full or read-only disk), and why.
     let unsaved = "";
     const finish = async (text) => {
@@ -327,55 +328,55 @@ export function mountLab(root, { online, catalogEntry }) {
       status.textContent = unsaved ? `${text} ${unsaved}` : text;
     };
     const callbacks = (onEnd) => ({
-      connecting: () => (status.textContent = `Connecting to the runner for “${t.title}”…`),
-      queued: (position) => (status.textContent = `Waiting for place ${position} in the runner's queue…`),
-      started: () => (status.textContent = `Running ${t.latency ? `${t.latency.mechanism} (${t.latency.mode})` : (t.mechanism ?? t.step)}…`),
+      connecting: () => (status.textContent = labSay.connectingFor(task.title)),
+      queued: (position) => (status.textContent = labSay.waitingPlace(position)),
+      started: () => (status.textContent = labSay.running(task.latency ? `${task.latency.mechanism} (${task.latency.mode})` : (task.mechanism ?? task.step))),
       point: (msg) => {
-        status.textContent = `Point ${msg.index} of ${msg.of}: ${fmt.bytes(msg.value)}, ${fmt.gib(msg.result.gib_per_s)} GiB/s.`;
+        status.textContent = labSay.point(msg.index, msg.of, fmt.bytes(msg.value), fmt.gib(msg.result.gib_per_s));
       },
       result: onEnd,
       done: onEnd,
       saved: (msg) => {
         if (msg.store !== "labs" || msg.ok) return;
-        unsaved = `Not recorded for the lab: ${msg.error?.message ?? "the runner could not save it"}.`;
+        unsaved = labSay.notRecorded(msg.error?.message);
         root.dataset.unsaved = "yes";
         if (!busy) status.textContent = `${status.textContent} ${unsaved}`;
       },
-      cancelled: () => finish("Cancelled. Nothing is left running."),
+      cancelled: () => finish(LAB_WORDS.cancelled),
       error: (message) => finish(`Error: ${message}`),
       notice: (message) => (status.textContent = message),
     });
     status.after(cancel);
     cancel.addEventListener("click", () => busy?.cancel());
-    if (t.sweep) {
-      busy = startSweep(t.step, t.sweep.param, t.sweep.values, t.runs, read.params, callbacks(() => finish(`Sweep done: ${t.title}.`)), tag);
+    if (task.sweep) {
+      busy = startSweep(task.step, task.sweep.param, task.sweep.values, task.runs, read.params, callbacks(() => finish(labSay.sweepDone(task.title))), tag);
       render();
       return;
     }
     // Plain runs (pipe or IPC) one after another, until the task has its runs,
     // then up to the next planned look of a check the runner left open (at
     // least one). An IPC run takes only the byte cap: the task's bytes otherwise.
-    const { done, needed } = labs.progress(lab, state.measurements, t);
-    let left = labs.runsToAdd(lab, state.checks, t.id, done, needed);
+    const { done, needed } = labs.progress(lab, state.measurements, task);
+    let left = labs.runsToAdd(lab, state.checks, task.id, done, needed);
     const start = (on) => {
       // A latency task is its configuration, on the runner's default CPUs.
-      if (t.latency) return startLatency({ mechanism: t.latency.mechanism, mode: t.latency.mode, size: t.latency.size, round_trips: t.latency.round_trips, lab: tag }, on);
-      if (!t.mechanism) return startRun(t.step, read.params, on, tag);
-      const bytes = read.params.bytes ?? t.bytes;
-      return startIpc(t.mechanism, bytes === undefined ? { quiet: true } : { bytes, quiet: true }, on, tag);
+      if (task.latency) return startLatency({ mechanism: task.latency.mechanism, mode: task.latency.mode, size: task.latency.size, round_trips: task.latency.round_trips, lab: tag }, on);
+      if (!task.mechanism) return startRun(task.step, read.params, on, tag);
+      const bytes = read.params.bytes ?? task.bytes;
+      return startIpc(task.mechanism, bytes === undefined ? { quiet: true } : { bytes, quiet: true }, on, tag);
     };
     const next = () => {
       busy = start(
         callbacks(async (result) => {
           left -= 1;
           if (left > 0) {
-            status.textContent = `Run done (${figure(result)}); ${left} to go…`;
+            status.textContent = labSay.runDone(figure(result), left);
             const all = await labState().catch(() => null);
             state = all?.labs?.[lab.id] ?? state;
             next();
             render();
           } else {
-            finish(`Done: ${t.title}, last run ${figure(result)}.`);
+            finish(labSay.done(task.title, figure(result)));
           }
         }),
       );
@@ -384,18 +385,18 @@ export function mountLab(root, { online, catalogEntry }) {
     render();
   };
 
-  for (const t of lab.tasks) {
-    const button = h("button.pipebook-run-button.pipebook-lab-run", { type: "button", dataset: { task: t.id } }, "Run");
+  for (const task of lab.tasks) {
+    const button = h("button.pipebook-run-button.pipebook-lab-run", { type: "button", dataset: { task: task.id } }, LAB_WORDS.runButton);
     const count = h("span.pipebook-lab-count");
     button.addEventListener("click", () => {
-      if (!busy) runTask(t);
+      if (!busy) runTask(task);
     });
-    buttons.set(t.id, { button, count });
+    buttons.set(task.id, { button, count });
     tasksList.append(
       h(
         "li",
-        { dataset: { task: t.id } },
-        h("div.pipebook-lab-task", null, h("span.pipebook-lab-task-title", null, t.title, h("br"), h("code", null, taskText(t))), count, button),
+        { dataset: { task: task.id } },
+        h("div.pipebook-lab-task", null, h("span.pipebook-lab-task-title", null, task.title, h("br"), h("code", null, taskText(task))), count, button),
       ),
     );
   }
@@ -405,12 +406,12 @@ export function mountLab(root, { online, catalogEntry }) {
       saved: async (msg) => {
         busy = null;
         await refresh();
-        status.textContent = msg.ok ? done : `Not saved: ${msg.error?.message ?? "the runner could not save it"}.`;
+        status.textContent = msg.ok ? done : labSay.notSaved(msg.error?.message);
       },
       error: async (message) => {
         busy = null;
         await refresh();
-        status.textContent = `Error: ${message}`;
+        status.textContent = labSay.error(message);
       },
     });
     render();
@@ -419,13 +420,13 @@ export function mountLab(root, { online, catalogEntry }) {
   saveButton.addEventListener("click", () => {
     const read = labs.parsePrediction(lab, input.value);
     if (read.error) {
-      status.textContent = `Your prediction: ${read.error}.`;
+      status.textContent = labSay.yourPredictionError(read.error);
       return;
     }
-    save({ type: "predict", lab: lab.id, value: read.value }, "Prediction saved. Now run the tasks.");
+    save({ type: "predict", lab: lab.id, value: read.value }, LAB_WORDS.predictionSaved);
   });
   resetButton.addEventListener("click", () => {
-    save({ type: "reset_lab", lab: lab.id }, "The lab starts over: its earlier prediction and runs no longer count.");
+    save({ type: "reset_lab", lab: lab.id }, LAB_WORDS.startsOver);
   });
 
   render();

@@ -11,6 +11,7 @@
 
 import { t } from "./i18n.js";
 import { judge as askRunner } from "./judge.js";
+import { LAB_WORDS, checkSay, labSay } from "./labtext.js";
 
 /** The figure `name` of one run result, or null when the run does not carry it. */
 export function metric(result, name) {
@@ -170,15 +171,15 @@ function notCounted(result) {
     // An IPC record counts per end; the counts read from it are always taken, so
     // a record lacks them only when its runner did not count.
     return ends.some((e) => !ipcEndCounts(result, e?.role))
-      ? "an end of the run carries no counts (a runner from before the counts)"
-      : "the run carries no tally of its data calls (a runner from before the tally)";
+      ? checkSay.noCountsEnd
+      : checkSay.noTally;
   }
   const counts = result?.counts;
-  if (counts === undefined || counts === null) return "the run carries no kernel counts (counting was off)";
+  if (counts === undefined || counts === null) return checkSay.countingOff;
   const reasons = (Array.isArray(counts.missing) ? counts.missing : [])
     .map((m) => m?.message)
     .filter((m) => typeof m === "string");
-  return reasons.length ? reasons.join("; ") : "the run's kernel counts lack it";
+  return reasons.length ? reasons.join("; ") : checkSay.countsLack;
 }
 
 const METRIC_NAME = {
@@ -220,15 +221,15 @@ export function settle(values, tolerance) {
 }
 
 export function task(lab, id) {
-  return lab.tasks.find((t) => t.id === id) || null;
+  return lab.tasks.find((one) => one.id === id) || null;
 }
 
 /** How many runs a reference needs before a measure reads it. */
 export function required(lab, ref) {
-  const t = task(lab, ref.task);
-  if (!t) return Infinity;
-  if (t.sweep && ref.value === undefined) return t.sweep.values.length * t.runs;
-  return t.runs;
+  const found = task(lab, ref.task);
+  if (!found) return Infinity;
+  if (found.sweep && ref.value === undefined) return found.sweep.values.length * found.runs;
+  return found.runs;
 }
 
 const valueOf = (m) => (m.value === undefined || m.value === null ? undefined : m.value);
@@ -268,7 +269,7 @@ function refsOf(measure) {
 /** What a pending check adds when watched runs of the task were left out. */
 function leftOut(n) {
   if (!n) return "";
-  return n === 1 ? " (1 watched run left out: watching costs a run)" : ` (${n} watched runs left out: watching costs a run)`;
+  return checkSay.leftOut(n);
 }
 
 function sizeText(bytes) {
@@ -282,26 +283,26 @@ function sizeText(bytes) {
  * Progress of a task: runs every measure reading it can count (watched ones
  * left out where one of them reads a figure watching moves) and runs needed.
  */
-export function progress(lab, measurements, t) {
-  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === t.id));
-  const done = measurements.filter((m) => m.task === t.id && !(moved && watched(m))).length;
-  return { done, needed: required(lab, { task: t.id }) };
+export function progress(lab, measurements, of) {
+  const moved = measures(lab).some((m) => MOVED_BY_WATCHING.has(m.metric) && refsOf(m).some((r) => r.task === of.id));
+  const done = measurements.filter((m) => m.task === of.id && !(moved && watched(m))).length;
+  return { done, needed: required(lab, { task: of.id }) };
 }
 
 function series(lab, measurements, ref, name) {
   const { runs, watched: left } = runsOf(measurements, ref, name);
   const need = required(lab, ref);
-  const at = ref.value === undefined ? "" : ` at ${sizeText(ref.value)}`;
+  const at = ref.value === undefined ? "" : checkSay.at(sizeText(ref.value));
   if (runs.length < need) {
-    return { pending: `task “${ref.task}”${at} has ${runs.length} of its ${need} runs${leftOut(left)}` };
+    return { pending: checkSay.pending(ref.task, at, runs.length, need, leftOut(left)) };
   }
   const values = runs.map((m) => metric(m.result, name));
   if (COUNT_METRICS.has(name)) {
     const uncounted = runs.find((m) => metric(m.result, name) === null);
-    if (uncounted) return { unavailable: `task “${ref.task}”${at}: ${notCounted(uncounted.result)}` };
+    if (uncounted) return { unavailable: checkSay.uncounted(ref.task, at, notCounted(uncounted.result)) };
   }
   if (values.some((v) => v === null)) {
-    return { missing: `task “${ref.task}”${at} has a run without its ${METRIC_NAME[name] || name}` };
+    return { missing: checkSay.missingFigure(ref.task, at, METRIC_NAME[name] || name) };
   }
   return { values };
 }
@@ -319,7 +320,7 @@ export function evaluate(lab, measurements, measure) {
       if (!b.values) return b;
       const top = median(a.values);
       const bottom = median(b.values);
-      if (!(bottom > 0)) return { missing: `the ${METRIC_NAME[measure.metric]} of task “${measure.den.task}” is zero` };
+      if (!(bottom > 0)) return { missing: checkSay.zero(METRIC_NAME[measure.metric], measure.den.task) };
       return { number: top / bottom };
     }
     case "median":
@@ -346,7 +347,7 @@ export function evaluate(lab, measurements, measure) {
         const m = median(s.values);
         if (best === null || (lowest ? m < best.m : m > best.m)) best = { m, task: ref.task };
       }
-      return best ? { choice: best.task } : { missing: "no candidates" };
+      return best ? { choice: best.task } : { missing: checkSay.noCandidates };
     }
     default:
       return { missing: `unknown measure ${measure.op}` };
@@ -394,13 +395,13 @@ export function judgeMargin(sides) {
 
 /** A choice's margin over the runner-up (the runner's judgement `j` of judgeMargin's sides), in words. */
 export function marginSentence(sides, j) {
-  if (j.verdict === "too_few") return `Against the runner-up, ${sides.runnerUp}: ${Math.min(j.n_a, j.n_b)} runs a side cannot resolve at 95%; at least ${j.min_n} a side are needed before the order is clear.`;
+  if (j.verdict === "too_few") return checkSay.marginTooFew(sides.runnerUp, Math.min(j.n_a, j.n_b), j.min_n);
   const ratio = sides.lowest ? 1 / j.ratio : j.ratio;
   const [low, high] = sides.lowest ? [1 / j.ci_high, 1 / j.ci_low] : [j.ci_low, j.ci_high];
-  const figures = `${sides.winner} is ${round(ratio)}× ${sides.runnerUp}, the runner-up (95% interval ${round(low)} to ${round(high)})`;
-  if (j.verdict === "faster") return `Against the runner-up: ${figures}, so the order is clear.`;
-  if (j.verdict === "slower") return `Against the runner-up: ${figures}; the runner-up is ahead beyond doubt, so look at the medians again.`;
-  return `Not resolved against the runner-up: ${figures}; the interval holds 1.0, so run more of both before you call it.`;
+  const figures = checkSay.marginFigures(sides.winner, round(ratio), sides.runnerUp, round(low), round(high));
+  if (j.verdict === "faster") return checkSay.marginClear(figures);
+  if (j.verdict === "slower") return checkSay.marginTurned(figures);
+  return checkSay.marginOpen(figures);
 }
 
 /** Reads what the student typed as a prediction: {value} or {error}. */
@@ -408,12 +409,12 @@ export function parsePrediction(lab, text) {
   const p = lab.prediction;
   const raw = String(text ?? "").trim();
   if (p.kind === "choice") {
-    return p.options.includes(raw) ? { value: raw } : { error: `choose one of ${p.options.join(", ")}` };
+    return p.options.includes(raw) ? { value: raw } : { error: labSay.chooseOneOf(p.options.join(", ")) };
   }
   const v = Number(raw);
-  if (raw === "" || !Number.isFinite(v)) return { error: "enter a number" };
+  if (raw === "" || !Number.isFinite(v)) return { error: LAB_WORDS.enterNumber };
   if ((p.min != null && v < p.min) || (p.max != null && v > p.max)) {
-    return { error: `enter a number from ${p.min} to ${p.max}` };
+    return { error: labSay.numberFromTo(p.min, p.max) };
   }
   return { value: v };
 }
@@ -422,13 +423,13 @@ export function parsePrediction(lab, text) {
 export function predictionVerdict(lab, predicted, measurements) {
   const e = evaluate(lab, measurements, lab.prediction.answer);
   if (e.choice !== undefined) {
-    const won = lab.prediction.answer.op === "lowest" ? `had the lowest ${METRIC_NAME[lab.prediction.answer.metric] ?? "figure"}` : "was fastest";
-    return e.choice === predicted ? `You predicted ${predicted}, and ${e.choice} ${won}.` : `You predicted ${predicted}; ${e.choice} ${won} here.`;
+    const won = lab.prediction.answer.op === "lowest" ? checkSay.lowestOf(METRIC_NAME[lab.prediction.answer.metric] ?? "figure") : checkSay.fastest;
+    return e.choice === predicted ? checkSay.predictedRight(predicted, e.choice, won) : checkSay.predictedOther(predicted, e.choice, won);
   }
   if (e.number === undefined) return null;
   const unit = lab.prediction.unit ? ` ${lab.prediction.unit}` : "";
   const measured = round(e.number);
-  if (typeof predicted !== "number") return `Measured: ${measured}${unit}.`;
+  if (typeof predicted !== "number") return checkSay.measured(measured, unit);
   // How many times off, either way; near zero (a share of corrupted bytes) the
   // distance itself decides.
   const m = e.number;
@@ -439,7 +440,7 @@ export function predictionVerdict(lab, predicted, measurements) {
   } else {
     closeness = Math.abs(predicted - m) <= 0.05 ? "close" : "far off";
   }
-  return `You predicted ${round(predicted)}${unit}; you measured ${measured}${unit} (${closeness}).`;
+  return checkSay.predictedMeasured(round(predicted), measured, unit, checkSay.closeness[closeness] ?? closeness);
 }
 
 /** The help under a check the runner left not resolved (`outcome` from /api/labs). */

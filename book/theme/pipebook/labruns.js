@@ -6,6 +6,7 @@
 import * as fmt from "./format.js";
 import { metric, round, watched } from "./labchecks.js";
 import { nsText } from "./latencydist.js";
+import { t } from "./i18n.js";
 
 const DASH = "—";
 
@@ -23,13 +24,13 @@ function percent(share) {
 // lab of latency runs alone, which move no stream of bytes.
 const COLUMNS = [
   { head: "GiB/s", name: "gib_per_s", text: (v) => fixed(v, 2), always: (ms) => ms.some((m) => m.result?.kind !== "latency") },
-  { head: "median", name: "p50_ns", text: nsText },
-  { head: "99th percentile", name: "p99_ns", text: nsText },
-  { head: "CPU s per s", name: "cpu_per_wall", text: (v) => fixed(v, 2) },
-  { head: "CPU per round trip", name: "cpu_ns_per_round_trip", text: nsText },
-  { head: "sleeps per round trip", name: "sleeps_per_round_trip", text: (v) => fixed(v, 2) },
-  { head: "corrupted", name: "corrupted_share", text: percent },
-  { head: "in huge pages", name: "huge_share", text: (v) => (v === null ? DASH : `${(100 * v).toFixed(0)}%`) },
+  { head: t("median"), name: "p50_ns", text: nsText },
+  { head: t("99th percentile"), name: "p99_ns", text: nsText },
+  { head: t("CPU s per s"), name: "cpu_per_wall", text: (v) => fixed(v, 2) },
+  { head: t("CPU per round trip"), name: "cpu_ns_per_round_trip", text: nsText },
+  { head: t("sleeps per round trip"), name: "sleeps_per_round_trip", text: (v) => fixed(v, 2) },
+  { head: t("corrupted"), name: "corrupted_share", text: percent },
+  { head: t("in huge pages"), name: "huge_share", text: (v) => (v === null ? DASH : `${(100 * v).toFixed(0)}%`) },
 ];
 
 /**
@@ -41,10 +42,10 @@ export function runsTable(measurements) {
   if (!measurements?.length) return null;
   const shown = COLUMNS.filter((c) => c.always?.(measurements) || measurements.some((m) => metric(m.result, c.name) !== null));
   return {
-    head: ["task", ...shown.map((c) => c.head)],
+    head: [t("task"), ...shown.map((c) => c.head)],
     rows: measurements.map((m) => [
       // A watched run is listed but no check on its speed counts it: say so beside it.
-      `${m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`}${watched(m) ? " (watched: left out of speed checks)" : ""}`,
+      `${m.value == null ? m.task : `${m.task} @ ${fmt.bytes(m.value)}`}${watched(m) ? t(" (watched: left out of speed checks)") : ""}`,
       ...shown.map((c) => c.text(metric(m.result, c.name))),
     ]),
   };

@@ -9,13 +9,13 @@
 // and on the root data-state, data-bars, data-p50, data-p99, data-progress-samples
 // (data-rows on the matrix).
 
-import { t } from "./i18n.js";
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import { clockPercent, describeResult, timingText, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latencydist.js";
 import { startLatency } from "./runner.js";
 import { parseSize } from "./sizes.js";
+import { t, withNodes } from "./i18n.js";
 
 const W = 600;
 const H = 160;
@@ -29,14 +29,14 @@ function distChart(label) {
     el.dataset.mode = mode;
     const title = svg("title");
     title.textContent = out.total
-      ? `${label}: ${out.total} round trips from ${nsText(out.lo)} to ${nsText(out.hi)}`
-      : `${label}: no round trips yet`;
+      ? t("{label}: {n} round trips from {low} to {high}", { label, n: out.total, low: nsText(out.lo), high: nsText(out.hi) })
+      : t("{label}: no round trips yet", { label });
     el.append(title);
     for (const b of out.bars) {
       if (!b.h) continue;
       const bar = svg("rect", { class: "pipebook-latency-bar", x: b.x.toFixed(1), y: b.y.toFixed(1), width: Math.max(1, b.w - 1).toFixed(1), height: b.h.toFixed(1) });
       const tip = svg("title");
-      tip.textContent = `${b.count} round trips of ${nsText(b.from)} to ${nsText(b.to)}`;
+      tip.textContent = t("{n} round trips of {from} to {to}", { n: b.count, from: nsText(b.from), to: nsText(b.to) });
       bar.append(tip);
       el.append(bar);
     }
@@ -45,7 +45,7 @@ function distChart(label) {
       const lo = svg("text", { x: 0, y: H + 16 });
       lo.textContent = nsText(out.lo);
       const hi = svg("text", { x: W, y: H + 16, "text-anchor": "end" });
-      hi.textContent = `${nsText(out.hi)} (log scale, ns per round trip)`;
+      hi.textContent = t("{high} (log scale, {u_ns} per round trip)", { u_ns: "ns", high: nsText(out.hi) });
       el.append(lo, hi);
     }
     return out.bars.filter((b) => b.h).length;
@@ -61,12 +61,12 @@ function resultTable(r) {
     row("p99", nsText(r.p99)),
     row("p99.9", nsText(r.p999)),
     row("max", nsText(r.max)),
-    row("round trips timed", String(r.count)),
-    row("CPU per round trip", `ping ${nsText(r.ping_cpu_ns)}, pong ${nsText(r.pong_cpu_ns)}`),
-    row("sleeps per round trip", `ping ${r.ping_sleeps.toFixed(2)}, pong ${r.pong_sleeps.toFixed(2)}`),
-    row("CPUs (ping, pong)", `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
-    row("timing's cost per round trip", `${r.clock_ns.toFixed(1)} ns, ${clockPercent(r)?.toFixed(1) ?? "—"}% of this median (timed blocks against untimed ones beside them)`),
-    row("timing's cost on the mean", timingText(r)),
+    row(t("round trips timed"), String(r.count)),
+    row(t("CPU per round trip"), t("ping {ping}, pong {pong}", { ping: nsText(r.ping_cpu_ns), pong: nsText(r.pong_cpu_ns) })),
+    row(t("sleeps per round trip"), t("ping {ping}, pong {pong}", { ping: r.ping_sleeps.toFixed(2), pong: r.pong_sleeps.toFixed(2) })),
+    row(t("CPUs (ping, pong)"), `${r.cpus.join(", ")}: ${placementText(r.placement)}`),
+    row(t("timing's cost per round trip"), t("{ns} {u_ns}, {share}% of this median (timed blocks against untimed ones beside them)", { u_ns: "ns", ns: r.clock_ns.toFixed(1), share: clockPercent(r)?.toFixed(1) ?? "—" })),
+    row(t("timing's cost on the mean"), timingText(r)),
   ];
 }
 
@@ -82,27 +82,27 @@ export function mountLatency(root, { online, params }) {
   root.dataset.state = online ? "idle" : "offline";
   const card = h(
     "div.pipebook-card.pipebook-latency-card",
-    { role: "group", "aria-label": `Latency: ${title}` },
-    h("div.pipebook-card-head", null, h("span.pipebook-kind", { dataset: { kind: "latency" } }, "Latency"), h("span.pipebook-step-id", null, id), h("p.pipebook-title", null, title)),
+    { role: "group", "aria-label": t("Latency: {title}", { title }) },
+    h("div.pipebook-card-head", null, h("span.pipebook-kind", { dataset: { kind: "latency" } }, t("Latency")), h("span.pipebook-step-id", null, id), h("p.pipebook-title", null, title)),
   );
   root.append(card);
   if (!online) {
-    card.append(offlineHint("To time this mechanism on your own machine", START_HINT, ", or run ", h("code", null, `pipebench latency ${id}`), "."));
+    card.append(offlineHint(t("To time this mechanism on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, `pipebench latency ${id}`) })));
     return;
   }
   const fid = `pipebook-latency-${id}`;
   // The runner's bounds on round trips (/api/params).
   const R = params.latency.round_trips;
-  const mode = h("select.pipebook-latency-mode", { id: `${fid}-mode` }, modesOf(root).map((m) => h("option", { value: m }, m === "busy" ? "busy-polling" : "blocking")));
+  const mode = h("select.pipebook-latency-mode", { id: `${fid}-mode` }, modesOf(root).map((m) => h("option", { value: m }, m === "busy" ? t("busy-polling") : t("blocking"))));
   const size = h("input.pipebook-latency-size", { id: `${fid}-size`, type: "text", value: "64", size: 7, spellcheck: "false" });
   const trips = h("input.pipebook-latency-trips", { id: `${fid}-trips`, type: "number", value: String(R.start), min: R.min, max: R.max });
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
-  const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, "Time round trips");
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
-  const form = h("form.pipebook-controls", { novalidate: true }, field(mode, "Waiting"), field(size, "Message size"), field(trips, "Round trips"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, t("Time round trips"));
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, t("Cancel"));
+  const form = h("form.pipebook-controls", { novalidate: true }, field(mode, t("Waiting")), field(size, t("Message size")), field(trips, t("Round trips")), h("div.pipebook-buttons", null, runButton, cancelButton));
   const status = statusLine({ state: "idle" });
   const bar = h("progress.pipebook-ipc-progress", { max: 1, hidden: true });
-  const chart = distChart(`Distribution of ${title} round trips`);
+  const chart = distChart(t("Distribution of {title} round trips", { title }));
   const table = h("table.pipebook-latency-result");
   const summary = h("p.pipebook-latency-summary");
   const command = h("p.pipebook-sweep-command");
@@ -117,23 +117,23 @@ export function mountLatency(root, { online, params }) {
     cancelButton.disabled = !busy;
     for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
   };
-  setState("idle", "Ready: the run takes two CPUs for itself, after any run ahead of it.");
+  setState("idle", t("Ready: the run takes two CPUs for itself, after any run ahead of it."));
   let run = null;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     if (run) return;
     const bytes = parseSize(size.value);
     const n = Number(trips.value);
-    if (bytes === null || bytes < 1) return setState("error", `Error: “${size.value}” is not a message size such as 64 or 4KiB.`);
-    if (!Number.isInteger(n) || n < R.min || n > R.max) return setState("error", `Error: round trips must be ${R.min} to ${R.max}.`);
+    if (bytes === null || bytes < 1) return setState("error", t("Error: “{value}” is not a message size such as {example}.", { value: size.value, example: "64, 4KiB" }));
+    if (!Number.isInteger(n) || n < R.min || n > R.max) return setState("error", t("Error: round trips must be {min} to {max}.", { min: R.min, max: R.max }));
     const params = { mechanism: id, mode: mode.value, size: bytes, round_trips: n };
-    fill(command, "Same on the command line: ", h("code", null, `pipebench latency ${id} --mode ${mode.value} --sizes ${bytes} --round-trips ${n}`));
+    fill(command, t("Same on the command line: "), h("code", null, `pipebench latency ${id} --mode ${mode.value} --sizes ${bytes} --round-trips ${n}`));
     let samples = 0;
     root.dataset.progressSamples = "0";
-    setState("connecting", "Connecting to the runner…");
+    setState("connecting", t("Connecting to the runner…"));
     run = startLatency(params, {
-      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-      started: (msg) => setState("running", `Timing ${msg.round_trips} round trips of ${msg.size} B, ${msg.mode}, on CPUs ${msg.cpus.join(" and ")}…`),
+      queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
+      started: (msg) => setState("running", t("Timing {n} round trips of {size} {u_b}, {mode}, on CPUs {cpus}…", { u_b: "B", n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),
       latencyProgress: (msg) => {
         samples += 1;
         root.dataset.progressSamples = String(samples);
@@ -141,7 +141,7 @@ export function mountLatency(root, { online, params }) {
         if (!chart.el.isConnected) bar.after(chart.el);
         bar.hidden = false;
         bar.value = msg.of ? msg.done / msg.of : 0;
-        status.textContent = `${msg.done} of ${msg.of} round trips timed…`;
+        status.textContent = t("{done} of {of} round trips timed…", { done: msg.done, of: msg.of });
       },
       result: (r) => {
         run = null;
@@ -150,12 +150,12 @@ export function mountLatency(root, { online, params }) {
         summary.textContent = describeResult(r);
         root.dataset.p50 = String(r.p50);
         root.dataset.p99 = String(r.p99);
-        setState(sane(r) ? "done" : "error", sane(r) ? `Done: median ${nsText(r.p50)}, p99 ${nsText(r.p99)}.` : "The result's percentiles are out of order.");
+        setState(sane(r) ? "done" : "error", sane(r) ? t("Done: median {p50}, p99 {p99}.", { p50: nsText(r.p50), p99: nsText(r.p99) }) : t("The result's percentiles are out of order."));
       },
       cancelled: () => {
         run = null;
         bar.hidden = true;
-        setState("cancelled", "Cancelled. Both ends were stopped and what they shared removed.");
+        setState("cancelled", t("Cancelled. Both ends were stopped and what they shared removed."));
       },
       error: (message) => {
         run = null;
@@ -166,7 +166,7 @@ export function mountLatency(root, { online, params }) {
   });
   cancelButton.addEventListener("click", () => {
     if (run) {
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       run.cancel();
     }
   });
@@ -178,15 +178,15 @@ export function mountLatencyMatrix(root, { online, params }) {
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online ? "idle" : "offline";
   root.dataset.rows = "0";
-  const title = "Every mechanism, one message size: median, tail and CPU per message";
+  const title = t("Every mechanism, one message size: median, tail and CPU per message");
   const card = h(
     "div.pipebook-card.pipebook-latency-card",
     { role: "group", "aria-label": title },
-    h("div.pipebook-card-head", null, h("span.pipebook-kind", { dataset: { kind: "latency" } }, "Latency matrix"), h("p.pipebook-title", null, title)),
+    h("div.pipebook-card-head", null, h("span.pipebook-kind", { dataset: { kind: "latency" } }, t("Latency matrix")), h("p.pipebook-title", null, title)),
   );
   root.append(card);
   if (!online) {
-    card.append(offlineHint("To time every mechanism on your own machine", START_HINT, ", or run ", h("code", null, "pipebench latency --sizes 64"), "."));
+    card.append(offlineHint(t("To time every mechanism on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, "pipebench latency --sizes 64") })));
     return;
   }
   // The runner's bounds on round trips (/api/params), and the matrix's first value.
@@ -194,11 +194,11 @@ export function mountLatencyMatrix(root, { online, params }) {
   const size = h("input.pipebook-latency-size", { id: "pipebook-latency-matrix-size", type: "text", value: "64", size: 7 });
   const trips = h("input.pipebook-latency-trips", { id: "pipebook-latency-matrix-trips", type: "number", value: String(R.start), min: R.min, max: R.max });
   const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
-  const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, "Time every mechanism");
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
-  const form = h("form.pipebook-controls", { novalidate: true }, field(size, "Message size"), field(trips, "Round trips each"), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const runButton = h("button.pipebook-run-button.pipebook-latency-button", { type: "submit" }, t("Time every mechanism"));
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, t("Cancel"));
+  const form = h("form.pipebook-controls", { novalidate: true }, field(size, t("Message size")), field(trips, t("Round trips each")), h("div.pipebook-buttons", null, runButton, cancelButton));
   const status = statusLine({ state: "idle" });
-  const chart = distChart("Distribution of the configuration running now");
+  const chart = distChart(t("Distribution of the configuration running now"));
   const table = h("table.pipebook-latency-result");
   // The order is one run of each: say how little that settles.
   const note = h(
@@ -216,14 +216,14 @@ export function mountLatencyMatrix(root, { online, params }) {
     runButton.disabled = busy;
     cancelButton.disabled = !busy;
   };
-  setState("idle", `Ready: ${jobs.length} configurations, one after another.`);
+  setState("idle", t("Ready: {n} configurations, one after another.", { n: jobs.length }));
   let results = [];
   const redraw = () => {
     const rows = matrixRows(results);
     root.dataset.rows = String(rows.length);
     fill(
       table,
-      h("tr", null, h("th", null, "mechanism"), h("th", null, "waiting"), h("th", null, "p50"), h("th", null, "p99"), h("th", null, "CPU per message, each end")),
+      h("tr", null, h("th", null, t("mechanism")), h("th", null, t("waiting")), h("th", null, "p50"), h("th", null, "p99"), h("th", null, t("CPU per message, each end"))),
       rows.map((r) => h("tr", null, h("td", null, r.id), h("td", null, r.mode), h("td", null, nsText(r.p50)), h("td", null, nsText(r.p99)), h("td", null, nsText(r.cpu)))),
     );
   };
@@ -234,7 +234,7 @@ export function mountLatencyMatrix(root, { online, params }) {
     if (run) return;
     const bytes = parseSize(size.value);
     const n = Number(trips.value);
-    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < R.min || n > R.max) return setState("error", `Error: a size such as 64 and ${R.min} to ${R.max} round trips.`);
+    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < R.min || n > R.max) return setState("error", t("Error: a size such as {example} and {min} to {max} round trips.", { example: "64", min: R.min, max: R.max }));
     stopped = false;
     results = [];
     redraw();
@@ -242,16 +242,16 @@ export function mountLatencyMatrix(root, { online, params }) {
       if (stopped) return;
       if (index >= jobs.length) {
         run = null;
-        return setState("done", `Done: ${results.length} configurations.`);
+        return setState("done", t("Done: {n} configurations.", { n: results.length }));
       }
       const job = jobs[index];
       const label = `${job.id} ${job.mode} (${index + 1} of ${jobs.length})`;
-      setState("running", `${label}: connecting…`);
+      setState("running", t("{label}: connecting…", { label }));
       run = startLatency({ mechanism: job.id, mode: job.mode, size: bytes, round_trips: n }, {
         latencyProgress: (msg) => {
           root.dataset.bars = String(chart.draw(msg.buckets, job.mode));
           if (!chart.el.isConnected) status.after(chart.el);
-          status.textContent = `${label}: ${msg.done} of ${msg.of} round trips…`;
+          status.textContent = t("{label}: {done} of {of} round trips…", { label, done: msg.done, of: msg.of });
         },
         result: (r) => {
           results.push(r);
@@ -260,7 +260,7 @@ export function mountLatencyMatrix(root, { online, params }) {
         },
         cancelled: () => {
           run = null;
-          setState("cancelled", `Cancelled at ${label}. Nothing is left running.`);
+          setState("cancelled", t("Cancelled at {label}. Nothing is left running.", { label }));
         },
         error: (message) => {
           // A configuration this machine cannot run (a queue limit): say so, go on.
@@ -274,7 +274,7 @@ export function mountLatencyMatrix(root, { online, params }) {
   cancelButton.addEventListener("click", () => {
     if (run) {
       stopped = true;
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       run.cancel();
     }
   });

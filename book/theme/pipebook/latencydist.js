@@ -2,6 +2,8 @@
 // of nanoseconds cut in four equal quarters, as the runner counts them), their
 // layout as bars on a log axis, and the words a card says about a result.
 
+import { t } from "./i18n.js";
+
 /** The lower edge of bucket `i`, ns: 2^(i div 4) * (1 + (i mod 4) / 4). */
 export function bucketFloor(i) {
   return 2 ** Math.floor(i / 4) * (1 + (i % 4) / 4);
@@ -48,12 +50,17 @@ export function sane(r) {
 export function describeResult(r) {
   const tail = r.p50 > 0 ? r.p99 / r.p50 : null;
   const cpu = (r.ping_cpu_ns + r.pong_cpu_ns) / 2;
-  const waiting = r.mode === "busy" ? "busy-polling" : "blocking";
-  return (
-    `${r.mechanism}, ${waiting}, ${r.size} B: half the round trips took at most ${nsText(r.p50)}, ` +
-    `one in a hundred more than ${nsText(r.p99)}${tail ? ` (${tail.toFixed(1)}× the median)` : ""}; ` +
-    `each end spent ${nsText(cpu)} of CPU per round trip on average (${(cpu / Math.max(1, r.p50) * 100).toFixed(0)}% of the median).`
-  );
+  const waiting = r.mode === "busy" ? t("busy-polling") : t("blocking");
+  return t("{mechanism}, {waiting}, {size} {u_b}: half the round trips took at most {p50}, one in a hundred more than {p99}{tail}; each end spent {cpu} of CPU per round trip on average ({share}% of the median).", { u_b: "B",
+    mechanism: r.mechanism,
+    waiting,
+    size: r.size,
+    p50: nsText(r.p50),
+    p99: nsText(r.p99),
+    tail: tail ? t(" ({ratio}× the median)", { ratio: tail.toFixed(1) }) : "",
+    cpu: nsText(cpu),
+    share: ((cpu / Math.max(1, r.p50)) * 100).toFixed(0),
+  });
 }
 
 /** The matrix's rows from results: one per mechanism and mode, sorted by p99. */
@@ -71,14 +78,14 @@ export function matrixRows(results) {
 }
 
 const PLACEMENTS = {
-  "same-cpu": "one CPU",
-  "smt-siblings": "two threads of one core",
-  "separate-cores": "two cores",
+  "same-cpu": t("one CPU"),
+  "smt-siblings": t("two threads of one core"),
+  "separate-cores": t("two cores"),
 };
 
 /** How a result's two CPUs sit, in words ("two cores"); older results say nothing of it. */
 export function placementText(placement) {
-  return PLACEMENTS[placement] ?? "placement not known";
+  return PLACEMENTS[placement] ?? t("placement not known");
 }
 
 /**
@@ -87,9 +94,9 @@ export function placementText(placement) {
  * 410 ns)"; older results lack them.
  */
 export function timingText(r) {
-  if (!(r?.batch_mean_ns > 0) || typeof r.timing_overhead !== "number") return "not measured in this result";
+  if (!(r?.batch_mean_ns > 0) || typeof r.timing_overhead !== "number") return t("not measured in this result");
   const sign = r.timing_overhead >= 0 ? "+" : "−";
-  return `${sign}${Math.abs(100 * r.timing_overhead).toFixed(1)}% on the mean (untimed blocks averaged ${nsText(r.batch_mean_ns)})`;
+  return t("{share}% on the mean (untimed blocks averaged {mean})", { share: `${sign}${Math.abs(100 * r.timing_overhead).toFixed(1)}`, mean: nsText(r.batch_mean_ns) });
 }
 
 /** What timing adds to a round trip (`clock_ns`), as a share of the median, in percent (null without one). */

@@ -3,6 +3,7 @@
 // blocking-vs-busy gap in the reader's own history. Pure, tested in Node.
 
 import { figure, isNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 /** "CPU 0: core 0, package 0, SMT siblings 0, 2" per CPU the runner may use. */
 export function topologyLines(places) {
@@ -11,11 +12,11 @@ export function topologyLines(places) {
     .filter((p) => p && Number.isInteger(p.cpu))
     .map((p) => {
       const parts = [];
-      if (Number.isInteger(p.core)) parts.push(`core ${p.core}`);
-      if (Number.isInteger(p.package)) parts.push(`package ${p.package}`);
+      if (Number.isInteger(p.core)) parts.push(t("core {n}", { n: p.core }));
+      if (Number.isInteger(p.package)) parts.push(t("package {n}", { n: p.package }));
       const siblings = Array.isArray(p.siblings) ? p.siblings.filter((s) => s !== p.cpu) : [];
-      parts.push(siblings.length ? `shares its core with CPU ${siblings.join(", ")}` : "no SMT sibling");
-      return `CPU ${p.cpu}: ${parts.join(", ")}`;
+      parts.push(siblings.length ? t("shares its core with CPU {cpus}", { cpus: siblings.join(", ") }) : t("no SMT sibling"));
+      return t("CPU {cpu}: {parts}", { cpu: p.cpu, parts: parts.join(t(", ")) });
     });
 }
 
@@ -49,18 +50,21 @@ export function historyGaps(results) {
 export function wakeupText(w) {
   if (!w || !isNumber(w.blocking_us) || !isNumber(w.busy_us)) return "";
   const perSleep = Math.max(0, w.blocking_us - w.busy_us) / 2;
-  return (
-    `Round trip between CPUs ${w.cpus?.[0]} and ${w.cpus?.[1]}: ${w.blocking_us.toFixed(1)} µs blocking, ` +
-    `${w.busy_us.toFixed(2)} µs busy-polling (medians of ${w.round_trips}); about ${perSleep.toFixed(1)} µs per sleep.`
-  );
+  return t("Round trip between CPUs {a} and {b}: {blocking} {u_us} blocking, {busy} {u_us} busy-polling (medians of {n}); about {sleep} {u_us} per sleep.", { u_us: "µs",
+    a: w.cpus?.[0],
+    b: w.cpus?.[1],
+    blocking: w.blocking_us.toFixed(1),
+    busy: w.busy_us.toFixed(2),
+    n: w.round_trips,
+    sleep: perSleep.toFixed(1),
+  });
 }
 
 /** The history gap in one sentence ("" when the reader has not run both steps). */
 export function gapText(gap) {
   if (!gap) return "";
-  const verb = gap.msPerGiB >= 0 ? "loses" : "gains";
-  return (
-    `Your history: ${gap.blockingStep} best ${figure(gap.blocking)} GiB/s, ${gap.busyStep} best ` +
-    `${figure(gap.busy)} GiB/s; blocking ${verb} ${Math.abs(gap.msPerGiB).toFixed(1)} ms per GiB.`
-  );
+  const said = { blockingStep: gap.blockingStep, blocking: figure(gap.blocking), busyStep: gap.busyStep, busy: figure(gap.busy), ms: Math.abs(gap.msPerGiB).toFixed(1) };
+  return gap.msPerGiB >= 0
+    ? t("Your history: {blockingStep} best {blocking} {u_gibs}, {busyStep} best {busy} {u_gibs}; blocking loses {ms} ms per GiB.", { u_gibs: "GiB/s", ...said })
+    : t("Your history: {blockingStep} best {blocking} {u_gibs}, {busyStep} best {busy} {u_gibs}; blocking gains {ms} ms per GiB.", { u_gibs: "GiB/s", ...said });
 }

@@ -7,6 +7,12 @@
 // those, not the forty modules of every card in the book.
 
 import { catalog, ipcLab, pageParams, runnerAvailable, tokenIsCurrent } from "./api.js";
+import { installCjkSearch } from "./cjksearch.js";
+import { mountLanguagePicker } from "./language.js";
+
+// Now, while the page's deferred scripts wait for this module: elasticlunr is not yet
+// defined, and a Chinese page's search must tokenize for CJK from its first query.
+installCjkSearch();
 
 // What the mount functions get besides their element: `online` (a runner answers),
 // `byId` (the runner's step catalogue by id), `steps` (the catalogue as a list), `lab`
@@ -73,6 +79,12 @@ async function mountKind(kind, elements, modulePromise, ctx) {
 
 async function main() {
   document.documentElement.classList.add("pipebook-js");
+  try {
+    // mdBook declares path_to_root in a classic script: a global binding, not a property of window.
+    mountLanguagePicker(document, { pathToRoot: typeof path_to_root === "string" ? path_to_root : undefined });
+  } catch (err) {
+    console.error("pipebook: language picker", err);
+  }
   const present = KINDS.map((kind) => ({ kind, elements: [...document.querySelectorAll(kind.selector)] })).filter(
     (p) => p.elements.length,
   );

@@ -6,8 +6,9 @@
 
 import { h, svg, yGrid } from "./dom.js";
 import { H, PAD, W, capacityLabel, fillText, layout, slotOf, summary, usable } from "./occupancy.js";
+import { t } from "./i18n.js";
 
-const IDLE_TEXT = "How full the pipe was, sample by sample, appears here after a run.";
+const IDLE_TEXT = t("How full the pipe was, sample by sample, appears here after a run.");
 
 export class OccupancyChart {
   constructor() {
@@ -15,7 +16,7 @@ export class OccupancyChart {
       viewBox: `0 0 ${W} ${H}`,
       class: "pipebook-occupancy-plot",
       role: "img",
-      "aria-label": "Bytes in the pipe over the run",
+      "aria-label": t("Bytes in the pipe over the run"),
     });
     this.now = h("span.pipebook-occupancy-now");
     this.note = h("p.pipebook-occupancy-note");
@@ -23,14 +24,14 @@ export class OccupancyChart {
     this.legend = h(
       "ul.pipebook-occupancy-legend",
       null,
-      swatch("pipebook-swatch-band", "bytes in the pipe (lowest to highest per point)"),
-      swatch("pipebook-swatch-full", "full: the writer waits for a free slot"),
-      swatch("pipebook-swatch-empty", "empty: the reader waits for data"),
+      swatch("pipebook-swatch-band", t("bytes in the pipe (lowest to highest per point)")),
+      swatch("pipebook-swatch-full", t("full: the writer waits for a free slot")),
+      swatch("pipebook-swatch-empty", t("empty: the reader waits for data")),
     );
     this.el = h(
       "figure.pipebook-occupancy",
       null,
-      h("figcaption.pipebook-occupancy-head", null, h("span", null, "Bytes in the pipe"), this.now),
+      h("figcaption.pipebook-occupancy-head", null, h("span", null, t("Bytes in the pipe")), this.now),
       this.plot,
       this.legend,
       this.note,
@@ -46,14 +47,14 @@ export class OccupancyChart {
     this.el.dataset.points = "0";
     this.el.dataset.state = quiet ? "quiet" : "idle";
     this.now.textContent = "";
-    this.note.textContent = quiet ? "A quiet run is not watched, so there is no occupancy to show." : IDLE_TEXT;
+    this.note.textContent = quiet ? t("A quiet run is not watched, so there is no occupancy to show.") : IDLE_TEXT;
   }
 
   /** The latest sample while the run is live. */
   live(pipeBytes) {
     this.el.dataset.state = "live";
     // The slot size is known once the result names it; 4 KiB until then.
-    this.now.textContent = `now: ${fillText(pipeBytes, this.capacity, this.slot)}`;
+    this.now.textContent = t("now: {fill}", { fill: fillText(pipeBytes, this.capacity, this.slot) });
   }
 
   /** A finished run: draws its `occupancy`, or says why there is none. */
@@ -66,8 +67,8 @@ export class OccupancyChart {
       this.el.dataset.points = "0";
       this.el.dataset.state = quiet ? "quiet" : "none";
       this.note.textContent = quiet
-        ? "A quiet run is not watched, so there is no occupancy to show."
-        : "No occupancy was sampled in this run (it ended before a sample saw data).";
+        ? t("A quiet run is not watched, so there is no occupancy to show.")
+        : t("No occupancy was sampled in this run (it ended before a sample saw data).");
       return;
     }
     this.capacity = occ.capacity;
@@ -82,9 +83,9 @@ export class OccupancyChart {
     this.plot.replaceChildren();
     const axis = svg("g", { class: "pipebook-occupancy-axis" });
     yGrid(axis, g.yTicks, { x1: PAD.left, x2: W - PAD.right, gridClass: "pipebook-occupancy-grid" });
-    for (const t of g.xTicks) {
-      const label = svg("text", { x: t.x, y: H - PAD.bottom + 17, "text-anchor": t.x === PAD.left ? "start" : "middle" });
-      label.textContent = t.label;
+    for (const tick of g.xTicks) {
+      const label = svg("text", { x: tick.x, y: H - PAD.bottom + 17, "text-anchor": tick.x === PAD.left ? "start" : "middle" });
+      label.textContent = tick.label;
       axis.append(label);
     }
     const shading = svg("g", { class: "pipebook-occupancy-phases" });
@@ -108,7 +109,7 @@ export class OccupancyChart {
       y2: g.capacityY,
     });
     const capText = svg("text", { class: "pipebook-occupancy-caplabel", x: W - PAD.right - 4, y: g.capacityY - 4, "text-anchor": "end" });
-    capText.textContent = `capacity ${capacityLabel(occ.capacity, slotOf(occ))}`;
+    capText.textContent = t("capacity {capacity}", { capacity: capacityLabel(occ.capacity, slotOf(occ)) });
     this.plot.append(shading, axis, band, capacity, capText);
     this.el.dataset.points = String(g.points);
   }

@@ -4,6 +4,7 @@
 // Pure geometry and words, tested in Node; occchart.js draws it.
 
 import { bytes, count, isNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 export const W = 640;
 export const H = 170;
@@ -42,14 +43,14 @@ export function usable(occ) {
 
 /** "64 KiB = 16 slots of 4 KiB". */
 export function capacityLabel(capacity, slot = SLOT) {
-  return `${bytes(capacity)} = ${capacity / slot} slots of ${bytes(slot)}`;
+  return t("{capacity} = {slots} slots of {slot}", { capacity: bytes(capacity), slots: capacity / slot, slot: bytes(slot) });
 }
 
 /** "48 KiB (12 of 16 slots)": the pipe's content as a share of its ring. */
 export function fillText(pipeBytes, capacity, slot = SLOT) {
   if (!isNumber(pipeBytes)) return "";
   if (!isNumber(capacity) || capacity <= 0) return bytes(pipeBytes);
-  return `${bytes(pipeBytes)} (${Math.ceil(pipeBytes / slot)} of ${capacity / slot} slots)`;
+  return t("{bytes} ({used} of {slots} slots)", { bytes: bytes(pipeBytes), used: Math.ceil(pipeBytes / slot), slots: capacity / slot });
 }
 
 /**
@@ -81,17 +82,15 @@ function percent(share) {
 /** The sentence under the chart: shares of full and empty samples, and the sleeps. */
 export function summary(occ) {
   const parts = [
-    `Full in ${percent(occ.full_share)} of ${count(occ.samples)} samples (the writer had no free slot)`,
-    `empty in ${percent(occ.empty_share)} (the reader had nothing to read)`,
+    t("Full in {share} of {samples} samples (the writer had no free slot)", { share: percent(occ.full_share), samples: count(occ.samples) }),
+    t("empty in {share} (the reader had nothing to read)", { share: percent(occ.empty_share) }),
   ];
-  let text = `${parts.join(", ")}.`;
+  let text = t("{parts}.", { parts: parts.join(t(", ")) });
   if (occ.alternating) {
-    text +=
-      " With no CPU to spare, the sampler took turns on the two ends' CPUs and ran only while the end beside it slept," +
-      " so this split says where it sat, not how long each phase lasted; the sleep counts are the ends' own.";
+    text += t(" With no CPU to spare, the sampler took turns on the two ends' CPUs and ran only while the end beside it slept, so this split says where it sat, not how long each phase lasted; the sleep counts are the ends' own.");
   }
   if (isNumber(occ.writer_sleeps) && isNumber(occ.reader_sleeps)) {
-    text += ` Meanwhile the writer slept ${count(occ.writer_sleeps)} times and the reader ${count(occ.reader_sleeps)}.`;
+    text += t(" Meanwhile the writer slept {writer} times and the reader {reader}.", { writer: count(occ.writer_sleeps), reader: count(occ.reader_sleeps) });
   }
   return text;
 }
@@ -126,7 +125,7 @@ export function layout(occ) {
   // Ticks at empty, half and full, in slots (the ring's unit).
   const yTicks = [0, 0.5, 1].map((f) => ({
     y: y(occ.capacity * f),
-    label: f === 0 ? "0" : `${Math.round(slots * f)} slots`,
+    label: f === 0 ? "0" : t("{n} slots", { n: Math.round(slots * f) }),
   }));
   const seconds = tEnd / 1000;
   const xTicks = [0, 0.5, 1].map((f) => ({

@@ -2,18 +2,20 @@
 // what pagemap and kpageflags said. Pure (no DOM): the state, hover text and geometry
 // of every cell, tested in Node; pages.js draws it.
 
+import { t } from "./i18n.js";
+
 export const COLUMNS = 32;
 export const CELL = 10;
 export const GAP = 1;
 
 /** States, in legend order, with their legend text. */
 export const STATES = {
-  absent: "not present (nothing mapped yet)",
-  present: "present, a base page",
-  head: "huge page: compound head",
-  tail: "huge page: compound tail",
-  thp: "in a huge page (head or tail unknown)",
-  zero: "the shared zero page",
+  absent: t("not present (nothing mapped yet)"),
+  present: t("present, a base page"),
+  head: t("huge page: compound head"),
+  tail: t("huge page: compound tail"),
+  thp: t("in a huge page (head or tail unknown)"),
+  zero: t("the shared zero page"),
 };
 
 /**
@@ -37,10 +39,10 @@ const hex = (n) => `0x${Number(n).toString(16)}`;
 
 /** The hover text of one cell: index, address, state, frame and flags when known. */
 export function cellTitle(page, state, used) {
-  const parts = [`page ${page.index} at ${hex(page.vaddr)}`, STATES[state]];
-  if (page.pfn !== undefined && page.pfn !== null) parts.push(`frame ${hex(page.pfn)}`);
+  const parts = [t("page {index} at {address}", { index: page.index, address: hex(page.vaddr) }), STATES[state]];
+  if (page.pfn !== undefined && page.pfn !== null) parts.push(t("frame {frame}", { frame: hex(page.pfn) }));
   if (page.flags) parts.push(`flags: ${page.flags.names.join(", ") || "none"}`);
-  if (!used) parts.push("past the bytes one call hands over");
+  if (!used) parts.push(t("past the bytes one call hands over"));
   return parts.join("\n");
 }
 
@@ -91,9 +93,9 @@ const kib = (bytes) => `${bytes / 1024} KiB`;
 export function summary(buffer, chunk) {
   const g = gridLayout(buffer, chunk);
   const used = g.cells.filter((c) => c.used).length;
-  const parts = [`${buffer.pages.length} pages of ${kib(pageSizeOf(buffer))}, ${buffer.present} present`];
-  if (used < g.cells.length) parts.push(`the first ${used} hold the ${kib(chunk)} one call hands over`);
-  if (g.counts.head || g.counts.tail) parts.push(`${g.counts.head} compound head${g.counts.head === 1 ? "" : "s"}, ${g.counts.tail} tails`);
-  if (g.counts.zero) parts.push(`${g.counts.zero} on the zero page`);
+  const parts = [t("{n} pages of {size}, {present} present", { n: buffer.pages.length, size: kib(pageSizeOf(buffer)), present: buffer.present })];
+  if (used < g.cells.length) parts.push(t("the first {n} hold the {size} one call hands over", { n: used, size: kib(chunk) }));
+  if (g.counts.head || g.counts.tail) parts.push(g.counts.head === 1 ? t("{heads} compound head, {tails} tails", { heads: 1, tails: g.counts.tail }) : t("{heads} compound heads, {tails} tails", { heads: g.counts.head, tails: g.counts.tail }));
+  if (g.counts.zero) parts.push(t("{n} on the zero page", { n: g.counts.zero }));
   return parts.join("; ");
 }

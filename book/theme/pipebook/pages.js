@@ -10,6 +10,7 @@ import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import { STATES, gridLayout, summary } from "./pagegrid.js";
 import { startPages } from "./runner.js";
+import { runnerText, t, withNodes } from "./i18n.js";
 
 /** `huge-pages:untouched` -> {step, touch: false}; plain ids leave `touch` to the step. */
 export function parseSpec(spec) {
@@ -63,7 +64,7 @@ function walkButton(buffer, huge) {
   return h(
     "button.pipebook-pages-walk",
     { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("pipebook-walk", { detail })) },
-    "Walk this address",
+    t("Walk this address"),
   );
 }
 
@@ -71,30 +72,28 @@ function render(panel, body, message) {
   const report = message.report;
   const buffer = report.buffers[0];
   const { plot, counts } = drawGrid(buffer, report.buf_size);
-  const extra = report.buffers.length > 1 ? ` (buffer 1 of ${report.buffers.length}; the other looks alike)` : "";
+  const extra = report.buffers.length > 1 ? t(" (buffer 1 of {n}; the other looks alike)", { n: report.buffers.length }) : "";
   fill(
     body,
     h(
       "p.pipebook-pages-where",
       null,
-      `${report.buf_size / 1024} KiB buffer at `,
-      h("code", null, `0x${buffer.address.toString(16)}`),
-      `, ${buffer.offset_in_page} bytes into its page${extra}. `,
+      withNodes(t("{size} KiB buffer at {address}, {offset} bytes into its page{extra}. "), { size: String(report.buf_size / 1024), address: h("code", null, `0x${buffer.address.toString(16)}`), offset: String(buffer.offset_in_page), extra }),
       walkButton(buffer, report.huge_pages),
     ),
     plot,
     h("p.pipebook-pages-summary", null, summary(buffer, report.buf_size)),
     legend(counts),
-    ...report.limitations.map((l) => h("p.pipebook-pages-limit", { dataset: { kind: l.kind } }, l.message)),
+    ...report.limitations.map((l) => runnerText(h("p.pipebook-pages-limit", { dataset: { kind: l.kind } }, l.message))),
   );
   panel.dataset.state = "done";
 }
 
 function panelFor(spec, online) {
   const { step, touch } = parseSpec(spec);
-  const what = touch === false ? "untouched" : touch === true ? "written first" : "as the writer has them";
+  const what = touch === false ? t("untouched") : touch === true ? t("written first") : t("as the writer has them");
   const body = h("div.pipebook-pages-body");
-  const button = h("button.pipebook-pages-button", { type: "button" }, "Look again");
+  const button = h("button.pipebook-pages-button", { type: "button" }, t("Look again"));
   const panel = h(
     "div.pipebook-pages-panel",
     { dataset: { step, state: "idle" } },
@@ -106,13 +105,13 @@ function panelFor(spec, online) {
     new Promise((resolve) => {
       panel.dataset.state = "running";
       button.disabled = true;
-      fill(body, h("p.pipebook-status", null, "Allocating the buffers in a child process and reading its page table…"));
+      fill(body, h("p.pipebook-status", null, t("Allocating the buffers in a child process and reading its page table…")));
       const finish = () => {
         button.disabled = false;
         resolve();
       };
       startPages(step, touch, {
-        queued: (position) => fill(body, h("p.pipebook-status", null, `Waiting for the run ahead (place ${position})…`)),
+        queued: (position) => fill(body, h("p.pipebook-status", null, t("Waiting for the run ahead (place {position})…", { position }))),
         pages: (message) => {
           render(panel, body, message);
           finish();
@@ -138,19 +137,19 @@ export function mountPages(root, { online }) {
   const panels = specs.map((spec) => panelFor(spec, online));
   const card = h(
     "div.pipebook-card.pipebook-pages-card",
-    { role: "group", "aria-label": "page inspector" },
+    { role: "group", "aria-label": t("page inspector") },
     h(
       "div.pipebook-card-head",
       null,
-      h("span.pipebook-kind", null, "Page inspector"),
-      h("p.pipebook-summary", null, "The writer's buffer, one square per page (4 KiB on x86-64), read from /proc/self/pagemap and /proc/kpageflags. Hover over a page for its address, frame and flags."),
+      h("span.pipebook-kind", null, t("Page inspector")),
+      h("p.pipebook-summary", null, t("The writer's buffer, one square per page (4 KiB on x86-64), read from /proc/self/pagemap and /proc/kpageflags. Hover over a page for its address, frame and flags.")),
     ),
     h("div.pipebook-pages-panels", null, ...panels.map((p) => p.panel)),
   );
   root.append(card);
   if (!online) {
     for (const p of panels) {
-      fill(p.body, offlineHint("To see these pages on your machine", START_HINT, ", or run ", h("code", null, `pipebench pages --step ${p.step}`), "."));
+      fill(p.body, offlineHint(t("To see these pages on your machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, `pipebench pages --step ${p.step}`) })));
     }
     return;
   }

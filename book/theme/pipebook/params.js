@@ -4,6 +4,7 @@
 // against them before they are sent. Pure functions: no DOM here, so Node can test them.
 
 import { bytes as formatBytes, isNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 /** The spec named `name` in a catalog entry, or null. */
 export function spec(entry, name) {
@@ -28,9 +29,9 @@ export function powersOfTwo(min, max) {
  * within the spec's bounds. `own` names the default when the spec has none (the
  * kernel's pipe).
  */
-export function sizeChoices(s, { own = "step's own", limit = Infinity } = {}) {
+export function sizeChoices(s, { own = t("step's own"), limit = Infinity } = {}) {
   if (!s) return [];
-  const first = isNumber(s.default) ? `${own} (${formatBytes(s.default)})` : own;
+  const first = isNumber(s.default) ? t("{own} ({size})", { own, size: formatBytes(s.default) }) : own;
   const choices = [["", first]];
   for (const v of powersOfTwo(s.min, Math.min(s.max, limit))) {
     if (!s.multiple_of || v % s.multiple_of === 0) choices.push([v, formatBytes(v)]);
@@ -57,15 +58,15 @@ export function secondsControl(s) {
  * names the value and the bounds, as the runner would.
  */
 export function check(s, raw) {
-  if (!s) return { error: "unknown parameter" };
+  if (!s) return { error: t("unknown parameter") };
   const value = Number(raw);
-  if (!isNumber(value)) return { error: `${s.label}: “${raw}” is not a number` };
+  if (!isNumber(value)) return { error: t("{label}: “{value}” is not a number", { label: s.label, value: raw }) };
   const show = (v) => (s.unit === "bytes" ? formatBytes(v) : String(v));
   if (value < s.min || value > s.max) {
-    return { error: `${s.label}: ${show(value)} is out of range (${show(s.min)} to ${show(s.max)})` };
+    return { error: t("{label}: {value} is out of range ({min} to {max})", { label: s.label, value: show(value), min: show(s.min), max: show(s.max) }) };
   }
   if (s.multiple_of && value % s.multiple_of !== 0) {
-    return { error: `${s.label}: ${value} bytes is not a multiple of ${s.multiple_of} bytes` };
+    return { error: t("{label}: {value} bytes is not a multiple of {multiple} bytes", { label: s.label, value, multiple: s.multiple_of }) };
   }
   return { value };
 }
@@ -81,7 +82,7 @@ export function collect(entry, raw) {
     if (value === "" || value === undefined || value === null) continue;
     const s = spec(entry, name);
     if (!s) {
-      errors.push(`unknown parameter ${name}`);
+      errors.push(t("unknown parameter {name}", { name }));
       continue;
     }
     if (s.unit === "flag") {

@@ -4,6 +4,7 @@
 // are read by. No DOM: tested in Node.
 
 import * as fmt from "./format.js";
+import { t } from "./i18n.js";
 
 // A configuration: bytes per call, pipe capacity, and the writer's pages where the
 // search tries both (`huge_pages` true or false; absent, null: the step's own).
@@ -41,11 +42,11 @@ export function foldTrial(search, trial) {
   return { cells, own, done: trial.index, of: trial.of, best };
 }
 
-/** Light to dark blue: the colour of `t` in [0, 1] as rgb(), and whether text on it must be white. */
-export function shade(t) {
+/** Light to dark blue: the colour of `share` in [0, 1] as rgb(), and whether text on it must be white. */
+export function shade(share) {
   const lo = [222, 235, 247];
   const hi = [8, 48, 107];
-  const c = lo.map((v, i) => Math.round(v + (hi[i] - v) * Math.min(1, Math.max(0, t))));
+  const c = lo.map((v, i) => Math.round(v + (hi[i] - v) * Math.min(1, Math.max(0, share))));
   // Relative luminance (WCAG): dark cells take white text, light ones black.
   const lin = c.map((v) => {
     const s = v / 255;
@@ -64,7 +65,7 @@ export function pageSettings(search) {
 
 /** "huge pages", "small pages", or "" for the step's own. */
 export function pagesLabel(huge) {
-  return huge === true ? "huge pages" : huge === false ? "small pages" : "";
+  return huge === true ? t("huge pages") : huge === false ? t("small pages") : "";
 }
 
 /**
@@ -87,8 +88,8 @@ export function layoutHeat(search, width, height, margin = { left: 80, top: 10, 
   const h = pipes.length ? (height - margin.top - margin.bottom) / pipes.length : 0;
   const isBest = (c) => search.best && same(c, search.best);
   const cells = all.map((c) => {
-    const t = hi > lo ? (c.median - lo) / (hi - lo) : 1;
-    const colour = fmt.isNumber(c.median) ? shade(t) : null;
+    const share = hi > lo ? (c.median - lo) / (hi - lo) : 1;
+    const colour = fmt.isNumber(c.median) ? shade(share) : null;
     return {
       ...c,
       x: margin.left + bufs.indexOf(c.buf) * w,
@@ -118,19 +119,19 @@ export function searchRows(search) {
     .map((c) => ({
       perCall: fmt.bytes(c.buf),
       pipe: c.pipe === null ? "kernel's default" : fmt.bytes(c.pipe),
-      pages: pagesLabel(c.huge) || "the step's own",
-      median: fmt.isNumber(c.median) ? fmt.gib(c.median) : "not run yet",
+      pages: pagesLabel(c.huge) || t("the step's own"),
+      median: fmt.isNumber(c.median) ? fmt.gib(c.median) : t("not run yet"),
       runs: c.runs,
-      note: search.best && same(c, search.best) ? "fastest so far" : "",
+      note: search.best && same(c, search.best) ? t("fastest so far") : "",
     }));
   if (search.own) {
     rows.push({
-      pages: pagesLabel(search.own.huge) || "the step's own",
+      pages: pagesLabel(search.own.huge) || t("the step's own"),
       perCall: fmt.bytes(search.own.buf),
       pipe: search.own.pipe === null || search.own.pipe === undefined ? "kernel's default" : fmt.bytes(search.own.pipe),
-      median: fmt.isNumber(search.own.median) ? fmt.gib(search.own.median) : "not run yet",
+      median: fmt.isNumber(search.own.median) ? fmt.gib(search.own.median) : t("not run yet"),
       runs: search.own.runs,
-      note: "the step's own configuration",
+      note: t("the step's own configuration"),
     });
   }
   return rows;
@@ -149,21 +150,29 @@ export function describeTune(result) {
   const x = (v) => (fmt.isNumber(v) ? `${v.toFixed(2)}×` : "—");
   // A step's own runs that moved nothing leave no ratio (JSON has no infinity).
   const gain = fmt.isNumber(g.ratio)
-    ? `${x(g.ratio)} the step's own configuration measured in the same rounds (spread ${x(g.low)} to ${x(g.high)}${fmt.isNumber(g.ci_low) && fmt.isNumber(g.ci_high) ? `; 95% interval ${x(g.ci_low)} to ${x(g.ci_high)} over ${result.rounds} rounds, ${g.ci_low > 1 ? "faster" : g.ci_high < 1 ? "slower" : "not resolved: run the tuned step against its own below until it is"}` : ""}). `
-    : "The step's own configuration gave no figure to compare with in this session. ";
-  const overlap = fmt.isNumber(g.low) && g.low < 1 ? " The two overlap, so this session cannot tell them apart for sure." : "";
+    ? t("{ratio} the step's own configuration measured in the same rounds (spread {low} to {high}{interval}). ", {
+        ratio: x(g.ratio),
+        low: x(g.low),
+        high: x(g.high),
+        interval:
+          fmt.isNumber(g.ci_low) && fmt.isNumber(g.ci_high)
+            ? t("; 95% interval {low} to {high} over {rounds} rounds, {verdict}", { low: x(g.ci_low), high: x(g.ci_high), rounds: result.rounds, verdict: g.ci_low > 1 ? t("faster") : g.ci_high < 1 ? t("slower") : t("not resolved: run the tuned step against its own below until it is") })
+            : "",
+      })
+    : t("The step's own configuration gave no figure to compare with in this session. ");
+  const overlap = fmt.isNumber(g.low) && g.low < 1 ? t(" The two overlap, so this session cannot tell them apart for sure.") : "";
   const perPage = nsPerPage(b.summary.median, result.page_size);
   // The step's own configuration is measured beside the others, never offered as
   // the variant: when it was the fastest (the runner's `own_fastest`, one rule for
   // the CLI and the page; an older result without it: a ratio under 1), the
   // sentence says so.
   const ownFastest = typeof result.own_fastest === "boolean" ? result.own_fastest : fmt.isNumber(g.ratio) && g.ratio < 1;
-  const lead = ownFastest ? "No configuration searched beat the step's own; the best of the others: " : "Fastest: ";
+  const lead = ownFastest ? t("No configuration searched beat the step's own; the best of the others: ") : t("Fastest: ");
   return (
-    `${lead}${fmt.bytes(b.buf_size)} per call into a ${fmt.bytes(b.pipe_size)} pipe, ` +
-    `${fmt.gib(b.summary.median)} GiB/s (median of ${b.summary.runs} runs), ` +
+    lead +
+    t("{bytes} per call into a {pipe} pipe, {median} {u_gibs} (median of {runs} runs), ", { u_gibs: "GiB/s", bytes: fmt.bytes(b.buf_size), pipe: fmt.bytes(b.pipe_size), median: fmt.gib(b.summary.median), runs: b.summary.runs }) +
     gain +
-    (perPage === null ? "" : `At that speed one ${fmt.bytes(result.page_size)} page passes every ${perPage.toFixed(1)} ns.`) +
+    (perPage === null ? "" : t("At that speed one {page} page passes every {ns} {u_ns}.", { u_ns: "ns", page: fmt.bytes(result.page_size), ns: perPage.toFixed(1) })) +
     overlap
   );
 }
@@ -171,21 +180,21 @@ export function describeTune(result) {
 /** A tool run's result as rows of label and value. */
 export function toolRows(r) {
   const rows = [
-    ["Bytes verified by pipebench's end", `${fmt.count(r.bytes)} (${fmt.bytes(r.bytes)}) of ${fmt.bytes(r.requested_bytes)} asked`],
-    ["Throughput", `${fmt.gib(r.gib_per_s)} GiB/s over ${fmt.ms(r.elapsed_ms)}`],
-    ["Command", (r.argv || []).join(" ")],
-    ["How it ended", r.exit],
+    [t("Bytes verified by pipebench's end"), t("{count} ({bytes}) of {asked} asked", { count: fmt.count(r.bytes), bytes: fmt.bytes(r.bytes), asked: fmt.bytes(r.requested_bytes) })],
+    [t("Throughput"), t("{gib} {u_gibs} over {time}", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), time: fmt.ms(r.elapsed_ms) })],
+    [t("Command"), (r.argv || []).join(" ")],
+    [t("How it ended"), r.exit],
   ];
   if (r.calls) {
-    const per = fmt.isNumber(r.calls.bytes_per_call) ? fmt.bytes(r.calls.bytes_per_call) : "unknown";
-    rows.push(["Data calls on the pipe", `${fmt.count(r.calls.on_pipe)}, ${per} each on average${r.calls.zero_copy ? ", pages moved without a copy" : ", every byte copied"}`]);
+    const per = fmt.isNumber(r.calls.bytes_per_call) ? fmt.bytes(r.calls.bytes_per_call) : t("unknown");
+    rows.push([t("Data calls on the pipe"), t("{calls}, {per} each on average{how}", { calls: fmt.count(r.calls.on_pipe), per, how: r.calls.zero_copy ? t(", pages moved without a copy") : t(", every byte copied") })]);
   } else {
-    rows.push(["Data calls on the pipe", "not counted on this machine (the kernel's tracepoints need root or CAP_PERFMON)"]);
+    rows.push([t("Data calls on the pipe"), t("not counted on this machine (the kernel's tracepoints need root or CAP_PERFMON)")]);
   }
   // The tool's counts are keyed by its end, as the result names it (writer or reader).
   const own = r.counts?.[r.side];
   if (own && fmt.isNumber(own.context_switches)) {
-    rows.push(["The tool's kernel counts", `${fmt.count(own.context_switches)} context switches (${fmt.count(own.voluntary_switches)} voluntary), ${fmt.count(own.page_faults)} page faults${fmt.isNumber(own.cpu_migrations) ? `, ${fmt.count(own.cpu_migrations)} CPU migrations` : ""}`]);
+    rows.push([t("The tool's kernel counts"), t("{switches} context switches ({voluntary} voluntary), {faults} page faults{migrations}", { switches: fmt.count(own.context_switches), voluntary: fmt.count(own.voluntary_switches), faults: fmt.count(own.page_faults), migrations: fmt.isNumber(own.cpu_migrations) ? t(", {n} CPU migrations", { n: fmt.count(own.cpu_migrations) }) : "" })]);
   }
   const syscalls = own?.syscalls;
   if (syscalls && typeof syscalls === "object") {
@@ -194,7 +203,7 @@ export function toolRows(r) {
       .sort((a, b) => b[1] - a[1])
       .map(([name, n]) => `${name} ${fmt.count(n)}`)
       .join(", ");
-    if (tally) rows.push(["Calls by kind", tally]);
+    if (tally) rows.push([t("Calls by kind"), tally]);
   }
   return rows;
 }
@@ -210,8 +219,8 @@ export function totalsAddUp(point) {
 /** "writers / readers" of one of a shared-pipe point's counts, "not counted" for a side
  * whose count is absent (never 0: an absent count is unknown). */
 function bothSides(counts, name) {
-  const side = (s) => (typeof counts?.[s]?.[name] === "number" ? fmt.count(counts[s][name]) : "not counted");
-  return counts ? `${side("writers")} / ${side("readers")}` : "not counted";
+  const side = (s) => (typeof counts?.[s]?.[name] === "number" ? fmt.count(counts[s][name]) : t("not counted"));
+  return counts ? `${side("writers")} / ${side("readers")}` : t("not counted");
 }
 
 /** A shared-pipe point as table cells. */
@@ -243,17 +252,17 @@ export function tunedRows(steps, results) {
   }
   return [...ids].sort().map((id) => {
     const base = known.get(id.slice("tuned-".length));
-    return { id, title: `${base.title}, tuned on this machine`, kind: "tuned", base: base.id, article: null, reference: null };
+    return { id, title: t("{title}, tuned on this machine", { title: base.title }), kind: "tuned", base: base.id, article: null, reference: null };
   });
 }
 
 /** Why a search's best was not kept for the next start, by the runner's typed `kind`. */
 const NOT_KEPT_BECAUSE = {
-  no_space: "the disk that holds the runner's state folder is full",
-  quota: "the disk quota of the runner's user is used up",
-  read_only: "the runner's state folder cannot be written (read-only, or no permission)",
-  unsafe_file: "tuned.jsonl in the runner's state folder is a link or a file of another user, which the runner never writes through",
-  failed: "the save failed",
+  no_space: t("the disk that holds the runner's state folder is full"),
+  quota: t("the disk quota of the runner's user is used up"),
+  read_only: t("the runner's state folder cannot be written (read-only, or no permission)"),
+  unsafe_file: t("{file} in the runner's state folder is a link or a file of another user, which the runner never writes through", { file: "tuned.jsonl" }),
+  failed: t("the save failed"),
 };
 
 /** What the tuning card says of `saved {store: "tuned"}`: whether the best found is kept for
@@ -261,13 +270,13 @@ const NOT_KEPT_BECAUSE = {
  * sentence after it). `runnable` is false only when the runner refused the variant itself. */
 export function keptNote(saved) {
   if (saved?.ok) {
-    return { kept: "yes", runnable: true, text: "Kept in the runner's state folder (tuned.jsonl): the tuned step is still here after a restart." };
+    return { kept: "yes", runnable: true, text: t("Kept in the runner's state folder ({file}): the tuned step is still here after a restart.", { file: "tuned.jsonl" }) };
   }
   const kind = typeof saved?.error?.kind === "string" ? saved.error.kind : "failed";
   const detail = typeof saved?.error?.message === "string" && saved.error.message ? ` (${saved.error.message})` : "";
   if (kind === "not_runnable") {
-    return { kept: kind, runnable: false, text: `This runner cannot run the configuration found, so it is not offered as a step${detail}.` };
+    return { kept: kind, runnable: false, text: t("This runner cannot run the configuration found, so it is not offered as a step{detail}.", { detail }) };
   }
   const why = NOT_KEPT_BECAUSE[kind] ?? NOT_KEPT_BECAUSE.failed;
-  return { kept: kind, runnable: true, text: `Runnable now, but it will not survive a restart of the runner: ${why}${detail}.` };
+  return { kept: kind, runnable: true, text: t("Runnable now, but it will not survive a restart of the runner: {why}{detail}.", { why, detail }) };
 }

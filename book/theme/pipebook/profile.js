@@ -9,6 +9,7 @@
 
 import { fill, h } from "./dom.js";
 import { startRun } from "./runner.js";
+import { runnerText, t } from "./i18n.js";
 
 /** The flame graph as an image URL. */
 export function flameUrl(svg) {
@@ -25,7 +26,7 @@ export function compareRows(comparison) {
   return (comparison || []).map((r) => [
     r.article_function,
     pct(r.article_percent),
-    r.measured_function ? (r.measured_function === r.article_function ? "same name" : r.measured_function) : "not sampled",
+    r.measured_function ? (r.measured_function === r.article_function ? t("same name") : r.measured_function) : t("not sampled"),
     pct(r.children_percent),
     pct(r.self_percent),
   ]);
@@ -40,20 +41,24 @@ function table(cls, head, rows) {
   );
 }
 
+/** A side's name in the page's language (the role itself stays the data attribute). */
+const ROLE_WORDS = { writer: t("writer"), reader: t("reader"), writers: t("writers"), readers: t("readers") };
+
 function endSection(role, end) {
+  const who = ROLE_WORDS[role] ?? role;
   const top = end.functions.slice(0, 12).map((f) => [f.symbol + (f.kernel ? " [k]" : ""), pct(f.children_percent), pct(f.self_percent)]);
   return h(
     "div.pipebook-profile-end",
     { dataset: { role } },
-    h("p.pipebook-profile-role", null, `${role}: ${end.samples} samples`),
+    h("p.pipebook-profile-role", null, t("{role}: {n} samples", { role: who, n: end.samples })),
     end.flamegraph_svg
       ? h("img.pipebook-flamegraph", {
           src: flameUrl(end.flamegraph_svg),
-          alt: `flame graph of the ${role}: the width of each box is its share of the samples`,
+          alt: t("flame graph of the {role}: the width of each box is its share of the samples", { role: who }),
           dataset: { role },
         })
-      : h("p", null, "No samples: the run was too short."),
-    h("details", null, h("summary", null, `The ${role}${role.endsWith("s") ? "'" : "'s"} hottest functions`), table("pipebook-profile-top", ["function", "inclusive", "self"], top)),
+      : h("p", null, t("No samples: the run was too short.")),
+    h("details", null, h("summary", null, role.endsWith("s") ? t("The {role}' hottest functions", { role: who }) : t("The {role}'s hottest functions", { role: who })), table("pipebook-profile-top", [t("function"), t("inclusive"), t("self")], top)),
   );
 }
 
@@ -61,12 +66,12 @@ function endSection(role, end) {
  * comparison when there is one, and each side's flame graph and hottest functions.
  * `names` says what the two sides are ("writers" and "readers" for a shared pipe). */
 export function renderProfile(out, report, names = { writer: "writer", reader: "reader" }) {
-  const parts = [h("p.pipebook-profile-how", null, `Sampled with ${report.event} at ${report.frequency} Hz; the ends were paused while perf attached, so this run's GiB/s is not a clean figure.`)];
-  for (const note of report.notes) parts.push(h("p.pipebook-profile-note", { dataset: { kind: note.kind } }, note.message));
+  const parts = [h("p.pipebook-profile-how", null, t("Sampled with {event} at {frequency} Hz; the ends were paused while perf attached, so this run's {u_gibs} is not a clean figure.", { u_gibs: "GiB/s", event: report.event, frequency: report.frequency }))];
+  for (const note of report.notes) parts.push(runnerText(h("p.pipebook-profile-note", { dataset: { kind: note.kind } }, note.message)));
   if (report.comparison) {
     parts.push(
-      h("p.pipebook-profile-caption", null, "The article's writer profile (perf report, Linux 5.17, i7-8550U) beside this one; a 5.17 name is matched to what the function is called in this kernel. Inclusive shares: the function and everything it called."),
-      table("pipebook-profile-compare", ["article's function", "article", "name here", "inclusive here", "self here"], compareRows(report.comparison)),
+      h("p.pipebook-profile-caption", null, t("The article's writer profile (perf report, Linux 5.17, i7-8550U) beside this one; a 5.17 name is matched to what the function is called in this kernel. Inclusive shares: the function and everything it called.")),
+      table("pipebook-profile-compare", [t("article's function"), t("article"), t("name here"), t("inclusive here"), t("self here")], compareRows(report.comparison)),
     );
   }
   parts.push(endSection(names.writer, report.writer), endSection(names.reader, report.reader));
@@ -75,7 +80,7 @@ export function renderProfile(out, report, names = { writer: "writer", reader: "
 
 /** Adds the "Profile this step" button and its output to a run card. */
 export function mountProfile(card, { step, readParams }) {
-  const button = h("button.pipebook-profile-button", { type: "button" }, "Profile this step");
+  const button = h("button.pipebook-profile-button", { type: "button" }, t("Profile this step"));
   const status = h("p.pipebook-profile-status", { role: "status" });
   const out = h("div.pipebook-profile-out");
   const section = h("div.pipebook-profile", { dataset: { state: "idle" } }, button, status, out);
@@ -84,7 +89,7 @@ export function mountProfile(card, { step, readParams }) {
   button.addEventListener("click", () => {
     const read = readParams();
     if (read.errors) {
-      status.textContent = `Error: ${read.errors.join("; ")}.`;
+      status.textContent = t("Error: {errors}.", { errors: read.errors.join(t("; ")) });
       return;
     }
     // At most 1 GiB: enough samples, and the profile comes back in seconds.
@@ -93,7 +98,7 @@ export function mountProfile(card, { step, readParams }) {
     button.disabled = true;
     profiled = false;
     section.dataset.state = "running";
-    status.textContent = "Running the step with perf attached to both ends…";
+    status.textContent = t("Running the step with perf attached to both ends…");
     fill(out);
     const end = (state, text) => {
       section.dataset.state = state;
@@ -102,19 +107,19 @@ export function mountProfile(card, { step, readParams }) {
     };
     startRun(step, params, {
       queued: (position) => {
-        status.textContent = `Waiting for the run ahead (place ${position})…`;
+        status.textContent = t("Waiting for the run ahead (place {position})…", { position });
       },
       profile: (msg) => {
         if (msg.report) {
           profiled = true;
           renderProfile(out, msg.report);
         } else if (msg.error) {
-          fill(out, h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message));
+          fill(out, runnerText(h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message)));
         }
       },
-      result: () => end(profiled ? "done" : "unavailable", profiled ? "Profiled." : "The step ran, but without a profile: see why above."),
-      cancelled: () => end("idle", "Cancelled."),
-      error: (message) => end("error", `Error: ${message}`),
+      result: () => end(profiled ? "done" : "unavailable", profiled ? t("Profiled.") : t("The step ran, but without a profile: see why above.")),
+      cancelled: () => end("idle", t("Cancelled.")),
+      error: (message) => end("error", t("Error: {message}", { message })),
     });
   });
 }

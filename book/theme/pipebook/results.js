@@ -9,6 +9,7 @@ import { tunedRows } from "./pastfigures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
 import { figureSide, judge } from "./judge.js";
 import { articleColumn, ratioText } from "./verdict.js";
+import { t } from "./i18n.js";
 
 /** Steps from the catalog, or (without a runner) from the widgets on this page. */
 async function stepList() {
@@ -50,16 +51,16 @@ function showKernel(el, steps, results) {
   const table = h(
     "table.pipebook-kernel-compare",
     { dataset: { runs: String(counted) } },
-    h("caption", null, "What the kernel did in each step, per GiB moved (medians of your runs that counted it)"),
+    h("caption", null, t("What the kernel did in each step, per GiB moved (medians of your runs that counted it)")),
     h(
       "thead",
       null,
       h(
         "tr",
         null,
-        h("th", { scope: "col" }, "Count"),
+        h("th", { scope: "col" }, t("Count")),
         columns.map((c) =>
-          h("th", { scope: "col", dataset: { step: c.id } }, titles.get(c.id) ?? c.id, h("span.pipebook-kernel-runs", null, `${c.runs} run${c.runs === 1 ? "" : "s"}`)),
+          h("th", { scope: "col", dataset: { step: c.id } }, titles.get(c.id) ?? c.id, h("span.pipebook-kernel-runs", null, c.runs === 1 ? t("{n} run", { n: c.runs }) : t("{n} runs", { n: c.runs }))),
         ),
       ),
     ),
@@ -78,13 +79,13 @@ function showKernel(el, steps, results) {
   );
   fill(
     el,
-    h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": "Kernel counts by step (scrolls sideways)" }, table),
+    h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": t("Kernel counts by step (scrolls sideways)") }, table),
     h(
       "p.pipebook-results-note",
       null,
       counted
-        ? "A dash: no run of that step counted it (older runs, --no-counts, or counts the kernel did not permit)."
-        : "No run with kernel counts yet: run the article's steps in their chapters and this table fills in.",
+        ? t("A dash: no run of that step counted it (older runs, --no-counts, or counts the kernel did not permit).")
+        : t("No run with kernel counts yet: run the article's steps in their chapters and this table fills in."),
     ),
   );
 }
@@ -97,13 +98,13 @@ function showKernel(el, steps, results) {
 function articleCell(col) {
   if (!col) return h("td.pipebook-num.pipebook-vs-article", null, "—");
   const sizes = [
-    Number.isFinite(col.config?.bytes_per_call) ? `${fmt.bytes(col.config.bytes_per_call)} a call` : "",
-    Number.isFinite(col.config?.pipe_capacity) ? `a ${fmt.bytes(col.config.pipe_capacity)} pipe` : "",
+    Number.isFinite(col.config?.bytes_per_call) ? t("{bytes} a call", { bytes: fmt.bytes(col.config.bytes_per_call) }) : "",
+    Number.isFinite(col.config?.pipe_capacity) ? t("a {bytes} pipe", { bytes: fmt.bytes(col.config.pipe_capacity) }) : "",
   ].filter(Boolean);
-  const left = col.left ? `; ${col.left} other run${col.left === 1 ? "" : "s"} (watched, traced or other sizes) left out` : "";
+  const left = col.left ? (col.left === 1 ? t("; {n} other run (watched, traced or other sizes) left out", { n: col.left }) : t("; {n} other runs (watched, traced or other sizes) left out", { n: col.left })) : "";
   const used = col.quiet
-    ? `${col.quiet} quiet run${col.quiet === 1 ? "" : "s"}${sizes.length ? ` at ${sizes.join(", ")}` : ""}${left}`
-    : `no quiet run yet${left}`;
+    ? (col.quiet === 1 ? t("{n} quiet run{sizes}{left}", { n: col.quiet, sizes: sizes.length ? t(" at {sizes}", { sizes: sizes.join(t(", ")) }) : "", left }) : t("{n} quiet runs{sizes}{left}", { n: col.quiet, sizes: sizes.length ? t(" at {sizes}", { sizes: sizes.join(t(", ")) }) : "", left }))
+    : t("no quiet run yet{left}", { left });
   const data = { quiet: String(col.quiet) };
   let figure = "—";
   if (col.ratio !== null && Number.isFinite(col.ratio)) {
@@ -114,7 +115,7 @@ function articleCell(col) {
   if (col.quiet) {
     judge({ paired: true, a: col.runs, b: figureSide(col.runs, col.article) }).then((answer) => {
       const c = answer.judgement;
-      if (c?.verdict === "too_few") fill(shown, `${ratioText(col.ratio)} (an interval needs ${c.min_n} quiet runs)`);
+      if (c?.verdict === "too_few") fill(shown, t("{ratio} (an interval needs {n} quiet runs)", { ratio: ratioText(col.ratio), n: c.min_n }));
       if (!c || !Number.isFinite(c.ci_low) || !Number.isFinite(c.ci_high)) return;
       fill(shown, `${ratioText(c.ratio)} (${ratioText(c.ci_low)} to ${ratioText(c.ci_high)})`);
       Object.assign(cell.dataset, { verdict: c.verdict, ciLow: String(c.ci_low), ciHigh: String(c.ci_high) });
@@ -135,13 +136,13 @@ export async function mountResults(el) {
       h(
         "tr",
         null,
-        h("th", { scope: "col" }, "Step"),
-        h("th", { scope: "col", title: "Runs recorded on this machine" }, "Runs"),
-        h("th", { scope: "col", title: "Your best run, GiB/s" }, "Best"),
-        h("th", { scope: "col", title: "The median of your runs, GiB/s" }, "Median"),
-        h("th", { scope: "col", title: "The article, GiB/s: i7-8550U laptop, Linux 5.17" }, "Article"),
-        h("th", { scope: "col", title: "GiB/s of the article's C++ programs on the project's 2-core EPYC VM" }, "C++ on VM"),
-        h("th", { scope: "col", title: "The median of your quiet runs divided by the article's figure, with its 95% interval" }, "÷ article"),
+        h("th", { scope: "col" }, t("Step")),
+        h("th", { scope: "col", title: t("Runs recorded on this machine") }, t("Runs")),
+        h("th", { scope: "col", title: t("Your best run, {u_gibs}", { u_gibs: "GiB/s" }) }, t("Best")),
+        h("th", { scope: "col", title: t("The median of your runs, {u_gibs}", { u_gibs: "GiB/s" }) }, t("Median")),
+        h("th", { scope: "col", title: t("The article, {u_gibs}: i7-8550U laptop, Linux 5.17", { u_gibs: "GiB/s" }) }, t("Article")),
+        h("th", { scope: "col", title: t("{u_gibs} of the article's C++ programs on the project's 2-core EPYC VM", { u_gibs: "GiB/s" }) }, t("C++ on VM")),
+        h("th", { scope: "col", title: t("The median of your quiet runs divided by the article's figure, with its 95% interval") }, t("÷ article")),
       ),
     ),
     body,
@@ -183,7 +184,7 @@ export async function mountResults(el) {
         h(
           "tr",
           null,
-          h("td", { colspan: 7 }, "Start the runner (cargo run --release) to list every step and fill this table."),
+          h("td", { colspan: 7 }, t("Start the runner ({command}) to list every step and fill this table.", { command: "cargo run --release" })),
         ),
       );
     }
@@ -193,8 +194,8 @@ export async function mountResults(el) {
     fill(
       caption,
       total
-        ? `${total} run${total === 1 ? "" : "s"} recorded on this machine. GiB/s is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.`
-        : "No runs yet: press “Run this step” in any chapter and the row fills in. GiB/s is 2³⁰ bytes per second.",
+        ? (total === 1 ? t("{n} run recorded on this machine. {u_gibs} is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { u_gibs: "GiB/s", n: total }) : t("{n} runs recorded on this machine. {u_gibs} is 2³⁰ bytes per second. Best and median take every run, watched or quiet. ÷ article takes only quiet runs (watching a run costs it) that were not traced, at the sizes of the step's newest quiet run, and says how many; from six such runs on the runner gives the 95% interval, as on the run cards.", { u_gibs: "GiB/s", n: total }))
+        : t("No runs yet: press “Run this step” in any chapter and the row fills in. {u_gibs} is 2³⁰ bytes per second.", { u_gibs: "GiB/s" }),
     );
   };
 

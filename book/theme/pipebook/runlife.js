@@ -3,21 +3,22 @@
 // DOM, no socket, tested in Node; widget.js feeds it events and renders what it returns.
 
 import * as fmt from "./format.js";
+import { t } from "./i18n.js";
 
 /** The phases a card goes through; `data-state` on the card carries them. */
 export const PHASES = ["idle", "connecting", "queued", "running", "done", "cancelled", "error"];
 
 const STATUS_TEXT = {
-  idle: "Ready. Runs on this machine: the writer and reader are pinned to two CPUs.",
-  connecting: "Connecting to the runner…",
-  done: "Done.",
-  cancelled: "Cancelled. Nothing is left running.",
+  idle: t("Ready. Runs on this machine: the writer and reader are pinned to two CPUs."),
+  connecting: t("Connecting to the runner…"),
+  done: t("Done."),
+  cancelled: t("Cancelled. Nothing is left running."),
 };
 
 const BUTTON_TEXT = {
-  connecting: "Connecting…",
-  queued: "Queued…",
-  running: "Running…",
+  connecting: t("Connecting…"),
+  queued: t("Queued…"),
+  running: t("Running…"),
 };
 
 /** Whether a run is under way in `phase` (the form is locked, Cancel is live). */
@@ -32,7 +33,7 @@ export function statusText(phase) {
 
 /** The run button's label in `phase`. */
 export function buttonText(phase) {
-  return BUTTON_TEXT[phase] ?? "Run this step";
+  return BUTTON_TEXT[phase] ?? t("Run this step");
 }
 
 /** The chart plots the rate over stretches of at least this many seconds. */
@@ -62,9 +63,9 @@ export function begin(params) {
  * history has it, and why not (the runner's own sentence, e.g. a full disk).
  */
 export function savedText(event) {
-  if (event.ok) return "Saved in this machine's history.";
-  const why = event.error?.message ? String(event.error.message) : "the runner could not save it";
-  return `Not saved: ${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
+  if (event.ok) return t("Saved in this machine's history.");
+  const why = event.error?.message ? String(event.error.message) : t("the runner could not save it");
+  return t("Not saved: {why}.", { why: `${why.charAt(0).toUpperCase()}${why.slice(1)}` });
 }
 
 /**
@@ -78,14 +79,14 @@ export function step(state, event) {
       next.phase = "queued";
       next.status =
         event.position > 0
-          ? `Waiting: another run goes first (place ${event.position} in the queue). Benchmarks share the CPUs, so they run one at a time.`
-          : "Queued…";
+          ? t("Waiting: another run goes first (place {position} in the queue). Benchmarks share the CPUs, so they run one at a time.", { position: event.position })
+          : t("Queued…");
       return next;
     case "started":
       next.phase = "running";
       next.status = state.quiet
-        ? `Quiet run: up to ${state.budget} s, the result comes at the end…`
-        : `Running for up to ${state.budget} s…`;
+        ? t("Quiet run: up to {seconds} {u_s}, the result comes at the end…", { u_s: "s", seconds: state.budget })
+        : t("Running for up to {seconds} {u_s}…", { u_s: "s", seconds: state.budget });
       next.warnings = Array.isArray(event.warnings) ? event.warnings.map(String) : [];
       return next;
     case "progress":
@@ -94,7 +95,7 @@ export function step(state, event) {
       // The server's result message: the result's fields at the top level.
       next.phase = "done";
       next.result = event;
-      next.status = `Done: ${fmt.bytes(event.bytes)} in ${fmt.ms(event.elapsed_ms)}.`;
+      next.status = t("Done: {bytes} in {time}.", { bytes: fmt.bytes(event.bytes), time: fmt.ms(event.elapsed_ms) });
       return next;
     case "saved":
       // The history's answer about this result (a lab record's is the lab card's).
@@ -108,7 +109,7 @@ export function step(state, event) {
       return next;
     case "error":
       next.phase = "error";
-      next.status = `Error: ${event.message}`;
+      next.status = t("Error: {message}", { message: event.message });
       return next;
     default:
       return next;
@@ -118,20 +119,20 @@ export function step(state, event) {
 function progress(next, msg) {
   next.progressCount += 1;
   next.phase = "running";
-  const t = Number(msg.elapsed_ms) / 1000;
+  const secs = Number(msg.elapsed_ms) / 1000;
   const b = Number(msg.bytes);
   // The big figure is the average so far (it settles on the result); the chart shows
   // the rate stretch by stretch, not the running average.
-  next.live = fmt.gib(t > 0 ? b / 2 ** 30 / t : Number(msg.gib_per_s));
+  next.live = fmt.gib(secs > 0 ? b / 2 ** 30 / secs : Number(msg.gib_per_s));
   const last = next.lastSample;
   if (!last) {
-    next.chartPoint = [t, Number(msg.gib_per_s)];
-    next.lastSample = { t, b };
-  } else if (t - last.t >= CHART_STRETCH_S && b >= last.b) {
-    next.chartPoint = [t, (b - last.b) / 2 ** 30 / (t - last.t)];
-    next.lastSample = { t, b };
+    next.chartPoint = [secs, Number(msg.gib_per_s)];
+    next.lastSample = { t: secs, b };
+  } else if (secs - last.t >= CHART_STRETCH_S && b >= last.b) {
+    next.chartPoint = [secs, (b - last.b) / 2 ** 30 / (secs - last.t)];
+    next.lastSample = { t: secs, b };
   }
   if (fmt.isNumber(msg.pipe_bytes)) next.pipeBytes = msg.pipe_bytes;
-  next.status = `Running: ${t.toFixed(1)} s of ${next.budget} s, ${fmt.bytes(b)} through the pipe.`;
+  next.status = t("Running: {elapsed} {u_s} of {budget} {u_s}, {bytes} through the pipe.", { u_s: "s", elapsed: secs.toFixed(1), budget: next.budget, bytes: fmt.bytes(b) });
   return next;
 }

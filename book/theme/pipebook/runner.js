@@ -11,6 +11,7 @@
 // comes after its last `saved`.
 
 import { pageToken, runSocketUrl } from "./api.js";
+import { t } from "./i18n.js";
 
 /**
  * Opens a session and hands `onEvent` every message as the server sent it
@@ -51,7 +52,7 @@ export function connect(first, endsWith, onEvent) {
 
   const token = pageToken();
   if (!token) {
-    queueMicrotask(() => fail("This page was not served by the runner, so it cannot run steps."));
+    queueMicrotask(() => fail(t("This page was not served by the runner, so it cannot run steps.")));
     return { cancel() {} };
   }
 
@@ -59,7 +60,7 @@ export function connect(first, endsWith, onEvent) {
   try {
     socket = new WebSocket(runSocketUrl(token));
   } catch (err) {
-    queueMicrotask(() => fail(`Could not open a connection to the runner: ${err.message}`));
+    queueMicrotask(() => fail(t("Could not open a connection to the runner: {message}", { message: err.message })));
     return { cancel() {} };
   }
 
@@ -99,7 +100,7 @@ export function connect(first, endsWith, onEvent) {
         break;
       case "error":
         if (started && msg.run === undefined) onEvent({ type: "notice", message: msg.message });
-        else fail(msg.message || "The runner reported an error.");
+        else fail(msg.message || t("The runner reported an error."));
         break;
       default:
         // The type this session ends with (a sweep's `done`, a comparison's
@@ -117,8 +118,8 @@ export function connect(first, endsWith, onEvent) {
     if (resulted) return settle();
     fail(
       opened
-        ? `The connection to the runner closed before the run finished${event.reason ? ` (${event.reason})` : ""}.`
-        : "Could not connect to the runner. If it was restarted, reload this page.",
+        ? t("The connection to the runner closed before the run finished{reason}.", { reason: event.reason ? ` (${event.reason})` : "" })
+        : t("Could not connect to the runner. If it was restarted, reload this page."),
     );
   });
 

@@ -25,6 +25,7 @@ import { OFFLINE_SENTENCE, designNote, endingSentence, fewestAt, figureSide, jud
 import { startCompare, startRun } from "./runner.js";
 import { allResults, record } from "./store.js";
 import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
+import { runnerText, t } from "./i18n.js";
 
 /** Most quiet runs one press of "Run until resolved" may add. */
 const MAX_BUDGET = 20;
@@ -50,7 +51,7 @@ export function configOf(step, result) {
 export function showJudged(asked, { text, picture, el, cls, words, unit }) {
   const j = asked.judgement;
   if (!j) {
-    fill(text, asked.offline ? OFFLINE_SENTENCE : `The runner could not judge these runs: ${asked.error}`);
+    fill(text, asked.offline ? OFFLINE_SENTENCE : [t("The runner could not judge these runs: "), runnerText(h("span", null, asked.error))]);
     fill(picture);
     delete el.dataset.verdict;
     return null;
@@ -82,13 +83,13 @@ export class RunEvidence {
     this.picture = h("div.pipebook-evidence-picture");
     this.watching = h("p.pipebook-watching", { hidden: true });
     this.budget = h("input.pipebook-evidence-budget", { id: `${id}-until-budget`, type: "number", min: 1, max: MAX_BUDGET, value: 12, size: 4 });
-    this.button = h("button.pipebook-run-button.pipebook-evidence-until", { type: "button" }, "Run until resolved");
-    this.cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop");
+    this.button = h("button.pipebook-run-button.pipebook-evidence-until", { type: "button" }, t("Run until resolved"));
+    this.cancel = h("button.pipebook-cancel-button", { type: "button", hidden: true }, t("Stop"));
     this.status = h("p.pipebook-status.pipebook-evidence-status", { role: "status", "aria-live": "polite" });
     const row = h(
       "div.pipebook-lab-row",
       null,
-      h("label.pipebook-field", { for: this.budget.id }, h("span", null, "Quiet runs at most"), this.budget),
+      h("label.pipebook-field", { for: this.budget.id }, h("span", null, t("Quiet runs at most")), this.budget),
       this.button,
       this.cancel,
     );
@@ -120,15 +121,15 @@ export class RunEvidence {
       text: h("p.pipebook-baseline-text"),
       picture: h("div.pipebook-baseline-picture"),
       budget: h("input.pipebook-baseline-budget", { id: `${id}-baseline-budget`, type: "number", min: 1, max: MAX_BASE_PAIRS, value: 12, size: 4 }),
-      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": `Run until resolved against ${this.baseStep}` }, "Run until resolved"),
-      cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, "Stop"),
+      button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": t("Run until resolved against {step}", { step: this.baseStep }) }, t("Run until resolved")),
+      cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, t("Stop")),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
       session: null,
     };
     const row = h(
       "div.pipebook-lab-row",
       null,
-      h("label.pipebook-field", { for: part.budget.id }, h("span", null, `Pairs against ${this.baseStep} at most`), part.budget),
+      h("label.pipebook-field", { for: part.budget.id }, h("span", null, t("Pairs against {step} at most", { step: this.baseStep })), part.budget),
       part.button,
       part.cancel,
     );
@@ -139,8 +140,8 @@ export class RunEvidence {
         "p.pipebook-summary",
         null,
         this.baseStep === BASELINE
-          ? `Against the baseline: this step's quiet runs and ${BASELINE}'s, each at its own sizes, as the article compares its steps.`
-          : `Against its own step: this variant's quiet runs (at the sizes its search found) and ${this.baseStep}'s (at the step's own), the gain the search measured, head to head.`,
+          ? t("Against the baseline: this step's quiet runs and {baseline}'s, each at its own sizes, as the article compares its steps.", { baseline: BASELINE })
+          : t("Against its own step: this variant's quiet runs (at the sizes its search found) and {step}'s (at the step's own), the gain the search measured, head to head.", { step: this.baseStep }),
       ),
       part.text,
       part.picture,
@@ -190,7 +191,7 @@ export class RunEvidence {
     };
     if (this.series) draw({ judgement: this.series });
     else if (!e.quiet.length) {
-      fill(this.text, "No quiet run of this configuration yet: the runner judges quiet runs only (watching a run costs it).");
+      fill(this.text, t("No quiet run of this configuration yet: the runner judges quiet runs only (watching a run costs it)."));
       fill(this.picture);
       delete this.el.dataset.verdict;
     } else judge({ paired: true, a: e.quiet, b: figureSide(e.quiet, this.info.article) }).then(draw);
@@ -213,7 +214,7 @@ export class RunEvidence {
     };
     if (part.verdict) draw({ judgement: part.verdict });
     else if (!b.mine.length || !b.base.length) {
-      fill(part.text, baselineSentence(null, b, this.info.step, part.config, this.baseStep, "With quiet runs of each, the runner judges how they compare (quiet runs only: watching a run costs it)."));
+      fill(part.text, baselineSentence(null, b, this.info.step, part.config, this.baseStep, t("With quiet runs of each, the runner judges how they compare (quiet runs only: watching a run costs it).")));
       fill(part.picture);
       delete part.el.dataset.verdict;
     } else judge({ paired: false, a: b.mine, b: b.base }).then(draw);
@@ -248,7 +249,7 @@ export class RunEvidence {
       return;
     }
     if (!Number.isInteger(budget) || budget < fewest.min || budget > MAX_BASE_PAIRS) {
-      fill(part.status, `Pairs against ${this.baseStep} at most: enter a whole number from ${fewest.min} to ${MAX_BASE_PAIRS}.`);
+      fill(part.status, t("Pairs against {step} at most: enter a whole number from {min} to {max}.", { step: this.baseStep, min: fewest.min, max: MAX_BASE_PAIRS }));
       return;
     }
     const read = this.readParams();
@@ -260,7 +261,7 @@ export class RunEvidence {
     for (const name of ["seconds", "bytes"]) if (read.params[name] !== undefined) params[name] = read.params[name];
     this.busy(part, true);
     const step = this.info.step;
-    const where = (text) => fill(part.status, `Head to head, at most ${plural(budget, "pair")}: ${text}`);
+    const where = (text) => fill(part.status, t("Head to head, at most {pairs}: {text}", { pairs: plural(budget, "pair"), text }));
     const end = (text) => {
       part.session = null;
       fill(part.status, text);
@@ -270,7 +271,7 @@ export class RunEvidence {
     };
     part.session = startCompare({ a: step, b: this.baseStep, pairs: fewest.min, budget, params }, {
       connecting: () => where("connecting…"),
-      queued: (position) => where(`waiting for place ${position} in the queue…`),
+      queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
       leg: (msg) => {
         // The page's own record keeps it among the figures until the history lists it.
         record(msg.result);
@@ -279,17 +280,17 @@ export class RunEvidence {
           part.config = configOf(this.baseStep, msg.result);
           part.learned = true;
         }
-        where(`run ${msg.index} of ${msg.of}, ${msg.side === "a" ? step : this.baseStep} (quiet): ${fmt.gib(msg.result.gib_per_s)} GiB/s.`);
+        where(t("run {index} of {of}, {step} (quiet): {gib} {u_gibs}.", { u_gibs: "GiB/s", index: msg.index, of: msg.of, step: msg.side === "a" ? step : this.baseStep, gib: fmt.gib(msg.result.gib_per_s) }));
       },
       verdict: (msg) => {
         // The runner's verdict over the pairs: shown until the card's configuration changes.
         part.verdict = { ...msg, n_a: msg.n_a ?? msg.pairs, n_b: msg.n_b ?? msg.pairs, method: msg.method ?? "signed_rank" };
         part.asked += 1;
         showJudged({ judgement: part.verdict }, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words: (j) => baselineSentence(j, null, step, part.config, this.baseStep) });
-        const looked = msg.design === "sequential" ? ` at look ${msg.look} of ${msg.looks}` : "";
-        end(msg.verdict === "faster" || msg.verdict === "slower" ? `Resolved${looked}, after ${plural(msg.pairs, "pair")} of quiet runs.` : `Budget spent: ${plural(msg.pairs, "pair")} of quiet runs${looked}, not resolved.`);
+        const looked = msg.design === "sequential" ? t(" at look {look} of {looks}", { look: msg.look, looks: msg.looks }) : "";
+        end(msg.verdict === "faster" || msg.verdict === "slower" ? t("Resolved{looked}, after {pairs} of quiet runs.", { looked, pairs: plural(msg.pairs, "pair") }) : t("Budget spent: {pairs} of quiet runs{looked}, not resolved.", { pairs: plural(msg.pairs, "pair"), looked }));
       },
-      cancelled: () => end("Stopped: the runner kept no verdict of the unfinished pairs."),
+      cancelled: () => end(t("Stopped: the runner kept no verdict of the unfinished pairs.")),
       error: (message) => end(`Error: ${message}`),
       notice: (message) => where(message),
     });
@@ -305,7 +306,7 @@ export class RunEvidence {
   async untilResolved() {
     if (this.running || this.session || this.el.dataset.state === "busy") return;
     this.running = true;
-    const planned = await pairedPlan(Number(this.budget.value), MAX_BUDGET, "Quiet runs at most");
+    const planned = await pairedPlan(Number(this.budget.value), MAX_BUDGET, t("Quiet runs at most"));
     this.running = false;
     if (!planned.plan) {
       fill(this.status, planned.message);
@@ -360,20 +361,20 @@ export class RunEvidence {
         resolve(value);
       };
       this.session = startRun(this.info.step, params, {
-        connecting: () => fill(this.status, `Quiet run ${n} of at most ${budget}: connecting…`),
-        queued: (position) => fill(this.status, `Quiet run ${n} of at most ${budget}: waiting for place ${position} in the queue…`),
-        started: () => fill(this.status, `Quiet run ${n} of at most ${budget}: running (not watched)…`),
+        connecting: () => fill(this.status, t("Quiet run {n} of at most {budget}: connecting…", { n, budget })),
+        queued: (position) => fill(this.status, t("Quiet run {n} of at most {budget}: waiting for place {position} in the queue…", { n, budget, position })),
+        started: () => fill(this.status, t("Quiet run {n} of at most {budget}: running (not watched)…", { n, budget })),
         // The page's own record keeps it among the figures until the history
         // lists it, so the next run need not wait for the save.
         result: (msg) => {
           result = msg;
           record(msg);
-          fill(this.status, `Quiet run ${n}: ${fmt.gib(msg.gib_per_s)} GiB/s.`);
+          fill(this.status, t("Quiet run {n}: {gib} {u_gibs}.", { u_gibs: "GiB/s", n, gib: fmt.gib(msg.gib_per_s) }));
           end({ ok: true, result });
         },
-        cancelled: () => end({ ok: false, message: `Stopped after ${n - 1} quiet run${n === 2 ? "" : "s"}.` }),
+        cancelled: () => end({ ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: n - 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) }),
         error: (message) => {
-          if (!result) end({ ok: false, message: `Error: ${message}` });
+          if (!result) end({ ok: false, message: t("Error: {message}", { message }) });
         },
       });
     });

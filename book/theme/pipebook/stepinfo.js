@@ -3,12 +3,13 @@
 // figure with the article's and the C++ build's. Pure: no DOM, tested in Node.
 
 import * as fmt from "./format.js";
+import { t } from "./i18n.js";
 
 /** The card's label for each kind of step. */
 export const KIND_LABEL = {
-  article: "Step from the article",
-  variant: "Variant",
-  experiment: "Experiment",
+  article: t("Step from the article"),
+  variant: t("Variant"),
+  experiment: t("Experiment"),
 };
 
 /**
@@ -31,9 +32,9 @@ export function describe(dataset, catalogEntry) {
 /** Before any run of this step: what a run will be compared with ("" if nothing). */
 export function inviteText(info) {
   const against = [];
-  if (info.article !== null) against.push(`the article's ${fmt.figure(info.article)} GiB/s`);
-  if (info.reference) against.push(`the C++ build's ${fmt.rangeText(info.reference)} GiB/s on a 2-core VM`);
-  return against.length ? `Run it to compare with ${against.join(" and ")}.` : "";
+  if (info.article !== null) against.push(t("the article's {figure} {u_gibs}", { u_gibs: "GiB/s", figure: fmt.figure(info.article) }));
+  if (info.reference) against.push(t("the C++ build's {range} {u_gibs} on a 2-core VM", { u_gibs: "GiB/s", range: fmt.rangeText(info.reference) }));
+  return against.length ? t("Run it to compare with {figures}.", { figures: against.join(t(" and ")) }) : "";
 }
 
 /**
@@ -45,8 +46,8 @@ export function bestSoFar(info, results) {
   if (!mine.length) return { best: null, text: inviteText(info) };
   const best = Math.max(...mine.map((r) => r.gib_per_s));
   // Said plainly: the best of any runs, live ones included, is no judged comparison.
-  const vs = info.article !== null ? `: ${fmt.ratio(best, info.article)} the article (watched runs included; the verdict below takes quiet runs only).` : ".";
-  return { best, text: `Best of ${mine.length} run${mine.length === 1 ? "" : "s"} on this machine${vs}` };
+  const vs = info.article !== null ? t(": {ratio} the article (watched runs included; the verdict below takes quiet runs only).", { ratio: fmt.ratio(best, info.article) }) : t(".");
+  return { best, text: (mine.length === 1 ? t("Best of {n} run on this machine{vs}", { n: mine.length, vs }) : t("Best of {n} runs on this machine{vs}", { n: mine.length, vs })) };
 }
 
 /**
@@ -56,14 +57,14 @@ export function bestSoFar(info, results) {
 export function comparison(info, gibPerS, watched = false) {
   const parts = [];
   const vsArticle = fmt.ratio(gibPerS, info.article);
-  if (vsArticle) parts.push(`${vsArticle} the article (${fmt.figure(info.article)} GiB/s)`);
+  if (vsArticle) parts.push(t("{ratio} the article ({figure} {u_gibs})", { u_gibs: "GiB/s", ratio: vsArticle, figure: fmt.figure(info.article) }));
   if (info.reference) {
     const mid = (info.reference.low + info.reference.high) / 2;
-    parts.push(`${fmt.ratio(gibPerS, mid)} the C++ build on the project's VM`);
+    parts.push(t("{ratio} the C++ build on the project's VM", { ratio: fmt.ratio(gibPerS, mid) }));
   }
   if (!parts.length) return "";
   // One run says nothing of how sure: the card's verdict below does, from quiet runs.
   return watched
-    ? `${parts.join(", ")}, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).`
-    : `${parts.join(", ")}, from one quiet run (the verdict below says how sure, from two quiet runs on).`;
+    ? t("{comparisons}, from one watched run (drawing it live cost it some speed; the verdict below takes quiet runs only).", { comparisons: parts.join(t(", ")) })
+    : t("{comparisons}, from one quiet run (the verdict below says how sure, from two quiet runs on).", { comparisons: parts.join(t(", ")) });
 }

@@ -23,9 +23,10 @@ import { intervalPicture } from "./interval.js";
 import { startSweep } from "./runner.js";
 import { SweepChart, summarize } from "./sweepchart.js";
 import { parseSizeList } from "./sizes.js";
-import { designNote, endingSentence, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
+import { designNote, endingSentence, isErrorText, judge, pairedPlan, planSentence, runSequence } from "./judge.js";
 import { showJudged } from "./runverdict.js";
 import { bestAgainstWorst, bestWorstSentence } from "./verdict.js";
+import { runnerText, t, withNodes } from "./i18n.js";
 
 /** Most pairs one "Run until resolved" of the best and the worst may run: three looks of six. */
 const MAX_PAIRS = 18;
@@ -38,28 +39,26 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   root.classList.add("pipebook-enhanced");
   root.dataset.state = online ? "idle" : "offline";
   root.dataset.points = "0";
-  const title = `${root.dataset.title || step}: GiB/s against ${label}`;
+  const title = t("{title}: {u_gibs} against {parameter}", { u_gibs: "GiB/s", title: root.dataset.title || step, parameter: label });
   const card = h(
     "div.pipebook-card.pipebook-sweep-card",
-    { role: "group", "aria-label": `Sweep: ${title}` },
+    { role: "group", "aria-label": t("Sweep: {title}", { title }) },
     h(
       "div.pipebook-card-head",
       null,
-      h("span.pipebook-kind", { dataset: { kind: "sweep" } }, "Sweep"),
+      h("span.pipebook-kind", { dataset: { kind: "sweep" } }, t("Sweep")),
       h("span.pipebook-step-id", null, `${step} · ${param}`),
       h("p.pipebook-title", null, title),
-      h("p.pipebook-summary", null, s ? s.help : ""),
+      runnerText(h("p.pipebook-summary", null, s ? s.help : "")),
     ),
   );
   root.append(card);
   if (!online || !s) {
     card.append(
       offlineHint(
-        "To draw this curve on your own machine",
+        t("To draw this curve on your own machine"),
         START_HINT,
-        ", or run ",
-        h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} 16KiB,64KiB,256KiB,1MiB`),
-        ".",
+        withNodes(t(", or run {command}."), { command: h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} 16KiB,64KiB,256KiB,1MiB`) }),
       ),
     );
     return;
@@ -87,14 +86,14 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   });
   const field = (input, text, unit) =>
     h("label.pipebook-field", { for: input.id }, h("span", null, text), unit ? h("span.pipebook-input-unit", null, input, h("span", null, unit)) : input);
-  const runButton = h("button.pipebook-sweep-button", { type: "submit" }, "Run the sweep");
-  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, "Cancel");
+  const runButton = h("button.pipebook-sweep-button", { type: "submit" }, t("Run the sweep"));
+  const cancelButton = h("button.pipebook-cancel-button", { type: "button", disabled: true }, t("Cancel"));
   const form = h(
     "form.pipebook-controls",
     { novalidate: true },
-    field(values, `Values of ${label}`),
-    field(seconds, "Seconds per run", "s"),
-    field(repeats, "Runs per value"),
+    field(values, t("Values of {parameter}", { parameter: label })),
+    field(seconds, t("Seconds per run"), "s"),
+    field(repeats, t("Runs per value")),
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
   const status = statusLine({ state: "idle" });
@@ -104,8 +103,8 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   const verdictText = h("p.pipebook-sweep-verdict");
   const picture = h("div.pipebook-sweep-picture");
   const budget = h("input.pipebook-sweep-budget", { id: `${id}-budget`, type: "number", min: 1, max: MAX_PAIRS, step: 1, value: 12 });
-  const untilButton = h("button.pipebook-cancel-button.pipebook-sweep-until", { type: "button" }, "Run until resolved");
-  const untilRow = h("div", { hidden: true }, h("div.pipebook-lab-row", null, field(budget, "Pairs of runs at most"), untilButton), designNote(h));
+  const untilButton = h("button.pipebook-cancel-button.pipebook-sweep-until", { type: "button" }, t("Run until resolved"));
+  const untilRow = h("div", { hidden: true }, h("div.pipebook-lab-row", null, field(budget, t("Pairs of runs at most")), untilButton), designNote(h));
   card.append(form, status, chart.el, table, verdictText, picture, untilRow, command);
 
   let run = null;
@@ -122,7 +121,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     cancelButton.disabled = !busy;
     for (const el of form.querySelectorAll("input")) el.disabled = busy;
   };
-  setState("idle", "Ready: each value runs as its own queued run, one after another.");
+  setState("idle", t("Ready: each value runs as its own queued run, one after another."));
 
   // The best value against the worst, as the runner judges them; after a
   // "Run until resolved", that sequence's judgement of its pairs instead.
@@ -154,7 +153,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     root.dataset.points = String(points.length);
     fill(
       table,
-      h("tr", null, h("th", null, label), h("th", null, "runs"), h("th", null, "median GiB/s"), h("th", null, "min–max")),
+      h("tr", null, h("th", null, label), h("th", null, t("runs")), h("th", null, t("median {u_gibs}", { u_gibs: "GiB/s" })), h("th", null, t("min–max"))),
       points.map((p) =>
         h(
           "tr",
@@ -175,8 +174,8 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     if (parsed.error) return setState("error", `Error: ${parsed.error}`);
     const secs = Number(seconds.value);
     const reps = Math.round(Number(repeats.value));
-    if (!(secs >= sec.min && secs <= sec.max)) return setState("error", `Error: seconds per run must be ${sec.min} to ${sec.max}.`);
-    if (!(reps >= REPEATS.min && reps <= REPEATS.max)) return setState("error", `Error: runs per value must be ${REPEATS.min} to ${REPEATS.max}.`);
+    if (!(secs >= sec.min && secs <= sec.max)) return setState("error", t("Error: seconds per run must be {min} to {max}.", { min: sec.min, max: sec.max }));
+    if (!(reps >= REPEATS.min && reps <= REPEATS.max)) return setState("error", t("Error: runs per value must be {min} to {max}.", { min: REPEATS.min, max: REPEATS.max }));
     swept = parsed.values;
     untilRow.hidden = true;
     series = null;
@@ -186,11 +185,11 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     let done = 0;
     // The first point the runner's history could not keep, and why.
     let unsaved = "";
-    fill(command, "Same on the command line: ", h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} ${swept.map(fmt.sizeArg).join(",")} --seconds ${secs} --repeats ${reps}`));
-    setState("connecting", "Connecting to the runner…");
+    fill(command, t("Same on the command line: "), h("code", null, `pipebench sweep ${step} --${param.replace("_", "-")} ${swept.map(fmt.sizeArg).join(",")} --seconds ${secs} --repeats ${reps}`));
+    setState("connecting", t("Connecting to the runner…"));
     run = startSweep(step, param, swept, reps, { seconds: secs, quiet: true }, {
-      queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-      started: (msg) => setState("running", `Running ${param} = ${fmt.bytes(Number(msg.params?.[param] ?? NaN))} (${done + 1} of ${total})…`),
+      queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
+      started: (msg) => setState("running", t("Running {parameter} = {value} ({n} of {total})…", { parameter: param, value: fmt.bytes(Number(msg.params?.[param] ?? NaN)), n: done + 1, total })),
       point: (msg) => {
         done += 1;
         const value = Number(msg.value);
@@ -204,11 +203,11 @@ export function mountSweep(root, { online, catalogEntry, params }) {
       done: () => {
         run = null;
         untilRow.hidden = !judged;
-        setState("done", unsaved ? `Done: ${done} runs (quiet). ${unsaved}` : `Done: ${done} runs (quiet).`);
+        setState("done", unsaved ? `${t("Done: {n} runs (quiet).", { n: done })} ${unsaved}` : t("Done: {n} runs (quiet).", { n: done }));
       },
       cancelled: () => {
         run = null;
-        setState("cancelled", `Cancelled after ${done} of ${total} runs. Nothing is left running.`);
+        setState("cancelled", t("Cancelled after {n} of {total} runs. Nothing is left running.", { n: done, total }));
       },
       error: (message) => {
         run = null;
@@ -225,8 +224,8 @@ export function mountSweep(root, { online, catalogEntry, params }) {
   // sequential design: the runner judges the pairs at each planned look.
   untilButton.addEventListener("click", async () => {
     if (run || !judged) return;
-    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_PAIRS, "Pairs of runs at most");
-    if (!planned.plan) return setState("error", planned.message.startsWith("Error") ? planned.message : `Error: ${planned.message}`);
+    const planned = await pairedPlan(Math.round(Number(budget.value)), MAX_PAIRS, t("Pairs of runs at most"));
+    if (!planned.plan) return setState("error", isErrorText(planned.message) ? planned.message : t("Error: {message}", { message: planned.message }));
     const plan = planned.plan;
     const secs = Number(seconds.value);
     const bw = { best: judged.best, worst: judged.worst };
@@ -239,10 +238,10 @@ export function mountSweep(root, { online, catalogEntry, params }) {
     const onePair = () =>
       new Promise((resolve) => {
         const got = new Map();
-        setState("connecting", `${planSentence(plan, "pair")} Pair ${pairs.best.length + 1} of at most ${plan.at.at(-1)}…`);
+        setState("connecting", `${planSentence(plan, "pair")} ${t("Pair {n} of at most {most}…", { n: pairs.best.length + 1, most: plan.at.at(-1) })}`);
         run = startSweep(step, param, pair, 1, { seconds: secs, quiet: true }, {
-          queued: (position) => setState("running", `Waiting: place ${position} in the queue.`),
-          started: () => setState("running", `More runs of the best and the worst: pair ${pairs.best.length + 1} of at most ${plan.at.at(-1)} (quiet)…`),
+          queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
+          started: () => setState("running", t("More runs of the best and the worst: pair {n} of at most {most} (quiet)…", { n: pairs.best.length + 1, most: plan.at.at(-1) })),
           point: (msg) => {
             const value = Number(msg.value);
             const rate = Number(msg.result?.gib_per_s);
@@ -253,7 +252,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
           },
           done: () => {
             run = null;
-            if (!got.has(bw.best) || !got.has(bw.worst)) return resolve({ ok: false, message: "Error: a pair came back without both values." });
+            if (!got.has(bw.best) || !got.has(bw.worst)) return resolve({ ok: false, message: t("Error: a pair came back without both values.") });
             pairs.best.push(got.get(bw.best));
             pairs.worst.push(got.get(bw.worst));
             resolve({ ok: true });
@@ -261,7 +260,7 @@ export function mountSweep(root, { online, catalogEntry, params }) {
           cancelled: () => {
             run = null;
             stopped = true;
-            resolve({ ok: false, message: `Stopped after ${pairs.best.length} pair${pairs.best.length === 1 ? "" : "s"}. Nothing is left running.` });
+            resolve({ ok: false, message: pairs.best.length === 1 ? t("Stopped after {n} pair. Nothing is left running.", { n: 1 }) : t("Stopped after {n} pairs. Nothing is left running.", { n: pairs.best.length }) });
           },
           error: (message) => {
             run = null;
@@ -281,12 +280,12 @@ export function mountSweep(root, { online, catalogEntry, params }) {
       },
     });
     const text = endingSentence(done, "pair");
-    setState(done.ending === "error" && text.startsWith("Error") ? "error" : done.ending === "error" ? "cancelled" : "done", text);
+    setState(done.ending === "error" && isErrorText(text) ? "error" : done.ending === "error" ? "cancelled" : "done", text);
   });
 
   cancelButton.addEventListener("click", () => {
     if (run) {
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       run.cancel();
     }
   });

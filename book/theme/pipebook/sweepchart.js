@@ -73,9 +73,9 @@ export class SweepChart {
     const axis = svg("g", { class: "pipebook-sweep-axis" });
     axis.append(svg("line", { x1: PAD.left, y1: H - PAD.bottom, x2: W - PAD.right, y2: H - PAD.bottom }));
     yGrid(axis, g.yTicks, { x1: PAD.left, x2: W - PAD.right, gridClass: "pipebook-sweep-grid" });
-    for (const t of g.ticks) {
-      const label = svg("text", { x: t.x, y: H - PAD.bottom + 18, "text-anchor": "middle" });
-      label.textContent = t.label;
+    for (const tick of g.ticks) {
+      const label = svg("text", { x: tick.x, y: H - PAD.bottom + 18, "text-anchor": "middle" });
+      label.textContent = tick.label;
       axis.append(label);
     }
     this.plot.append(axis);

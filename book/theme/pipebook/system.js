@@ -8,22 +8,23 @@ import { behaviourPanel } from "./kernel.js";
 import { findingsOf, gapText, historyGaps, topologyLines, wakeupText } from "./machine.js";
 import { startWakeup } from "./runner.js";
 import { allResults } from "./store.js";
+import { runnerText, t, withNodes } from "./i18n.js";
 
 const LABELS = {
-  kernel: "Kernel",
-  cpu_model: "CPU",
-  cpus_online: "CPUs online",
-  virtualization: "Virtualisation",
-  thp_mode: "Transparent huge pages",
+  kernel: t("Kernel"),
+  cpu_model: t("CPU"),
+  cpus_online: t("CPUs online"),
+  virtualization: t("Virtualisation"),
+  thp_mode: t("Transparent huge pages"),
   pipe_max_size: "pipe-max-size",
   perf: "perf",
   pagemap: "pagemap",
   vmsplice: "vmsplice",
-  mitigations: "CPU mitigations",
-  cpus_allowed: "CPUs allowed",
-  thp_defrag: "THP defrag",
-  gigantic_pages: "1 GiB pages",
-  cpu_topology: "CPU topology",
+  mitigations: t("CPU mitigations"),
+  cpus_allowed: t("CPUs allowed"),
+  thp_defrag: t("THP defrag"),
+  gigantic_pages: t("1 GiB pages"),
+  cpu_topology: t("CPU topology"),
 };
 
 /** Fields shown otherwise than in the list. */
@@ -32,14 +33,14 @@ const NOT_LISTED = new Set(["findings", "behaviour", "behaviour_probed_at_ms"]);
 function show(key, value) {
   if (value === null || value === undefined || value === "") return "—";
   if (key === "cpu_topology") return topologyLines(value).map((line) => h("div", null, line));
-  if (key === "pipe_max_size" && fmt.isNumber(value)) return `${fmt.bytes(value)} (${fmt.count(value)} bytes)`;
+  if (key === "pipe_max_size" && fmt.isNumber(value)) return t("{size} ({bytes} bytes)", { size: fmt.bytes(value), bytes: fmt.count(value) });
   if (key === "vmsplice") {
-    if (value === "maps-pages") return "maps the writer's pages into the pipe (zero copy)";
-    if (value === "copies-pages") return "copies the data (newer kernels)";
+    if (value === "maps-pages") return t("maps the writer's pages into the pipe (zero copy)");
+    if (value === "copies-pages") return t("copies the data (newer kernels)");
   }
-  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "boolean") return value ? t("yes") : t("no");
   if (Array.isArray(value)) {
-    if (!value.length) return "none reported";
+    if (!value.length) return t("none reported");
     if (value.every((v) => typeof v === "number")) return value.join(", ");
     return value.map((v) => h("div", null, String(v)));
   }
@@ -48,7 +49,7 @@ function show(key, value) {
       const rest = Object.entries(value)
         .filter(([k, v]) => k !== "available" && v !== null && v !== "")
         .map(([, v]) => (typeof v === "object" ? JSON.stringify(v) : String(v)));
-      return `${value.available ? "available" : "not available"}${rest.length ? ` (${rest.join("; ")})` : ""}`;
+      return `${value.available ? t("available") : t("not available")}${rest.length ? ` (${rest.join("; ")})` : ""}`;
     }
     return Object.entries(value)
       .map(([k, v]) => `${k.replaceAll("_", " ")}: ${typeof v === "object" ? JSON.stringify(v) : show(k, v)}`)
@@ -62,14 +63,14 @@ function findingsList(findings) {
   if (!findings.length) return null;
   return h(
     "ul.pipebook-findings",
-    { "aria-label": "What explains this machine's figures" },
+    { "aria-label": t("What explains this machine's figures") },
     findings.map((f) =>
       h(
         "li.pipebook-finding",
         { dataset: { id: f.id } },
-        h("strong.pipebook-finding-title", null, f.title),
-        h("span.pipebook-finding-evidence", null, `Seen: ${f.evidence}.`),
-        h("span.pipebook-finding-effect", null, f.effect),
+        runnerText(h("strong.pipebook-finding-title", null, f.title)),
+        h("span.pipebook-finding-evidence", null, t("Seen: "), runnerText(h("span", null, f.evidence)), "."),
+        runnerText(h("span.pipebook-finding-effect", null, f.effect)),
       ),
     ),
   );
@@ -82,7 +83,7 @@ function findingsList(findings) {
  * measurement adds to. Hooks: .pipebook-wakeup[data-state].
  */
 function wakeupPanel(findingsBox) {
-  const button = h("button.pipebook-wakeup-button", { type: "button" }, "Measure a wakeup");
+  const button = h("button.pipebook-wakeup-button", { type: "button" }, t("Measure a wakeup"));
   const status = h("p.pipebook-wakeup-result", { role: "status", "aria-live": "polite" });
   const gap = h("p.pipebook-wakeup-gap");
   const panel = h("div.pipebook-wakeup", { dataset: { state: "idle" } }, button, status, gap);
@@ -94,10 +95,10 @@ function wakeupPanel(findingsBox) {
   button.addEventListener("click", () => {
     button.disabled = true;
     panel.dataset.state = "running";
-    status.textContent = "Measuring: two processes bounce one byte, blocking and then busy-polling…";
+    status.textContent = t("Measuring: two processes bounce one byte, blocking and then busy-polling…");
     startWakeup({
       queued: (position) => {
-        status.textContent = `Waiting for the run ahead (place ${position} in the queue)…`;
+        status.textContent = t("Waiting for the run ahead (place {position} in the queue)…", { position });
       },
       wakeup: async (msg) => {
         end("done", wakeupText(msg.wakeup));
@@ -108,11 +109,11 @@ function wakeupPanel(findingsBox) {
           gap,
           gaps.length
             ? gaps.map(gapText).join(" ")
-            : "Run huge-pages and busy-loop to see what blocking costs you here, next to this figure.",
+            : t("Run huge-pages and busy-loop to see what blocking costs you here, next to this figure."),
         );
       },
-      cancelled: () => end("cancelled", "Cancelled."),
-      error: (message) => end("error", `Error: ${message}`),
+      cancelled: () => end("cancelled", t("Cancelled.")),
+      error: (message) => end("error", t("Error: {message}", { message })),
     });
   });
   return panel;
@@ -132,9 +133,7 @@ export async function mountSystem(el) {
       h(
         "p.pipebook-offline",
         null,
-        "Start the runner (",
-        h("code", null, "cargo run --release"),
-        ") and open the book from it to see this machine's kernel, CPU and settings here.",
+        withNodes(t("Start the runner ({command}) and open the book from it to see this machine's kernel, CPU and settings here."), { command: h("code", null, "cargo run --release") }),
       ),
     );
     return;

@@ -7,6 +7,7 @@
 
 import { bytes } from "./format.js";
 import { designSentence, plural, tooFewSentence } from "./judge.js";
+import { t } from "./i18n.js";
 
 /** The median (the mean of the middle two for an even count), or null: a figure shown, never a verdict. */
 export function median(values) {
@@ -18,7 +19,7 @@ export function median(values) {
 
 /** The figures a judgement stands on: "6 pairs", "4 and 5 runs". */
 function basis(j, unit) {
-  if (j.method === "rank_sum") return `${j.n_a} and ${j.n_b} ${unit === "pair" ? "run" : unit}s`;
+  if (j.method === "rank_sum") return t("{a} and {b}", { a: j.n_a, b: plural(j.n_b, unit === "pair" ? "run" : unit) });
   return plural(j.n_a, unit);
 }
 
@@ -28,24 +29,24 @@ function basis(j, unit) {
  * interval clears 1.0. A too_few judgement says why there is no verdict; a
  * look of a sequential design says which.
  */
-export function judgedSentence(j, { a, b, unit = "pair", verb = "is", won = `${a} is faster`, lost = `${a} is slower` }) {
+export function judgedSentence(j, { a, b, unit = "pair", verb = t("is"), won = t("{a} is faster", { a }), lost = t("{a} is slower", { a }) }) {
   if (j.verdict === "too_few") return tooFewSentence(j, unit);
   // A look of a sequential design has its interval at that look's level.
   const level = j.design === "sequential" && Number.isFinite(j.level_this_look) ? `${(100 * j.level_this_look).toFixed(1)}%` : "95%";
-  const figures = `${a} ${verb} ${ratioText(j.ratio)}× ${b} (${level} interval ${ratioText(j.ci_low)} to ${ratioText(j.ci_high)}, ${basis(j, unit)})`;
+  const figures = t("{a} {verb} {ratio}× {b} ({level} interval {low} to {high}, {basis})", { a, verb, ratio: ratioText(j.ratio), b, level, low: ratioText(j.ci_low), high: ratioText(j.ci_high), basis: basis(j, unit) });
   const design = designSentence(j);
   const tail = design ? ` ${design}` : "";
-  if (j.verdict === "faster") return `${figures}: ${won}.${tail}`;
-  if (j.verdict === "slower") return `${figures}: ${lost}.${tail}`;
-  return `Not resolved: ${figures}; the interval holds 1.0.${tail}`;
+  if (j.verdict === "faster") return t("{figures}: {verdict}.{tail}", { figures, verdict: won, tail });
+  if (j.verdict === "slower") return t("{figures}: {verdict}.{tail}", { figures, verdict: lost, tail });
+  return t("Not resolved: {figures}; the interval holds 1.0.{tail}", { figures, tail });
 }
 
 /** The machine check's advice (from /api/precheck) as one sentence. */
 export function precheckSentence(advice) {
-  if (!Array.isArray(advice)) return "Machine check: the runner could not look at its CPUs.";
-  if (!advice.length) return "Machine check: nothing seen that would make these runs noisy (governor, boost, steal time, other work on the runner's CPUs).";
+  if (!Array.isArray(advice)) return t("Machine check: the runner could not look at its CPUs.");
+  if (!advice.length) return t("Machine check: nothing seen that would make these runs noisy (governor, boost, steal time, other work on the runner's CPUs).");
   const joined = advice.map((a) => String(a)).join("; ");
-  return `Machine check: ${joined}.`;
+  return t("Machine check: {advice}.", { advice: joined });
 }
 
 /** A ratio to two decimals, or two significant digits below 0.1 (0.013, not 0.01). */
@@ -73,7 +74,7 @@ export function intervalAxis(low, high, ratio, width) {
   const span = Math.log(hi) - Math.log(lo);
   const x = (v) => ((Math.log(v) - Math.log(lo)) / span) * width;
   const ticks = [];
-  for (const t of [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) if (t >= lo && t <= hi) ticks.push(t);
+  for (const tick of [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) if (tick >= lo && tick <= hi) ticks.push(tick);
   if (!ticks.includes(1)) ticks.push(1);
   return { min: lo, max: hi, x, ticks: ticks.sort((p, q) => p - q) };
 }
@@ -88,13 +89,13 @@ export function watchingCost(live, quiet, counts = { live: 1, quiet: 1 }) {
   const ratio = live / quiet;
   const share = Math.round((1 - ratio) * 100);
   const single = counts.live === 1 && counts.quiet === 1;
-  const basis = single ? "one run each, so read it as a hint" : `medians of ${counts.live} live and ${counts.quiet} quiet runs`;
-  const liveWords = counts.live === 1 ? "a live run gave" : "live runs gave";
-  const quietWords = counts.quiet === 1 ? "a quiet run of the same step" : "quiet runs of the same step";
-  const figures = `${liveWords} ${live.toFixed(2)} GiB/s, ${quietWords} ${quiet.toFixed(2)}`;
-  if (Math.abs(share) < 2) return { ratio, sentence: `Watching cost nothing measurable here: live ${live.toFixed(2)} GiB/s against quiet ${quiet.toFixed(2)} (${basis}).` };
-  if (share > 0) return { ratio, sentence: `Watching cost about ${share}% here: ${figures} (${basis}).` };
-  return { ratio, sentence: `Live was ${-share}% faster than quiet here (${live.toFixed(2)} against ${quiet.toFixed(2)} GiB/s, ${basis}): runs vary that much; comparisons use quiet runs.` };
+  const basis = single ? t("one run each, so read it as a hint") : t("medians of {live} live and {quiet} quiet runs", { live: counts.live, quiet: counts.quiet });
+  const liveWords = counts.live === 1 ? t("a live run gave") : t("live runs gave");
+  const quietWords = counts.quiet === 1 ? t("a quiet run of the same step") : t("quiet runs of the same step");
+  const figures = t("{liveWords} {live} {u_gibs}, {quietWords} {quiet}", { u_gibs: "GiB/s", liveWords, live: live.toFixed(2), quietWords, quiet: quiet.toFixed(2) });
+  if (Math.abs(share) < 2) return { ratio, sentence: t("Watching cost nothing measurable here: live {live} {u_gibs} against quiet {quiet} ({basis}).", { u_gibs: "GiB/s", live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
+  if (share > 0) return { ratio, sentence: t("Watching cost about {share}% here: {figures} ({basis}).", { share, figures, basis }) };
+  return { ratio, sentence: t("Live was {share}% faster than quiet here ({live} against {quiet} {u_gibs}, {basis}): runs vary that much; comparisons use quiet runs.", { u_gibs: "GiB/s", share: -share, live: live.toFixed(2), quiet: quiet.toFixed(2), basis }) };
 }
 
 /**
@@ -150,8 +151,8 @@ export function baselineEvidence(results, config, baseConfig) {
 /** How the baseline is named on a card: the step, its role and, when known, its sizes. */
 export function baselineName(step, baseConfig = {}, baseStep = BASELINE) {
   const sized = Number.isFinite(baseConfig.bytes_per_call) && Number.isFinite(baseConfig.pipe_capacity);
-  const role = baseStep === BASELINE ? "the baseline" : "its step's own configuration";
-  return { role, name: sized ? `${baseStep}, ${role} (${bytes(baseConfig.bytes_per_call)} a call, a ${bytes(baseConfig.pipe_capacity)} pipe)` : `${baseStep}, ${role}` };
+  const role = baseStep === BASELINE ? t("the baseline") : t("its step's own configuration");
+  return { role, name: sized ? t("{step}, {role} ({bytes} a call, a {pipe} pipe)", { step: baseStep, role, bytes: bytes(baseConfig.bytes_per_call), pipe: bytes(baseConfig.pipe_capacity) }) : t("{step}, {role}", { step: baseStep, role }) };
 }
 
 /**
@@ -161,10 +162,10 @@ export function baselineName(step, baseConfig = {}, baseStep = BASELINE) {
  */
 export function baselineSentence(j, e, step, baseConfig = {}, baseStep = BASELINE, fallback = "") {
   const { role, name } = baselineName(step, baseConfig, baseStep);
-  if (!j) return `Quiet runs so far: ${e.mine.length} of ${step} and ${e.base.length} of ${name}.${fallback ? ` ${fallback}` : ""}`;
+  if (!j) return t("Quiet runs so far: {mine} of {step} and {base} of {name}.{fallback}", { mine: e.mine.length, step, base: e.base.length, name, fallback: fallback ? ` ${fallback}` : "" });
   // A head-to-head's verdict is over pairs; the history's runs are two sets.
   const unit = j.method === "signed_rank" ? "pair" : "quiet run";
-  return judgedSentence(j, { a: step, b: name, unit, won: `faster than ${role}`, lost: `slower than ${role}` });
+  return judgedSentence(j, { a: step, b: name, unit, won: t("faster than {what}", { what: role }), lost: t("slower than {what}", { what: role }) });
 }
 
 /**
@@ -173,12 +174,12 @@ export function baselineSentence(j, e, step, baseConfig = {}, baseStep = BASELIN
  * article's figure"), `machine` whose it is.
  */
 export function figureSentence(j, figure, machine) {
-  return judgedSentence(j, { a: "Quiet runs here", verb: "are", b: figure, unit: "quiet run", won: `faster than ${machine}`, lost: `slower than ${machine}` });
+  return judgedSentence(j, { a: t("Quiet runs here"), verb: t("are"), b: figure, unit: "quiet run", won: t("faster than {what}", { what: machine }), lost: t("slower than {what}", { what: machine }) });
 }
 
 /** A run card's quiet runs against the article, in words. */
 export function articleSentence(j) {
-  return figureSentence(j, "the article's figure", "the article's machine");
+  return figureSentence(j, t("the article's figure"), t("the article's machine"));
 }
 
 /**
@@ -220,5 +221,5 @@ export function bestAgainstWorst(runsByValue) {
 /** The sentence for a sweep's best against its worst (the runner's judgement `j`), values named by `name(value)`. */
 export function bestWorstSentence(j, bw, name) {
   const [best, worst] = [name(bw.best), name(bw.worst)];
-  return judgedSentence(j, { a: `Best ${best}`, b: `worst ${worst}`, unit: j.method === "rank_sum" ? "run" : "pair", won: "resolved", lost: "resolved (the order turned)" });
+  return judgedSentence(j, { a: t("Best {value}", { value: best }), b: t("worst {value}", { value: worst }), unit: j.method === "rank_sum" ? "run" : "pair", won: t("resolved"), lost: t("resolved (the order turned)") });
 }

@@ -7,6 +7,8 @@
 // bits; bits 63..57 must copy bit 56. A 2 MiB page ends the walk at the PMD, and its
 // offset has 21 bits.
 
+import { t } from "./i18n.js";
+
 export const ARTICLE_ADDRESS = "0x0000f2705af953c0";
 
 const NAMES = { 4: ["PGD", "PUD", "PMD", "PTE"], 5: ["PGD", "P4D", "PUD", "PMD", "PTE"] };
@@ -20,15 +22,15 @@ export function addressBits(levels) {
 /** Parses hex (`0x...`) or decimal, `_` allowed: {ok, address} or {ok: false, kind, message}. */
 export function parseAddress(text) {
   const raw = String(text ?? "");
-  const t = raw.trim().replaceAll("_", "");
-  const hex = /^0[xX]/.test(t);
-  const digits = hex ? t.slice(2) : t;
+  const cleaned = raw.trim().replaceAll("_", "");
+  const hex = /^0[xX]/.test(cleaned);
+  const digits = hex ? cleaned.slice(2) : cleaned;
   const valid = hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/;
   if (!digits || !valid.test(digits)) {
     return {
       ok: false,
       kind: "unparsable",
-      message: `\`${raw}\` is not an address: write it in hex like ${ARTICLE_ADDRESS}, or in decimal`,
+      message: t("`{raw}` is not an address: write it in hex like {example}, or in decimal", { raw, example: ARTICLE_ADDRESS }),
     };
   }
   const address = BigInt(hex ? `0x${digits}` : digits);
@@ -36,7 +38,7 @@ export function parseAddress(text) {
     return {
       ok: false,
       kind: "too_wide",
-      message: `\`${raw}\` is wider than 64 bits: an x86-64 virtual address has at most 16 hex digits`,
+      message: t("`{raw}` is wider than 64 bits: an x86-64 virtual address has at most 16 hex digits", { raw }),
     };
   }
   return { ok: true, address };
@@ -62,11 +64,11 @@ export function hex64(address) {
 export function walk(address, levels, page = "4KiB") {
   if (!isCanonical(address, levels)) {
     const bits = addressBits(levels);
-    const five = levels === 4 && isCanonical(address, 5) ? "; it is canonical with 5-level paging (57 bits)" : "";
+    const five = levels === 4 && isCanonical(address, 5) ? t("; it is canonical with 5-level paging (57 bits)") : "";
     return {
       ok: false,
       kind: "not_canonical",
-      message: `${hex64(address)} is not canonical for ${levels}-level paging: bits 63..${bits} must all equal bit ${bits - 1} (user addresses start 0x0000, kernel ones 0xffff)${five}`,
+      message: t("{address} is not canonical for {levels}-level paging: bits 63..{bits} must all equal bit {bit} (user addresses start 0x0000, kernel ones 0xffff){five}", { address: hex64(address), levels, bits, bit: bits - 1, five }),
     };
   }
   const names = NAMES[levels];
@@ -92,12 +94,12 @@ export function walkText(text, levels = "auto", page = "4KiB") {
   if (levels === "auto") {
     chosen = isCanonical(parsed.address, 4) || !isCanonical(parsed.address, 5) ? 4 : 5;
     if (chosen === 5) {
-      note = `${hex64(parsed.address)} has bit 47 set but not bits 63..48, so a CPU with 4-level paging would refuse it; with 5-level paging (57 bits) it is a valid user address, walked here.`;
+      note = t("{address} has bit 47 set but not bits 63..48, so a CPU with 4-level paging would refuse it; with 5-level paging (57 bits) it is a valid user address, walked here.", { address: hex64(parsed.address) });
     }
   }
   const result = walk(parsed.address, chosen, page);
   if (!result.ok && levels === "auto") {
-    result.message += "; nor with 5-level paging, where bits 63..57 must all equal bit 56";
+    result.message += t("; nor with 5-level paging, where bits 63..57 must all equal bit 56");
   }
   return result.ok ? { ...result, note } : result;
 }
@@ -147,7 +149,7 @@ export function layout(w) {
   const y = TOP + (w.offset / size) * TABLE_H;
   const entry = { y: Math.min(y, TOP + TABLE_H - 3), h: 3 };
   const label = `offset 0x${w.offset.toString(16)}`;
-  boxes.push({ kind: "page", name: w.page === "2MiB" ? "2 MiB page" : "4 KiB page", x, y: TOP, w: TABLE_W, h: TABLE_H, entry, label });
+  boxes.push({ kind: "page", name: t("{size} page", { size: w.page === "2MiB" ? "2 MiB" : "4 KiB" }), x, y: TOP, w: TABLE_W, h: TABLE_H, entry, label });
   arrows.push({ x1: from.x, y1: from.y, x2: x, y2: TOP });
   return { width: x + TABLE_W + 4, height: TOP + TABLE_H + 34, boxes, arrows };
 }

@@ -8,6 +8,7 @@
 
 import { fill, h, svg } from "./dom.js";
 import { ARTICLE_ADDRESS, fields, hex64, layout, walkText } from "./walk.js";
+import { t } from "./i18n.js";
 
 function select(name, options, value) {
   return h(
@@ -20,13 +21,13 @@ function select(name, options, value) {
 function drawBits(w) {
   return h(
     "div.pipebook-walk-bits",
-    { "aria-label": "the address's bits by field" },
+    { "aria-label": t("the address's bits by field") },
     ...fields(w).map((f) =>
       h(
         "span.pipebook-walk-field",
-        { dataset: { field: f.name }, title: `bits ${f.hi}..${f.lo}` },
+        { dataset: { field: f.name }, title: t("bits {hi}..{lo}", { hi: f.hi, lo: f.lo }) },
         h("code", null, f.bits),
-        h("small", null, f.name === "sign" ? `${f.hi}..${f.lo} copy of bit ${f.lo - 1}` : `${f.name} ${f.hi}..${f.lo}`),
+        h("small", null, f.name === "sign" ? t("{hi}..{lo} copy of bit {bit}", { hi: f.hi, lo: f.lo, bit: f.lo - 1 }) : `${f.name} ${f.hi}..${f.lo}`),
       ),
     ),
   );
@@ -38,7 +39,7 @@ function drawWalk(w) {
     class: "pipebook-walk-svg",
     viewBox: `0 0 ${g.width} ${g.height}`,
     role: "img",
-    "aria-label": `page-table walk of ${hex64(w.address)}: ${w.walk.map((s) => `${s.name} ${s.index}`).join(", ")}, offset ${w.offset}`,
+    "aria-label": t("page-table walk of {address}: {steps}, offset {offset}", { address: hex64(w.address), steps: w.walk.map((s) => `${s.name} ${s.index}`).join(", "), offset: w.offset }),
   });
   plot.dataset.levels = String(w.levels);
   plot.dataset.indices = w.walk.map((s) => s.index).join(",");
@@ -48,9 +49,9 @@ function drawWalk(w) {
   defs.append(marker);
   plot.append(defs);
   const text = (x, y, content, cls, anchor = "middle") => {
-    const t = svg("text", { x, y, class: cls, "text-anchor": anchor });
-    t.textContent = content;
-    return t;
+    const label = svg("text", { x, y, class: cls, "text-anchor": anchor });
+    label.textContent = content;
+    return label;
   };
   for (const a of g.arrows) {
     plot.append(svg("line", { ...a, class: "pipebook-walk-arrowline", "marker-end": "url(#pipebook-walk-arrow)" }));
@@ -79,21 +80,21 @@ export function mountWalk(root) {
     value: root.dataset.address || ARTICLE_ADDRESS,
     spellcheck: "false",
     size: 22,
-    "aria-label": "virtual address",
+    "aria-label": t("virtual address"),
   });
-  const levels = select("levels", [["auto", "auto (4 levels where it fits)"], ["4", "4-level (48 bits)"], ["5", "5-level (57 bits)"]], "auto");
-  const page = select("page", [["4KiB", "4 KiB page"], ["2MiB", "2 MiB page"]], "4KiB");
+  const levels = select("levels", [["auto", t("auto (4 levels where it fits)")], ["4", t("{n}-level ({bits} bits)", { n: 4, bits: 48 })], ["5", t("{n}-level ({bits} bits)", { n: 5, bits: 57 })]], "auto");
+  const page = select("page", [["4KiB", t("{size} page", { size: "4 KiB" })], ["2MiB", t("{size} page", { size: "2 MiB" })]], "4KiB");
   const out = h("div.pipebook-walk-out", { "aria-live": "polite" });
   const card = h(
     "div.pipebook-card.pipebook-walk-card",
-    { role: "group", "aria-label": "page-table walk" },
+    { role: "group", "aria-label": t("page-table walk") },
     h(
       "div.pipebook-card-head",
       null,
-      h("span.pipebook-kind", null, "Page-table walk"),
-      h("p.pipebook-summary", null, "Type a virtual address (hex or decimal) to see which entry of each table the MMU reads, and where in the page the byte lies."),
+      h("span.pipebook-kind", null, t("Page-table walk")),
+      h("p.pipebook-summary", null, t("Type a virtual address (hex or decimal) to see which entry of each table the MMU reads, and where in the page the byte lies.")),
     ),
-    h("div.pipebook-walk-controls", null, h("label", null, "Address ", input), levels, page),
+    h("div.pipebook-walk-controls", null, h("label", null, t("Address"), " ", input), levels, page),
     out,
   );
   const update = () => {
@@ -112,7 +113,7 @@ export function mountWalk(root) {
       h(
         "p.pipebook-walk-summary",
         null,
-        `${hex64(result.address)}: ${result.walk.map((s) => `${s.name} ${s.index}`).join(" → ")} → offset 0x${result.offset.toString(16)} in a ${result.page === "2MiB" ? "2 MiB" : "4 KiB"} page (${result.levels}-level paging, ${result.walk.length} table reads).`,
+        t("{address}: {steps} → offset {offset} in a {size} page ({levels}-level paging, {reads} table reads).", { address: hex64(result.address), steps: result.walk.map((s) => `${s.name} ${s.index}`).join(" → "), offset: `0x${result.offset.toString(16)}`, size: result.page === "2MiB" ? "2 MiB" : "4 KiB", levels: result.levels, reads: result.walk.length }),
       ),
     );
   };

@@ -23,6 +23,7 @@ import { connectRun } from "./runner.js";
 import { RunEvidence, configOf } from "./runverdict.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
 import { allResults, record } from "./store.js";
+import { runnerText, t } from "./i18n.js";
 
 let nextId = 0;
 
@@ -34,14 +35,14 @@ export function mountWidget(root, { online, catalogEntry }) {
   root.dataset.state = online ? "idle" : "offline";
 
   const figures = cardFigures(info);
-  const card = h("div.pipebook-card", { role: "group", "aria-label": `Run step: ${info.title}` }, cardHead(info));
+  const card = h("div.pipebook-card", { role: "group", "aria-label": t("Run step: {title}", { title: info.title }) }, cardHead(info));
   root.append(card);
 
   if (!online) {
     figures.yoursBox.remove();
     card.append(
       figures.el,
-      offlineHint("To measure this on your own machine", START_HINT, " and press “Run this step”."),
+      offlineHint(t("To measure this on your own machine"), START_HINT, t(" and press “Run this step”.")),
     );
     return;
   }
@@ -81,8 +82,8 @@ export function mountWidget(root, { online, catalogEntry }) {
     evidence.hold(busy || evidence.running);
     figures.live.hidden = phase !== "running";
     figures.yours.hidden = phase === "running";
-    if (phase === "running") figures.label.textContent = "So far";
-    else if (busy || phase === "done" || phase === "error") figures.label.textContent = "This machine";
+    if (phase === "running") figures.label.textContent = t("So far");
+    else if (busy || phase === "done" || phase === "error") figures.label.textContent = t("This machine");
   };
   showPhase("idle");
   holdCard = (busy) => {
@@ -98,7 +99,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     if (session) return;
     const { best, text } = bestSoFar(info, results);
     figures.yours.textContent = best === null ? "—" : fmt.gib(best);
-    figures.label.textContent = best === null ? "This machine" : "Your best so far";
+    figures.label.textContent = best === null ? t("This machine") : t("Your best so far");
     fill(compare, text);
     // The newest run of this step names the configuration its evidence is about.
     const newest = results.filter((r) => r.step === info.step).at(-1);
@@ -111,7 +112,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     const corrupted = result.corrupted_bytes;
     if (info.kind === "experiment" && fmt.isNumber(corrupted)) {
       // The experiment is about damage, not speed: lead with the corrupted share.
-      figures.label.textContent = "Bytes corrupted";
+      figures.label.textContent = t("Bytes corrupted");
       figures.yours.textContent = result.bytes > 0 ? `${((100 * corrupted) / result.bytes).toFixed(1)}%` : "—";
       root.dataset.corrupted = String(corrupted);
       figures.unit.textContent = "";
@@ -138,7 +139,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     showPhase(life.phase, life.status);
     switch (event.type) {
       case "started":
-        fill(notes, life.warnings.map((w) => h("li.pipebook-warning", null, w)));
+        fill(notes, life.warnings.map((w) => runnerText(h("li.pipebook-warning", null, w))));
         break;
       case "progress":
         root.dataset.progressCount = String(life.progressCount);
@@ -150,7 +151,7 @@ export function mountWidget(root, { online, catalogEntry }) {
         showResult(life.result);
         break;
       case "notice":
-        notes.append(h("li.pipebook-warning", null, event.message));
+        notes.append(runnerText(h("li.pipebook-warning", null, event.message)));
         break;
       case "saved":
         savedNote.hidden = !life.savedText;
@@ -170,7 +171,7 @@ export function mountWidget(root, { online, catalogEntry }) {
     if (session) return;
     const read = readParams();
     if (read.errors) {
-      showPhase("error", `Error: ${read.errors.join("; ")}.`);
+      showPhase("error", t("Error: {errors}.", { errors: read.errors.join(t("; ")) }));
       return;
     }
     const params = read.params;
@@ -195,7 +196,7 @@ export function mountWidget(root, { online, catalogEntry }) {
 
   cancelButton.addEventListener("click", () => {
     if (session) {
-      status.textContent = "Cancelling…";
+      status.textContent = t("Cancelling…");
       session.cancel();
     }
   });

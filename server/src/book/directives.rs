@@ -17,12 +17,107 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self, Step};
 
 use super::error::BookError;
+use super::i18n::Words;
 use super::markdown::code_ranges;
 use crate::html::escape;
 
 /// How a page tells readers to start the runner, when it is not running.
 const START_HINT: &str = "Start the runner with <code>cargo run --release</code> and open \
 http://127.0.0.1:8000 to run this step on your machine.";
+
+// The cards' static text, as templates with `{name}` placeholders, so each
+// edition translates a whole sentence (`po/`), never pieces of one.
+const RUN_HEAD: &str = "Run this step: {title}.";
+const ARTICLE_MEASURED: &str = "The article measured {figure} GiB/s.";
+const ON_THE_COMMAND_LINE: &str = "On the command line: {command}.";
+const SAME_TABLE: &str = "The same table on the command line: {command}.";
+const SAME_CURVE: &str = "The same curve on the command line: {command}.";
+const TUNE_HEAD: &str = "Search bytes per call × pipe capacity for {title}.";
+const TOOL_HEAD: &str =
+    "Measure a program you pipe through (yes, cat, dd, pv, tee, head) against pipebench's end.";
+const SHARED_HEAD: &str =
+    "Share one pipe between many writers and readers, and count torn messages.";
+const AA_HEAD: &str = "Run {id} against itself and count the false claims.";
+const AA_AGAIN: &str = "On the command line: {command}, as many times as you like.";
+const KERNEL_LINE: &str =
+    "On your machine: the runner measures what your kernel does here ({command}, probe {probe}).";
+const PAGES_HEAD: &str = "Page inspector.";
+const WALK_HEAD: &str = "Page-table walk.";
+const WALK_TEXT: &str = "The drawing needs JavaScript; on the command line: {command}.";
+const LAB_HEAD: &str = "Lab: {title}.";
+const COPIES: &str = "Copies per byte: {copies} ({path}).";
+const SURVEY_FIGURE: &str = "The survey measured {ms} ms for {size} ({source}).";
+const NO_SURVEY: &str = "The survey gives no time for this one.";
+const IPC_START: &str = "Start the runner with <code>cargo run --release</code> and open \
+http://127.0.0.1:8000 to run it on your machine, or run {command}.";
+const BLOCKING: &str = "Blocking: {how}.";
+const BUSY: &str = "Busy-polling: {how}.";
+const LATENCY_MATRIX_HEAD: &str =
+    "Every mechanism at one size, p50 and p99 beside CPU per message.";
+const IPC_MATRIX_HEAD: &str = "All mechanisms, one after another, against the survey.";
+const SWEEP_HEAD: &str = "Sweep: {title} against {param}.";
+
+/// Every sentence the directives write and every catalog text they show (step,
+/// mechanism and parameter names): what the other editions translate.
+pub(crate) fn texts() -> Vec<String> {
+    let mut out: Vec<String> = [
+        START_HINT,
+        RUN_HEAD,
+        ARTICLE_MEASURED,
+        ON_THE_COMMAND_LINE,
+        SAME_TABLE,
+        SAME_CURVE,
+        TUNE_HEAD,
+        TOOL_HEAD,
+        SHARED_HEAD,
+        AA_HEAD,
+        AA_AGAIN,
+        KERNEL_LINE,
+        PAGES_HEAD,
+        WALK_HEAD,
+        WALK_TEXT,
+        LAB_HEAD,
+        COPIES,
+        SURVEY_FIGURE,
+        NO_SURVEY,
+        IPC_START,
+        BLOCKING,
+        BUSY,
+        LATENCY_MATRIX_HEAD,
+        IPC_MATRIX_HEAD,
+        SWEEP_HEAD,
+        SURVEY_SOURCE,
+    ]
+    .map(String::from)
+    .into();
+    out.extend(SECOND_SURVEY.iter().map(|(_, source)| source.to_string()));
+    for step in catalog::catalog() {
+        out.push(step.title.to_string());
+        out.push(step.summary.to_string());
+    }
+    for mechanism in ipc::mechanisms() {
+        out.push(mechanism.title.to_string());
+        out.push(mechanism.copy_path.to_string());
+    }
+    for mechanism in pipebench::latency::mechanisms() {
+        out.push(mechanism.title.to_string());
+        out.extend(
+            mechanism
+                .blocking
+                .iter()
+                .chain(&mechanism.busy)
+                .map(|h| h.to_string()),
+        );
+    }
+    out.extend([SweepParam::PipeSize, SweepParam::BufSize].map(|p| p.label().to_string()));
+    out.retain(|t| !t.is_empty());
+    out
+}
+
+/// `code` as the cards write a command.
+fn code(command: &str) -> String {
+    format!("<code>{command}</code>")
+}
 
 /// A directive found in a chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +149,8 @@ enum Directive<'a> {
     Kernel(ProbeId),
     /// One step against itself, many times: the false claims counted (the A/A card).
     SelfCompare(&'a str),
+    /// The fixed English-Chinese term pairs (`po/terms.tsv`) as a table.
+    Terms,
 }
 
 /// One panel of a `{{#pages}}` directive.
@@ -79,7 +176,13 @@ const ARTICLE_ADDRESS: u64 = 0x0000_f270_5af9_53c0;
 
 /// Replaces every directive outside code in `content`. `chapter` names the file in
 /// error messages.
-pub fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
+#[cfg(test)]
+pub(crate) fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
+    expand_in(content, chapter, &Words::default())
+}
+
+/// [`expand`], the cards' text in an edition's `words`.
+pub(crate) fn expand_in(content: &str, chapter: &str, words: &Words) -> Result<String, BookError> {
     let code = code_ranges(content);
     let in_code = |at: usize| code.iter().any(|r| r.contains(&at));
     let mut out = String::with_capacity(content.len());
@@ -106,7 +209,7 @@ pub fn expand(content: &str, chapter: &str) -> Result<String, BookError> {
             continue;
         };
         out.push_str(&content[copied..start]);
-        out.push_str(&render(&directive, chapter)?);
+        out.push_str(&render(&directive, chapter, words)?);
         copied = end;
         search = end;
     }
@@ -244,30 +347,32 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         )),
         "results" => Ok(Some(Directive::Results)),
         "system" => Ok(Some(Directive::System)),
+        "terms" => Ok(Some(Directive::Terms)),
         "ipc-matrix" => Ok(Some(Directive::IpcMatrix)),
         _ => Ok(None),
     }
 }
 
-fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError> {
+fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<String, BookError> {
     match directive {
         Directive::Results => Ok(r#"<div class="pipebook-results"></div>"#.into()),
         Directive::System => Ok(r#"<div class="pipebook-system"></div>"#.into()),
-        Directive::Kernel(id) => Ok(kernel_line(*id)),
+        Directive::Terms => Ok(super::i18n::terms::table()),
+        Directive::Kernel(id) => Ok(kernel_line(*id, words)),
         Directive::Pages(specs) => {
             for spec in specs {
                 known_step(spec.step, chapter)?;
             }
-            Ok(pages_widget(specs))
+            Ok(pages_widget(specs, words))
         }
-        Directive::Walk(address) => Ok(walk_widget(address.unwrap_or(ARTICLE_ADDRESS))),
+        Directive::Walk(address) => Ok(walk_widget(address.unwrap_or(ARTICLE_ADDRESS), words)),
         Directive::Run(id) => {
             let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
                 chapter: chapter.to_string(),
                 id: id.to_string(),
                 known: catalog::ids().join(", "),
             })?;
-            Ok(run_widget(&step))
+            Ok(run_widget(&step, words))
         }
         Directive::Lab(id) => {
             let lab =
@@ -281,7 +386,7 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                             crate::labs::defs::labs().ids()
                         ),
                     })?;
-            Ok(lab_widget(lab))
+            Ok(lab_widget(lab, words))
         }
         Directive::Ipc(id) => {
             let mechanism = ipc::find(id).ok_or_else(|| BookError::UnknownMechanism {
@@ -289,9 +394,9 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                 id: id.to_string(),
                 known: ipc::ids().join(", "),
             })?;
-            Ok(ipc_widget(&mechanism))
+            Ok(ipc_widget(&mechanism, words))
         }
-        Directive::IpcMatrix => Ok(ipc_matrix_widget()),
+        Directive::IpcMatrix => Ok(ipc_matrix_widget(words)),
         Directive::Latency(id) => {
             let mechanism = pipebench::latency::Mechanism::parse(id).map_err(|_| {
                 BookError::UnknownMechanism {
@@ -304,25 +409,49 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                         .join(", "),
                 }
             })?;
-            Ok(latency_widget(&mechanism.info()))
+            Ok(latency_widget(&mechanism.info(), words))
         }
-        Directive::LatencyMatrix => Ok(latency_matrix_widget()),
+        Directive::LatencyMatrix => Ok(latency_matrix_widget(words)),
         Directive::Tune(id) => {
             let step = known_step(id, chapter)?;
             // The budget's default and bounds are the server's, written once.
             use crate::past_page::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
+            let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
+            let command = words.fill(
+                ON_THE_COMMAND_LINE,
+                &[(
+                    "command",
+                    code(&format!("pipebench tune {}", escape(step.id))),
+                )],
+            );
             Ok(format!(
-                r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>Search bytes per call × pipe capacity for {}.</strong> {START_HINT} On the command line: <code>pipebench tune {}</code>.</p></div>"#,
+                r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>{head}</strong> {} {command}</p></div>"#,
                 escape(step.id),
-                escape(step.title),
-                escape(step.id)
+                words.t(START_HINT),
             ))
         }
         Directive::Tool => Ok(format!(
-            r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>Measure a program you pipe through (yes, cat, dd, pv, tee, head) against pipebench's end.</strong> {START_HINT} On the command line: <code>pipebench tool cat</code>.</p></div>"#
+            r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+            words.t(TOOL_HEAD),
+            words.t(START_HINT),
+            words.fill(
+                ON_THE_COMMAND_LINE,
+                &[("command", code("pipebench tool cat"))]
+            ),
         )),
         Directive::SharedPipe => Ok(format!(
-            r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>Share one pipe between many writers and readers, and count torn messages.</strong> {START_HINT} On the command line: <code>pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB</code>.</p></div>"#
+            r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+            words.t(SHARED_HEAD),
+            words.t(START_HINT),
+            words.fill(
+                ON_THE_COMMAND_LINE,
+                &[(
+                    "command",
+                    code(
+                        "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB"
+                    )
+                )]
+            ),
         )),
         Directive::Compare(a, b) => {
             known_step(a, chapter)?;
@@ -336,7 +465,16 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
             known_step(id, chapter)?;
             // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
             Ok(format!(
-                r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>Run {id} against itself and count the false claims.</strong> {START_HINT} On the command line: <code>pipebench compare {id} {id} --pairs 6</code>, as many times as you like.</p></div>"#
+                r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+                words.fill(AA_HEAD, &[("id", id.to_string())]),
+                words.t(START_HINT),
+                words.fill(
+                    AA_AGAIN,
+                    &[(
+                        "command",
+                        code(&format!("pipebench compare {id} {id} --pairs 6"))
+                    )]
+                ),
             ))
         }
         Directive::Sweep(id, param) => {
@@ -345,17 +483,24 @@ fn render(directive: &Directive<'_>, chapter: &str) -> Result<String, BookError>
                 id: id.to_string(),
                 known: catalog::ids().join(", "),
             })?;
-            Ok(sweep_widget(&step, *param))
+            Ok(sweep_widget(&step, *param, words))
         }
     }
 }
 
 /// The placeholder of `{{#kernel PROBE}}`: the page fills it from
 /// `/api/system`'s `behaviour`; read without the runner, it says what it would show.
-fn kernel_line(id: ProbeId) -> String {
+fn kernel_line(id: ProbeId, words: &Words) -> String {
     let probe = id.as_str();
+    let text = words.fill(
+        KERNEL_LINE,
+        &[
+            ("command", code("pipebench system")),
+            ("probe", code(probe)),
+        ],
+    );
     format!(
-        r#"<div class="pipebook-kernel" data-probe="{probe}"><p class="pipebook-kernel-text">On your machine: the runner measures what your kernel does here (<code>pipebench system</code>, probe <code>{probe}</code>).</p></div>"#
+        r#"<div class="pipebook-kernel" data-probe="{probe}"><p class="pipebook-kernel-text">{text}</p></div>"#
     )
 }
 
@@ -368,7 +513,7 @@ fn known_step(id: &str, chapter: &str) -> Result<Step, BookError> {
 }
 
 /// The page inspector's HTML contract: `data-specs` lists the panels.
-fn pages_widget(specs: &[PagesSpec<'_>]) -> String {
+fn pages_widget(specs: &[PagesSpec<'_>], words: &Words) -> String {
     let list: Vec<String> = specs.iter().map(PagesSpec::text).collect();
     let commands: Vec<String> = specs
         .iter()
@@ -385,30 +530,41 @@ fn pages_widget(specs: &[PagesSpec<'_>]) -> String {
         })
         .collect();
     format!(
-        r#"<div class="pipebook-pages" data-specs="{}"><p class="pipebook-run-static"><strong>Page inspector.</strong> {START_HINT} On the command line: {}.</p></div>"#,
+        r#"<div class="pipebook-pages" data-specs="{}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
         escape(&list.join(" ")),
-        commands.join(" and ")
+        words.t(PAGES_HEAD),
+        words.t(START_HINT),
+        words.fill(ON_THE_COMMAND_LINE, &[("command", commands.join(" / "))]),
     )
 }
 
 /// The walk's HTML contract: drawn by the page from `data-address`, runner or not.
-fn walk_widget(address: u64) -> String {
+fn walk_widget(address: u64, words: &Words) -> String {
+    let text = words.fill(
+        WALK_TEXT,
+        &[(
+            "command",
+            code(&format!("pipebench pages --address {address:#018x}")),
+        )],
+    );
     format!(
-        r#"<div class="pipebook-walk" data-address="{address:#018x}"><p class="pipebook-run-static"><strong>Page-table walk.</strong> The drawing needs JavaScript; on the command line: <code>pipebench pages --address {address:#018x}</code>.</p></div>"#
+        r#"<div class="pipebook-walk" data-address="{address:#018x}"><p class="pipebook-run-static"><strong>{}</strong> {text}</p></div>"#,
+        words.t(WALK_HEAD)
     )
 }
 
 /// The lab card's HTML contract: the lab's definition travels with the page
 /// (the page judges its checks from it), with a static fallback that says what
 /// the lab is and how to start the runner.
-fn lab_widget(lab: &crate::labs::defs::Lab) -> String {
-    let def = serde_json::to_string(lab).expect("lab definitions serialise");
+fn lab_widget(lab: &crate::labs::defs::Lab, words: &Words) -> String {
+    let def = words.lab(lab);
     format!(
-        r#"<div class="pipebook-lab" data-lab="{}" data-def="{}"><p class="pipebook-run-static"><strong>Lab: {}.</strong> {} {START_HINT}</p></div>"#,
+        r#"<div class="pipebook-lab" data-lab="{}" data-def="{}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
         escape(&lab.id),
         escape(&def),
-        escape(&lab.title),
-        escape(&lab.goal),
+        words.fill(LAB_HEAD, &[("title", escape(words.t(&lab.title)))]),
+        escape(words.t(&lab.goal)),
+        words.t(START_HINT),
     )
 }
 
@@ -447,43 +603,55 @@ fn survey_source(id: &str) -> &'static str {
 /// An IPC mechanism's card, on one line like [`run_widget`]'s. The static text
 /// says what the mechanism is, its copies, and the survey's figure with its
 /// source; the page adds the button and the measurement.
-fn ipc_widget(mechanism: &MechanismInfo) -> String {
+fn ipc_widget(mechanism: &MechanismInfo, words: &Words) -> String {
+    let title = words.t(mechanism.title);
     let mut attrs = format!(
         r#"class="pipebook-ipc" data-mechanism="{}" data-title="{}""#,
         escape(mechanism.id),
-        escape(mechanism.title),
+        escape(title),
     );
-    let mut text = format!("<strong>{}.</strong> ", escape(mechanism.title));
+    let mut text = format!("<strong>{}.</strong> ", escape(title));
     if let Some(copies) = mechanism.copies {
         attrs.push_str(&format!(r#" data-copies="{copies}""#));
-        text.push_str(&format!(
-            "Copies per byte: {copies} ({}). ",
-            escape(mechanism.copy_path)
+        text.push_str(&words.fill(
+            COPIES,
+            &[
+                ("copies", copies.to_string()),
+                ("path", escape(words.t(mechanism.copy_path))),
+            ],
         ));
+        text.push(' ');
     }
     match mechanism.survey {
         Some(figure) => {
-            let source = survey_source(mechanism.id);
+            let source = words.t(survey_source(mechanism.id));
             attrs.push_str(&format!(
                 r#" data-survey-ms="{}" data-survey-bytes="{}" data-survey-source="{}""#,
                 figure.ms,
                 figure.bytes,
                 escape(source)
             ));
-            text.push_str(&format!(
-                "The survey measured {} ms for {} ({}). ",
-                figure.ms,
-                ByteSize(figure.bytes),
-                escape(source)
+            text.push_str(&words.fill(
+                SURVEY_FIGURE,
+                &[
+                    ("ms", figure.ms.to_string()),
+                    ("size", ByteSize(figure.bytes).to_string()),
+                    ("source", escape(source)),
+                ],
             ));
+            text.push(' ');
         }
-        None => text.push_str("The survey gives no time for this one. "),
+        None => {
+            text.push_str(words.t(NO_SURVEY));
+            text.push(' ');
+        }
     }
-    text.push_str(&format!(
-        "Start the runner with <code>cargo run --release</code> and open \
-         http://127.0.0.1:8000 to run it on your machine, or run \
-         <code>pipebench ipc {}</code>.",
-        escape(mechanism.id)
+    text.push_str(&words.fill(
+        IPC_START,
+        &[(
+            "command",
+            code(&format!("pipebench ipc {}", escape(mechanism.id))),
+        )],
     ));
     format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
 }
@@ -500,25 +668,35 @@ fn latency_modes(info: &pipebench::latency::MechanismInfo) -> String {
 
 /// A latency lab mechanism's card: its id, title and modes; the static text says
 /// how each end waits and how to run it.
-fn latency_widget(info: &pipebench::latency::MechanismInfo) -> String {
-    let mut text = format!("<strong>{}.</strong> ", escape(info.title));
+fn latency_widget(info: &pipebench::latency::MechanismInfo, words: &Words) -> String {
+    let title = words.t(info.title);
+    let mut text = format!("<strong>{}.</strong> ", escape(title));
     if let Some(how) = info.blocking {
-        text.push_str(&format!("Blocking: {}. ", escape(how)));
+        text.push_str(&words.fill(BLOCKING, &[("how", escape(words.t(how)))]));
+        text.push(' ');
     }
     if let Some(how) = info.busy {
-        text.push_str(&format!("Busy-polling: {}. ", escape(how)));
+        text.push_str(&words.fill(BUSY, &[("how", escape(words.t(how)))]));
+        text.push(' ');
     }
     format!(
-        r#"<div class="pipebook-latency" data-mechanism="{}" data-title="{}" data-modes="{}"><p class="pipebook-run-static">{text}{START_HINT} On the command line: <code>pipebench latency {}</code>.</p></div>"#,
+        r#"<div class="pipebook-latency" data-mechanism="{}" data-title="{}" data-modes="{}"><p class="pipebook-run-static">{text}{} {}</p></div>"#,
         escape(info.id),
-        escape(info.title),
+        escape(title),
         latency_modes(info),
-        escape(info.id),
+        words.t(START_HINT),
+        words.fill(
+            ON_THE_COMMAND_LINE,
+            &[(
+                "command",
+                code(&format!("pipebench latency {}", escape(info.id)))
+            )]
+        ),
     )
 }
 
 /// The latency matrix card: every mechanism with its modes, as data for the page.
-fn latency_matrix_widget() -> String {
+fn latency_matrix_widget(words: &Words) -> String {
     let list: Vec<serde_json::Value> = pipebench::latency::mechanisms()
         .iter()
         .map(|m| {
@@ -529,50 +707,73 @@ fn latency_matrix_widget() -> String {
         })
         .collect();
     format!(
-        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}"><p class="pipebook-run-static"><strong>Every mechanism at one size, p50 and p99 beside CPU per message.</strong> {START_HINT} The same table on the command line: <code>pipebench latency --sizes 64</code>.</p></div>"#,
-        escape(&serde_json::Value::from(list).to_string())
+        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+        escape(&serde_json::Value::from(list).to_string()),
+        words.t(LATENCY_MATRIX_HEAD),
+        words.t(START_HINT),
+        words.fill(
+            SAME_TABLE,
+            &[("command", code("pipebench latency --sizes 64"))]
+        ),
     )
 }
 
 /// The card that runs every mechanism in turn and charts them beside the survey.
-fn ipc_matrix_widget() -> String {
+fn ipc_matrix_widget(words: &Words) -> String {
     format!(
-        r#"<div class="pipebook-ipc-matrix"><p class="pipebook-run-static"><strong>All mechanisms, one after another, against the survey.</strong> {START_HINT} The same table on the command line: <code>pipebench ipc</code>.</p></div>"#
+        r#"<div class="pipebook-ipc-matrix"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+        words.t(IPC_MATRIX_HEAD),
+        words.t(START_HINT),
+        words.fill(SAME_TABLE, &[("command", code("pipebench ipc"))]),
     )
 }
 
 /// The sweep widget's HTML contract, on one line like [`run_widget`]'s.
-fn sweep_widget(step: &Step, param: SweepParam) -> String {
+fn sweep_widget(step: &Step, param: SweepParam, words: &Words) -> String {
+    let title = escape(words.t(step.title));
+    let head = words.fill(
+        SWEEP_HEAD,
+        &[
+            ("title", title.clone()),
+            ("param", escape(words.t(param.label()))),
+        ],
+    );
+    let command = format!(
+        "pipebench sweep {} --{} VALUES",
+        escape(step.id),
+        param.name().replace('_', "-")
+    );
     format!(
-        r#"<div class="pipebook-sweep" data-step="{}" data-param="{}" data-title="{}"><p class="pipebook-run-static"><strong>Sweep: {} against {}.</strong> {START_HINT} The same curve on the command line: <code>pipebench sweep {} --{} VALUES</code>.</p></div>"#,
+        r#"<div class="pipebook-sweep" data-step="{}" data-param="{}" data-title="{title}"><p class="pipebook-run-static"><strong>{head}</strong> {} {}</p></div>"#,
         escape(step.id),
         param.name(),
-        escape(step.title),
-        escape(step.title),
-        param.label(),
-        escape(step.id),
-        param.name().replace('_', "-"),
+        words.t(START_HINT),
+        words.fill(SAME_CURVE, &[("command", code(&command))]),
     )
 }
 
 /// The widget's HTML contract, on one line so Markdown keeps it one HTML block
 /// wherever it stands (top level, list item, block quote).
-fn run_widget(step: &Step) -> String {
+fn run_widget(step: &Step, words: &Words) -> String {
     let kind = serde_json::to_value(step.kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
+    let title = escape(words.t(step.title));
     let mut attrs = format!(
-        r#"class="pipebook-run" data-step="{}" data-title="{}" data-summary="{}" data-kind="{}""#,
+        r#"class="pipebook-run" data-step="{}" data-title="{title}" data-summary="{}" data-kind="{}""#,
         escape(step.id),
-        escape(step.title),
-        escape(step.summary),
+        escape(words.t(step.summary)),
         escape(&kind),
     );
-    let mut text = format!("<strong>Run this step: {}.</strong> ", escape(step.title));
+    let mut text = format!(
+        "<strong>{}</strong> ",
+        words.fill(RUN_HEAD, &[("title", title)])
+    );
     if let Some(article) = step.article_gib_s {
         attrs.push_str(&format!(r#" data-article="{article}""#));
-        text.push_str(&format!("The article measured {article} GiB/s. "));
+        text.push_str(&words.fill(ARTICLE_MEASURED, &[("figure", article.to_string())]));
+        text.push(' ');
     }
     if let Some(range) = step.reference_gib_s {
         attrs.push_str(&format!(
@@ -580,7 +781,7 @@ fn run_widget(step: &Step) -> String {
             range.low, range.high
         ));
     }
-    text.push_str(START_HINT);
+    text.push_str(words.t(START_HINT));
     format!(r#"<div {attrs}><p class="pipebook-run-static">{text}</p></div>"#)
 }
 

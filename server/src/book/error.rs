@@ -35,6 +35,14 @@ pub enum BookError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A translation's catalogue cannot be read or applied, or the template cannot be made.
+    #[error("{edition}: {message}")]
+    Translation {
+        /// The edition (`zh-CN`) or "the template".
+        edition: String,
+        /// What went wrong, and where.
+        message: String,
+    },
     /// No book.toml, a bad SUMMARY.md, a missing chapter file...
     #[error("cannot load the book at {root}: {message}")]
     Load {

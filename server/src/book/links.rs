@@ -13,6 +13,12 @@ const MAX_REPORTED: usize = 50;
 
 /// Checks all HTML pages under `root`; the error lists `page: link` pairs.
 pub fn check(root: &Path) -> Result<(), BookError> {
+    check_with_root(root, "/")
+}
+
+/// [`check`] for a book served under `site_root` (e.g. `/zh-CN/` for an edition):
+/// a `<base href>` there is read relative to it.
+pub(crate) fn check_with_root(root: &Path, site_root: &str) -> Result<(), BookError> {
     let mut broken = Vec::new();
     for page in html_files(root)? {
         let html = std::fs::read_to_string(&page).map_err(|source| BookError::Read {
@@ -26,7 +32,10 @@ pub fn check(root: &Path) -> Result<(), BookError> {
         let base = attributes
             .iter()
             .find(|(tag, _, _)| tag == "base")
-            .and_then(|(_, _, href)| href.strip_prefix('/'))
+            .and_then(|(_, _, href)| {
+                href.strip_prefix(site_root)
+                    .or_else(|| href.strip_prefix('/'))
+            })
             .map(PathBuf::from);
         for (tag, _, link) in &attributes {
             if tag == "base" {

@@ -11,6 +11,7 @@ mod assets;
 mod directives;
 mod embedded;
 mod error;
+pub mod i18n;
 mod links;
 mod markdown;
 mod mermaid;
@@ -89,7 +90,7 @@ pub fn build(book_root: &Path, build_dir: Option<&Path>) -> Result<BuiltBook, Bo
     };
     let staging = staging_beside(&destination)?;
     book.config.build.build_dir = staging.path().to_path_buf();
-    book.with_preprocessor(preprocess::Widgets)
+    book.with_preprocessor(preprocess::Widgets::default())
         .with_preprocessor(preprocess::Mermaid);
     book.build()
         .map_err(|e| BookError::Build(format!("{e:#}")))?;
@@ -97,6 +98,18 @@ pub fn build(book_root: &Path, build_dir: Option<&Path>) -> Result<BuiltBook, Bo
     assets::copy(&book.theme_dir(), &staged)?;
     links::check(&staged)?;
     widgets::check(&staged)?;
+    // Every other edition whose catalogue this book has, from the same sources,
+    // under the English (`/zh-CN/`).
+    let editions: Vec<_> = i18n::EDITIONS
+        .into_iter()
+        .filter(|e| i18n::catalogue_path(book_root, e).is_file())
+        .collect();
+    if !editions.is_empty() {
+        let template = i18n::extract::catalog(book_root)?;
+        for edition in editions {
+            i18n::edition::build(book_root, &edition, &template, staging.path(), &staged)?;
+        }
+    }
     let inside = staged
         .strip_prefix(staging.path())
         .map(Path::to_path_buf)

@@ -4,11 +4,22 @@ use mdbook_preprocessor::book::{Book, Chapter};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
 use super::error::BookError;
+use super::i18n::Words;
 use super::{directives, mermaid};
 
-/// Expands `{{#run ID}}`, `{{#results}}` and `{{#system}}`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Widgets;
+/// Expands `{{#run ID}}`, `{{#results}}` and `{{#system}}`, their text in an
+/// edition's words.
+#[derive(Debug, Clone, Default)]
+pub struct Widgets {
+    words: Words,
+}
+
+impl Widgets {
+    /// The directives of an edition other than the English.
+    pub(crate) fn with_words(words: Words) -> Self {
+        Widgets { words }
+    }
+}
 
 /// Turns ```` ```mermaid ```` blocks into `<pre class="mermaid">`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,7 +47,8 @@ impl Preprocessor for Widgets {
             if failure.is_some() {
                 return;
             }
-            match directives::expand(&chapter.content, &chapter_file(ctx, chapter)) {
+            match directives::expand_in(&chapter.content, &chapter_file(ctx, chapter), &self.words)
+            {
                 Ok(content) => chapter.content = content,
                 Err(err) => failure = Some(err),
             }

@@ -38,6 +38,10 @@ pub const PLACEHOLDER_CLASSES: &[&str] = &[
 /// sees until (or unless) the widget is mounted.
 pub(crate) const INNER_CLASSES: &[&str] = &["pipebook-run-static", "pipebook-kernel-text"];
 
+/// Classes of what a directive writes whole at build time, never mounted: the
+/// term pairs' table (`{{#terms}}`).
+pub(crate) const STATIC_CLASSES: &[&str] = &["pipebook-terms"];
+
 /// Classes a chapter writes by hand around prose the page shows, marks or hides
 /// by what the runner measured (`div.pipebook-kernel-branch[data-probe]
 /// [data-answer]`, drawn by `kernel.js`): never mounted on their own.
@@ -82,6 +86,7 @@ fn is_known(class: &str) -> bool {
     PLACEHOLDER_CLASSES.contains(&class)
         || INNER_CLASSES.contains(&class)
         || THEME_CLASSES.contains(&class)
+        || STATIC_CLASSES.contains(&class)
         || PROSE_CLASSES.contains(&class)
 }
 

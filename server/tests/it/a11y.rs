@@ -94,9 +94,17 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
     let mut pages = vec!["index".to_string()];
     pages.extend(chapters());
     pages.extend(["toc", "print", "no-such-page"].map(String::from));
+    // The Chinese edition: every page again under /zh-CN/.
+    let chinese: Vec<String> = pages.iter().map(|p| format!("zh-CN/{p}")).collect();
+    pages.extend(chinese);
     for page in &pages {
         open(client, base, page).await?;
         audit(client, &axe, page).await?;
+        if page.starts_with("zh-CN/")
+            && !["zh-CN/print", "zh-CN/no-such-page"].contains(&page.as_str())
+        {
+            screenshot(client, &page.replace('/', "-")).await?;
+        }
     }
     println!("axe-core: no violation on {} pages", pages.len());
     // The same pages on a phone's width: the sidebar hidden, tables and code scrolling.
@@ -108,8 +116,8 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
         open(client, base, page).await?;
         audit(client, &axe, &format!("{page}, phone width")).await?;
         // A chapter as a phone shows it, for a reader of the screenshots.
-        if !["print", "no-such-page"].contains(&page.as_str()) {
-            screenshot(client, &format!("phone-{page}")).await?;
+        if !page.ends_with("print") && !page.ends_with("no-such-page") {
+            screenshot(client, &format!("phone-{}", page.replace('/', "-"))).await?;
         }
     }
     client

@@ -19,6 +19,7 @@ mod browser;
 mod build_links;
 mod compare;
 mod deploy;
+mod editions;
 mod http;
 mod ipc;
 mod kernel_probe;

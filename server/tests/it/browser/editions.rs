@@ -1,0 +1,209 @@
+//! The Chinese edition as a reader meets it: the picker keeps the page and the
+//! section, Chinese search finds a chapter and leads to it, and a Chinese chapter
+//! runs a step with its card in Chinese.
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+use serde_json::json;
+
+use super::run_card::{start_run, wait_until_done};
+use super::{
+    in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
+};
+
+/// How many characters of a text are Chinese, and how many are Latin letters.
+const COUNT_SCRIPTS: &str = "const count = (s) => ({
+    cjk: (s.match(/\\p{Script=Han}/gu) || []).length,
+    latin: (s.match(/[A-Za-z]/g) || []).length });";
+
+#[tokio::test]
+async fn the_language_picker_keeps_the_page_and_its_section() {
+    in_fresh_page("edition-picker", picker).await;
+}
+
+async fn picker(page: &Page) -> TestResult {
+    let client = &page.client;
+    let section = "double-buffering";
+    client
+        .goto(&format!("{}vmsplice.html#{section}", page.base))
+        .await
+        .map_err(|e| e.to_string())?;
+    wait_js(
+        client,
+        "return document.querySelector('.pipebook-language a[hreflang=\"zh-CN\"]') ? true : null;",
+        Duration::from_secs(10),
+        "the language picker in the menu bar",
+    )
+    .await?;
+    client
+        .find(Locator::Css(".pipebook-language a[hreflang=\"zh-CN\"]"))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let there = wait_js(
+        client,
+        "return document.documentElement.lang === 'zh-CN' && document.readyState === 'complete'
+           ? { path: location.pathname, hash: location.hash,
+               heading: document.getElementById(location.hash.slice(1))?.textContent ?? null }
+           : null;",
+        Duration::from_secs(10),
+        "the Chinese page",
+    )
+    .await?;
+    assert_eq!(there["path"], json!("/zh-CN/vmsplice.html"), "{there}");
+    assert_eq!(
+        there["hash"],
+        json!(format!("#{section}")),
+        "the section is kept: {there}"
+    );
+    let heading = there["heading"].as_str().unwrap_or_default();
+    assert!(
+        heading
+            .chars()
+            .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "the section's heading is the Chinese one: {there}"
+    );
+    screenshot(client, "edition-picker-zh").await?;
+    client
+        .find(Locator::Css(".pipebook-language a[hreflang=\"en\"]"))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let back = wait_js(
+        client,
+        "return document.documentElement.lang === 'en' && document.readyState === 'complete'
+           ? location.pathname + location.hash : null;",
+        Duration::from_secs(10),
+        "the English page again",
+    )
+    .await?;
+    assert_eq!(back, json!(format!("/vmsplice.html#{section}")));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_chinese_word_typed_into_search_finds_its_chapter() {
+    in_fresh_page("edition-search", search).await;
+}
+
+async fn search(page: &Page) -> TestResult {
+    let client = &page.client;
+    open(client, &page.base, "zh-CN/index").await?;
+    client
+        .find(Locator::Css("#mdbook-search-toggle"))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    let bar = client
+        .find(Locator::Css("#mdbook-searchbar"))
+        .await
+        .map_err(|e| e.to_string())?;
+    bar.send_keys("零拷贝").await.map_err(|e| e.to_string())?;
+    let results = wait_js(
+        client,
+        "const links = [...document.querySelectorAll('#mdbook-searchresults a')];
+         return links.length ? links.map((a) => a.getAttribute('href')) : null;",
+        Duration::from_secs(10),
+        "search results for 零拷贝",
+    )
+    .await?;
+    let hrefs: Vec<String> = serde_json::from_value(results.clone()).map_err(|e| e.to_string())?;
+    assert!(
+        hrefs.iter().any(|h| h.starts_with("zero-copy")),
+        "零拷贝 finds the zero-copy chapters: {hrefs:?}"
+    );
+    screenshot(client, "edition-search-zh").await?;
+    // Follow the first zero-copy result, as a reader would.
+    js(
+        client,
+        "const a = [...document.querySelectorAll('#mdbook-searchresults a')]
+           .find((a) => a.getAttribute('href').startsWith('zero-copy'));
+         a.click(); return true;",
+    )
+    .await?;
+    let landed = wait_js(
+        client,
+        "return location.pathname.startsWith('/zh-CN/zero-copy') && document.readyState === 'complete'
+           ? { lang: document.documentElement.lang,
+               found: document.querySelector('main').textContent.includes('零拷贝') }
+           : null;",
+        Duration::from_secs(10),
+        "the chapter the result leads to",
+    )
+    .await?;
+    assert_eq!(landed, json!({ "lang": "zh-CN", "found": true }));
+    // English search is unchanged: an English word still finds its chapter.
+    open(client, &page.base, "index").await?;
+    client
+        .find(Locator::Css("#mdbook-search-toggle"))
+        .await
+        .map_err(|e| e.to_string())?
+        .click()
+        .await
+        .map_err(|e| e.to_string())?;
+    client
+        .find(Locator::Css("#mdbook-searchbar"))
+        .await
+        .map_err(|e| e.to_string())?
+        .send_keys("vmsplice")
+        .await
+        .map_err(|e| e.to_string())?;
+    wait_js(
+        client,
+        "return [...document.querySelectorAll('#mdbook-searchresults a')]
+           .some((a) => a.getAttribute('href').startsWith('vmsplice')) || null;",
+        Duration::from_secs(10),
+        "English results for vmsplice",
+    )
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_chinese_chapter_runs_a_step_and_its_card_speaks_chinese() {
+    in_fresh_page("edition-run", run_in_chinese).await;
+}
+
+async fn run_in_chinese(page: &Page) -> TestResult {
+    let client = &page.client;
+    open(client, &page.base, &format!("zh-CN/{RUN_CHAPTER}")).await?;
+    start_run(client, "1").await?;
+    let result = wait_until_done(client, Duration::from_secs(90)).await?;
+    let card = js(
+        client,
+        &format!(
+            "{COUNT_SCRIPTS}
+             const card = document.querySelector('.pipebook-run[data-step=\"{RUN_STEP}\"]');
+             const button = card.querySelector('button.pipebook-run-button');
+             // The card's own words: not the runner's (marked lang=en), not commands.
+             const own = card.cloneNode(true);
+             own.querySelectorAll('[lang=\"en\"], code, pre, kbd, svg').forEach((e) => e.remove());
+             return {{ text: count(own.innerText || own.textContent), button: count(button.textContent),
+                       figure: /\\d+(\\.\\d+)?\\s*GiB\\/s/.test(card.innerText),
+                       english: [...(own.innerText || own.textContent).matchAll(/[A-Za-z][A-Za-z ,.'()-]{{12,}}/g)].map((m) => m[0]).slice(0, 40) }};"
+        ),
+    )
+    .await?;
+    assert!(
+        card["button"]["cjk"].as_u64().unwrap_or(0) > 0,
+        "the run button is labelled in Chinese: {card}"
+    );
+    assert!(
+        card["text"]["cjk"].as_u64().unwrap_or(0) > card["text"]["latin"].as_u64().unwrap_or(0) / 2,
+        "the card's own words are mostly Chinese: {card}"
+    );
+    assert_eq!(
+        card["figure"],
+        json!(true),
+        "the result's figure is shown: {card} {result}"
+    );
+    screenshot(client, "edition-run-zh").await?;
+    Ok(())
+}
