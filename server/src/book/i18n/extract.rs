@@ -75,6 +75,10 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
                     add(&mut messages, &mut order, title, &source);
                 }
             }
+            // Diagrams whose labels are prose but that gettext's extraction skips.
+            for (_, diagram) in super::translate::plain_diagrams(&chapter.content) {
+                add(&mut messages, &mut order, diagram, &source);
+            }
         }
     }
     // One template (depth 0): the summary's catalogue first, then the chapters'.

@@ -124,7 +124,8 @@ impl Preprocessor for Translate {
     fn run(&self, _ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
         mdbook_i18n_helpers::gettext::translate_book(&self.catalog, &mut book)?;
         book.for_each_chapter_mut(|chapter| {
-            chapter.content = self.fold_out_titles(&admonitions(&chapter.content));
+            let content = self.fold_out_titles(&admonitions(&chapter.content));
+            chapter.content = self.diagrams(&content);
             // The names of the chapters above (search results' breadcrumbs) were
             // read from the summary before any preprocessor ran.
             for name in &mut chapter.parent_names {
@@ -151,6 +152,63 @@ impl Translate {
         out.push_str(&content[copied..]);
         out
     }
+}
+
+impl Translate {
+    /// `content` with each Mermaid diagram that gettext's extraction skips (one
+    /// without quotes or `//`, which mdbook-i18n-helpers takes for code) in this
+    /// edition's words, when the catalogue has them: their labels are prose.
+    fn diagrams(&self, content: &str) -> String {
+        let mut out = String::with_capacity(content.len());
+        let mut copied = 0;
+        for (range, text) in plain_diagrams(content) {
+            let Some(translated) = self.lookup(text).filter(|t| !t.contains("i18n-")) else {
+                continue;
+            };
+            out.push_str(&content[copied..range.start]);
+            out.push_str(translated);
+            if !translated.ends_with('\n') {
+                out.push('\n');
+            }
+            copied = range.end;
+        }
+        out.push_str(&content[copied..]);
+        out
+    }
+}
+
+/// Each Mermaid diagram of `content` that mdbook-i18n-helpers does not offer
+/// (no `"` and no `//` in it): where its text is, and the text.
+pub(crate) fn plain_diagrams(content: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    let mut out = Vec::new();
+    let mut inside: Option<std::ops::Range<usize>> = None;
+    let mut in_diagram = false;
+    for (event, range) in Parser::new(content).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                in_diagram = info.split_whitespace().next() == Some("mermaid");
+                inside = None;
+            }
+            Event::Text(_) if in_diagram => {
+                inside = Some(match inside {
+                    Some(r) => r.start..range.end,
+                    None => range,
+                });
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let (true, Some(r)) = (in_diagram, inside.take()) {
+                    let text = &content[r.clone()];
+                    if !text.contains('"') && !text.contains("//") {
+                        out.push((r, text));
+                    }
+                }
+                in_diagram = false;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Each fold-out title in `content`: where its text is, and the text.
@@ -242,6 +300,14 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1, "Why <code>x</code>?");
         assert_eq!(&content[found[0].0.clone()], "Why <code>x</code>?");
+    }
+
+    #[test]
+    fn a_plain_diagram_is_found_whole_and_a_quoted_one_is_left_to_gettext() {
+        let content = "Text.\n\n```mermaid\nsequenceDiagram\n    participant W as Writer\n```\n\n```mermaid\nA[\"x\"]\n```\n";
+        let found = plain_diagrams(content);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, "sequenceDiagram\n    participant W as Writer\n");
     }
 
     #[test]
