@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
+    click, in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
 };
 
 /// How many characters of a text are Chinese, and how many are Latin letters.
@@ -36,13 +36,7 @@ async fn picker(page: &Page) -> TestResult {
         "the language picker in the menu bar",
     )
     .await?;
-    client
-        .find(Locator::Css(".pipebook-language a[hreflang=\"zh-CN\"]"))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    click(client, ".pipebook-language a[hreflang=\"zh-CN\"]").await?;
     let there = wait_js(
         client,
         "return document.documentElement.lang === 'zh-CN' && document.readyState === 'complete'
@@ -67,13 +61,7 @@ async fn picker(page: &Page) -> TestResult {
         "the section's heading is the Chinese one: {there}"
     );
     screenshot(client, "edition-picker-zh").await?;
-    client
-        .find(Locator::Css(".pipebook-language a[hreflang=\"en\"]"))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
+    click(client, ".pipebook-language a[hreflang=\"en\"]").await?;
     let back = wait_js(
         client,
         "return document.documentElement.lang === 'en' && document.readyState === 'complete'
@@ -94,18 +82,7 @@ async fn a_chinese_word_typed_into_search_finds_its_chapter() {
 async fn search(page: &Page) -> TestResult {
     let client = &page.client;
     open(client, &page.base, "zh-CN/index").await?;
-    client
-        .find(Locator::Css("#mdbook-search-toggle"))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
-    let bar = client
-        .find(Locator::Css("#mdbook-searchbar"))
-        .await
-        .map_err(|e| e.to_string())?;
-    bar.send_keys("零拷贝").await.map_err(|e| e.to_string())?;
+    type_search(client, "零拷贝").await?;
     let results = wait_js(
         client,
         "const links = [...document.querySelectorAll('#mdbook-searchresults a')];
@@ -141,20 +118,7 @@ async fn search(page: &Page) -> TestResult {
     assert_eq!(landed, json!({ "lang": "zh-CN", "found": true }));
     // English search is unchanged: an English word still finds its chapter.
     open(client, &page.base, "index").await?;
-    client
-        .find(Locator::Css("#mdbook-search-toggle"))
-        .await
-        .map_err(|e| e.to_string())?
-        .click()
-        .await
-        .map_err(|e| e.to_string())?;
-    client
-        .find(Locator::Css("#mdbook-searchbar"))
-        .await
-        .map_err(|e| e.to_string())?
-        .send_keys("vmsplice")
-        .await
-        .map_err(|e| e.to_string())?;
+    type_search(client, "vmsplice").await?;
     wait_js(
         client,
         "return [...document.querySelectorAll('#mdbook-searchresults a')]
@@ -206,4 +170,16 @@ async fn run_in_chinese(page: &Page) -> TestResult {
     );
     screenshot(client, "edition-run-zh").await?;
     Ok(())
+}
+
+/// Types `text` into mdBook's search box (opened first), as a reader would.
+async fn type_search(client: &fantoccini::Client, text: &str) -> TestResult {
+    click(client, "#mdbook-search-toggle").await?;
+    client
+        .find(Locator::Css("#mdbook-searchbar"))
+        .await
+        .map_err(|e| e.to_string())?
+        .send_keys(text)
+        .await
+        .map_err(|e| e.to_string())
 }
