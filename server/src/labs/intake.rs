@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::checks::{self, CheckOutcome, Measurement, Status};
+use super::checks::{self, CheckOutcome, Status};
 use super::defs::{labs, TaskWork};
 use super::export::{self, DigestError};
+use super::measurement::Measurement;
 use super::names::{self, escape_controls, quote, BadName};
 
 /// Largest report file read: a real report is tens of KiB, and a bigger file

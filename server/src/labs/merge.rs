@@ -401,8 +401,8 @@ fn csv_row(fields: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::checks::Measurement;
     use crate::labs::export;
+    use crate::labs::measurement::Measurement;
     use crate::labs::store::{LabState, LabsState, PredictionRecord};
     use serde_json::json;
 

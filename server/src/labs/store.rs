@@ -14,7 +14,7 @@ use pipebench::engine::result::KeptResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::checks::Measurement;
+use super::measurement::Measurement;
 use crate::statefile::{self, SaveError, SaveStatus, StateError};
 
 const FILE_NAME: &str = "labs.jsonl";

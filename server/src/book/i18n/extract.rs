@@ -22,7 +22,9 @@ use super::page_words;
 pub(crate) const PAGE_MODULES: &str = "book/theme/pipebook";
 
 /// Where the cards' static sentences are written (their templates and the
-/// catalog names they show), as the template names their source.
+/// catalog names they show), as the template names their source: the
+/// directives module (its `texts` part holds them), so the catalogues' source
+/// lines stay as they were.
 pub(crate) const DIRECTIVES_FILE: &str = "server/src/book/directives.rs";
 
 /// Where the runner's fixed sentences the page shows come from (the kernel
@@ -117,7 +119,7 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
         }
     }
     // What the cards write before the page mounts them (and in print).
-    for text in super::super::directives::texts() {
+    for text in super::super::directives::texts::texts() {
         add(&mut messages, &mut order, &text, DIRECTIVES_FILE);
     }
     // The runner's fixed sentences that the page shows (what each kernel probe
