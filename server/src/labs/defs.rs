@@ -426,86 +426,39 @@ impl Lab {
 
     /// Every problem with this lab's definition.
     fn problems(&self) -> Vec<String> {
+        let mut problems: Vec<String> = self.tasks.iter().flat_map(task_problems).collect();
+        problems.extend(self.assumption_problems());
+        problems.extend(self.reference_problems());
+        problems.extend(self.option_problems());
+        problems
+            .into_iter()
+            .map(|what| format!("lab `{}`: {what}", self.id))
+            .collect()
+    }
+
+    /// Checks resting on a behaviour (`when`) with an answer its probe never gives.
+    fn assumption_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        let at = |what: String| format!("lab `{}`: {what}", self.id);
-        for task in &self.tasks {
-            if let Some(latency) = &task.latency {
-                problems.extend(latency_problems(task, latency).into_iter().map(&at));
-                continue;
-            }
-            match (&task.step, &task.mechanism) {
-                (Some(step), None) => {
-                    if catalog::find(step).is_none() {
-                        problems.push(at(format!("task `{}` runs unknown step `{step}`", task.id)));
-                    }
-                    if task.bytes.is_some() {
-                        problems.push(at(format!(
-                            "task `{}`: `bytes` belongs to mechanism tasks; a step's byte cap is the student's",
-                            task.id
-                        )));
-                    }
-                }
-                (None, Some(mechanism)) => {
-                    if pipebench::ipc::find(mechanism).is_none() {
-                        problems.push(at(format!(
-                            "task `{}` runs unknown mechanism `{mechanism}`: the mechanisms are {}",
-                            task.id,
-                            pipebench::ipc::ids().join(", ")
-                        )));
-                    }
-                    if task.sweep.is_some() || task.params != TaskParams::default() {
-                        problems.push(at(format!(
-                            "task `{}`: a mechanism task takes no sweep and no params",
-                            task.id
-                        )));
-                    }
-                    if let Some(bytes) = task.bytes {
-                        if !(1..=crate::ipc_page::MAX_BYTES).contains(&bytes) {
-                            problems.push(at(format!(
-                                "task `{}` moves {bytes} bytes: 1 to {} allowed",
-                                task.id,
-                                crate::ipc_page::MAX_BYTES
-                            )));
-                        }
-                    }
-                }
-                _ => problems.push(at(format!(
-                    "task `{}` needs exactly one of `step` and `mechanism`",
-                    task.id
-                ))),
-            }
-            if task.runs == 0 || task.runs > MAX_TASK_RUNS {
-                problems.push(at(format!(
-                    "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
-                    task.id, task.runs
-                )));
-            }
-            if let Some(sweep) = &task.sweep {
-                if sweep.param().is_none() {
-                    problems.push(at(format!("task `{}` sweeps `{}`", task.id, sweep.param)));
-                }
-                if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
-                    problems.push(at(format!(
-                        "task `{}`: sweep values must increase",
-                        task.id
-                    )));
-                }
-            }
-        }
         for check in &self.checks {
             if let Some(when) = &check.when {
                 let answers = when.probe.answers();
                 if !answers.contains(&when.answer) {
-                    problems.push(at(format!(
+                    problems.push(format!(
                         "check `{}` assumes {} answers `{}`: it answers one of {}",
                         check.id,
                         when.probe.as_str(),
                         when.answer,
                         answers.join(", ")
-                    )));
+                    ));
                 }
             }
         }
+        problems
+    }
+
+    /// Checks and the prediction reading a task, or a swept value, the lab lacks.
+    fn reference_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
         let mut measures: Vec<(&str, &Measure)> = self
             .checks
             .iter()
@@ -515,35 +468,112 @@ impl Lab {
         for (name, measure) in measures {
             for r in measure.refs() {
                 match self.task(&r.task) {
-                    None => problems.push(at(format!("`{name}` reads unknown task `{}`", r.task))),
+                    None => problems.push(format!("`{name}` reads unknown task `{}`", r.task)),
                     Some(task) => {
                         let sweep_values = task.sweep.as_ref().map(|s| &s.values);
                         match (r.value, sweep_values) {
                             (Some(v), Some(values)) if !values.contains(&v) => {
-                                problems.push(at(format!(
+                                problems.push(format!(
                                     "`{name}` reads value {v} that task `{}` does not sweep",
                                     r.task
-                                )))
+                                ))
                             }
-                            (Some(_), None) => problems.push(at(format!(
+                            (Some(_), None) => problems.push(format!(
                                 "`{name}` reads a value of task `{}`, which is no sweep",
                                 r.task
-                            ))),
+                            )),
                             _ => {}
                         }
                     }
                 }
             }
         }
-        if self.prediction.kind == PredictionKind::Choice {
-            for option in &self.prediction.options {
-                if self.task(option).is_none() {
-                    problems.push(at(format!("prediction option `{option}` is not a task")));
+        problems
+    }
+
+    /// A choice prediction's options that are not tasks.
+    fn option_problems(&self) -> Vec<String> {
+        if self.prediction.kind != PredictionKind::Choice {
+            return Vec::new();
+        }
+        self.prediction
+            .options
+            .iter()
+            .filter(|option| self.task(option).is_none())
+            .map(|option| format!("prediction option `{option}` is not a task"))
+            .collect()
+    }
+}
+
+/// What is wrong with a task: what it runs, how many times, what it sweeps.
+fn task_problems(task: &Task) -> Vec<String> {
+    if let Some(latency) = &task.latency {
+        return latency_problems(task, latency);
+    }
+    let mut problems = runner_problems(task);
+    if task.runs == 0 || task.runs > MAX_TASK_RUNS {
+        problems.push(format!(
+            "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
+            task.id, task.runs
+        ));
+    }
+    if let Some(sweep) = &task.sweep {
+        if sweep.param().is_none() {
+            problems.push(format!("task `{}` sweeps `{}`", task.id, sweep.param));
+        }
+        if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
+            problems.push(format!("task `{}`: sweep values must increase", task.id));
+        }
+    }
+    problems
+}
+
+/// What is wrong with what a (non-latency) task runs: exactly one of a known
+/// step or a known mechanism, with the fields that one takes.
+fn runner_problems(task: &Task) -> Vec<String> {
+    let mut problems = Vec::new();
+    match (&task.step, &task.mechanism) {
+        (Some(step), None) => {
+            if catalog::find(step).is_none() {
+                problems.push(format!("task `{}` runs unknown step `{step}`", task.id));
+            }
+            if task.bytes.is_some() {
+                problems.push(format!(
+                    "task `{}`: `bytes` belongs to mechanism tasks; a step's byte cap is the student's",
+                    task.id
+                ));
+            }
+        }
+        (None, Some(mechanism)) => {
+            if pipebench::ipc::find(mechanism).is_none() {
+                problems.push(format!(
+                    "task `{}` runs unknown mechanism `{mechanism}`: the mechanisms are {}",
+                    task.id,
+                    pipebench::ipc::ids().join(", ")
+                ));
+            }
+            if task.sweep.is_some() || task.params != TaskParams::default() {
+                problems.push(format!(
+                    "task `{}`: a mechanism task takes no sweep and no params",
+                    task.id
+                ));
+            }
+            if let Some(bytes) = task.bytes {
+                if !(1..=crate::ipc_page::MAX_BYTES).contains(&bytes) {
+                    problems.push(format!(
+                        "task `{}` moves {bytes} bytes: 1 to {} allowed",
+                        task.id,
+                        crate::ipc_page::MAX_BYTES
+                    ));
                 }
             }
         }
-        problems
+        _ => problems.push(format!(
+            "task `{}` needs exactly one of `step` and `mechanism`",
+            task.id
+        )),
     }
+    problems
 }
 
 /// What is wrong with a latency task: it must be only that (no step,
