@@ -193,7 +193,7 @@ pub enum Evaluated {
 
 /// The figure `metric` of one result, if the result carries it.
 pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
-    let num = |path: &str| result.pointer(path).and_then(Value::as_f64);
+    let num = |path: &str| figure(result, path);
     match metric {
         Metric::GibPerS => num("/gib_per_s"),
         // An IPC record carries both; a pipe result only GiB/s, which is the same
@@ -204,35 +204,8 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             let mean = num("/mean").filter(|m| *m > 0.0)?;
             Some((num("/ping_cpu_ns")? + num("/pong_cpu_ns")?) / mean)
         }
-        Metric::CpuPerWall => {
-            // IPC records report their ends otherwise: no figure rather than zero.
-            if result.get("writer").is_none() && result.get("reader").is_none() {
-                return None;
-            }
-            let elapsed = num("/elapsed_ms").filter(|e| *e > 0.0)?;
-            let cpu: f64 = [
-                "/writer/user_ms",
-                "/writer/system_ms",
-                "/reader/user_ms",
-                "/reader/system_ms",
-            ]
-            .iter()
-            .map(|p| num(p).unwrap_or(0.0))
-            .sum();
-            Some(cpu / elapsed)
-        }
-        Metric::CorruptedShare => {
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            match num("/corrupted_bytes") {
-                Some(corrupted) => Some(corrupted / bytes),
-                // A verifying reader that does not count stops the run at the
-                // first bad byte, so a verified run that finished had none.
-                None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => {
-                    Some(0.0)
-                }
-                None => None,
-            }
-        }
+        Metric::CpuPerWall => cpu_per_wall(result),
+        Metric::CorruptedShare => corrupted_share(result),
         Metric::HugeShare => {
             let checked = num("/huge_pages/checked_bytes").filter(|c| *c > 0.0)?;
             Some(num("/huge_pages/huge_bytes")? / checked)
@@ -245,51 +218,10 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             let faults = num("/counts/writer/page_faults")?;
             Some((allocs - faults).max(0.0) / gib(result)?)
         }
-        Metric::SleepsPerGib => {
-            let ends = result.get("counts")?.as_object()?;
-            let sleeps: Vec<f64> = ends
-                .iter()
-                .filter(|(name, _)| !matches!(name.as_str(), "missing" | "model"))
-                .filter_map(|(_, end)| end.get("voluntary_switches")?.as_f64())
-                .collect();
-            if sleeps.is_empty() {
-                return None;
-            }
-            Some(sleeps.iter().sum::<f64>() / gib(result)?)
-        }
+        Metric::SleepsPerGib => sleeps_per_gib(result),
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
-        Metric::ProducerFaultsPerPage => {
-            let faults = ipc_end_counts(result, "producer")?
-                .get("page_faults")?
-                .as_f64()?;
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
-            // some arm64 kernels; a record without its page size cannot say.
-            let page = num("/page_size").filter(|p| *p > 0.0)?;
-            Some(faults / (bytes / page))
-        }
-        Metric::CallBytesPerByte => {
-            let ends = ipc_ends(result)?;
-            // Every end counted, and the run tallied its calls' bytes: a record
-            // from before the tally has none, which is not the same as zero.
-            if ends.is_empty()
-                || ends.iter().any(|e| {
-                    e["role"]
-                        .as_str()
-                        .is_none_or(|role| ipc_end_counts(result, role).is_none())
-                })
-                || !ends.iter().any(|e| e.get("call_bytes").is_some())
-            {
-                return None;
-            }
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            let through: f64 = ends
-                .iter()
-                .filter_map(|e| e.get("call_bytes")?.as_object())
-                .flat_map(|calls| calls.values().filter_map(Value::as_f64))
-                .sum();
-            Some(through / bytes)
-        }
+        Metric::ProducerFaultsPerPage => producer_faults_per_page(result),
+        Metric::CallBytesPerByte => call_bytes_per_byte(result),
         // A latency figure read from anything else would be some other number.
         _ if !is_latency(result) => None,
         Metric::P50Ns => num("/p50"),
@@ -297,6 +229,92 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
         Metric::CpuNsPerRoundTrip => Some(num("/ping_cpu_ns")? + num("/pong_cpu_ns")?),
         Metric::SleepsPerRoundTrip => Some(num("/ping_sleeps")? + num("/pong_sleeps")?),
     }
+}
+
+/// The figure at `path` in a result, when it is a number.
+fn figure(result: &Value, path: &str) -> Option<f64> {
+    result.pointer(path).and_then(Value::as_f64)
+}
+
+/// Both ends' CPU time per wall second of a pipe result.
+fn cpu_per_wall(result: &Value) -> Option<f64> {
+    // IPC records report their ends otherwise: no figure rather than zero.
+    if result.get("writer").is_none() && result.get("reader").is_none() {
+        return None;
+    }
+    let elapsed = figure(result, "/elapsed_ms").filter(|e| *e > 0.0)?;
+    let cpu: f64 = [
+        "/writer/user_ms",
+        "/writer/system_ms",
+        "/reader/user_ms",
+        "/reader/system_ms",
+    ]
+    .iter()
+    .map(|p| figure(result, p).unwrap_or(0.0))
+    .sum();
+    Some(cpu / elapsed)
+}
+
+/// The share of the bytes a run damaged.
+fn corrupted_share(result: &Value) -> Option<f64> {
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    match figure(result, "/corrupted_bytes") {
+        Some(corrupted) => Some(corrupted / bytes),
+        // A verifying reader that does not count stops the run at the
+        // first bad byte, so a verified run that finished had none.
+        None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => Some(0.0),
+        None => None,
+    }
+}
+
+/// Every counted end's sleeps (voluntary switches) per GiB moved.
+fn sleeps_per_gib(result: &Value) -> Option<f64> {
+    let ends = result.get("counts")?.as_object()?;
+    let sleeps: Vec<f64> = ends
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "missing" | "model"))
+        .filter_map(|(_, end)| end.get("voluntary_switches")?.as_f64())
+        .collect();
+    if sleeps.is_empty() {
+        return None;
+    }
+    Some(sleeps.iter().sum::<f64>() / gib(result)?)
+}
+
+/// The producer's page faults per page an IPC run moved.
+fn producer_faults_per_page(result: &Value) -> Option<f64> {
+    let faults = ipc_end_counts(result, "producer")?
+        .get("page_faults")?
+        .as_f64()?;
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
+    // some arm64 kernels; a record without its page size cannot say.
+    let page = figure(result, "/page_size").filter(|p| *p > 0.0)?;
+    Some(faults / (bytes / page))
+}
+
+/// The bytes an IPC run's calls passed per byte it moved.
+fn call_bytes_per_byte(result: &Value) -> Option<f64> {
+    let ends = ipc_ends(result)?;
+    // Every end counted, and the run tallied its calls' bytes: a record
+    // from before the tally has none, which is not the same as zero.
+    if ends.is_empty()
+        || ends.iter().any(|e| {
+            e["role"]
+                .as_str()
+                .is_none_or(|role| ipc_end_counts(result, role).is_none())
+        })
+        || !ends.iter().any(|e| e.get("call_bytes").is_some())
+    {
+        return None;
+    }
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    let through: f64 = ends
+        .iter()
+        .filter_map(|e| e.get("call_bytes")?.as_object())
+        .flat_map(|calls| calls.values().filter_map(Value::as_f64))
+        .sum();
+    Some(through / bytes)
 }
 
 /// Whether a result is a latency run's record (`"kind":"latency"`).
