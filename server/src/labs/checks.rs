@@ -799,19 +799,12 @@ pub fn judge(
 ) -> CheckOutcome {
     let assumed = check.when.as_ref().map(|when| Assumed::of(when, kernel));
     let mut outcome = match &assumed {
-        Some(a) if !a.applies() => CheckOutcome {
-            id: check.id.clone(),
-            status: Status::NotThisKernel,
-            value: None,
-            detail: String::from("not judged on this kernel"),
-            ci_low: None,
-            ci_high: None,
-            more_runs: None,
-            next_look_runs: None,
-            judged: None,
-            rejudged: false,
-            assumes: None,
-        },
+        Some(a) if !a.applies() => plain_outcome(
+            check,
+            Status::NotThisKernel,
+            None,
+            String::from("not judged on this kernel"),
+        ),
         _ if judged_on_interval(&check.measure) => judge_on_interval(lab, measurements, check),
         _ => judge_evaluated(check, evaluate(lab, measurements, &check.measure)),
     };
@@ -822,9 +815,14 @@ pub fn judge(
     outcome
 }
 
-/// A check's verdict on its measure's value, judged against the bounds.
-fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
-    let outcome = |status, value, detail| CheckOutcome {
+/// An outcome judged on no interval, with nothing assumed.
+fn plain_outcome(
+    check: &Check,
+    status: Status,
+    value: Option<f64>,
+    detail: String,
+) -> CheckOutcome {
+    CheckOutcome {
         id: check.id.clone(),
         status,
         value,
@@ -836,7 +834,12 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
         judged: None,
         rejudged: false,
         assumes: None,
-    };
+    }
+}
+
+/// A check's verdict on its measure's value, judged against the bounds.
+fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
+    let outcome = |status, value, detail| plain_outcome(check, status, value, detail);
     match evaluated {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
         Evaluated::Missing(why) => outcome(Status::Fail, None, format!("not measured: {why}")),
@@ -917,6 +920,21 @@ mod tests {
         }
     }
 
+    /// The lab `lab_id` of the shipped labs, with its check `check_id`.
+    fn lab_check(lab_id: &str, check_id: &str) -> (&'static Lab, &'static Check) {
+        let lab = labs().find(lab_id).unwrap();
+        let check = lab.checks.iter().find(|c| c.id == check_id).unwrap();
+        (lab, check)
+    }
+
+    /// The crafted measurements and outcomes both judges read
+    /// (`book/labs/check-cases.json`).
+    fn check_cases() -> Vec<Value> {
+        let cases: Value =
+            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
+        cases.as_array().unwrap().clone()
+    }
+
     #[test]
     fn settle_finds_where_the_median_stops_moving() {
         assert_eq!(settle(&[1.0, 1.0, 1.0, 1.0], 0.1), 1);
@@ -926,12 +944,7 @@ mod tests {
 
     #[test]
     fn ratio_checks_pass_and_fail_and_wait() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let mut ms: Vec<Measurement> = (0..6).map(|_| run("blocking", None, 2.0)).collect();
         assert_eq!(judge(lab, &ms, check, &[]).status, Status::Pending);
         ms.extend((0..6).map(|_| run("busy", None, 3.0)));
@@ -960,12 +973,7 @@ mod tests {
     /// and a check on damaged bytes still counts it.
     #[test]
     fn watched_runs_count_in_no_check() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let marked = |task: &str, gibs: f64, watched: bool| {
             let mut m = run(task, None, gibs);
             m.result["watched"] = json!(watched);
@@ -1002,12 +1010,7 @@ mod tests {
             pending.detail
         );
         // Watching moves no damaged byte: a watched verified run still counts there.
-        let safety = labs().find("vmsplice-safety").unwrap();
-        let clean = safety
-            .checks
-            .iter()
-            .find(|c| c.id == "double-buffer-clean")
-            .unwrap();
+        let (safety, clean) = lab_check("vmsplice-safety", "double-buffer-clean");
         let mut verified = marked("verified", 2.0, true);
         verified.result["corrupted_bytes"] = json!(0);
         assert_eq!(judge(safety, &[verified], clean, &[]).status, Status::Pass);
@@ -1019,9 +1022,7 @@ mod tests {
     #[test]
     fn latency_ratios_are_judged_on_their_intervals() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         let mut not_resolved = false;
         for id in ["latency-tail", "latency-cpu"] {
             let lab = book.find(id).unwrap();
@@ -1122,12 +1123,7 @@ mod tests {
     /// runs are asked for.
     #[test]
     fn more_runs_are_judged_at_planned_looks_and_the_last_look_is_final() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         assert_eq!(lab_schedule(6).sizes(), &[6, 12, 18]);
         // Both tasks alike: look 1 cannot settle "at least 1.0".
         let alike = [
@@ -1183,12 +1179,7 @@ mod tests {
     /// outcome says so; runs recorded since do not.
     #[test]
     fn runs_recorded_before_planned_looks_are_judged_again_and_say_so() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let mut ms = alternating(&[3.0, 3.1, 2.9, 3.05, 2.95, 3.02], &[2.0; 6]);
         let now = judge(lab, &ms, check, &[]);
         assert!(!now.rejudged);
@@ -1225,12 +1216,7 @@ mod tests {
     #[test]
     fn a_student_asking_for_more_runs_until_resolved_is_wrong_at_most_one_time_in_twenty() {
         use pipebench::stats::rng::SplitMix64;
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         assert_eq!(check.min, Some(1.0));
         let runs = lab.tasks.iter().find(|t| t.id == "busy").unwrap().runs;
         assert!(runs >= 6, "{runs}");
@@ -1311,9 +1297,7 @@ mod tests {
     #[test]
     fn every_step_lab_judges_a_count_and_the_cases_give_each_outcome() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         for id in [
             "variance",
             "sizes",
@@ -1423,12 +1407,7 @@ mod tests {
         assert_eq!(plain.status, Status::Pass);
         assert!(plain.assumes.is_none());
 
-        let huge = labs().find("huge-pages").unwrap();
-        let got_huge = huge
-            .checks
-            .iter()
-            .find(|c| c.id == "got-huge-pages")
-            .unwrap();
+        let (huge, got_huge) = lab_check("huge-pages", "got-huge-pages");
         for answer in ProbeId::Thp.answers() {
             let kernel: Vec<Probe> = every_outcome("seen")
                 .into_iter()
@@ -1459,9 +1438,7 @@ mod tests {
     #[test]
     fn shared_check_cases_judge_alike() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         assert!(cases.len() >= 6);
         for case in cases {
             let name = case["name"].as_str().unwrap();
