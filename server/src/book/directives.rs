@@ -360,6 +360,16 @@ fn known_latency_mechanism(
     })
 }
 
+/// A card past the article as a page without the runner shows it: `open` (its
+/// `<div>` with the attributes the page reads), its heading, how to start the
+/// runner, and what to run instead (`instead`).
+fn hinted_card(open: &str, head: &str, instead: &str, words: &Words) -> String {
+    format!(
+        r#"{open}<p class="pipebook-run-static"><strong>{head}</strong> {} {instead}</p></div>"#,
+        words.t(START_HINT),
+    )
+}
+
 /// The tuning card of `step`, its budget's default and bounds as the server's.
 fn tune_widget(step: &Step, words: &Words) -> String {
     // The budget's default and bounds are the server's, written once.
@@ -372,56 +382,44 @@ fn tune_widget(step: &Step, words: &Words) -> String {
             code(&format!("pipebench tune {}", escape(step.id))),
         )],
     );
-    format!(
-        r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>{head}</strong> {} {command}</p></div>"#,
+    let open = format!(
+        r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}">"#,
         escape(step.id),
-        words.t(START_HINT),
-    )
+    );
+    hinted_card(&open, &head, &command, words)
 }
 
 /// The card that measures a program the reader pipes through.
 fn tool_widget(words: &Words) -> String {
-    format!(
-        r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    let command = code("pipebench tool cat");
+    hinted_card(
+        r#"<div class="pipebook-tool">"#,
         words.t(TOOL_HEAD),
-        words.t(START_HINT),
-        words.fill(
-            ON_THE_COMMAND_LINE,
-            &[("command", code("pipebench tool cat"))]
-        ),
+        &words.fill(ON_THE_COMMAND_LINE, &[("command", command)]),
+        words,
     )
 }
 
 /// The card of one pipe shared by many writers and readers.
 fn shared_pipe_widget(words: &Words) -> String {
-    format!(
-        r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    let command = code("pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB");
+    hinted_card(
+        r#"<div class="pipebook-shared-pipe">"#,
         words.t(SHARED_HEAD),
-        words.t(START_HINT),
-        words.fill(
-            ON_THE_COMMAND_LINE,
-            &[(
-                "command",
-                code("pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB")
-            )]
-        ),
+        &words.fill(ON_THE_COMMAND_LINE, &[("command", command)]),
+        words,
     )
 }
 
 /// The card that sets step `id` against itself.
 fn self_compare_widget(id: &str, words: &Words) -> String {
-    // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
-    format!(
-        r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
-        words.fill(AA_HEAD, &[("id", id.to_string())]),
-        words.t(START_HINT),
-        words.fill(
-            AA_AGAIN,
-            &[(
-                "command",
-                code(&format!("pipebench compare {id} {id} --pairs 6"))
-            )]
-        ),
+    let command = code(&format!("pipebench compare {id} {id} --pairs 6"));
+    hinted_card(
+        // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+        &format!(r#"<div class="pipebook-aa" data-step="{id}">"#),
+        &words.fill(AA_HEAD, &[("id", id.to_string())]),
+        &words.fill(AA_AGAIN, &[("command", command)]),
+        words,
     )
 }
 
@@ -619,25 +617,26 @@ fn latency_matrix_widget(words: &Words) -> String {
             })
         })
         .collect();
-    format!(
-        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    let open = format!(
+        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}">"#,
         escape(&serde_json::Value::from(list).to_string()),
+    );
+    let command = code("pipebench latency --sizes 64");
+    hinted_card(
+        &open,
         words.t(LATENCY_MATRIX_HEAD),
-        words.t(START_HINT),
-        words.fill(
-            SAME_TABLE,
-            &[("command", code("pipebench latency --sizes 64"))]
-        ),
+        &words.fill(SAME_TABLE, &[("command", command)]),
+        words,
     )
 }
 
 /// The card that runs every mechanism in turn and charts them beside the survey.
 fn ipc_matrix_widget(words: &Words) -> String {
-    format!(
-        r#"<div class="pipebook-ipc-matrix"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    hinted_card(
+        r#"<div class="pipebook-ipc-matrix">"#,
         words.t(IPC_MATRIX_HEAD),
-        words.t(START_HINT),
-        words.fill(SAME_TABLE, &[("command", code("pipebench ipc"))]),
+        &words.fill(SAME_TABLE, &[("command", code("pipebench ipc"))]),
+        words,
     )
 }
 
