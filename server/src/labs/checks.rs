@@ -38,7 +38,7 @@ use super::measurement::Measurement;
 /// CPU time per wall second (a watched run takes longer). Damaged bytes, huge
 /// pages and the kernel's counts are the same watched or quiet, and a latency
 /// record says nothing of being watched (every latency run streams alike).
-pub fn moved_by_watching(m: Metric) -> bool {
+pub(crate) fn moved_by_watching(m: Metric) -> bool {
     matches!(m, Metric::GibPerS | Metric::MibPerS | Metric::CpuPerWall)
 }
 
@@ -126,7 +126,7 @@ impl Assumed {
 
 /// The behaviour probes a machine report (`/api/system`, a lab report's
 /// `system`) carries; none when it carries none.
-pub fn behaviour_of(system: &Value) -> Vec<Probe> {
+pub(crate) fn behaviour_of(system: &Value) -> Vec<Probe> {
     system
         .get("behaviour")
         .cloned()
@@ -178,7 +178,7 @@ pub struct CheckOutcome {
 
 /// What a measure came to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Evaluated {
+pub(crate) enum Evaluated {
     /// Too few runs: which task, how many it has and needs.
     Pending(String),
     /// The runs are there but do not carry the figure (e.g. no verification).
@@ -192,7 +192,7 @@ pub enum Evaluated {
 }
 
 /// The figure `metric` of one result, if the result carries it.
-pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
+pub(crate) fn metric(result: &Value, metric: Metric) -> Option<f64> {
     let num = |path: &str| figure(result, path);
     match metric {
         Metric::GibPerS => num("/gib_per_s"),
@@ -385,7 +385,7 @@ fn not_counted(result: &Value) -> String {
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
@@ -467,7 +467,7 @@ fn series(
 }
 
 /// Computes a measure on a lab's measurements.
-pub fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> Evaluated {
+pub(crate) fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> Evaluated {
     let run = || -> Result<Evaluated, Evaluated> {
         Ok(match measure {
             Measure::Ratio { metric, num, den } => {
@@ -530,7 +530,7 @@ fn agg(values: Vec<f64>, f: impl Fn(&[f64]) -> Option<f64>) -> f64 {
 
 /// The smallest k such that the median of the first j runs is within
 /// `tolerance` of the median of all runs for every j from k on.
-pub fn settle(values: &[f64], tolerance: f64) -> usize {
+pub(crate) fn settle(values: &[f64], tolerance: f64) -> usize {
     let Some(last) = median(values) else {
         return 0;
     };
@@ -550,7 +550,7 @@ pub fn settle(values: &[f64], tolerance: f64) -> usize {
 /// throughputs (GiB/s, MiB/s) or round trips (median, 99th percentile), which
 /// swing from run to run. Ratios of the kernel's counts are not: a count does
 /// not move with the machine's speed, and a busy end's sleeps may be zero.
-pub fn judged_on_interval(measure: &Measure) -> bool {
+pub(crate) fn judged_on_interval(measure: &Measure) -> bool {
     matches!(
         measure,
         Measure::Ratio {
@@ -565,7 +565,7 @@ pub fn judged_on_interval(measure: &Measure) -> bool {
 /// would otherwise judge afresh at 95% each time, and a student who keeps
 /// asking until it passes would be wrong far more often than 1 time in 20.
 /// Each look judges at 1 - 5%/looks, so all of them together keep 95%.
-pub const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
+pub(crate) const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 
 /// The planned looks of a ratio whose tasks ask for `first` runs a side: at
 /// `first`, then at each further multiple of it up to [`LAB_LOOKS`] times
@@ -573,7 +573,7 @@ pub const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 /// per point at each go, so its looks fall where its sweeps end). Fixed by
 /// the lab's definition, never by the page: which look a check has reached
 /// is read from the runs the runner stored.
-pub fn lab_schedule(first: usize) -> Schedule {
+pub(crate) fn lab_schedule(first: usize) -> Schedule {
     let first = first.max(1);
     Schedule::new(first, first * LAB_LOOKS, LAB_LOOKS)
 }
@@ -581,7 +581,7 @@ pub fn lab_schedule(first: usize) -> Schedule {
 /// A throughput ratio judged at the last of its planned looks it reached (or
 /// the first that settled it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RatioEvidence {
+pub(crate) struct RatioEvidence {
     /// median(num) / median(den) over the runs the look judged.
     pub ratio: f64,
     /// The look's interval (at its share of the 5%), when its runs can reach it.
@@ -640,7 +640,7 @@ fn judge_look(
 /// stopping at the first that passes or fails. A look's verdict stands, so
 /// runs added after it change nothing; or why there is nothing to judge yet
 /// (as [`evaluate`] says it).
-pub fn ratio_evidence(
+pub(crate) fn ratio_evidence(
     lab: &Lab,
     measurements: &[Measurement],
     check: &Check,
@@ -692,7 +692,7 @@ fn recorded_before_looks(measurements: &[Measurement], measure: &Measure) -> boo
 
 /// Where an interval `low..high` lies against a check's bounds: inside them
 /// all, clear of one of them on the wrong side, or across one.
-pub fn judge_interval(check: &Check, low: f64, high: f64) -> Status {
+pub(crate) fn judge_interval(check: &Check, low: f64, high: f64) -> Status {
     let pass = check.min.is_none_or(|min| low >= min)
         && check.above.is_none_or(|a| low > a)
         && check.max.is_none_or(|max| high <= max);
@@ -791,7 +791,7 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
 /// A check's verdict on a lab's measurements, on a machine whose kernel does
 /// what `kernel` (its behaviour probes) says: a check that rests on another
 /// behaviour is `not_this_kernel`.
-pub fn judge(
+pub(crate) fn judge(
     lab: &Lab,
     measurements: &[Measurement],
     check: &Check,
@@ -869,7 +869,11 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
 }
 
 /// Every check of a lab, on a machine whose kernel does what `kernel` says.
-pub fn judge_all(lab: &Lab, measurements: &[Measurement], kernel: &[Probe]) -> Vec<CheckOutcome> {
+pub(crate) fn judge_all(
+    lab: &Lab,
+    measurements: &[Measurement],
+    kernel: &[Probe],
+) -> Vec<CheckOutcome> {
     lab.checks
         .iter()
         .map(|c| judge(lab, measurements, c, kernel))
@@ -880,7 +884,7 @@ pub fn judge_all(lab: &Lab, measurements: &[Measurement], kernel: &[Probe]) -> V
 /// (`checks`: every [`CheckOutcome`], a ratio's `judged` among them), so the
 /// page shows the runner's verdicts and judges nothing itself. `kernel` is
 /// this machine's behaviour, as last probed.
-pub fn with_judged_checks(state: &super::store::LabsState, kernel: &[Probe]) -> Value {
+pub(crate) fn with_judged_checks(state: &super::store::LabsState, kernel: &[Probe]) -> Value {
     let mut body = serde_json::to_value(state).unwrap_or(Value::Null);
     for (id, lab_state) in &state.labs {
         if let Some(lab) = super::defs::labs().find(id) {

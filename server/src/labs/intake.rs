@@ -31,7 +31,7 @@ pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
 /// The shortest time a run can take, in ms (a microsecond: no run starts
 /// two processes faster); a smaller `elapsed_ms`, such as 5e-324, only serves
 /// to make any throughput look consistent.
-pub const MIN_ELAPSED_MS: f64 = 1e-3;
+pub(crate) const MIN_ELAPSED_MS: f64 = 1e-3;
 
 /// How far `gib_per_s` may stray from `bytes / elapsed` (rounding only).
 const RATE_TOLERANCE: f64 = 0.01;

@@ -25,9 +25,7 @@ use super::names::escape_controls;
 use super::render;
 use crate::html::escape;
 
-pub use super::intake::{
-    load, validate, MergedLab, ReportError, StudentReport, MAX_PLAUSIBLE_GIB_S, MAX_REPORT_BYTES,
-};
+pub use super::intake::{load, validate, ReportError, StudentReport, MAX_REPORT_BYTES};
 
 /// Writes an output of `pipebook report` (the class CSV or page) to `path`
 /// without trusting what is there: the text goes to a new file beside it
