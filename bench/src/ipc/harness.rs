@@ -167,7 +167,8 @@ struct Handed {
 #[derive(Debug)]
 struct Made {
     /// The producer's (or the solo end's) spec; the consumer's differs only by
-    /// its role. Its `bytes` are those the run really moves.
+    /// its role. Its `bytes` are those the ends are asked to move (capped for
+    /// `direct-io`).
     spec: EndSpec,
     producer: Handed,
     consumer: Handed,
