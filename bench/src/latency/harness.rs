@@ -259,8 +259,8 @@ fn sysv_queue(config: &LatencyConfig, held: &mut Held) -> Result<i32, LatencyErr
     Ok(id)
 }
 
-/// The order the ends start in: pong first, so that it waits for the first
-/// message before ping's clock starts.
+/// The order the ends start in: pong, the end that answers, before ping, the
+/// end that asks (and times).
 const START_ORDER: [Role; 2] = [Role::Pong, Role::Ping];
 
 /// How long the end still running after its partner ended may take to follow
