@@ -522,17 +522,31 @@ fn run_ends(
     // The receiver may have stored its last count after the last tick.
     publish(control, params);
     let mut reports = Vec::new();
-    let mut first_error = None;
+    let mut cause: Option<(u8, IpcError)> = None;
     for (&role, end) in roles.iter().zip(reaped) {
+        let rank = cause_rank(role, end.by_itself);
         match collect(role, end) {
             Ok(report) => reports.push((role, report)),
-            // A consumer's "unexpected end of data" only echoes a failed
-            // producer; report the cause.
-            Err(e) if first_error.is_none() || role == Role::Producer => first_error = Some(e),
+            Err(e) if cause.as_ref().is_none_or(|(best, _)| rank < *best) => {
+                cause = Some((rank, e))
+            }
             Err(_) => {}
         }
     }
-    first_error.map_or(Ok(reports), Err)
+    cause.map_or(Ok(reports), |(_, e)| Err(e))
+}
+
+/// Which failed end's error is the run's (lowest first): an end that failed by
+/// itself before one the harness killed because another had failed (its
+/// "killed by signal 9" only echoes the cause); among those, the producer, as
+/// a consumer's "unexpected end of data" only echoes a failed producer.
+fn cause_rank(role: Role, by_itself: bool) -> u8 {
+    match (by_itself, role == Role::Producer) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, true) => 2,
+        (false, false) => 3,
+    }
 }
 
 /// The end's report, or why it failed: its stderr's messages, without the
@@ -711,5 +725,16 @@ mod tests {
     fn temp_dir_kind_is_detected() {
         assert_eq!(filesystem(Path::new("/dev/shm")).as_deref(), Some("tmpfs"));
         assert_ne!(filesystem(&default_dir()).as_deref(), Some("tmpfs"));
+    }
+
+    #[test]
+    fn the_run_reports_the_end_that_failed_by_itself_not_the_one_killed_after_it() {
+        // A consumer that failed on its own beats the producer the harness
+        // killed because of it.
+        assert!(cause_rank(Role::Consumer, true) < cause_rank(Role::Producer, false));
+        // Both failed on their own: the producer is the cause, the consumer's
+        // short read its echo.
+        assert!(cause_rank(Role::Producer, true) < cause_rank(Role::Consumer, true));
+        assert!(cause_rank(Role::Producer, false) < cause_rank(Role::Consumer, false));
     }
 }
