@@ -39,6 +39,15 @@ export class CardLife {
     cancel?.addEventListener("click", () => this.cancel());
   }
 
+  /**
+   * The life of a part with one button and no Cancel (Profile this step, Look
+   * again, Measure a wakeup, Probe again): `panel`'s data-state says "running"
+   * from the moment the button is pressed, and `states` what it says after.
+   */
+  static ofButton(button, { status, panel = null, states = {}, words = {} }) {
+    return new CardLife({ status, marks: panel ? [panel] : [], states: { connecting: "running", queued: "running", ...states }, run: [button], words });
+  }
+
   /** Whether a job of the card is under way. */
   get busy() {
     return isBusy(this.phase);

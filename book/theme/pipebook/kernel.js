@@ -80,9 +80,8 @@ function redrawAll(report) {
 export function probeAgain(host, onFresh = redrawAll) {
   const button = h("button.pipebook-kernel-probe", { type: "button" }, t("Probe again"));
   const status = h("p.pipebook-kernel-status", { role: "status", "aria-live": "polite" });
-  const life = new CardLife({
+  const life = CardLife.ofButton(button, {
     status,
-    run: [button],
     words: {
       connecting: () => t("Probing the kernel…"),
       queued: (position) => t("Waiting for the run ahead (place {position} in the queue)…", { position }),

@@ -101,11 +101,10 @@ function panelFor(spec, online) {
     online ? button : null,
   );
   // The panel's status is a paragraph of its body, until the grid takes its place.
-  const life = new CardLife({
+  const life = CardLife.ofButton(button, {
     status: (...text) => fill(body, h("p.pipebook-status", null, ...text)),
-    marks: [panel],
-    states: { connecting: "running", queued: "running", cancelled: "idle" },
-    run: [button],
+    panel,
+    states: { cancelled: "idle" },
     words: {
       connecting: () => t("Allocating the buffers in a child process and reading its page table…"),
       queued: (position) => t("Waiting for the run ahead (place {position})…", { position }),

@@ -85,11 +85,10 @@ export function mountProfile(card, { step, readParams }) {
   const out = h("div.pipebook-profile-out");
   const section = h("div.pipebook-profile", { dataset: { state: "idle" } }, button, status, out);
   card.append(section);
-  const life = new CardLife({
+  const life = CardLife.ofButton(button, {
     status,
-    marks: [section],
-    states: { connecting: "running", queued: "running", cancelled: "idle" },
-    run: [button],
+    panel: section,
+    states: { cancelled: "idle" },
     words: {
       connecting: () => t("Running the step with perf attached to both ends…"),
       queued: (position) => t("Waiting for the run ahead (place {position})…", { position }),

@@ -87,11 +87,9 @@ function wakeupPanel(findingsBox) {
   const status = h("p.pipebook-wakeup-result", { role: "status", "aria-live": "polite" });
   const gap = h("p.pipebook-wakeup-gap");
   const panel = h("div.pipebook-wakeup", { dataset: { state: "idle" } }, button, status, gap);
-  const life = new CardLife({
+  const life = CardLife.ofButton(button, {
     status,
-    marks: [panel],
-    states: { connecting: "running", queued: "running" },
-    run: [button],
+    panel,
     words: {
       connecting: () => t("Measuring: two processes bounce one byte, blocking and then busy-polling…"),
       queued: (position) => t("Waiting for the run ahead (place {position} in the queue)…", { position }),
