@@ -3,8 +3,8 @@
 // docs/protocol.md writes it (`{type: "run", step, params}`, `{type: "sweep", ...}`,
 // ...), and ENDS_WITH names the message type that ends each kind's session; a new
 // kind whose session ends with its `result` needs nothing here, any other adds a row.
-// Cards do not call it themselves: cardlife.js owns a card's session, its busy state
-// and its words.
+// Cards reach it through cardlife.js, which owns a card's session, its busy state and
+// its words (the IPC, latency and past cards still through the wrappers at the end).
 // Messages that belong to a run carry its id (`run`); an `error` without one, once a
 // run has started, refuses some other message and does not end the run. A result is
 // followed by `saved` (whether the runner's history has it, and why not): a run's
