@@ -16,7 +16,7 @@ use pipebench::steps::catalog;
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 use serde::{Deserialize, Serialize};
 
-use crate::statefile::{self, SaveError, SaveErrorKind, StateError};
+use crate::store::statefile::{self, SaveError, SaveErrorKind, StateError};
 
 /// A search's budget unless the page says, seconds: a dozen configurations,
 /// three rounds, runs of about half a second.
@@ -379,7 +379,7 @@ pub struct TunedLoad {
 /// The newest valid variant of each id in `bytes` (a `tuned.jsonl`), and what
 /// was refused.
 fn fold_tuned(bytes: &[u8]) -> (BTreeMap<String, (TunedVariant, u64)>, TunedLoad) {
-    let (lines, torn_tail) = crate::jsonl::complete_lines(bytes);
+    let (lines, torn_tail) = crate::store::jsonl::complete_lines(bytes);
     let mut found = BTreeMap::new();
     let mut load = TunedLoad {
         torn_tail,
@@ -593,12 +593,12 @@ impl TunedVariants {
         let mut text = serde_json::to_vec(&line).expect("a tuned line serialises");
         text.push(b'\n');
         statefile::prepare_dir(dir)?;
-        let file = crate::jsonl::open_locked(&dir.join(TUNED_FILE))?;
-        crate::jsonl::append_locked(&file, dir, TUNED_FILE, &text)?;
+        let file = crate::store::jsonl::open_locked(&dir.join(TUNED_FILE))?;
+        crate::store::jsonl::append_locked(&file, dir, TUNED_FILE, &text)?;
         // Still under the lock: a file past its bound becomes a line per variant.
         let path = dir.join(TUNED_FILE);
         let bytes = read_tuned(&file, &path)?;
-        if crate::jsonl::complete_lines(&bytes).0.count() > TUNED_COMPACT_LINES {
+        if crate::store::jsonl::complete_lines(&bytes).0.count() > TUNED_COMPACT_LINES {
             compact(dir, &bytes)?;
         }
         Ok(())
@@ -737,7 +737,7 @@ fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
         .map_err(statefile::io("cannot sync", &fresh))?;
     let path = dir.join(TUNED_FILE);
     statefile::rename(&fresh, &path).map_err(statefile::io("cannot replace", &path))?;
-    crate::jsonl::sync_dir(dir)
+    crate::store::jsonl::sync_dir(dir)
 }
 
 /// One program of the tool table as the page sees it.

@@ -1,6 +1,6 @@
 //! The body of a job's thread: the engine runs the job here, with an observer that
 //! sends its events to the page and turns a cancel, a page that went away or the
-//! server stopping into a stop; then what it left is saved (`crate::saving`). Whatever the job started
+//! server stopping into a stop; then what it left is saved (`crate::store::saving`). Whatever the job started
 //! is dead and reaped before the thread ends.
 
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -11,7 +11,7 @@ use pipebench::engine::event::Event;
 use pipebench::engine::job::{JobContext, Observer, Stop};
 
 use super::{Entry, Shared};
-use crate::saving::Said;
+use crate::store::saving::Said;
 
 /// The page's side of a running job.
 struct Page<'a> {

@@ -4,7 +4,7 @@
 //! line; the next append ends it with a newline first, and readers skip a last
 //! line without its newline. A save that fails (a full disk) is cut back to
 //! where it started, so it leaves no torn line behind. The results history and
-//! the lab records use it; every file is opened through [`crate::statefile`]
+//! the lab records use it; every file is opened through [`crate::store::statefile`]
 //! (no symbolic links, regular files of the server's own user only, 0600).
 //!
 //! A file may be replaced while someone waits for its lock (the history rotates
@@ -19,7 +19,7 @@ use std::path::Path;
 
 use rustix::fs::{flock, FlockOperation};
 
-use crate::statefile::{self, io, StateError};
+use crate::store::statefile::{self, io, StateError};
 
 /// `path` opened for appending (and reading its last byte), under an exclusive
 /// lock released when the file is closed; always the file `path` names once the

@@ -9,15 +9,15 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use pipebench::engine::event::{Event, Finished, ForRun};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::connections::{Activity, Entry};
+use crate::http::connections::{Activity, Entry};
+use crate::jobs::protocol::{self, ClientMessage, Reply, SaveStore};
+use crate::jobs::requests::Series;
+use crate::jobs::run;
+use crate::jobs::scheduler::{Ticket, Update};
 use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
-use crate::page_defaults;
-use crate::protocol::{self, ClientMessage, Reply, SaveStore};
-use crate::requests::Series;
-use crate::saving::{self, Keep, NoteRefused};
-use crate::scheduler::{Ticket, Update};
 use crate::state::{AppState, ConnectionLimits};
+use crate::store::saving::{self, Keep, NoteRefused};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -55,7 +55,7 @@ enum Drained {
     End(Option<String>),
 }
 
-/// Forwards the `saved`s a finished run sends after its result (`crate::saving`
+/// Forwards the `saved`s a finished run sends after its result (`crate::store::saving`
 /// says which, in order), tagged with the run's id, then `then` (a sweep's
 /// `done`, which must come after its last run's `saved`). It ends when the
 /// run's thread drops its channel.
@@ -212,7 +212,7 @@ impl Connection {
     }
 
     /// An event of the current run. What the run left is saved on its thread
-    /// (`crate::saving`): its `saved`s follow its last event through [`drain`].
+    /// (`crate::store::saving`): its `saved`s follow its last event through [`drain`].
     fn on_event(&mut self, event: Event, state: &AppState) -> Vec<String> {
         let replies = if self.series.is_some() {
             on_series_event(
@@ -430,7 +430,7 @@ fn on_series_event(
                 lab: lab.clone(),
                 value: running.current_value(),
             };
-            match state.scheduler.submit(page_defaults::pipe_job(plan), keep) {
+            match state.scheduler.submit(run::pipe_job(plan), keep) {
                 Ok(run) => *current = Some(run),
                 Err(err) => {
                     let noun = running.noun();
@@ -607,7 +607,7 @@ fn refuse(reason: impl ToString) -> Flow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::connections::Registry;
+    use crate::http::connections::Registry;
 
     /// A connection with `limits` and a byte counter, without a socket or a server.
     fn connection(limits: ConnectionLimits) -> (Connection, Arc<Activity>, Arc<Registry>) {

@@ -197,7 +197,7 @@ fn a_variant_another_server_kept_is_read_again_and_the_newest_search_wins() {
     };
     let mut line = serde_json::to_vec(&older).unwrap();
     line.push(b'\n');
-    crate::jsonl::append(dir.path(), TUNED_FILE, &line).unwrap();
+    crate::store::jsonl::append(dir.path(), TUNED_FILE, &line).unwrap();
     one.refresh().unwrap().expect("the file changed");
     assert_eq!(one.list()[0].buf_size, 1 << 20);
 }

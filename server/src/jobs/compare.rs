@@ -16,8 +16,8 @@ use pipebench::stats::verdict::Schedule;
 use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 use serde::Deserialize;
 
-use crate::page_defaults;
-use crate::past_page::{PastRefusal, TunedVariants};
+use crate::jobs::run;
+use crate::store::tuned::{PastRefusal, TunedVariants};
 
 /// Pairs a comparison runs unless the page asks for another number: the
 /// CLI's default, above the 6 a 95% interval needs.
@@ -230,7 +230,7 @@ pub fn plan(
                 .map_err(|source| ComparePageError::Tuned { side, source })?,
             None => request.params.clone(),
         };
-        let plan = page_defaults::plan(step, &params, limits)
+        let plan = run::plan(step, &params, limits)
             .map_err(|source| ComparePageError::Plan { side, source })?;
         Ok(Contender {
             label: step.to_string(),

@@ -17,13 +17,13 @@ use std::sync::Arc;
 use pipebench::engine::event::{Event, Finished};
 use pipebench::engine::result::KeptResult;
 
-use crate::history::History;
+use crate::jobs::protocol::{Reply, SaveStore};
 use crate::labs::store::{now_ms, LabStore, Record};
 use crate::labs::LabTag;
-use crate::past_page::TunedVariants;
-use crate::protocol::{Reply, SaveStore};
-use crate::statefile::{SaveError, SaveErrorKind};
-use crate::system_cache::SystemCache;
+use crate::store::history::History;
+use crate::store::statefile::{SaveError, SaveErrorKind};
+use crate::store::system_cache::SystemCache;
+use crate::store::tuned::TunedVariants;
 
 /// The state folder's stores a finished job's records go to.
 pub(crate) struct Stores {

@@ -9,11 +9,11 @@ use pipebench::stats::intervals::{min_pairs, min_runs_a_side};
 use pipebench::stats::verdict::{Schedule, LEVEL, MAX_LOOKS};
 use serde::Serialize;
 
-use crate::compare_page::{
+use crate::jobs::compare::{
     CARD_BUDGET, CARD_PAIRS, DEFAULT_PAGE_PAIRS, MAX_PAGE_BUDGET, MAX_PAGE_PAIRS, MIN_PAGE_PAIRS,
 };
-use crate::latency_page::{MATRIX_ROUND_TRIPS, PAGE_MAX_ROUND_TRIPS, PAGE_ROUND_TRIPS};
-use crate::protocol::{DEFAULT_SWEEP_REPEATS, MAX_SWEEP_REPEATS, MIN_SWEEP_REPEATS};
+use crate::jobs::latency::{MATRIX_ROUND_TRIPS, PAGE_MAX_ROUND_TRIPS, PAGE_ROUND_TRIPS};
+use crate::jobs::protocol::{DEFAULT_SWEEP_REPEATS, MAX_SWEEP_REPEATS, MIN_SWEEP_REPEATS};
 
 /// One whole-number field: what the server accepts, what it takes when the
 /// message leaves the field out, and what the card shows first.

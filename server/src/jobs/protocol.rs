@@ -10,9 +10,9 @@ use pipebench::steps::plan::RunParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ipc_page::IpcRunParams;
+use crate::jobs::ipc::IpcRunParams;
 use crate::labs::LabTag;
-use crate::statefile::SaveError;
+use crate::store::statefile::SaveError;
 
 /// Most runs per value a sweep from the page may ask for.
 pub const MAX_SWEEP_REPEATS: usize = 5;
@@ -102,7 +102,7 @@ pub enum JobRequest {
     /// "round_trips":N}`: one configuration of the latency lab.
     Latency {
         /// What the reader chose.
-        params: crate::latency_page::LatencyRunParams,
+        params: crate::jobs::latency::LatencyRunParams,
         /// The lab task this run is for (`"lab": {"id": LAB, "task": TASK}`).
         lab: Option<LabTag>,
     },
@@ -126,11 +126,11 @@ pub enum JobRequest {
     },
     /// `{"type":"shared_pipe","writers":[1,2],"readers":[1],"msg_sizes":["4KiB"],
     /// "bytes":"16MiB"}`: many writers and readers on one pipe.
-    SharedPipe(crate::past_page::SharedRequest),
+    SharedPipe(crate::store::tuned::SharedRequest),
     /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
     /// two steps head to head in quiet interleaved pairs, until the verdict is
     /// resolved or the budget of pairs is spent.
-    Compare(crate::compare_page::CompareRequest),
+    Compare(crate::jobs::compare::CompareRequest),
 }
 
 impl From<JobRequest> for ClientMessage {
@@ -290,7 +290,7 @@ enum Wire {
     Tool(Located<ToolMessage>),
     Tune(Located<TuneMessage>),
     SharedPipe(Located<SharedMessage>),
-    Compare(Located<crate::compare_page::CompareRequest>),
+    Compare(Located<crate::jobs::compare::CompareRequest>),
     Cancel(Located<Nothing>),
     Predict(Located<PredictMessage>),
     ResetLab(Located<ResetLabMessage>),
@@ -362,7 +362,7 @@ struct IpcMessage {
 }
 
 /// `{"type":"latency","mechanism":ID,"mode":M,"size":S,"cpus":[A,B],"round_trips":N,"lab":{...}}`:
-/// the latency card's fields ([`crate::latency_page::LatencyRunParams`]) and a lab tag.
+/// the latency card's fields ([`crate::jobs::latency::LatencyRunParams`]) and a lab tag.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LatencyMessage {
@@ -371,7 +371,7 @@ struct LatencyMessage {
     mode: Option<pipebench::latency::Mode>,
     #[serde(default)]
     size: Option<ByteSize>,
-    #[serde(default, deserialize_with = "crate::latency_page::two_cpus")]
+    #[serde(default, deserialize_with = "crate::jobs::latency::two_cpus")]
     cpus: Option<[usize; 2]>,
     #[serde(default)]
     round_trips: Option<u32>,
@@ -502,7 +502,7 @@ pub fn parse(text: &str) -> Result<ClientMessage, MessageError> {
         }
         .into(),
         Wire::Latency(Located(m)) => JobRequest::Latency {
-            params: crate::latency_page::LatencyRunParams {
+            params: crate::jobs::latency::LatencyRunParams {
                 mechanism: m.mechanism,
                 mode: m.mode,
                 size: m.size,
@@ -530,14 +530,16 @@ pub fn parse(text: &str) -> Result<ClientMessage, MessageError> {
             budget: m.budget,
         }
         .into(),
-        Wire::SharedPipe(Located(m)) => JobRequest::SharedPipe(crate::past_page::SharedRequest {
-            writers: m.writers,
-            readers: m.readers,
-            msg_sizes: m.msg_sizes,
-            bytes: m.bytes,
-            profile: m.profile.unwrap_or(false),
-        })
-        .into(),
+        Wire::SharedPipe(Located(m)) => {
+            JobRequest::SharedPipe(crate::store::tuned::SharedRequest {
+                writers: m.writers,
+                readers: m.readers,
+                msg_sizes: m.msg_sizes,
+                bytes: m.bytes,
+                profile: m.profile.unwrap_or(false),
+            })
+            .into()
+        }
         Wire::Compare(Located(request)) => JobRequest::Compare(request).into(),
         Wire::Cancel(Located(Nothing {})) => ClientMessage::Cancel,
         Wire::Predict(Located(m)) => match m.value {

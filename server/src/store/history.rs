@@ -13,7 +13,7 @@
 //! A `results.json` of the previous format (one JSON array) is imported once and
 //! renamed to `results.json.imported`.
 //!
-//! Every file here is opened through [`crate::statefile`]: never through a
+//! Every file here is opened through [`crate::store::statefile`]: never through a
 //! symbolic link, only regular files of the server's own user, created 0600
 //! (the rejected lines and the archives are copies of the history's own lines,
 //! so no more readable than it). A folder the server cannot write to is still
@@ -36,7 +36,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::{KeptResult, RunResult};
 
-use crate::statefile::{self, io, SaveError, SaveStatus, StateError};
+use crate::store::statefile::{self, io, SaveError, SaveStatus, StateError};
 
 /// How many results are served: the newest ones.
 pub const DEFAULT_LIMIT: usize = 1000;
@@ -279,7 +279,7 @@ impl History {
     /// worked: a failure to read them back or to rotate is only logged.
     fn append_lines(&self, lines: &[u8]) -> Result<Scan, HistoryError> {
         let file = self.open_locked()?;
-        crate::jsonl::append_locked(&file, &self.dir, FILE_NAME, lines)?;
+        crate::store::jsonl::append_locked(&file, &self.dir, FILE_NAME, lines)?;
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let scan = match self.refresh(&mut cache) {
             Ok(scan) => scan,
@@ -360,7 +360,7 @@ impl History {
     /// The results file opened for appending, under an exclusive lock that is
     /// released when the file is closed.
     fn open_locked(&self) -> Result<File, HistoryError> {
-        crate::jsonl::open_locked(&self.path()).map_err(HistoryError::from)
+        crate::store::jsonl::open_locked(&self.path()).map_err(HistoryError::from)
     }
 
     /// Reads the lines appended since the last read.
@@ -502,7 +502,7 @@ fn is_record(line: &[u8]) -> bool {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
-    crate::jsonl::sync_dir(dir).map_err(HistoryError::from)
+    crate::store::jsonl::sync_dir(dir).map_err(HistoryError::from)
 }
 
 fn now_ms() -> u128 {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::config::{build_book, Config};
-use crate::site::Site;
+use crate::http::site::Site;
 use crate::state::AppState;
 
 /// How often the sources are looked at.

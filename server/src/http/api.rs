@@ -17,13 +17,13 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::connections::Activity;
 use crate::error::AppError;
+use crate::http::connections::Activity;
+use crate::jobs::ws;
 use crate::labs::export;
 use crate::labs::render;
 use crate::labs::store::{now_ms, LabsState};
 use crate::state::AppState;
-use crate::ws;
 
 /// The query of `/api/run`: the page's token.
 #[derive(Debug, Default, Deserialize)]
@@ -79,7 +79,7 @@ pub async fn steps(State(state): State<AppState>) -> Response {
 /// `GET /api/params`: the bounds and first values of the cards' own fields
 /// (compare, latency, sweep).
 pub async fn params() -> Response {
-    json_bytes(Bytes::from(crate::page_params::published_json()))
+    json_bytes(Bytes::from(crate::http::page_params::published_json()))
 }
 
 /// `GET /api/ipc`: the IPC lab's mechanisms and the bounds of its parameters.
@@ -90,7 +90,7 @@ pub async fn ipc(State(state): State<AppState>) -> Response {
 /// `GET /api/tools`: the vetted tool table (`id`, `title`, `program`, `present`,
 /// `sides`), looked up on `PATH` now, so a tool installed since start shows.
 pub async fn tools() -> Result<Response, AppError> {
-    let table = tokio::task::spawn_blocking(crate::past_page::tool_table).await?;
+    let table = tokio::task::spawn_blocking(crate::store::tuned::tool_table).await?;
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&table).expect("the tool table serialises"),
     )))

@@ -14,7 +14,7 @@ use axum::body::Bytes;
 use axum::http::HeaderValue;
 
 use crate::html::{find_ascii_ci, head_content_start, inline_scripts, percent_decode};
-use crate::security::{content_security_policy, Token};
+use crate::http::security::{content_security_policy, Token};
 
 /// Why the built book could not be loaded.
 #[derive(Debug, thiserror::Error)]

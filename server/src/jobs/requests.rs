@@ -11,10 +11,10 @@ use pipebench::engine::job::Job;
 use pipebench::engine::sweep::SweepJob;
 use pipebench::steps::plan::RunPlan;
 
-use crate::compare_page::{self, PageCompare};
+use crate::jobs::compare::{self, PageCompare};
+use crate::jobs::protocol::JobRequest;
+use crate::jobs::run;
 use crate::labs::{self, LabTag};
-use crate::page_defaults;
-use crate::protocol::JobRequest;
 use crate::state::AppState;
 
 /// What a request becomes.
@@ -42,7 +42,7 @@ impl Planned {
             .next_run()
             .ok_or_else(|| refuse(format!("a {} needs at least one run", series.noun())))?;
         Ok(Planned {
-            job: page_defaults::pipe_job(first),
+            job: run::pipe_job(first),
             series: Some(series),
             lab,
         })
@@ -147,8 +147,8 @@ impl JobRequest {
                     Some(tag) => labs::lab_run(tag, &step, &params).map_err(refuse)?,
                     None => params,
                 };
-                let plan = page_defaults::plan(&step, &params, &state.limits).map_err(refuse)?;
-                Ok(Planned::one(page_defaults::pipe_job(plan), lab))
+                let plan = run::plan(&step, &params, &state.limits).map_err(refuse)?;
+                Ok(Planned::one(run::pipe_job(plan), lab))
             }
             JobRequest::Sweep {
                 step,
@@ -163,13 +163,12 @@ impl JobRequest {
                         .map_err(refuse)?,
                     None => params,
                 };
-                let planned =
-                    page_defaults::sweep(&step, param, &values, repeats, &params, &state.limits)
-                        .map_err(refuse)?;
+                let planned = run::sweep(&step, param, &values, repeats, &params, &state.limits)
+                    .map_err(refuse)?;
                 Planned::series(Box::new(SweepJob::new(planned)), lab)
             }
             JobRequest::Compare(request) => {
-                let planned = compare_page::plan(
+                let planned = compare::plan(
                     &request,
                     &state.limits,
                     Some(&state.tuned),
@@ -187,7 +186,7 @@ impl JobRequest {
                     Some(tag) => labs::lab_ipc(tag, &mechanism, &params).map_err(refuse)?,
                     None => params,
                 };
-                let job = crate::ipc_page::plan(&mechanism, &params)
+                let job = crate::jobs::ipc::plan(&mechanism, &params)
                     .map_err(|err| Failure::from(&err))?;
                 Ok(Planned::one(Job::Ipc(job), lab))
             }
@@ -197,11 +196,11 @@ impl JobRequest {
                     None => params,
                 };
                 let config =
-                    crate::latency_page::plan(&params).map_err(|err| Failure::from(&err))?;
+                    crate::jobs::latency::plan(&params).map_err(|err| Failure::from(&err))?;
                 Ok(Planned::one(Job::Latency(config), lab))
             }
             JobRequest::Pages { step, touch } => {
-                let writer = page_defaults::inspected_writer(&step, touch).map_err(refuse)?;
+                let writer = run::inspected_writer(&step, touch).map_err(refuse)?;
                 let job = Job::Inspect(InspectJob {
                     step,
                     writer: Box::new(writer),
@@ -216,15 +215,15 @@ impl JobRequest {
             )),
             JobRequest::Probe => Ok(Planned::one(Job::Probe, None)),
             JobRequest::Tool { tool, side, bytes } => {
-                let job = page_defaults::tool_job(&tool, side, bytes).map_err(refuse)?;
+                let job = run::tool_job(&tool, side, bytes).map_err(refuse)?;
                 Ok(Planned::one(Job::Tool(job), None))
             }
             JobRequest::Tune { step, budget } => {
-                let job = crate::past_page::tune_job(&step, budget).map_err(refuse)?;
+                let job = crate::store::tuned::tune_job(&step, budget).map_err(refuse)?;
                 Ok(Planned::one(Job::Tune(job), None))
             }
             JobRequest::SharedPipe(request) => {
-                let job = crate::past_page::shared_job(&request).map_err(refuse)?;
+                let job = crate::store::tuned::shared_job(&request).map_err(refuse)?;
                 Ok(Planned::one(Job::SharedPipe(job), None))
             }
         }

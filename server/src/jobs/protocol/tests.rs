@@ -54,8 +54,8 @@ fn a_tool_message_names_a_tool_and_nothing_else() {
         assert!(parse(bad).is_err(), "{bad}");
     }
     // An id the table lacks is refused before anything starts.
-    assert!(crate::page_defaults::tool_job("sh", Side::Writer, None).is_err());
-    assert!(crate::page_defaults::tool_job("cat", Side::Writer, None).is_ok());
+    assert!(crate::jobs::run::tool_job("sh", Side::Writer, None).is_err());
+    assert!(crate::jobs::run::tool_job("cat", Side::Writer, None).is_ok());
 }
 
 #[test]
@@ -69,7 +69,7 @@ fn parses_tune_and_shared_pipe_messages() {
     );
     assert_eq!(
         job(SHARED_EXAMPLE),
-        JobRequest::SharedPipe(crate::past_page::SharedRequest {
+        JobRequest::SharedPipe(crate::store::tuned::SharedRequest {
             writers: vec![1, 2],
             readers: vec![1],
             msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
@@ -258,7 +258,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
 
 #[test]
 fn ipc_errors_carry_their_kind() {
-    let err = crate::ipc_page::plan("nope", &IpcRunParams::default()).unwrap_err();
+    let err = crate::jobs::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
     let json =
         pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
             .to_json();

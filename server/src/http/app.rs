@@ -10,8 +10,8 @@ use axum::Router;
 use tower_http::compression::CompressionLayer;
 
 use crate::error::AppError;
+use crate::http::{api, serve_book};
 use crate::state::AppState;
-use crate::{api, serve_book};
 
 /// The routes, behind the Host check and the common headers.
 pub fn router(state: AppState) -> Router {
@@ -28,7 +28,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/results", get(api::results))
         .route("/api/labs", get(api::labs))
         .route("/api/precheck", get(api::precheck))
-        .route("/api/judge", get(crate::judge_api::judge))
+        .route("/api/judge", get(crate::http::judge_api::judge))
         .route("/api/labs/report.json", get(api::lab_report_json))
         .route("/api/labs/report.html", get(api::lab_report_html))
         .layer(CompressionLayer::new());

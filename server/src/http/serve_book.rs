@@ -1,10 +1,10 @@
 //! Serves the built book: cached pages with their CSP, other files from disk.
 //!
 //! Which path maps to what (and that nothing escapes the book) is decided by
-//! [`crate::site`]; the files themselves are served by tower-http's `ServeFile`,
+//! [`crate::http::site`]; the files themselves are served by tower-http's `ServeFile`,
 //! which streams them and answers `If-Modified-Since` with 304, so a second visit
 //! does not fetch the 3.5 MB Mermaid bundle again. Compression is a layer in
-//! [`crate::app`].
+//! [`crate::http::app`].
 
 use axum::extract::{Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, LOCATION};
@@ -14,7 +14,7 @@ use tower::ServiceExt;
 use tower_http::services::ServeFile;
 
 use crate::error::AppError;
-use crate::site::{content_type, Page, Resolved};
+use crate::http::site::{content_type, Page, Resolved};
 use crate::state::AppState;
 
 /// The `Cache-Control` of every book page (with the token in it).

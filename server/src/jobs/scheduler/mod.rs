@@ -20,9 +20,9 @@ use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::protocol::Reply;
-use crate::saving::{Keep, Stores};
+use crate::jobs::protocol::Reply;
 use crate::shutdown::Shutdown;
+use crate::store::saving::{Keep, Stores};
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,7 +53,7 @@ pub(crate) struct Entry {
 }
 
 /// What a job's thread tells its page, in order: the engine's events, and
-/// after a result (never before) its `Saved`s ([`crate::saving`]): the lab's
+/// after a result (never before) its `Saved`s ([`crate::store::saving`]): the lab's
 /// and the tuned store's when it has them, then exactly one for the history,
 /// whether it has the result or why not.
 #[derive(Debug)]
