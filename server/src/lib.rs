@@ -14,6 +14,7 @@
 pub mod book;
 pub mod cli;
 pub mod config;
+pub(crate) mod connections;
 pub(crate) mod error;
 pub(crate) mod html;
 pub mod http;

@@ -20,8 +20,8 @@ use tokio::sync::Semaphore;
 
 use crate::book::BookError;
 use crate::config::{build_book, Config};
+use crate::connections::{Activity, Registry, Watched};
 use crate::http::app::router;
-use crate::http::connections::{Activity, Registry, Watched};
 use crate::http::peer::{Admission, PeerPolicy};
 use crate::http::security::{HostPolicy, Token};
 use crate::http::site::{Site, SiteError};
@@ -251,7 +251,7 @@ pub async fn prepare(
             ))
             .expect("catalog serialises"),
         ),
-        ipc_json: Bytes::from(crate::jobs::ipc::published_json()),
+        ipc_json: Bytes::from(crate::jobs::ipc::params::published_json()),
         system,
         history,
         labs,
@@ -639,7 +639,7 @@ fn serve_connection(
 }
 
 /// Counts a request as answered when dropped, even if its future is cancelled.
-struct InFlight(Arc<AtomicUsize>, Arc<crate::http::connections::Entry>);
+struct InFlight(Arc<AtomicUsize>, Arc<crate::connections::Entry>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use pipebench::steps::plan::Limits;
 use tokio::sync::Semaphore;
 
-use crate::http::connections::Registry;
+use crate::connections::Registry;
 use crate::http::security::{HostPolicy, Token};
 use crate::http::site::Site;
 use crate::jobs::scheduler::Scheduler;
@@ -53,7 +53,7 @@ pub struct AppState {
     /// Which local users are served (the server's own only, unless opted out).
     pub(crate) peers: Arc<crate::http::peer::PeerPolicy>,
     /// The pairs of the comparisons run, for "more pairs" to take up.
-    pub(crate) compare_series: Arc<crate::jobs::compare::SeriesStore>,
+    pub(crate) compare_series: Arc<crate::store::compare_series::SeriesStore>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the

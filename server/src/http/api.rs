@@ -17,8 +17,8 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::connections::Activity;
 use crate::error::AppError;
-use crate::http::connections::Activity;
 use crate::jobs::ws;
 use crate::labs::export;
 use crate::labs::render;
@@ -51,7 +51,7 @@ fn json_bytes(body: Bytes) -> Response {
 /// `GET /api/health`: the server answers, whether a run is going and how many
 /// wait, and whether results are being saved (`saving`; when not,
 /// `saving_error {kind, message}` says why).
-pub async fn health(State(state): State<AppState>) -> Response {
+pub(crate) async fn health(State(state): State<AppState>) -> Response {
     let (running, queued) = state.scheduler.status();
     let problem = state.history.saving().problem();
     let mut body = json!({
@@ -72,25 +72,25 @@ pub async fn health(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /api/steps`: the catalog.
-pub async fn steps(State(state): State<AppState>) -> Response {
+pub(crate) async fn steps(State(state): State<AppState>) -> Response {
     json_bytes(state.steps_json.clone())
 }
 
 /// `GET /api/params`: the bounds and first values of the cards' own fields
 /// (compare, latency, sweep).
-pub async fn params() -> Response {
+pub(crate) async fn params() -> Response {
     json_bytes(Bytes::from(crate::http::page_params::published_json()))
 }
 
 /// `GET /api/ipc`: the IPC lab's mechanisms and the bounds of its parameters.
-pub async fn ipc(State(state): State<AppState>) -> Response {
+pub(crate) async fn ipc(State(state): State<AppState>) -> Response {
     json_bytes(state.ipc_json.clone())
 }
 
 /// `GET /api/tools`: the vetted tool table (`id`, `title`, `program`, `present`,
 /// `sides`), looked up on `PATH` now, so a tool installed since start shows.
-pub async fn tools() -> Result<Response, AppError> {
-    let table = tokio::task::spawn_blocking(crate::store::tuned::tool_table).await?;
+pub(crate) async fn tools() -> Result<Response, AppError> {
+    let table = tokio::task::spawn_blocking(crate::jobs::tool::tool_table).await?;
     Ok(json_bytes(Bytes::from(
         serde_json::to_vec(&table).expect("the tool table serialises"),
     )))
@@ -99,7 +99,7 @@ pub async fn tools() -> Result<Response, AppError> {
 /// `GET /api/tuned`: the tuned variants searches found, this server's and, read
 /// again from `tuned.jsonl` when it changed, those of another server on the
 /// same state folder.
-pub async fn tuned(State(state): State<AppState>) -> Result<Response, AppError> {
+pub(crate) async fn tuned(State(state): State<AppState>) -> Result<Response, AppError> {
     let tuned = std::sync::Arc::clone(&state.tuned);
     let list = tokio::task::spawn_blocking(move || {
         tuned.refresh_logged();
@@ -113,7 +113,7 @@ pub async fn tuned(State(state): State<AppState>) -> Result<Response, AppError> 
 
 /// `GET /api/system`: this machine, as probed at start-up (its behaviour as
 /// last probed: a page's `probe` job replaces it).
-pub async fn system(State(state): State<AppState>) -> Response {
+pub(crate) async fn system(State(state): State<AppState>) -> Response {
     json_bytes(state.system.json())
 }
 
@@ -124,7 +124,7 @@ const PRECHECK_SAMPLE: Duration = Duration::from_millis(300);
 /// a lab, and what to do about it (`advice`: sentences, empty when nothing was
 /// seen), from the governor, boost and a short look at steal and other work on
 /// the CPUs a run is pinned to.
-pub async fn precheck(State(state): State<AppState>) -> Result<Response, AppError> {
+pub(crate) async fn precheck(State(state): State<AppState>) -> Result<Response, AppError> {
     let cpus: Vec<usize> = pipebench::steps::plan::RunPlan::for_step_id(
         "write-read",
         &pipebench::steps::plan::RunParams::default(),
@@ -143,7 +143,7 @@ pub async fn precheck(State(state): State<AppState>) -> Result<Response, AppErro
 }
 
 /// `GET /api/results`: the history, oldest first.
-pub async fn results(State(state): State<AppState>) -> Result<Response, AppError> {
+pub(crate) async fn results(State(state): State<AppState>) -> Result<Response, AppError> {
     // Reading new lines touches the disk: keep it off the async threads.
     let history = Arc::clone(&state.history);
     let json = tokio::task::spawn_blocking(move || history.to_json()).await?;
@@ -160,7 +160,7 @@ async fn lab_state(state: &AppState) -> Result<LabsState, AppError> {
 
 /// `GET /api/labs`: every lab's prediction and measurements, and its checks
 /// as the runner judged them (`checks`, a ratio's `judged` among them).
-pub async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
+pub(crate) async fn labs(State(state): State<AppState>) -> Result<Response, AppError> {
     let labs = lab_state(&state).await?;
     let body = crate::labs::checks::with_judged_checks(&labs, &state.system.behaviour());
     Ok(json_bytes(Bytes::from(
@@ -196,7 +196,7 @@ fn download(content_type: &'static str, name: &str, body: String) -> Response {
 }
 
 /// `GET /api/labs/report.json?student=NAME`: the lab report, sealed with its digest.
-pub async fn lab_report_json(
+pub(crate) async fn lab_report_json(
     State(state): State<AppState>,
     Query(query): Query<StudentQuery>,
 ) -> Result<Response, AppError> {
@@ -210,7 +210,7 @@ pub async fn lab_report_json(
 
 /// `GET /api/labs/report.html?student=NAME`: the same report to read, a page
 /// that runs no script, with a CSP that allows only its own style.
-pub async fn lab_report_html(
+pub(crate) async fn lab_report_html(
     State(state): State<AppState>,
     Query(query): Query<StudentQuery>,
 ) -> Result<Response, AppError> {
@@ -236,7 +236,7 @@ const MAKE_ROOM_WAIT: Duration = Duration::from_secs(2);
 /// WebSockets, the stalest one (a message stuck half-way, else the one idle the
 /// longest; never one with a run) is asked to close for the newcomer; only when
 /// none can be is the answer 503 with the reason.
-pub async fn run_socket(
+pub(crate) async fn run_socket(
     State(state): State<AppState>,
     headers: HeaderMap,
     query: Result<Query<TokenQuery>, QueryRejection>,

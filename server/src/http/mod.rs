@@ -9,7 +9,6 @@
 
 pub(crate) mod api;
 pub mod app;
-pub(crate) mod connections;
 pub(crate) mod judge_api;
 pub(crate) mod page_params;
 pub(crate) mod peer;

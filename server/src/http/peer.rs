@@ -21,7 +21,7 @@ const TCP_TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
 
 /// Who may use this server.
 #[derive(Debug, Clone)]
-pub struct PeerPolicy {
+pub(crate) struct PeerPolicy {
     /// The server's effective user: the only local user served.
     owner: u32,
     /// `--allow-other-users`: serve every local user (a deployment behind a proxy).
@@ -30,7 +30,7 @@ pub struct PeerPolicy {
 
 /// What the policy decided for one connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Serve it.
     Served,
     /// Refuse it: another local user (`Some(uid)`), or one that cannot be identified.
@@ -44,7 +44,7 @@ pub enum Admission {
 
 impl PeerPolicy {
     /// The policy of a server run by the current effective user.
-    pub fn new(allow_other_users: bool) -> PeerPolicy {
+    pub(crate) fn new(allow_other_users: bool) -> PeerPolicy {
         PeerPolicy {
             owner: rustix::process::geteuid().as_raw(),
             allow_other_users,
@@ -52,13 +52,13 @@ impl PeerPolicy {
     }
 
     /// Whether other local users are served too.
-    pub fn allows_other_users(&self) -> bool {
+    pub(crate) fn allows_other_users(&self) -> bool {
         self.allow_other_users
     }
 
     /// Decides for a connection accepted on `local` from `peer` (blocking: it
     /// reads the kernel's socket tables).
-    pub fn admit(&self, local: SocketAddr, peer: SocketAddr) -> Admission {
+    pub(crate) fn admit(&self, local: SocketAddr, peer: SocketAddr) -> Admission {
         if self.allow_other_users || !from_this_machine(local, peer) {
             return Admission::Served;
         }

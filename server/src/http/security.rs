@@ -10,11 +10,11 @@ use sha2::{Digest, Sha256};
 
 /// A random secret made at start-up; only pages this server serves carry it.
 #[derive(Clone)]
-pub struct Token(String);
+pub(crate) struct Token(String);
 
 impl Token {
     /// 32 random bytes from the thread RNG (a CSPRNG seeded by the OS), as hex.
-    pub fn generate() -> Token {
+    pub(crate) fn generate() -> Token {
         let bytes: [u8; 32] = rand::random();
         let mut hex = String::with_capacity(64);
         for b in bytes {
@@ -24,12 +24,12 @@ impl Token {
     }
 
     /// The token as it appears in pages and URLs.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// Compares in constant time, so response timing says nothing about the token.
-    pub fn matches(&self, candidate: &str) -> bool {
+    pub(crate) fn matches(&self, candidate: &str) -> bool {
         let (a, b) = (self.0.as_bytes(), candidate.as_bytes());
         a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
     }
@@ -44,7 +44,7 @@ impl std::fmt::Debug for Token {
 
 /// The names this server answers to, and its port.
 #[derive(Debug, Clone)]
-pub struct HostPolicy {
+pub(crate) struct HostPolicy {
     names: Vec<String>,
     port: u16,
 }
@@ -60,7 +60,7 @@ fn host_form(ip: IpAddr) -> String {
 impl HostPolicy {
     /// Loopback names, the bind address, and any `extra` names (e.g. a classroom
     /// server's host name), all on `port`.
-    pub fn new(bind: IpAddr, port: u16, extra: &[String]) -> HostPolicy {
+    pub(crate) fn new(bind: IpAddr, port: u16, extra: &[String]) -> HostPolicy {
         let mut names: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
             .into_iter()
             .map(String::from)
@@ -73,23 +73,23 @@ impl HostPolicy {
     }
 
     /// The port the server listens on.
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
     /// The names accepted, for error messages.
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
     /// Whether a `Host` header value is ours: an allowed name, with our port or none.
-    pub fn allows_host(&self, host: &str) -> bool {
+    pub(crate) fn allows_host(&self, host: &str) -> bool {
         self.split_host(host).is_some()
     }
 
     /// Whether an `Origin` header is one of our own pages: `http://NAME:PORT`
     /// (the port may be left out only when it is 80, as browsers do).
-    pub fn allows_origin(&self, origin: &str) -> bool {
+    pub(crate) fn allows_origin(&self, origin: &str) -> bool {
         let Some(authority) = origin.strip_prefix("http://") else {
             return false;
         };
@@ -134,7 +134,11 @@ impl HostPolicy {
 /// (mdBook's template has a few). Pages with a `<base>` element (mdBook's 404 and
 /// table-of-contents pages) need `base-uri 'self'`, and the table of contents is
 /// framed by the book itself when JavaScript is off, hence `frame-ancestors 'self'`.
-pub fn content_security_policy(inline_scripts: &[&str], has_base: bool, framed: bool) -> String {
+pub(crate) fn content_security_policy(
+    inline_scripts: &[&str],
+    has_base: bool,
+    framed: bool,
+) -> String {
     let mut script_src = String::from("'self'");
     let mut seen = Vec::new();
     for script in inline_scripts {

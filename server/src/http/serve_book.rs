@@ -42,7 +42,7 @@ fn page_response(status: StatusCode, page: &Page) -> Response {
 }
 
 /// Any path that is not an API route.
-pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
+pub(crate) async fn serve(State(state): State<AppState>, request: Request) -> Response {
     let method = request.method().clone();
     if method != Method::GET && method != Method::HEAD {
         return AppError::MethodNotAllowed.into_response();

@@ -34,16 +34,16 @@ pub enum SiteError {
 
 /// A page ready to send.
 #[derive(Debug, Clone)]
-pub struct Page {
+pub(crate) struct Page {
     /// The HTML, token included.
-    pub body: Bytes,
+    pub(crate) body: Bytes,
     /// Its Content-Security-Policy header.
-    pub csp: HeaderValue,
+    pub(crate) csp: HeaderValue,
 }
 
 /// What a request path maps to.
 #[derive(Debug)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     /// A cached HTML page.
     Page(Page),
     /// Any other file, to be read from disk.
@@ -56,7 +56,7 @@ pub enum Resolved {
 
 /// The built book.
 #[derive(Debug)]
-pub struct Site {
+pub(crate) struct Site {
     current: RwLock<Arc<Loaded>>,
 }
 
@@ -96,13 +96,13 @@ fn is_own_file(real_root: &Path, rel: &str) -> bool {
 impl Site {
     /// Loads every HTML page under `root`, injecting `token`.
     #[cfg(test)]
-    pub fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
+    pub(crate) fn load(root: &Path, token: &Token) -> Result<Site, SiteError> {
         Site::load_holding(root, token, None)
     }
 
     /// Loads every HTML page under `root`, injecting `token`, keeping `folder` (where the files are) alive for as
     /// long as this build is served.
-    pub fn load_holding(
+    pub(crate) fn load_holding(
         root: &Path,
         token: &Token,
         folder: Option<Arc<pipebench::process::rundir::RunDir>>,
@@ -174,7 +174,7 @@ impl Site {
 
     /// Serves `other`'s build from now on (a rebuilt book); requests under way
     /// finish with the build they started with.
-    pub fn replace(&self, other: Site) {
+    pub(crate) fn replace(&self, other: Site) {
         let next = other.loaded();
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = next;
     }
@@ -184,17 +184,17 @@ impl Site {
     }
 
     /// Number of HTML pages.
-    pub fn page_count(&self) -> usize {
+    pub(crate) fn page_count(&self) -> usize {
         self.loaded().pages.len()
     }
 
     /// mdBook's 404 page, if the book has one.
-    pub fn not_found_page(&self) -> Option<Page> {
+    pub(crate) fn not_found_page(&self) -> Option<Page> {
         self.loaded().pages.get("404.html").cloned()
     }
 
     /// Maps a URL path (as received, percent-encoded) to what to send.
-    pub fn resolve(&self, url_path: &str) -> Resolved {
+    pub(crate) fn resolve(&self, url_path: &str) -> Resolved {
         let loaded = self.loaded();
         let decoded = percent_decode(url_path);
         let Some(rel) = safe_relative(&decoded) else {
@@ -308,7 +308,7 @@ fn prepare_page(html: &str, token: &Token, framed: bool) -> Option<Page> {
 
 /// The Content-Type for a file, by extension. `nosniff` is set on every response,
 /// so scripts and styles must be labelled right or the browser refuses them.
-pub fn content_type(path: &Path) -> &'static str {
+pub(crate) fn content_type(path: &Path) -> &'static str {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -23,7 +23,7 @@ const SKIPPED: [&str; 3] = ["target", "node_modules", ".git"];
 
 /// A number that changes when any file under `root` is added, removed, resized or
 /// modified (names, sizes and modification times, hashed), build output aside.
-pub fn fingerprint(root: &Path) -> u64 {
+pub(crate) fn fingerprint(root: &Path) -> u64 {
     let mut hasher = DefaultHasher::new();
     let mut dirs = vec![root.to_path_buf()];
     let mut entries = Vec::new();
@@ -63,13 +63,13 @@ pub fn fingerprint(root: &Path) -> u64 {
 /// builds, or right after the server says it is serving, is seen as a change
 /// (taken later, it would become the baseline and never be rebuilt). `None`
 /// without a book root.
-pub fn baseline(config: &Config) -> Option<u64> {
+pub(crate) fn baseline(config: &Config) -> Option<u64> {
     config.book_root.as_deref().map(fingerprint)
 }
 
 /// Starts watching `config.book_root` (nothing without one) until the server
 /// stops, from `seen`, the [`baseline`] taken before the build.
-pub fn spawn(config: Config, state: AppState, seen: Option<u64>) {
+pub(crate) fn spawn(config: Config, state: AppState, seen: Option<u64>) {
     let (Some(root), Some(mut seen)) = (config.book_root.clone(), seen) else {
         return;
     };

@@ -6,43 +6,45 @@
 //! Every run of a comparison is quiet (the engine makes it so): a watched run
 //! pays for its watching, and a comparison must charge that to neither side.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pipebench::engine::compare::{CompareJob, ComparePlanError, Contender};
-use pipebench::engine::event::Event;
+use pipebench::engine::event::{Event, Failure};
 use pipebench::engine::result::RunResult;
 use pipebench::stats::verdict::Schedule;
 use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 use serde::Deserialize;
 
+use crate::jobs::requests::{refuse, Kind, Planned, Series};
 use crate::jobs::run;
-use crate::store::tuned::{PastRefusal, TunedVariants};
+use crate::state::AppState;
+use crate::store::compare_series::{new_series_id, SeriesPairs, SeriesStore};
+use crate::store::tuned::{TunedVariants, VariantRefusal};
 
 /// Pairs a comparison runs unless the page asks for another number: the
 /// CLI's default, above the 6 a 95% interval needs.
-pub const DEFAULT_PAGE_PAIRS: usize = pipebench::stats::DEFAULT_PAIRS;
+pub(crate) const DEFAULT_PAGE_PAIRS: usize = pipebench::stats::DEFAULT_PAIRS;
 
 /// Fewest pairs a comparison from the page runs: fewer cannot reach 95% at all
 /// (the signed-rank interval of 5 pairs all one way is still only 93.75%).
-pub const MIN_PAGE_PAIRS: usize = 6;
+pub(crate) const MIN_PAGE_PAIRS: usize = 6;
 
 /// Most pairs the page may ask for up front.
-pub const MAX_PAGE_PAIRS: usize = 20;
+pub(crate) const MAX_PAGE_PAIRS: usize = 20;
 
 /// The compare card's first value for its pairs.
-pub const CARD_PAIRS: usize = DEFAULT_PAGE_PAIRS;
+pub(crate) const CARD_PAIRS: usize = DEFAULT_PAGE_PAIRS;
 
 /// The compare card's first value for its budget, "run until resolved".
-pub const CARD_BUDGET: usize = 16;
+pub(crate) const CARD_BUDGET: usize = 16;
 
 /// Most pairs a comparison from the page may reach, "run until resolved"
 /// included: each run is a real run on a shared queue.
-pub const MAX_PAGE_BUDGET: usize = 40;
+pub(crate) const MAX_PAGE_BUDGET: usize = 40;
 
 /// Looks a comparison run until resolved takes, at sizes spread evenly from
 /// its pairs to its budget, each judged at 1 - 5%/looks.
-pub const UNTIL_RESOLVED_LOOKS: usize = Schedule::DEFAULT_LOOKS;
+pub(crate) const UNTIL_RESOLVED_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 
 /// `{"type":"compare","a":STEP,"b":STEP,"pairs":N,"budget":M,"params":{...}}`:
 /// `a` and `b` are catalog step ids; `params` (the run parameters, shared by
@@ -58,79 +60,32 @@ pub const UNTIL_RESOLVED_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 /// only on pairs this server measured.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CompareRequest {
+pub(crate) struct CompareRequest {
     /// The first step (the verdict says how it does against `b`).
-    pub a: String,
+    pub(crate) a: String,
     /// The second step.
-    pub b: String,
+    pub(crate) b: String,
     /// Pairs to run first.
     #[serde(default)]
-    pub pairs: Option<usize>,
+    pub(crate) pairs: Option<usize>,
     /// Pairs it may reach while not resolved.
     #[serde(default)]
-    pub budget: Option<usize>,
+    pub(crate) budget: Option<usize>,
     /// Both sides' run parameters.
     #[serde(default)]
-    pub params: RunParams,
+    pub(crate) params: RunParams,
     /// The series id of the comparison this one takes up.
     #[serde(default)]
-    pub more_of: Option<String>,
+    pub(crate) more_of: Option<String>,
     /// Figures of earlier pairs sent by the page: always refused (kept in the
     /// message's shape so an older page hears why, not "unknown field").
     #[serde(default)]
-    pub prior: Option<serde_json::Value>,
-}
-
-/// The pairs of a comparison this server ran, kept to be taken up by "more
-/// pairs": the two sides, their parameters, the rates in the order they ran,
-/// and the plan of looks they were run under (each look spends its share of
-/// the 5%, so "more pairs" may only go on to the plan's next look).
-#[derive(Debug, Clone)]
-struct SeriesPairs {
-    a: String,
-    b: String,
-    params: RunParams,
-    rates_a: Vec<f64>,
-    rates_b: Vec<f64>,
-    schedule: Schedule,
-}
-
-/// Most comparisons' pairs kept at once; the oldest go first.
-const KEPT_SERIES: usize = 64;
-
-/// The pairs of the comparisons this server ran, by a random id the page
-/// hears in the verdict (`series`). In memory only: a restart forgets them,
-/// and "more pairs" then starts afresh.
-#[derive(Debug, Default)]
-pub struct SeriesStore {
-    kept: Mutex<VecDeque<(String, SeriesPairs)>>,
-}
-
-impl SeriesStore {
-    fn keep(&self, id: String, pairs: SeriesPairs) {
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.retain(|(k, _)| *k != id);
-        if kept.len() >= KEPT_SERIES {
-            kept.pop_front();
-        }
-        kept.push_back((id, pairs));
-    }
-
-    fn take_up(&self, id: &str) -> Option<SeriesPairs> {
-        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter().find(|(k, _)| k == id).map(|(_, p)| p.clone())
-    }
-}
-
-/// A fresh id for a series: 128 random bits in hex.
-fn new_series_id() -> String {
-    let bits: u128 = rand::random();
-    format!("{bits:032x}")
+    pub(crate) prior: Option<serde_json::Value>,
 }
 
 /// Why a comparison from the page was refused.
 #[derive(Debug, thiserror::Error)]
-pub enum ComparePageError {
+pub(crate) enum ComparePageError {
     /// Pairs out of the page's bounds.
     #[error("pairs = {0} is out of range: allowed {MIN_PAGE_PAIRS} to {MAX_PAGE_PAIRS}")]
     Pairs(usize),
@@ -150,7 +105,7 @@ pub enum ComparePageError {
         side: &'static str,
         /// Why.
         #[source]
-        source: PastRefusal,
+        source: VariantRefusal,
     },
     /// A side's run is not valid.
     #[error("side {side}: {source}")]
@@ -190,7 +145,7 @@ pub enum ComparePageError {
 
 /// A comparison from the page under way.
 #[derive(Debug)]
-pub struct PageCompare {
+pub(crate) struct PageCompare {
     job: CompareJob,
     stopped: bool,
     /// Its series id and where its pairs are kept once it ends.
@@ -202,7 +157,7 @@ pub struct PageCompare {
 /// Checks a `compare` message into the page's comparison. A side may be a
 /// tuned variant (`tuned-STEP`) of `tuned`, run at its search's sizes as a
 /// `run` of it is, so its card can set it against its own step head to head.
-pub fn plan(
+pub(crate) fn plan(
     request: &CompareRequest,
     limits: &Limits,
     tuned: Option<&TunedVariants>,
@@ -277,7 +232,7 @@ fn bounded(request: &CompareRequest) -> Result<(usize, usize), ComparePageError>
 impl PageCompare {
     /// The next run to queue (quiet), or `None` when the comparison is over:
     /// its looks are taken up to the first that resolves, or the last.
-    pub fn next_run(&mut self) -> Option<RunPlan> {
+    pub(crate) fn next_run(&mut self) -> Option<RunPlan> {
         if self.stopped {
             return None;
         }
@@ -285,12 +240,12 @@ impl PageCompare {
     }
 
     /// The `leg` event of the run handed out last.
-    pub fn leg(&mut self, result: RunResult) -> Event {
+    pub(crate) fn leg(&mut self, result: RunResult) -> Event {
         self.job.leg(result)
     }
 
     /// Hands out no more runs (a cancel).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.stopped = true;
         self.job.stop();
     }
@@ -299,7 +254,7 @@ impl PageCompare {
     /// pairs" names and the pairs of the next planned look it would run to
     /// (none when the verdict is final); the pairs are kept under the id. An
     /// error when they cannot be compared.
-    pub fn verdict(&self) -> Event {
+    pub(crate) fn verdict(&self) -> Event {
         match self.job.verdict() {
             Ok(Event::Verdict(mut report)) => {
                 let (a, b) = self.job.labels();
@@ -321,6 +276,51 @@ impl PageCompare {
             Ok(other) => other,
             Err(err) => Event::error(format!("the comparison stopped: {err}")),
         }
+    }
+}
+
+impl Kind for CompareRequest {
+    const EXAMPLE: &'static str =
+        r#"{"type":"compare","a":"busy-loop","b":"write-read","pairs":5}"#;
+
+    fn plan(self, state: &AppState) -> Result<Planned, Failure> {
+        let planned = plan(
+            &self,
+            &state.limits,
+            Some(&state.tuned),
+            &state.compare_series,
+        )
+        .map_err(refuse)?;
+        Planned::series(Box::new(planned), None)
+    }
+}
+
+impl Series for PageCompare {
+    fn noun(&self) -> &'static str {
+        "comparison"
+    }
+    fn next_run(&mut self) -> Option<RunPlan> {
+        PageCompare::next_run(self)
+    }
+    fn on_result(&mut self, result: RunResult) -> Event {
+        self.leg(result)
+    }
+    fn last_word(&self, run: u64) -> String {
+        pipebench::engine::event::ForRun {
+            run,
+            event: &self.verdict(),
+        }
+        .to_json()
+    }
+    fn on_cancel(&self) -> Option<Event> {
+        // A cancel after some pairs still gets the verdict over the pairs run.
+        match self.verdict() {
+            verdict @ Event::Verdict(_) => Some(verdict),
+            _ => None,
+        }
+    }
+    fn stop(&mut self) {
+        PageCompare::stop(self)
     }
 }
 

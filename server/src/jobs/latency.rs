@@ -1,112 +1,60 @@
-//! The latency lab from the page: a `latency` message's fields, the server's
-//! bounds (at most 100 000 round trips, so a click never holds the queue for
-//! long) and the engine's [`LatencyConfig`] they become.
+//! The `latency` kind: one configuration of the latency lab from the page, as
+//! its lab task (when tagged) and the server's bounds ([`params`]) allow.
 
-use pipebench::latency::{self, LatencyConfig, LatencyError, Mechanism, Mode};
+pub(crate) mod params;
+
+use pipebench::engine::event::Failure;
+use pipebench::engine::job::Job;
+use pipebench::latency::Mode;
 use pipebench::size::ByteSize;
 use serde::Deserialize;
 
-/// Round trips a page's run times unless it says otherwise.
-pub const PAGE_ROUND_TRIPS: u32 = 5_000;
-/// The most round trips a page may ask for.
-pub const PAGE_MAX_ROUND_TRIPS: u32 = 100_000;
+use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::labs::{self, LabTag};
+use crate::state::AppState;
+use params::{plan, two_cpus, LatencyRunParams};
 
-/// Round trips the latency matrix card starts with for each configuration: it
-/// times every mechanism in both modes one after another.
-pub const MATRIX_ROUND_TRIPS: u32 = 2_000;
-
-/// `{"type":"latency","mechanism":ID,"mode":"blocking"|"busy","size":64,
-/// "cpus":[A,B],"round_trips":N}`; only `mechanism` is required (the
-/// message's `lab` tag is read with every other kind's, in `protocol`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// `{"type":"latency","mechanism":ID,"mode":M,"size":S,"cpus":[A,B],"round_trips":N,"lab":{...}}`:
+/// the latency card's fields ([`LatencyRunParams`]) and a lab tag.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LatencyRunParams {
+pub(crate) struct LatencyMessage {
     /// Mechanism id.
-    pub mechanism: String,
+    pub(crate) mechanism: String,
     /// `blocking` (default) or `busy`.
     #[serde(default)]
-    pub mode: Option<Mode>,
-    /// Bytes per message (default 64), a number or a string like "4KiB".
+    pub(crate) mode: Option<Mode>,
+    /// Bytes per message.
     #[serde(default)]
-    pub size: Option<ByteSize>,
-    /// The ping end's CPU and the pong end's (default: the pipe steps' two).
+    pub(crate) size: Option<ByteSize>,
+    /// The ping end's CPU and the pong end's.
     #[serde(default, deserialize_with = "two_cpus")]
-    pub cpus: Option<[usize; 2]>,
+    pub(crate) cpus: Option<[usize; 2]>,
     /// Round trips to time.
     #[serde(default)]
-    pub round_trips: Option<u32>,
+    pub(crate) round_trips: Option<u32>,
+    /// The lab task this run is for.
+    #[serde(default)]
+    pub(crate) lab: Option<LabTag>,
 }
 
-/// `cpus` as exactly two CPU numbers; anything else is refused naming the field
-/// and what came (serde's own words for a wrong-length array name neither).
-pub(crate) fn two_cpus<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<[usize; 2]>, D::Error> {
-    let cpus: Option<Vec<usize>> = Deserialize::deserialize(deserializer).map_err(|e| {
-        serde::de::Error::custom(format!("`cpus` must be two CPU numbers [ping, pong]: {e}"))
-    })?;
-    match cpus.as_deref() {
-        None => Ok(None),
-        Some(&[ping, pong]) => Ok(Some([ping, pong])),
-        Some(other) => Err(serde::de::Error::custom(format!(
-            "`cpus` must be two CPU numbers [ping, pong], not {other:?}"
-        ))),
-    }
-}
+impl Kind for LatencyMessage {
+    const EXAMPLE: &'static str =
+        r#"{"type":"latency","mechanism":"pipe","mode":"blocking","size":64}"#;
 
-/// Checks a page's request into the engine's configuration.
-pub fn plan(params: &LatencyRunParams) -> Result<LatencyConfig, LatencyError> {
-    let round_trips = params.round_trips.unwrap_or(PAGE_ROUND_TRIPS);
-    if round_trips > PAGE_MAX_ROUND_TRIPS {
-        return Err(LatencyError::BadRoundTrips { round_trips });
-    }
-    let config = LatencyConfig {
-        mechanism: Mechanism::parse(&params.mechanism)?,
-        mode: params.mode.unwrap_or(Mode::Blocking),
-        size: params.size.map_or(64, |s| s.bytes()),
-        cpus: params.cpus.unwrap_or_else(latency::default_cpus),
-        round_trips,
-    };
-    config.check()?;
-    Ok(config)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(json: &str) -> Result<LatencyConfig, String> {
-        let params: LatencyRunParams = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        plan(&params).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn defaults_fill_in_and_bounds_hold() {
-        let config = parse(r#"{"mechanism":"pipe"}"#).unwrap();
-        assert_eq!(
-            (config.mode, config.size, config.round_trips),
-            (Mode::Blocking, 64, PAGE_ROUND_TRIPS)
-        );
-        assert_eq!(
-            parse(r#"{"mechanism":"tcp","size":"4KiB","mode":"busy"}"#)
-                .unwrap()
-                .size,
-            4096
-        );
-        assert!(parse(r#"{"mechanism":"pipe","round_trips":1000000}"#).is_err());
-        assert!(parse(r#"{"mechanism":"pipe","size":0}"#).is_err());
-        assert!(parse(r#"{"mechanism":"shm-ring","mode":"blocking"}"#).is_err());
-        assert!(parse(r#"{"mechanism":"pipe","cpus":[0,4096]}"#).is_err());
-        assert!(parse(r#"{"mechanism":"pipe","bytes":1}"#).is_err());
-        let three = parse(r#"{"mechanism":"pipe","cpus":[0,1,2]}"#).unwrap_err();
-        assert!(
-            three.contains("`cpus`") && three.contains("[0, 1, 2]"),
-            "{three}"
-        );
-        assert_eq!(
-            parse(r#"{"mechanism":"pipe","cpus":[1,0]}"#).unwrap().cpus,
-            [1, 0]
-        );
-        assert!(parse(r#"{"mechanism":"nope"}"#).is_err());
+    fn plan(self, _state: &AppState) -> Result<Planned, Failure> {
+        let params = LatencyRunParams {
+            mechanism: self.mechanism,
+            mode: self.mode,
+            size: self.size,
+            cpus: self.cpus,
+            round_trips: self.round_trips,
+        };
+        let params = match &self.lab {
+            Some(tag) => labs::lab_latency(tag, &params).map_err(refuse)?,
+            None => params,
+        };
+        let config = plan(&params).map_err(|err| Failure::from(&err))?;
+        Ok(Planned::one(Job::Latency(config), self.lab))
     }
 }

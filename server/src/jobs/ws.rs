@@ -9,24 +9,25 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use pipebench::engine::event::{Event, Finished, ForRun};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::http::connections::{Activity, Entry};
-use crate::jobs::protocol::{self, ClientMessage, Reply, SaveStore};
+use crate::connections::{Activity, Entry};
+use crate::jobs::protocol::{self, ClientMessage};
+use crate::jobs::requests;
 use crate::jobs::requests::Series;
-use crate::jobs::run;
 use crate::jobs::scheduler::{Ticket, Update};
 use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
 use crate::state::{AppState, ConnectionLimits};
 use crate::store::saving::{self, Keep, NoteRefused};
+use crate::store::saving::{Reply, SaveStore};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
-pub const MAX_MESSAGE: usize = 16 * 1024;
+pub(crate) const MAX_MESSAGE: usize = 16 * 1024;
 
 /// Hard cap on a WebSocket message or frame: past it the transport stops
 /// reading, and the page gets a Close frame with code 1009 (Message Too Big)
 /// and a reason, without the server buffering more.
-pub const MAX_FRAME: usize = 64 * 1024;
+pub(crate) const MAX_FRAME: usize = 64 * 1024;
 
 /// How long a stopping server waits for the current run's last message
 /// (e.g. "shutting down") before it closes the socket anyway.
@@ -38,12 +39,12 @@ type Current = Option<(Ticket, UnboundedReceiver<Update>)>;
 /// What a connection's loop watches besides its messages: the bytes arriving
 /// on its socket (to see a message in progress) and its place among the open
 /// WebSockets (to say whether it is busy, and to hear it should make room).
-pub struct Watch {
+pub(crate) struct Watch {
     /// The socket's byte counter, when the connection came through the
     /// server's accept loop.
-    pub activity: Option<Arc<Activity>>,
+    pub(crate) activity: Option<Arc<Activity>>,
     /// Its slot among the open WebSockets.
-    pub entry: Entry,
+    pub(crate) entry: Entry,
 }
 
 /// What a finished run still sends after its last message: its `saved`, then
@@ -299,7 +300,7 @@ impl Connection {
 /// Serves one connection until the page closes it, the server stops, it has
 /// been silent too long with no run, a message of it takes too long to
 /// arrive, or it is asked to make room for a newer page while idle.
-pub async fn serve(socket: WebSocket, state: AppState, watch: Watch) {
+pub(crate) async fn serve(socket: WebSocket, state: AppState, watch: Watch) {
     let (sink, stream) = socket.split();
     serve_on(sink, stream, state, watch).await;
 }
@@ -430,7 +431,7 @@ fn on_series_event(
                 lab: lab.clone(),
                 value: running.current_value(),
             };
-            match state.scheduler.submit(run::pipe_job(plan), keep) {
+            match state.scheduler.submit(requests::pipe_job(plan), keep) {
                 Ok(run) => *current = Some(run),
                 Err(err) => {
                     let noun = running.noun();
@@ -607,7 +608,7 @@ fn refuse(reason: impl ToString) -> Flow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::connections::Registry;
+    use crate::connections::Registry;
 
     /// A connection with `limits` and a byte counter, without a socket or a server.
     fn connection(limits: ConnectionLimits) -> (Connection, Arc<Activity>, Arc<Registry>) {

@@ -26,7 +26,7 @@ use pipebench::steps::plan::RunParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::jobs::ipc::IpcRunParams;
+use crate::jobs::ipc::params::IpcRunParams;
 use defs::{labs, Lab, PredictionKind, Task, TaskWork};
 
 /// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
@@ -265,10 +265,10 @@ pub(crate) fn lab_ipc(
 /// run it with.
 pub(crate) fn lab_latency(
     tag: &LabTag,
-    params: &crate::jobs::latency::LatencyRunParams,
-) -> Result<crate::jobs::latency::LatencyRunParams, LabError> {
+    params: &crate::jobs::latency::params::LatencyRunParams,
+) -> Result<crate::jobs::latency::params::LatencyRunParams, LabError> {
     // Every field named: one added later must be decided on for labs too.
-    let crate::jobs::latency::LatencyRunParams {
+    let crate::jobs::latency::params::LatencyRunParams {
         mechanism,
         mode,
         size,
@@ -303,7 +303,7 @@ pub(crate) fn lab_latency(
     if cpus.is_some() {
         return Err(fixed("cpus"));
     }
-    Ok(crate::jobs::latency::LatencyRunParams {
+    Ok(crate::jobs::latency::params::LatencyRunParams {
         mechanism: ours.mechanism.clone(),
         mode: Some(ours.mode),
         size: Some(ByteSize(ours.size)),
@@ -546,7 +546,7 @@ mod tests {
 
     #[test]
     fn a_lab_latency_run_is_its_configuration_with_only_round_trips_free() {
-        use crate::jobs::latency::LatencyRunParams;
+        use crate::jobs::latency::params::LatencyRunParams;
         use pipebench::latency::Mode;
         let busy = tag("latency-cpu", "busy");
         let asked = |mechanism: &str| LatencyRunParams {

@@ -39,10 +39,10 @@ use pipebench::engine::result::{KeptResult, RunResult};
 use crate::store::statefile::{self, io, SaveError, SaveStatus, StateError};
 
 /// How many results are served: the newest ones.
-pub const DEFAULT_LIMIT: usize = 1000;
+pub(crate) const DEFAULT_LIMIT: usize = 1000;
 
 /// The file is rotated when it holds more lines than this many times the limit.
-pub const ROTATE_FACTOR: usize = 2;
+pub(crate) const ROTATE_FACTOR: usize = 2;
 
 const FILE_NAME: &str = "results.jsonl";
 /// Where a rotation writes the new file before renaming it into place.
@@ -62,7 +62,7 @@ pub enum HistoryError {
 
 impl HistoryError {
     /// The state file's error underneath.
-    pub fn state(&self) -> &StateError {
+    pub(crate) fn state(&self) -> &StateError {
         match self {
             HistoryError::State(err) => err,
         }
@@ -71,18 +71,18 @@ impl HistoryError {
 
 /// What opening the history found, for the start-up log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LoadReport {
+pub(crate) struct LoadReport {
     /// Results served (at most the limit).
-    pub results: usize,
+    pub(crate) results: usize,
     /// Lines that are not a result, set aside in `results.rejected.jsonl`.
-    pub rejected: usize,
+    pub(crate) rejected: usize,
     /// Whether the last line is incomplete (a save was interrupted).
-    pub torn_tail: bool,
+    pub(crate) torn_tail: bool,
     /// Results imported from an old `results.json`.
-    pub imported: usize,
+    pub(crate) imported: usize,
     /// Whether the rejected lines could be copied to `results.rejected.jsonl`
     /// (not in a folder that cannot be written).
-    pub set_aside: bool,
+    pub(crate) set_aside: bool,
 }
 
 /// The lines read so far: where reading stopped, and the newest valid lines.
@@ -108,7 +108,7 @@ struct Scan {
 /// Results of past runs, oldest first, on disk and shared by every server
 /// using the same state folder.
 #[derive(Debug)]
-pub struct History {
+pub(crate) struct History {
     dir: PathBuf,
     limit: usize,
     cache: Mutex<Cache>,
@@ -124,7 +124,7 @@ impl History {
     /// regular or not this user's, are refused. A folder the server cannot
     /// write to is read all the same: saving is then off ([`Self::saving`]
     /// says why) until a save works.
-    pub fn open(dir: &Path, limit: usize) -> Result<History, HistoryError> {
+    pub(crate) fn open(dir: &Path, limit: usize) -> Result<History, HistoryError> {
         statefile::prepare_dir(dir)?;
         for name in [FILE_NAME, REJECTED_NAME, OLD_FILE_NAME] {
             statefile::check_existing(&dir.join(name))?;
@@ -187,29 +187,29 @@ impl History {
     }
 
     /// What opening found.
-    pub fn load_report(&self) -> &LoadReport {
+    pub(crate) fn load_report(&self) -> &LoadReport {
         &self.report
     }
 
     /// Whether saving works (as the latest save, or opening, found), shared
     /// with the lab records of the same folder.
-    pub fn saving(&self) -> Arc<SaveStatus> {
+    pub(crate) fn saving(&self) -> Arc<SaveStatus> {
         Arc::clone(&self.saving)
     }
 
     /// Where the history is saved.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.join(FILE_NAME)
     }
 
     /// Where unreadable lines are copied.
-    pub fn rejected_path(&self) -> PathBuf {
+    pub(crate) fn rejected_path(&self) -> PathBuf {
         self.dir.join(REJECTED_NAME)
     }
 
     /// The newest results (at most the limit), oldest first, as a JSON array,
     /// including those other servers on this state folder saved.
-    pub fn to_json(&self) -> Vec<u8> {
+    pub(crate) fn to_json(&self) -> Vec<u8> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(err) = self.refresh(&mut cache) {
             // Serve what was read before: an error now must not hide all results.
@@ -229,7 +229,7 @@ impl History {
     }
 
     /// Number of results served.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let _ = self.refresh(&mut cache);
         cache.lines.len()
@@ -237,14 +237,14 @@ impl History {
 
     /// Whether there are none.
     #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Appends a result as one line, whatever its kind. Blocking: it waits
     /// for the file lock and for the disk. The outcome also goes to
     /// [`Self::saving`].
-    pub fn append(&self, result: &KeptResult) -> Result<(), HistoryError> {
+    pub(crate) fn append(&self, result: &KeptResult) -> Result<(), HistoryError> {
         self.save_line(result.to_line().as_bytes())
     }
 

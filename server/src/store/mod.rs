@@ -7,6 +7,7 @@
 //! May use: [`crate::labs`] (the lab records it saves), `pipebench`, and
 //! nothing of [`crate::http`] or [`crate::jobs`].
 
+pub(crate) mod compare_series;
 pub(crate) mod history;
 pub(crate) mod jsonl;
 pub(crate) mod saving;

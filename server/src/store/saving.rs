@@ -17,7 +17,8 @@ use std::sync::Arc;
 use pipebench::engine::event::{Event, Finished};
 use pipebench::engine::result::KeptResult;
 
-use crate::jobs::protocol::{Reply, SaveStore};
+use serde::Serialize;
+
 use crate::labs::store::{now_ms, LabStore, Record};
 use crate::labs::LabTag;
 use crate::store::history::History;
@@ -187,5 +188,88 @@ pub(crate) async fn page_note(labs: &Arc<LabStore>, record: Record) -> Result<()
             kind: SaveErrorKind::Failed,
             message: format!("the lab record was not saved: {err}"),
         })),
+    }
+}
+
+/// A reply to a message that is not about a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum Reply {
+    /// Whether something was saved, and why not: a lab record (a prediction,
+    /// a fresh start, or a lab-tagged result, then right after that result or
+    /// point) or a result in the history (after every `result` and `point`,
+    /// once the disk has it or could not take it), or a search's best in
+    /// `tuned.jsonl` (right after the search's result). For a run it carries
+    /// `"run"`; a sweep's `done` comes after its last run's.
+    Saved {
+        /// Which file: the results history, the lab records or the tuned variants.
+        store: SaveStore,
+        /// The lab, for a lab record.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lab: Option<String>,
+        /// Whether it is on disk.
+        ok: bool,
+        /// Why not: `kind` (`not_kept`, `no_space`, `quota`, `read_only`,
+        /// `unsafe_file`, `failed`, `not_runnable`) and a sentence.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<SaveError>,
+    },
+}
+
+/// The file a `saved` message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SaveStore {
+    /// `results.jsonl`.
+    History,
+    /// `labs.jsonl`.
+    Labs,
+    /// `tuned.jsonl`: a search's best, kept for the next start (after the
+    /// search's `result`).
+    Tuned,
+}
+
+impl Reply {
+    /// The `saved` message of a save's outcome in `store` (for `lab`).
+    pub(crate) fn saved(
+        store: SaveStore,
+        lab: Option<String>,
+        outcome: Result<(), SaveError>,
+    ) -> Self {
+        Reply::Saved {
+            store,
+            lab,
+            ok: outcome.is_ok(),
+            error: outcome.err(),
+        }
+    }
+
+    /// The JSON text of a reply that belongs to run `run`, tagged `"run": N`
+    /// first as the run's own events are.
+    pub(crate) fn to_json_for_run(&self, run: u64) -> String {
+        pipebench::engine::event::ForRun { run, event: self }.to_json()
+    }
+
+    /// The JSON text.
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("replies serialise")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_about_a_run_carries_its_id_first() {
+        let json = Reply::saved(SaveStore::History, None, Ok(())).to_json_for_run(7);
+        assert_eq!(
+            json,
+            r#"{"run":7,"type":"saved","store":"history","ok":true}"#
+        );
+        let json = Reply::saved(SaveStore::Labs, Some("lab-1".into()), Ok(())).to_json_for_run(3);
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["run"], 3);
+        assert_eq!(value["lab"], "lab-1");
     }
 }

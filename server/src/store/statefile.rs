@@ -36,7 +36,7 @@ use serde::Serialize;
 
 /// Most bytes read from one state file at once: the history is rotated long
 /// before this, so a bigger file was not written by pipebook.
-pub const MAX_STATE_READ: u64 = 256 << 20;
+pub(crate) const MAX_STATE_READ: u64 = 256 << 20;
 
 /// Mode of every file the server creates in its state folder.
 const FILE_MODE: u32 = 0o600;
@@ -143,16 +143,8 @@ pub enum StateError {
 impl StateError {
     /// Whether this refuses a file or folder someone else may have put there
     /// (as opposed to an I/O failure).
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         !matches!(self, StateError::Io { .. })
-    }
-
-    /// The I/O error underneath, if that is what it is.
-    pub fn io(&self) -> Option<&std::io::Error> {
-        match self {
-            StateError::Io { source, .. } => Some(source),
-            _ => None,
-        }
     }
 }
 
@@ -484,7 +476,7 @@ pub(crate) fn read_all(path: &Path) -> Result<Vec<u8>, StateError> {
 /// Why a result or lab record is not on disk, typed for the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SaveErrorKind {
+pub(crate) enum SaveErrorKind {
     /// Not meant for the history (a profiled run: its ends were paused).
     NotKept,
     /// The disk is full (ENOSPC).
@@ -505,18 +497,18 @@ pub enum SaveErrorKind {
 
 /// Why something was not saved: its kind, and a sentence for the page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SaveError {
+pub(crate) struct SaveError {
     /// What kind of failure.
-    pub kind: SaveErrorKind,
+    pub(crate) kind: SaveErrorKind,
     /// What happened, with the path and the system's reason.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl SaveError {
     /// A failed save, typed by its state error (a refusal, or the errno of
     /// an I/O failure); `what` opens the sentence, e.g. "the result was not
     /// saved".
-    pub fn from_error(what: &str, err: &StateError) -> SaveError {
+    pub(crate) fn from_error(what: &str, err: &StateError) -> SaveError {
         let kind = match err {
             refused if refused.is_refusal() => SaveErrorKind::UnsafeFile,
             StateError::Io { source, .. } => match source.raw_os_error() {
@@ -536,14 +528,14 @@ impl SaveError {
 
 /// Whether saving works, as the latest save (or the start-up probe) found.
 #[derive(Debug, Default)]
-pub struct SaveStatus {
+pub(crate) struct SaveStatus {
     problem: Mutex<Option<SaveError>>,
 }
 
 impl SaveStatus {
     /// Records a save's outcome; says so in the log when saving stops or
     /// starts working again.
-    pub fn record(&self, outcome: Result<(), &SaveError>) {
+    pub(crate) fn record(&self, outcome: Result<(), &SaveError>) {
         let mut problem = self.problem.lock().unwrap_or_else(|e| e.into_inner());
         match (problem.as_ref(), outcome) {
             (Some(_), Ok(())) => {
@@ -561,7 +553,7 @@ impl SaveStatus {
     }
 
     /// Why saving does not work now, if it does not.
-    pub fn problem(&self) -> Option<SaveError> {
+    pub(crate) fn problem(&self) -> Option<SaveError> {
         self.problem
             .lock()
             .unwrap_or_else(|e| e.into_inner())

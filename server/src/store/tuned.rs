@@ -1,16 +1,13 @@
-//! Past the article from the page: a tuning search (`tune`), many writers and
-//! readers on one pipe (`shared_pipe`), checked against the server's bounds into
-//! their engine jobs; the tuned variants a search found on this machine, which a
-//! `run` of `tuned-STEP` runs again; and the tool table the page chooses from.
+//! The tuned variants a search (`tune`) found on this machine, kept in
+//! `tuned.jsonl` across restarts and compacted to the newest line of each; a
+//! `run` of `tuned-STEP` runs one again at the sizes its search found.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
-use pipebench::engine::shared_pipe::{self, SharedPipeJob};
-use pipebench::engine::tune::{self, Best, TuneJob};
+use pipebench::engine::tune::{self, Best};
 use pipebench::size::ByteSize;
 use pipebench::steps::catalog;
 use pipebench::steps::plan::{Limits, RunParams, RunPlan};
@@ -18,45 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::statefile::{self, SaveError, SaveErrorKind, StateError};
 
-/// A search's budget unless the page says, seconds: a dozen configurations,
-/// three rounds, runs of about half a second.
-pub const DEFAULT_TUNE_BUDGET: f64 = 20.0;
-/// The most a search from the page may take, seconds of runs: the queue is
-/// one at a time, and a search holds it for all of them.
-pub const MAX_TUNE_BUDGET: f64 = 120.0;
-/// The least, seconds (the engine's own least).
-pub const MIN_TUNE_BUDGET: f64 = tune::BUDGET_BOUNDS.0;
-
-/// Writers or readers a point from the page may have.
-pub const MAX_SHARED_ENDS: usize = 8;
-/// Points (writers × readers × sizes) a sweep from the page may have.
-pub const MAX_SHARED_POINTS: usize = 12;
-/// Bytes a point moves unless the page says.
-pub const DEFAULT_SHARED_BYTES: u64 = 16 << 20;
-/// The most bytes a point from the page may move.
-pub const MAX_SHARED_BYTES: u64 = 256 << 20;
-/// How long one point may take before it is killed.
-const SHARED_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Why a message of this family is refused, in the page's own field names.
+/// Why a run of a tuned variant is refused, in the page's own field names.
 #[derive(Debug, thiserror::Error)]
-pub enum PastRefusal {
-    /// A number outside the server's bounds.
-    #[error("{field} = {value} is out of range: allowed {bounds}")]
-    OutOfRange {
-        /// The message's field.
-        field: &'static str,
-        /// The value given.
-        value: String,
-        /// What is allowed.
-        bounds: String,
-    },
-    /// The engine refuses the search (an unknown step, a step it cannot vary).
-    #[error(transparent)]
-    Tune(#[from] tune::TuneError),
-    /// The engine refuses the sweep.
-    #[error(transparent)]
-    Shared(#[from] shared_pipe::SharedPipeError),
+pub(crate) enum VariantRefusal {
     /// A run of a tuned variant no search has found on this runner.
     #[error(
         "no search has found `{id}` on this runner since it started: tune {base} first \
@@ -97,126 +58,27 @@ pub enum PastRefusal {
     },
 }
 
-/// The page's search of `step` within the server's budget bounds.
-pub fn tune_job(step: &str, budget: Option<f64>) -> Result<TuneJob, PastRefusal> {
-    let budget = budget.unwrap_or(DEFAULT_TUNE_BUDGET);
-    if !(MIN_TUNE_BUDGET..=MAX_TUNE_BUDGET).contains(&budget) {
-        return Err(PastRefusal::OutOfRange {
-            field: "budget",
-            value: budget.to_string(),
-            bounds: format!("{MIN_TUNE_BUDGET} to {MAX_TUNE_BUDGET} seconds"),
-        });
-    }
-    let job = TuneJob {
-        step: step.to_string(),
-        budget,
-        seed: None,
-    };
-    tune::check(&job)?;
-    Ok(job)
-}
-
-/// What a `shared_pipe` message asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SharedRequest {
-    /// Writer counts.
-    pub writers: Vec<usize>,
-    /// Reader counts.
-    pub readers: Vec<usize>,
-    /// Message sizes.
-    pub msg_sizes: Vec<ByteSize>,
-    /// Bytes per point (default [`DEFAULT_SHARED_BYTES`]).
-    pub bytes: Option<ByteSize>,
-    /// Record every point's writers and readers with perf.
-    pub profile: bool,
-}
-
-/// The page's shared-pipe sweep within the server's bounds.
-pub fn shared_job(request: &SharedRequest) -> Result<SharedPipeJob, PastRefusal> {
-    let join = |v: &[usize]| {
-        v.iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    for (field, counts) in [("writers", &request.writers), ("readers", &request.readers)] {
-        if counts.is_empty() || counts.iter().any(|&n| n == 0 || n > MAX_SHARED_ENDS) {
-            return Err(PastRefusal::OutOfRange {
-                field,
-                value: format!("[{}]", join(counts)),
-                bounds: format!("one or more counts from 1 to {MAX_SHARED_ENDS}"),
-            });
-        }
-    }
-    let (least, most) = shared_pipe::MSG_BOUNDS;
-    let sizes: Vec<u64> = request.msg_sizes.iter().map(|s| s.bytes()).collect();
-    if sizes.is_empty() || sizes.iter().any(|&s| s < least || s > most || s % 8 != 0) {
-        return Err(PastRefusal::OutOfRange {
-            field: "msg_sizes",
-            value: format!(
-                "[{}]",
-                sizes
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            bounds: format!(
-                "one or more sizes from {} to {}, multiples of 8 bytes",
-                ByteSize(least),
-                ByteSize(most)
-            ),
-        });
-    }
-    let points = request.writers.len() * request.readers.len() * sizes.len();
-    if points > MAX_SHARED_POINTS {
-        return Err(PastRefusal::OutOfRange {
-            field: "points (writers × readers × msg_sizes)",
-            value: points.to_string(),
-            bounds: format!("1 to {MAX_SHARED_POINTS}"),
-        });
-    }
-    let bytes = request.bytes.map_or(DEFAULT_SHARED_BYTES, |b| b.bytes());
-    if !(1 << 20..=MAX_SHARED_BYTES).contains(&bytes) {
-        return Err(PastRefusal::OutOfRange {
-            field: "bytes",
-            value: bytes.to_string(),
-            bounds: format!("{} to {}", ByteSize(1 << 20), ByteSize(MAX_SHARED_BYTES)),
-        });
-    }
-    let job = SharedPipeJob {
-        writers: request.writers.clone(),
-        readers: request.readers.clone(),
-        msg_sizes: sizes,
-        bytes,
-        timeout: SHARED_TIMEOUT,
-        profile: request.profile,
-    };
-    job.check()?;
-    Ok(job)
-}
-
 /// A tuned variant found on this runner: `tuned-STEP` at the sizes its search
 /// found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TunedVariant {
+pub(crate) struct TunedVariant {
     /// `tuned-STEP`.
-    pub id: String,
+    pub(crate) id: String,
     /// The step it varies.
-    pub base: String,
+    pub(crate) base: String,
     /// Bytes per call.
-    pub buf_size: u64,
+    pub(crate) buf_size: u64,
     /// Pipe capacity.
-    pub pipe_size: u64,
+    pub(crate) pipe_size: u64,
     /// The writer's huge pages, where its search tried both settings (absent
     /// for a step whose writer copies, and in lines written before the knob).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub huge_pages: Option<bool>,
+    pub(crate) huge_pages: Option<bool>,
     /// The search's median for it, GiB/s.
-    pub median: f64,
+    pub(crate) median: f64,
     /// The command line that runs it (`pipebench run tuned-STEP` at its sizes),
     /// made from the validated fields, never read from a file.
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
 }
 
 /// One line of `tuned.jsonl`: what a search found, without the command line
@@ -237,13 +99,13 @@ struct TunedLine {
 }
 
 /// Where the tuned variants are kept in the state folder.
-pub const TUNED_FILE: &str = "tuned.jsonl";
+pub(crate) const TUNED_FILE: &str = "tuned.jsonl";
 /// Where a compaction writes the new file before renaming it over the old one.
 const TUNED_COMPACTING: &str = "tuned.jsonl.compacting";
 /// Most bytes of `tuned.jsonl` read: a line is about 150 bytes and the file is
 /// compacted to a line per step past [`TUNED_COMPACT_LINES`], so a bigger file
 /// was not written by pipebook.
-pub const MAX_TUNED_READ: u64 = 1 << 20;
+pub(crate) const MAX_TUNED_READ: u64 = 1 << 20;
 /// Lines past which a save compacts the file to the newest line of each variant.
 const TUNED_COMPACT_LINES: usize = 64;
 /// The fastest figure a line may claim, GiB/s: far past any memory bus.
@@ -251,7 +113,7 @@ const MAX_TUNED_MEDIAN: f64 = 10_000.0;
 
 /// Why a line of `tuned.jsonl` is not taken as a tuned variant.
 #[derive(Debug, thiserror::Error)]
-pub enum TunedRefusal {
+pub(crate) enum TunedRefusal {
     /// Not JSON, or not the fields of a tuned variant (an unknown field too).
     #[error("it is not a tuned variant's record: {0}")]
     Malformed(#[source] serde_json::Error),
@@ -367,13 +229,13 @@ fn tuned_argv(
 
 /// What reading `tuned.jsonl` found, for the start-up log.
 #[derive(Debug, Default)]
-pub struct TunedLoad {
+pub(crate) struct TunedLoad {
     /// Variants taken.
-    pub variants: usize,
+    pub(crate) variants: usize,
     /// Lines refused, each with its line number and why.
-    pub refused: Vec<(usize, TunedRefusal)>,
+    pub(crate) refused: Vec<(usize, TunedRefusal)>,
     /// Whether the last line is incomplete (a save was interrupted).
-    pub torn_tail: bool,
+    pub(crate) torn_tail: bool,
 }
 
 /// The newest valid variant of each id in `bytes` (a `tuned.jsonl`), and what
@@ -406,7 +268,7 @@ fn fold_tuned(bytes: &[u8]) -> (BTreeMap<String, (TunedVariant, u64)>, TunedLoad
 /// replaces the one before. Another server on the same state folder appends to
 /// the same file, so the file is read again when it changed ([`Self::refresh`]).
 #[derive(Debug, Default)]
-pub struct TunedVariants {
+pub(crate) struct TunedVariants {
     found: Mutex<Known>,
     /// The state folder (`None`: kept in memory only).
     dir: Option<PathBuf>,
@@ -461,7 +323,7 @@ impl Stamp {
 
 /// What became of a search's best ([`TunedVariants::register`]).
 #[derive(Debug, thiserror::Error)]
-pub enum TunedSaveError {
+pub(crate) enum TunedSaveError {
     /// The planner refuses it here: neither runnable nor kept.
     #[error("the search's best is not a variant this runner can run: {0}")]
     Refused(#[from] TunedRefusal),
@@ -474,7 +336,7 @@ pub enum TunedSaveError {
 impl TunedSaveError {
     /// The `saved {store: "tuned"}` the page hears: typed by the state error
     /// (a refused file, or the errno), never by its wording.
-    pub fn to_save_error(&self) -> SaveError {
+    pub(crate) fn to_save_error(&self) -> SaveError {
         match self {
             TunedSaveError::Refused(why) => SaveError {
                 kind: SaveErrorKind::NotRunnable,
@@ -498,7 +360,7 @@ impl TunedVariants {
     /// is a link, not a regular file, another user's or larger than
     /// [`MAX_TUNED_READ`] is refused; lines that are not a variant a search
     /// could have found here are skipped, and said in the [`TunedLoad`].
-    pub fn open(dir: &Path) -> Result<(TunedVariants, TunedLoad), StateError> {
+    pub(crate) fn open(dir: &Path) -> Result<(TunedVariants, TunedLoad), StateError> {
         let path = dir.join(TUNED_FILE);
         let (bytes, seen) = match statefile::open_read(&path)? {
             Some(file) => {
@@ -522,7 +384,7 @@ impl TunedVariants {
     /// replaces one this server knows only if its search is newer; variants
     /// this server found but could not save stay. `Ok(None)`: nothing to read
     /// (no state folder, no file, or no change).
-    pub fn refresh(&self) -> Result<Option<TunedLoad>, StateError> {
+    pub(crate) fn refresh(&self) -> Result<Option<TunedLoad>, StateError> {
         let Some(dir) = &self.dir else {
             return Ok(None);
         };
@@ -546,7 +408,7 @@ impl TunedVariants {
 
     /// [`Self::refresh`], with what it refused said in the log (a request
     /// still gets the variants this server knows).
-    pub fn refresh_logged(&self) {
+    pub(crate) fn refresh_logged(&self) {
         let path = self.path().unwrap_or_default();
         match self.refresh() {
             Ok(Some(load)) => {
@@ -567,14 +429,14 @@ impl TunedVariants {
     }
 
     /// Where the variants are kept, if anywhere.
-    pub fn path(&self) -> Option<PathBuf> {
+    pub(crate) fn path(&self) -> Option<PathBuf> {
         self.dir.as_ref().map(|d| d.join(TUNED_FILE))
     }
 
     /// Registers a search's best configuration as a runnable variant, and keeps
     /// it in the state folder (blocking). A best the planner refuses here is
     /// not registered; a failed save leaves it runnable until the server stops.
-    pub fn register(&self, best: &Best) -> Result<(), TunedSaveError> {
+    pub(crate) fn register(&self, best: &Best) -> Result<(), TunedSaveError> {
         let line = TunedLine {
             id: best.id.clone(),
             base: best.base.clone(),
@@ -605,7 +467,7 @@ impl TunedVariants {
     }
 
     /// Every variant, by id.
-    pub fn list(&self) -> Vec<TunedVariant> {
+    pub(crate) fn list(&self) -> Vec<TunedVariant> {
         self.lock()
             .variants
             .values()
@@ -625,7 +487,11 @@ impl TunedVariants {
     /// A variant this server does not know may have been found by another
     /// server on the same state folder: `tuned.jsonl` is read again first (a
     /// file of at most [`MAX_TUNED_READ`], on this rare path only).
-    pub fn params_for(&self, step: &str, params: &RunParams) -> Result<RunParams, PastRefusal> {
+    pub(crate) fn params_for(
+        &self,
+        step: &str,
+        params: &RunParams,
+    ) -> Result<RunParams, VariantRefusal> {
         let Some(base) = catalog::tuned_base(step) else {
             return Ok(params.clone());
         };
@@ -633,7 +499,7 @@ impl TunedVariants {
             self.refresh_logged();
         }
         let Some(found) = self.lock().variants.get(step).map(|(v, _)| v.clone()) else {
-            return Err(PastRefusal::NotTuned {
+            return Err(VariantRefusal::NotTuned {
                 id: step.to_string(),
                 base: base.id.to_string(),
             });
@@ -645,7 +511,7 @@ impl TunedVariants {
         ] {
             match slot {
                 Some(asked) if asked.bytes() != value => {
-                    return Err(PastRefusal::TunedSize {
+                    return Err(VariantRefusal::TunedSize {
                         id: found.id.clone(),
                         base: found.base.clone(),
                         field,
@@ -662,7 +528,7 @@ impl TunedVariants {
         let chosen = found.huge_pages.unwrap_or(base.writer.common.huge_pages);
         match params.huge_pages {
             Some(asked) if asked != chosen => {
-                return Err(PastRefusal::TunedPages {
+                return Err(VariantRefusal::TunedPages {
                     id: found.id.clone(),
                     chosen,
                     asked,
@@ -738,41 +604,6 @@ fn compact(dir: &Path, bytes: &[u8]) -> Result<(), StateError> {
     let path = dir.join(TUNED_FILE);
     statefile::rename(&fresh, &path).map_err(statefile::io("cannot replace", &path))?;
     crate::store::jsonl::sync_dir(dir)
-}
-
-/// One program of the tool table as the page sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolEntry {
-    /// Its id (what a `tool` message names).
-    pub id: &'static str,
-    /// What it is.
-    pub title: &'static str,
-    /// The program, as a person would type it.
-    pub program: &'static str,
-    /// Whether it is installed here.
-    pub present: bool,
-    /// The ends it can be: `writer`, `reader`.
-    pub sides: Vec<&'static str>,
-}
-
-/// `/api/tools`: the vetted table, with what is installed here.
-pub fn tool_table() -> Vec<ToolEntry> {
-    use pipebench::steps::tools::{Side, TOOLS};
-    let present = pipebench::engine::tool::present();
-    TOOLS
-        .iter()
-        .map(|tool| ToolEntry {
-            id: tool.id,
-            title: tool.title,
-            program: tool.program_name(),
-            present: present.iter().any(|p| p == tool.id),
-            sides: [Side::Writer, Side::Reader]
-                .into_iter()
-                .filter(|side| tool.usage(*side).is_some())
-                .map(Side::name)
-                .collect(),
-        })
-        .collect()
 }
 
 #[cfg(test)]

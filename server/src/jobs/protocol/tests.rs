@@ -1,7 +1,19 @@
 //! Tests of `protocol`.
 
 use super::*;
+use crate::jobs::ipc::params::IpcRunParams;
+use crate::jobs::ipc::IpcMessage;
+use crate::jobs::message::OutOfRange;
+use crate::jobs::pages::PagesMessage;
+use crate::jobs::run::RunMessage;
+use crate::jobs::shared_pipe::SharedMessage;
+use crate::jobs::sweep::SweepMessage;
+use crate::jobs::tool::ToolMessage;
+use crate::jobs::tune::TuneMessage;
+use crate::labs::LabTag;
+use pipebench::engine::sweep::SweepParam;
 use pipebench::size::{ByteSize, GIB};
+use pipebench::steps::plan::RunParams;
 
 /// Each message is refused as a bad message of its own type (a field missing,
 /// unknown or of the wrong shape), whatever the words of its reason.
@@ -30,19 +42,19 @@ fn a_tool_message_names_a_tool_and_nothing_else() {
     use pipebench::steps::tools::Side;
     assert_eq!(
         job(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#),
-        JobRequest::Tool {
+        JobRequest::Tool(ToolMessage {
             tool: "cat".into(),
-            side: Side::Reader,
+            side: Some(Side::Reader),
             bytes: Some(ByteSize(16 << 20)),
-        }
+        })
     );
     assert_eq!(
         job(r#"{"type":"tool","tool":"yes"}"#),
-        JobRequest::Tool {
+        JobRequest::Tool(ToolMessage {
             tool: "yes".into(),
-            side: Side::Writer,
+            side: None,
             bytes: None,
-        }
+        })
     );
     // No command, no arguments: only an id from the table.
     for bad in [
@@ -54,34 +66,34 @@ fn a_tool_message_names_a_tool_and_nothing_else() {
         assert!(parse(bad).is_err(), "{bad}");
     }
     // An id the table lacks is refused before anything starts.
-    assert!(crate::jobs::run::tool_job("sh", Side::Writer, None).is_err());
-    assert!(crate::jobs::run::tool_job("cat", Side::Writer, None).is_ok());
+    assert!(crate::jobs::tool::tool_job("sh", Side::Writer, None).is_err());
+    assert!(crate::jobs::tool::tool_job("cat", Side::Writer, None).is_ok());
 }
 
 #[test]
 fn parses_tune_and_shared_pipe_messages() {
     assert_eq!(
-        job(TUNE_EXAMPLE),
-        JobRequest::Tune {
+        job(TuneMessage::EXAMPLE),
+        JobRequest::Tune(TuneMessage {
             step: "busy-loop".into(),
             budget: Some(20.0)
-        }
+        })
     );
     assert_eq!(
-        job(SHARED_EXAMPLE),
-        JobRequest::SharedPipe(crate::store::tuned::SharedRequest {
+        job(SharedMessage::EXAMPLE),
+        JobRequest::SharedPipe(SharedMessage {
             writers: vec![1, 2],
             readers: vec![1],
             msg_sizes: vec![ByteSize(4 << 10), ByteSize(64 << 10)],
             bytes: Some(ByteSize(16 << 20)),
-            profile: false,
+            profile: None,
         })
     );
     let profiled = job(
         r#"{"type":"shared_pipe","writers":[2],"readers":[1],"msg_sizes":[4096],"profile":true}"#,
     );
     assert!(
-        matches!(&profiled, JobRequest::SharedPipe(r) if r.profile),
+        matches!(&profiled, JobRequest::SharedPipe(r) if r.profile == Some(true)),
         "{profiled:?}"
     );
     refused(&[
@@ -102,7 +114,7 @@ fn parses_tune_and_shared_pipe_messages() {
 fn parses_runs_and_cancels() {
     let run = parse(r#"{"type":"run","step":"busy-loop","params":{"bytes":"1GiB","seconds":2}}"#)
         .unwrap();
-    let ClientMessage::Job(JobRequest::Run { step, params, .. }) = run else {
+    let ClientMessage::Job(JobRequest::Run(RunMessage { step, params, .. })) = run else {
         panic!()
     };
     assert_eq!(step, "busy-loop");
@@ -110,11 +122,11 @@ fn parses_runs_and_cancels() {
     assert_eq!(params.seconds, Some(2.0));
     assert_eq!(
         job(r#"{"type":"run","step":"x"}"#),
-        JobRequest::Run {
+        JobRequest::Run(RunMessage {
             step: "x".into(),
             params: RunParams::default(),
             lab: None,
-        }
+        })
     );
     assert_eq!(
         parse(r#"{"type":"cancel"}"#).unwrap(),
@@ -124,20 +136,20 @@ fn parses_runs_and_cancels() {
 
 #[test]
 fn parses_sweeps_and_explains_bad_ones() {
-    let sweep = parse(SWEEP_EXAMPLE).unwrap();
+    let sweep = parse(SweepMessage::EXAMPLE).unwrap();
     assert_eq!(
         sweep,
-        ClientMessage::Job(JobRequest::Sweep {
+        ClientMessage::Job(JobRequest::Sweep(SweepMessage {
             step: "write-read".into(),
             param: SweepParam::PipeSize,
             values: vec![ByteSize(16 << 10), ByteSize(64 << 10)],
-            repeats: 1,
+            repeats: Some(1),
             params: RunParams {
                 seconds: Some(1.0),
                 ..Default::default()
             },
             lab: None,
-        })
+        }))
     );
     refused(&[
         r#"{"type":"sweep","step":"x"}"#,
@@ -148,7 +160,11 @@ fn parses_sweeps_and_explains_bad_ones() {
     ]);
     assert_eq!(
         parse(r#"{"type":"sweep","step":"x","param":"buf_size","values":[4096],"repeats":9}"#),
-        Err(MessageError::RepeatsOutOfRange(9))
+        Err(MessageError::OutOfRange(OutOfRange {
+            field: "repeats",
+            value: "9".into(),
+            bounds: "1 to 5".into(),
+        }))
     );
 }
 
@@ -158,7 +174,7 @@ fn parses_lab_messages() {
         parse(r#"{"type":"run","step":"write-read","lab":{"id":"variance","task":"repeat"}}"#)
             .unwrap();
     assert!(
-        matches!(run, ClientMessage::Job(JobRequest::Run { lab: Some(LabTag { ref id, .. }), .. }) if id == "variance")
+        matches!(run, ClientMessage::Job(JobRequest::Run(RunMessage { lab: Some(LabTag { ref id, .. }), .. })) if id == "variance")
     );
     assert_eq!(
         parse(r#"{"type":"predict","lab":"variance","value":3}"#).unwrap(),
@@ -178,18 +194,18 @@ fn parses_lab_messages() {
 #[test]
 fn parses_pages_and_explains_bad_ones() {
     assert_eq!(
-        job(PAGES_EXAMPLE),
-        JobRequest::Pages {
+        job(PagesMessage::EXAMPLE),
+        JobRequest::Pages(PagesMessage {
             step: "huge-pages".into(),
             touch: Some(false)
-        }
+        })
     );
     assert_eq!(
         job(r#"{"type":"pages","step":"x"}"#),
-        JobRequest::Pages {
+        JobRequest::Pages(PagesMessage {
             step: "x".into(),
             touch: None
-        }
+        })
     );
     refused(&[
         r#"{"type":"pages"}"#,
@@ -206,10 +222,13 @@ fn explains_bad_messages() {
     assert_eq!(parse(r#"{"type":5}"#), Err(MessageError::NoType));
     assert_eq!(
         parse(r#"{"type":"dance"}"#),
-        Err(MessageError::UnknownType("dance".into()))
+        Err(MessageError::UnknownType {
+            kind: "dance".into(),
+            known: TYPES
+        })
     );
     // Every refusal quotes a good message of its type, which parses.
-    for kind in TYPES {
+    for &kind in TYPES {
         let good = example(kind);
         assert!(parse(good).is_ok(), "{kind}: {good}");
         assert_eq!(serde_json::from_str::<Value>(good).unwrap()["type"], kind);
@@ -228,8 +247,8 @@ fn explains_bad_messages() {
 #[test]
 fn parses_ipc_runs_and_explains_bad_ones() {
     assert_eq!(
-        job(IPC_EXAMPLE),
-        JobRequest::Ipc {
+        job(IpcMessage::EXAMPLE),
+        JobRequest::Ipc(IpcMessage {
             mechanism: "posix-shm".into(),
             params: IpcRunParams {
                 bytes: Some(ByteSize(200 << 20)),
@@ -238,7 +257,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
                 quiet: None,
             },
             lab: None,
-        }
+        })
     );
     let tagged = parse(
             r#"{"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB"},"lab":{"id":"choose-ipc","task":"posix-shm"}}"#,
@@ -246,7 +265,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
         .unwrap();
     assert!(matches!(
         tagged,
-        ClientMessage::Job(JobRequest::Ipc { lab: Some(LabTag { ref task, .. }), .. }) if task == "posix-shm"
+        ClientMessage::Job(JobRequest::Ipc(IpcMessage { lab: Some(LabTag { ref task, .. }), .. })) if task == "posix-shm"
     ));
     refused(&[
         r#"{"type":"ipc"}"#,
@@ -258,7 +277,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
 
 #[test]
 fn ipc_errors_carry_their_kind() {
-    let err = crate::jobs::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
+    let err = crate::jobs::ipc::params::plan("nope", &IpcRunParams::default()).unwrap_err();
     let json =
         pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
             .to_json();
@@ -266,19 +285,6 @@ fn ipc_errors_carry_their_kind() {
         json.contains(r#""reason":{"kind":"unknown_mechanism"}"#),
         "{json}"
     );
-}
-
-#[test]
-fn a_reply_about_a_run_carries_its_id_first() {
-    let json = Reply::saved(SaveStore::History, None, Ok(())).to_json_for_run(7);
-    assert_eq!(
-        json,
-        r#"{"run":7,"type":"saved","store":"history","ok":true}"#
-    );
-    let json = Reply::saved(SaveStore::Labs, Some("lab-1".into()), Ok(())).to_json_for_run(3);
-    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["run"], 3);
-    assert_eq!(value["lab"], "lab-1");
 }
 
 #[test]

@@ -20,13 +20,13 @@ use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::jobs::protocol::Reply;
 use crate::shutdown::Shutdown;
+use crate::store::saving::Reply;
 use crate::store::saving::{Keep, Stores};
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SubmitError {
+pub(crate) enum SubmitError {
     /// The queue is full.
     #[error("busy: {waiting} runs are already waiting; try again in a moment")]
     Busy {
@@ -41,15 +41,15 @@ pub enum SubmitError {
 /// A job waiting for its turn, or being handed to its thread.
 pub(crate) struct Entry {
     /// Scheduler-wide id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// What to run.
-    pub job: Job,
+    pub(crate) job: Job,
     /// What its result is kept for besides the history (a lab task).
-    pub keep: Keep,
+    pub(crate) keep: Keep,
     /// Where to send the job's events for the page.
-    pub events: UnboundedSender<Update>,
+    pub(crate) events: UnboundedSender<Update>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
-    pub stop: std_mpsc::Receiver<()>,
+    pub(crate) stop: std_mpsc::Receiver<()>,
 }
 
 /// What a job's thread tells its page, in order: the engine's events, and
@@ -57,7 +57,7 @@ pub(crate) struct Entry {
 /// and the tuned store's when it has them, then exactly one for the history,
 /// whether it has the result or why not.
 #[derive(Debug)]
-pub enum Update {
+pub(crate) enum Update {
     /// An event of the job, as the engine said it.
     Event(Event),
     /// Whether a store has what the job left (a profiled run's result is
@@ -91,22 +91,22 @@ struct State {
 pub(crate) struct Shared {
     state: Mutex<State>,
     /// How the ends are started.
-    pub program: EndProgram,
+    pub(crate) program: EndProgram,
     /// Where a finished job's records go.
-    pub stores: Stores,
+    pub(crate) stores: Stores,
     /// The server's stop switch: once on, running threads kill their run.
-    pub shutdown: Shutdown,
+    pub(crate) shutdown: Shutdown,
     max_waiting: usize,
 }
 
 /// The machine-wide run queue. Cheap to clone.
 #[derive(Clone)]
-pub struct Scheduler {
+pub(crate) struct Scheduler {
     shared: Arc<Shared>,
 }
 
 /// A submitted run. Dropping it cancels the run.
-pub struct Ticket {
+pub(crate) struct Ticket {
     id: u64,
     shared: Arc<Shared>,
     stop: std_mpsc::Sender<()>,
@@ -176,7 +176,7 @@ impl Scheduler {
     /// process (a server killed with -9) left: their private folders and the
     /// kernel objects noted there, each proven ours and dead first
     /// ([`pipebench::process::rundir::sweep`]).
-    pub fn new(
+    pub(crate) fn new(
         program: EndProgram,
         stores: Stores,
         max_waiting: usize,
@@ -245,7 +245,7 @@ impl Scheduler {
     }
 
     /// Whether a run is going, and how many wait.
-    pub fn status(&self) -> (bool, usize) {
+    pub(crate) fn status(&self) -> (bool, usize) {
         let state = self.shared.lock();
         (state.running.is_some(), state.waiting.len())
     }
@@ -253,7 +253,7 @@ impl Scheduler {
     /// Turns the stop switch on (refusing new runs), fails the waiting runs, and
     /// waits up to `timeout` for the running one's thread to kill and reap its
     /// children.
-    pub async fn shutdown(&self, timeout: Duration) {
+    pub(crate) async fn shutdown(&self, timeout: Duration) {
         self.shared.shutdown.trigger();
         {
             let mut state = self.shared.lock();
@@ -274,13 +274,13 @@ impl Scheduler {
 
 impl Ticket {
     /// The run's id, unique in this server: pages get it as `"run"`.
-    pub fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         self.id
     }
 
     /// Cancels the run: a waiting one leaves the queue, a running one is killed.
     /// Either way the page gets `cancelled` through the run's channel.
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         if let Some(entry) = self.leave_queue() {
             entry.send(Event::Cancelled);
         } else {

@@ -1,80 +1,14 @@
-//! Tests of `past_page`.
+//! Tests of `store::tuned`.
 
 use super::*;
 use pipebench::output::stats::Summary;
-
-#[test]
-fn budgets_and_counts_are_bounded_by_the_server() {
-    assert!(tune_job("busy-loop", None).is_ok());
-    for budget in [0.5, MAX_TUNE_BUDGET + 1.0, f64::NAN] {
-        let err = tune_job("busy-loop", Some(budget)).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                PastRefusal::OutOfRange {
-                    field: "budget",
-                    ..
-                }
-            ),
-            "{err}"
-        );
-    }
-    assert!(matches!(tune_job("nope", None), Err(PastRefusal::Tune(_))));
-    let ok = SharedRequest {
-        writers: vec![1, 2],
-        readers: vec![1],
-        msg_sizes: vec![ByteSize(4096)],
-        bytes: None,
-        profile: false,
-    };
-    assert_eq!(shared_job(&ok).unwrap().bytes, DEFAULT_SHARED_BYTES);
-    let field = |request: SharedRequest| match shared_job(&request) {
-        Err(PastRefusal::OutOfRange { field, .. }) => field,
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(
-        field(SharedRequest {
-            writers: vec![0],
-            ..ok.clone()
-        }),
-        "writers"
-    );
-    assert_eq!(
-        field(SharedRequest {
-            readers: vec![9],
-            ..ok.clone()
-        }),
-        "readers"
-    );
-    assert_eq!(
-        field(SharedRequest {
-            msg_sizes: vec![ByteSize(100)],
-            ..ok.clone()
-        }),
-        "msg_sizes"
-    );
-    assert_eq!(
-        field(SharedRequest {
-            bytes: Some(ByteSize(1 << 30)),
-            ..ok.clone()
-        }),
-        "bytes"
-    );
-    assert!(field(SharedRequest {
-        writers: vec![1, 2, 3, 4],
-        readers: vec![1, 2],
-        msg_sizes: vec![ByteSize(64), ByteSize(4096)],
-        ..ok
-    })
-    .starts_with("points"));
-}
 
 #[test]
 fn a_tuned_variant_runs_at_its_own_sizes_only_once_found() {
     let tuned = TunedVariants::default();
     let none = RunParams::default();
     let err = tuned.params_for("tuned-busy-loop", &none).unwrap_err();
-    assert!(matches!(err, PastRefusal::NotTuned { .. }), "{err}");
+    assert!(matches!(err, VariantRefusal::NotTuned { .. }), "{err}");
     // Catalog steps pass through untouched.
     assert_eq!(tuned.params_for("busy-loop", &none).unwrap(), none);
     let summary = Summary {
@@ -103,7 +37,7 @@ fn a_tuned_variant_runs_at_its_own_sizes_only_once_found() {
     };
     assert!(matches!(
         tuned.params_for("tuned-busy-loop", &other),
-        Err(PastRefusal::TunedSize {
+        Err(VariantRefusal::TunedSize {
             field: "pipe_size",
             ..
         })
@@ -255,7 +189,7 @@ fn a_line_names_its_pages_only_where_a_search_tries_them_and_older_lines_still_l
     };
     assert!(matches!(
         tuned.params_for("tuned-busy-loop", &other),
-        Err(PastRefusal::TunedPages { chosen, asked, .. }) if chosen == own && asked != own
+        Err(VariantRefusal::TunedPages { chosen, asked, .. }) if chosen == own && asked != own
     ));
     let same = RunParams {
         huge_pages: Some(own),
@@ -283,7 +217,7 @@ fn a_line_names_its_pages_only_where_a_search_tries_them_and_older_lines_still_l
     };
     assert!(matches!(
         tuned.params_for("tuned-vmsplice-splice", &small),
-        Err(PastRefusal::TunedPages {
+        Err(VariantRefusal::TunedPages {
             chosen: true,
             asked: false,
             ..
