@@ -1,7 +1,7 @@
 //! The HTTP room: the routes and what serves them. The built book in memory
 //! with its CSP, the JSON API, the `/api/run` upgrade handed to [`crate::jobs`],
 //! and the checks that keep a server which runs programs on click local (Host,
-//! Origin, token, the peer's user, connection caps).
+//! Origin, token, the peer's user).
 //!
 //! May use: [`crate::jobs`] (the socket, each kind's bounds for `/api/params`),
 //! [`crate::store`], [`crate::labs`], [`crate::state`], [`crate::error`]. Nothing in

@@ -11,14 +11,12 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::connections::{Activity, Entry};
 use crate::jobs::protocol::{self, ClientMessage};
-use crate::jobs::requests;
-use crate::jobs::requests::Series;
+use crate::jobs::requests::{self, Series};
 use crate::jobs::scheduler::{Ticket, Update};
 use crate::labs::store::{now_ms, Record};
 use crate::labs::{self, LabTag};
 use crate::state::{AppState, ConnectionLimits};
-use crate::store::saving::{self, Keep, NoteRefused};
-use crate::store::saving::{Reply, SaveStore};
+use crate::store::saving::{self, Keep, NoteRefused, Reply, SaveStore};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.

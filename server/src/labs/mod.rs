@@ -261,7 +261,7 @@ pub(crate) fn lab_ipc(
 /// Checks a lab-tagged latency run: the task's mechanism, mode and size (the
 /// message may leave the mode and size out, or repeat them), on the runner's
 /// default two CPUs; only the round trips are the student's (within the page's
-/// bounds, which `latency_page::plan` checks next). Returns the parameters to
+/// bounds, which `jobs::latency::params::plan` checks next). Returns the parameters to
 /// run it with.
 pub(crate) fn lab_latency(
     tag: &LabTag,

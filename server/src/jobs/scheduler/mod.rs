@@ -21,8 +21,7 @@ use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::shutdown::Shutdown;
-use crate::store::saving::Reply;
-use crate::store::saving::{Keep, Stores};
+use crate::store::saving::{Keep, Reply, Stores};
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
