@@ -1,4 +1,4 @@
-//! The compare card from the page: a `compare` message's fields, the server's
+//! The `compare` kind: a `compare` message's fields, the server's
 //! bounds on pairs and on the "run until resolved" budget, and the page's
 //! comparison as the engine's [`CompareJob`], driven run by run through the
 //! queue (like a sweep) so other pages' runs can take their turn in between.

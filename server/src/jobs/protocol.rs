@@ -13,9 +13,6 @@ use serde_json::Value;
 
 use crate::jobs::message::{Located, MessageError, EXAMPLE};
 use crate::jobs::requests::{Kind, Planned};
-use crate::jobs::{
-    compare, ipc, latency, pages, probe, run, shared_pipe, sweep, tool, tune, wakeup,
-};
 use crate::state::AppState;
 
 /// A message from the page: a job for the runner, or one about no job.
@@ -124,17 +121,17 @@ macro_rules! kinds {
 }
 
 kinds! {
-    Run("run", run::RunMessage),
-    Sweep("sweep", sweep::SweepMessage),
-    Ipc("ipc", ipc::IpcMessage),
-    Latency("latency", latency::LatencyMessage),
-    Pages("pages", pages::PagesMessage),
-    Wakeup("wakeup", wakeup::WakeupMessage),
-    Probe("probe", probe::ProbeMessage),
-    Tool("tool", tool::ToolMessage),
-    Tune("tune", tune::TuneMessage),
-    SharedPipe("shared_pipe", shared_pipe::SharedMessage),
-    Compare("compare", compare::CompareRequest),
+    Run("run", crate::jobs::run::RunMessage),
+    Sweep("sweep", crate::jobs::sweep::SweepMessage),
+    Ipc("ipc", crate::jobs::ipc::IpcMessage),
+    Latency("latency", crate::jobs::latency::LatencyMessage),
+    Pages("pages", crate::jobs::pages::PagesMessage),
+    Wakeup("wakeup", crate::jobs::wakeup::WakeupMessage),
+    Probe("probe", crate::jobs::probe::ProbeMessage),
+    Tool("tool", crate::jobs::tool::ToolMessage),
+    Tune("tune", crate::jobs::tune::TuneMessage),
+    SharedPipe("shared_pipe", crate::jobs::shared_pipe::SharedMessage),
+    Compare("compare", crate::jobs::compare::CompareRequest),
 }
 
 impl From<JobRequest> for ClientMessage {
