@@ -415,7 +415,7 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
         Directive::Tune(id) => {
             let step = known_step(id, chapter)?;
             // The budget's default and bounds are the server's, written once.
-            use crate::past_page::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
+            use crate::jobs::tune::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
             let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
             let command = words.fill(
                 ON_THE_COMMAND_LINE,
