@@ -1,49 +1,29 @@
 //! `pipebook`: builds the book and serves it with a live runner for its steps.
 //!
-//! Start-up ([`server`], asked by a [`config`]) builds the book with mdBook as a library ([`book`]),
-//! loads it ([`site`]) and serves it ([`app`], [`serve_book`]) next to a JSON API
-//! ([`api`]) and the WebSocket runner ([`ws`], [`protocol`]). Runs go through one
-//! machine-wide queue ([`scheduler`]), each on its own thread ([`worker`]), also
-//! the runs of the IPC lab ([`ipc_page`]) and of the latency lab ([`latency_page`]), and their results are kept across
-//! restarts ([`history`]). Course labs, their progress, the exported reports and
-//! the instructor's merge live in [`labs`]. [`security`] holds the
-//! checks that keep a server which runs programs on click local.
+//! Start-up ([`server`], asked by a [`config`]) builds the book with mdBook as a
+//! library ([`book`]) and serves it in three rooms: [`http`] (the routes, the
+//! built book, the JSON API and the checks that keep a server which runs
+//! programs on click local), [`jobs`] (a page's job from its WebSocket message
+//! to its result: one file per kind of job, one machine-wide queue) and
+//! [`store`] (the state files: results history, tuned variants, the one append
+//! path). Course labs, their progress, the exported reports and the
+//! instructor's merge live in [`labs`].
 
 #![warn(missing_docs)]
 
-pub(crate) mod api;
-pub mod app;
 pub mod book;
 pub mod cli;
-pub(crate) mod compare_page;
 pub mod config;
 pub(crate) mod connections;
 pub(crate) mod error;
-pub(crate) mod history;
 pub(crate) mod html;
-pub(crate) mod ipc_page;
-pub(crate) mod jsonl;
-pub(crate) mod judge_api;
+pub mod http;
+pub(crate) mod jobs;
 pub mod labs;
-pub(crate) mod latency_page;
-pub(crate) mod page_defaults;
-pub(crate) mod page_params;
-pub(crate) mod past_page;
-pub mod peer;
-pub(crate) mod protocol;
-pub(crate) mod requests;
-pub(crate) mod saving;
-pub(crate) mod scheduler;
-pub(crate) mod security;
-pub(crate) mod serve_book;
 pub mod server;
 pub mod shutdown;
-pub(crate) mod site;
 pub mod state;
-pub(crate) mod statefile;
-pub(crate) mod system_cache;
-pub(crate) mod watch;
-pub(crate) mod ws;
+pub(crate) mod store;
 
 /// An error and its causes, each once: `outer: cause: root cause`. Errors here
 /// never repeat their source in their own message, so logs print the chain.

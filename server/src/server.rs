@@ -18,22 +18,22 @@ use pipebench::steps::plan::Limits;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use crate::app::router;
 use crate::book::BookError;
 use crate::config::{build_book, Config};
 use crate::connections::{Activity, Registry, Watched};
-use crate::history::{self, History, HistoryError};
+use crate::http::app::router;
+use crate::http::peer::{Admission, PeerPolicy};
+use crate::http::security::{HostPolicy, Token};
+use crate::http::site::{Site, SiteError};
+use crate::jobs::scheduler::Scheduler;
 use crate::labs::store::{LabStore, StoreError};
-use crate::past_page::{TunedLoad, TunedVariants, TUNED_FILE};
-use crate::peer::{Admission, PeerPolicy};
-use crate::saving::Stores;
-use crate::scheduler::Scheduler;
-use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
-use crate::site::{Site, SiteError};
 use crate::state::{raise_fd_limit, AppState};
-use crate::statefile::StateError;
-use crate::system_cache::SystemCache;
+use crate::store::history::{self, History, HistoryError};
+use crate::store::saving::Stores;
+use crate::store::statefile::StateError;
+use crate::store::system_cache::SystemCache;
+use crate::store::tuned::{TunedLoad, TunedVariants, TUNED_FILE};
 
 /// How many runs may wait behind the running one.
 pub(crate) const MAX_WAITING: usize = 8;
@@ -194,7 +194,7 @@ pub async fn prepare(
     // Every state file is checked before any is created or read: a refused
     // labs.jsonl must not leave a fresh results.jsonl behind.
     LabStore::new(&config.state_dir).check()?;
-    crate::statefile::check_existing(&config.state_dir.join(TUNED_FILE))
+    crate::store::statefile::check_existing(&config.state_dir.join(TUNED_FILE))
         .map_err(ServeError::Tuned)?;
     let state_dir = config.state_dir.clone();
     let history =
@@ -251,7 +251,7 @@ pub async fn prepare(
             ))
             .expect("catalog serialises"),
         ),
-        ipc_json: Bytes::from(crate::ipc_page::published_json()),
+        ipc_json: Bytes::from(crate::jobs::ipc::params::published_json()),
         system,
         history,
         labs,
@@ -278,7 +278,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
     let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
     let watched = if config.watch {
-        crate::watch::baseline(&config)
+        crate::http::watch::baseline(&config)
     } else {
         None
     };
@@ -293,7 +293,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         }
     }
     if config.watch {
-        crate::watch::spawn(config.clone(), prepared.state.clone(), watched);
+        crate::http::watch::spawn(config.clone(), prepared.state.clone(), watched);
     }
     let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.
@@ -559,7 +559,7 @@ async fn admit(peers: &Arc<PeerPolicy>, stream: &TcpStream, peer: SocketAddr) ->
 fn refused(peer_uid: Option<u32>, owner: u32) -> Service {
     use axum::http::{header, StatusCode};
     use axum::response::IntoResponse;
-    let page = crate::peer::refusal_page(peer_uid, owner);
+    let page = crate::http::peer::refusal_page(peer_uid, owner);
     TowerToHyperService::new(axum::Router::new().fallback(move || {
         let page = page.clone();
         async move {

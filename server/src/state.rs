@@ -9,12 +9,12 @@ use pipebench::steps::plan::Limits;
 use tokio::sync::Semaphore;
 
 use crate::connections::Registry;
-use crate::history::History;
+use crate::http::security::{HostPolicy, Token};
+use crate::http::site::Site;
+use crate::jobs::scheduler::Scheduler;
 use crate::labs::store::LabStore;
-use crate::scheduler::Scheduler;
-use crate::security::{HostPolicy, Token};
 use crate::shutdown::Shutdown;
-use crate::site::Site;
+use crate::store::history::History;
 
 /// Everything a request handler may need. Cheap to clone.
 #[derive(Clone)]
@@ -34,7 +34,7 @@ pub struct AppState {
     /// `/api/ipc`, serialised once.
     pub(crate) ipc_json: Bytes,
     /// `/api/system`, probed at start-up; its behaviour probes again on request.
-    pub(crate) system: Arc<crate::system_cache::SystemCache>,
+    pub(crate) system: Arc<crate::store::system_cache::SystemCache>,
     /// Past results.
     pub(crate) history: Arc<History>,
     /// The labs' predictions and measurements.
@@ -49,11 +49,11 @@ pub struct AppState {
     /// Timeouts and caps on connections (as fitted to the open-file limit).
     pub(crate) connections: Arc<ConnectionLimits>,
     /// The tuned variants found by searches since start (`tuned-STEP`).
-    pub(crate) tuned: Arc<crate::past_page::TunedVariants>,
+    pub(crate) tuned: Arc<crate::store::tuned::TunedVariants>,
     /// Which local users are served (the server's own only, unless opted out).
-    pub(crate) peers: Arc<crate::peer::PeerPolicy>,
+    pub(crate) peers: Arc<crate::http::peer::PeerPolicy>,
     /// The pairs of the comparisons run, for "more pairs" to take up.
-    pub(crate) compare_series: Arc<crate::compare_page::SeriesStore>,
+    pub(crate) compare_series: Arc<crate::store::compare_series::SeriesStore>,
 }
 
 /// Descriptors kept for everything but client connections: listeners, the

@@ -25,7 +25,7 @@ pub fn end_main(spec_json: &str) -> ExitCode {
         }
     };
     // SAFETY: the launcher put these descriptors there for us (the harness's
-    // `spawn_end` says which); we take ownership of each exactly once.
+    // `launch_end` says which); we take ownership of each exactly once.
     let mut fds = unsafe {
         EndFds {
             data: spec.has_fd.then(|| OwnedFd::from_raw_fd(DATA_FD)),

@@ -7,7 +7,9 @@
 //! descriptors of its one map: the report pipe on fd 3, the control page on
 //! fd 4, the data descriptor (if any) on fd 5, the source and destination files
 //! (if any) on fds 6 and 7, and `PR_SET_PDEATHSIG(SIGKILL)`, so the ends die
-//! with the harness thread.
+//! with the harness thread. The ends are watched and reaped by
+//! [`crate::process::supervise`]: the run is over when an end fails (the other
+//! is killed at once) or both have exited.
 //!
 //! `PR_SET_PDEATHSIG` fires when the spawning *thread* exits: call [`run`] from a
 //! thread that lives until it returns.
@@ -26,7 +28,7 @@ use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::data;
 use super::end::{EndReport, EndSpec, Role};
@@ -38,8 +40,11 @@ use super::{
 };
 use crate::ends::control::ControlRegion;
 pub use crate::process::filesystem::{filesystem, free_bytes};
-use crate::process::launch::{Child, EndProgram, Launch};
+use crate::process::launch::{EndProgram, Launch};
 use crate::process::rundir::Record;
+use crate::process::supervise::{
+    supervise, Ending, Flow, Policy, Reaped, SuperviseError, Supervised,
+};
 use crate::size::gib_per_s;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
@@ -146,14 +151,7 @@ pub fn check_here(mechanism: Mechanism, params: &IpcParams) -> Result<(), IpcErr
 }
 
 // ---------------------------------------------------------------------------
-// Ends
-
-/// A running end; dropping it kills and reaps the process.
-#[derive(Debug)]
-struct EndProcess {
-    role: Role,
-    child: Child,
-}
+// Objects
 
 /// The descriptors the harness hands an end (moved into it: the harness keeps
 /// no copy).
@@ -164,13 +162,244 @@ struct Handed {
     dst: Option<File>,
 }
 
-/// Starts one end through the one launcher, with the descriptors of its map.
-fn spawn_end(
+/// What a run made for its ends: their spec, what each is handed, and what the
+/// result needs to know of it.
+#[derive(Debug)]
+struct Made {
+    /// The producer's (or the solo end's) spec; the consumer's differs only by
+    /// its role. Its `bytes` are those the ends are asked to move (capped for
+    /// `direct-io`).
+    spec: EndSpec,
+    producer: Handed,
+    consumer: Handed,
+    /// The lines a text experiment must count.
+    expected_lines: Option<u64>,
+    /// What the result says beside its figures.
+    notes: Vec<String>,
+}
+
+/// Where a run makes its files, and the file system there (for the mechanisms
+/// that use files).
+#[derive(Debug, Clone, Copy)]
+struct Place<'a> {
+    dir: &'a Path,
+    fs: Option<&'a str>,
+}
+
+/// Whether the run writes the pattern into a source file, and makes a
+/// destination beside it.
+fn needs_src(mechanism: Mechanism, info: &MechanismInfo) -> bool {
+    use Mechanism::*;
+    (info.pair && info.uses_files && !matches!(mechanism, FileFlock | FileMmap))
+        || matches!(mechanism, CopyFileRange | Ficlone)
+}
+
+/// Refuses a folder with no room for the files the run writes, before any is
+/// made.
+fn check_room(
+    mechanism: Mechanism,
+    info: &MechanismInfo,
+    bytes: u64,
+    dir: &Path,
+) -> Result<(), IpcError> {
+    use Mechanism::*;
+    let files_needed = match mechanism {
+        FileFlock | FileMmap | LinesMmap | LinesRead | DirectIo | BufferedIo => 1,
+        _ if needs_src(mechanism, info) => 2,
+        _ => 0,
+    };
+    if files_needed == 0 {
+        return Ok(());
+    }
+    let needed = files_needed * bytes + MIB;
+    match free_bytes(dir) {
+        Some(available) if available < needed => Err(IpcError::DirTooSmall {
+            dir: dir.display().to_string(),
+            needed,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Makes everything the ends of `mechanism` need, owned by `res`.
+fn make_objects(
+    mechanism: Mechanism,
+    info: &MechanismInfo,
+    params: &IpcParams,
+    chunk: u64,
+    place: Place<'_>,
+    res: &mut Resources,
+) -> Result<Made, IpcError> {
+    let mut made = Made {
+        spec: EndSpec {
+            role: Role::Producer,
+            mechanism,
+            bytes: params.bytes.bytes(),
+            chunk,
+            has_src: false,
+            has_dst: false,
+            shared: None,
+            shm_name: None,
+            sysv_id: None,
+            port: None,
+            peer_port: None,
+            has_fd: false,
+            has_control: false,
+            no_counts: params.no_counts,
+        },
+        producer: Handed::default(),
+        consumer: Handed::default(),
+        expected_lines: None,
+        notes: Vec::new(),
+    };
+    if needs_src(mechanism, info) {
+        make_source(place, res, &mut made)?;
+    }
+    make_channel(params, place, res, &mut made)?;
+    Ok(made)
+}
+
+/// The source file, with the pattern, and the destination: the producer's, or
+/// the consumer's to write into.
+fn make_source(place: Place<'_>, res: &mut Resources, made: &mut Made) -> Result<(), IpcError> {
+    let mechanism = made.spec.mechanism;
+    let mut src = res.unnamed_file("src")?;
+    let dst = res.unnamed_file("dst")?;
+    if mechanism == Mechanism::Ficlone {
+        // Before the pattern is written: the file system says at once
+        // whether it shares extents at all.
+        zerocopy::probe_reflink(&src, &dst, place.dir, place.fs.unwrap_or("unknown"))?;
+    }
+    write_pattern(&mut src, made.spec.bytes, false)?;
+    made.producer.src = Some(src);
+    if matches!(mechanism, Mechanism::CopyFileRange | Mechanism::Ficlone) {
+        made.producer.dst = Some(dst);
+    } else {
+        made.consumer.dst = Some(dst);
+    }
+    Ok(())
+}
+
+/// What carries the bytes between the ends: a FIFO, a pipe, sockets, a kernel
+/// object, a shared file, or the one process's file.
+fn make_channel(
+    params: &IpcParams,
+    place: Place<'_>,
+    res: &mut Resources,
+    made: &mut Made,
+) -> Result<(), IpcError> {
+    use Mechanism::*;
+    let bytes = made.spec.bytes;
+    let spec = &mut made.spec;
+    match spec.mechanism {
+        FifoRw | FifoSplice => spec.shared = Some(res.fifo("fifo")?),
+        PipeRw | PipeSplice => {
+            let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+                .map_err(|e| setup_err("create the pipe")(e.into()))?;
+            made.producer.data = Some(w);
+            made.consumer.data = Some(r);
+        }
+        m if m.is_tcp() => {
+            let (listener, port) = sockets::listen(params.port.unwrap_or(0))?;
+            // The producer's address is taken now, by a socket of the run's
+            // own: the consumer will take no connection from anywhere else.
+            let (socket, peer_port) = sockets::bound_socket()?;
+            spec.port = Some(port);
+            spec.peer_port = Some(peer_port);
+            made.consumer.data = Some(listener);
+            made.producer.data = Some(socket);
+        }
+        UnixStream | MemfdScm => {
+            let (a, b) = sockets::socketpair()?;
+            made.producer.data = Some(a);
+            made.consumer.data = Some(b);
+        }
+        SysvMsgqueue => {
+            let id = sysv::create_queue()?;
+            res.sysv(Record::msg_queue(id), id, false)?;
+            spec.sysv_id = Some(id);
+        }
+        SysvShm => {
+            let id = sysv::create_segment(shared::HEADER + bytes)?;
+            res.sysv(Record::sysv_shm(id), id, true)?;
+            spec.sysv_id = Some(id);
+        }
+        PosixShm => spec.shm_name = Some(res.posix_shm(shared::HEADER + bytes)?),
+        FileFlock => spec.shared = Some(res.shared_file("shared", 0)?),
+        FileMmap => spec.shared = Some(res.shared_file("shared", shared::HEADER + bytes)?),
+        LinesMmap | LinesRead => {
+            let mut text = res.unnamed_file("text")?;
+            made.expected_lines = Some(files::write_text(&mut text, bytes)?);
+            made.producer.src = Some(text);
+        }
+        DirectIo | BufferedIo => make_io_data(place, res, made)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The file the IO experiments read: refused or noted on tmpfs, probed for
+/// O_DIRECT, capped for `direct-io` (the spec's bytes then say so).
+fn make_io_data(place: Place<'_>, res: &mut Resources, made: &mut Made) -> Result<(), IpcError> {
+    let mechanism = made.spec.mechanism;
+    let mut data = res.unnamed_file("data")?;
+    if mechanism == Mechanism::DirectIo {
+        if place.fs == Some("tmpfs") {
+            return Err(IpcError::DirectIoOnTmpfs {
+                dir: place.dir.display().to_string(),
+            });
+        }
+        files::probe_direct_io(&data, place.dir, place.fs.unwrap_or("unknown"))?;
+    } else if place.fs == Some("tmpfs") {
+        made.notes.push(
+            "buffered reads on tmpfs read memory: there is no disk behind the page cache".into(),
+        );
+    }
+    let capped = effective_bytes(mechanism, made.spec.bytes);
+    if capped < made.spec.bytes {
+        made.spec.bytes = capped;
+        made.notes.push(format!(
+            "direct-io reads at most {} (each 1 KiB O_DIRECT read is a device request)",
+            ByteSize(capped)
+        ));
+    }
+    write_pattern(&mut data, made.spec.bytes, mechanism == Mechanism::DirectIo)?;
+    made.producer.src = Some(data);
+    Ok(())
+}
+
+/// Writes `bytes` of the pattern into `file` (the run's, with no name).
+pub(crate) fn write_pattern(file: &mut File, bytes: u64, sync: bool) -> Result<(), IpcError> {
+    let what = "write the source file";
+    let mut buf = vec![0u8; MIB as usize];
+    let mut offset = 0;
+    while offset < bytes {
+        let n = (bytes - offset).min(MIB) as usize;
+        data::fill(&mut buf[..n], offset);
+        file.write_all(&buf[..n]).map_err(setup_err(what))?;
+        offset += n as u64;
+    }
+    if sync {
+        file.sync_all().map_err(setup_err(what))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Ends
+
+/// How often the harness wakes while the ends run, for progress, cancel and the
+/// timeout; an end's exit wakes it at once.
+const WAIT_TICK: Duration = Duration::from_millis(20);
+
+/// One end's launch through the one launcher, with the descriptors of its map.
+fn launch_end<'a>(
     spec: &EndSpec,
     handed: Handed,
-    control: &ControlRegion,
-    program: &EndProgram,
-) -> Result<EndProcess, IpcError> {
+    control: &'a ControlRegion,
+    program: &'a EndProgram,
+) -> Launch<'a> {
     let spec = EndSpec {
         has_fd: handed.data.is_some(),
         has_control: control.fd().is_some(),
@@ -197,30 +426,141 @@ fn spawn_end(
     if let Some(dst) = handed.dst {
         launch = launch.destination(dst.into());
     }
-    let child = launch.spawn().map_err(|err| IpcError::Setup {
-        what: format!("start the {}", spec.role.name()),
-        source: std::io::Error::other(err),
-    })?;
-    Ok(EndProcess {
-        role: spec.role,
-        child,
+    launch
+}
+
+/// The ends to start, in order, with their roles: for a pair the consumer
+/// first, so that it is ready (accepting, attached, blocked in read) before the
+/// producer's clock starts; else the one solo end.
+fn start_order<'a>(
+    pair: bool,
+    spec: EndSpec,
+    producer: Handed,
+    consumer: Handed,
+    control: &'a ControlRegion,
+    program: &'a EndProgram,
+) -> (Vec<Role>, Vec<Launch<'a>>) {
+    if !pair {
+        let spec = EndSpec {
+            role: Role::Solo,
+            ..spec
+        };
+        return (
+            vec![Role::Solo],
+            vec![launch_end(&spec, producer, control, program)],
+        );
+    }
+    let consumer_spec = EndSpec {
+        role: Role::Consumer,
+        ..spec.clone()
+    };
+    (
+        vec![Role::Consumer, Role::Producer],
+        vec![
+            launch_end(&consumer_spec, consumer, control, program),
+            launch_end(&spec, producer, control, program),
+        ],
+    )
+}
+
+/// Copies the receiver's count from the control page for whoever shows the
+/// run live.
+fn publish(control: &ControlRegion, params: &IpcParams) {
+    if let Some(progress) = &params.progress {
+        let received = control.shared().reader_bytes.load(Ordering::Relaxed);
+        progress.store(received, Ordering::Relaxed);
+    }
+}
+
+/// Runs the ends to their end: kills the others as soon as one fails, all of
+/// them on cancel or timeout; publishes progress meanwhile, and on the tick
+/// after both ends of a pair say they hold the run's named object, removes the
+/// name (`res`'s early part). Returns each end's report, or the failure to
+/// report.
+fn run_ends(
+    roles: &[Role],
+    launches: Vec<Launch<'_>>,
+    control: &ControlRegion,
+    params: &IpcParams,
+    res: &mut Resources,
+) -> Result<Vec<(Role, EndReport)>, IpcError> {
+    let policy = Policy {
+        tick: WAIT_TICK,
+        timeout: params.timeout,
+        ending: Ending::FailureOrAll,
+        grace: Duration::ZERO,
+    };
+    let cancelled = || {
+        params
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    };
+    let supervised = supervise::<EndReport>(launches, &policy, || {
+        publish(control, params);
+        if roles.len() == 2 && control.shared().holding.load(Ordering::Acquire) >= 2 {
+            res.release_early();
+        }
+        if cancelled() {
+            Flow::Stop
+        } else {
+            Flow::Go
+        }
     })
+    .map_err(|err| match err {
+        SuperviseError::Start { index, source } => IpcError::Setup {
+            what: format!("start the {}", roles[index].name()),
+            source: std::io::Error::other(source),
+        },
+        SuperviseError::Wait { source, .. } => setup_err("wait for an end")(source),
+    })?;
+    let reaped = match supervised {
+        Supervised::Ended(reaped) => reaped,
+        Supervised::Stopped => return Err(IpcError::Cancelled),
+        Supervised::TimedOut => return Err(IpcError::Timeout(params.timeout)),
+    };
+    // The receiver may have stored its last count after the last tick.
+    publish(control, params);
+    let mut reports = Vec::new();
+    let mut cause: Option<(u8, IpcError)> = None;
+    for (&role, end) in roles.iter().zip(reaped) {
+        let rank = cause_rank(role, end.by_itself);
+        match collect(role, end) {
+            Ok(report) => reports.push((role, report)),
+            Err(e) if cause.as_ref().is_none_or(|(best, _)| rank < *best) => {
+                cause = Some((rank, e))
+            }
+            Err(_) => {}
+        }
+    }
+    cause.map_or(Ok(reports), |(_, e)| Err(e))
+}
+
+/// Which failed end's error is the run's (lowest first): an end that failed by
+/// itself before one the harness killed because another had failed (its
+/// "killed by signal 9" only echoes the cause); among those, the producer, as
+/// a consumer's "unexpected end of data" only echoes a failed producer.
+fn cause_rank(role: Role, by_itself: bool) -> u8 {
+    match (by_itself, role == Role::Producer) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, true) => 2,
+        (false, false) => 3,
+    }
 }
 
 /// The end's report, or why it failed: its stderr's messages, without the
 /// `pipebench ipc-end ROLE: error:` prefix.
-fn collect(end: &mut EndProcess) -> Result<EndReport, IpcError> {
-    let status = end.child.status();
-    let outcome = end.child.outcome::<EndReport>();
+fn collect(role: Role, end: Reaped<EndReport>) -> Result<EndReport, IpcError> {
     let failed = |message: String| IpcError::EndFailed {
-        role: end.role.name().to_string(),
-        status: end.child.describe_status(),
+        role: role.name().to_string(),
+        status: end.status.clone(),
         message,
     };
-    match outcome {
-        Ok(report) if status.is_some_and(|s| s.success()) => Ok(report),
+    match end.outcome {
+        Ok(report) if end.success => Ok(report),
         Ok(_) => Err(failed("it reported, then failed".into())),
-        Err(silent) => Err(failed(
+        Err(ref silent) => Err(failed(
             silent
                 .stderr
                 .split("; ")
@@ -231,319 +571,20 @@ fn collect(end: &mut EndProcess) -> Result<EndReport, IpcError> {
     }
 }
 
-/// How often [`wait_all`] wakes while the ends run, for progress, cancel and the
-/// timeout; an end's exit wakes it at once (through its pidfd).
-const WAIT_TICK: Duration = Duration::from_millis(20);
+// ---------------------------------------------------------------------------
+// The result
 
-/// Waits for every end; kills the others as soon as one fails, and all of them
-/// on cancel or timeout.
-///
-/// It sleeps in `poll` on the ends' pidfds, so an exit is seen at once without
-/// waking hundreds of times a second on a machine whose CPUs the ends need;
-/// without pidfds (Linux before 5.3) it falls back to short sleeps. On the tick
-/// after both ends of a pair say they hold the run's named object, it removes
-/// the name (`res`'s early part).
-fn wait_all(
-    ends: &mut [EndProcess],
-    control: &ControlRegion,
-    params: &IpcParams,
-    res: &mut Resources,
-) -> Result<(), IpcError> {
-    let started = Instant::now();
-    let publish = || {
-        if let Some(progress) = &params.progress {
-            let received = control.shared().reader_bytes.load(Ordering::Relaxed);
-            progress.store(received, Ordering::Relaxed);
-        }
-    };
-    let pidfds: Option<Vec<OwnedFd>> = ends
-        .iter()
-        .map(|end| {
-            let pid = rustix::process::Pid::from_raw(end.child.pid() as i32)?;
-            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
-        })
-        .collect();
-    let kill_all = |ends: &mut [EndProcess]| ends.iter_mut().for_each(|e| e.child.kill());
-    loop {
-        publish();
-        if ends.len() == 2 && control.shared().holding.load(Ordering::Acquire) >= 2 {
-            res.release_early();
-        }
-        for end in ends.iter_mut() {
-            end.child.try_wait().map_err(setup_err("wait for an end"))?;
-        }
-        let status = |e: &EndProcess| e.child.status();
-        let failed = ends.iter().any(|e| status(e).is_some_and(|s| !s.success()));
-        if failed || ends.iter().all(|e| status(e).is_some()) {
-            kill_all(ends);
-            // The receiver may have stored its last count after the read above.
-            publish();
-            return Ok(());
-        }
-        if params
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            kill_all(ends);
-            return Err(IpcError::Cancelled);
-        }
-        if started.elapsed() > params.timeout {
-            kill_all(ends);
-            return Err(IpcError::Timeout(params.timeout));
-        }
-        match &pidfds {
-            Some(pidfds) => {
-                let mut running: Vec<rustix::event::PollFd<'_>> = pidfds
-                    .iter()
-                    .zip(ends.iter())
-                    .filter(|(_, end)| end.child.status().is_none())
-                    .map(|(fd, _)| rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN))
-                    .collect();
-                let tick = rustix::time::Timespec {
-                    tv_sec: 0,
-                    tv_nsec: WAIT_TICK.as_nanos() as _,
-                };
-                // EINTR or any other failure only means: look again.
-                let _ = rustix::event::poll(&mut running, Some(&tick));
-            }
-            None => std::thread::sleep(Duration::from_millis(2)),
-        }
-    }
-}
-
-/// Writes `bytes` of the pattern into `file` (the run's, with no name).
-pub(crate) fn write_pattern(file: &mut File, bytes: u64, sync: bool) -> Result<(), IpcError> {
-    let what = "write the source file";
-    let mut buf = vec![0u8; MIB as usize];
-    let mut offset = 0;
-    while offset < bytes {
-        let n = (bytes - offset).min(MIB) as usize;
-        data::fill(&mut buf[..n], offset);
-        file.write_all(&buf[..n]).map_err(setup_err(what))?;
-        offset += n as u64;
-    }
-    if sync {
-        file.sync_all().map_err(setup_err(what))?;
-    }
-    Ok(())
-}
-
-/// Runs `mechanism` once with `params` and returns its measurement.
-///
-/// Blocking. Everything the run creates is removed before it returns, whether it
-/// succeeded, failed, was cancelled through `params.cancel`, or unwound; what a
-/// killed harness leaves is in its private folder for the next
-/// [`crate::process::rundir::sweep`].
-pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcError> {
-    use Mechanism::*;
-    let (info, chunk) = validate(mechanism, params)?;
-    let mut bytes = params.bytes.bytes();
-    let base = base_for(&info, params.dir.as_deref())?;
-    let dir = base.path().to_path_buf();
-    let fs = if info.uses_files {
-        filesystem(&dir)
-    } else {
-        None
-    };
-    let mut notes = Vec::new();
-    let mut res = Resources::new(base);
-
-    let copies_files = matches!(mechanism, CopyFileRange | Ficlone);
-    let needs_src = (info.pair && info.uses_files && !matches!(mechanism, FileFlock | FileMmap))
-        || copies_files;
-    let files_needed = match mechanism {
-        FileFlock | FileMmap | LinesMmap | LinesRead | DirectIo | BufferedIo => 1,
-        _ if needs_src => 2,
-        _ => 0,
-    };
-    if files_needed > 0 {
-        let needed = files_needed * bytes + MIB;
-        if let Some(available) = free_bytes(&dir) {
-            if available < needed {
-                return Err(IpcError::DirTooSmall {
-                    dir: dir.display().to_string(),
-                    needed,
-                    available,
-                });
-            }
-        }
-    }
-
-    let mut spec = EndSpec {
-        role: Role::Producer,
-        mechanism,
-        bytes,
-        chunk,
-        has_src: false,
-        has_dst: false,
-        shared: None,
-        shm_name: None,
-        sysv_id: None,
-        port: None,
-        peer_port: None,
-        has_fd: false,
-        has_control: false,
-        no_counts: params.no_counts,
-    };
-    let mut producer = Handed::default();
-    let mut consumer = Handed::default();
-    let mut expected_lines = None;
-    if needs_src {
-        let mut src = res.unnamed_file("src")?;
-        let dst = res.unnamed_file("dst")?;
-        if mechanism == Ficlone {
-            // Before the pattern is written: the file system says at once
-            // whether it shares extents at all.
-            zerocopy::probe_reflink(&src, &dst, &dir, fs.as_deref().unwrap_or("unknown"))?;
-        }
-        write_pattern(&mut src, bytes, false)?;
-        producer.src = Some(src);
-        if copies_files {
-            producer.dst = Some(dst);
-        } else {
-            consumer.dst = Some(dst);
-        }
-    }
-    match mechanism {
-        FifoRw | FifoSplice => {
-            spec.shared = Some(res.fifo("fifo")?);
-        }
-        PipeRw | PipeSplice => {
-            let (r, w) =
-                rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| {
-                    IpcError::Setup {
-                        what: "create the pipe".into(),
-                        source: e.into(),
-                    }
-                })?;
-            producer.data = Some(w);
-            consumer.data = Some(r);
-        }
-        m if m.is_tcp() => {
-            let (listener, port) = sockets::listen(params.port.unwrap_or(0))?;
-            // The producer's address is taken now, by a socket of the run's
-            // own: the consumer will take no connection from anywhere else.
-            let (socket, peer_port) = sockets::bound_socket()?;
-            spec.port = Some(port);
-            spec.peer_port = Some(peer_port);
-            consumer.data = Some(listener);
-            producer.data = Some(socket);
-        }
-        UnixStream | MemfdScm => {
-            let (a, b) = sockets::socketpair()?;
-            producer.data = Some(a);
-            consumer.data = Some(b);
-        }
-        SysvMsgqueue => {
-            let id = sysv::create_queue()?;
-            res.sysv(Record::msg_queue(id), id, false)?;
-            spec.sysv_id = Some(id);
-        }
-        SysvShm => {
-            let id = sysv::create_segment(shared::HEADER + bytes)?;
-            res.sysv(Record::sysv_shm(id), id, true)?;
-            spec.sysv_id = Some(id);
-        }
-        PosixShm => {
-            spec.shm_name = Some(res.posix_shm(shared::HEADER + bytes)?);
-        }
-        FileFlock => {
-            spec.shared = Some(res.shared_file("shared", 0)?);
-        }
-        FileMmap => {
-            spec.shared = Some(res.shared_file("shared", shared::HEADER + bytes)?);
-        }
-        LinesMmap | LinesRead => {
-            let mut text = res.unnamed_file("text")?;
-            expected_lines = Some(files::write_text(&mut text, bytes)?);
-            producer.src = Some(text);
-        }
-        DirectIo | BufferedIo => {
-            let mut data = res.unnamed_file("data")?;
-            if mechanism == DirectIo {
-                if fs.as_deref() == Some("tmpfs") {
-                    return Err(IpcError::DirectIoOnTmpfs {
-                        dir: dir.display().to_string(),
-                    });
-                }
-                files::probe_direct_io(&data, &dir, fs.as_deref().unwrap_or("unknown"))?;
-            } else if fs.as_deref() == Some("tmpfs") {
-                notes.push(
-                    "buffered reads on tmpfs read memory: there is no disk behind the page cache"
-                        .into(),
-                );
-            }
-            let capped = effective_bytes(mechanism, bytes);
-            if capped < bytes {
-                bytes = capped;
-                spec.bytes = bytes;
-                notes.push(format!(
-                    "direct-io reads at most {} (each 1 KiB O_DIRECT read is a device request)",
-                    ByteSize(bytes)
-                ));
-            }
-            write_pattern(&mut data, bytes, mechanism == DirectIo)?;
-            producer.src = Some(data);
-        }
-        _ => {}
-    }
-
-    let control = ControlRegion::create().map_err(|e| IpcError::Setup {
-        what: "create the progress page".into(),
-        source: std::io::Error::other(e),
-    })?;
-    let program = match &params.program {
-        Some(program) => program.clone(),
-        None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
-    };
-    let mut ends = Vec::new();
-    if info.pair {
-        // Consumer first: it is ready (accepting, attached, blocked in read)
-        // before the producer's clock starts.
-        let consumer_spec = EndSpec {
-            role: Role::Consumer,
-            ..spec.clone()
-        };
-        ends.push(spawn_end(&consumer_spec, consumer, &control, &program)?);
-        ends.push(spawn_end(&spec, producer, &control, &program)?);
-    } else {
-        spec.role = Role::Solo;
-        ends.push(spawn_end(&spec, producer, &control, &program)?);
-    }
-    wait_all(&mut ends, &control, params, &mut res)?;
-    let mut reports = Vec::new();
-    let mut first_error = None;
-    for end in ends.iter_mut() {
-        match collect(end) {
-            Ok(report) => reports.push((end.role, report)),
-            Err(e) => {
-                // A consumer's "unexpected end of data" only echoes a failed
-                // producer; report the cause.
-                if first_error.is_none() || end.role == Role::Producer {
-                    first_error = Some(e);
-                }
-            }
-        }
-    }
-    drop(ends);
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    let start = reports.iter().filter_map(|(_, r)| r.start_ns).min();
-    let end = reports.iter().filter_map(|(_, r)| r.end_ns).max();
-    let elapsed_ms = match (start, end) {
-        (Some(s), Some(e)) => e.saturating_sub(s) as f64 / 1e6,
-        _ => 0.0,
-    };
-    let receiver = reports
-        .iter()
-        .find(|(role, _)| *role != Role::Producer)
-        .map(|(_, r)| r.clone())
-        .unwrap_or_default();
-    let checksum_ok = match (mechanism, receiver.checksum, expected_lines) {
+/// Whether the receiver got what was sent: the text's lines, the fork's two
+/// views, or the pattern's checksum over every byte (a mismatch is an error).
+fn check_received(
+    mechanism: Mechanism,
+    bytes: u64,
+    receiver: &EndReport,
+    expected_lines: Option<u64>,
+) -> Result<bool, IpcError> {
+    Ok(match (mechanism, receiver.checksum, expected_lines) {
         (_, _, Some(lines)) => receiver.lines == Some(lines),
-        (CowFork, _, _) => receiver
+        (Mechanism::CowFork, _, _) => receiver
             .cow
             .is_some_and(|c| c.parent_sees_original && c.child_sees_its_write),
         (_, Some(got), _) => {
@@ -558,12 +599,41 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
             true
         }
         (_, None, _) => false,
-    };
+    })
+}
+
+/// From the producer's first data call to the last byte's arrival, ms.
+fn elapsed_ms(reports: &[(Role, EndReport)]) -> f64 {
+    let start = reports.iter().filter_map(|(_, r)| r.start_ns).min();
+    let end = reports.iter().filter_map(|(_, r)| r.end_ns).max();
+    match (start, end) {
+        (Some(s), Some(e)) => e.saturating_sub(s) as f64 / 1e6,
+        _ => 0.0,
+    }
+}
+
+/// The run's result from its ends' reports; `made` is what the run made (its
+/// ends' parts already handed over).
+fn result(
+    info: &MechanismInfo,
+    made: Made,
+    reports: &[(Role, EndReport)],
+    fs: Option<String>,
+) -> Result<IpcResult, IpcError> {
+    let (mechanism, bytes, chunk) = (info.mechanism, made.spec.bytes, made.spec.chunk);
+    let receiver = reports
+        .iter()
+        .find(|(role, _)| *role != Role::Producer)
+        .map(|(_, r)| r.clone())
+        .unwrap_or_default();
+    let checksum_ok = check_received(mechanism, bytes, &receiver, made.expected_lines)?;
+    let mut notes = made.notes;
     notes.extend(reports.iter().flat_map(|(_, r)| r.notes.iter().cloned()));
     // A one-process experiment says what it went through: the text file ends on
     // a whole line (a little under the size asked), the fork's child writes what
     // it writes.
     let moved = if info.pair { bytes } else { receiver.bytes };
+    let elapsed_ms = elapsed_ms(reports);
     let ends: Vec<IpcEnd> = reports
         .iter()
         .map(|(role, r)| IpcEnd {
@@ -605,6 +675,48 @@ pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcErr
     })
 }
 
+/// Runs `mechanism` once with `params` and returns its measurement.
+///
+/// Blocking. Everything the run creates is removed before it returns, whether it
+/// succeeded, failed, was cancelled through `params.cancel`, or unwound; what a
+/// killed harness leaves is in its private folder for the next
+/// [`crate::process::rundir::sweep`].
+pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcError> {
+    let (info, chunk) = validate(mechanism, params)?;
+    let base = base_for(&info, params.dir.as_deref())?;
+    let dir = base.path().to_path_buf();
+    let fs = if info.uses_files {
+        filesystem(&dir)
+    } else {
+        None
+    };
+    let mut res = Resources::new(base);
+    check_room(mechanism, &info, params.bytes.bytes(), &dir)?;
+    let place = Place {
+        dir: &dir,
+        fs: fs.as_deref(),
+    };
+    let mut made = make_objects(mechanism, &info, params, chunk, place, &mut res)?;
+    let control = ControlRegion::create().map_err(|e| IpcError::Setup {
+        what: "create the progress page".into(),
+        source: std::io::Error::other(e),
+    })?;
+    let program = match &params.program {
+        Some(program) => program.clone(),
+        None => EndProgram::current_exe(&[]).map_err(setup_err("find the pipebench executable"))?,
+    };
+    let (roles, launches) = start_order(
+        info.pair,
+        made.spec.clone(),
+        std::mem::take(&mut made.producer),
+        std::mem::take(&mut made.consumer),
+        &control,
+        &program,
+    );
+    let reports = run_ends(&roles, launches, &control, params, &mut res)?;
+    result(&info, made, &reports, fs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,5 +725,16 @@ mod tests {
     fn temp_dir_kind_is_detected() {
         assert_eq!(filesystem(Path::new("/dev/shm")).as_deref(), Some("tmpfs"));
         assert_ne!(filesystem(&default_dir()).as_deref(), Some("tmpfs"));
+    }
+
+    #[test]
+    fn the_run_reports_the_end_that_failed_by_itself_not_the_one_killed_after_it() {
+        // A consumer that failed on its own beats the producer the harness
+        // killed because of it.
+        assert!(cause_rank(Role::Consumer, true) < cause_rank(Role::Producer, false));
+        // Both failed on their own: the producer is the cause, the consumer's
+        // short read its echo.
+        assert!(cause_rank(Role::Producer, true) < cause_rank(Role::Consumer, true));
+        assert!(cause_rank(Role::Producer, false) < cause_rank(Role::Consumer, false));
     }
 }

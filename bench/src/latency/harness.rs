@@ -1,6 +1,8 @@
 //! The parent's side of a latency run: makes what the mechanism needs, starts
-//! the two ends through [`crate::process::launch`], samples progress from the
-//! shared region, and removes everything it made.
+//! the two ends through [`crate::process::launch`] and watches them with
+//! [`crate::process::supervise`] (when one ends, the other has a grace to
+//! follow), samples progress from the shared region, and removes everything it
+//! made.
 //!
 //! What is named, and for how long: the FIFOs live in a private run folder
 //! ([`RunDir`]) until both ends have opened them; the POSIX queues get a random
@@ -17,15 +19,20 @@
 
 use std::ffi::{CString, OsString};
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use super::channel::Role;
 use super::end::{EndOutcome, EndSpec, PingReport, Usage};
 use super::shared::Region;
 use super::{LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
 use crate::process::counts::Counts;
-use crate::process::launch::{Child, EndProgram, Launch};
+use crate::process::launch::{EndProgram, Launch};
 use crate::process::rundir::{Base, Record, RunDir};
+use crate::process::supervise::{
+    supervise, Ending, Flow, Policy, Reaped, SuperviseError, Supervised,
+};
 
 /// The subcommand both ends run.
 pub const END_SUBCOMMAND: &str = "latency-end";
@@ -83,6 +90,294 @@ fn setup(what: &str) -> impl FnOnce(std::io::Error) -> LatencyError + '_ {
     }
 }
 
+/// The descriptors one end is handed: (stdin, stdout, data).
+type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
+
+/// What the two ends are told and handed.
+struct Ends {
+    ping: EndSpec,
+    pong: EndSpec,
+    ping_fds: Fds,
+    pong_fds: Fds,
+}
+
+/// Makes what the configuration's mechanism needs: descriptors for the ends,
+/// named objects held in `held`, and in `warnings` what the result must say
+/// (connections refused).
+fn make_objects(
+    config: &LatencyConfig,
+    held: &mut Held,
+    warnings: &mut Vec<String>,
+) -> Result<Ends, LatencyError> {
+    let spec = |role| EndSpec {
+        role,
+        config: config.clone(),
+        fifos: None,
+        msg_queue: None,
+        ring_params: None,
+    };
+    let mut ends = Ends {
+        ping: spec(Role::Ping),
+        pong: spec(Role::Pong),
+        ping_fds: (None, None, None),
+        pong_fds: (None, None, None),
+    };
+    let fds = match config.mechanism {
+        Mechanism::Pipe | Mechanism::IoUring => pipes()?,
+        Mechanism::Eventfd => {
+            let make = || {
+                rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)
+                    .map_err(|e| unsupported_or(config, "make an eventfd", e.into()))
+            };
+            crossed(make()?, make()?)?
+        }
+        Mechanism::Fifo => {
+            let fifos = fifos(held)?;
+            ends.ping.fifos = Some(fifos.clone());
+            ends.pong.fifos = Some(fifos);
+            return Ok(ends);
+        }
+        Mechanism::UnixStream | Mechanism::UnixDgram => socket_pair(config)?,
+        Mechanism::Tcp => {
+            let (client, server, refused) = loopback_pair(|_| {})?;
+            warnings.extend(refused);
+            (
+                (None, None, Some(OwnedFd::from(client))),
+                (None, None, Some(OwnedFd::from(server))),
+            )
+        }
+        Mechanism::PosixMq => crossed(posix_queue(config)?, posix_queue(config)?)?,
+        Mechanism::SysvMq => {
+            let id = sysv_queue(config, held)?;
+            ends.ping.msg_queue = Some(id);
+            ends.pong.msg_queue = Some(id);
+            return Ok(ends);
+        }
+        Mechanism::IoUringMsgRing => {
+            // Both rings exist before either end starts: MSG_RING names its
+            // target by a descriptor in the sender's own table, SCM_RIGHTS
+            // refuses to pass an io_uring's, and an inherited one is the same
+            // open ring. Each end gets its own at fd 0 and the other's at fd 1.
+            let (ping_ring, ping_params) = message_ring(config)?;
+            let (pong_ring, pong_params) = message_ring(config)?;
+            ends.ping.ring_params = Some(ping_params);
+            ends.pong.ring_params = Some(pong_params);
+            crossed(pong_ring, ping_ring)?
+        }
+        Mechanism::Futex | Mechanism::ShmRing => return Ok(ends),
+    };
+    (ends.ping_fds, ends.pong_fds) = fds;
+    Ok(ends)
+}
+
+/// Two pipes, crossed: each end reads on stdin what the other writes on its
+/// stdout.
+fn pipes() -> Result<(Fds, Fds), LatencyError> {
+    let pipe = || rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()));
+    let ((a_r, a_w), (b_r, b_w)) = (pipe()?, pipe()?);
+    Ok(((Some(b_r), Some(a_w), None), (Some(a_r), Some(b_w), None)))
+}
+
+/// Two objects each end may read and write, crossed: ping waits on `b` (its
+/// stdin) and signals `a` (its stdout), pong the other way round.
+fn crossed(a: OwnedFd, b: OwnedFd) -> Result<(Fds, Fds), LatencyError> {
+    let (a2, b2) = (dup(&a)?, dup(&b)?);
+    Ok(((Some(b), Some(a), None), (Some(a2), Some(b2), None)))
+}
+
+/// A run folder of the runtime directory's.
+fn run_dir() -> Result<RunDir, LatencyError> {
+    let base =
+        Base::runtime().map_err(|e| setup("find a private folder")(std::io::Error::other(e)))?;
+    RunDir::create(&base).map_err(|e| setup("make a run folder")(std::io::Error::other(e)))
+}
+
+/// The two FIFOs (towards pong, towards ping), in a run folder `held` keeps
+/// until both ends have opened them.
+fn fifos(held: &mut Held) -> Result<[PathBuf; 2], LatencyError> {
+    let dir = run_dir()?;
+    let fifo = |name| {
+        dir.create_fifo(name)
+            .map_err(|e| setup("make a FIFO")(std::io::Error::other(e)))
+    };
+    let fifos = [fifo("to-pong")?, fifo("to-ping")?];
+    held.fifo_dir = Some(dir);
+    Ok(fifos)
+}
+
+/// A Unix socket pair; a datagram pair's buffers fit a message whole.
+fn socket_pair(config: &LatencyConfig) -> Result<(Fds, Fds), LatencyError> {
+    let kind = match config.mechanism {
+        Mechanism::UnixStream => rustix::net::SocketType::STREAM,
+        _ => rustix::net::SocketType::DGRAM,
+    };
+    let (a, b) = rustix::net::socketpair(
+        rustix::net::AddressFamily::UNIX,
+        kind,
+        rustix::net::SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(|e| setup("make a socket pair")(e.into()))?;
+    if config.mechanism == Mechanism::UnixDgram {
+        // A datagram must fit the send buffer whole.
+        let room = (2 * config.size as usize + 4096).max(65536);
+        for fd in [&a, &b] {
+            let _ = rustix::net::sockopt::set_socket_send_buffer_size(fd, room);
+            let _ = rustix::net::sockopt::set_socket_recv_buffer_size(fd, room);
+        }
+    }
+    Ok(((None, None, Some(a)), (None, None, Some(b))))
+}
+
+/// A private System V queue, noted in a run folder (for the sweep after a
+/// killed harness) and held in `held`, which removes it.
+fn sysv_queue(config: &LatencyConfig, held: &mut Held) -> Result<i32, LatencyError> {
+    let dir = run_dir()?;
+    // SAFETY: msgget takes plain integers; IPC_PRIVATE has no key to find.
+    let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
+    if id < 0 {
+        return Err(unsupported_or(
+            config,
+            "make a System V message queue",
+            std::io::Error::last_os_error(),
+        ));
+    }
+    let record = Record::msg_queue(id);
+    let noted = record.and_then(|record| {
+        dir.record(&record)
+            .map(|()| record)
+            .map_err(std::io::Error::other)
+    });
+    match noted {
+        Ok(record) => held.sysv = Some((id, record, dir)),
+        Err(e) => {
+            // SAFETY: removes the queue just made.
+            unsafe { libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+            return Err(setup("note the System V queue")(e));
+        }
+    }
+    Ok(id)
+}
+
+/// The order the ends start in: pong, the end that answers, before ping, the
+/// end that asks (and times).
+const START_ORDER: [Role; 2] = [Role::Pong, Role::Ping];
+
+/// How long the end still running after its partner ended may take to follow
+/// before it is killed: it may wait for a message that will never come.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// One end's launch through the one launcher: its spec as JSON, the region as
+/// its control page, and its descriptors.
+fn launch_end<'a>(
+    spec: &EndSpec,
+    fds: Fds,
+    region: &'a Region,
+    program: &'a EndProgram,
+) -> Launch<'a> {
+    let json = serde_json::to_string(spec).expect("specs serialise");
+    let mut launch = Launch::new(
+        format!("{} end", spec.role.as_str()),
+        program,
+        END_SUBCOMMAND,
+        vec![OsString::from(json)],
+    )
+    .control(region.fd());
+    if let Some(fd) = fds.0 {
+        launch = launch.stdin(fd);
+    }
+    if let Some(fd) = fds.1 {
+        launch = launch.stdout(fd);
+    }
+    if let Some(fd) = fds.2 {
+        launch = launch.data(fd);
+    }
+    launch
+}
+
+/// Runs both ends to their end, telling `tick` of progress (and once more at
+/// the end), and removing the FIFOs' folder once both ends hold them. Returns
+/// both ends, reaped, in [`START_ORDER`].
+fn run_ends(
+    config: &LatencyConfig,
+    launches: Vec<Launch<'_>>,
+    region: &Region,
+    held: &mut Held,
+    tick: &mut impl FnMut(LiveSample) -> bool,
+) -> Result<Vec<Reaped<EndOutcome>>, LatencyError> {
+    let sample = || LiveSample {
+        done: region.done(),
+        of: u64::from(config.round_trips),
+        buckets: region.buckets(),
+    };
+    let policy = Policy {
+        tick: TICK,
+        timeout: timeout_for(config),
+        ending: Ending::AnyExit,
+        grace: GRACE,
+    };
+    let supervised = supervise::<EndOutcome>(launches, &policy, || {
+        let holding = region.header().holding.0.load(Ordering::Acquire);
+        if held.fifo_dir.is_some() && holding >= 2 {
+            // Both ends hold the FIFOs: the names (and the folder) can go.
+            held.fifo_dir = None;
+        }
+        if tick(sample()) {
+            Flow::Stop
+        } else {
+            Flow::Go
+        }
+    })
+    .map_err(|err| match err {
+        SuperviseError::Start { index, source } => LatencyError::End {
+            role: START_ORDER[index].as_str(),
+            message: source.to_string(),
+        },
+        SuperviseError::Wait { index, source } => {
+            setup(&format!("wait for the {} end", START_ORDER[index].as_str()))(source)
+        }
+    })?;
+    let reaped = match supervised {
+        Supervised::Ended(reaped) => reaped,
+        Supervised::Stopped => return Err(LatencyError::Cancelled),
+        Supervised::TimedOut => {
+            return Err(LatencyError::Timeout {
+                seconds: timeout_for(config).as_secs(),
+            })
+        }
+    };
+    tick(sample());
+    Ok(reaped)
+}
+
+/// The ping end's report and the pong end's usage, or the failure to report:
+/// that of the end that failed first, one that died without a word (killed)
+/// rather than its partner, which then only saw the other end gone; never one
+/// the harness killed itself, waiting for a message that could not come.
+fn reports(
+    ping: Reaped<EndOutcome>,
+    pong: Reaped<EndOutcome>,
+) -> Result<(PingReport, Usage), LatencyError> {
+    let outcome = |end: Reaped<EndOutcome>, role: &'static str| {
+        end.outcome.map_err(|silent| LatencyError::End {
+            role,
+            message: format!("it died ({}): {}", silent.status, silent.stderr),
+        })
+    };
+    let (ping_by_itself, pong_by_itself) = (ping.by_itself, pong.by_itself);
+    let failed = |role, message| Err(LatencyError::End { role, message });
+    match (outcome(ping, "ping"), outcome(pong, "pong")) {
+        (Err(died), _) if ping_by_itself => Err(died),
+        (_, Err(died)) if pong_by_itself => Err(died),
+        (Ok(EndOutcome::Failed { message }), _) => failed("ping", message),
+        (_, Ok(EndOutcome::Failed { message })) => failed("pong", message),
+        (Err(died), _) | (_, Err(died)) => Err(died),
+        (Ok(EndOutcome::Ping(report)), Ok(EndOutcome::Pong(usage))) => Ok((*report, usage)),
+        // Failures were returned above.
+        _ => failed("ping", "the ends answered out of turn".into()),
+    }
+}
+
 /// Runs one configuration: both ends pinned, `tick` told of progress every
 /// 50 ms (it returns true to stop the run).
 pub fn run(
@@ -94,263 +389,21 @@ pub fn run(
     let size = config.size as usize;
     let region = Region::create(size).map_err(setup("make the shared region (memfd)"))?;
     let mut held = Held::default();
-    let spec = |role| EndSpec {
-        role,
-        config: config.clone(),
-        fifos: None,
-        msg_queue: None,
-        ring_params: None,
-    };
-    let (mut ping_spec, mut pong_spec) = (spec(Role::Ping), spec(Role::Pong));
     // What the result says beside its figures (connections refused).
     let mut warnings = Vec::new();
-    // Descriptors per end: (stdin, stdout, data).
-    type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
-    let (ping_fds, pong_fds): (Fds, Fds) = match config.mechanism {
-        Mechanism::Pipe | Mechanism::IoUring => {
-            let (a_r, a_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
-            let (b_r, b_w) = rustix::pipe::pipe().map_err(|e| setup("make a pipe")(e.into()))?;
-            ((Some(b_r), Some(a_w), None), (Some(a_r), Some(b_w), None))
-        }
-        Mechanism::Eventfd => {
-            let make = || {
-                rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)
-                    .map_err(|e| unsupported_or(config, "make an eventfd", e.into()))
-            };
-            let (a, b) = (make()?, make()?);
-            let (a2, b2) = (dup(&a)?, dup(&b)?);
-            ((Some(b), Some(a), None), (Some(a2), Some(b2), None))
-        }
-        Mechanism::Fifo => {
-            let base = Base::runtime()
-                .map_err(|e| setup("find a private folder")(std::io::Error::other(e)))?;
-            let dir = RunDir::create(&base)
-                .map_err(|e| setup("make a run folder")(std::io::Error::other(e)))?;
-            let fifos = [
-                dir.create_fifo("to-pong")
-                    .map_err(|e| setup("make a FIFO")(std::io::Error::other(e)))?,
-                dir.create_fifo("to-ping")
-                    .map_err(|e| setup("make a FIFO")(std::io::Error::other(e)))?,
-            ];
-            ping_spec.fifos = Some(fifos.clone());
-            pong_spec.fifos = Some(fifos);
-            held.fifo_dir = Some(dir);
-            ((None, None, None), (None, None, None))
-        }
-        Mechanism::UnixStream | Mechanism::UnixDgram => {
-            let kind = match config.mechanism {
-                Mechanism::UnixStream => rustix::net::SocketType::STREAM,
-                _ => rustix::net::SocketType::DGRAM,
-            };
-            let (a, b) = rustix::net::socketpair(
-                rustix::net::AddressFamily::UNIX,
-                kind,
-                rustix::net::SocketFlags::CLOEXEC,
-                None,
-            )
-            .map_err(|e| setup("make a socket pair")(e.into()))?;
-            if config.mechanism == Mechanism::UnixDgram {
-                // A datagram must fit the send buffer whole.
-                let room = (2 * size + 4096).max(65536);
-                for fd in [&a, &b] {
-                    let _ = rustix::net::sockopt::set_socket_send_buffer_size(fd, room);
-                    let _ = rustix::net::sockopt::set_socket_recv_buffer_size(fd, room);
-                }
-            }
-            ((None, None, Some(a)), (None, None, Some(b)))
-        }
-        Mechanism::Tcp => {
-            let (client, server, refused) = loopback_pair(|_| {})?;
-            warnings.extend(refused);
-            (
-                (None, None, Some(OwnedFd::from(client))),
-                (None, None, Some(OwnedFd::from(server))),
-            )
-        }
-        Mechanism::PosixMq => {
-            let (a, b) = (posix_queue(config)?, posix_queue(config)?);
-            let (a2, b2) = (dup(&a)?, dup(&b)?);
-            ((Some(b), Some(a), None), (Some(a2), Some(b2), None))
-        }
-        Mechanism::SysvMq => {
-            let base = Base::runtime()
-                .map_err(|e| setup("find a private folder")(std::io::Error::other(e)))?;
-            let dir = RunDir::create(&base)
-                .map_err(|e| setup("make a run folder")(std::io::Error::other(e)))?;
-            // SAFETY: msgget takes plain integers; IPC_PRIVATE has no key to find.
-            let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
-            if id < 0 {
-                return Err(unsupported_or(
-                    config,
-                    "make a System V message queue",
-                    std::io::Error::last_os_error(),
-                ));
-            }
-            let record = Record::msg_queue(id);
-            let noted = record.and_then(|record| {
-                dir.record(&record)
-                    .map(|()| record)
-                    .map_err(std::io::Error::other)
-            });
-            match noted {
-                Ok(record) => held.sysv = Some((id, record, dir)),
-                Err(e) => {
-                    // SAFETY: removes the queue just made.
-                    unsafe { libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
-                    return Err(setup("note the System V queue")(e));
-                }
-            }
-            ping_spec.msg_queue = Some(id);
-            pong_spec.msg_queue = Some(id);
-            ((None, None, None), (None, None, None))
-        }
-        Mechanism::IoUringMsgRing => {
-            // Both rings exist before either end starts: MSG_RING names its
-            // target by a descriptor in the sender's own table, SCM_RIGHTS
-            // refuses to pass an io_uring's, and an inherited one is the same
-            // open ring. Each end gets its own at fd 0 and the other's at fd 1.
-            let (ping_ring, ping_params) = message_ring(config)?;
-            let (pong_ring, pong_params) = message_ring(config)?;
-            ping_spec.ring_params = Some(ping_params);
-            pong_spec.ring_params = Some(pong_params);
-            let (ping_ring2, pong_ring2) = (dup(&ping_ring)?, dup(&pong_ring)?);
-            (
-                (Some(ping_ring), Some(pong_ring2), None),
-                (Some(pong_ring), Some(ping_ring2), None),
-            )
-        }
-        Mechanism::Futex | Mechanism::ShmRing => ((None, None, None), (None, None, None)),
-    };
-    let start = |spec: &EndSpec, fds: Fds| -> Result<Child, LatencyError> {
-        let json = serde_json::to_string(spec).expect("specs serialise");
-        let mut launch = Launch::new(
-            format!("{} end", spec.role.as_str()),
-            program,
-            END_SUBCOMMAND,
-            vec![OsString::from(json)],
-        )
-        .control(region.fd());
-        if let Some(fd) = fds.0 {
-            launch = launch.stdin(fd);
-        }
-        if let Some(fd) = fds.1 {
-            launch = launch.stdout(fd);
-        }
-        if let Some(fd) = fds.2 {
-            launch = launch.data(fd);
-        }
-        launch.spawn().map_err(|e| LatencyError::End {
-            role: spec.role.as_str(),
-            message: e.to_string(),
-        })
-    };
-    let mut pong = start(&pong_spec, pong_fds)?;
-    let mut ping = start(&ping_spec, ping_fds)?;
-    let deadline = Instant::now() + timeout_for(config);
-    let of = u64::from(config.round_trips);
-    // Which end the harness itself had to kill after its partner ended: its
-    // death is not the failure to report.
-    let waited_out: (bool, bool);
-    loop {
-        if held.fifo_dir.is_some()
-            && region
-                .header()
-                .holding
-                .0
-                .load(std::sync::atomic::Ordering::Acquire)
-                >= 2
-        {
-            // Both ends hold the FIFOs: the names (and the folder) can go.
-            held.fifo_dir = None;
-        }
-        let ping_done = ping
-            .try_wait()
-            .map_err(setup("wait for the ping end"))?
-            .is_some();
-        let pong_done = pong
-            .try_wait()
-            .map_err(setup("wait for the pong end"))?
-            .is_some();
-        if ping_done || pong_done {
-            // One has ended; the other should follow at once, unless it waits
-            // for a message that will never come.
-            let grace = Instant::now() + Duration::from_secs(2);
-            let ping_ended = ping
-                .wait_until(grace)
-                .map_err(setup("wait for the ping end"))?;
-            let pong_ended = pong
-                .wait_until(grace)
-                .map_err(setup("wait for the pong end"))?;
-            waited_out = (!ping_ended, !pong_ended);
-            break;
-        }
-        let stop = tick(LiveSample {
-            done: region.done(),
-            of,
-            buckets: region.buckets(),
-        });
-        if stop {
-            ping.kill();
-            pong.kill();
-            return Err(LatencyError::Cancelled);
-        }
-        if Instant::now() >= deadline {
-            ping.kill();
-            pong.kill();
-            return Err(LatencyError::Timeout {
-                seconds: timeout_for(config).as_secs(),
-            });
-        }
-        std::thread::sleep(TICK);
-    }
-    tick(LiveSample {
-        done: region.done(),
-        of,
-        buckets: region.buckets(),
-    });
-    let outcome = |child: &mut Child, role: &'static str| {
-        child
-            .outcome::<EndOutcome>()
-            .map_err(|silent| LatencyError::End {
-                role,
-                message: format!("it died ({}): {}", silent.status, silent.stderr),
-            })
-    };
-    let ping_out = outcome(&mut ping, "ping");
-    let pong_out = outcome(&mut pong, "pong");
-    // The end to name is the one that failed first: one that died without a
-    // word (killed) rather than its partner, which then only saw the other end
-    // gone; never one the harness killed itself, waiting for a message that
-    // could not come.
-    let (ping_out, pong_out) = match (ping_out, pong_out) {
-        (Err(died), _) if !waited_out.0 => return Err(died),
-        (_, Err(died)) if !waited_out.1 => return Err(died),
-        (Ok(EndOutcome::Failed { message }), _) => {
-            return Err(LatencyError::End {
-                role: "ping",
-                message,
-            })
-        }
-        (_, Ok(EndOutcome::Failed { message })) => {
-            return Err(LatencyError::End {
-                role: "pong",
-                message,
-            })
-        }
-        (ping_out, pong_out) => (ping_out?, pong_out?),
-    };
+    let ends = make_objects(config, &mut held, &mut warnings)?;
+    let launches = vec![
+        launch_end(&ends.pong, ends.pong_fds, &region, program),
+        launch_end(&ends.ping, ends.ping_fds, &region, program),
+    ];
+    let mut reaped = run_ends(config, launches, &region, &mut held, &mut tick)?;
+    let (ping, pong) = (reaped.pop(), reaped.pop());
+    let (report, pong_usage) = reports(
+        ping.expect("two ends were started"),
+        pong.expect("two ends were started"),
+    )?;
     drop(held);
-    let (report, pong_usage) = match (ping_out, pong_out) {
-        (EndOutcome::Ping(report), EndOutcome::Pong(usage)) => (report, usage),
-        // Failures were returned above.
-        _ => {
-            return Err(LatencyError::End {
-                role: "ping",
-                message: "the ends answered out of turn".into(),
-            })
-        }
-    };
-    Ok(result(config, *report, pong_usage, warnings))
+    Ok(result(config, report, pong_usage, warnings))
 }
 
 /// The TCP pair over loopback, made by the harness before either end starts:

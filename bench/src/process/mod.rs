@@ -1,4 +1,5 @@
-//! Processes: starting a child with the one descriptor map ([`launch`]), and the
+//! Processes: starting a child with the one descriptor map ([`launch`]), a run's
+//! children watched from start to reaping ([`supervise`]), and the
 //! CPUs it may run on ([`cpu`]), the kernel's page sizes ([`page_size`]), the folders its private files go in ([`rundir`],
 //! [`filesystem`]).
 //!
@@ -15,3 +16,4 @@ pub(crate) mod intruder;
 pub mod launch;
 pub mod page_size;
 pub mod rundir;
+pub(crate) mod supervise;

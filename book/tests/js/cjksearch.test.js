@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import vm from "node:vm";
 
-import { cjkTeaser, cjkTokens, installCjkSearch } from "../../theme/pipebook/cjksearch.js";
+import { cjkTeaser, cjkTokens, installCjkSearch, searchHeader } from "../../theme/pipebook/cjksearch.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/cjk-tokens.json", import.meta.url), "utf8"));
 
@@ -23,8 +23,14 @@ function elasticlunrSource() {
 const plain = (x) => JSON.parse(JSON.stringify(x));
 
 /** A page in `lang` with mdBook's elasticlunr loaded after installCjkSearch ran, as on a real page. */
-function pageWithSearch(lang, results = []) {
-  const win = { document: { documentElement: { lang }, querySelectorAll: () => results } };
+function pageWithSearch(lang, results = [], header = null) {
+  const win = {
+    document: {
+      documentElement: { lang },
+      querySelectorAll: () => results,
+      getElementById: (id) => (id === "mdbook-searchresults-header" ? header : null),
+    },
+  };
   installCjkSearch(win);
   const context = vm.createContext(win);
   vm.runInContext(elasticlunrSource(), context);
@@ -90,7 +96,8 @@ test("a Chinese result's teaser is cut around the query and marks each occurrenc
 test("after a search on a Chinese page each listed result's teaser is cut around the query", async () => {
   const teasers = [{ innerHTML: "mdBook's teaser" }, { innerHTML: "mdBook's teaser" }];
   const items = teasers.map((teaser) => ({ querySelector: (css) => (css === ".teaser" ? teaser : null) }));
-  const win = pageWithSearch("zh-CN", items);
+  const header = { textContent: "2 search results for '管道':" };
+  const win = pageWithSearch("zh-CN", items, header);
   const lunr = win.elasticlunr;
   const built = lunr(function build() {
     this.addField("body");
@@ -108,4 +115,12 @@ test("after a search on a Chinese page each listed result's teaser is cut around
     assert.equal(teaser.innerHTML, cjkTeaser(results[i].doc.body, "管道"));
     assert.match(teaser.innerHTML, /<em>管道<\/em>/);
   }
+  assert.equal(header.textContent, searchHeader(2, "管道"));
+});
+
+test("the line that counts the results has a sentence for none, one and many", () => {
+  // Node has no catalogue of another language: these are the English msgids.
+  assert.equal(searchHeader(0, "管道"), "No search results for “管道”.");
+  assert.equal(searchHeader(1, "管道"), "1 search result for “管道”:");
+  assert.equal(searchHeader(7, "管道"), "7 search results for “管道”:");
 });

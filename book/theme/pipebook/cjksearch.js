@@ -6,6 +6,8 @@
 // every non-ASCII character), so query and index agree. The English edition is left
 // as mdBook makes it.
 
+import { t } from "./i18n.js";
+
 // A letter of a CJK script: its runs are cut into overlapping bigrams.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 // Punctuation of CJK text (general punctuation such as “ ” — …, the CJK symbols and
@@ -110,6 +112,17 @@ export function cjkTeaser(body, query, width = 120) {
   return end < text.length ? `${html}…` : html;
 }
 
+/**
+ * The line above the results, in the page's language: mdBook's searcher writes it in
+ * English ("3 search results for 'x':"), and its count is the number of results it
+ * listed.
+ */
+export function searchHeader(count, query) {
+  if (count === 0) return t("No search results for “{query}”.", { query });
+  if (count === 1) return t("1 search result for “{query}”:", { query });
+  return t("{count} search results for “{query}”:", { count, query });
+}
+
 /** Whether this page is in a language written without spaces between words. */
 function pageIsChinese(doc) {
   return /^zh\b/i.test(doc.documentElement.lang || "");
@@ -117,7 +130,8 @@ function pageIsChinese(doc) {
 
 /**
  * Puts the CJK tokenizer into `lunr` (elasticlunr) and, once mdBook's searcher loads
- * its index, rewrites each result's teaser around the query's Chinese.
+ * its index, rewrites each result's teaser around the query's Chinese and the line
+ * that counts the results in the page's words.
  */
 function patch(lunr, win) {
   if (!lunr || lunr.tokenizer?.pipebookCjk) return;
@@ -138,6 +152,8 @@ function patch(lunr, win) {
           const body = results[i]?.doc?.body;
           if (teaser && typeof body === "string") teaser.innerHTML = cjkTeaser(body, query);
         });
+        const header = win.document.getElementById?.("mdbook-searchresults-header");
+        if (header) header.textContent = searchHeader(items.length, query);
       });
       return results;
     };

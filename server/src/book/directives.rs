@@ -373,7 +373,7 @@ fn hinted_card(open: &str, head: &str, instead: &str, words: &Words) -> String {
 /// The tuning card of `step`, its budget's default and bounds as the server's.
 fn tune_widget(step: &Step, words: &Words) -> String {
     // The budget's default and bounds are the server's, written once.
-    use crate::past_page::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
+    use crate::jobs::tune::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
     let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
     let command = words.fill(
         ON_THE_COMMAND_LINE,

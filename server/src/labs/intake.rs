@@ -514,7 +514,7 @@ fn read_report(file: &Path) -> Result<Vec<u8>, ReportError> {
     let meta = opened.metadata().map_err(ReportError::Read)?;
     if !meta.is_file() {
         return Err(ReportError::NotRegular {
-            what: crate::statefile::kind_of(meta.file_type()),
+            what: crate::store::statefile::kind_of(meta.file_type()),
         });
     }
     let mut text = Vec::new();

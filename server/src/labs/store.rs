@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::measurement::Measurement;
-use crate::statefile::{self, SaveError, SaveStatus, StateError};
+use crate::store::statefile::{self, SaveError, SaveStatus, StateError};
 
 const FILE_NAME: &str = "labs.jsonl";
 
@@ -157,7 +157,7 @@ impl LabStore {
         let mut line = serde_json::to_vec(record).expect("records serialise");
         line.push(b'\n');
         let outcome = statefile::prepare_dir(&self.dir)
-            .and_then(|()| crate::jsonl::append(&self.dir, FILE_NAME, &line))
+            .and_then(|()| crate::store::jsonl::append(&self.dir, FILE_NAME, &line))
             .map_err(StoreError::from);
         match &outcome {
             Ok(()) => self.saving.record(Ok(())),
@@ -179,7 +179,7 @@ impl LabStore {
 
 /// The state the records in `bytes` describe.
 pub(crate) fn fold(bytes: &[u8]) -> LabsState {
-    let (lines, torn_tail) = crate::jsonl::complete_lines(bytes);
+    let (lines, torn_tail) = crate::store::jsonl::complete_lines(bytes);
     let mut state = LabsState {
         torn_tail,
         ..LabsState::default()

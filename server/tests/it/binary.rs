@@ -122,7 +122,7 @@ fn is_empty(dir: &Path) -> bool {
 #[tokio::test]
 async fn api_json_is_gzipped_when_the_client_accepts_it() {
     let tiny = Tiny::prepare(8000).await;
-    let app = pipebook::app::router(tiny.prepared.state);
+    let app = pipebook::http::app::router(tiny.prepared.state);
     let get = |path: &str, gzip: bool| {
         let mut request = http::Request::get(path).header("host", "127.0.0.1:8000");
         if gzip {

@@ -219,7 +219,7 @@ async fn foreign_host_names_are_refused() {
 async fn the_router_alone_checks_the_host_and_sets_page_headers() {
     use tower::ServiceExt;
     let tiny = Tiny::prepare(8000).await;
-    let app = pipebook::app::router(tiny.prepared.state);
+    let app = pipebook::http::app::router(tiny.prepared.state);
     let request = |host: &str, path: &str| {
         http::Request::get(path)
             .header("host", host)
