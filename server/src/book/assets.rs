@@ -9,10 +9,10 @@ use std::path::Path;
 use super::error::BookError;
 
 /// Theme sub-directories copied to the same name under the build directory.
-pub const ASSET_DIRS: [&str; 2] = ["pipebook", "vendor"];
+pub(super) const ASSET_DIRS: [&str; 2] = ["pipebook", "vendor"];
 
 /// Copies each of [`ASSET_DIRS`] that exists in `theme_dir` into `build_dir`.
-pub fn copy(theme_dir: &Path, build_dir: &Path) -> Result<(), BookError> {
+pub(super) fn copy(theme_dir: &Path, build_dir: &Path) -> Result<(), BookError> {
     for name in ASSET_DIRS {
         let from = theme_dir.join(name);
         if from.is_dir() {

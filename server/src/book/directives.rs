@@ -20,99 +20,14 @@ use super::error::BookError;
 use super::i18n::Words;
 use super::markdown::code_ranges;
 use crate::html::escape;
+use texts::{
+    AA_AGAIN, AA_HEAD, ARTICLE_MEASURED, BLOCKING, BUSY, COPIES, IPC_MATRIX_HEAD, IPC_START,
+    KERNEL_LINE, LAB_HEAD, LATENCY_MATRIX_HEAD, NO_SURVEY, ON_THE_COMMAND_LINE, PAGES_HEAD,
+    RUN_HEAD, SAME_CURVE, SAME_TABLE, SECOND_SURVEY, SHARED_HEAD, START_HINT, SURVEY_FIGURE,
+    SURVEY_SOURCE, SWEEP_HEAD, TOOL_HEAD, TUNE_HEAD, WALK_HEAD, WALK_TEXT,
+};
 
-/// How a page tells readers to start the runner, when it is not running.
-const START_HINT: &str = "Start the runner with <code>cargo run --release</code> and open \
-http://127.0.0.1:8000 to run this step on your machine.";
-
-// The cards' static text, as templates with `{name}` placeholders, so each
-// edition translates a whole sentence (`po/`), never pieces of one.
-const RUN_HEAD: &str = "Run this step: {title}.";
-const ARTICLE_MEASURED: &str = "The article measured {figure} GiB/s.";
-const ON_THE_COMMAND_LINE: &str = "On the command line: {command}.";
-const SAME_TABLE: &str = "The same table on the command line: {command}.";
-const SAME_CURVE: &str = "The same curve on the command line: {command}.";
-const TUNE_HEAD: &str = "Search bytes per call × pipe capacity for {title}.";
-const TOOL_HEAD: &str =
-    "Measure a program you pipe through (yes, cat, dd, pv, tee, head) against pipebench's end.";
-const SHARED_HEAD: &str =
-    "Share one pipe between many writers and readers, and count torn messages.";
-const AA_HEAD: &str = "Run {id} against itself and count the false claims.";
-const AA_AGAIN: &str = "On the command line: {command}, as many times as you like.";
-const KERNEL_LINE: &str =
-    "On your machine: the runner measures what your kernel does here ({command}, probe {probe}).";
-const PAGES_HEAD: &str = "Page inspector.";
-const WALK_HEAD: &str = "Page-table walk.";
-const WALK_TEXT: &str = "The drawing needs JavaScript; on the command line: {command}.";
-const LAB_HEAD: &str = "Lab: {title}.";
-const COPIES: &str = "Copies per byte: {copies} ({path}).";
-const SURVEY_FIGURE: &str = "The survey measured {ms} ms for {size} ({source}).";
-const NO_SURVEY: &str = "The survey gives no time for this one.";
-const IPC_START: &str = "Start the runner with <code>cargo run --release</code> and open \
-http://127.0.0.1:8000 to run it on your machine, or run {command}.";
-const BLOCKING: &str = "Blocking: {how}.";
-const BUSY: &str = "Busy-polling: {how}.";
-const LATENCY_MATRIX_HEAD: &str =
-    "Every mechanism at one size, p50 and p99 beside CPU per message.";
-const IPC_MATRIX_HEAD: &str = "All mechanisms, one after another, against the survey.";
-const SWEEP_HEAD: &str = "Sweep: {title} against {param}.";
-
-/// Every sentence the directives write and every catalog text they show (step,
-/// mechanism and parameter names): what the other editions translate.
-pub(crate) fn texts() -> Vec<String> {
-    let mut out: Vec<String> = [
-        START_HINT,
-        RUN_HEAD,
-        ARTICLE_MEASURED,
-        ON_THE_COMMAND_LINE,
-        SAME_TABLE,
-        SAME_CURVE,
-        TUNE_HEAD,
-        TOOL_HEAD,
-        SHARED_HEAD,
-        AA_HEAD,
-        AA_AGAIN,
-        KERNEL_LINE,
-        PAGES_HEAD,
-        WALK_HEAD,
-        WALK_TEXT,
-        LAB_HEAD,
-        COPIES,
-        SURVEY_FIGURE,
-        NO_SURVEY,
-        IPC_START,
-        BLOCKING,
-        BUSY,
-        LATENCY_MATRIX_HEAD,
-        IPC_MATRIX_HEAD,
-        SWEEP_HEAD,
-        SURVEY_SOURCE,
-    ]
-    .map(String::from)
-    .into();
-    out.extend(SECOND_SURVEY.iter().map(|(_, source)| source.to_string()));
-    for step in catalog::catalog() {
-        out.push(step.title.to_string());
-        out.push(step.summary.to_string());
-    }
-    for mechanism in ipc::mechanisms() {
-        out.push(mechanism.title.to_string());
-        out.push(mechanism.copy_path.to_string());
-    }
-    for mechanism in pipebench::latency::mechanisms() {
-        out.push(mechanism.title.to_string());
-        out.extend(
-            mechanism
-                .blocking
-                .iter()
-                .chain(&mechanism.busy)
-                .map(|h| h.to_string()),
-        );
-    }
-    out.extend([SweepParam::PipeSize, SweepParam::BufSize].map(|p| p.label().to_string()));
-    out.retain(|t| !t.is_empty());
-    out
-}
+pub(crate) mod texts;
 
 /// `code` as the cards write a command.
 fn code(command: &str) -> String {
@@ -227,66 +142,19 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         .split_once(char::is_whitespace)
         .map_or((inner, ""), |(n, a)| (n, a.trim()));
     match name {
-        "run" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Run(id))),
-                (None, _) => Err("no step id: write `{{#run STEP-ID}}`".into()),
-                (Some(_), Some(_)) => {
-                    Err("one step id per widget: write `{{#run STEP-ID}}`".into())
-                }
-            }
-        }
-        "sweep" => {
-            let usage = "write `{{#sweep STEP-ID PARAM}}` with PARAM pipe_size or buf_size";
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next(), words.next()) {
-                (Some(id), Some(param), None) => {
-                    let param = param
-                        .parse::<SweepParam>()
-                        .map_err(|e| format!("{e}: {usage}"))?;
-                    Ok(Some(Directive::Sweep(id, param)))
-                }
-                _ => Err(format!("a sweep names one step and one parameter: {usage}")),
-            }
-        }
-        "lab" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Lab(id))),
-                _ => Err("one lab id per card: write `{{#lab LAB-ID}}`".into()),
-            }
-        }
-        "ipc" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Ipc(id))),
-                _ => Err("one mechanism per widget: write `{{#ipc MECHANISM}}`".into()),
-            }
-        }
-        "pages" => {
-            let usage = "write `{{#pages STEP}}` or `{{#pages STEP STEP2}}`, each STEP optionally ending in :touched or :untouched";
-            let specs = args
-                .split_whitespace()
-                .map(|word| {
-                    let (step, touch) = match word.split_once(':') {
-                        None => (word, None),
-                        Some((step, "touched")) => (step, Some(true)),
-                        Some((step, "untouched")) => (step, Some(false)),
-                        Some((_, other)) => {
-                            return Err(format!(
-                                "`:{other}` is neither :touched nor :untouched: {usage}"
-                            ))
-                        }
-                    };
-                    Ok(PagesSpec { step, touch })
-                })
-                .collect::<Result<Vec<_>, String>>()?;
-            match specs.len() {
-                1 | 2 => Ok(Some(Directive::Pages(specs))),
-                n => Err(format!("{n} steps: {usage}")),
-            }
-        }
+        "run" => parse_run(args).map(Some),
+        "sweep" => parse_sweep(args).map(Some),
+        "lab" => one_id(
+            args,
+            Directive::Lab,
+            "one lab id per card: write `{{#lab LAB-ID}}`",
+        ),
+        "ipc" => one_id(
+            args,
+            Directive::Ipc,
+            "one mechanism per widget: write `{{#ipc MECHANISM}}`",
+        ),
+        "pages" => parse_pages(args).map(Some),
         "walk" => match args {
             "" => Ok(Some(Directive::Walk(None))),
             text => {
@@ -295,24 +163,20 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 Ok(Some(Directive::Walk(Some(address))))
             }
         },
-        "latency" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Latency(id))),
-                _ => Err("one mechanism per card: write `{{#latency MECHANISM}}`".into()),
-            }
-        }
+        "latency" => one_id(
+            args,
+            Directive::Latency,
+            "one mechanism per card: write `{{#latency MECHANISM}}`",
+        ),
         "latency-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#latency-matrix}}}}` takes no arguments, found `{args}`"
         )),
         "latency-matrix" => Ok(Some(Directive::LatencyMatrix)),
-        "tune" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Tune(id))),
-                _ => Err("one step per tuning card: write `{{#tune STEP-ID}}`".into()),
-            }
-        }
+        "tune" => one_id(
+            args,
+            Directive::Tune,
+            "one step per tuning card: write `{{#tune STEP-ID}}`",
+        ),
         "tool" | "shared-pipe" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -325,23 +189,12 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
                 _ => Err("two steps to compare: write `{{#compare STEP-A STEP-B}}`".into()),
             }
         }
-        "kernel" => {
-            let mut words = args.split_whitespace();
-            match (words.next().and_then(ProbeId::parse), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::Kernel(id))),
-                _ => Err(format!(
-                    "one behaviour per line: write `{{{{#kernel PROBE}}}}` with PROBE one of {}",
-                    ProbeId::ALL.map(ProbeId::as_str).join(", ")
-                )),
-            }
-        }
-        "aa" => {
-            let mut words = args.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(id), None) => Ok(Some(Directive::SelfCompare(id))),
-                _ => Err("one step to set against itself: write `{{#aa STEP-ID}}`".into()),
-            }
-        }
+        "kernel" => parse_kernel(args).map(Some),
+        "aa" => one_id(
+            args,
+            Directive::SelfCompare,
+            "one step to set against itself: write `{{#aa STEP-ID}}`",
+        ),
         "results" | "system" | "ipc-matrix" if !args.is_empty() => Err(format!(
             "`{{{{#{name}}}}}` takes no arguments, found `{args}`"
         )),
@@ -350,6 +203,82 @@ fn parse(text: &str) -> Result<Option<Directive<'_>>, String> {
         "terms" => Ok(Some(Directive::Terms)),
         "ipc-matrix" => Ok(Some(Directive::IpcMatrix)),
         _ => Ok(None),
+    }
+}
+
+/// The directive `directive` makes of `args` when it is exactly one word, or
+/// `usage` as the reason it is not.
+fn one_id<'a>(
+    args: &'a str,
+    directive: fn(&'a str) -> Directive<'a>,
+    usage: &str,
+) -> Result<Option<Directive<'a>>, String> {
+    let mut words = args.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(id), None) => Ok(Some(directive(id))),
+        _ => Err(usage.to_string()),
+    }
+}
+
+/// `{{#run STEP-ID}}`'s arguments: none and more than one say different things.
+fn parse_run(args: &str) -> Result<Directive<'_>, String> {
+    let mut words = args.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(id), None) => Ok(Directive::Run(id)),
+        (None, _) => Err("no step id: write `{{#run STEP-ID}}`".into()),
+        (Some(_), Some(_)) => Err("one step id per widget: write `{{#run STEP-ID}}`".into()),
+    }
+}
+
+/// `{{#sweep STEP-ID PARAM}}`'s arguments.
+fn parse_sweep(args: &str) -> Result<Directive<'_>, String> {
+    let usage = "write `{{#sweep STEP-ID PARAM}}` with PARAM pipe_size or buf_size";
+    let mut words = args.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(id), Some(param), None) => {
+            let param = param
+                .parse::<SweepParam>()
+                .map_err(|e| format!("{e}: {usage}"))?;
+            Ok(Directive::Sweep(id, param))
+        }
+        _ => Err(format!("a sweep names one step and one parameter: {usage}")),
+    }
+}
+
+/// `{{#pages STEP [STEP2]}}`'s arguments, each step with its optional `:touched`.
+fn parse_pages(args: &str) -> Result<Directive<'_>, String> {
+    let usage = "write `{{#pages STEP}}` or `{{#pages STEP STEP2}}`, each STEP optionally ending in :touched or :untouched";
+    let specs = args
+        .split_whitespace()
+        .map(|word| {
+            let (step, touch) = match word.split_once(':') {
+                None => (word, None),
+                Some((step, "touched")) => (step, Some(true)),
+                Some((step, "untouched")) => (step, Some(false)),
+                Some((_, other)) => {
+                    return Err(format!(
+                        "`:{other}` is neither :touched nor :untouched: {usage}"
+                    ))
+                }
+            };
+            Ok(PagesSpec { step, touch })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    match specs.len() {
+        1 | 2 => Ok(Directive::Pages(specs)),
+        n => Err(format!("{n} steps: {usage}")),
+    }
+}
+
+/// `{{#kernel PROBE}}`'s argument: one of the probes.
+fn parse_kernel(args: &str) -> Result<Directive<'static>, String> {
+    let mut words = args.split_whitespace();
+    match (words.next().and_then(ProbeId::parse), words.next()) {
+        (Some(id), None) => Ok(Directive::Kernel(id)),
+        _ => Err(format!(
+            "one behaviour per line: write `{{{{#kernel PROBE}}}}` with PROBE one of {}",
+            ProbeId::ALL.map(ProbeId::as_str).join(", ")
+        )),
     }
 }
 
@@ -366,28 +295,8 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
             Ok(pages_widget(specs, words))
         }
         Directive::Walk(address) => Ok(walk_widget(address.unwrap_or(ARTICLE_ADDRESS), words)),
-        Directive::Run(id) => {
-            let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
-                chapter: chapter.to_string(),
-                id: id.to_string(),
-                known: catalog::ids().join(", "),
-            })?;
-            Ok(run_widget(&step, words))
-        }
-        Directive::Lab(id) => {
-            let lab =
-                crate::labs::defs::labs()
-                    .find(id)
-                    .ok_or_else(|| BookError::BadDirective {
-                        chapter: chapter.to_string(),
-                        text: format!("{{{{#lab {id}}}}}"),
-                        reason: format!(
-                            "unknown lab `{id}`: the labs (book/labs/labs.json) are {}",
-                            crate::labs::defs::labs().ids()
-                        ),
-                    })?;
-            Ok(lab_widget(lab, words))
-        }
+        Directive::Run(id) => Ok(run_widget(&known_step(id, chapter)?, words)),
+        Directive::Lab(id) => Ok(lab_widget(known_lab(id, chapter)?, words)),
         Directive::Ipc(id) => {
             let mechanism = ipc::find(id).ok_or_else(|| BookError::UnknownMechanism {
                 chapter: chapter.to_string(),
@@ -398,61 +307,13 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
         }
         Directive::IpcMatrix => Ok(ipc_matrix_widget(words)),
         Directive::Latency(id) => {
-            let mechanism = pipebench::latency::Mechanism::parse(id).map_err(|_| {
-                BookError::UnknownMechanism {
-                    chapter: chapter.to_string(),
-                    id: id.to_string(),
-                    known: pipebench::latency::Mechanism::ALL
-                        .iter()
-                        .map(|m| m.id())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            })?;
+            let mechanism = known_latency_mechanism(id, chapter)?;
             Ok(latency_widget(&mechanism.info(), words))
         }
         Directive::LatencyMatrix => Ok(latency_matrix_widget(words)),
-        Directive::Tune(id) => {
-            let step = known_step(id, chapter)?;
-            // The budget's default and bounds are the server's, written once.
-            use crate::jobs::tune::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
-            let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
-            let command = words.fill(
-                ON_THE_COMMAND_LINE,
-                &[(
-                    "command",
-                    code(&format!("pipebench tune {}", escape(step.id))),
-                )],
-            );
-            Ok(format!(
-                r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}"><p class="pipebook-run-static"><strong>{head}</strong> {} {command}</p></div>"#,
-                escape(step.id),
-                words.t(START_HINT),
-            ))
-        }
-        Directive::Tool => Ok(format!(
-            r#"<div class="pipebook-tool"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
-            words.t(TOOL_HEAD),
-            words.t(START_HINT),
-            words.fill(
-                ON_THE_COMMAND_LINE,
-                &[("command", code("pipebench tool cat"))]
-            ),
-        )),
-        Directive::SharedPipe => Ok(format!(
-            r#"<div class="pipebook-shared-pipe"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
-            words.t(SHARED_HEAD),
-            words.t(START_HINT),
-            words.fill(
-                ON_THE_COMMAND_LINE,
-                &[(
-                    "command",
-                    code(
-                        "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB"
-                    )
-                )]
-            ),
-        )),
+        Directive::Tune(id) => Ok(tune_widget(&known_step(id, chapter)?, words)),
+        Directive::Tool => Ok(tool_widget(words)),
+        Directive::SharedPipe => Ok(shared_pipe_widget(words)),
         Directive::Compare(a, b) => {
             known_step(a, chapter)?;
             known_step(b, chapter)?;
@@ -463,29 +324,103 @@ fn render(directive: &Directive<'_>, chapter: &str, words: &Words) -> Result<Str
         }
         Directive::SelfCompare(id) => {
             known_step(id, chapter)?;
-            // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
-            Ok(format!(
-                r#"<div class="pipebook-aa" data-step="{id}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
-                words.fill(AA_HEAD, &[("id", id.to_string())]),
-                words.t(START_HINT),
-                words.fill(
-                    AA_AGAIN,
-                    &[(
-                        "command",
-                        code(&format!("pipebench compare {id} {id} --pairs 6"))
-                    )]
-                ),
-            ))
+            Ok(self_compare_widget(id, words))
         }
-        Directive::Sweep(id, param) => {
-            let step = catalog::find(id).ok_or_else(|| BookError::UnknownStep {
-                chapter: chapter.to_string(),
-                id: id.to_string(),
-                known: catalog::ids().join(", "),
-            })?;
-            Ok(sweep_widget(&step, *param, words))
-        }
+        Directive::Sweep(id, param) => Ok(sweep_widget(&known_step(id, chapter)?, *param, words)),
     }
+}
+
+/// The lab `id` of `labs.json`, or why a chapter cannot name it.
+fn known_lab<'a>(id: &str, chapter: &str) -> Result<&'a crate::labs::defs::Lab, BookError> {
+    crate::labs::defs::labs()
+        .find(id)
+        .ok_or_else(|| BookError::BadDirective {
+            chapter: chapter.to_string(),
+            text: format!("{{{{#lab {id}}}}}"),
+            reason: format!(
+                "unknown lab `{id}`: the labs (book/labs/labs.json) are {}",
+                crate::labs::defs::labs().ids()
+            ),
+        })
+}
+
+/// The latency mechanism `id`, or why a chapter cannot name it.
+fn known_latency_mechanism(
+    id: &str,
+    chapter: &str,
+) -> Result<pipebench::latency::Mechanism, BookError> {
+    pipebench::latency::Mechanism::parse(id).map_err(|_| BookError::UnknownMechanism {
+        chapter: chapter.to_string(),
+        id: id.to_string(),
+        known: pipebench::latency::Mechanism::ALL
+            .iter()
+            .map(|m| m.id())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// A card past the article as a page without the runner shows it: `open` (its
+/// `<div>` with the attributes the page reads), its heading, how to start the
+/// runner, and what to run instead (`instead`).
+fn hinted_card(open: &str, head: &str, instead: &str, words: &Words) -> String {
+    format!(
+        r#"{open}<p class="pipebook-run-static"><strong>{head}</strong> {} {instead}</p></div>"#,
+        words.t(START_HINT),
+    )
+}
+
+/// The tuning card of `step`, its budget's default and bounds as the server's.
+fn tune_widget(step: &Step, words: &Words) -> String {
+    // The budget's default and bounds are the server's, written once.
+    use crate::jobs::tune::{DEFAULT_TUNE_BUDGET, MAX_TUNE_BUDGET, MIN_TUNE_BUDGET};
+    let head = words.fill(TUNE_HEAD, &[("title", escape(words.t(step.title)))]);
+    let command = words.fill(
+        ON_THE_COMMAND_LINE,
+        &[(
+            "command",
+            code(&format!("pipebench tune {}", escape(step.id))),
+        )],
+    );
+    let open = format!(
+        r#"<div class="pipebook-tune" data-step="{}" data-budget="{DEFAULT_TUNE_BUDGET}" data-budget-min="{MIN_TUNE_BUDGET}" data-budget-max="{MAX_TUNE_BUDGET}">"#,
+        escape(step.id),
+    );
+    hinted_card(&open, &head, &command, words)
+}
+
+/// The card that measures a program the reader pipes through.
+fn tool_widget(words: &Words) -> String {
+    let command = code("pipebench tool cat");
+    hinted_card(
+        r#"<div class="pipebook-tool">"#,
+        words.t(TOOL_HEAD),
+        &words.fill(ON_THE_COMMAND_LINE, &[("command", command)]),
+        words,
+    )
+}
+
+/// The card of one pipe shared by many writers and readers.
+fn shared_pipe_widget(words: &Words) -> String {
+    let command = code("pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB");
+    hinted_card(
+        r#"<div class="pipebook-shared-pipe">"#,
+        words.t(SHARED_HEAD),
+        &words.fill(ON_THE_COMMAND_LINE, &[("command", command)]),
+        words,
+    )
+}
+
+/// The card that sets step `id` against itself.
+fn self_compare_widget(id: &str, words: &Words) -> String {
+    let command = code(&format!("pipebench compare {id} {id} --pairs 6"));
+    hinted_card(
+        // Step ids are catalog ids (letters, digits, dashes): safe in an attribute.
+        &format!(r#"<div class="pipebook-aa" data-step="{id}">"#),
+        &words.fill(AA_HEAD, &[("id", id.to_string())]),
+        &words.fill(AA_AGAIN, &[("command", command)]),
+        words,
+    )
 }
 
 /// The placeholder of `{{#kernel PROBE}}`: the page fills it from
@@ -567,30 +502,6 @@ fn lab_widget(lab: &crate::labs::defs::Lab, words: &Words) -> String {
         words.t(START_HINT),
     )
 }
-
-/// Where the IPC survey's figures come from, said the same way on every card.
-const SURVEY_SOURCE: &str = "the BiscuitOS zero-copy survey, Linux 6.10 x86_64, run in an \
-emulator on hardware it does not name";
-
-/// The cards whose figure comes from the other survey (DMA, mmap, sendfile, splice,
-/// Direct IO), on a 1 GiB text file, and what its figure is.
-const SECOND_SURVEY: &[(&str, &str)] = &[
-    (
-        "tcp-splice",
-        "the second zero-copy survey, a 1 GiB file sent over loopback TCP, on a machine it \
-         does not name",
-    ),
-    (
-        "direct-io",
-        "the second zero-copy survey, on a machine it does not name; its figure is CPU time \
-         (clock()), not elapsed time, so compare it with this card's CPU time",
-    ),
-    (
-        "buffered-io",
-        "the second zero-copy survey, on a machine it does not name; its figure is CPU time \
-         (clock()), not elapsed time, so compare it with this card's CPU time",
-    ),
-];
 
 /// Where the figure on `id`'s card comes from.
 fn survey_source(id: &str) -> &'static str {
@@ -706,25 +617,26 @@ fn latency_matrix_widget(words: &Words) -> String {
             })
         })
         .collect();
-    format!(
-        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    let open = format!(
+        r#"<div class="pipebook-latency-matrix" data-mechanisms="{}">"#,
         escape(&serde_json::Value::from(list).to_string()),
+    );
+    let command = code("pipebench latency --sizes 64");
+    hinted_card(
+        &open,
         words.t(LATENCY_MATRIX_HEAD),
-        words.t(START_HINT),
-        words.fill(
-            SAME_TABLE,
-            &[("command", code("pipebench latency --sizes 64"))]
-        ),
+        &words.fill(SAME_TABLE, &[("command", command)]),
+        words,
     )
 }
 
 /// The card that runs every mechanism in turn and charts them beside the survey.
 fn ipc_matrix_widget(words: &Words) -> String {
-    format!(
-        r#"<div class="pipebook-ipc-matrix"><p class="pipebook-run-static"><strong>{}</strong> {} {}</p></div>"#,
+    hinted_card(
+        r#"<div class="pipebook-ipc-matrix">"#,
         words.t(IPC_MATRIX_HEAD),
-        words.t(START_HINT),
-        words.fill(SAME_TABLE, &[("command", code("pipebench ipc"))]),
+        &words.fill(SAME_TABLE, &[("command", code("pipebench ipc"))]),
+        words,
     )
 }
 

@@ -12,7 +12,7 @@ use crate::html::{percent_decode, unescape_attribute};
 const MAX_REPORTED: usize = 50;
 
 /// Checks all HTML pages under `root`; the error lists `page: link` pairs.
-pub fn check(root: &Path) -> Result<(), BookError> {
+pub(super) fn check(root: &Path) -> Result<(), BookError> {
     check_with_root(root, "/")
 }
 

@@ -14,7 +14,7 @@ fn options() -> Options {
 }
 
 /// Byte ranges of code blocks and inline code spans in `content`.
-pub fn code_ranges(content: &str) -> Vec<Range<usize>> {
+pub(super) fn code_ranges(content: &str) -> Vec<Range<usize>> {
     Parser::new_ext(content, options())
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
@@ -26,7 +26,7 @@ pub fn code_ranges(content: &str) -> Vec<Range<usize>> {
 
 /// A fenced code block whose info string starts with a given language.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FencedBlock {
+pub(super) struct FencedBlock {
     /// The whole block, fences included.
     pub range: Range<usize>,
     /// The code inside, as Markdown unindents it.
@@ -34,7 +34,7 @@ pub struct FencedBlock {
 }
 
 /// Every fenced block whose language (first word of the info string) is `language`.
-pub fn fenced_blocks(content: &str, language: &str) -> Vec<FencedBlock> {
+pub(super) fn fenced_blocks(content: &str, language: &str) -> Vec<FencedBlock> {
     let mut blocks = Vec::new();
     let mut current: Option<FencedBlock> = None;
     for (event, range) in Parser::new_ext(content, options()).into_offset_iter() {

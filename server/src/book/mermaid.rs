@@ -5,7 +5,7 @@ use super::markdown::fenced_blocks;
 use crate::html::escape;
 
 /// Replaces every fenced `mermaid` block of `content`.
-pub fn expand(content: &str) -> String {
+pub(super) fn expand(content: &str) -> String {
     let mut out = String::with_capacity(content.len());
     let mut copied = 0;
     for block in fenced_blocks(content, "mermaid") {

@@ -10,7 +10,7 @@ use super::{directives, mermaid};
 /// Expands `{{#run ID}}`, `{{#results}}` and `{{#system}}`, their text in an
 /// edition's words.
 #[derive(Debug, Clone, Default)]
-pub struct Widgets {
+pub(super) struct Widgets {
     words: Words,
 }
 
@@ -23,7 +23,7 @@ impl Widgets {
 
 /// Turns ```` ```mermaid ```` blocks into `<pre class="mermaid">`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Mermaid;
+pub(super) struct Mermaid;
 
 /// The chapter's file as the author knows it, e.g. `book/src/baseline.md`.
 fn chapter_file(ctx: &PreprocessorContext, chapter: &Chapter) -> String {

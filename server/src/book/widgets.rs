@@ -55,7 +55,7 @@ pub(crate) const THEME_CLASSES: &[&str] = &["pipebook-visually-hidden"];
 const MAX_REPORTED: usize = 50;
 
 /// Checks every HTML page under `root`; the error lists `page: class` pairs.
-pub fn check(root: &Path) -> Result<(), BookError> {
+pub(super) fn check(root: &Path) -> Result<(), BookError> {
     let mut unknown = Vec::new();
     for page in html_files(root)? {
         let html = std::fs::read_to_string(&page).map_err(|source| BookError::Read {

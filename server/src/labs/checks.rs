@@ -32,41 +32,13 @@ use pipebench::stats::verdict::{judge_unpaired, Design, Judgement, Schedule};
 use pipebench::machine::behaviour::{Probe, ProbeId, UNKNOWN};
 
 use super::defs::{Assumes, Check, Lab, Measure, Metric, Ref};
-
-/// One result recorded for a lab task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Measurement {
-    /// The lab task it belongs to.
-    pub task: String,
-    /// The swept value (bytes), for a sweep task's point.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<u64>,
-    /// The run's result, as pipebench reports it.
-    pub result: Value,
-    /// Whether it was recorded by a runner whose checks judge at planned
-    /// looks ([`LAB_LOOKS`]); absent (false) in records from before, which
-    /// are judged again under that rule, and the outcome says so.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub planned_looks: bool,
-}
-
-impl Measurement {
-    /// Whether the run says it was watched (its progress streamed, its pipe
-    /// sampled). Watching costs a run its speed, so no check on a figure that
-    /// watching moves counts such a run ([`moved_by_watching`]): the lab card
-    /// has made only quiet runs since runs said so, and an older watched one
-    /// is left out (a record that does not say, from before the field, counts
-    /// as it always did). As labchecks.js decides.
-    pub fn watched(&self) -> bool {
-        self.result.get("watched").and_then(Value::as_bool) == Some(true)
-    }
-}
+use super::measurement::Measurement;
 
 /// Whether watching a run moves this figure: its speed (GiB/s, MiB/s) and its
 /// CPU time per wall second (a watched run takes longer). Damaged bytes, huge
 /// pages and the kernel's counts are the same watched or quiet, and a latency
 /// record says nothing of being watched (every latency run streams alike).
-pub fn moved_by_watching(m: Metric) -> bool {
+pub(crate) fn moved_by_watching(m: Metric) -> bool {
     matches!(m, Metric::GibPerS | Metric::MibPerS | Metric::CpuPerWall)
 }
 
@@ -154,7 +126,7 @@ impl Assumed {
 
 /// The behaviour probes a machine report (`/api/system`, a lab report's
 /// `system`) carries; none when it carries none.
-pub fn behaviour_of(system: &Value) -> Vec<Probe> {
+pub(crate) fn behaviour_of(system: &Value) -> Vec<Probe> {
     system
         .get("behaviour")
         .cloned()
@@ -206,7 +178,7 @@ pub struct CheckOutcome {
 
 /// What a measure came to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Evaluated {
+pub(crate) enum Evaluated {
     /// Too few runs: which task, how many it has and needs.
     Pending(String),
     /// The runs are there but do not carry the figure (e.g. no verification).
@@ -220,8 +192,8 @@ pub enum Evaluated {
 }
 
 /// The figure `metric` of one result, if the result carries it.
-pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
-    let num = |path: &str| result.pointer(path).and_then(Value::as_f64);
+pub(crate) fn metric(result: &Value, metric: Metric) -> Option<f64> {
+    let num = |path: &str| figure(result, path);
     match metric {
         Metric::GibPerS => num("/gib_per_s"),
         // An IPC record carries both; a pipe result only GiB/s, which is the same
@@ -232,35 +204,8 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             let mean = num("/mean").filter(|m| *m > 0.0)?;
             Some((num("/ping_cpu_ns")? + num("/pong_cpu_ns")?) / mean)
         }
-        Metric::CpuPerWall => {
-            // IPC records report their ends otherwise: no figure rather than zero.
-            if result.get("writer").is_none() && result.get("reader").is_none() {
-                return None;
-            }
-            let elapsed = num("/elapsed_ms").filter(|e| *e > 0.0)?;
-            let cpu: f64 = [
-                "/writer/user_ms",
-                "/writer/system_ms",
-                "/reader/user_ms",
-                "/reader/system_ms",
-            ]
-            .iter()
-            .map(|p| num(p).unwrap_or(0.0))
-            .sum();
-            Some(cpu / elapsed)
-        }
-        Metric::CorruptedShare => {
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            match num("/corrupted_bytes") {
-                Some(corrupted) => Some(corrupted / bytes),
-                // A verifying reader that does not count stops the run at the
-                // first bad byte, so a verified run that finished had none.
-                None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => {
-                    Some(0.0)
-                }
-                None => None,
-            }
-        }
+        Metric::CpuPerWall => cpu_per_wall(result),
+        Metric::CorruptedShare => corrupted_share(result),
         Metric::HugeShare => {
             let checked = num("/huge_pages/checked_bytes").filter(|c| *c > 0.0)?;
             Some(num("/huge_pages/huge_bytes")? / checked)
@@ -273,51 +218,10 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
             let faults = num("/counts/writer/page_faults")?;
             Some((allocs - faults).max(0.0) / gib(result)?)
         }
-        Metric::SleepsPerGib => {
-            let ends = result.get("counts")?.as_object()?;
-            let sleeps: Vec<f64> = ends
-                .iter()
-                .filter(|(name, _)| !matches!(name.as_str(), "missing" | "model"))
-                .filter_map(|(_, end)| end.get("voluntary_switches")?.as_f64())
-                .collect();
-            if sleeps.is_empty() {
-                return None;
-            }
-            Some(sleeps.iter().sum::<f64>() / gib(result)?)
-        }
+        Metric::SleepsPerGib => sleeps_per_gib(result),
         Metric::WriterPageFaults => num("/counts/writer/page_faults"),
-        Metric::ProducerFaultsPerPage => {
-            let faults = ipc_end_counts(result, "producer")?
-                .get("page_faults")?
-                .as_f64()?;
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
-            // some arm64 kernels; a record without its page size cannot say.
-            let page = num("/page_size").filter(|p| *p > 0.0)?;
-            Some(faults / (bytes / page))
-        }
-        Metric::CallBytesPerByte => {
-            let ends = ipc_ends(result)?;
-            // Every end counted, and the run tallied its calls' bytes: a record
-            // from before the tally has none, which is not the same as zero.
-            if ends.is_empty()
-                || ends.iter().any(|e| {
-                    e["role"]
-                        .as_str()
-                        .is_none_or(|role| ipc_end_counts(result, role).is_none())
-                })
-                || !ends.iter().any(|e| e.get("call_bytes").is_some())
-            {
-                return None;
-            }
-            let bytes = num("/bytes").filter(|b| *b > 0.0)?;
-            let through: f64 = ends
-                .iter()
-                .filter_map(|e| e.get("call_bytes")?.as_object())
-                .flat_map(|calls| calls.values().filter_map(Value::as_f64))
-                .sum();
-            Some(through / bytes)
-        }
+        Metric::ProducerFaultsPerPage => producer_faults_per_page(result),
+        Metric::CallBytesPerByte => call_bytes_per_byte(result),
         // A latency figure read from anything else would be some other number.
         _ if !is_latency(result) => None,
         Metric::P50Ns => num("/p50"),
@@ -325,6 +229,92 @@ pub fn metric(result: &Value, metric: Metric) -> Option<f64> {
         Metric::CpuNsPerRoundTrip => Some(num("/ping_cpu_ns")? + num("/pong_cpu_ns")?),
         Metric::SleepsPerRoundTrip => Some(num("/ping_sleeps")? + num("/pong_sleeps")?),
     }
+}
+
+/// The figure at `path` in a result, when it is a number.
+fn figure(result: &Value, path: &str) -> Option<f64> {
+    result.pointer(path).and_then(Value::as_f64)
+}
+
+/// Both ends' CPU time per wall second of a pipe result.
+fn cpu_per_wall(result: &Value) -> Option<f64> {
+    // IPC records report their ends otherwise: no figure rather than zero.
+    if result.get("writer").is_none() && result.get("reader").is_none() {
+        return None;
+    }
+    let elapsed = figure(result, "/elapsed_ms").filter(|e| *e > 0.0)?;
+    let cpu: f64 = [
+        "/writer/user_ms",
+        "/writer/system_ms",
+        "/reader/user_ms",
+        "/reader/system_ms",
+    ]
+    .iter()
+    .map(|p| figure(result, p).unwrap_or(0.0))
+    .sum();
+    Some(cpu / elapsed)
+}
+
+/// The share of the bytes a run damaged.
+fn corrupted_share(result: &Value) -> Option<f64> {
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    match figure(result, "/corrupted_bytes") {
+        Some(corrupted) => Some(corrupted / bytes),
+        // A verifying reader that does not count stops the run at the
+        // first bad byte, so a verified run that finished had none.
+        None if result.pointer("/options/reader/verify") == Some(&Value::Bool(true)) => Some(0.0),
+        None => None,
+    }
+}
+
+/// Every counted end's sleeps (voluntary switches) per GiB moved.
+fn sleeps_per_gib(result: &Value) -> Option<f64> {
+    let ends = result.get("counts")?.as_object()?;
+    let sleeps: Vec<f64> = ends
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "missing" | "model"))
+        .filter_map(|(_, end)| end.get("voluntary_switches")?.as_f64())
+        .collect();
+    if sleeps.is_empty() {
+        return None;
+    }
+    Some(sleeps.iter().sum::<f64>() / gib(result)?)
+}
+
+/// The producer's page faults per page an IPC run moved.
+fn producer_faults_per_page(result: &Value) -> Option<f64> {
+    let faults = ipc_end_counts(result, "producer")?
+        .get("page_faults")?
+        .as_f64()?;
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    // Pages of the machine that ran it: 4 KiB on x86-64, 16 or 64 KiB on
+    // some arm64 kernels; a record without its page size cannot say.
+    let page = figure(result, "/page_size").filter(|p| *p > 0.0)?;
+    Some(faults / (bytes / page))
+}
+
+/// The bytes an IPC run's calls passed per byte it moved.
+fn call_bytes_per_byte(result: &Value) -> Option<f64> {
+    let ends = ipc_ends(result)?;
+    // Every end counted, and the run tallied its calls' bytes: a record
+    // from before the tally has none, which is not the same as zero.
+    if ends.is_empty()
+        || ends.iter().any(|e| {
+            e["role"]
+                .as_str()
+                .is_none_or(|role| ipc_end_counts(result, role).is_none())
+        })
+        || !ends.iter().any(|e| e.get("call_bytes").is_some())
+    {
+        return None;
+    }
+    let bytes = figure(result, "/bytes").filter(|b| *b > 0.0)?;
+    let through: f64 = ends
+        .iter()
+        .filter_map(|e| e.get("call_bytes")?.as_object())
+        .flat_map(|calls| calls.values().filter_map(Value::as_f64))
+        .sum();
+    Some(through / bytes)
 }
 
 /// Whether a result is a latency run's record (`"kind":"latency"`).
@@ -395,7 +385,7 @@ fn not_counted(result: &Value) -> String {
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
@@ -477,7 +467,7 @@ fn series(
 }
 
 /// Computes a measure on a lab's measurements.
-pub fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> Evaluated {
+pub(crate) fn evaluate(lab: &Lab, measurements: &[Measurement], measure: &Measure) -> Evaluated {
     let run = || -> Result<Evaluated, Evaluated> {
         Ok(match measure {
             Measure::Ratio { metric, num, den } => {
@@ -540,7 +530,7 @@ fn agg(values: Vec<f64>, f: impl Fn(&[f64]) -> Option<f64>) -> f64 {
 
 /// The smallest k such that the median of the first j runs is within
 /// `tolerance` of the median of all runs for every j from k on.
-pub fn settle(values: &[f64], tolerance: f64) -> usize {
+pub(crate) fn settle(values: &[f64], tolerance: f64) -> usize {
     let Some(last) = median(values) else {
         return 0;
     };
@@ -560,7 +550,7 @@ pub fn settle(values: &[f64], tolerance: f64) -> usize {
 /// throughputs (GiB/s, MiB/s) or round trips (median, 99th percentile), which
 /// swing from run to run. Ratios of the kernel's counts are not: a count does
 /// not move with the machine's speed, and a busy end's sleeps may be zero.
-pub fn judged_on_interval(measure: &Measure) -> bool {
+pub(crate) fn judged_on_interval(measure: &Measure) -> bool {
     matches!(
         measure,
         Measure::Ratio {
@@ -575,7 +565,7 @@ pub fn judged_on_interval(measure: &Measure) -> bool {
 /// would otherwise judge afresh at 95% each time, and a student who keeps
 /// asking until it passes would be wrong far more often than 1 time in 20.
 /// Each look judges at 1 - 5%/looks, so all of them together keep 95%.
-pub const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
+pub(crate) const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 
 /// The planned looks of a ratio whose tasks ask for `first` runs a side: at
 /// `first`, then at each further multiple of it up to [`LAB_LOOKS`] times
@@ -583,7 +573,7 @@ pub const LAB_LOOKS: usize = Schedule::DEFAULT_LOOKS;
 /// per point at each go, so its looks fall where its sweeps end). Fixed by
 /// the lab's definition, never by the page: which look a check has reached
 /// is read from the runs the runner stored.
-pub fn lab_schedule(first: usize) -> Schedule {
+pub(crate) fn lab_schedule(first: usize) -> Schedule {
     let first = first.max(1);
     Schedule::new(first, first * LAB_LOOKS, LAB_LOOKS)
 }
@@ -591,7 +581,7 @@ pub fn lab_schedule(first: usize) -> Schedule {
 /// A throughput ratio judged at the last of its planned looks it reached (or
 /// the first that settled it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RatioEvidence {
+pub(crate) struct RatioEvidence {
     /// median(num) / median(den) over the runs the look judged.
     pub ratio: f64,
     /// The look's interval (at its share of the 5%), when its runs can reach it.
@@ -650,7 +640,7 @@ fn judge_look(
 /// stopping at the first that passes or fails. A look's verdict stands, so
 /// runs added after it change nothing; or why there is nothing to judge yet
 /// (as [`evaluate`] says it).
-pub fn ratio_evidence(
+pub(crate) fn ratio_evidence(
     lab: &Lab,
     measurements: &[Measurement],
     check: &Check,
@@ -702,7 +692,7 @@ fn recorded_before_looks(measurements: &[Measurement], measure: &Measure) -> boo
 
 /// Where an interval `low..high` lies against a check's bounds: inside them
 /// all, clear of one of them on the wrong side, or across one.
-pub fn judge_interval(check: &Check, low: f64, high: f64) -> Status {
+pub(crate) fn judge_interval(check: &Check, low: f64, high: f64) -> Status {
     let pass = check.min.is_none_or(|min| low >= min)
         && check.above.is_none_or(|a| low > a)
         && check.max.is_none_or(|max| high <= max);
@@ -801,7 +791,7 @@ fn judge_on_interval(lab: &Lab, measurements: &[Measurement], check: &Check) -> 
 /// A check's verdict on a lab's measurements, on a machine whose kernel does
 /// what `kernel` (its behaviour probes) says: a check that rests on another
 /// behaviour is `not_this_kernel`.
-pub fn judge(
+pub(crate) fn judge(
     lab: &Lab,
     measurements: &[Measurement],
     check: &Check,
@@ -809,19 +799,12 @@ pub fn judge(
 ) -> CheckOutcome {
     let assumed = check.when.as_ref().map(|when| Assumed::of(when, kernel));
     let mut outcome = match &assumed {
-        Some(a) if !a.applies() => CheckOutcome {
-            id: check.id.clone(),
-            status: Status::NotThisKernel,
-            value: None,
-            detail: String::from("not judged on this kernel"),
-            ci_low: None,
-            ci_high: None,
-            more_runs: None,
-            next_look_runs: None,
-            judged: None,
-            rejudged: false,
-            assumes: None,
-        },
+        Some(a) if !a.applies() => plain_outcome(
+            check,
+            Status::NotThisKernel,
+            None,
+            String::from("not judged on this kernel"),
+        ),
         _ if judged_on_interval(&check.measure) => judge_on_interval(lab, measurements, check),
         _ => judge_evaluated(check, evaluate(lab, measurements, &check.measure)),
     };
@@ -832,9 +815,14 @@ pub fn judge(
     outcome
 }
 
-/// A check's verdict on its measure's value, judged against the bounds.
-fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
-    let outcome = |status, value, detail| CheckOutcome {
+/// An outcome judged on no interval, with nothing assumed.
+fn plain_outcome(
+    check: &Check,
+    status: Status,
+    value: Option<f64>,
+    detail: String,
+) -> CheckOutcome {
+    CheckOutcome {
         id: check.id.clone(),
         status,
         value,
@@ -846,7 +834,12 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
         judged: None,
         rejudged: false,
         assumes: None,
-    };
+    }
+}
+
+/// A check's verdict on its measure's value, judged against the bounds.
+fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
+    let outcome = |status, value, detail| plain_outcome(check, status, value, detail);
     match evaluated {
         Evaluated::Pending(why) => outcome(Status::Pending, None, format!("waiting: {why}")),
         Evaluated::Missing(why) => outcome(Status::Fail, None, format!("not measured: {why}")),
@@ -876,7 +869,11 @@ fn judge_evaluated(check: &Check, evaluated: Evaluated) -> CheckOutcome {
 }
 
 /// Every check of a lab, on a machine whose kernel does what `kernel` says.
-pub fn judge_all(lab: &Lab, measurements: &[Measurement], kernel: &[Probe]) -> Vec<CheckOutcome> {
+pub(crate) fn judge_all(
+    lab: &Lab,
+    measurements: &[Measurement],
+    kernel: &[Probe],
+) -> Vec<CheckOutcome> {
     lab.checks
         .iter()
         .map(|c| judge(lab, measurements, c, kernel))
@@ -887,7 +884,7 @@ pub fn judge_all(lab: &Lab, measurements: &[Measurement], kernel: &[Probe]) -> V
 /// (`checks`: every [`CheckOutcome`], a ratio's `judged` among them), so the
 /// page shows the runner's verdicts and judges nothing itself. `kernel` is
 /// this machine's behaviour, as last probed.
-pub fn with_judged_checks(state: &super::store::LabsState, kernel: &[Probe]) -> Value {
+pub(crate) fn with_judged_checks(state: &super::store::LabsState, kernel: &[Probe]) -> Value {
     let mut body = serde_json::to_value(state).unwrap_or(Value::Null);
     for (id, lab_state) in &state.labs {
         if let Some(lab) = super::defs::labs().find(id) {
@@ -927,6 +924,21 @@ mod tests {
         }
     }
 
+    /// The lab `lab_id` of the shipped labs, with its check `check_id`.
+    fn lab_check(lab_id: &str, check_id: &str) -> (&'static Lab, &'static Check) {
+        let lab = labs().find(lab_id).unwrap();
+        let check = lab.checks.iter().find(|c| c.id == check_id).unwrap();
+        (lab, check)
+    }
+
+    /// The crafted measurements and outcomes both judges read
+    /// (`book/labs/check-cases.json`).
+    fn check_cases() -> Vec<Value> {
+        let cases: Value =
+            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
+        cases.as_array().unwrap().clone()
+    }
+
     #[test]
     fn settle_finds_where_the_median_stops_moving() {
         assert_eq!(settle(&[1.0, 1.0, 1.0, 1.0], 0.1), 1);
@@ -936,12 +948,7 @@ mod tests {
 
     #[test]
     fn ratio_checks_pass_and_fail_and_wait() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let mut ms: Vec<Measurement> = (0..6).map(|_| run("blocking", None, 2.0)).collect();
         assert_eq!(judge(lab, &ms, check, &[]).status, Status::Pending);
         ms.extend((0..6).map(|_| run("busy", None, 3.0)));
@@ -970,12 +977,7 @@ mod tests {
     /// and a check on damaged bytes still counts it.
     #[test]
     fn watched_runs_count_in_no_check() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let marked = |task: &str, gibs: f64, watched: bool| {
             let mut m = run(task, None, gibs);
             m.result["watched"] = json!(watched);
@@ -1012,12 +1014,7 @@ mod tests {
             pending.detail
         );
         // Watching moves no damaged byte: a watched verified run still counts there.
-        let safety = labs().find("vmsplice-safety").unwrap();
-        let clean = safety
-            .checks
-            .iter()
-            .find(|c| c.id == "double-buffer-clean")
-            .unwrap();
+        let (safety, clean) = lab_check("vmsplice-safety", "double-buffer-clean");
         let mut verified = marked("verified", 2.0, true);
         verified.result["corrupted_bytes"] = json!(0);
         assert_eq!(judge(safety, &[verified], clean, &[]).status, Status::Pass);
@@ -1029,9 +1026,7 @@ mod tests {
     #[test]
     fn latency_ratios_are_judged_on_their_intervals() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         let mut not_resolved = false;
         for id in ["latency-tail", "latency-cpu"] {
             let lab = book.find(id).unwrap();
@@ -1132,12 +1127,7 @@ mod tests {
     /// runs are asked for.
     #[test]
     fn more_runs_are_judged_at_planned_looks_and_the_last_look_is_final() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         assert_eq!(lab_schedule(6).sizes(), &[6, 12, 18]);
         // Both tasks alike: look 1 cannot settle "at least 1.0".
         let alike = [
@@ -1193,12 +1183,7 @@ mod tests {
     /// outcome says so; runs recorded since do not.
     #[test]
     fn runs_recorded_before_planned_looks_are_judged_again_and_say_so() {
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         let mut ms = alternating(&[3.0, 3.1, 2.9, 3.05, 2.95, 3.02], &[2.0; 6]);
         let now = judge(lab, &ms, check, &[]);
         assert!(!now.rejudged);
@@ -1235,12 +1220,7 @@ mod tests {
     #[test]
     fn a_student_asking_for_more_runs_until_resolved_is_wrong_at_most_one_time_in_twenty() {
         use pipebench::stats::rng::SplitMix64;
-        let lab = labs().find("busy-cost").unwrap();
-        let check = lab
-            .checks
-            .iter()
-            .find(|c| c.id == "busy-not-slower")
-            .unwrap();
+        let (lab, check) = lab_check("busy-cost", "busy-not-slower");
         assert_eq!(check.min, Some(1.0));
         let runs = lab.tasks.iter().find(|t| t.id == "busy").unwrap().runs;
         assert!(runs >= 6, "{runs}");
@@ -1321,9 +1301,7 @@ mod tests {
     #[test]
     fn every_step_lab_judges_a_count_and_the_cases_give_each_outcome() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         for id in [
             "variance",
             "sizes",
@@ -1433,12 +1411,7 @@ mod tests {
         assert_eq!(plain.status, Status::Pass);
         assert!(plain.assumes.is_none());
 
-        let huge = labs().find("huge-pages").unwrap();
-        let got_huge = huge
-            .checks
-            .iter()
-            .find(|c| c.id == "got-huge-pages")
-            .unwrap();
+        let (huge, got_huge) = lab_check("huge-pages", "got-huge-pages");
         for answer in ProbeId::Thp.answers() {
             let kernel: Vec<Probe> = every_outcome("seen")
                 .into_iter()
@@ -1469,9 +1442,7 @@ mod tests {
     #[test]
     fn shared_check_cases_judge_alike() {
         let book = parse(LABS_JSON).unwrap();
-        let cases: Value =
-            serde_json::from_str(include_str!("../../../book/labs/check-cases.json")).unwrap();
-        let cases = cases.as_array().unwrap();
+        let cases = check_cases();
         assert!(cases.len() >= 6);
         for case in cases {
             let name = case["name"].as_str().unwrap();

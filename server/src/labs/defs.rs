@@ -10,18 +10,18 @@ use serde::{Deserialize, Serialize};
 
 /// The definitions, compiled in so the server and its exports always agree
 /// with the book they were built with.
-pub const LABS_JSON: &str = include_str!("../../../book/labs/labs.json");
+pub(crate) const LABS_JSON: &str = include_str!("../../../book/labs/labs.json");
 
 /// Version of the definitions' format.
-pub const DEFINITIONS_VERSION: u64 = 1;
+pub(crate) const DEFINITIONS_VERSION: u64 = 1;
 
 /// Most runs a lab task may ask for (per value, for a sweep).
-pub const MAX_TASK_RUNS: usize = 10;
+pub(crate) const MAX_TASK_RUNS: usize = 10;
 
 /// The whole file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LabBook {
+pub(crate) struct LabBook {
     /// Format version.
     pub schema_version: u64,
     /// The labs, in the book's order.
@@ -31,7 +31,7 @@ pub struct LabBook {
 /// One lab.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Lab {
+pub(crate) struct Lab {
     /// Identifier (`{{#lab ID}}`).
     pub id: String,
     /// Title.
@@ -53,7 +53,7 @@ pub struct Lab {
 /// The question asked before any run, and how the measurements answer it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     /// The question.
     pub question: String,
     /// `number` or `choice`.
@@ -77,7 +77,7 @@ pub struct Prediction {
 /// The kind of answer a prediction takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PredictionKind {
+pub(crate) enum PredictionKind {
     /// A number within `min..=max`.
     Number,
     /// One of `options`.
@@ -87,7 +87,7 @@ pub enum PredictionKind {
 /// A run or a sweep of one catalog step, or a run of one IPC mechanism.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Task {
+pub(crate) struct Task {
     /// Identifier within the lab.
     pub id: String,
     /// What the button says.
@@ -121,7 +121,7 @@ pub struct Task {
 /// busy-polling has a partner to poll for); the round trips are the task's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LatencyTask {
+pub(crate) struct LatencyTask {
     /// Latency mechanism id (`pipebench::latency::Mechanism`).
     pub mechanism: String,
     /// `blocking` or `busy`.
@@ -134,7 +134,7 @@ pub struct LatencyTask {
 
 impl LatencyTask {
     /// The engine's configuration of one run on `cpus`, or why there is none.
-    pub fn config(
+    pub(crate) fn config(
         &self,
         cpus: [usize; 2],
     ) -> Result<pipebench::latency::LatencyConfig, pipebench::latency::LatencyError> {
@@ -150,7 +150,7 @@ impl LatencyTask {
 
 /// What a task runs: a catalog step, an IPC mechanism or a latency configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskWork<'a> {
+pub(crate) enum TaskWork<'a> {
     /// A pipe run (or sweep) of this catalog step.
     Step(&'a str),
     /// An IPC lab run of this mechanism.
@@ -162,7 +162,7 @@ pub enum TaskWork<'a> {
 impl Task {
     /// What the task runs. A checked definition has exactly one of `step`,
     /// `mechanism` and `latency`; an unchecked one with none reads as an empty step.
-    pub fn work(&self) -> TaskWork<'_> {
+    pub(crate) fn work(&self) -> TaskWork<'_> {
         match (&self.latency, &self.mechanism, &self.step) {
             (Some(latency), _, _) => TaskWork::Latency(latency),
             (None, Some(mechanism), _) => TaskWork::Mechanism(mechanism),
@@ -174,7 +174,7 @@ impl Task {
 /// What a task fixes about its runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TaskParams {
+pub(crate) struct TaskParams {
     /// The reader checks every byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<bool>,
@@ -188,7 +188,7 @@ pub struct TaskParams {
 /// The swept parameter and its values.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TaskSweep {
+pub(crate) struct TaskSweep {
     /// `pipe_size` or `buf_size`.
     pub param: String,
     /// Values in bytes, increasing.
@@ -197,7 +197,7 @@ pub struct TaskSweep {
 
 impl TaskSweep {
     /// The swept parameter.
-    pub fn param(&self) -> Option<SweepParam> {
+    pub(crate) fn param(&self) -> Option<SweepParam> {
         self.param.parse().ok()
     }
 }
@@ -205,7 +205,7 @@ impl TaskSweep {
 /// An automatic check: a measure and the bounds it must fall within.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Check {
+pub(crate) struct Check {
     /// Identifier within the lab.
     pub id: String,
     /// The kernel behaviour the check rests on: judged only where the runner's
@@ -235,7 +235,7 @@ pub struct Check {
 /// What a check assumes the kernel does: one behaviour probe's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Assumes {
+pub(crate) struct Assumes {
     /// The behaviour probe.
     pub probe: pipebench::machine::behaviour::ProbeId,
     /// The answer the check needs (one the probe gives).
@@ -245,7 +245,7 @@ pub struct Assumes {
 /// Which results a measure reads: a task's, or one value of a sweep task's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Ref {
+pub(crate) struct Ref {
     /// Task id.
     pub task: String,
     /// Only the sweep points at this value (bytes).
@@ -257,7 +257,7 @@ pub struct Ref {
 /// speeds only enter checks as ratios.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Metric {
+pub(crate) enum Metric {
     /// Throughput, GiB/s.
     GibPerS,
     /// Throughput, MiB/s (IPC records carry it; pipe results derive it from GiB/s).
@@ -300,7 +300,7 @@ pub enum Metric {
 impl Metric {
     /// Whether the figure is one of the kernel's counts: missing, it is "not
     /// counted here" (the machine's doing), never the student's failure.
-    pub fn is_count(self) -> bool {
+    pub(crate) fn is_count(self) -> bool {
         matches!(
             self,
             Metric::WriterPageAllocsPerGib
@@ -316,7 +316,7 @@ impl Metric {
 /// What a check or a prediction's answer computes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Measure {
+pub(crate) enum Measure {
     /// median(num) / median(den).
     Ratio {
         /// The figure compared.
@@ -375,7 +375,7 @@ pub enum Measure {
 
 impl Measure {
     /// The results this measure reads.
-    pub fn refs(&self) -> Vec<&Ref> {
+    pub(crate) fn refs(&self) -> Vec<&Ref> {
         match self {
             Measure::Ratio { num, den, .. } => vec![num, den],
             Measure::Median { of, .. }
@@ -391,12 +391,12 @@ impl Measure {
 
 impl LabBook {
     /// A lab by id.
-    pub fn find(&self, id: &str) -> Option<&Lab> {
+    pub(crate) fn find(&self, id: &str) -> Option<&Lab> {
         self.labs.iter().find(|lab| lab.id == id)
     }
 
     /// The lab ids, for error messages.
-    pub fn ids(&self) -> String {
+    pub(crate) fn ids(&self) -> String {
         self.labs
             .iter()
             .map(|lab| lab.id.as_str())
@@ -407,12 +407,12 @@ impl LabBook {
 
 impl Lab {
     /// A task by id.
-    pub fn task(&self, id: &str) -> Option<&Task> {
+    pub(crate) fn task(&self, id: &str) -> Option<&Task> {
         self.tasks.iter().find(|task| task.id == id)
     }
 
     /// The results a reference must have before a measure reads it.
-    pub fn required(&self, r: &Ref) -> usize {
+    pub(crate) fn required(&self, r: &Ref) -> usize {
         match self.task(&r.task) {
             Some(Task {
                 sweep: Some(sweep),
@@ -426,86 +426,39 @@ impl Lab {
 
     /// Every problem with this lab's definition.
     fn problems(&self) -> Vec<String> {
+        let mut problems: Vec<String> = self.tasks.iter().flat_map(task_problems).collect();
+        problems.extend(self.assumption_problems());
+        problems.extend(self.reference_problems());
+        problems.extend(self.option_problems());
+        problems
+            .into_iter()
+            .map(|what| format!("lab `{}`: {what}", self.id))
+            .collect()
+    }
+
+    /// Checks resting on a behaviour (`when`) with an answer its probe never gives.
+    fn assumption_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        let at = |what: String| format!("lab `{}`: {what}", self.id);
-        for task in &self.tasks {
-            if let Some(latency) = &task.latency {
-                problems.extend(latency_problems(task, latency).into_iter().map(&at));
-                continue;
-            }
-            match (&task.step, &task.mechanism) {
-                (Some(step), None) => {
-                    if catalog::find(step).is_none() {
-                        problems.push(at(format!("task `{}` runs unknown step `{step}`", task.id)));
-                    }
-                    if task.bytes.is_some() {
-                        problems.push(at(format!(
-                            "task `{}`: `bytes` belongs to mechanism tasks; a step's byte cap is the student's",
-                            task.id
-                        )));
-                    }
-                }
-                (None, Some(mechanism)) => {
-                    if pipebench::ipc::find(mechanism).is_none() {
-                        problems.push(at(format!(
-                            "task `{}` runs unknown mechanism `{mechanism}`: the mechanisms are {}",
-                            task.id,
-                            pipebench::ipc::ids().join(", ")
-                        )));
-                    }
-                    if task.sweep.is_some() || task.params != TaskParams::default() {
-                        problems.push(at(format!(
-                            "task `{}`: a mechanism task takes no sweep and no params",
-                            task.id
-                        )));
-                    }
-                    if let Some(bytes) = task.bytes {
-                        if !(1..=crate::jobs::ipc::params::MAX_BYTES).contains(&bytes) {
-                            problems.push(at(format!(
-                                "task `{}` moves {bytes} bytes: 1 to {} allowed",
-                                task.id,
-                                crate::jobs::ipc::params::MAX_BYTES
-                            )));
-                        }
-                    }
-                }
-                _ => problems.push(at(format!(
-                    "task `{}` needs exactly one of `step` and `mechanism`",
-                    task.id
-                ))),
-            }
-            if task.runs == 0 || task.runs > MAX_TASK_RUNS {
-                problems.push(at(format!(
-                    "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
-                    task.id, task.runs
-                )));
-            }
-            if let Some(sweep) = &task.sweep {
-                if sweep.param().is_none() {
-                    problems.push(at(format!("task `{}` sweeps `{}`", task.id, sweep.param)));
-                }
-                if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
-                    problems.push(at(format!(
-                        "task `{}`: sweep values must increase",
-                        task.id
-                    )));
-                }
-            }
-        }
         for check in &self.checks {
             if let Some(when) = &check.when {
                 let answers = when.probe.answers();
                 if !answers.contains(&when.answer) {
-                    problems.push(at(format!(
+                    problems.push(format!(
                         "check `{}` assumes {} answers `{}`: it answers one of {}",
                         check.id,
                         when.probe.as_str(),
                         when.answer,
                         answers.join(", ")
-                    )));
+                    ));
                 }
             }
         }
+        problems
+    }
+
+    /// Checks and the prediction reading a task, or a swept value, the lab lacks.
+    fn reference_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
         let mut measures: Vec<(&str, &Measure)> = self
             .checks
             .iter()
@@ -515,35 +468,112 @@ impl Lab {
         for (name, measure) in measures {
             for r in measure.refs() {
                 match self.task(&r.task) {
-                    None => problems.push(at(format!("`{name}` reads unknown task `{}`", r.task))),
+                    None => problems.push(format!("`{name}` reads unknown task `{}`", r.task)),
                     Some(task) => {
                         let sweep_values = task.sweep.as_ref().map(|s| &s.values);
                         match (r.value, sweep_values) {
                             (Some(v), Some(values)) if !values.contains(&v) => {
-                                problems.push(at(format!(
+                                problems.push(format!(
                                     "`{name}` reads value {v} that task `{}` does not sweep",
                                     r.task
-                                )))
+                                ))
                             }
-                            (Some(_), None) => problems.push(at(format!(
+                            (Some(_), None) => problems.push(format!(
                                 "`{name}` reads a value of task `{}`, which is no sweep",
                                 r.task
-                            ))),
+                            )),
                             _ => {}
                         }
                     }
                 }
             }
         }
-        if self.prediction.kind == PredictionKind::Choice {
-            for option in &self.prediction.options {
-                if self.task(option).is_none() {
-                    problems.push(at(format!("prediction option `{option}` is not a task")));
+        problems
+    }
+
+    /// A choice prediction's options that are not tasks.
+    fn option_problems(&self) -> Vec<String> {
+        if self.prediction.kind != PredictionKind::Choice {
+            return Vec::new();
+        }
+        self.prediction
+            .options
+            .iter()
+            .filter(|option| self.task(option).is_none())
+            .map(|option| format!("prediction option `{option}` is not a task"))
+            .collect()
+    }
+}
+
+/// What is wrong with a task: what it runs, how many times, what it sweeps.
+fn task_problems(task: &Task) -> Vec<String> {
+    if let Some(latency) = &task.latency {
+        return latency_problems(task, latency);
+    }
+    let mut problems = runner_problems(task);
+    if task.runs == 0 || task.runs > MAX_TASK_RUNS {
+        problems.push(format!(
+            "task `{}` asks for {} runs: 1 to {MAX_TASK_RUNS} allowed",
+            task.id, task.runs
+        ));
+    }
+    if let Some(sweep) = &task.sweep {
+        if sweep.param().is_none() {
+            problems.push(format!("task `{}` sweeps `{}`", task.id, sweep.param));
+        }
+        if sweep.values.is_empty() || !sweep.values.windows(2).all(|w| w[0] < w[1]) {
+            problems.push(format!("task `{}`: sweep values must increase", task.id));
+        }
+    }
+    problems
+}
+
+/// What is wrong with what a (non-latency) task runs: exactly one of a known
+/// step or a known mechanism, with the fields that one takes.
+fn runner_problems(task: &Task) -> Vec<String> {
+    let mut problems = Vec::new();
+    match (&task.step, &task.mechanism) {
+        (Some(step), None) => {
+            if catalog::find(step).is_none() {
+                problems.push(format!("task `{}` runs unknown step `{step}`", task.id));
+            }
+            if task.bytes.is_some() {
+                problems.push(format!(
+                    "task `{}`: `bytes` belongs to mechanism tasks; a step's byte cap is the student's",
+                    task.id
+                ));
+            }
+        }
+        (None, Some(mechanism)) => {
+            if pipebench::ipc::find(mechanism).is_none() {
+                problems.push(format!(
+                    "task `{}` runs unknown mechanism `{mechanism}`: the mechanisms are {}",
+                    task.id,
+                    pipebench::ipc::ids().join(", ")
+                ));
+            }
+            if task.sweep.is_some() || task.params != TaskParams::default() {
+                problems.push(format!(
+                    "task `{}`: a mechanism task takes no sweep and no params",
+                    task.id
+                ));
+            }
+            if let Some(bytes) = task.bytes {
+                if !(1..=crate::jobs::ipc::params::MAX_BYTES).contains(&bytes) {
+                    problems.push(format!(
+                        "task `{}` moves {bytes} bytes: 1 to {} allowed",
+                        task.id,
+                        crate::jobs::ipc::params::MAX_BYTES
+                    ));
                 }
             }
         }
-        problems
+        _ => problems.push(format!(
+            "task `{}` needs exactly one of `step` and `mechanism`",
+            task.id
+        )),
     }
+    problems
 }
 
 /// What is wrong with a latency task: it must be only that (no step,
@@ -602,7 +632,7 @@ fn latency_problems(task: &Task, latency: &LatencyTask) -> Vec<String> {
 
 /// Why the lab definitions cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum DefinitionError {
+pub(crate) enum DefinitionError {
     /// Not the expected JSON.
     #[error("book/labs/labs.json does not parse: {0}")]
     Parse(#[from] serde_json::Error),
@@ -612,7 +642,7 @@ pub enum DefinitionError {
 }
 
 /// Parses and checks definitions (the compiled-in ones, or a test's).
-pub fn parse(text: &str) -> Result<LabBook, DefinitionError> {
+pub(crate) fn parse(text: &str) -> Result<LabBook, DefinitionError> {
     let book: LabBook = serde_json::from_str(text)?;
     let mut problems: Vec<String> = book.labs.iter().flat_map(Lab::problems).collect();
     if book.schema_version != DEFINITIONS_VERSION {
@@ -635,7 +665,7 @@ pub fn parse(text: &str) -> Result<LabBook, DefinitionError> {
 
 /// The compiled-in labs. Their consistency is a unit test, so this cannot fail
 /// in a tested build.
-pub fn labs() -> &'static LabBook {
+pub(crate) fn labs() -> &'static LabBook {
     static LABS: OnceLock<LabBook> = OnceLock::new();
     LABS.get_or_init(|| parse(LABS_JSON).expect("book/labs/labs.json is checked by the tests"))
 }

@@ -11,8 +11,9 @@ use pipebench::machine::behaviour::Probe;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::checks::{self, Evaluated, Measurement};
+use super::checks::{self, Evaluated};
 use super::defs::{labs, Lab};
+use super::measurement::Measurement;
 use super::names::{self, BadName};
 use super::store::LabsState;
 

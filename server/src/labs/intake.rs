@@ -12,11 +12,13 @@ use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use pipebench::machine::behaviour::Probe;
 use serde_json::Value;
 
-use super::checks::{self, CheckOutcome, Measurement, Status};
-use super::defs::{labs, TaskWork};
+use super::checks::{self, CheckOutcome, Status};
+use super::defs::{labs, Lab, TaskWork};
 use super::export::{self, DigestError};
+use super::measurement::Measurement;
 use super::names::{self, escape_controls, quote, BadName};
 
 /// Largest report file read: a real report is tens of KiB, and a bigger file
@@ -29,7 +31,7 @@ pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
 /// The shortest time a run can take, in ms (a microsecond: no run starts
 /// two processes faster); a smaller `elapsed_ms`, such as 5e-324, only serves
 /// to make any throughput look consistent.
-pub const MIN_ELAPSED_MS: f64 = 1e-3;
+pub(crate) const MIN_ELAPSED_MS: f64 = 1e-3;
 
 /// How far `gib_per_s` may stray from `bytes / elapsed` (rounding only).
 const RATE_TOLERANCE: f64 = 0.01;
@@ -305,118 +307,145 @@ pub fn validate(file: &Path, text: &[u8]) -> Result<StudentReport, ReportError> 
         .as_array()
         .ok_or_else(|| malformed("no `labs` array"))?;
     let kernel = checks::behaviour_of(&report["system"]);
-    let mut results = Vec::new();
-    for entry in entries {
-        let id = entry["id"]
-            .as_str()
-            .ok_or_else(|| malformed("a lab without `id`"))?;
-        names::check_name("lab id", id)?;
-        let lab = labs()
-            .find(id)
-            .ok_or_else(|| malformed(format!("lab `{id}` is not one of {}", labs().ids())))?;
-        let measurements: Vec<Measurement> = serde_json::from_value(entry["measurements"].clone())
-            .map_err(|e| {
-                // serde quotes what it did not expect: escape it like any quote.
-                malformed(format!(
-                    "lab `{id}`: measurements: {}",
-                    escape_controls(&e.to_string())
-                ))
-            })?;
-        for m in &measurements {
-            names::check_name("task id", &m.task)?;
-        }
-        match entry.pointer("/prediction/value") {
-            None | Some(Value::Null) => {}
-            Some(value @ (Value::Number(_) | Value::String(_))) => {
-                if let Value::String(choice) = value {
-                    names::check_name("prediction", choice)?;
-                }
-                // The bounds the page held the student to when it was saved.
-                super::check_prediction(id, value)
-                    .map_err(|err| malformed(escape_controls(&err.to_string())))?;
-            }
-            Some(_) => {
-                return Err(malformed(format!(
-                    "lab `{id}`: a prediction is a number or a choice"
-                )))
-            }
-        }
-        for (index, m) in measurements.iter().enumerate() {
-            let impossible = |what: String| ReportError::Impossible {
-                lab: id.to_string(),
-                task: m.task.clone(),
-                run: index + 1,
-                what,
-            };
-            let task = lab
-                .task(&m.task)
-                .ok_or_else(|| impossible("the lab has no such task".into()))?;
-            check_figures(&m.result, task.work()).map_err(impossible)?;
-            if let (Some(v), Some(sweep)) = (m.value, &task.sweep) {
-                if !sweep.values.contains(&v) {
-                    return Err(impossible(format!("{v} is not a value the task sweeps")));
-                }
-            }
-        }
-        // Judged as on the student's machine: by the kernel its report describes.
-        let computed = checks::judge_all(lab, &measurements, &kernel);
-        let recorded = entry["checks"]
-            .as_array()
-            .ok_or_else(|| malformed(format!("lab `{id}` has no `checks`")))?;
-        for outcome in &computed {
-            // Runs exported before checks judged at planned looks were judged
-            // at 95% each time; their verdict and interval are judged again
-            // here under the current rule (the merged check says `rejudged`),
-            // so a report from then is read, not refused as edited.
-            if outcome.rejudged {
-                continue;
-            }
-            let entry = recorded
-                .iter()
-                .find(|c| c["id"].as_str() == Some(&outcome.id));
-            // A check that rests on a behaviour the student's kernel does not
-            // have may be absent: the report was made before the check existed.
-            if entry.is_none() && outcome.status == checks::Status::NotThisKernel {
-                continue;
-            }
-            let said = entry
-                .and_then(|c| c["status"].as_str())
-                .unwrap_or("(missing)");
-            if serde_json::to_value(outcome.status)
-                .ok()
-                .as_ref()
-                .and_then(Value::as_str)
-                != Some(said)
-            {
-                return Err(ReportError::ChecksDisagree {
-                    lab: id.to_string(),
-                    check: outcome.id.clone(),
-                    recorded: quote(said),
-                    computed: outcome.status,
-                });
-            }
-            check_interval(id, outcome, recorded)?;
-        }
-        results.push(MergedLab {
-            id: id.to_string(),
-            prediction: entry
-                .pointer("/prediction/value")
-                .cloned()
-                .unwrap_or(Value::Null),
-            answer: entry
-                .pointer("/prediction/answer")
-                .cloned()
-                .unwrap_or(Value::Null),
-            measurements,
-            checks: computed,
-        });
-    }
+    let labs = entries
+        .iter()
+        .map(|entry| validate_lab(entry, &kernel))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(StudentReport {
         file: file.to_path_buf(),
         student,
         system: report["system"].clone(),
-        labs: results,
+        labs,
     })
+}
+
+/// One lab of a report: its id, its runs, its prediction and its checks, each
+/// against the lab's definition, judged by the kernel the report describes.
+fn validate_lab(entry: &Value, kernel: &[Probe]) -> Result<MergedLab, ReportError> {
+    let id = entry["id"]
+        .as_str()
+        .ok_or_else(|| malformed("a lab without `id`"))?;
+    names::check_name("lab id", id)?;
+    let lab = labs()
+        .find(id)
+        .ok_or_else(|| malformed(format!("lab `{id}` is not one of {}", labs().ids())))?;
+    let measurements: Vec<Measurement> = serde_json::from_value(entry["measurements"].clone())
+        .map_err(|e| {
+            // serde quotes what it did not expect: escape it like any quote.
+            malformed(format!(
+                "lab `{id}`: measurements: {}",
+                escape_controls(&e.to_string())
+            ))
+        })?;
+    for m in &measurements {
+        names::check_name("task id", &m.task)?;
+    }
+    validate_prediction(id, entry)?;
+    validate_runs(id, lab, &measurements)?;
+    // Judged as on the student's machine: by the kernel its report describes.
+    let computed = checks::judge_all(lab, &measurements, kernel);
+    let recorded = entry["checks"]
+        .as_array()
+        .ok_or_else(|| malformed(format!("lab `{id}` has no `checks`")))?;
+    validate_checks(id, &computed, recorded)?;
+    Ok(MergedLab {
+        id: id.to_string(),
+        prediction: entry
+            .pointer("/prediction/value")
+            .cloned()
+            .unwrap_or(Value::Null),
+        answer: entry
+            .pointer("/prediction/answer")
+            .cloned()
+            .unwrap_or(Value::Null),
+        measurements,
+        checks: computed,
+    })
+}
+
+/// A lab's prediction, when there is one: a number or a choice, within the
+/// bounds the page held the student to when it was saved.
+fn validate_prediction(id: &str, entry: &Value) -> Result<(), ReportError> {
+    match entry.pointer("/prediction/value") {
+        None | Some(Value::Null) => Ok(()),
+        Some(value @ (Value::Number(_) | Value::String(_))) => {
+            if let Value::String(choice) = value {
+                names::check_name("prediction", choice)?;
+            }
+            // The bounds the page held the student to when it was saved.
+            super::check_prediction(id, value)
+                .map_err(|err| malformed(escape_controls(&err.to_string())))
+        }
+        Some(_) => Err(malformed(format!(
+            "lab `{id}`: a prediction is a number or a choice"
+        ))),
+    }
+}
+
+/// Each run against its task: the task exists, its figures agree with one
+/// another, and a sweep's point is one the task sweeps.
+fn validate_runs(id: &str, lab: &Lab, measurements: &[Measurement]) -> Result<(), ReportError> {
+    for (index, m) in measurements.iter().enumerate() {
+        let impossible = |what: String| ReportError::Impossible {
+            lab: id.to_string(),
+            task: m.task.clone(),
+            run: index + 1,
+            what,
+        };
+        let task = lab
+            .task(&m.task)
+            .ok_or_else(|| impossible("the lab has no such task".into()))?;
+        check_figures(&m.result, task.work()).map_err(impossible)?;
+        if let (Some(v), Some(sweep)) = (m.value, &task.sweep) {
+            if !sweep.values.contains(&v) {
+                return Err(impossible(format!("{v} is not a value the task sweeps")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The checks' outcomes the report states against the ones its runs give.
+fn validate_checks(
+    id: &str,
+    computed: &[CheckOutcome],
+    recorded: &[Value],
+) -> Result<(), ReportError> {
+    for outcome in computed {
+        // Runs exported before checks judged at planned looks were judged
+        // at 95% each time; their verdict and interval are judged again
+        // here under the current rule (the merged check says `rejudged`),
+        // so a report from then is read, not refused as edited.
+        if outcome.rejudged {
+            continue;
+        }
+        let entry = recorded
+            .iter()
+            .find(|c| c["id"].as_str() == Some(&outcome.id));
+        // A check that rests on a behaviour the student's kernel does not
+        // have may be absent: the report was made before the check existed.
+        if entry.is_none() && outcome.status == checks::Status::NotThisKernel {
+            continue;
+        }
+        let said = entry
+            .and_then(|c| c["status"].as_str())
+            .unwrap_or("(missing)");
+        if serde_json::to_value(outcome.status)
+            .ok()
+            .as_ref()
+            .and_then(Value::as_str)
+            != Some(said)
+        {
+            return Err(ReportError::ChecksDisagree {
+                lab: id.to_string(),
+                check: outcome.id.clone(),
+                recorded: quote(said),
+                computed: outcome.status,
+            });
+        }
+        check_interval(id, outcome, recorded)?;
+    }
+    Ok(())
 }
 
 /// A check's interval as the report states it against the one its runs give:

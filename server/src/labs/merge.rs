@@ -25,9 +25,7 @@ use super::names::escape_controls;
 use super::render;
 use crate::html::escape;
 
-pub use super::intake::{
-    load, validate, MergedLab, ReportError, StudentReport, MAX_PLAUSIBLE_GIB_S, MAX_REPORT_BYTES,
-};
+pub use super::intake::{load, validate, ReportError, StudentReport, MAX_REPORT_BYTES};
 
 /// Writes an output of `pipebook report` (the class CSV or page) to `path`
 /// without trusting what is there: the text goes to a new file beside it
@@ -401,8 +399,8 @@ fn csv_row(fields: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::checks::Measurement;
     use crate::labs::export;
+    use crate::labs::measurement::Measurement;
     use crate::labs::store::{LabState, LabsState, PredictionRecord};
     use serde_json::json;
 
@@ -432,18 +430,21 @@ mod tests {
                "ends": [end("consumer"), end("producer")]})
     }
 
-    fn sealed(measurements: Vec<Measurement>) -> Value {
+    /// A lab state holding one lab: its prediction `value` and its `measurements`.
+    fn predicted(lab: &str, value: Value, measurements: Vec<Measurement>) -> LabsState {
         let mut state = LabsState::default();
         state.labs.insert(
-            "choose-ipc".into(),
+            lab.into(),
             LabState {
-                prediction: Some(PredictionRecord {
-                    value: json!("posix-shm"),
-                    at_ms: 1,
-                }),
+                prediction: Some(PredictionRecord { value, at_ms: 1 }),
                 measurements,
             },
         );
+        state
+    }
+
+    fn sealed(measurements: Vec<Measurement>) -> Value {
+        let state = predicted("choose-ipc", json!("posix-shm"), measurements);
         export::build(
             &state,
             json!({"cpu_model": "Test CPU", "kernel": "6.12"}),
@@ -463,6 +464,24 @@ mod tests {
                 planned_looks: true,
             })
             .collect()
+    }
+
+    /// Runs that leave the IPC lab's pace check open: pipe-rw swinging 0.5 to
+    /// 1.5 GiB/s against unix-stream at 1.0; `planned_looks` marks its pipe-rw runs.
+    fn open_pace(planned_looks: bool) -> Vec<Measurement> {
+        let mut ms: Vec<Measurement> = [0.5, 0.6, 0.9, 1.1, 1.4, 1.5]
+            .iter()
+            .map(|g| Measurement {
+                task: "pipe-rw".into(),
+                value: None,
+                result: run("pipe-rw", *g),
+                planned_looks,
+            })
+            .collect();
+        ms.extend(six("unix-stream", 1.0));
+        ms.extend(six("posix-shm", 3.0));
+        ms.extend(six("memfd-scm", 2.5));
+        ms
     }
 
     fn good() -> Value {
@@ -501,17 +520,7 @@ mod tests {
             "{err}"
         );
         // A prediction far outside its question's bounds (1 to 6).
-        let mut state = LabsState::default();
-        state.labs.insert(
-            "variance".into(),
-            LabState {
-                prediction: Some(PredictionRecord {
-                    value: json!(1e308),
-                    at_ms: 1,
-                }),
-                measurements: Vec::new(),
-            },
-        );
+        let state = predicted("variance", json!(1e308), Vec::new());
         let wild = export::build(&state, json!({"cpu_model": "Test CPU"}), "Ada", 1);
         let err = check(&wild).unwrap_err().to_string();
         assert!(err.contains("is not a number from 1 to 6"), "{err}");
@@ -533,18 +542,7 @@ mod tests {
     #[test]
     fn an_older_report_is_judged_again_rather_than_refused() {
         let older = |planned_looks: bool| {
-            let mut ms: Vec<Measurement> = [0.5, 0.6, 0.9, 1.1, 1.4, 1.5]
-                .iter()
-                .map(|g| Measurement {
-                    task: "pipe-rw".into(),
-                    value: None,
-                    result: run("pipe-rw", *g),
-                    planned_looks,
-                })
-                .collect();
-            ms.extend(six("unix-stream", 1.0));
-            ms.extend(six("posix-shm", 3.0));
-            ms.extend(six("memfd-scm", 2.5));
+            let ms = open_pace(planned_looks);
             let mut report = sealed(ms);
             if !planned_looks {
                 report["labs"][5]["measurements"]
@@ -580,17 +578,7 @@ mod tests {
     /// applies is refused.
     #[test]
     fn a_report_may_lack_only_a_check_its_kernel_does_not_take() {
-        let mut state = LabsState::default();
-        state.labs.insert(
-            "vmsplice-safety".into(),
-            LabState {
-                prediction: Some(PredictionRecord {
-                    value: json!(0.5),
-                    at_ms: 1,
-                }),
-                measurements: Vec::new(),
-            },
-        );
+        let state = predicted("vmsplice-safety", json!(0.5), Vec::new());
         let report = export::build(&state, json!({"kernel": "6.12"}), "Ada", 1);
         let without = |id: &str| {
             let mut older = report.clone();
@@ -624,18 +612,7 @@ mod tests {
     fn a_forged_verdict_or_interval_is_not_trusted() {
         // pipe-rw swings 0.5 to 1.5 GiB/s and unix-stream sits at 1.0: the ratio's
         // interval holds both bounds (0.67 and 1.5), so the check is open.
-        let mut ms: Vec<Measurement> = [0.5, 0.6, 0.9, 1.1, 1.4, 1.5]
-            .iter()
-            .map(|g| Measurement {
-                task: "pipe-rw".into(),
-                value: None,
-                result: run("pipe-rw", *g),
-                planned_looks: true,
-            })
-            .collect();
-        ms.extend(six("unix-stream", 1.0));
-        ms.extend(six("posix-shm", 3.0));
-        ms.extend(six("memfd-scm", 2.5));
+        let ms = open_pace(true);
         let report = sealed(ms);
         let lab = |r: &Value| r["labs"][5]["checks"][0].clone();
         let open = lab(&report);

@@ -14,6 +14,7 @@ pub(crate) mod checks;
 pub(crate) mod defs;
 pub mod export;
 pub(crate) mod intake;
+pub(crate) mod measurement;
 pub mod merge;
 pub(crate) mod names;
 pub(crate) mod render;

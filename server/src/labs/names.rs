@@ -5,7 +5,7 @@
 //! escape sequences to an instructor's terminal.
 
 /// Longest name or id, in characters.
-pub const MAX_NAME: usize = 64;
+pub(crate) const MAX_NAME: usize = 64;
 
 /// Most characters of a foreign string quoted in a message.
 const MAX_QUOTED: usize = 80;
@@ -26,7 +26,7 @@ pub struct BadName {
 /// Checks `text` against the rule: 1 to [`MAX_NAME`] characters, none of them
 /// a control character (nor a bidirectional override, which can make a name
 /// read as another).
-pub fn check_name(what: &'static str, text: &str) -> Result<(), BadName> {
+pub(crate) fn check_name(what: &'static str, text: &str) -> Result<(), BadName> {
     let chars = text.chars().count();
     if chars == 0 || chars > MAX_NAME || text.chars().any(is_hidden) {
         return Err(BadName {
@@ -75,7 +75,7 @@ fn is_format(c: char) -> bool {
 
 /// `text` with every control or hidden character written as `\u{XX}`, so that
 /// printing it cannot move a terminal's cursor, recolour it or retitle it.
-pub fn escape_controls(text: &str) -> String {
+pub(crate) fn escape_controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if is_hidden(c) {
@@ -89,12 +89,12 @@ pub fn escape_controls(text: &str) -> String {
 
 /// `text` as a message quotes it: escaped, in double quotes, and shortened to
 /// [`MAX_QUOTED`] characters with the full length said.
-pub fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     shown(text, '"')
 }
 
 /// `text` between two `mark`s, escaped and shortened like [`quote`].
-pub fn shown(text: &str, mark: char) -> String {
+pub(crate) fn shown(text: &str, mark: char) -> String {
     let chars = text.chars().count();
     if chars <= MAX_QUOTED {
         return format!("{mark}{}{mark}", escape_controls(text));

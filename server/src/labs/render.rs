@@ -248,7 +248,7 @@ fn lab_bars(lab: &Value, pointer: &str, scale: f64) -> Vec<(String, f64)> {
 }
 
 /// The readable form of an exported report (as built by `export::build`).
-pub fn report_html(report: &Value) -> String {
+pub(crate) fn report_html(report: &Value) -> String {
     let student = report["student"].as_str().unwrap_or("");
     let mut body = format!(
         "<h1>pipebook lab report: {}</h1>\n<p class=\"note\">Generated {} by pipebook {}. \

@@ -14,7 +14,7 @@ use pipebench::engine::result::KeptResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::checks::Measurement;
+use super::measurement::Measurement;
 use crate::store::statefile::{self, SaveError, SaveStatus, StateError};
 
 const FILE_NAME: &str = "labs.jsonl";
@@ -61,7 +61,7 @@ pub(crate) enum Record {
 
 impl Record {
     /// The lab it belongs to.
-    pub fn lab(&self) -> &str {
+    pub(crate) fn lab(&self) -> &str {
         match self {
             Record::Prediction { lab, .. }
             | Record::Measurement { lab, .. }
@@ -128,13 +128,13 @@ pub(crate) struct LabStore {
 impl LabStore {
     /// The store in `dir` (created on first write), with its own record of
     /// whether saving works.
-    pub fn new(dir: &Path) -> LabStore {
+    pub(crate) fn new(dir: &Path) -> LabStore {
         LabStore::sharing(dir, Arc::new(SaveStatus::default()))
     }
 
     /// The store in `dir`, recording whether saving works in `saving` (the
     /// results history's, for one answer about the folder).
-    pub fn sharing(dir: &Path, saving: Arc<SaveStatus>) -> LabStore {
+    pub(crate) fn sharing(dir: &Path, saving: Arc<SaveStatus>) -> LabStore {
         LabStore {
             dir: dir.to_path_buf(),
             saving,
@@ -142,18 +142,18 @@ impl LabStore {
     }
 
     /// Where the records are.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.join(FILE_NAME)
     }
 
     /// Refuses a `labs.jsonl` that is a link, not a regular file or another
     /// user's (at start-up, before anything reads it).
-    pub fn check(&self) -> Result<(), StoreError> {
+    pub(crate) fn check(&self) -> Result<(), StoreError> {
         Ok(statefile::check_existing(&self.path())?)
     }
 
     /// Appends one record durably (0600, never through a link). Blocking.
-    pub fn append(&self, record: &Record) -> Result<(), StoreError> {
+    pub(crate) fn append(&self, record: &Record) -> Result<(), StoreError> {
         let mut line = serde_json::to_vec(record).expect("records serialise");
         line.push(b'\n');
         let outcome = statefile::prepare_dir(&self.dir)
@@ -171,7 +171,7 @@ impl LabStore {
 
     /// Every lab's state. Blocking: reads the whole file (a class's labs are
     /// a few hundred lines; at most [`statefile::MAX_STATE_READ`] bytes).
-    pub fn state(&self) -> Result<LabsState, StoreError> {
+    pub(crate) fn state(&self) -> Result<LabsState, StoreError> {
         let bytes = statefile::read_all(&self.path())?;
         Ok(fold(&bytes))
     }

@@ -7,11 +7,11 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess,
 
 /// Deepest nesting of arrays and objects a report may have (a real one is
 /// under 10 deep; serde_json itself stops at 128).
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// Checks `text` (JSON) for duplicate keys and nesting past [`MAX_DEPTH`]; the
 /// error says which, with serde_json's line and column.
-pub fn check(text: &[u8]) -> Result<(), serde_json::Error> {
+pub(crate) fn check(text: &[u8]) -> Result<(), serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(text);
     Walk { depth: 0 }.deserialize(&mut deserializer)?;
     deserializer.end()

@@ -54,16 +54,29 @@ fn sweep_expands_to_its_widget_and_checks_its_words() {
 }
 
 #[test]
-fn lab_expands_to_its_card_with_its_definition() {
+fn a_lab_card_opens_with_its_id_and_its_definition() {
     let out = expand("{{#lab variance}}", "labs/variance.md").unwrap();
+    // `\u{7b}` is the `{` that opens the definition's JSON, written as an escape
+    // so that brace-matching readers of this file stay in step.
     assert!(
-            out.starts_with(r#"<div class="pipebook-lab" data-lab="variance" data-def="{&quot;id&quot;:&quot;variance&quot;"#),
-            "{out}"
-        );
+        out.starts_with(
+            "<div class=\"pipebook-lab\" data-lab=\"variance\" data-def=\"\u{7b}&quot;id&quot;:&quot;variance&quot;"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_lab_card_is_headed_by_the_labs_title() {
+    let out = expand("{{#lab variance}}", "labs/variance.md").unwrap();
     assert!(
         out.contains("<strong>Lab: Baseline and variance.</strong>"),
         "{out}"
     );
+}
+
+#[test]
+fn an_unknown_lab_is_refused_naming_the_labs_there_are() {
     let err = expand("{{#lab warp}}", "x.md").unwrap_err().to_string();
     assert!(
         err.contains("unknown lab `warp`") && err.contains("variance"),

@@ -22,7 +22,9 @@ use super::page_words;
 pub(crate) const PAGE_MODULES: &str = "book/theme/pipebook";
 
 /// Where the cards' static sentences are written (their templates and the
-/// catalog names they show), as the template names their source.
+/// catalog names they show), as the template names their source: the
+/// directives module (its `texts` part holds them), so the catalogues' source
+/// lines stay as they were.
 pub(crate) const DIRECTIVES_FILE: &str = "server/src/book/directives.rs";
 
 /// Where the runner's fixed sentences the page shows come from (the kernel
@@ -38,10 +40,6 @@ const LAB_TEXT_KEYS: [&str; 6] = ["title", "goal", "question", "explain", "try",
 
 /// Every message of the book, the labs and the page, each with where it comes from.
 pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
-    let fail = |message: String| BookError::Translation {
-        edition: "the template".into(),
-        message,
-    };
     let mut book = MDBook::load(book_root).map_err(|e| fail(format!("loading the book: {e:#}")))?;
     // No line numbers: a message's place is its file, so editing one paragraph
     // does not move every message after it.
@@ -60,27 +58,8 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
     );
     let catalogs = mdbook_i18n_helpers::xgettext::create_catalogs(&ctx, std::fs::read_to_string)
         .map_err(|e| fail(format!("{e:#}")))?;
-    let mut messages: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut order = Vec::new();
-    // The titles of fold-outs: inside HTML blocks, which mdbook-i18n-helpers skips.
-    let src = book.config.book.src.clone();
-    for item in ctx.book.iter() {
-        if let mdbook_preprocessor::book::BookItem::Chapter(chapter) = item {
-            let Some(path) = &chapter.source_path else {
-                continue;
-            };
-            let source = src.join(path).display().to_string();
-            for (_, title) in super::translate::summaries(&chapter.content) {
-                if worth_translating(title) {
-                    add(&mut messages, &mut order, title, &source);
-                }
-            }
-            // Diagrams whose labels are prose but that gettext's extraction skips.
-            for (_, diagram) in super::translate::plain_diagrams(&chapter.content) {
-                add(&mut messages, &mut order, diagram, &source);
-            }
-        }
-    }
+    let mut messages = Messages::default();
+    messages.add_html_words(&ctx, &book.config.book.src);
     // One template (depth 0): the summary's catalogue first, then the chapters'.
     let mut parts: Vec<_> = catalogs.into_iter().collect();
     parts.sort_by(|a, b| a.0.cmp(&b.0));
@@ -89,66 +68,127 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
             if !worth_translating(message.msgid()) {
                 continue;
             }
-            add(&mut messages, &mut order, message.msgid(), message.source());
+            messages.add(message.msgid(), message.source());
         }
     }
     let title = &book.config.book.title;
     if let Some(title) = title {
-        add(&mut messages, &mut order, title, "book.toml");
+        messages.add(title, "book.toml");
     }
     if let Some(description) = &book.config.book.description {
-        add(&mut messages, &mut order, description, "book.toml");
+        messages.add(description, "book.toml");
     }
-    // A book without labs or page modules (a small test book) has none of their words.
-    if let Ok(labs) = std::fs::read_to_string(book_root.join(LABS_FILE)) {
-        for text in lab_texts(&labs).map_err(|e| fail(format!("{LABS_FILE}: {e}")))? {
-            add(&mut messages, &mut order, &text, LABS_FILE);
-        }
+    messages.add_words_outside_chapters(book_root)?;
+    Ok(messages.into_template(title.clone().unwrap_or_default()))
+}
+
+/// The template's error, saying what went wrong.
+fn fail(message: String) -> BookError {
+    BookError::Translation {
+        edition: "the template".into(),
+        message,
     }
-    let page = book_root.join(PAGE_MODULES);
-    if page.is_dir() {
-        for (file, msgid) in page_words::in_folder(&page).map_err(|e| fail(e.to_string()))? {
-            add(
-                &mut messages,
-                &mut order,
-                &msgid,
-                &format!("{PAGE_MODULES}/{file}"),
-            );
-        }
-    }
-    // What the cards write before the page mounts them (and in print).
-    for text in super::super::directives::texts() {
-        add(&mut messages, &mut order, &text, DIRECTIVES_FILE);
-    }
-    // The runner's fixed sentences that the page shows (what each kernel probe
-    // answer means): the page words them from its catalogue.
-    for probe in pipebench::machine::behaviour::every_outcome("") {
-        for text in [&probe.line, &probe.expect] {
-            if worth_translating(text) {
-                add(&mut messages, &mut order, text, RUNNER_SENTENCES);
+}
+
+/// The template's messages as they are gathered: each with its sources, in the
+/// order they were first seen.
+#[derive(Default)]
+struct Messages {
+    sources: BTreeMap<String, Vec<String>>,
+    order: Vec<String>,
+}
+
+impl Messages {
+    /// Records `msgid` from `source`, keeping the first place it was seen as its order.
+    fn add(&mut self, msgid: &str, source: &str) {
+        let sources = self.sources.entry(msgid.to_string()).or_insert_with(|| {
+            self.order.push(msgid.to_string());
+            Vec::new()
+        });
+        for line in source.lines() {
+            if !sources.iter().any(|s| s == line) {
+                sources.push(line.to_string());
             }
         }
     }
-    for text in super::theme::THEME_WORDS {
-        add(&mut messages, &mut order, text, super::theme::THEME_FILE);
+
+    /// The chapters' words inside HTML, which mdbook-i18n-helpers skips: the
+    /// titles of fold-outs, and diagrams whose labels are prose.
+    fn add_html_words(&mut self, ctx: &RenderContext, src: &Path) {
+        for item in ctx.book.iter() {
+            if let mdbook_preprocessor::book::BookItem::Chapter(chapter) = item {
+                let Some(path) = &chapter.source_path else {
+                    continue;
+                };
+                let source = src.join(path).display().to_string();
+                for (_, title) in super::translate::summaries(&chapter.content) {
+                    if worth_translating(title) {
+                        self.add(title, &source);
+                    }
+                }
+                // Diagrams whose labels are prose but that gettext's extraction skips.
+                for (_, diagram) in super::translate::plain_diagrams(&chapter.content) {
+                    self.add(diagram, &source);
+                }
+            }
+        }
     }
-    let mut metadata = CatalogMetadata::new();
-    metadata.project_id_version = title.clone().unwrap_or_default();
-    metadata.language = "en".into();
-    metadata.mime_version = "1.0".into();
-    metadata.content_type = "text/plain; charset=UTF-8".into();
-    metadata.content_transfer_encoding = "8bit".into();
-    let mut catalog = Catalog::new(metadata);
-    for msgid in order {
-        let sources = &messages[&msgid];
-        catalog.append_or_update(
-            Message::build_singular()
-                .with_source(sources.join("\n"))
-                .with_msgid(msgid)
-                .done(),
-        );
+
+    /// The words the page shows that are not in a chapter: the labs', the page
+    /// modules', the cards', the runner's and the theme's.
+    fn add_words_outside_chapters(&mut self, book_root: &Path) -> Result<(), BookError> {
+        // A book without labs or page modules (a small test book) has none of their words.
+        if let Ok(labs) = std::fs::read_to_string(book_root.join(LABS_FILE)) {
+            for text in lab_texts(&labs).map_err(|e| fail(format!("{LABS_FILE}: {e}")))? {
+                self.add(&text, LABS_FILE);
+            }
+        }
+        let page = book_root.join(PAGE_MODULES);
+        if page.is_dir() {
+            for (file, msgid) in page_words::in_folder(&page).map_err(|e| fail(e.to_string()))? {
+                self.add(&msgid, &format!("{PAGE_MODULES}/{file}"));
+            }
+        }
+        // What the cards write before the page mounts them (and in print).
+        for text in super::super::directives::texts::texts() {
+            self.add(&text, DIRECTIVES_FILE);
+        }
+        // The runner's fixed sentences that the page shows (what each kernel probe
+        // answer means): the page words them from its catalogue.
+        for probe in pipebench::machine::behaviour::every_outcome("") {
+            for text in [&probe.line, &probe.expect] {
+                if worth_translating(text) {
+                    self.add(text, RUNNER_SENTENCES);
+                }
+            }
+        }
+        for text in super::theme::THEME_WORDS {
+            self.add(text, super::theme::THEME_FILE);
+        }
+        Ok(())
     }
-    Ok(catalog)
+
+    /// The template: the messages in order, each with its sources, under the
+    /// book's `title`.
+    fn into_template(self, title: String) -> Catalog {
+        let mut metadata = CatalogMetadata::new();
+        metadata.project_id_version = title;
+        metadata.language = "en".into();
+        metadata.mime_version = "1.0".into();
+        metadata.content_type = "text/plain; charset=UTF-8".into();
+        metadata.content_transfer_encoding = "8bit".into();
+        let mut catalog = Catalog::new(metadata);
+        for msgid in self.order {
+            let sources = &self.sources[&msgid];
+            catalog.append_or_update(
+                Message::build_singular()
+                    .with_source(sources.join("\n"))
+                    .with_msgid(msgid)
+                    .done(),
+            );
+        }
+        catalog
+    }
 }
 
 /// `content` without its code blocks, Mermaid diagrams excepted: code, commands
@@ -170,24 +210,6 @@ pub(crate) fn without_code(content: &str) -> String {
     }
     out.push_str(&content[kept..]);
     out
-}
-
-/// Records `msgid` from `source`, keeping the first place it was seen as its order.
-fn add(
-    messages: &mut BTreeMap<String, Vec<String>>,
-    order: &mut Vec<String>,
-    msgid: &str,
-    source: &str,
-) {
-    let sources = messages.entry(msgid.to_string()).or_insert_with(|| {
-        order.push(msgid.to_string());
-        Vec::new()
-    });
-    for line in source.lines() {
-        if !sources.iter().any(|s| s == line) {
-            sources.push(line.to_string());
-        }
-    }
 }
 
 /// Whether a message holds words to translate: a line that is only a `{{#...}}`

@@ -33,7 +33,7 @@ pub struct Edition {
 }
 
 /// Every edition besides the English one.
-pub const EDITIONS: [Edition; 1] = [Edition {
+pub(crate) const EDITIONS: [Edition; 1] = [Edition {
     tag: "zh-CN",
     name: "简体中文",
 }];
