@@ -70,11 +70,13 @@ pub fn render_svg_with(rows: &[TableRow], text: &ChartText) -> Result<String, Ch
     Ok(svg)
 }
 
-/// The chart's drawing surface: GiB/s along x, one row per step along y.
-type Bars<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+/// A chart's drawing surface with numbers along both axes (here GiB/s along x,
+/// one row per step along y).
+pub(crate) type Plane<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Any drawing failure, as the chart's error.
-fn err(e: impl std::fmt::Display) -> ChartError {
+pub(crate) fn err(e: impl std::fmt::Display) -> ChartError {
     ChartError(e.to_string())
 }
 
@@ -103,7 +105,7 @@ fn axes<'a, 'b>(
     rows: &[TableRow],
     caption: &str,
     top: f64,
-) -> Result<Bars<'a, 'b>, ChartError> {
+) -> Result<Plane<'a, 'b>, ChartError> {
     let n = rows.len().max(1);
     let mut chart = ChartBuilder::on(root)
         .caption(caption, ("sans-serif", 20))
@@ -134,7 +136,7 @@ fn axes<'a, 'b>(
 }
 
 /// This machine's medians as bars, each with its min-max whisker.
-fn draw_bars(chart: &mut Bars, rows: &[TableRow], label: &str) -> Result<(), ChartError> {
+fn draw_bars(chart: &mut Plane, rows: &[TableRow], label: &str) -> Result<(), ChartError> {
     chart
         .draw_series(rows.iter().enumerate().map(|(i, r)| {
             let y = y_of(rows, i);
@@ -156,7 +158,7 @@ fn draw_bars(chart: &mut Bars, rows: &[TableRow], label: &str) -> Result<(), Cha
 }
 
 /// The C++ reference's range as a thin band under each bar that has one.
-fn draw_reference(chart: &mut Bars, rows: &[TableRow], top: f64) -> Result<(), ChartError> {
+fn draw_reference(chart: &mut Plane, rows: &[TableRow], top: f64) -> Result<(), ChartError> {
     let has_reference = rows.iter().any(|r| r.reference_gib_s.is_some());
     let reference = chart
         .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
@@ -179,7 +181,7 @@ fn draw_reference(chart: &mut Bars, rows: &[TableRow], top: f64) -> Result<(), C
 }
 
 /// The published figure as an orange tick across each row that has one.
-fn draw_published(chart: &mut Bars, rows: &[TableRow], label: &str) -> Result<(), ChartError> {
+fn draw_published(chart: &mut Plane, rows: &[TableRow], label: &str) -> Result<(), ChartError> {
     chart
         .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
             let a = r.article_gib_s?;
