@@ -18,7 +18,7 @@ use pipebench::output::counts::render_text;
 use pipebench::process::rundir;
 use pipebench::size::ByteSize;
 
-use super::report::{machine_label, print_json, write_chart};
+use super::report::{self, machine_label, print_json, write_chart};
 use super::{session_bar, SessionArgs};
 
 /// `pipebench ipc`.
@@ -100,11 +100,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
 
 /// `--list`: each mechanism, its copies, and where they happen.
 fn print_list(json: bool) -> Result<()> {
-    let table = ipc::mechanisms();
-    if json {
-        return print_json(&table);
-    }
-    for m in table {
+    report::print_list(ipc::mechanisms(), json, |m| {
         println!(
             "{:<14} {:>6}  {}\n{:<22}{}",
             m.id,
@@ -113,8 +109,7 @@ fn print_list(json: bool) -> Result<()> {
             "",
             m.copy_path
         );
-    }
-    Ok(())
+    })
 }
 
 /// Runs every mechanism in `order`, with a bar on a terminal that also says how

@@ -17,7 +17,7 @@ use pipebench::latency::{self, LatencyConfig, LatencyError, LatencyResult, Mecha
 use pipebench::machine::system::SystemInfo;
 use pipebench::process::rundir;
 
-use super::report::{print_json, write_chart};
+use super::report::{self, print_json, write_chart};
 use super::{context, finished, styled_bar, SessionArgs};
 
 /// `pipebench latency`.
@@ -176,11 +176,7 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
 
 /// `--list`: each mechanism and how it waits in each mode.
 fn print_list(json: bool) -> Result<()> {
-    let table = latency::mechanisms();
-    if json {
-        return print_json(&table);
-    }
-    for m in table {
+    report::print_list(latency::mechanisms(), json, |m| {
         println!("{:<17} {}", m.id, m.title);
         println!(
             "{:<19}blocking: {}",
@@ -188,8 +184,7 @@ fn print_list(json: bool) -> Result<()> {
             m.blocking.or(m.missing_mode).unwrap_or("-")
         );
         println!("{:<19}busy:     {}", "", m.busy.unwrap_or("-"));
-    }
-    Ok(())
+    })
 }
 
 /// A configuration as the bar and the errors name it.

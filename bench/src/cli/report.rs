@@ -16,6 +16,15 @@ pub(super) fn print_json(value: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
+/// `--list`: the table as JSON, or each entry as `line` prints it.
+pub(super) fn print_list<T: Serialize>(table: Vec<T>, json: bool, line: impl Fn(&T)) -> Result<()> {
+    if json {
+        return print_json(&table);
+    }
+    table.iter().for_each(line);
+    Ok(())
+}
+
 /// Writes a chart to `path` and says so on stderr.
 pub(super) fn write_chart(path: &Path, svg: &str) -> Result<()> {
     std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
