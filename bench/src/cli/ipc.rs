@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use indicatif::HumanBytes;
+use indicatif::{HumanBytes, ProgressBar};
 use serde_json::json;
 
 use pipebench::ipc;
@@ -18,6 +18,7 @@ use pipebench::output::counts::render_text;
 use pipebench::process::rundir;
 use pipebench::size::ByteSize;
 
+use super::report::{self, machine_label, print_json, write_chart};
 use super::{session_bar, SessionArgs};
 
 /// `pipebench ipc`.
@@ -57,21 +58,7 @@ pub struct IpcArgs {
 /// `pipebench ipc`.
 pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     if args.list {
-        let table = ipc::mechanisms();
-        if args.out.json {
-            println!("{}", serde_json::to_string_pretty(&table)?);
-        } else {
-            for m in table {
-                println!(
-                    "{:<14} {:>6}  {}\n{:<22}{}",
-                    m.id,
-                    m.copies.map_or("-".into(), |c| format!("{c} cp")),
-                    m.title,
-                    "",
-                    m.copy_path
-                );
-            }
-        }
+        print_list(args.out.json)?;
         return Ok(ExitCode::SUCCESS);
     }
     let order = ipc::matrix::plan(&args.mechanisms, args.repeats, args.out.seed)?;
@@ -89,30 +76,60 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
         no_counts: args.no_counts,
         ..Default::default()
     };
+    let results = run_matrix(&args, &order, &params, &received)?;
+    let rows = output::ipc_matrix::table(&results);
+    let system = SystemInfo::probe();
+    if let Some(path) = &args.out.svg {
+        write_chart(
+            path,
+            &output::ipc_matrix::render_svg(&rows, &machine_label(&system))?,
+        )?;
+    }
+    let dir = params.dir.clone().unwrap_or_else(ipc::harness::default_dir);
+    if args.out.json {
+        print_json(&json!({
+            "system": system, "dir": dir, "table": rows, "runs": results,
+        }))?;
+    } else if args.out.csv {
+        print!("{}", output::ipc_matrix::render_csv(&rows));
+    } else {
+        print_text(&args, &system, &dir, &rows, &results);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--list`: each mechanism, its copies, and where they happen.
+fn print_list(json: bool) -> Result<()> {
+    report::print_list(ipc::mechanisms(), json, |m| {
+        println!(
+            "{:<14} {:>6}  {}\n{:<22}{}",
+            m.id,
+            m.copies.map_or("-".into(), |c| format!("{c} cp")),
+            m.title,
+            "",
+            m.copy_path
+        );
+    })
+}
+
+/// Runs every mechanism in `order`, with a bar on a terminal that also says how
+/// far the current run has got (`received` counts its bytes).
+fn run_matrix(
+    args: &IpcArgs,
+    order: &[ipc::Mechanism],
+    params: &ipc::IpcParams,
+    received: &AtomicU64,
+) -> Result<Vec<ipc::IpcResult>> {
     let bar = session_bar(order.len());
     let finished = AtomicBool::new(false);
     let results = std::thread::scope(|scope| {
-        // On a terminal, the bar also says how far the current run has got:
-        // large runs of the slow mechanisms take seconds each.
+        // Large runs of the slow mechanisms take seconds each.
         if let Some(bar) = &bar {
-            scope.spawn(|| {
-                while !finished.load(Ordering::Relaxed) {
-                    if let Some(id) = order.get(bar.position() as usize) {
-                        let total = ipc::harness::effective_bytes(*id, args.bytes.bytes());
-                        let bytes = received.load(Ordering::Relaxed).min(total);
-                        bar.set_message(format!(
-                            "{id}: {} of {}",
-                            HumanBytes(bytes),
-                            HumanBytes(total)
-                        ));
-                    }
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-            });
+            scope.spawn(|| show_current_run(bar, order, args.bytes, received, &finished));
         }
         let results = ipc::matrix::run_all(
-            &order,
-            &params,
+            order,
+            params,
             |r| {
                 if let Some(bar) = &bar {
                     bar.println(format!(
@@ -135,65 +152,67 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let rows = output::ipc_matrix::table(&results);
-    let system = SystemInfo::probe();
-    if let Some(path) = &args.out.svg {
-        let label = format!(
-            "this machine ({}{})",
-            system.kernel,
-            if system.virtualization.is_some() {
-                ", VM"
-            } else {
-                ""
-            }
-        );
-        let svg = output::ipc_matrix::render_svg(&rows, &label)?;
-        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("chart written to {}", path.display());
-    }
-    let dir = params.dir.clone().unwrap_or_else(ipc::harness::default_dir);
-    if args.out.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "system": system, "dir": dir, "table": rows, "runs": results,
-            }))?
-        );
-    } else if args.out.csv {
-        print!("{}", output::ipc_matrix::render_csv(&rows));
-    } else {
-        println!(
-            "{} x {} runs of {} on {} ({}), files in {} ({})",
-            rows.len(),
-            args.repeats,
-            args.bytes,
-            system.cpu_model,
-            system.kernel,
-            dir.display(),
-            ipc::harness::filesystem(&dir).unwrap_or_else(|| "unknown".into()),
-        );
-        print!("{}", output::ipc_matrix::render_text(&rows));
-        for r in &results {
-            if let Some(cow) = &r.cow {
-                println!(
-                    "cow-fork: the child's minor faults went {} -> {} writing {} pages; the parent {} the original",
-                    cow.child_faults_before,
-                    cow.child_faults_after,
-                    cow.pages,
-                    if cow.parent_sees_original { "still sees" } else { "does NOT see" },
-                );
-                break;
-            }
+    Ok(results)
+}
+
+/// Until `finished`, puts the current run's bytes so far in the bar's message.
+fn show_current_run(
+    bar: &ProgressBar,
+    order: &[ipc::Mechanism],
+    bytes: ByteSize,
+    received: &AtomicU64,
+    finished: &AtomicBool,
+) {
+    while !finished.load(Ordering::Relaxed) {
+        if let Some(id) = order.get(bar.position() as usize) {
+            let total = ipc::harness::effective_bytes(*id, bytes.bytes());
+            let bytes = received.load(Ordering::Relaxed).min(total);
+            bar.set_message(format!(
+                "{id}: {} of {}",
+                HumanBytes(bytes),
+                HumanBytes(total)
+            ));
         }
-        print!("{}", counts_text(&results));
-        let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
-        notes.sort();
-        notes.dedup();
-        for note in notes {
-            println!("note: {note}");
-        }
+        std::thread::sleep(Duration::from_millis(100));
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// The text report: the session, the table, the copy-on-write check, each
+/// mechanism's counts, and the notes once each.
+fn print_text(
+    args: &IpcArgs,
+    system: &SystemInfo,
+    dir: &Path,
+    rows: &[output::ipc_matrix::IpcRow],
+    results: &[ipc::IpcResult],
+) {
+    println!(
+        "{} x {} runs of {} on {} ({}), files in {} ({})",
+        rows.len(),
+        args.repeats,
+        args.bytes,
+        system.cpu_model,
+        system.kernel,
+        dir.display(),
+        ipc::harness::filesystem(dir).unwrap_or_else(|| "unknown".into()),
+    );
+    print!("{}", output::ipc_matrix::render_text(rows));
+    if let Some(cow) = results.iter().find_map(|r| r.cow.as_ref()) {
+        println!(
+            "cow-fork: the child's minor faults went {} -> {} writing {} pages; the parent {} the original",
+            cow.child_faults_before,
+            cow.child_faults_after,
+            cow.pages,
+            if cow.parent_sees_original { "still sees" } else { "does NOT see" },
+        );
+    }
+    print!("{}", counts_text(results));
+    let mut notes: Vec<&String> = results.iter().flat_map(|r| &r.notes).collect();
+    notes.sort();
+    notes.dedup();
+    for note in notes {
+        println!("note: {note}");
+    }
 }
 
 /// What the kernel did for each mechanism's ends, per GiB moved, from the first

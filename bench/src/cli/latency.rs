@@ -1,12 +1,13 @@
 //! `pipebench latency`: how long one message takes, mechanism by mechanism.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use rand::seq::SliceRandom;
 use serde_json::json;
 
@@ -16,7 +17,8 @@ use pipebench::latency::{self, LatencyConfig, LatencyError, LatencyResult, Mecha
 use pipebench::machine::system::SystemInfo;
 use pipebench::process::rundir;
 
-use super::{context, SessionArgs};
+use super::report::{self, print_json, write_chart};
+use super::{context, finished, styled_bar, SessionArgs};
 
 /// `pipebench latency`.
 #[derive(Debug, Args)]
@@ -144,20 +146,7 @@ impl Observer for Bar {
 /// `pipebench latency`.
 pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
     if args.list {
-        let table = latency::mechanisms();
-        if args.out.json {
-            println!("{}", serde_json::to_string_pretty(&table)?);
-        } else {
-            for m in table {
-                println!("{:<17} {}", m.id, m.title);
-                println!(
-                    "{:<19}blocking: {}",
-                    "",
-                    m.blocking.or(m.missing_mode).unwrap_or("-")
-                );
-                println!("{:<19}busy:     {}", "", m.busy.unwrap_or("-"));
-            }
-        }
+        print_list(args.out.json)?;
         return Ok(ExitCode::SUCCESS);
     }
     let (mut configs, skipped) = plan(&args)?;
@@ -165,156 +154,183 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
     configs.shuffle(&mut args.out.rng());
     // What a killed run of this user left (a FIFO folder, a noted queue) goes first.
     rundir::sweep(&[]);
+    let mut results = run_all(&configs)?;
+    results.sort_by(|a, b| (&a.mechanism, a.mode, a.size).cmp(&(&b.mechanism, b.mode, b.size)));
+    let clock = clock_overhead(&results);
+    if let Some(path) = &args.out.svg {
+        write_svg(path, &results)?;
+    }
+    if args.out.json {
+        print_json(&json!({
+            "results": results,
+            "skipped": skipped.iter().map(|(what, why)| json!({"configuration": what, "reason": why})).collect::<Vec<_>>(),
+            "clock": clock,
+        }))?;
+    } else if args.out.csv {
+        print_csv(&results);
+    } else {
+        print_text(&results, clock.as_ref(), &skipped);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--list`: each mechanism and how it waits in each mode.
+fn print_list(json: bool) -> Result<()> {
+    report::print_list(latency::mechanisms(), json, |m| {
+        println!("{:<17} {}", m.id, m.title);
+        println!(
+            "{:<19}blocking: {}",
+            "",
+            m.blocking.or(m.missing_mode).unwrap_or("-")
+        );
+        println!("{:<19}busy:     {}", "", m.busy.unwrap_or("-"));
+    })
+}
+
+/// A configuration as the bar and the errors name it.
+fn named(config: &LatencyConfig) -> String {
+    format!(
+        "{} {} {} B",
+        config.mechanism.id(),
+        config.mode.as_str(),
+        config.size
+    )
+}
+
+/// Runs each configuration in turn, one bar over all their round trips.
+fn run_all(configs: &[LatencyConfig]) -> Result<Vec<LatencyResult>> {
     let context = context(None)?;
     let total: u64 = configs.iter().map(|c| u64::from(c.round_trips)).sum();
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar =
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
-        bar.set_style(
-            ProgressStyle::with_template("round trips [{bar:30}] {pos}/{len} {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    });
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(|| styled_bar(total, "round trips [{bar:30}] {pos}/{len} {msg}"));
     let mut observer = Bar { bar, before: 0 };
     let mut results: Vec<LatencyResult> = Vec::new();
-    for config in &configs {
+    for config in configs {
         if let Some(bar) = &observer.bar {
-            bar.set_message(format!(
-                "{} {} {} B",
-                config.mechanism.id(),
-                config.mode.as_str(),
-                config.size
-            ));
+            bar.set_message(named(config));
         }
-        match Job::Latency(config.clone()).run(&context, &mut observer) {
-            Some(Event::Result(Finished::Latency(record))) => results.push(record.result),
-            Some(Event::Error(failure)) => {
-                return Err(anyhow::Error::new(failure).context(format!(
-                    "{} {} {} B",
-                    config.mechanism.id(),
-                    config.mode.as_str(),
-                    config.size
-                )))
-            }
-            other => anyhow::bail!("the run ended without a result ({other:?})"),
-        }
+        let last = Job::Latency(config.clone()).run(&context, &mut observer);
+        let record = finished(last, "run", |done| match done {
+            Finished::Latency(record) => Ok(record),
+            other => Err(other),
+        })
+        .with_context(|| named(config))?;
+        results.push(record.result);
         observer.before += u64::from(config.round_trips);
     }
     if let Some(bar) = observer.bar.take() {
         bar.finish_and_clear();
     }
-    results.sort_by(|a, b| (&a.mechanism, a.mode, a.size).cmp(&(&b.mechanism, b.mode, b.size)));
-    let clock = clock_overhead(&results);
-    if let Some(path) = &args.out.svg {
-        let system = SystemInfo::probe();
-        let title = format!(
-            "Round trips, this machine ({}, CPUs {:?}, {})",
-            system.kernel,
-            results.first().map(|r| r.cpus),
-            results.first().map_or("", |r| r.placement.words())
-        );
-        std::fs::write(path, latency::chart::render_svg(&results, &title))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("chart written to {}", path.display());
-    }
-    if args.out.json {
+    Ok(results)
+}
+
+/// `--svg`: the round trips' chart, titled with this machine and the CPUs.
+fn write_svg(path: &Path, results: &[LatencyResult]) -> Result<()> {
+    let system = SystemInfo::probe();
+    let title = format!(
+        "Round trips, this machine ({}, CPUs {:?}, {})",
+        system.kernel,
+        results.first().map(|r| r.cpus),
+        results.first().map_or("", |r| r.placement.words())
+    );
+    write_chart(path, &latency::chart::render_svg(results, &title))
+}
+
+/// `--csv`: one line per configuration.
+fn print_csv(results: &[LatencyResult]) {
+    println!("mechanism,mode,size,cpus,placement,count,p50,p90,p99,p999,max,ping_cpu_ns,pong_cpu_ns,ping_sleeps,pong_sleeps");
+    for r in results {
         println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "results": results,
-                "skipped": skipped.iter().map(|(what, why)| json!({"configuration": what, "reason": why})).collect::<Vec<_>>(),
-                "clock": clock,
-            }))?
+            "{},{},{},{}:{},{},{},{},{},{},{},{},{:.0},{:.0},{:.3},{:.3}",
+            r.mechanism,
+            r.mode.as_str(),
+            r.size,
+            r.cpus[0],
+            r.cpus[1],
+            r.placement.as_str(),
+            r.count,
+            r.p50,
+            r.p90,
+            r.p99,
+            r.p999,
+            r.max,
+            r.ping_cpu_ns,
+            r.pong_cpu_ns,
+            r.ping_sleeps,
+            r.pong_sleeps
         );
-    } else if args.out.csv {
-        println!("mechanism,mode,size,cpus,placement,count,p50,p90,p99,p999,max,ping_cpu_ns,pong_cpu_ns,ping_sleeps,pong_sleeps");
-        for r in &results {
-            println!(
-                "{},{},{},{}:{},{},{},{},{},{},{},{},{:.0},{:.0},{:.3},{:.3}",
-                r.mechanism,
-                r.mode.as_str(),
-                r.size,
-                r.cpus[0],
-                r.cpus[1],
-                r.placement.as_str(),
-                r.count,
-                r.p50,
-                r.p90,
-                r.p99,
-                r.p999,
-                r.max,
-                r.ping_cpu_ns,
-                r.pong_cpu_ns,
-                r.ping_sleeps,
-                r.pong_sleeps
-            );
-        }
-    } else {
-        println!(
-            "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>6}",
-            "mechanism",
-            "mode",
-            "size",
-            "p50 ns",
-            "p90 ns",
-            "p99 ns",
-            "p99.9 ns",
-            "max ns",
-            "count",
-            "ping CPU",
-            "pong CPU",
-            "sleeps"
-        );
-        for r in &results {
-            println!(
-                "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7.0} ns {:>7.0} ns {:>6.2}",
-                r.mechanism,
-                r.mode.as_str(),
-                pipebench::size::ByteSize(r.size).to_string(),
-                r.p50,
-                r.p90,
-                r.p99,
-                r.p999,
-                r.max,
-                r.count,
-                r.ping_cpu_ns,
-                r.pong_cpu_ns,
-                r.ping_sleeps + r.pong_sleeps,
-            );
-        }
-        println!("(ns per round trip; CPU = user + system time per round trip at each end; sleeps = voluntary context switches per round trip, both ends)");
-        if let Some(r) = results.first() {
-            println!(
-                "CPUs {} and {}: {}",
-                r.cpus[0],
-                r.cpus[1],
-                r.placement.words()
-            );
-        }
-        if let Some(clock) = clock {
-            println!(
-                "clock: timing a round trip added {:.1} ns, {:.2}% of the fastest median ({} {} {} B, {} ns); measured, timed blocks of round trips against untimed ones beside them",
-                clock["clock_ns"].as_f64().unwrap_or(0.0),
-                clock["share_of_fastest_p50"].as_f64().unwrap_or(0.0) * 100.0,
-                clock["fastest"]["mechanism"].as_str().unwrap_or(""),
-                clock["fastest"]["mode"].as_str().unwrap_or(""),
-                clock["fastest"]["size"],
-                clock["fastest"]["p50"],
-            );
-            println!(
-                "timing each round trip added {:.1}% to its mean there (untimed blocks averaged {:.0} ns); one read alone costs {:.1} ns, issued while the message travels",
-                clock["fastest_timing_overhead"].as_f64().unwrap_or(0.0) * 100.0,
-                clock["fastest_batch_mean_ns"].as_f64().unwrap_or(0.0),
-                clock["clock_read_ns"].as_f64().unwrap_or(0.0),
-            );
-        }
-        for (what, why) in &skipped {
-            println!("skipped {what}: {why}");
-        }
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// The text table, the CPUs, what the clock cost, and what was skipped.
+fn print_text(results: &[LatencyResult], clock: Option<&serde_json::Value>, skipped: &Skipped) {
+    println!(
+        "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>6}",
+        "mechanism",
+        "mode",
+        "size",
+        "p50 ns",
+        "p90 ns",
+        "p99 ns",
+        "p99.9 ns",
+        "max ns",
+        "count",
+        "ping CPU",
+        "pong CPU",
+        "sleeps"
+    );
+    for r in results {
+        println!(
+            "{:<17} {:<8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>7.0} ns {:>7.0} ns {:>6.2}",
+            r.mechanism,
+            r.mode.as_str(),
+            pipebench::size::ByteSize(r.size).to_string(),
+            r.p50,
+            r.p90,
+            r.p99,
+            r.p999,
+            r.max,
+            r.count,
+            r.ping_cpu_ns,
+            r.pong_cpu_ns,
+            r.ping_sleeps + r.pong_sleeps,
+        );
+    }
+    println!("(ns per round trip; CPU = user + system time per round trip at each end; sleeps = voluntary context switches per round trip, both ends)");
+    if let Some(r) = results.first() {
+        println!(
+            "CPUs {} and {}: {}",
+            r.cpus[0],
+            r.cpus[1],
+            r.placement.words()
+        );
+    }
+    if let Some(clock) = clock {
+        print_clock(clock);
+    }
+    for (what, why) in skipped {
+        println!("skipped {what}: {why}");
+    }
+}
+
+/// What timing the round trips cost, from [`clock_overhead`].
+fn print_clock(clock: &serde_json::Value) {
+    println!(
+        "clock: timing a round trip added {:.1} ns, {:.2}% of the fastest median ({} {} {} B, {} ns); measured, timed blocks of round trips against untimed ones beside them",
+        clock["clock_ns"].as_f64().unwrap_or(0.0),
+        clock["share_of_fastest_p50"].as_f64().unwrap_or(0.0) * 100.0,
+        clock["fastest"]["mechanism"].as_str().unwrap_or(""),
+        clock["fastest"]["mode"].as_str().unwrap_or(""),
+        clock["fastest"]["size"],
+        clock["fastest"]["p50"],
+    );
+    println!(
+        "timing each round trip added {:.1}% to its mean there (untimed blocks averaged {:.0} ns); one read alone costs {:.1} ns, issued while the message travels",
+        clock["fastest_timing_overhead"].as_f64().unwrap_or(0.0) * 100.0,
+        clock["fastest_batch_mean_ns"].as_f64().unwrap_or(0.0),
+        clock["clock_read_ns"].as_f64().unwrap_or(0.0),
+    );
 }
 
 /// What timing costs against the fastest median measured: what it added to

@@ -12,6 +12,7 @@ mod latency;
 mod machine;
 mod pages;
 mod params;
+mod report;
 mod run;
 mod shared_pipe;
 mod sweep;
@@ -108,14 +109,21 @@ impl SessionArgs {
     }
 }
 
-fn progress_bar(total: u64, label: &str) -> ProgressBar {
+/// A bar on stderr over `total` units, drawn with `template`.
+fn styled_bar(total: u64, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
     bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix:>22} [{bar:30}] {binary_bytes}/{binary_total_bytes} {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        ProgressStyle::with_template(template)
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn progress_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = styled_bar(
+        total,
+        "{prefix:>22} [{bar:30}] {binary_bytes}/{binary_total_bytes} {msg}",
     );
     bar.set_prefix(label.to_string());
     bar
@@ -123,18 +131,9 @@ fn progress_bar(total: u64, label: &str) -> ProgressBar {
 
 /// "run 3/12 [=====     ]" on a terminal, for a session of `total` runs.
 fn session_bar(total: usize) -> Option<ProgressBar> {
-    std::io::stderr().is_terminal().then(|| {
-        let bar = ProgressBar::with_draw_target(
-            Some(total as u64),
-            ProgressDrawTarget::stderr_with_hz(10),
-        );
-        bar.set_style(
-            ProgressStyle::with_template("run {pos}/{len} [{bar:30}] {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    })
+    std::io::stderr()
+        .is_terminal()
+        .then(|| styled_bar(total as u64, "run {pos}/{len} [{bar:30}] {msg}"))
 }
 
 /// The terminal's side of a job: a progress bar when stderr is a terminal, and
@@ -194,11 +193,29 @@ fn context(profile_dir: Option<PathBuf>) -> Result<JobContext> {
 /// Runs a pipe job through the engine, with `terminal` watching; the result, or
 /// the job's failure as an error.
 fn run_job(job: PipeJob, context: &JobContext, terminal: &mut Terminal) -> Result<RunResult> {
-    match Job::Pipe(Box::new(job)).run(context, terminal) {
-        Some(Event::Result(Finished::Pipe(result))) => Ok(*result),
-        Some(Event::Error(failure)) => Err(failure.into()),
-        other => anyhow::bail!("the run ended without a result ({other:?})"),
-    }
+    let last = Job::Pipe(Box::new(job)).run(context, terminal);
+    finished(last, "run", |done| match done {
+        Finished::Pipe(result) => Ok(*result),
+        other => Err(other),
+    })
+}
+
+/// What a job's last event says: what it finished with, as `pick` takes it,
+/// or its failure as an error (`what` names the job when it ended otherwise).
+fn finished<T>(
+    last: Option<Event>,
+    what: &str,
+    pick: impl FnOnce(Finished) -> Result<T, Finished>,
+) -> Result<T> {
+    let other = match last {
+        Some(Event::Result(done)) => match pick(done) {
+            Ok(picked) => return Ok(picked),
+            Err(other) => Some(Event::Result(other)),
+        },
+        Some(Event::Error(failure)) => return Err(failure.into()),
+        other => other,
+    };
+    anyhow::bail!("the {what} ended without a result ({other:?})")
 }
 
 /// Runs one plan to completion with an optional progress bar.

@@ -17,6 +17,7 @@ use pipebench::size::ByteSize;
 use pipebench::steps::catalog::{self};
 use pipebench::steps::plan::{Limits, RunPlan};
 
+use super::report::{print_json, print_profile_end, write_flame_graphs};
 use super::{context, run_job, run_plan_watched, JsonFlag, RunFlags, Shape, Terminal};
 
 /// `pipebench run`.
@@ -155,7 +156,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.out.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        print_json(&result)?;
     } else {
         print_result(&result);
     }
@@ -195,11 +196,10 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         _ => anyhow::bail!("the run finished without a profile"),
     };
     if let Some(dir) = &kept {
-        for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
-            let svg = dir.join(format!("{role}.svg"));
-            std::fs::write(&svg, &end.flamegraph_svg)
-                .with_context(|| format!("cannot write {}", svg.display()))?;
-        }
+        write_flame_graphs(
+            dir,
+            [("writer", &report.writer), ("reader", &report.reader)],
+        )?;
     }
     if args.out.json {
         let mut value = serde_json::to_value(&result)?;
@@ -207,7 +207,7 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         if let Some(dir) = &kept {
             value["profile"]["data"] = json!(dir);
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        print_json(&value)?;
         return Ok(ExitCode::SUCCESS);
     }
     print_result(&result);
@@ -219,25 +219,7 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
         println!("    note: {}", note.message);
     }
     for (role, end) in [("writer", &report.writer), ("reader", &report.reader)] {
-        println!(
-            "  {role}: {} samples; children% self% function",
-            end.samples
-        );
-        for f in end.functions.iter().take(12) {
-            println!(
-                "    {:6.2}% {:6.2}%  {}{}",
-                f.children_percent,
-                f.self_percent,
-                f.symbol,
-                if f.kernel { " [k]" } else { "" }
-            );
-        }
-        if let Some(dir) = &kept {
-            println!(
-                "    flame graph: {}",
-                dir.join(format!("{role}.svg")).display()
-            );
-        }
+        print_profile_end(role, end, 12, kept.as_deref());
     }
     if let Some(rows) = &report.comparison {
         println!("  the article's writer profile (Linux 5.17) against this one:");

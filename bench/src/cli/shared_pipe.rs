@@ -2,7 +2,7 @@
 //! [--bytes SIZE] [--profile [--profile-dir DIR]] [--json]`: many writers and
 //! readers on one pipe, each point's ends counted, and profiled when asked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -12,13 +12,14 @@ use serde_json::json;
 
 use pipebench::engine::event::{Event, Finished, ProfileOutcome};
 use pipebench::engine::job::{Job, Observer, Stop};
-use pipebench::engine::shared_pipe::{SharedPipeJob, DEFAULT_BYTES};
+use pipebench::engine::shared_pipe::{SharedPipeJob, SharedPipeResult, DEFAULT_BYTES};
 use pipebench::engine::sweep::parse_values;
 use pipebench::process::rundir;
 use pipebench::profile;
 use pipebench::size::ByteSize;
 
-use super::{context, JsonFlag, Terminal, UsageError};
+use super::report::{print_json, print_profile_end, write_flame_graphs};
+use super::{context, finished, JsonFlag, Terminal, UsageError};
 
 /// How long one point may take before it is killed.
 const POINT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -65,6 +66,29 @@ fn counts(flag: &str, text: &str) -> Result<Vec<usize>> {
 
 /// `pipebench shared-pipe`.
 pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
+    let job = plan(&args)?;
+    let kept = args.profile_dir.clone();
+    if let Some(dir) = &kept {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let (result, by_point) = run(job, kept.clone(), args.out.json)?;
+    let kept_in = keep_flame_graphs(&result, &by_point, kept.as_deref())?;
+    if args.out.json {
+        print_json(&with_profiles(&result, &by_point, &kept_in)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_points(&result);
+    print_counts(&result);
+    print_profiles(&result, &by_point, &kept_in);
+    for warning in &result.warnings {
+        println!("warning: {warning}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The job the flags ask for, checked; with `--profile`, a machine that
+/// cannot profile says why before anything runs.
+fn plan(args: &SharedPipeArgs) -> Result<SharedPipeJob> {
     let msg_sizes = parse_values(&args.msg_size)
         .map_err(|e| UsageError(format!("--msg-size {}: {e}", args.msg_size)))?;
     let job = SharedPipeJob {
@@ -77,73 +101,93 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
     };
     job.check().map_err(|e| UsageError(e.to_string()))?;
     if args.profile {
-        // What a killed run of this user left goes first; a machine that
-        // cannot profile says why before anything runs.
+        // What a killed run of this user left goes first.
         rundir::sweep(&[]);
         profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     }
-    let kept = args.profile_dir.clone();
-    if let Some(dir) = &kept {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
+    Ok(job)
+}
+
+/// Runs every point with the terminal's bar (not with `--json`); the result
+/// and each point's profile outcome, in the points' order.
+fn run(
+    job: SharedPipeJob,
+    kept: Option<PathBuf>,
+    json: bool,
+) -> Result<(SharedPipeResult, Vec<Option<ProfileOutcome>>)> {
     let points = job.writers.len() * job.readers.len() * job.msg_sizes.len();
-    let terminal = Terminal::new(!args.out.json, job.bytes * points as u64, "shared-pipe");
+    let terminal = Terminal::new(!json, job.bytes * points as u64, "shared-pipe");
     let mut observer = Profiles {
         terminal,
         pending: None,
         by_point: Vec::new(),
     };
-    let result = match Job::SharedPipe(job).run(&context(kept.clone())?, &mut observer) {
-        Some(Event::Result(Finished::SharedPipe(result))) => result,
-        Some(Event::Error(failure)) => return Err(failure.into()),
-        other => anyhow::bail!("the sweep ended without a result ({other:?})"),
-    };
-    let Profiles {
-        terminal, by_point, ..
-    } = observer;
-    drop(terminal);
-    // Each point's profile, and where its flame graphs were kept.
+    let last = Job::SharedPipe(job).run(&context(kept)?, &mut observer);
+    let result = finished(last, "sweep", |done| match done {
+        Finished::SharedPipe(result) => Ok(*result),
+        other => Err(other),
+    })?;
+    Ok((result, observer.by_point))
+}
+
+/// Writes each profiled point's flame graphs into its folder under `kept`; the
+/// folders, one per point (None when nothing is kept).
+fn keep_flame_graphs(
+    result: &SharedPipeResult,
+    by_point: &[Option<ProfileOutcome>],
+    kept: Option<&Path>,
+) -> Result<Vec<Option<PathBuf>>> {
     let mut kept_in = Vec::new();
-    for (point, outcome) in result.points.iter().zip(&by_point) {
-        let folder = kept.as_ref().map(|dir| {
+    for (point, outcome) in result.points.iter().zip(by_point) {
+        let folder = kept.map(|dir| {
             dir.join(format!(
                 "{}w-{}r-{}",
                 point.writers, point.readers, point.msg_size
             ))
         });
         if let (Some(folder), Some(Some(report))) = (&folder, outcome.as_ref().map(|o| &o.report)) {
-            for (role, end) in [("writers", &report.writer), ("readers", &report.reader)] {
-                let svg = folder.join(format!("{role}.svg"));
-                std::fs::write(&svg, &end.flamegraph_svg)
-                    .with_context(|| format!("cannot write {}", svg.display()))?;
-            }
+            write_flame_graphs(
+                folder,
+                [("writers", &report.writer), ("readers", &report.reader)],
+            )?;
         }
         kept_in.push(folder);
     }
-    if args.out.json {
-        let mut value = serde_json::to_value(&result)?;
-        for (i, outcome) in by_point.iter().enumerate() {
-            let point = &mut value["points"][i];
-            match outcome {
-                Some(ProfileOutcome {
-                    report: Some(report),
-                    ..
-                }) => {
-                    point["profile"] = serde_json::to_value(report)?;
-                    if let Some(Some(folder)) = kept_in.get(i) {
-                        point["profile"]["data"] = json!(folder);
-                    }
+    Ok(kept_in)
+}
+
+/// The result as JSON, each point with its `profile` (and its folder as
+/// `data`) or its `profile_error`.
+fn with_profiles(
+    result: &SharedPipeResult,
+    by_point: &[Option<ProfileOutcome>],
+    kept_in: &[Option<PathBuf>],
+) -> Result<serde_json::Value> {
+    let mut value = serde_json::to_value(result)?;
+    for (i, outcome) in by_point.iter().enumerate() {
+        let point = &mut value["points"][i];
+        match outcome {
+            Some(ProfileOutcome {
+                report: Some(report),
+                ..
+            }) => {
+                point["profile"] = serde_json::to_value(report)?;
+                if let Some(Some(folder)) = kept_in.get(i) {
+                    point["profile"]["data"] = json!(folder);
                 }
-                Some(ProfileOutcome {
-                    error: Some(problem),
-                    ..
-                }) => point["profile_error"] = serde_json::to_value(problem)?,
-                _ => {}
             }
+            Some(ProfileOutcome {
+                error: Some(problem),
+                ..
+            }) => point["profile_error"] = serde_json::to_value(problem)?,
+            _ => {}
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(ExitCode::SUCCESS);
     }
+    Ok(value)
+}
+
+/// The table: one line per point.
+fn print_points(result: &SharedPipeResult) {
     println!(
         "{:>7} {:>7} {:>9} {:>9} {:>6} {:>13} {:>15}",
         "writers", "readers", "msg_size", "GiB/s", "torn", "split reads", "sleeps (w / r)"
@@ -160,6 +204,11 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
             format!("{} / {}", p.sleeps[0], p.sleeps[1])
         );
     }
+}
+
+/// Each counted point's context switches and wakeups, writers and readers,
+/// then what could not be counted.
+fn print_counts(result: &SharedPipeResult) {
     for p in &result.points {
         let Some(counts) = &p.counts else { continue };
         let side = |name: &str| {
@@ -187,7 +236,16 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
             println!("  not counted: {}", missing.message);
         }
     }
-    for ((p, outcome), folder) in result.points.iter().zip(&by_point).zip(&kept_in) {
+}
+
+/// Each profiled point: its writers' and readers' top functions, or why it
+/// has no profile.
+fn print_profiles(
+    result: &SharedPipeResult,
+    by_point: &[Option<ProfileOutcome>],
+    kept_in: &[Option<PathBuf>],
+) {
+    for ((p, outcome), folder) in result.points.iter().zip(by_point).zip(kept_in) {
         let Some(outcome) = outcome else { continue };
         println!(
             "profile of {} writers, {} readers, {} messages:",
@@ -202,34 +260,12 @@ pub fn shared_pipe(args: SharedPipeArgs) -> Result<ExitCode> {
             continue;
         };
         for (role, end) in [("writers", &report.writer), ("readers", &report.reader)] {
-            println!(
-                "  {role}: {} samples; children% self% function",
-                end.samples
-            );
-            for f in end.functions.iter().take(8) {
-                println!(
-                    "    {:6.2}% {:6.2}%  {}{}",
-                    f.children_percent,
-                    f.self_percent,
-                    f.symbol,
-                    if f.kernel { " [k]" } else { "" }
-                );
-            }
-            if let Some(folder) = folder {
-                println!(
-                    "    flame graph: {}",
-                    folder.join(format!("{role}.svg")).display()
-                );
-            }
+            print_profile_end(role, end, 8, folder.as_deref());
         }
         for note in &report.setup.notes {
             println!("  note: {}", note.message);
         }
     }
-    for warning in &result.warnings {
-        println!("warning: {warning}");
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The terminal's bar, and each point's profile in the order the points come

@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use pipebench::engine::event::Event;
 use pipebench::engine::job::{Observer, Stop};
-use pipebench::engine::sweep::{self, SweepJob, SweepParam, SweepPlan};
+use pipebench::engine::sweep::{self, SweepJob, SweepParam, SweepPlan, SweepPoint};
 use pipebench::machine::system::SystemInfo;
 use pipebench::output::counts;
 use pipebench::size::ByteSize;
 use pipebench::steps::plan::{Limits, RunParams, SWEEP_SECONDS};
 
+use super::report::{print_json, print_kernel_counts, write_chart};
 use super::{context, RunFlags, SessionArgs, SweepShape, UsageError};
 
 /// `pipebench sweep`.
@@ -77,6 +78,55 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         _ => unreachable!("clap requires exactly one of --pipe-size and --buf-size"),
     };
     let values = sweep::parse_values(text).map_err(|e| UsageError(e.to_string()))?;
+    let plan = plan(&args, param, &values)?;
+    let job = run(plan, param)?;
+    let points = job.points();
+    let plan = job.plan();
+    if let Some(path) = &args.out.svg {
+        write_chart(path, &sweep::render_svg(&plan.step, param, &points)?)?;
+    }
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    // Each value's counts per GiB: medians over its runs.
+    let point_counts: Vec<Option<counts::PerGib>> =
+        points.iter().map(|p| counts::per_gib(&p.runs)).collect();
+    if args.out.json {
+        print_json(&json!({
+            "step": plan.step,
+            "param": param.name(),
+            "command": command,
+            "system": SystemInfo::probe(),
+            "points": points,
+            "counts": points
+                .iter()
+                .zip(&point_counts)
+                .map(|(p, c)| json!({ "value": p.value, "per_gib": c }))
+                .collect::<Vec<_>>(),
+        }))?;
+    } else if args.out.csv {
+        print!("{}", sweep::render_csv(param, &points));
+    } else {
+        println!(
+            "{} over {}, {} run(s) per value: {command}",
+            plan.step,
+            param.label(),
+            args.repeats
+        );
+        print_table(param, &points);
+        print_kernel_counts(
+            10,
+            points
+                .iter()
+                .zip(&point_counts)
+                .map(|(p, c)| (ByteSize(p.value).to_string(), c.as_ref())),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The sweep's runs in shuffled order: the run flags, where a sweep's own
+/// defaults (the largest size, [`SWEEP_SECONDS`]) fill what is not given; the
+/// first run's first warning on stderr.
+fn plan(args: &SweepArgs, param: SweepParam, values: &[ByteSize]) -> Result<SweepPlan> {
     let limits = Limits::default();
     let given = &args.shape.params;
     let base = RunParams {
@@ -91,7 +141,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     let plan = SweepPlan::new(
         &args.step,
         param,
-        &values,
+        values,
         &base,
         args.repeats,
         &limits,
@@ -101,78 +151,41 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     if let Some(warning) = plan.runs.first().and_then(|(_, p)| p.warnings.first()) {
         eprintln!("pipebench: warning: {warning}");
     }
+    Ok(plan)
+}
+
+/// Runs the sweep, a line on stderr per run; a failure names the value it
+/// failed at.
+fn run(plan: SweepPlan, param: SweepParam) -> Result<SweepJob> {
     let mut job = SweepJob::new(plan);
     let mut lines = PointLines { param };
     match job.run(&context(None)?, &mut lines, false) {
-        Some(Event::Done { .. }) => {}
+        Some(Event::Done { .. }) => Ok(job),
         Some(Event::Error(failure)) => {
             let value = job.current_value().map_or(String::new(), |v| v.to_string());
-            return Err(anyhow::Error::from(failure))
-                .with_context(|| format!("{} = {value}", param.name()));
+            Err(anyhow::Error::from(failure)).with_context(|| format!("{} = {value}", param.name()))
         }
         other => anyhow::bail!("the sweep ended early ({other:?})"),
     }
-    let points = job.points();
-    let plan = job.plan();
-    if let Some(path) = &args.out.svg {
-        let svg = sweep::render_svg(&plan.step, param, &points)?;
-        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("chart written to {}", path.display());
+}
+
+/// Each value's median, min and max GiB/s.
+fn print_table(param: SweepParam, points: &[SweepPoint]) {
+    println!(
+        "{:>10}  {:>8}  {:>8}  {:>8}",
+        param.name(),
+        "median",
+        "min",
+        "max"
+    );
+    for p in points {
+        println!(
+            "{:>10}  {:>8.2}  {:>8.2}  {:>8.2}",
+            ByteSize(p.value).to_string(),
+            p.summary.median,
+            p.summary.min,
+            p.summary.max
+        );
     }
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    // Each value's counts per GiB: medians over its runs.
-    let point_counts: Vec<Option<counts::PerGib>> =
-        points.iter().map(|p| counts::per_gib(&p.runs)).collect();
-    if args.out.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "step": plan.step,
-                "param": param.name(),
-                "command": command,
-                "system": SystemInfo::probe(),
-                "points": points,
-                "counts": points
-                    .iter()
-                    .zip(&point_counts)
-                    .map(|(p, c)| json!({ "value": p.value, "per_gib": c }))
-                    .collect::<Vec<_>>(),
-            }))?
-        );
-    } else if args.out.csv {
-        print!("{}", sweep::render_csv(param, &points));
-    } else {
-        println!(
-            "{} over {}, {} run(s) per value: {command}",
-            plan.step,
-            param.label(),
-            args.repeats
-        );
-        println!(
-            "{:>10}  {:>8}  {:>8}  {:>8}",
-            param.name(),
-            "median",
-            "min",
-            "max"
-        );
-        for p in &points {
-            println!(
-                "{:>10}  {:>8.2}  {:>8.2}  {:>8.2}",
-                ByteSize(p.value).to_string(),
-                p.summary.median,
-                p.summary.min,
-                p.summary.max
-            );
-        }
-        println!("GiB/s = 2^30 bytes per second");
-        if point_counts.iter().any(Option::is_some) {
-            println!("\nwhat the kernel did (medians per GiB moved; model: the book's predictions that held)");
-            println!("{}", counts::compact_heading(10));
-            for (p, c) in points.iter().zip(&point_counts) {
-                let value = ByteSize(p.value).to_string();
-                println!("{}", counts::compact_row(&value, 10, c.as_ref()));
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    println!("GiB/s = 2^30 bytes per second");
 }
