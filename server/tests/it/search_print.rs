@@ -12,6 +12,7 @@ use fantoccini::{Client, Locator};
 use futures_util::FutureExt as _;
 use serde_json::json;
 
+use crate::browser::queries;
 use crate::browser::{
     cdp, chapters, connect_browser, js, open, screenshot, start_chromedriver, wait_js,
     workspace_root, TestResult, RECORDER,
@@ -68,8 +69,7 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .map_err(|e| format!("pressing s: {e}"))?;
     wait_js(
         client,
-        "const bar = document.getElementById('mdbook-searchbar');
-         return bar && document.activeElement === bar && bar.offsetParent !== null;",
+        &queries::search_bar_focused(),
         Duration::from_secs(10),
         "the search box to open and take the focus",
     )
@@ -83,8 +83,7 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .map_err(|e| e.to_string())?;
     let results = wait_js(
         client,
-        "const links = [...document.querySelectorAll('#mdbook-searchresults li a')];
-         return links.length ? links.map((a) => a.getAttribute('href')) : null;",
+        &queries::search_result_links(),
         Duration::from_secs(10),
         "search results for vmsplice",
     )
@@ -96,18 +95,10 @@ async fn search(client: &Client, base: &str) -> TestResult {
             "the first result does not link to a chapter: {results}"
         ));
     }
-    js(
-        client,
-        "document.querySelector('#mdbook-searchresults li a').click(); return true;",
-    )
-    .await?;
+    js(client, &queries::click_first_result()).await?;
     let landed = wait_js(
         client,
-        &format!(
-            "return location.href.includes('{}') && document.readyState === 'complete'
-                 ? location.href : null;",
-            first.split(['?', '#']).next().unwrap_or_default()
-        ),
+        &queries::landed_on(first.split(['?', '#']).next().unwrap_or_default()),
         Duration::from_secs(10),
         "the result's chapter to open",
     )
@@ -115,8 +106,7 @@ async fn search(client: &Client, base: &str) -> TestResult {
     // The chapter has the term, and mdBook marks it where it stands.
     let found = wait_js(
         client,
-        "const marks = [...document.querySelectorAll('main mark')].map((m) => m.textContent.toLowerCase());
-         return marks.some((m) => m.includes('vmsplice')) ? marks.length : null;",
+        &queries::vmsplice_marked(),
         Duration::from_secs(10),
         "the term marked in the chapter",
     )
@@ -171,7 +161,7 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     open(client, base, "print").await?;
     wait_js(
         client,
-        "return window.__pipebookPrintAsked === true;",
+        &queries::print_asked(),
         Duration::from_secs(10),
         "print.html to ask for the print dialog",
     )
@@ -182,29 +172,7 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
         json!({ "media": "print" }),
     )
     .await?;
-    let empty = js(
-        client,
-        r#"const cards = [...document.querySelectorAll(".pipebook-card, .pipebook-results, .pipebook-system, .pipebook-walk")];
-           const bad = [];
-           for (const card of cards) {
-             const text = card.innerText.trim();
-             const box = card.getBoundingClientRect();
-             const name = card.getAttribute("aria-label") || card.className;
-             // Something to read, and no figure left blank.
-             if (!box.height || text.length < 40) bad.push(name + ": " + text.slice(0, 80));
-             for (const value of card.querySelectorAll(".pipebook-figure-value")) {
-               if (value.getBoundingClientRect().height > 0 && !value.textContent.trim()) bad.push(name + ": a blank figure");
-             }
-             for (const el of card.querySelectorAll("svg, .pipebook-chart, table")) {
-               const r = el.getBoundingClientRect();
-               if (r.height > 0 && !el.textContent.trim() && !el.querySelector("polyline[points]:not([points='']), rect, path, circle, line")) {
-                 bad.push(name + ": an empty " + el.tagName);
-               }
-             }
-           }
-           return { cards: cards.length, bad };"#,
-    )
-    .await?;
+    let empty = js(client, &queries::printed_cards()).await?;
     println!("print view: {} cards", empty["cards"]);
     if empty["bad"].as_array().is_none_or(|b| !b.is_empty()) || empty["cards"].as_u64() == Some(0) {
         return Err(format!("cards that print empty: {empty}"));

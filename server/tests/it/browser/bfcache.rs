@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::queries;
 use super::{in_fresh_page, js, open, require_chapter, wait_js, Page};
 
 #[tokio::test]
@@ -15,7 +16,7 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
             require_chapter(chapter)?;
         }
         open(client, base, "baseline").await?;
-        js(client, "window.pipebookStayed = 'yes'; return true;").await?;
+        js(client, &queries::mark_page_stayed()).await?;
         open(client, base, "introduction").await?;
         client
             .back()
@@ -23,17 +24,7 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
             .map_err(|e| format!("going back: {e}"))?;
         let seen = wait_js(
             client,
-            "if (!location.pathname.endsWith('/baseline.html')) return null;
-             const nav = performance.getEntriesByType('navigation')[0];
-             const reasons = nav && nav.notRestoredReasons;
-             const list = [];
-             const walk = (r) => {
-               if (!r) return;
-               for (const x of r.reasons || []) list.push(x.reason || String(x));
-               for (const c of r.children || []) walk(c);
-             };
-             walk(reasons);
-             return { stayed: window.pipebookStayed || null, reasons: list };",
+            &queries::bfcache_restore(),
             Duration::from_secs(20),
             "the page after going back",
         )
@@ -63,15 +54,7 @@ async fn a_restored_page_with_a_stale_token_loads_again() {
             require_chapter(chapter)?;
         }
         open(client, base, "baseline").await?;
-        let served = js(
-            client,
-            "const m = document.querySelector('meta[name=\"pipebook-token\"]');
-             const token = m.getAttribute('content');
-             m.setAttribute('content', 'ffff' + token.slice(4) === token ? '0000' + token.slice(4) : 'ffff' + token.slice(4));
-             window.pipebookStayed = 'yes';
-             return token;",
-        )
-        .await?;
+        let served = js(client, &queries::stale_page_token()).await?;
         open(client, base, "introduction").await?;
         client
             .back()
@@ -79,9 +62,7 @@ async fn a_restored_page_with_a_stale_token_loads_again() {
             .map_err(|e| format!("going back: {e}"))?;
         let seen = wait_js(
             client,
-            "if (!location.pathname.endsWith('/baseline.html') || window.pipebookStayed) return null;
-             if (document.documentElement.dataset.pipebookReady !== 'online') return null;
-             return document.querySelector('meta[name=\"pipebook-token\"]').getAttribute('content');",
+            &queries::reloaded_page_token(),
             Duration::from_secs(20),
             "the chapter loaded again with the server's token",
         )
@@ -105,7 +86,7 @@ async fn a_restored_page_with_a_current_token_is_kept() {
             require_chapter(chapter)?;
         }
         open(client, base, "baseline").await?;
-        js(client, "window.pipebookStayed = 'yes'; return true;").await?;
+        js(client, &queries::mark_page_stayed()).await?;
         open(client, base, "introduction").await?;
         client
             .back()
@@ -115,13 +96,15 @@ async fn a_restored_page_with_a_current_token_is_kept() {
         tokio::time::sleep(Duration::from_secs(2)).await;
         let stayed = wait_js(
             client,
-            "return location.pathname.endsWith('/baseline.html') ? (window.pipebookStayed || 'reloaded') : null;",
+            &queries::page_stayed_after_back(),
             Duration::from_secs(20),
             "the page after going back",
         )
         .await?;
         if stayed != "yes" {
-            return Err(format!("a page whose token still works was loaded again: {stayed}"));
+            return Err(format!(
+                "a page whose token still works was loaded again: {stayed}"
+            ));
         }
         Ok(())
     })

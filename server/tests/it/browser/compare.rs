@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use super::queries;
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
 };
@@ -29,7 +30,7 @@ async fn resolve(page: &Page) -> TestResult {
     open(client, base, MACHINE_CHAPTER).await?;
     wait_js(
         client,
-        &format!("return document.querySelector('{ROOT}')?.dataset.state === 'idle';"),
+        &queries::card_idle(ROOT),
         Duration::from_secs(10),
         "the compare card",
     )
@@ -37,43 +38,15 @@ async fn resolve(page: &Page) -> TestResult {
     // The machine check is said before anything runs.
     let precheck = wait_js(
         client,
-        &format!(
-            "const p = document.querySelector('{ROOT} .pipebook-precheck')?.textContent ?? '';
-             return p.startsWith('Machine check: ') && !p.includes('looking') ? p : null;"
-        ),
+        &queries::compare_precheck(ROOT),
         Duration::from_secs(10),
         "the machine check",
     )
     .await?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             r.scrollIntoView({{ block: 'start' }});
-             r.querySelector('input.pipebook-compare-pairs').value = '6';
-             r.querySelector('input.pipebook-compare-bytes').value = '16MiB';
-             r.querySelector('input.pipebook-compare-until').checked = true;
-             r.querySelector('input.pipebook-compare-budget').value = '12';
-             r.querySelector('button.pipebook-compare-start').click();
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::compare_start(ROOT)).await?;
     let done = wait_js(
         client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             const status = r.querySelector('.pipebook-compare-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             return r.dataset.state === 'done' ? {{
-               verdict: r.dataset.verdict,
-               sentence: r.querySelector('.pipebook-compare-verdict').textContent,
-               status,
-               drawn: !!r.querySelector('svg.pipebook-compare-interval rect'),
-               label: r.querySelector('svg.pipebook-compare-interval')?.getAttribute('aria-label'),
-               design: r.querySelector('.pipebook-design-note a')?.getAttribute('href') ?? null,
-             }} : null;"
-        ),
+        &queries::compare_verdict(ROOT),
         Duration::from_secs(120),
         "the comparison's verdict",
     )
@@ -104,13 +77,7 @@ async fn resolve(page: &Page) -> TestResult {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("the status should say how many pairs ran: {before}"))?;
-    let offer = format!(
-        "const r = document.querySelector('{ROOT}');
-         const more = r.querySelector('button.pipebook-compare-more');
-         const final = r.querySelector('.pipebook-compare-final');
-         return {{ more: more.hidden ? null : more.textContent,
-                   final: final.hidden ? null : final.textContent }};"
-    );
+    let offer = queries::compare_offer(ROOT);
     let offered = js(client, &offer).await?;
     if earlier < 12 {
         if offered["more"] != "More pairs (to 12, look 3 of 3)" || !offered["final"].is_null() {
@@ -118,24 +85,10 @@ async fn resolve(page: &Page) -> TestResult {
                 "a verdict at {earlier} pairs should offer its last look: {offered}"
             ));
         }
-        js(
-            client,
-            &format!(
-                "document.querySelector('{ROOT} button.pipebook-compare-more').click(); return true;"
-            ),
-        )
-        .await?;
+        js(client, &queries::compare_more(ROOT)).await?;
         let more = wait_js(
             client,
-            &format!(
-                "const r = document.querySelector('{ROOT}');
-                 const status = r.querySelector('.pipebook-compare-status').textContent;
-                 if (status.startsWith('Error')) return 'error: ' + status;
-                 return r.dataset.state === 'done' && status !== {before:?} ? {{
-                   status,
-                   sentence: r.querySelector('.pipebook-compare-verdict').textContent,
-                 }} : null;"
-            ),
+            &queries::compare_taken_up(ROOT, &before),
             Duration::from_secs(120),
             "the comparison taken up",
         )

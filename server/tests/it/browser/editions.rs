@@ -7,15 +7,9 @@ use std::time::Duration;
 use fantoccini::Locator;
 use serde_json::json;
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
-use super::{
-    click, in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
-};
-
-/// How many characters of a text are Chinese, and how many are Latin letters.
-const COUNT_SCRIPTS: &str = "const count = (s) => ({
-    cjk: (s.match(/\\p{Script=Han}/gu) || []).length,
-    latin: (s.match(/[A-Za-z]/g) || []).length });";
+use super::{click, in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER};
 
 #[tokio::test]
 async fn the_language_picker_keeps_the_page_and_its_section() {
@@ -31,7 +25,7 @@ async fn picker(page: &Page) -> TestResult {
         .map_err(|e| e.to_string())?;
     wait_js(
         client,
-        "return document.querySelector('.pipebook-language a[hreflang=\"zh-CN\"]') ? true : null;",
+        &queries::zh_link_shown(),
         Duration::from_secs(10),
         "the language picker in the menu bar",
     )
@@ -39,10 +33,7 @@ async fn picker(page: &Page) -> TestResult {
     click(client, ".pipebook-language a[hreflang=\"zh-CN\"]").await?;
     let there = wait_js(
         client,
-        "return document.documentElement.lang === 'zh-CN' && document.readyState === 'complete'
-           ? { path: location.pathname, hash: location.hash,
-               heading: document.getElementById(location.hash.slice(1))?.textContent ?? null }
-           : null;",
+        &queries::zh_landing(),
         Duration::from_secs(10),
         "the Chinese page",
     )
@@ -64,8 +55,7 @@ async fn picker(page: &Page) -> TestResult {
     click(client, ".pipebook-language a[hreflang=\"en\"]").await?;
     let back = wait_js(
         client,
-        "return document.documentElement.lang === 'en' && document.readyState === 'complete'
-           ? location.pathname + location.hash : null;",
+        &queries::en_landing(),
         Duration::from_secs(10),
         "the English page again",
     )
@@ -85,8 +75,7 @@ async fn search(page: &Page) -> TestResult {
     type_search(client, "零拷贝").await?;
     let results = wait_js(
         client,
-        "const links = [...document.querySelectorAll('#mdbook-searchresults a')];
-         return links.length ? links.map((a) => a.getAttribute('href')) : null;",
+        &queries::search_hrefs(),
         Duration::from_secs(10),
         "search results for 零拷贝",
     )
@@ -98,19 +87,10 @@ async fn search(page: &Page) -> TestResult {
     );
     screenshot(client, "edition-search-zh").await?;
     // Follow the first zero-copy result, as a reader would.
-    js(
-        client,
-        "const a = [...document.querySelectorAll('#mdbook-searchresults a')]
-           .find((a) => a.getAttribute('href').startsWith('zero-copy'));
-         a.click(); return true;",
-    )
-    .await?;
+    js(client, &queries::click_zero_copy_result()).await?;
     let landed = wait_js(
         client,
-        "return location.pathname.startsWith('/zh-CN/zero-copy') && document.readyState === 'complete'
-           ? { lang: document.documentElement.lang,
-               found: document.querySelector('main').textContent.includes('零拷贝') }
-           : null;",
+        &queries::zh_zero_copy_page(),
         Duration::from_secs(10),
         "the chapter the result leads to",
     )
@@ -121,8 +101,7 @@ async fn search(page: &Page) -> TestResult {
     type_search(client, "vmsplice").await?;
     wait_js(
         client,
-        "return [...document.querySelectorAll('#mdbook-searchresults a')]
-           .some((a) => a.getAttribute('href').startsWith('vmsplice')) || null;",
+        &queries::vmsplice_result_shown(),
         Duration::from_secs(10),
         "English results for vmsplice",
     )
@@ -140,21 +119,7 @@ async fn run_in_chinese(page: &Page) -> TestResult {
     open(client, &page.base, &format!("zh-CN/{RUN_CHAPTER}")).await?;
     start_run(client, "1").await?;
     let result = wait_until_done(client, Duration::from_secs(90)).await?;
-    let card = js(
-        client,
-        &format!(
-            "{COUNT_SCRIPTS}
-             const card = document.querySelector('.pipebook-run[data-step=\"{RUN_STEP}\"]');
-             const button = card.querySelector('button.pipebook-run-button');
-             // The card's own words: not the runner's (marked lang=en), not commands.
-             const own = card.cloneNode(true);
-             own.querySelectorAll('[lang=\"en\"], code, pre, kbd, svg').forEach((e) => e.remove());
-             return {{ text: count(own.innerText || own.textContent), button: count(button.textContent),
-                       figure: /\\d+(\\.\\d+)?\\s*GiB\\/s/.test(card.innerText),
-                       english: [...(own.innerText || own.textContent).matchAll(/[A-Za-z][A-Za-z ,.'()-]{{12,}}/g)].map((m) => m[0]).slice(0, 40) }};"
-        ),
-    )
-    .await?;
+    let card = js(client, &queries::run_card_scripts()).await?;
     assert!(
         card["button"]["cjk"].as_u64().unwrap_or(0) > 0,
         "the run button is labelled in Chinese: {card}"
