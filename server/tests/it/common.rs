@@ -764,6 +764,19 @@ pub async fn start_holding_run(socket: &mut Socket, seconds: u32) -> Value {
     started
 }
 
+/// Sends `message` and expects an `error` saying `fragment`: a failure names
+/// the message that was not refused as it should have been.
+pub async fn expect_refused(socket: &mut Socket, message: Value, fragment: &str) {
+    send(socket, message.clone()).await;
+    let reply = recv(socket).await;
+    assert_eq!(reply["type"], "error", "{message} got {reply}");
+    let text = reply["message"].as_str().unwrap();
+    assert!(
+        text.contains(fragment),
+        "{message}: expected {fragment:?} in {text:?}"
+    );
+}
+
 pub async fn expect_error(socket: &mut Socket, fragment: &str) {
     let message = recv(socket).await;
     assert_eq!(message["type"], "error", "{message}");
