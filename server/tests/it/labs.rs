@@ -11,10 +11,32 @@ use std::time::Duration;
 
 use crate::common::{
     expect_error, lab_run_message, merge_with_forgery, recv, recv_until, run_message, send, Server,
-    RUN_LOCK,
+    Socket, RUN_LOCK,
 };
 use pipebook::labs::export;
 use serde_json::{json, Value};
+
+/// A lab test's start: the run lock (labs run steps), a server whose state
+/// folder is the test's own, and a page's socket to it.
+async fn lab_server() -> (
+    tokio::sync::MutexGuard<'static, ()>,
+    tempfile::TempDir,
+    Server,
+    Socket,
+) {
+    let lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let socket = server.socket().await;
+    (lock, state_dir, server, socket)
+}
+
+/// Sends `value` as the prediction for `lab` and expects it saved at once.
+async fn predicted(socket: &mut Socket, lab: &str, value: Value) {
+    send(socket, json!({"type":"predict","lab":lab,"value":value})).await;
+    let reply = recv(socket).await;
+    assert_eq!(reply["type"], "saved", "{lab}: {value}: {reply}");
+}
 
 const MIB: u64 = 1 << 20;
 
@@ -78,10 +100,7 @@ async fn exported_check(server: &Server, lab: &str, check: &str) -> Value {
 /// stay those of the quiet runs.
 #[tokio::test]
 async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
     send(
         &mut socket,
         json!({"type":"predict","lab":"sizes","value":2}),
@@ -114,10 +133,7 @@ async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
 
 #[tokio::test]
 async fn a_lab_is_recorded_exported_and_merged() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, state_dir, mut server, mut socket) = lab_server().await;
 
     // A prediction is checked against its question, then saved.
     send(
@@ -475,16 +491,8 @@ async fn lab_messages_are_checked() {
 /// goes through `pipebook report` (which refuses it once its MiB/s is forged).
 #[tokio::test]
 async fn a_lab_ipc_task_is_recorded_and_reported() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"predict","lab":"choose-ipc","value":"posix-shm"}),
-    )
-    .await;
-    assert_eq!(recv(&mut socket).await["type"], "saved");
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
+    predicted(&mut socket, "choose-ipc", json!("posix-shm")).await;
 
     let tag = json!({"id":"choose-ipc","task":"posix-shm"});
     send(
@@ -571,16 +579,8 @@ async fn a_lab_ipc_task_is_recorded_and_reported() {
 /// of order).
 #[tokio::test]
 async fn a_lab_latency_task_is_recorded_judged_and_reported() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"predict","lab":"latency-cpu","value":3000}),
-    )
-    .await;
-    assert_eq!(recv(&mut socket).await["type"], "saved");
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
+    predicted(&mut socket, "latency-cpu", json!(3000)).await;
 
     let busy = json!({"id":"latency-cpu","task":"busy"});
     for (message, expect) in [
@@ -698,10 +698,7 @@ async fn run_until_kept(socket: &mut crate::common::Socket, message: Value) -> (
 /// lab still records its measurement first.
 #[tokio::test]
 async fn a_lab_run_and_a_plain_run_are_saved_by_the_same_path() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, state_dir, server, mut socket) = lab_server().await;
     let plain = run_message("vmsplice-read", json!({"bytes":"8MiB","quiet":true}));
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
     let lab = lab_run_message("vmsplice-read", json!({"bytes":"8MiB"}), &tag);
@@ -787,10 +784,7 @@ async fn vmsplice_check(server: &Server) -> Value {
 /// run after run, each run on its own and the median of them all.
 #[tokio::test]
 async fn the_vmsplice_allocation_check_holds_on_lab_sized_runs_every_time() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
     for run in 0..5 {
         send(
