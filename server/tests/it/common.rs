@@ -833,3 +833,20 @@ pub fn upgrade_headers<'a>(host: &'a str, origin: &'a str) -> [(&'static str, &'
         ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
     ]
 }
+
+/// Children of `pid`, any of its threads'.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    found
+}

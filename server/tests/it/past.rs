@@ -10,8 +10,8 @@ use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::{
-    expect_error, open_tempdir, recv, recv_saved, recv_until, run_message, send, write_as_nobody,
-    InProcess, Server, RUN_LOCK,
+    children, expect_error, open_tempdir, recv, recv_saved, recv_until, run_message, send,
+    write_as_nobody, InProcess, Server, RUN_LOCK,
 };
 use serde_json::{json, Value};
 
@@ -512,23 +512,6 @@ async fn a_hostile_tuned_file_is_refused_with_a_clear_message() {
             .any(|l| l.contains(&format!("tuned.jsonl line {n} is refused")) && l.contains(why));
         assert!(said, "line {n} should be refused with {why:?}:\n{log}");
     }
-}
-
-/// Children of `pid`, any of its threads'.
-fn children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(
-            text.split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok()),
-        );
-    }
-    found
 }
 
 /// Entries of `dir` named like a run folder.
