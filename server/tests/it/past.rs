@@ -10,7 +10,7 @@ use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::{
-    children, expect_error, open_tempdir, recv, recv_saved, recv_until, run_message, send,
+    children, expect_refused, open_tempdir, recv, recv_saved, recv_until, run_message, send,
     write_as_nobody, InProcess, Server, RUN_LOCK,
 };
 use serde_json::{json, Value};
@@ -25,15 +25,19 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     let mut socket = server.socket().await;
 
     // Before any search, the tuned step does not exist on this runner.
-    send(&mut socket, run_message("tuned-busy-loop", json!({}))).await;
-    expect_error(&mut socket, "tune busy-loop first").await;
-    // Nor may a head-to-head name it.
-    send(
+    expect_refused(
         &mut socket,
-        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":6}),
+        run_message("tuned-busy-loop", json!({})),
+        "tune busy-loop first",
     )
     .await;
-    expect_error(&mut socket, "side A: ").await;
+    // Nor may a head-to-head name it.
+    expect_refused(
+        &mut socket,
+        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":6}),
+        "side A: ",
+    )
+    .await;
 
     send(
         &mut socket,
@@ -150,12 +154,12 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     assert_eq!(listed[0]["buf_size"], best["buf_size"]);
 
     // Other sizes than the search found are refused.
-    send(
+    expect_refused(
         &mut socket,
         run_message("tuned-busy-loop", json!({"pipe_size":"4KiB"})),
+        "runs at the pipe_size its search found",
     )
     .await;
-    expect_error(&mut socket, "runs at the pipe_size its search found").await;
 
     // The best runs again under its own id, at its own sizes.
     send(
