@@ -4,24 +4,34 @@
 
 use std::time::Duration;
 
-use super::queries;
-use super::{in_fresh_page, js, open, require_chapter, wait_js, Page};
+use serde_json::Value;
+
+use super::queries::{self, Query};
+use super::{in_fresh_page, js, open, require_chapter, wait_js, Page, TestResult};
+
+/// Opens the baseline chapter (it has a run card, which reads the runner's
+/// catalog and health) and runs `before` there, follows to the introduction
+/// and goes back; returns what `before` read.
+async fn leave_and_return(page: &Page, before: &Query) -> TestResult<Value> {
+    let (client, base) = (&page.client, page.base.as_str());
+    for chapter in ["baseline", "introduction"] {
+        require_chapter(chapter)?;
+    }
+    open(client, base, "baseline").await?;
+    let read = js(client, before).await?;
+    open(client, base, "introduction").await?;
+    client
+        .back()
+        .await
+        .map_err(|e| format!("going back: {e}"))?;
+    Ok(read)
+}
 
 #[tokio::test]
 async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
     in_fresh_page("bfcache", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        // A chapter with a run card (it reads the runner's catalog and health).
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        js(client, &queries::mark_page_stayed()).await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
+        let client = &page.client;
+        leave_and_return(page, &queries::mark_page_stayed()).await?;
         let seen = wait_js(
             client,
             &queries::bfcache_restore(),
@@ -49,17 +59,8 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
 #[tokio::test]
 async fn a_restored_page_with_a_stale_token_loads_again() {
     in_fresh_page("bfcache-token", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        let served = js(client, &queries::stale_page_token()).await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
+        let client = &page.client;
+        let served = leave_and_return(page, &queries::stale_page_token()).await?;
         let seen = wait_js(
             client,
             &queries::reloaded_page_token(),
@@ -81,17 +82,8 @@ async fn a_restored_page_with_a_stale_token_loads_again() {
 #[tokio::test]
 async fn a_restored_page_with_a_current_token_is_kept() {
     in_fresh_page("bfcache-kept", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        js(client, &queries::mark_page_stayed()).await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
+        let client = &page.client;
+        leave_and_return(page, &queries::mark_page_stayed()).await?;
         // Long enough for the check to have fetched the page and compared.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let stayed = wait_js(
