@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::browser::queries;
 use crate::browser::{
-    cdp, chapters, click, connect_browser, js, open, screenshot, start_chromedriver, wait_js,
+    cdp, chapters, click, connect_browser, js, open, screenshot, start_chromedriver,
     workspace_root, TestResult, RECORDER,
 };
 
@@ -61,14 +61,10 @@ const RUN_CARD: &str = ".pipebook-run[data-step=\"write-read\"]";
 
 /// Waits until the run card's status is `state`.
 async fn run_card_reaches(client: &Client, state: &str, timeout: Duration) -> TestResult {
-    wait_js(
-        client,
-        &queries::card_in_state(RUN_CARD, state),
-        timeout,
-        &format!("the run card to be {state}"),
-    )
-    .await
-    .map(drop)
+    queries::card_in_state(RUN_CARD, state)
+        .wait(client, timeout, &format!("the run card to be {state}"))
+        .await
+        .map(drop)
 }
 
 async fn scenario(client: &Client, base: &str) -> TestResult {
@@ -136,23 +132,15 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
     let ipc = ".pipebook-ipc[data-mechanism=\"posix-shm\"]";
     js(client, &queries::ipc_bytes_64(ipc)).await?;
     click(client, &format!("{ipc} button.pipebook-ipc-button")).await?;
-    let seen = wait_js(
-        client,
-        &queries::card_left_idle(ipc),
-        Duration::from_secs(30),
-        "the IPC card to start",
-    )
-    .await?;
+    let seen = queries::card_left_idle(ipc)
+        .wait(client, Duration::from_secs(30), "the IPC card to start")
+        .await?;
     if seen == json!("running") {
         audit(client, &axe, "zero-copy-shared, an IPC run running").await?;
     }
-    wait_js(
-        client,
-        &queries::card_ended(ipc),
-        Duration::from_secs(60),
-        "the IPC run to finish",
-    )
-    .await?;
+    queries::card_ended(ipc)
+        .wait(client, Duration::from_secs(60), "the IPC run to finish")
+        .await?;
     audit(client, &axe, "zero-copy-shared, an IPC run done").await?;
 
     // A lab card before its prediction (its form, its locked tasks).

@@ -14,8 +14,8 @@ use serde_json::json;
 
 use crate::browser::queries;
 use crate::browser::{
-    cdp, chapters, connect_browser, js, open, screenshot, start_chromedriver, wait_js,
-    workspace_root, TestResult, RECORDER,
+    cdp, chapters, connect_browser, js, open, screenshot, start_chromedriver, workspace_root,
+    TestResult, RECORDER,
 };
 use crate::common::{http_get, InProcess};
 
@@ -67,13 +67,13 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .send_keys("s")
         .await
         .map_err(|e| format!("pressing s: {e}"))?;
-    wait_js(
-        client,
-        &queries::search_bar_focused(),
-        Duration::from_secs(10),
-        "the search box to open and take the focus",
-    )
-    .await?;
+    queries::search_bar_focused()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the search box to open and take the focus",
+        )
+        .await?;
     client
         .active_element()
         .await
@@ -81,13 +81,13 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .send_keys("vmsplice")
         .await
         .map_err(|e| e.to_string())?;
-    let results = wait_js(
-        client,
-        &queries::search_result_links(),
-        Duration::from_secs(10),
-        "search results for vmsplice",
-    )
-    .await?;
+    let results = queries::search_result_links()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "search results for vmsplice",
+        )
+        .await?;
     println!("search for vmsplice: {results}");
     let first = results[0].as_str().unwrap_or_default().to_string();
     if !first.contains(".html") {
@@ -96,21 +96,21 @@ async fn search(client: &Client, base: &str) -> TestResult {
         ));
     }
     js(client, &queries::click_first_result()).await?;
-    let landed = wait_js(
-        client,
-        &queries::landed_on(first.split(['?', '#']).next().unwrap_or_default()),
-        Duration::from_secs(10),
-        "the result's chapter to open",
-    )
-    .await?;
+    let landed = queries::landed_on(first.split(['?', '#']).next().unwrap_or_default())
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the result's chapter to open",
+        )
+        .await?;
     // The chapter has the term, and mdBook marks it where it stands.
-    let found = wait_js(
-        client,
-        &queries::vmsplice_marked(),
-        Duration::from_secs(10),
-        "the term marked in the chapter",
-    )
-    .await?;
+    let found = queries::vmsplice_marked()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the term marked in the chapter",
+        )
+        .await?;
     println!("followed the first result to {landed}: {found} mark(s)");
     Ok(())
 }
@@ -159,13 +159,13 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     )
     .await?;
     open(client, base, "print").await?;
-    wait_js(
-        client,
-        &queries::print_asked(),
-        Duration::from_secs(10),
-        "print.html to ask for the print dialog",
-    )
-    .await?;
+    queries::print_asked()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "print.html to ask for the print dialog",
+        )
+        .await?;
     cdp(
         client,
         "Emulation.setEmulatedMedia",

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::queries::{self, Query};
-use super::{in_fresh_page, js, open, require_chapter, wait_js, Page, TestResult};
+use super::{in_fresh_page, js, open, require_chapter, Page, TestResult};
 
 /// Opens the baseline chapter (it has a run card, which reads the runner's
 /// catalog and health) and runs `before` there, follows to the introduction
@@ -32,13 +32,9 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
     in_fresh_page("bfcache", async |page: &Page| {
         let client = &page.client;
         leave_and_return(page, &queries::mark_page_stayed()).await?;
-        let seen = wait_js(
-            client,
-            &queries::bfcache_restore(),
-            Duration::from_secs(20),
-            "the page after going back",
-        )
-        .await?;
+        let seen = queries::bfcache_restore()
+            .wait(client, Duration::from_secs(20), "the page after going back")
+            .await?;
         println!("after going back: {seen}");
         if seen["stayed"] != "yes" {
             return Err(format!(
@@ -61,13 +57,13 @@ async fn a_restored_page_with_a_stale_token_loads_again() {
     in_fresh_page("bfcache-token", async |page: &Page| {
         let client = &page.client;
         let served = leave_and_return(page, &queries::stale_page_token()).await?;
-        let seen = wait_js(
-            client,
-            &queries::reloaded_page_token(),
-            Duration::from_secs(20),
-            "the chapter loaded again with the server's token",
-        )
-        .await?;
+        let seen = queries::reloaded_page_token()
+            .wait(
+                client,
+                Duration::from_secs(20),
+                "the chapter loaded again with the server's token",
+            )
+            .await?;
         if seen != served {
             return Err(format!(
                 "after loading again the page should carry the server's token {served}, not {seen}"
@@ -86,13 +82,9 @@ async fn a_restored_page_with_a_current_token_is_kept() {
         leave_and_return(page, &queries::mark_page_stayed()).await?;
         // Long enough for the check to have fetched the page and compared.
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let stayed = wait_js(
-            client,
-            &queries::page_stayed_after_back(),
-            Duration::from_secs(20),
-            "the page after going back",
-        )
-        .await?;
+        let stayed = queries::page_stayed_after_back()
+            .wait(client, Duration::from_secs(20), "the page after going back")
+            .await?;
         if stayed != "yes" {
             return Err(format!(
                 "a page whose token still works was loaded again: {stayed}"

@@ -9,9 +9,7 @@
 use std::time::Duration;
 
 use super::queries;
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const MACHINE_CHAPTER: &str = "your-machine";
 const ROOT: &str = ".pipebook-compare[data-a=\"busy-loop\"][data-b=\"write-read\"]";
@@ -28,29 +26,17 @@ async fn resolve(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(MACHINE_CHAPTER)?;
     open(client, base, MACHINE_CHAPTER).await?;
-    wait_js(
-        client,
-        &queries::card_idle(ROOT),
-        Duration::from_secs(10),
-        "the compare card",
-    )
-    .await?;
+    queries::card_idle(ROOT)
+        .wait(client, Duration::from_secs(10), "the compare card")
+        .await?;
     // The machine check is said before anything runs.
-    let precheck = wait_js(
-        client,
-        &queries::compare_precheck(ROOT),
-        Duration::from_secs(10),
-        "the machine check",
-    )
-    .await?;
+    let precheck = queries::compare_precheck(ROOT)
+        .wait(client, Duration::from_secs(10), "the machine check")
+        .await?;
     js(client, &queries::compare_start(ROOT)).await?;
-    let done = wait_js(
-        client,
-        &queries::compare_verdict(ROOT),
-        Duration::from_secs(120),
-        "the comparison's verdict",
-    )
-    .await?;
+    let done = queries::compare_verdict(ROOT)
+        .wait(client, Duration::from_secs(120), "the comparison's verdict")
+        .await?;
     if done.as_str().is_some_and(|s| s.starts_with("error")) {
         return Err(format!("the comparison failed: {done}"));
     }
@@ -86,13 +72,9 @@ async fn resolve(page: &Page) -> TestResult {
             ));
         }
         js(client, &queries::compare_more(ROOT)).await?;
-        let more = wait_js(
-            client,
-            &queries::compare_taken_up(ROOT, &before),
-            Duration::from_secs(120),
-            "the comparison taken up",
-        )
-        .await?;
+        let more = queries::compare_taken_up(ROOT, &before)
+            .wait(client, Duration::from_secs(120), "the comparison taken up")
+            .await?;
         let expected = format!(
             "Done: 12 pairs of quiet runs ({earlier} taken up, {} new).",
             12 - earlier

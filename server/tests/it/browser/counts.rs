@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 const MACHINE_CHAPTER: &str = "your-machine";
@@ -32,13 +32,9 @@ async fn kernel_counts(page: &Page) -> TestResult {
     start_run(client, "1").await?;
     wait_until_done(client, Duration::from_secs(90)).await?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
-    let table = wait_js(
-        client,
-        &queries::kernel_counts_table(&root),
-        Duration::from_secs(10),
-        "the card's counts table",
-    )
-    .await?;
+    let table = queries::kernel_counts_table(&root)
+        .wait(client, Duration::from_secs(10), "the card's counts table")
+        .await?;
     println!("counts table: {table}");
     if !table["caption"]
         .as_str()
@@ -103,13 +99,13 @@ async fn kernel_counts(page: &Page) -> TestResult {
         ));
     }
     start_run(client, "1").await?;
-    let traced = wait_js(
-        client,
-        &queries::traced_run_counts(&root),
-        Duration::from_secs(90),
-        "the traced run, its warning and its counts",
-    )
-    .await?;
+    let traced = queries::traced_run_counts(&root)
+        .wait(
+            client,
+            Duration::from_secs(90),
+            "the traced run, its warning and its counts",
+        )
+        .await?;
     println!("traced run: {traced}");
     match figure(&traced["allocs"]) {
         Some(allocs) if allocs > 0.0 => {}
@@ -131,13 +127,13 @@ async fn kernel_counts(page: &Page) -> TestResult {
     }
 
     open(client, base, MACHINE_CHAPTER).await?;
-    let compare = wait_js(
-        client,
-        &queries::kernel_compare_table(),
-        Duration::from_secs(10),
-        "the comparison of steps by their counts",
-    )
-    .await?;
+    let compare = queries::kernel_compare_table()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the comparison of steps by their counts",
+        )
+        .await?;
     println!("steps compared: {compare}");
     let calls = figure(&compare["calls"])
         .ok_or_else(|| format!("no {RUN_STEP} column with counts: {compare}"))?;

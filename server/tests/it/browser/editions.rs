@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::queries;
 use super::run_card::{start_run, wait_until_done};
-use super::{click, in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER};
+use super::{click, in_fresh_page, js, open, screenshot, Page, TestResult, RUN_CHAPTER};
 
 #[tokio::test]
 async fn the_language_picker_keeps_the_page_and_its_section() {
@@ -23,21 +23,17 @@ async fn picker(page: &Page) -> TestResult {
         .goto(&format!("{}vmsplice.html#{section}", page.base))
         .await
         .map_err(|e| e.to_string())?;
-    wait_js(
-        client,
-        &queries::zh_link_shown(),
-        Duration::from_secs(10),
-        "the language picker in the menu bar",
-    )
-    .await?;
+    queries::zh_link_shown()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the language picker in the menu bar",
+        )
+        .await?;
     click(client, ".pipebook-language a[hreflang=\"zh-CN\"]").await?;
-    let there = wait_js(
-        client,
-        &queries::zh_landing(),
-        Duration::from_secs(10),
-        "the Chinese page",
-    )
-    .await?;
+    let there = queries::zh_landing()
+        .wait(client, Duration::from_secs(10), "the Chinese page")
+        .await?;
     assert_eq!(there["path"], json!("/zh-CN/vmsplice.html"), "{there}");
     assert_eq!(
         there["hash"],
@@ -53,13 +49,9 @@ async fn picker(page: &Page) -> TestResult {
     );
     screenshot(client, "edition-picker-zh").await?;
     click(client, ".pipebook-language a[hreflang=\"en\"]").await?;
-    let back = wait_js(
-        client,
-        &queries::en_landing(),
-        Duration::from_secs(10),
-        "the English page again",
-    )
-    .await?;
+    let back = queries::en_landing()
+        .wait(client, Duration::from_secs(10), "the English page again")
+        .await?;
     assert_eq!(back, json!(format!("/vmsplice.html#{section}")));
     Ok(())
 }
@@ -73,13 +65,9 @@ async fn search(page: &Page) -> TestResult {
     let client = &page.client;
     open(client, &page.base, "zh-CN/index").await?;
     type_search(client, "零拷贝").await?;
-    let results = wait_js(
-        client,
-        &queries::search_hrefs(),
-        Duration::from_secs(10),
-        "search results for 零拷贝",
-    )
-    .await?;
+    let results = queries::search_hrefs()
+        .wait(client, Duration::from_secs(10), "search results for 零拷贝")
+        .await?;
     let hrefs: Vec<String> = serde_json::from_value(results.clone()).map_err(|e| e.to_string())?;
     assert!(
         hrefs.iter().any(|h| h.starts_with("zero-copy")),
@@ -88,24 +76,24 @@ async fn search(page: &Page) -> TestResult {
     screenshot(client, "edition-search-zh").await?;
     // Follow the first zero-copy result, as a reader would.
     js(client, &queries::click_zero_copy_result()).await?;
-    let landed = wait_js(
-        client,
-        &queries::zh_zero_copy_page(),
-        Duration::from_secs(10),
-        "the chapter the result leads to",
-    )
-    .await?;
+    let landed = queries::zh_zero_copy_page()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the chapter the result leads to",
+        )
+        .await?;
     assert_eq!(landed, json!({ "lang": "zh-CN", "found": true }));
     // English search is unchanged: an English word still finds its chapter.
     open(client, &page.base, "index").await?;
     type_search(client, "vmsplice").await?;
-    wait_js(
-        client,
-        &queries::vmsplice_result_shown(),
-        Duration::from_secs(10),
-        "English results for vmsplice",
-    )
-    .await?;
+    queries::vmsplice_result_shown()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "English results for vmsplice",
+        )
+        .await?;
     Ok(())
 }
 

@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 const SWEEP: &str = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe_size\"]";
@@ -64,13 +64,9 @@ impl<'a> Stated<'a> {
             text,
             svg,
         } = self;
-        let read = wait_js(
-            client,
-            &queries::stated_part(part, status, ready, svg, text, extra),
-            Duration::from_secs(secs),
-            what,
-        )
-        .await?;
+        let read = queries::stated_part(part, status, ready, svg, text, extra)
+            .wait(client, Duration::from_secs(secs), what)
+            .await?;
         if read.is_string() {
             return Err(format!("{what}: {read}"));
         }
@@ -263,13 +259,9 @@ async fn held_while_busy(
     own: &str,
     what: &str,
 ) -> TestResult {
-    let held = wait_js(
-        client,
-        &queries::held_while_busy(part, root, own),
-        Duration::from_secs(10),
-        what,
-    )
-    .await?;
+    let held = queries::held_while_busy(part, root, own)
+        .wait(client, Duration::from_secs(10), what)
+        .await?;
     if held != json!({"own": true}) {
         return Err(format!(
             "{what}: the card's own {own} should wait while these runs go: {held}"
@@ -293,13 +285,13 @@ async fn against_baseline(page: &Page) -> TestResult {
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{AGAINST_BASELINE}\"]");
     let part = format!("{root} .pipebook-baseline");
-    let before = wait_js(
-        client,
-        &queries::baseline_text(&part),
-        Duration::from_secs(10),
-        "the card's part against the baseline",
-    )
-    .await?;
+    let before = queries::baseline_text(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the card's part against the baseline",
+        )
+        .await?;
     if !before
         .as_str()
         .unwrap_or("")
@@ -439,13 +431,13 @@ async fn ipc_versus(page: &Page) -> TestResult {
     require_chapter("zero-copy")?;
     open(client, &page.base, "zero-copy").await?;
     let part = format!("{MATRIX} .pipebook-ipc-versus");
-    wait_js(
-        client,
-        &queries::exists(&part),
-        Duration::from_secs(10),
-        "the matrix's one-against-another part",
-    )
-    .await?;
+    queries::exists(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the matrix's one-against-another part",
+        )
+        .await?;
     let before = js(client, &queries::ipc_versus_pick(&part)).await?;
     // Only the page's quiet runs count, and it says so.
     if !before.as_str().unwrap_or("").contains("has 0 quiet runs") {
@@ -498,13 +490,13 @@ async fn ipc_survey(page: &Page) -> TestResult {
     require_chapter(IPC_CHAPTER)?;
     open(client, &page.base, IPC_CHAPTER).await?;
     let part = format!("{IPC_CARD} .pipebook-ipc-evidence");
-    wait_js(
-        client,
-        &queries::survey_part_ready(&part),
-        Duration::from_secs(10),
-        "the IPC card's part against the survey",
-    )
-    .await?;
+    queries::survey_part_ready(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card's part against the survey",
+        )
+        .await?;
     // 2 MiB runs, six at most: one planned look. Only this sequence's runs
     // count (earlier ones were already looked at).
     run_until(
@@ -611,13 +603,13 @@ async fn results_interval(page: &Page) -> TestResult {
         )
         .await?;
     open(client, &page.base, "your-machine").await?;
-    let cell = wait_js(
-        client,
-        &queries::results_vs_article(),
-        Duration::from_secs(10),
-        "the results table's ÷ article with its interval",
-    )
-    .await?;
+    let cell = queries::results_vs_article()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the results table's ÷ article with its interval",
+        )
+        .await?;
     // "R (L to H)": the same figures the card states as "R× ... (95% interval L to H)".
     let figure = cell["figure"].as_str().unwrap_or("");
     let (ratio, interval) = figure

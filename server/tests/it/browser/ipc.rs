@@ -8,7 +8,7 @@ use serde_json::json;
 use super::queries;
 use super::{
     in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element, start_ipc_at,
-    start_ipc_card, wait_js, Page, TestResult,
+    start_ipc_card, Page, TestResult,
 };
 
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
@@ -38,13 +38,13 @@ async fn run_ipc(page: &Page) -> TestResult {
     let root = format!(".pipebook-ipc[data-mechanism=\"{IPC_MECHANISM}\"]");
     // How many runs of the mechanism the history held before this one: the card
     // must list one more afterwards, whatever other tests ran before.
-    let before = wait_js(
-        client,
-        &queries::ipc_earlier_runs(&root),
-        Duration::from_secs(10),
-        "the IPC card to read the history",
-    )
-    .await?;
+    let before = queries::ipc_earlier_runs(&root)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card to read the history",
+        )
+        .await?;
     let before: u64 = before
         .as_str()
         .and_then(|n| n.parse().ok())
@@ -109,13 +109,13 @@ async fn run_ipc(page: &Page) -> TestResult {
         return Err(format!("the IPC card's counts table is wrong: {counts}"));
     }
     // The card then lists the run among the earlier ones, from the history.
-    wait_js(
-        client,
-        &queries::ipc_earlier_runs_reach(&root, before + 1),
-        Duration::from_secs(10),
-        "the IPC card to list the run from the history",
-    )
-    .await?;
+    queries::ipc_earlier_runs_reach(&root, before + 1)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card to list the run from the history",
+        )
+        .await?;
     let path = screenshot_element(client, &root, "ipc-done").await?;
     // Again with "Quiet run" ticked: nothing streamed, the bar never shown, and
     // the card says the figure was not watched (the runner's `watched: false`).

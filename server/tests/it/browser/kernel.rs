@@ -9,9 +9,7 @@ use pipebench::machine::behaviour;
 use serde_json::Value;
 
 use super::queries;
-use super::{
-    in_fresh_page, js, js_async, open, require_chapter, screenshot, wait_js, Page, TestResult,
-};
+use super::{in_fresh_page, js, js_async, open, require_chapter, screenshot, Page, TestResult};
 
 const KERNEL_CHAPTER: &str = "kernel-changes";
 
@@ -31,13 +29,13 @@ async fn kernel_lines(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter(KERNEL_CHAPTER)?;
     open(client, &page.base, KERNEL_CHAPTER).await?;
-    let lines = wait_js(
-        client,
-        &queries::kernel_probes(),
-        Duration::from_secs(10),
-        "the kernel lines to be drawn",
-    )
-    .await?;
+    let lines = queries::kernel_probes()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the kernel lines to be drawn",
+        )
+        .await?;
     let lines = lines.as_array().ok_or("no lines")?;
     assert_eq!(lines.len(), behaviour::ProbeId::ALL.len(), "{lines:?}");
     let system = system_report(page).await?;
@@ -123,13 +121,9 @@ async fn kernel_branches(page: &Page) -> TestResult {
     for chapter in ["vmsplice", "splice", "huge-pages"] {
         require_chapter(chapter)?;
         open(client, &page.base, chapter).await?;
-        let asides = wait_js(
-            client,
-            &queries::kernel_asides(),
-            Duration::from_secs(10),
-            "the asides",
-        )
-        .await?;
+        let asides = queries::kernel_asides()
+            .wait(client, Duration::from_secs(10), "the asides")
+            .await?;
         let asides = asides.as_array().ok_or("no asides")?;
         assert!(asides.len() >= 2, "{chapter}: {asides:?}");
         let system = system_report(page).await?;
@@ -150,26 +144,18 @@ async fn kernel_branches(page: &Page) -> TestResult {
     // Probe again, from the huge-pages chapter's line.
     let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
     js(client, &queries::probe_kernel_again()).await?;
-    wait_js(
-        client,
-        &queries::kernel_status_again(),
-        Duration::from_secs(30),
-        "the fresh answers",
-    )
-    .await?;
+    queries::kernel_status_again()
+        .wait(client, Duration::from_secs(30), "the fresh answers")
+        .await?;
     let after = system_report(page).await?;
     assert!(
         after["behaviour_probed_at_ms"].as_u64() > before.as_u64(),
         "{before} then {}",
         after["behaviour_probed_at_ms"]
     );
-    let asides = wait_js(
-        client,
-        &queries::kernel_asides(),
-        Duration::from_secs(5),
-        "the asides",
-    )
-    .await?;
+    let asides = queries::kernel_asides()
+        .wait(client, Duration::from_secs(5), "the asides")
+        .await?;
     for aside in asides.as_array().ok_or("no asides")? {
         assert_eq!(aside["state"], expected_state(&after, aside), "{aside}");
     }
@@ -179,20 +165,16 @@ async fn kernel_branches(page: &Page) -> TestResult {
     require_chapter("your-machine")?;
     open(client, &page.base, "your-machine").await?;
     let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
-    wait_js(
-        client,
-        &queries::click_system_probe(),
-        Duration::from_secs(10),
-        "the machine panel's probe button",
-    )
-    .await?;
-    let listed = wait_js(
-        client,
-        &queries::system_probe_again(),
-        Duration::from_secs(30),
-        "the panel's fresh answers",
-    )
-    .await?;
+    queries::click_system_probe()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the machine panel's probe button",
+        )
+        .await?;
+    let listed = queries::system_probe_again()
+        .wait(client, Duration::from_secs(30), "the panel's fresh answers")
+        .await?;
     assert_eq!(listed, behaviour::ProbeId::ALL.len(), "{listed}");
     let after = system_report(page).await?["behaviour_probed_at_ms"].clone();
     assert!(after.as_u64() > before.as_u64(), "{before} then {after}");
@@ -201,13 +183,9 @@ async fn kernel_branches(page: &Page) -> TestResult {
     // A lab card names the behaviour each check assumes.
     require_chapter("lab-vmsplice-safety")?;
     open(client, &page.base, "lab-vmsplice-safety").await?;
-    let assumes = wait_js(
-        client,
-        &queries::check_assumptions(),
-        Duration::from_secs(10),
-        "the lab's assumptions",
-    )
-    .await?;
+    let assumes = queries::check_assumptions()
+        .wait(client, Duration::from_secs(10), "the lab's assumptions")
+        .await?;
     assert!(
         assumes[0]
             .as_str()
@@ -239,13 +217,9 @@ async fn kernel_branches(page: &Page) -> TestResult {
             _ => "huge-pages",
         };
         open(client, &page.base, chapter).await?;
-        wait_js(
-            client,
-            &queries::kernel_asides(),
-            Duration::from_secs(10),
-            "the asides",
-        )
-        .await?;
+        queries::kernel_asides()
+            .wait(client, Duration::from_secs(10), "the asides")
+            .await?;
         let report = serde_json::json!({ "behaviour": [outcome] });
         let drawn = js_async(client, &queries::draw_branches(&report))
             .await

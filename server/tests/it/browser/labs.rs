@@ -8,8 +8,7 @@ use serde_json::{json, Value};
 
 use super::queries;
 use super::{
-    click, in_fresh_page, js, js_async, open, require_chapter, screenshot_element, wait_js, Page,
-    TestResult,
+    click, in_fresh_page, js, js_async, open, require_chapter, screenshot_element, Page, TestResult,
 };
 
 /// The lab the test completes end to end, from its page.
@@ -39,13 +38,9 @@ pub(super) async fn save_prediction(
 ) -> TestResult {
     js(client, &queries::lab_fill(root, fill)).await?;
     click(client, &format!("{root} .pipebook-prediction-save")).await?;
-    wait_js(
-        client,
-        &queries::lab_prediction_saved(root, shown),
-        Duration::from_secs(10),
-        "the saved prediction",
-    )
-    .await?;
+    queries::lab_prediction_saved(root, shown)
+        .wait(client, Duration::from_secs(10), "the saved prediction")
+        .await?;
     Ok(())
 }
 
@@ -62,13 +57,13 @@ pub(super) async fn run_lab_task(
         &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
     )
     .await?;
-    let state = wait_js(
-        client,
-        &queries::lab_idle_with(root, measurements),
-        Duration::from_secs(60),
-        &format!("the lab's {task} runs"),
-    )
-    .await?;
+    let state = queries::lab_idle_with(root, measurements)
+        .wait(
+            client,
+            Duration::from_secs(60),
+            &format!("the lab's {task} runs"),
+        )
+        .await?;
     match state.as_str() {
         Some(err) => Err(err.to_string()),
         None => Ok(()),
@@ -100,13 +95,8 @@ pub(super) async fn open_lab(
     let root = format!(".pipebook-lab[data-lab=\"{lab}\"]");
     open(client, &page.base, chapter).await?;
     let idle = queries::card_idle(&root);
-    wait_js(
-        client,
-        &idle,
-        Duration::from_secs(10),
-        &format!("{lab}'s card"),
-    )
-    .await?;
+    idle.wait(client, Duration::from_secs(10), &format!("{lab}'s card"))
+        .await?;
     let card = js(client, &queries::lab_tasks(&root, extra)).await?;
     Ok((root, card))
 }
@@ -267,7 +257,8 @@ async fn do_lab(page: &Page) -> TestResult {
     let root = ".pipebook-lab[data-lab=\"vmsplice-safety\"]";
     open(client, base, LAB_CHAPTER).await?;
     let idle = queries::card_idle(root);
-    wait_js(client, &idle, Duration::from_secs(10), "the lab card").await?;
+    idle.wait(client, Duration::from_secs(10), "the lab card")
+        .await?;
     // Runs stay locked until a prediction is saved.
     let locked = js(client, &queries::lab_run_locked(root)).await?;
     if locked != json!(true) {
@@ -307,16 +298,16 @@ async fn do_lab(page: &Page) -> TestResult {
 
     // A reload shows the same lab, from the runner.
     open(client, base, LAB_CHAPTER).await?;
-    wait_js(
+    queries::lab_judged(
+        root,
+        &statuses
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+    .wait(
         client,
-        &queries::lab_judged(
-            root,
-            &statuses
-                .iter()
-                .map(|(_, s)| s.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
         Duration::from_secs(10),
         "the lab's progress after a reload",
     )

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::queries;
-use super::{cdp, click, in_fresh_page, js, open, require_chapter, wait_js, Page, TestResult};
+use super::{cdp, click, in_fresh_page, js, open, require_chapter, Page, TestResult};
 
 #[tokio::test]
 async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
@@ -66,13 +66,9 @@ async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
         }
 
         click(client, ".pipebook-language-dismiss").await?;
-        let seen = wait_js(
-            client,
-            &queries::languages_offer_gone(),
-            Duration::from_secs(5),
-            "the offer to go",
-        )
-        .await?;
+        let seen = queries::languages_offer_gone()
+            .wait(client, Duration::from_secs(5), "the offer to go")
+            .await?;
         if seen["stored"] != "en" || seen["focused"] != "zh-CN" {
             return Err(format!(
                 "dismissing should remember English and leave the keyboard on the picker: {seen}"

@@ -8,32 +8,32 @@ use serde_json::Value;
 use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, js_async, open, require_chapter, screenshot_element, wait_js, Page,
-    TestResult, RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, js_async, open, require_chapter, screenshot_element, Page, TestResult,
+    RUN_CHAPTER, RUN_STEP,
 };
 
 pub(super) const MACHINE_CHAPTER: &str = "your-machine";
 
 /// The results table's rows once it lists `step`: `{step: {runs, name, best}}`.
 pub(super) async fn result_rows(page: &Page, step: &str) -> TestResult<Value> {
-    wait_js(
-        &page.client,
-        &queries::results_rows_listing(step),
-        Duration::from_secs(10),
-        "the results table's rows",
-    )
-    .await
+    queries::results_rows_listing(step)
+        .wait(
+            &page.client,
+            Duration::from_secs(10),
+            "the results table's rows",
+        )
+        .await
 }
 
 /// The results table's rows once its row of `step` counts more than `before` runs.
 pub(super) async fn rows_once_more_runs(page: &Page, step: &str, before: u64) -> TestResult<Value> {
-    wait_js(
-        &page.client,
-        &queries::results_rows_beyond(step, before),
-        Duration::from_secs(10),
-        "the results table to list the run",
-    )
-    .await
+    queries::results_rows_beyond(step, before)
+        .wait(
+            &page.client,
+            Duration::from_secs(10),
+            "the results table to list the run",
+        )
+        .await
 }
 
 /// How many results of `step` the server's history holds, fetched by the page.
@@ -79,13 +79,13 @@ async fn machine_panel(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(MACHINE_CHAPTER)?;
     open(client, base, MACHINE_CHAPTER).await?;
-    let findings = wait_js(
-        client,
-        &queries::system_findings(),
-        Duration::from_secs(10),
-        "the machine's findings to be listed",
-    )
-    .await?;
+    let findings = queries::system_findings()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the machine's findings to be listed",
+        )
+        .await?;
     let ids = findings.to_string();
     if !ids.contains("kernel-") || !(ids.contains("virtualised") || ids.contains("bare-metal")) {
         return Err(format!(
@@ -95,13 +95,13 @@ async fn machine_panel(page: &Page) -> TestResult {
     js(client, &queries::scroll_to_findings()).await?;
     // Measure a wakeup from the page: it queues like a run and adds its finding.
     js(client, &queries::click_wakeup()).await?;
-    let measured = wait_js(
-        client,
-        &queries::wakeup_result(),
-        Duration::from_secs(60),
-        "the wakeup measurement to finish",
-    )
-    .await?;
+    let measured = queries::wakeup_result()
+        .wait(
+            client,
+            Duration::from_secs(60),
+            "the wakeup measurement to finish",
+        )
+        .await?;
     let text = measured.as_str().unwrap_or("");
     if !text.starts_with("Round trip between CPUs") {
         return Err(format!(

@@ -206,33 +206,36 @@ pub(crate) async fn js_async(client: &Client, query: &Query) -> TestResult<Value
         .map_err(|e| format!("query {} failed: {e}", query.name()))
 }
 
-/// Polls `query` (which returns a truthy value when ready) until `timeout`;
-/// running out names `what` the test waited for and the query.
-pub(crate) async fn wait_js(
-    client: &Client,
-    query: &Query,
-    timeout: Duration,
-    what: &str,
-) -> TestResult<Value> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let value = js(client, query).await?;
-        let ready = match &value {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::String(s) => !s.is_empty(),
-            _ => true,
-        };
-        if ready {
-            return Ok(value);
+impl Query {
+    /// Polls the query (which returns a truthy value when ready) until
+    /// `timeout`; running out names `what` the test waited for and the query.
+    pub(crate) async fn wait(
+        &self,
+        client: &Client,
+        timeout: Duration,
+        what: &str,
+    ) -> TestResult<Value> {
+        let query = self;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = js(client, query).await?;
+            let ready = match &value {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                _ => true,
+            };
+            if ready {
+                return Ok(value);
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "timed out after {timeout:?} waiting for {what} (query {})",
+                    query.name()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "timed out after {timeout:?} waiting for {what} (query {})",
-                query.name()
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
@@ -384,13 +387,13 @@ pub(crate) async fn open(client: &Client, base: &str, chapter: &str) -> TestResu
         .goto(&url)
         .await
         .map_err(|e| format!("opening {url}: {e}"))?;
-    wait_js(
-        client,
-        &queries::page_ready(),
-        Duration::from_secs(30),
-        &format!("{chapter} to be ready"),
-    )
-    .await?;
+    queries::page_ready()
+        .wait(
+            client,
+            Duration::from_secs(30),
+            &format!("{chapter} to be ready"),
+        )
+        .await?;
     Ok(())
 }
 

@@ -8,9 +8,7 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use super::queries;
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 #[tokio::test]
 async fn the_walk_splits_an_address_and_refuses_a_non_canonical_one() {
@@ -30,7 +28,9 @@ async fn check_walk(page: &Page) -> TestResult {
     open(client, &page.base, "paging").await?;
     let root = ".pipebook-walk";
     let probe = queries::walk(root);
-    let first = wait_js(client, &probe, Duration::from_secs(10), "the walk drawing").await?;
+    let first = probe
+        .wait(client, Duration::from_secs(10), "the walk drawing")
+        .await?;
     if first["levels"] != json!("5") || first["indices"] != json!("0,484,449,215,405") {
         return Err(format!(
             "the article's address should walk 5 levels, 0,484,449,215,405: {first}"
@@ -59,13 +59,9 @@ async fn check_walk(page: &Page) -> TestResult {
 async fn check_pages(client: &Client, name: &str) -> TestResult<Value> {
     let root = ".pipebook-pages";
     let probe = queries::page_panels(root);
-    let panels = wait_js(
-        client,
-        &probe,
-        Duration::from_secs(30),
-        "the page inspector",
-    )
-    .await?;
+    let panels = probe
+        .wait(client, Duration::from_secs(30), "the page inspector")
+        .await?;
     js(client, &queries::scroll_to_start(root)).await?;
     let path = screenshot_element(client, root, name).await?;
     println!("{name}: {panels}; {}", path.display());

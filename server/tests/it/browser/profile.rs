@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::queries;
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 #[tokio::test]
@@ -25,7 +25,9 @@ async fn profile_step(page: &Page) -> TestResult {
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
     js(client, &queries::profile_start(&root)).await?;
     let probe = queries::profile_done(&root);
-    wait_js(client, &probe, Duration::from_secs(60), "the profile").await?;
+    probe
+        .wait(client, Duration::from_secs(60), "the profile")
+        .await?;
     // Let the images decode before the picture is taken.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let seen = js(client, &probe).await?;

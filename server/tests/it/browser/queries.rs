@@ -3,7 +3,7 @@
 //! that throws, or a wait that runs out, says which question it was.
 //!
 //! A query returns what the test reads (an object, a list, a flag); the test
-//! judges it. Queries that wait (passed to `wait_js`) return null, false or ""
+//! judges it. Queries that wait ([`Query::wait`]) return null, false or ""
 //! until what they wait for is there.
 
 use super::RUN_STEP;

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use super::queries;
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 /// The run card's root element.
@@ -162,13 +162,9 @@ async fn run_step(page: &Page) -> TestResult {
     }
     // The result is followed by whether the runner's history kept it.
     let saved_probe = queries::run_card_saved(&root);
-    let saved = wait_js(
-        client,
-        &saved_probe,
-        Duration::from_secs(10),
-        "the card's saved note",
-    )
-    .await?;
+    let saved = saved_probe
+        .wait(client, Duration::from_secs(10), "the card's saved note")
+        .await?;
     if saved["saved"] != json!("yes") || saved["hidden"] != json!(false) {
         return Err(format!("the card should say the result was saved: {saved}"));
     }

@@ -13,9 +13,7 @@ use super::intervals::{check_stated, run_until, Stated};
 use super::machine::{history_runs, result_rows, MACHINE_CHAPTER};
 use super::past::{run_tuned_variant, search_on_smallest_budget, tuned_variant, TUNE_ROOT};
 use super::queries;
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const TUNED: &str = "tuned-busy-loop";
 const BASE: &str = "busy-loop";
@@ -42,13 +40,13 @@ async fn tuned_row(page: &Page) -> TestResult {
         return Err(format!("the search ended as {last}"));
     }
     // The `saved {store: "tuned"}` follows the result: wait for the card to say it.
-    let kept = wait_js(
-        client,
-        &queries::tune_kept(root),
-        Duration::from_secs(10),
-        "the card to say whether the best is kept",
-    )
-    .await?;
+    let kept = queries::tune_kept(root)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the card to say whether the best is kept",
+        )
+        .await?;
     if kept["kept"] != json!("yes")
         || !kept["text"]
             .as_str()
