@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::common::{exe, pipebench, pipeline, stderr, stdout};
+use crate::common::{assert_exits_saying, exe, pipebench, pipeline, stderr, stdout};
 
 #[test]
 fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {
@@ -20,17 +20,7 @@ fn bad_flags_and_sizes_exit_2_with_the_culprit_named() {
         (vec!["pages", "--address", "0xnope"], "0xnope"),
     ] {
         let output = pipebench(&args);
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            stderr(&output)
-        );
-        assert!(
-            stderr(&output).contains(needle),
-            "{args:?}: {}",
-            stderr(&output)
-        );
+        assert_exits_saying(&output, 2, needle, &format!("{args:?}"));
     }
 }
 
@@ -67,24 +57,14 @@ fn a_pipe_size_over_the_limit_says_what_to_do() {
         "{message}"
     );
     // The reader, starved, reports how much it got.
-    assert_eq!(reader.status.code(), Some(1));
-    assert!(
-        stderr(&reader).contains("got 0 of the 1048576 bytes"),
-        "{}",
-        stderr(&reader)
-    );
+    assert_exits_saying(&reader, 1, "got 0 of the 1048576 bytes", "");
 }
 
 #[test]
 fn an_early_eof_reports_how_much_arrived() {
     let (writer, reader) = pipeline(&["--bytes", "1MiB"], &["--bytes", "3MiB"]);
     assert!(writer.status.success());
-    assert_eq!(reader.status.code(), Some(1));
-    assert!(
-        stderr(&reader).contains("got 1048576 of the 3145728 bytes"),
-        "{}",
-        stderr(&reader)
-    );
+    assert_exits_saying(&reader, 1, "got 1048576 of the 3145728 bytes", "");
 }
 
 #[test]
@@ -95,12 +75,7 @@ fn splice_from_a_file_says_it_needs_a_pipe() {
         .stdin(file)
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("stdin is not a pipe"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exits_saying(&output, 1, "stdin is not a pipe", "");
 }
 
 #[test]
@@ -113,8 +88,7 @@ fn pinning_to_a_missing_cpu_names_the_allowed_ones() {
         "--writer-cpu",
         "4095",
     ]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("allowed"), "{}", stderr(&output));
+    assert_exits_saying(&output, 2, "allowed", "");
 }
 
 #[test]

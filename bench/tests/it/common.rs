@@ -266,3 +266,12 @@ impl Drop for Reaper {
         let _ = self.0.wait();
     }
 }
+
+/// Asserts that `output` ended with exit `code` and that its stderr says
+/// `needle`: how every refusal of bad input is checked. A failure names `case`
+/// (the input, where one test tries several) and shows the whole stderr.
+pub fn assert_exits_saying(output: &Output, code: i32, needle: &str, case: &str) {
+    let said = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{case}: {said}");
+    assert!(said.contains(needle), "{case}: {needle:?} not said: {said}");
+}

@@ -4,7 +4,7 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use crate::common::{exe, pipebench, stderr, stdout};
+use crate::common::{assert_exits_saying, exe, pipebench, stderr, stdout};
 use pipebench::memory::inspect::{LimitationKind, PagesReport};
 
 fn inspect(args: &[&str]) -> PagesReport {
@@ -167,10 +167,5 @@ fn addresses_split_for_four_and_five_levels() {
 fn buffers_too_large_to_list_are_refused() {
     let _cpus = crate::common::cpus();
     let output = pipebench(&["pages", "--step", "huge-pages", "--buf-size", "64MiB"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("--buf-size 64MiB"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exits_saying(&output, 2, "--buf-size 64MiB", "");
 }

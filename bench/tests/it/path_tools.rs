@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::common::{exe, plant_as_nobody, stderr, NOBODY};
+use crate::common::{assert_exits_saying, exe, plant_as_nobody, stderr, NOBODY};
 
 /// `pipebench tool cat` with exactly `path` as PATH, from `cwd`.
 fn tool_cat(path: &str, cwd: &Path) -> Output {
@@ -74,12 +74,7 @@ fn programs_planted_for_a_tool_on_path_are_passed_over_and_named() {
     std::fs::copy(&cat, cwd.join("cat")).unwrap();
     for path in [".", ":", "./"] {
         let output = tool_cat(path, &cwd);
-        assert_eq!(output.status.code(), Some(2), "{path}: {}", stderr(&output));
-        assert!(
-            stderr(&output).contains("is relative"),
-            "{path}: {}",
-            stderr(&output)
-        );
+        assert_exits_saying(&output, 2, "is relative", path);
     }
 
     // A link in root's own folder to a program in nobody's folder.

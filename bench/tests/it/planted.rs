@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{cpus, exe, plant_as_nobody, refused_for_want_of_perf, stderr, Reaper, NOBODY};
+use crate::common::{
+    assert_exits_saying, cpus, exe, plant_as_nobody, refused_for_want_of_perf, stderr, Reaper,
+    NOBODY,
+};
 use pipebench::ipc::{self, IpcParams};
 use pipebench::process::launch::EndProgram;
 use pipebench::size::{ByteSize, MIB};
@@ -417,8 +420,7 @@ fn a_dir_open_to_others_is_refused() {
         "--dir",
         open.to_str().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("sticky"), "{}", stderr(&output));
+    assert_exits_saying(&output, 2, "sticky", "");
     assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
     let err = ipc::run(
         "fifo-rw".parse().unwrap(),

@@ -1,6 +1,8 @@
 //! `pipebench run --profile`: real perf samples of both ends, or a clear refusal.
 
-use crate::common::{cpus, pipebench, refused_for_want_of_perf, stderr, stdout};
+use crate::common::{
+    assert_exits_saying, cpus, pipebench, refused_for_want_of_perf, stderr, stdout,
+};
 use serde_json::Value;
 
 #[test]
@@ -112,12 +114,7 @@ fn an_unprivileged_profile_says_what_paranoid_allows() {
         .parse()
         .unwrap();
     if paranoid > 2 {
-        assert_eq!(output.status.code(), Some(1));
-        assert!(
-            stderr(&output).contains("perf_event_paranoid is"),
-            "{}",
-            stderr(&output)
-        );
+        assert_exits_saying(&output, 1, "perf_event_paranoid is", "");
         return;
     }
     assert!(output.status.success(), "{}", stderr(&output));

@@ -1,6 +1,6 @@
 //! `pipebench shared-pipe`: real writer and reader processes on one real pipe.
 
-use crate::common::{cpus, pipebench, stderr, stdout};
+use crate::common::{assert_exits_saying, cpus, pipebench, stderr, stdout};
 use serde_json::Value;
 
 #[test]
@@ -226,12 +226,7 @@ fn a_profile_without_perf_is_refused_before_anything_runs() {
         .env(pipebench::profile::PERF_ENV, "/nonexistent/perf")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("`/nonexistent/perf`"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exits_saying(&output, 1, "`/nonexistent/perf`", "");
     assert!(
         stdout(&output).is_empty(),
         "nothing ran: {}",

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::common::{cpus, exe, pipebench, pipeline, stderr, stdout};
+use crate::common::{assert_exits_saying, cpus, exe, pipebench, pipeline, stderr, stdout};
 use serde_json::Value;
 
 const MIB: u64 = 1 << 20;
@@ -106,12 +106,7 @@ fn a_byte_the_verifier_does_not_expect_is_caught() {
         .stdin(zeros)
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("corrupted data at byte 0"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exits_saying(&output, 1, "corrupted data at byte 0", "");
 }
 
 #[test]
@@ -486,17 +481,7 @@ fn bad_sweep_values_are_refused_with_a_reason() {
         let mut argv = vec!["sweep", "write-read"];
         argv.extend(args.iter().copied());
         let output = pipebench(&argv);
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "{argv:?}: {}",
-            stderr(&output)
-        );
-        assert!(
-            stderr(&output).contains(needle),
-            "{argv:?}: {}",
-            stderr(&output)
-        );
+        assert_exits_saying(&output, 2, needle, &format!("{argv:?}"));
     }
     let neither = pipebench(&["sweep", "write-read"]);
     assert_eq!(neither.status.code(), Some(2));

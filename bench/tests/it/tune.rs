@@ -1,7 +1,7 @@
 //! `pipebench tune` on a small budget: real runs of every configuration and of
 //! the step's own, interleaved in one session.
 
-use crate::common::{cpus, pipebench, stderr, stdout};
+use crate::common::{assert_exits_saying, cpus, pipebench, stderr, stdout};
 use serde_json::Value;
 
 #[test]
@@ -104,12 +104,7 @@ fn tune_finds_a_best_with_its_gain_measured_in_the_same_session() {
     assert_eq!(run["bytes_per_call"].to_string(), buf);
     // Without the sizes that make it one, the variant is refused.
     let bare = pipebench(&["run", "tuned-write-read", "--seconds", "0.2"]);
-    assert_eq!(bare.status.code(), Some(2), "{}", stderr(&bare));
-    assert!(
-        stderr(&bare).contains("buf_size and pipe_size"),
-        "{}",
-        stderr(&bare)
-    );
+    assert_exits_saying(&bare, 2, "buf_size and pipe_size", "");
 }
 
 #[test]

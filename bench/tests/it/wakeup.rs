@@ -1,6 +1,6 @@
 //! `pipebench wakeup` on the real machine: two pinned processes, a real ping-pong.
 
-use crate::common::{cpus, pipebench, stderr, stdout};
+use crate::common::{assert_exits_saying, cpus, pipebench, stderr, stdout};
 use serde_json::Value;
 
 #[test]
@@ -28,10 +28,5 @@ fn wakeup_measures_a_positive_blocking_and_busy_round_trip() {
 #[test]
 fn a_round_trip_count_out_of_range_is_refused() {
     let output = pipebench(&["wakeup", "--round-trips", "5"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("--round-trips 5"),
-        "{}",
-        stderr(&output)
-    );
+    assert_exits_saying(&output, 2, "--round-trips 5", "");
 }

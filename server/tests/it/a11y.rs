@@ -18,8 +18,9 @@ use fantoccini::Client;
 use futures_util::FutureExt as _;
 use serde_json::{json, Value};
 
+use crate::browser::queries;
 use crate::browser::{
-    cdp, chapters, click, connect_browser, js, open, screenshot, start_chromedriver, wait_js,
+    cdp, chapters, click, connect_browser, js, open, screenshot, start_chromedriver,
     workspace_root, TestResult, RECORDER,
 };
 
@@ -32,21 +33,12 @@ pub(crate) fn axe_source() -> String {
 
 /// Runs axe over the whole current page; `Err` lists every violation.
 pub(crate) async fn audit(client: &Client, axe: &str, what: &str) -> TestResult {
-    let loaded = js(client, "return typeof window.axe === 'object';").await?;
+    let loaded = js(client, &queries::axe_loaded()).await?;
     if loaded != json!(true) {
-        js(client, &format!("{axe}\nreturn true;")).await?;
+        js(client, &queries::load_axe(axe)).await?;
     }
     // Every rule axe runs by default (WCAG A and AA, and its best practices).
-    let violations = js(
-        client,
-        r#"return axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-             r.violations.map((v) => ({
-               id: v.id,
-               impact: v.impact,
-               nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary.replace(/\s+/g, " ")),
-             })));"#,
-    )
-    .await?;
+    let violations = js(client, &queries::axe_violations()).await?;
     let list = violations.as_array().cloned().unwrap_or_default();
     if list.is_empty() {
         return Ok(());
@@ -69,17 +61,10 @@ const RUN_CARD: &str = ".pipebook-run[data-step=\"write-read\"]";
 
 /// Waits until the run card's status is `state`.
 async fn run_card_reaches(client: &Client, state: &str, timeout: Duration) -> TestResult {
-    wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{RUN_CARD}');
-             return r && r.dataset.state === '{state}';"
-        ),
-        timeout,
-        &format!("the run card to be {state}"),
-    )
-    .await
-    .map(drop)
+    queries::card_in_state(RUN_CARD, state)
+        .wait(client, timeout, &format!("the run card to be {state}"))
+        .await
+        .map(drop)
 }
 
 async fn scenario(client: &Client, base: &str) -> TestResult {
@@ -131,32 +116,13 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
 
     // A run card running, done, and refusing a bad value (error).
     open(client, base, "baseline").await?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{RUN_CARD}');
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-seconds').value = '3';
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::run_card_seconds(RUN_CARD)).await?;
     click(client, &format!("{RUN_CARD} button.pipebook-run-button")).await?;
     run_card_reaches(client, "running", Duration::from_secs(30)).await?;
     audit(client, &axe, "baseline, a run running").await?;
     run_card_reaches(client, "done", Duration::from_secs(60)).await?;
     audit(client, &axe, "baseline, a run done").await?;
-    js(
-        client,
-        &format!(
-            "const input = document.querySelector('{RUN_CARD} input.pipebook-seconds');
-             // As a browser that does not check forms itself would send it.
-             input.form.noValidate = true;
-             input.value = '99999';
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::run_card_too_long(RUN_CARD)).await?;
     click(client, &format!("{RUN_CARD} button.pipebook-run-button")).await?;
     run_card_reaches(client, "error", Duration::from_secs(10)).await?;
     audit(client, &axe, "baseline, a run refused (error)").await?;
@@ -164,34 +130,17 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
     // An IPC card running and done.
     open(client, base, "zero-copy-shared").await?;
     let ipc = ".pipebook-ipc[data-mechanism=\"posix-shm\"]";
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ipc}');
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '64MiB';
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::ipc_bytes_64(ipc)).await?;
     click(client, &format!("{ipc} button.pipebook-ipc-button")).await?;
-    let seen = wait_js(
-        client,
-        &format!("const s = document.querySelector('{ipc}').dataset.state; return s === 'idle' ? null : s;"),
-        Duration::from_secs(30),
-        "the IPC card to start",
-    )
-    .await?;
+    let seen = queries::card_left_idle(ipc)
+        .wait(client, Duration::from_secs(30), "the IPC card to start")
+        .await?;
     if seen == json!("running") {
         audit(client, &axe, "zero-copy-shared, an IPC run running").await?;
     }
-    wait_js(
-        client,
-        &format!("const s = document.querySelector('{ipc}').dataset.state; return s === 'done' || s === 'error' ? s : null;"),
-        Duration::from_secs(60),
-        "the IPC run to finish",
-    )
-    .await?;
+    queries::card_ended(ipc)
+        .wait(client, Duration::from_secs(60), "the IPC run to finish")
+        .await?;
     audit(client, &axe, "zero-copy-shared, an IPC run done").await?;
 
     // A lab card before its prediction (its form, its locked tasks).
@@ -213,11 +162,7 @@ async fn scenario(client: &Client, base: &str) -> TestResult {
         "your-machine",
     ] {
         open(client, base, page).await?;
-        let ready = js(
-            client,
-            "return document.documentElement.dataset.pipebookReady",
-        )
-        .await?;
+        let ready = js(client, &queries::ready_state()).await?;
         if ready != json!("offline") {
             return Err(format!(
                 "{page}: with the API blocked the cards should be offline, not {ready}"

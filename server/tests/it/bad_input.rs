@@ -4,18 +4,15 @@
 use std::time::Duration;
 
 use crate::common::{
-    close_code, expect_error, recv, recv_until, send, Endpoint, InProcess, RUN_LOCK,
+    close_code, expect_error, expect_refused, holding_run, recv, recv_until, run_message, send,
+    Endpoint, InProcess, RUN_LOCK,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 async fn a_tiny_run_still_works(socket: &mut crate::common::Socket) {
-    send(
-        socket,
-        json!({"type":"run","step":"write-read","params":{"bytes":"1MiB"}}),
-    )
-    .await;
+    send(socket, run_message("write-read", json!({"bytes":"1MiB"}))).await;
     let (result, _) = recv_until(socket, "result", Duration::from_secs(10)).await;
     assert_eq!(result["bytes"], 1 << 20);
 }
@@ -31,86 +28,83 @@ async fn bad_messages_get_errors_and_the_connection_survives() {
             "unknown step `rm -rf /`; known steps: write-read",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"bytes":"1TiB"}}),
+            run_message("write-read", json!({"bytes":"1TiB"})),
             "bytes = 1099511627776 bytes (1TiB) is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"bytes":0}}),
+            run_message("write-read", json!({"bytes":0})),
             "bytes = 0 bytes is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":1}}),
+            run_message("write-read", json!({"buf_size":1})),
             "buf_size = 1 bytes is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":"1GiB"}}),
+            run_message("write-read", json!({"buf_size":"1GiB"})),
             "buf_size = 1073741824 bytes (1GiB) is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":12345}}),
+            run_message("write-read", json!({"buf_size":12345})),
             "buf_size = 12345 bytes (12.056KiB) must be a multiple of 4096 bytes",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":"10KiB"}}),
+            run_message("write-read", json!({"buf_size":"10KiB"})),
             "buf_size = 10240 bytes (10KiB) must be a multiple of 4096 bytes",
         ),
         // The exact value sent, never rounded onto 4 KiB.
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":4095}}),
+            run_message("write-read", json!({"buf_size":4095})),
             "buf_size = 4095 bytes (3.999KiB) is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"buf_size":4097}}),
+            run_message("write-read", json!({"buf_size":4097})),
             "buf_size = 4097 bytes (4.001KiB) must be a multiple of 4096 bytes",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"pipe_size":"1TiB"}}),
+            run_message("write-read", json!({"pipe_size":"1TiB"})),
             "pipe_size = 1099511627776 bytes (1TiB) is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"seconds":0}}),
+            run_message("write-read", json!({"seconds":0})),
             "seconds = 0 is out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"seconds":1e9}}),
+            run_message("write-read", json!({"seconds":1e9})),
             "out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"seconds":-1}}),
+            run_message("write-read", json!({"seconds":-1})),
             "out of range",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"writer_cpu":4096}}),
+            run_message("write-read", json!({"writer_cpu":4096})),
             "writer_cpu = 4096",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"bytes":"lots"}}),
+            run_message("write-read", json!({"bytes":"lots"})),
             "`params.bytes`",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"bytes":true}}),
+            run_message("write-read", json!({"bytes":true})),
             "expected a number of bytes",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"bytes":-5}}),
+            run_message("write-read", json!({"bytes":-5})),
             "`params.bytes`",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"seconds":"soon"}}),
+            run_message("write-read", json!({"seconds":"soon"})),
             "`params.seconds`",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"verify":"yes"}}),
+            run_message("write-read", json!({"verify":"yes"})),
             "`params.verify`",
         ),
         (
-            json!({"type":"run","step":"write-read","params":{"command":"sh"}}),
+            run_message("write-read", json!({"command":"sh"})),
             "unknown field `command`",
         ),
-        (
-            json!({"type":"run","step":"write-read","params":[1,2]}),
-            "`params`",
-        ),
+        (run_message("write-read", json!([1, 2])), "`params`"),
         (json!({"type":"run","step":42}), "`step`"),
         (json!({"type":"run"}), "`step`"),
         (json!({"type":"explode"}), "unknown message type `explode`"),
@@ -120,8 +114,7 @@ async fn bad_messages_get_errors_and_the_connection_survives() {
         (json!({"type":"cancel"}), "no run to cancel"),
     ];
     for (message, expected) in cases {
-        send(&mut socket, message).await;
-        expect_error(&mut socket, expected).await;
+        expect_refused(&mut socket, message, expected).await;
     }
     socket
         .send(Message::Text("{not json".into()))
@@ -147,7 +140,7 @@ async fn a_flood_of_runs_gets_one_run_and_errors_for_the_rest() {
     let _lock = RUN_LOCK.lock().await;
     let server = InProcess::start().await;
     let mut socket = server.socket().await;
-    let run = json!({"type":"run","step":"write-read","params":{"seconds":10,"buf_size":"4KiB","pipe_size":"4KiB"}}).to_string();
+    let run = holding_run(10).to_string();
     for _ in 0..300 {
         socket
             .feed(Message::Text(run.clone().into()))
@@ -209,8 +202,7 @@ async fn a_huge_message_closes_only_its_own_connection() {
     assert_eq!(closed, Ok(true));
     // ...and everyone else carries on.
     assert_eq!(server.get("/api/health").await.json()["status"], "ok");
-    send(&mut bystander, json!({"type":"cancel"})).await;
-    expect_error(&mut bystander, "no run to cancel").await;
+    expect_refused(&mut bystander, json!({"type":"cancel"}), "no run to cancel").await;
 }
 
 /// A socket whose own limits let it send (and read) messages of any size.

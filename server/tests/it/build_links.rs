@@ -6,7 +6,7 @@
 //! it reaches the root-only folder the links point at; a refusal says why.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::{as_nobody, open_tempdir, write_tiny_book, NOBODY};
@@ -18,6 +18,42 @@ fn victim(root: &Path) -> std::path::PathBuf {
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::write(victim.join("keep"), b"root's").unwrap();
     victim
+}
+
+/// What every case starts from: a folder open to all (`root`, as `/tmp`), a
+/// tiny book to build, and in `root` the victim.
+struct Scene {
+    root: tempfile::TempDir,
+    book: tempfile::TempDir,
+    victim: PathBuf,
+}
+
+fn scene() -> Scene {
+    let root = open_tempdir();
+    let book = tempfile::tempdir().unwrap();
+    write_tiny_book(book.path());
+    let victim = victim(root.path());
+    Scene { root, book, victim }
+}
+
+/// A folder in `root` that everyone may write, sticky as `/tmp` is.
+fn sticky_folder(root: &Path) -> PathBuf {
+    let shared = root.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    shared
+}
+
+/// As `nobody`, makes `link` a symbolic link to `target`.
+fn plant_link(target: &Path, link: &Path) {
+    as_nobody("ln", &["-s".as_ref(), target.as_os_str(), link.as_os_str()]);
+}
+
+/// The build's stderr, once it is checked that the build failed.
+fn refused(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "{stderr}");
+    stderr
 }
 
 fn untouched(victim: &Path) {
@@ -52,18 +88,14 @@ fn no_staging_left(dir: &Path) {
 
 #[test]
 fn a_build_folder_in_another_users_folder_is_refused_and_its_link_not_followed() {
-    let root = open_tempdir();
-    let book = tempfile::tempdir().unwrap();
-    write_tiny_book(book.path());
-    let victim = victim(root.path());
+    let Scene { root, book, victim } = scene();
     let theirs = root.path().join("theirs");
     std::fs::create_dir(&theirs).unwrap();
     std::os::unix::fs::chown(&theirs, Some(NOBODY), Some(NOBODY)).unwrap();
     let out = theirs.join("out");
-    as_nobody("ln", &["-s".as_ref(), victim.as_os_str(), out.as_os_str()]);
+    plant_link(&victim, &out);
     let output = build(book.path(), &out);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{stderr}");
+    let stderr = refused(&output);
     assert!(stderr.contains("cannot build into"), "{stderr}");
     assert!(stderr.contains(&format!("uid {NOBODY}")), "{stderr}");
     untouched(&victim);
@@ -72,18 +104,12 @@ fn a_build_folder_in_another_users_folder_is_refused_and_its_link_not_followed()
 
 #[test]
 fn a_link_planted_as_the_build_folder_in_a_sticky_folder_is_refused() {
-    let root = open_tempdir();
-    let book = tempfile::tempdir().unwrap();
-    write_tiny_book(book.path());
-    let victim = victim(root.path());
-    let shared = root.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let Scene { root, book, victim } = scene();
+    let shared = sticky_folder(root.path());
     let out = shared.join("out");
-    as_nobody("ln", &["-s".as_ref(), victim.as_os_str(), out.as_os_str()]);
+    plant_link(&victim, &out);
     let output = build(book.path(), &out);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{stderr}");
+    let stderr = refused(&output);
     assert!(stderr.contains("symbolic link"), "{stderr}");
     untouched(&victim);
     no_staging_left(&shared);
@@ -93,13 +119,8 @@ fn a_link_planted_as_the_build_folder_in_a_sticky_folder_is_refused() {
 
 #[test]
 fn a_racer_planting_links_while_books_are_built_reaches_nothing() {
-    let root = open_tempdir();
-    let book = tempfile::tempdir().unwrap();
-    write_tiny_book(book.path());
-    let victim = victim(root.path());
-    let shared = root.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let Scene { root, book, victim } = scene();
+    let shared = sticky_folder(root.path());
     let out = shared.join("out");
     // The racer: plant the build folder, its pages and every private folder's
     // pages as links to the victim, over and over, as fast as it can.
@@ -147,24 +168,15 @@ fn a_racer_planting_links_while_books_are_built_reaches_nothing() {
 
 #[test]
 fn a_link_planted_above_the_build_folder_does_not_lead_the_build_into_a_root_only_folder() {
-    let root = open_tempdir();
-    let book = tempfile::tempdir().unwrap();
-    write_tiny_book(book.path());
-    let victim = victim(root.path());
+    let Scene { root, book, victim } = scene();
     // Root's earlier build output in the victim folder, which a swap would empty.
     std::fs::create_dir(victim.join("out")).unwrap();
     std::fs::write(victim.join("out/keep"), b"root's").unwrap();
-    let shared = root.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let shared = sticky_folder(root.path());
     let planted = shared.join("x");
-    as_nobody(
-        "ln",
-        &["-s".as_ref(), victim.as_os_str(), planted.as_os_str()],
-    );
+    plant_link(&victim, &planted);
     let output = build(book.path(), &planted.join("out"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{stderr}");
+    let stderr = refused(&output);
     assert!(
         stderr.contains(&format!("a symbolic link of uid {NOBODY}")),
         "{stderr}"

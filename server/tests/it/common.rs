@@ -764,6 +764,19 @@ pub async fn start_holding_run(socket: &mut Socket, seconds: u32) -> Value {
     started
 }
 
+/// Sends `message` and expects an `error` saying `fragment`: a failure names
+/// the message that was not refused as it should have been.
+pub async fn expect_refused(socket: &mut Socket, message: Value, fragment: &str) {
+    send(socket, message.clone()).await;
+    let reply = recv(socket).await;
+    assert_eq!(reply["type"], "error", "{message} got {reply}");
+    let text = reply["message"].as_str().unwrap();
+    assert!(
+        text.contains(fragment),
+        "{message}: expected {fragment:?} in {text:?}"
+    );
+}
+
 pub async fn expect_error(socket: &mut Socket, fragment: &str) {
     let message = recv(socket).await;
     assert_eq!(message["type"], "error", "{message}");
@@ -819,4 +832,21 @@ pub fn upgrade_headers<'a>(host: &'a str, origin: &'a str) -> [(&'static str, &'
         ("sec-websocket-version", "13"),
         ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
     ]
+}
+
+/// Children of `pid`, any of its threads'.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    found
 }

@@ -10,11 +10,33 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::common::{
-    expect_error, lab_run_message, merge_with_forgery, recv, recv_until, run_message, send, Server,
-    RUN_LOCK,
+    expect_refused, lab_run_message, merge_with_forgery, recv, recv_until, run_message, send,
+    Server, Socket, RUN_LOCK,
 };
 use pipebook::labs::export;
 use serde_json::{json, Value};
+
+/// A lab test's start: the run lock (labs run steps), a server whose state
+/// folder is the test's own, and a page's socket to it.
+async fn lab_server() -> (
+    tokio::sync::MutexGuard<'static, ()>,
+    tempfile::TempDir,
+    Server,
+    Socket,
+) {
+    let lock = RUN_LOCK.lock().await;
+    let state_dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_state(state_dir.path());
+    let socket = server.socket().await;
+    (lock, state_dir, server, socket)
+}
+
+/// Sends `value` as the prediction for `lab` and expects it saved at once.
+async fn predicted(socket: &mut Socket, lab: &str, value: Value) {
+    send(socket, json!({"type":"predict","lab":lab,"value":value})).await;
+    let reply = recv(socket).await;
+    assert_eq!(reply["type"], "saved", "{lab}: {value}: {reply}");
+}
 
 const MIB: u64 = 1 << 20;
 
@@ -78,10 +100,7 @@ async fn exported_check(server: &Server, lab: &str, check: &str) -> Value {
 /// stay those of the quiet runs.
 #[tokio::test]
 async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
     send(
         &mut socket,
         json!({"type":"predict","lab":"sizes","value":2}),
@@ -114,18 +133,15 @@ async fn a_watched_lab_run_is_kept_but_moves_no_speed_check() {
 
 #[tokio::test]
 async fn a_lab_is_recorded_exported_and_merged() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, state_dir, mut server, mut socket) = lab_server().await;
 
     // A prediction is checked against its question, then saved.
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"predict","lab":"vmsplice-safety","value":2}),
+        "from 0 to 1",
     )
     .await;
-    expect_error(&mut socket, "from 0 to 1").await;
     send(
         &mut socket,
         json!({"type":"predict","lab":"vmsplice-safety","value":0.3}),
@@ -138,41 +154,36 @@ async fn a_lab_is_recorded_exported_and_merged() {
 
     // A lab run must be its task's step, and leaves the task's settings alone.
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
-    send(&mut socket, lab_run_message("busy-loop", json!({}), &tag)).await;
-    expect_error(
+    expect_refused(
         &mut socket,
+        lab_run_message("busy-loop", json!({}), &tag),
         "runs step `vmsplice-read`, not step `busy-loop`",
     )
     .await;
-    send(
+    expect_refused(
         &mut socket,
         lab_run_message(
             "vmsplice-read",
             json!({"bytes":"8MiB","pipe_size":"1MiB"}),
             &tag,
         ),
+        "`pipe_size` is fixed",
     )
     .await;
-    expect_error(&mut socket, "`pipe_size` is fixed").await;
     // Nor may it be profiled: perf pauses the ends, the lab would record a
     // figure that is not one. Refused before anything runs.
-    send(
+    expect_refused(
         &mut socket,
         lab_run_message(
             "vmsplice-read",
             json!({"bytes":"8MiB","profile":true}),
             &tag,
         ),
+        "`profile` is fixed by task `verified`",
     )
     .await;
-    expect_error(&mut socket, "`profile` is fixed by task `verified`").await;
-    send(
-        &mut socket,
-        json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
-               "repeats":5,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}),
-    )
-    .await;
-    expect_error(&mut socket, "`profile` is fixed by task `buf`").await;
+    expect_refused(&mut socket, json!({"type":"sweep","step":"write-read","param":"buf_size","values":[4096, 65536, 262144],
+               "repeats":5,"params":{"bytes":"4MiB","profile":true},"lab":{"id":"sizes","task":"buf"}}), "`profile` is fixed by task `buf`").await;
 
     // The task's own setting (verify) is applied by the server.
     send(
@@ -210,12 +221,12 @@ async fn a_lab_is_recorded_exported_and_merged() {
     assert_eq!(points.iter().filter(|m| m["type"] == "point").count(), 15);
 
     // Once the runs have started, the prediction is locked.
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"predict","lab":"vmsplice-safety","value":0.9}),
+        "prediction is locked",
     )
     .await;
-    expect_error(&mut socket, "prediction is locked").await;
 
     let safety = lab_state(&server, "vmsplice-safety").await;
     assert_eq!(safety["prediction"]["value"], 0.3);
@@ -443,27 +454,27 @@ async fn a_lab_is_recorded_exported_and_merged() {
 async fn lab_messages_are_checked() {
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"predict","lab":"warp","value":1}),
+        "unknown lab `warp`",
     )
     .await;
-    expect_error(&mut socket, "unknown lab `warp`").await;
     send(&mut socket, json!({"type":"reset_lab","lab":"variance"})).await;
     assert_eq!(recv(&mut socket).await["type"], "saved");
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"run","step":"write-read","lab":{"id":"variance","task":"nope"}}),
+        "has no task `nope`: its tasks are repeat",
     )
     .await;
-    expect_error(&mut socket, "has no task `nope`: its tasks are repeat").await;
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"sweep","step":"write-read","param":"pipe_size","values":[16384],
                "lab":{"id":"sizes","task":"pipe"}}),
+        "a sweep of pipe_size over",
     )
     .await;
-    expect_error(&mut socket, "a sweep of pipe_size over").await;
     assert_eq!(
         server.get("/api/labs/report.json?student=%0A").await.status,
         400
@@ -475,40 +486,23 @@ async fn lab_messages_are_checked() {
 /// goes through `pipebook report` (which refuses it once its MiB/s is forged).
 #[tokio::test]
 async fn a_lab_ipc_task_is_recorded_and_reported() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"predict","lab":"choose-ipc","value":"posix-shm"}),
-    )
-    .await;
-    assert_eq!(recv(&mut socket).await["type"], "saved");
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
+    predicted(&mut socket, "choose-ipc", json!("posix-shm")).await;
 
     let tag = json!({"id":"choose-ipc","task":"posix-shm"});
-    send(
+    expect_refused(
         &mut socket,
         json!({"type":"ipc","mechanism":"pipe-rw","params":{"bytes":"4MiB"},"lab":tag}),
-    )
-    .await;
-    expect_error(
-        &mut socket,
         "runs IPC mechanism `posix-shm`, not IPC mechanism `pipe-rw`",
     )
     .await;
-    send(
-        &mut socket,
-        json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB","chunk":"4KiB"},"lab":tag}),
-    )
-    .await;
-    expect_error(&mut socket, "`chunk` is fixed").await;
-    send(
+    expect_refused(&mut socket, json!({"type":"ipc","mechanism":"posix-shm","params":{"bytes":"4MiB","chunk":"4KiB"},"lab":tag}), "`chunk` is fixed").await;
+    expect_refused(
         &mut socket,
         lab_run_message("write-read", json!({"bytes":"4MiB"}), &tag),
+        "runs IPC mechanism `posix-shm`, not step",
     )
     .await;
-    expect_error(&mut socket, "runs IPC mechanism `posix-shm`, not step").await;
     // Refusals started nothing and recorded nothing.
     assert_eq!(
         lab_state(&server, "choose-ipc").await["measurements"],
@@ -571,16 +565,8 @@ async fn a_lab_ipc_task_is_recorded_and_reported() {
 /// of order).
 #[tokio::test]
 async fn a_lab_latency_task_is_recorded_judged_and_reported() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
-    send(
-        &mut socket,
-        json!({"type":"predict","lab":"latency-cpu","value":3000}),
-    )
-    .await;
-    assert_eq!(recv(&mut socket).await["type"], "saved");
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
+    predicted(&mut socket, "latency-cpu", json!(3000)).await;
 
     let busy = json!({"id":"latency-cpu","task":"busy"});
     for (message, expect) in [
@@ -605,8 +591,7 @@ async fn a_lab_latency_task_is_recorded_judged_and_reported() {
             "not IPC mechanism `pipe-rw`",
         ),
     ] {
-        send(&mut socket, message).await;
-        expect_error(&mut socket, expect).await;
+        expect_refused(&mut socket, message, expect).await;
     }
     assert_eq!(
         lab_state(&server, "latency-cpu").await["measurements"],
@@ -698,10 +683,7 @@ async fn run_until_kept(socket: &mut crate::common::Socket, message: Value) -> (
 /// lab still records its measurement first.
 #[tokio::test]
 async fn a_lab_run_and_a_plain_run_are_saved_by_the_same_path() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, state_dir, server, mut socket) = lab_server().await;
     let plain = run_message("vmsplice-read", json!({"bytes":"8MiB","quiet":true}));
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
     let lab = lab_run_message("vmsplice-read", json!({"bytes":"8MiB"}), &tag);
@@ -787,10 +769,7 @@ async fn vmsplice_check(server: &Server) -> Value {
 /// run after run, each run on its own and the median of them all.
 #[tokio::test]
 async fn the_vmsplice_allocation_check_holds_on_lab_sized_runs_every_time() {
-    let _lock = RUN_LOCK.lock().await;
-    let state_dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with_state(state_dir.path());
-    let mut socket = server.socket().await;
+    let (_lock, _state_dir, server, mut socket) = lab_server().await;
     let tag = json!({"id":"vmsplice-safety","task":"verified"});
     for run in 0..5 {
         send(

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::common::{expect_error, recv_until, send, start_holding_run, Server, RUN_LOCK};
+use crate::common::{
+    expect_error, expect_refused, recv_until, send, start_holding_run, Server, RUN_LOCK,
+};
 use serde_json::json;
 
 #[tokio::test]
@@ -100,8 +102,12 @@ async fn an_inspection_waits_for_the_running_benchmark() {
 async fn bad_pages_messages_are_refused_and_the_socket_carries_on() {
     let server = Server::start();
     let mut socket = server.socket().await;
-    send(&mut socket, json!({"type":"pages","step":"warp-drive"})).await;
-    expect_error(&mut socket, "unknown step `warp-drive`").await;
+    expect_refused(
+        &mut socket,
+        json!({"type":"pages","step":"warp-drive"}),
+        "unknown step `warp-drive`",
+    )
+    .await;
     send(
         &mut socket,
         json!({"type":"pages","step":"huge-pages","touch":"yes"}),

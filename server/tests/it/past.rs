@@ -10,8 +10,8 @@ use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::{
-    expect_error, open_tempdir, recv, recv_saved, recv_until, run_message, send, write_as_nobody,
-    InProcess, Server, RUN_LOCK,
+    children, expect_refused, open_tempdir, recv, recv_saved, recv_until, run_message, send,
+    write_as_nobody, InProcess, Server, RUN_LOCK,
 };
 use serde_json::{json, Value};
 
@@ -25,15 +25,19 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     let mut socket = server.socket().await;
 
     // Before any search, the tuned step does not exist on this runner.
-    send(&mut socket, run_message("tuned-busy-loop", json!({}))).await;
-    expect_error(&mut socket, "tune busy-loop first").await;
-    // Nor may a head-to-head name it.
-    send(
+    expect_refused(
         &mut socket,
-        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":6}),
+        run_message("tuned-busy-loop", json!({})),
+        "tune busy-loop first",
     )
     .await;
-    expect_error(&mut socket, "side A: ").await;
+    // Nor may a head-to-head name it.
+    expect_refused(
+        &mut socket,
+        json!({"type":"compare","a":"tuned-busy-loop","b":"busy-loop","pairs":6}),
+        "side A: ",
+    )
+    .await;
 
     send(
         &mut socket,
@@ -150,12 +154,12 @@ async fn a_search_streams_its_trials_and_its_best_runs_again_under_its_own_id() 
     assert_eq!(listed[0]["buf_size"], best["buf_size"]);
 
     // Other sizes than the search found are refused.
-    send(
+    expect_refused(
         &mut socket,
         run_message("tuned-busy-loop", json!({"pipe_size":"4KiB"})),
+        "runs at the pipe_size its search found",
     )
     .await;
-    expect_error(&mut socket, "runs at the pipe_size its search found").await;
 
     // The best runs again under its own id, at its own sizes.
     send(
@@ -512,23 +516,6 @@ async fn a_hostile_tuned_file_is_refused_with_a_clear_message() {
             .any(|l| l.contains(&format!("tuned.jsonl line {n} is refused")) && l.contains(why));
         assert!(said, "line {n} should be refused with {why:?}:\n{log}");
     }
-}
-
-/// Children of `pid`, any of its threads'.
-fn children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(
-            text.split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok()),
-        );
-    }
-    found
 }
 
 /// Entries of `dir` named like a run folder.

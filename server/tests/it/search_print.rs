@@ -12,9 +12,10 @@ use fantoccini::{Client, Locator};
 use futures_util::FutureExt as _;
 use serde_json::json;
 
+use crate::browser::queries;
 use crate::browser::{
-    cdp, chapters, connect_browser, js, open, screenshot, start_chromedriver, wait_js,
-    workspace_root, TestResult, RECORDER,
+    cdp, chapters, connect_browser, js, open, screenshot, start_chromedriver, workspace_root,
+    TestResult, RECORDER,
 };
 use crate::common::{http_get, InProcess};
 
@@ -66,14 +67,13 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .send_keys("s")
         .await
         .map_err(|e| format!("pressing s: {e}"))?;
-    wait_js(
-        client,
-        "const bar = document.getElementById('mdbook-searchbar');
-         return bar && document.activeElement === bar && bar.offsetParent !== null;",
-        Duration::from_secs(10),
-        "the search box to open and take the focus",
-    )
-    .await?;
+    queries::search_bar_focused()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the search box to open and take the focus",
+        )
+        .await?;
     client
         .active_element()
         .await
@@ -81,14 +81,13 @@ async fn search(client: &Client, base: &str) -> TestResult {
         .send_keys("vmsplice")
         .await
         .map_err(|e| e.to_string())?;
-    let results = wait_js(
-        client,
-        "const links = [...document.querySelectorAll('#mdbook-searchresults li a')];
-         return links.length ? links.map((a) => a.getAttribute('href')) : null;",
-        Duration::from_secs(10),
-        "search results for vmsplice",
-    )
-    .await?;
+    let results = queries::search_result_links()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "search results for vmsplice",
+        )
+        .await?;
     println!("search for vmsplice: {results}");
     let first = results[0].as_str().unwrap_or_default().to_string();
     if !first.contains(".html") {
@@ -96,31 +95,22 @@ async fn search(client: &Client, base: &str) -> TestResult {
             "the first result does not link to a chapter: {results}"
         ));
     }
-    js(
-        client,
-        "document.querySelector('#mdbook-searchresults li a').click(); return true;",
-    )
-    .await?;
-    let landed = wait_js(
-        client,
-        &format!(
-            "return location.href.includes('{}') && document.readyState === 'complete'
-                 ? location.href : null;",
-            first.split(['?', '#']).next().unwrap_or_default()
-        ),
-        Duration::from_secs(10),
-        "the result's chapter to open",
-    )
-    .await?;
+    js(client, &queries::click_first_result()).await?;
+    let landed = queries::landed_on(first.split(['?', '#']).next().unwrap_or_default())
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the result's chapter to open",
+        )
+        .await?;
     // The chapter has the term, and mdBook marks it where it stands.
-    let found = wait_js(
-        client,
-        "const marks = [...document.querySelectorAll('main mark')].map((m) => m.textContent.toLowerCase());
-         return marks.some((m) => m.includes('vmsplice')) ? marks.length : null;",
-        Duration::from_secs(10),
-        "the term marked in the chapter",
-    )
-    .await?;
+    let found = queries::vmsplice_marked()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the term marked in the chapter",
+        )
+        .await?;
     println!("followed the first result to {landed}: {found} mark(s)");
     Ok(())
 }
@@ -169,42 +159,20 @@ async fn print_view(client: &Client, base: &str, port: u16) -> TestResult {
     )
     .await?;
     open(client, base, "print").await?;
-    wait_js(
-        client,
-        "return window.__pipebookPrintAsked === true;",
-        Duration::from_secs(10),
-        "print.html to ask for the print dialog",
-    )
-    .await?;
+    queries::print_asked()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "print.html to ask for the print dialog",
+        )
+        .await?;
     cdp(
         client,
         "Emulation.setEmulatedMedia",
         json!({ "media": "print" }),
     )
     .await?;
-    let empty = js(
-        client,
-        r#"const cards = [...document.querySelectorAll(".pipebook-card, .pipebook-results, .pipebook-system, .pipebook-walk")];
-           const bad = [];
-           for (const card of cards) {
-             const text = card.innerText.trim();
-             const box = card.getBoundingClientRect();
-             const name = card.getAttribute("aria-label") || card.className;
-             // Something to read, and no figure left blank.
-             if (!box.height || text.length < 40) bad.push(name + ": " + text.slice(0, 80));
-             for (const value of card.querySelectorAll(".pipebook-figure-value")) {
-               if (value.getBoundingClientRect().height > 0 && !value.textContent.trim()) bad.push(name + ": a blank figure");
-             }
-             for (const el of card.querySelectorAll("svg, .pipebook-chart, table")) {
-               const r = el.getBoundingClientRect();
-               if (r.height > 0 && !el.textContent.trim() && !el.querySelector("polyline[points]:not([points='']), rect, path, circle, line")) {
-                 bad.push(name + ": an empty " + el.tagName);
-               }
-             }
-           }
-           return { cards: cards.length, bad };"#,
-    )
-    .await?;
+    let empty = js(client, &queries::printed_cards()).await?;
     println!("print view: {} cards", empty["cards"]);
     if empty["bad"].as_array().is_none_or(|b| !b.is_empty()) || empty["cards"].as_u64() == Some(0) {
         return Err(format!("cards that print empty: {empty}"));

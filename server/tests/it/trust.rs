@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    is_gone, perf_can_sample, recv, recv_until, run_message, send, Server, RUN_LOCK,
+    children, is_gone, perf_can_sample, recv, recv_until, run_message, send, Server, RUN_LOCK,
 };
 use serde_json::{json, Value};
 
@@ -139,23 +139,6 @@ impl Bases {
             "{what}: the next start left something"
         );
     }
-}
-
-/// Children of `pid`, any of its threads'.
-fn children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(
-            text.split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok()),
-        );
-    }
-    found
 }
 
 fn cmdline(pid: u32) -> String {

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{
-    expect_error, recv, recv_until, run_message, send, Server, Socket, NOBODY, RUN_LOCK,
+    expect_refused, recv, recv_until, run_message, send, Server, Socket, NOBODY, RUN_LOCK,
 };
 use crate::state_files::{inside, start_mounted, Mount};
 use serde_json::{json, Value};
@@ -229,8 +229,12 @@ async fn two_servers_on_one_state_folder_see_each_others_tuned_variants() {
             .unwrap();
         writeln!(f, "{bad}").unwrap();
     }
-    send(&mut theirs, run_message("tuned-vmsplice-splice", json!({}))).await;
-    expect_error(&mut theirs, "tune vmsplice-splice first").await;
+    expect_refused(
+        &mut theirs,
+        run_message("tuned-vmsplice-splice", json!({})),
+        "tune vmsplice-splice first",
+    )
+    .await;
     assert!(listed(&other, "tuned-vmsplice-splice").await.is_none());
     let log = other.stderr();
     assert!(

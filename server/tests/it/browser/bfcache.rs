@@ -4,40 +4,37 @@
 
 use std::time::Duration;
 
-use super::{in_fresh_page, js, open, require_chapter, wait_js, Page};
+use serde_json::Value;
+
+use super::queries::{self, Query};
+use super::{in_fresh_page, js, open, require_chapter, Page, TestResult};
+
+/// Opens the baseline chapter (it has a run card, which reads the runner's
+/// catalog and health) and runs `before` there, follows to the introduction
+/// and goes back; returns what `before` read.
+async fn leave_and_return(page: &Page, before: &Query) -> TestResult<Value> {
+    let (client, base) = (&page.client, page.base.as_str());
+    for chapter in ["baseline", "introduction"] {
+        require_chapter(chapter)?;
+    }
+    open(client, base, "baseline").await?;
+    let read = js(client, before).await?;
+    open(client, base, "introduction").await?;
+    client
+        .back()
+        .await
+        .map_err(|e| format!("going back: {e}"))?;
+    Ok(read)
+}
 
 #[tokio::test]
 async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
     in_fresh_page("bfcache", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        // A chapter with a run card (it reads the runner's catalog and health).
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        js(client, "window.pipebookStayed = 'yes'; return true;").await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
-        let seen = wait_js(
-            client,
-            "if (!location.pathname.endsWith('/baseline.html')) return null;
-             const nav = performance.getEntriesByType('navigation')[0];
-             const reasons = nav && nav.notRestoredReasons;
-             const list = [];
-             const walk = (r) => {
-               if (!r) return;
-               for (const x of r.reasons || []) list.push(x.reason || String(x));
-               for (const c of r.children || []) walk(c);
-             };
-             walk(reasons);
-             return { stayed: window.pipebookStayed || null, reasons: list };",
-            Duration::from_secs(20),
-            "the page after going back",
-        )
-        .await?;
+        let client = &page.client;
+        leave_and_return(page, &queries::mark_page_stayed()).await?;
+        let seen = queries::bfcache_restore()
+            .wait(client, Duration::from_secs(20), "the page after going back")
+            .await?;
         println!("after going back: {seen}");
         if seen["stayed"] != "yes" {
             return Err(format!(
@@ -58,34 +55,15 @@ async fn a_chapter_left_and_returned_to_comes_back_from_the_bfcache() {
 #[tokio::test]
 async fn a_restored_page_with_a_stale_token_loads_again() {
     in_fresh_page("bfcache-token", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        let served = js(
-            client,
-            "const m = document.querySelector('meta[name=\"pipebook-token\"]');
-             const token = m.getAttribute('content');
-             m.setAttribute('content', 'ffff' + token.slice(4) === token ? '0000' + token.slice(4) : 'ffff' + token.slice(4));
-             window.pipebookStayed = 'yes';
-             return token;",
-        )
-        .await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
-        let seen = wait_js(
-            client,
-            "if (!location.pathname.endsWith('/baseline.html') || window.pipebookStayed) return null;
-             if (document.documentElement.dataset.pipebookReady !== 'online') return null;
-             return document.querySelector('meta[name=\"pipebook-token\"]').getAttribute('content');",
-            Duration::from_secs(20),
-            "the chapter loaded again with the server's token",
-        )
-        .await?;
+        let client = &page.client;
+        let served = leave_and_return(page, &queries::stale_page_token()).await?;
+        let seen = queries::reloaded_page_token()
+            .wait(
+                client,
+                Duration::from_secs(20),
+                "the chapter loaded again with the server's token",
+            )
+            .await?;
         if seen != served {
             return Err(format!(
                 "after loading again the page should carry the server's token {served}, not {seen}"
@@ -100,28 +78,17 @@ async fn a_restored_page_with_a_stale_token_loads_again() {
 #[tokio::test]
 async fn a_restored_page_with_a_current_token_is_kept() {
     in_fresh_page("bfcache-kept", async |page: &Page| {
-        let (client, base) = (&page.client, page.base.as_str());
-        for chapter in ["baseline", "introduction"] {
-            require_chapter(chapter)?;
-        }
-        open(client, base, "baseline").await?;
-        js(client, "window.pipebookStayed = 'yes'; return true;").await?;
-        open(client, base, "introduction").await?;
-        client
-            .back()
-            .await
-            .map_err(|e| format!("going back: {e}"))?;
+        let client = &page.client;
+        leave_and_return(page, &queries::mark_page_stayed()).await?;
         // Long enough for the check to have fetched the page and compared.
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let stayed = wait_js(
-            client,
-            "return location.pathname.endsWith('/baseline.html') ? (window.pipebookStayed || 'reloaded') : null;",
-            Duration::from_secs(20),
-            "the page after going back",
-        )
-        .await?;
+        let stayed = queries::page_stayed_after_back()
+            .wait(client, Duration::from_secs(20), "the page after going back")
+            .await?;
         if stayed != "yes" {
-            return Err(format!("a page whose token still works was loaded again: {stayed}"));
+            return Err(format!(
+                "a page whose token still works was loaded again: {stayed}"
+            ));
         }
         Ok(())
     })

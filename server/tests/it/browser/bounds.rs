@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::queries;
 use super::{in_fresh_page, js, open, require_chapter, Page, TestResult, RUN_CHAPTER};
 
 #[tokio::test]
@@ -49,20 +50,12 @@ async fn check_bounds(page: &Page) -> TestResult {
             require_chapter(chapter)?;
             open(client, &page.base, chapter).await?;
             opened = chapter;
-            params = js(client, "return fetch('/api/params').then((r) => r.json());").await?;
+            params = js(client, &queries::api_params()).await?;
         }
         let bound = params
             .pointer(path)
             .ok_or_else(|| format!("/api/params has no {path}: {params}"))?;
-        let shown = js(
-            client,
-            &format!(
-                "const i = document.querySelector('{}');
-                 return i && {{ min: Number(i.min), max: Number(i.max), start: Number(i.value) }};",
-                input.replace('\'', "\\'")
-            ),
-        )
-        .await?;
+        let shown = js(client, &queries::input_bounds(input)).await?;
         if shown.is_null() {
             return Err(format!("{chapter}.html has no {input}"));
         }

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use super::queries;
 use super::{
     chapters, check_page, in_fresh_page, js, open, require_chapter, screenshot, set_theme, Page,
     TestResult,
@@ -34,24 +35,10 @@ async fn every_chapter(page: &Page) -> TestResult {
     for chapter in &chapters {
         open(client, base, chapter).await?;
         check_page(client, base, chapter).await?;
-        let counts = js(
-            client,
-            r#"const pres = [...document.querySelectorAll("pre.mermaid")];
-               const drawn = pres.filter((p) => {
-                 const svg = p.querySelector("svg");
-                 return svg && svg.getAttribute("aria-roledescription") !== "error";
-               });
-               return { total: pres.length, drawn: drawn.length,
-                        errors: pres.filter((p) => p.dataset.error).map((p) => p.dataset.error) };"#,
-        )
-        .await?;
+        let counts = js(client, &queries::diagrams_drawn()).await?;
         let total = counts["total"].as_u64().unwrap_or(0);
         // The 3.5 MB Mermaid bundle is fetched by pages with a diagram, and only them.
-        let fetched_mermaid = js(
-            client,
-            r#"return performance.getEntriesByType("resource").some((e) => e.name.endsWith("/vendor/mermaid/mermaid.esm.min.mjs"));"#,
-        )
-        .await?;
+        let fetched_mermaid = js(client, &queries::mermaid_fetched()).await?;
         if fetched_mermaid != json!(total > 0) {
             return Err(format!(
                 "{chapter}: {total} diagram(s), but Mermaid fetched: {fetched_mermaid}"
@@ -83,25 +70,7 @@ async fn second_visit(page: &Page) -> TestResult {
     require_chapter(chapter)?;
     open(client, base, chapter).await?;
     open(client, base, chapter).await?;
-    let timing = js(
-        client,
-        r#"const nav = performance.getEntriesByType("navigation")[0];
-           const parts = performance.getEntriesByType("resource")
-             .filter((e) => e.name.includes("/vendor/mermaid"));
-           const mermaid = parts.length ? { responseEnd: Math.max(...parts.map((e) => e.responseEnd)),
-             transferSize: parts.reduce((sum, e) => sum + (e.transferSize || 0), 0), files: parts.length } : null;
-           return { load_ms: nav.loadEventEnd - nav.startTime,
-                    dom_ms: nav.domContentLoadedEventEnd - nav.startTime,
-                    mermaid_end_ms: mermaid ? mermaid.responseEnd : null,
-                    slowest: performance.getEntriesByType("resource")
-                      .map((e) => [e.name.split("/").pop(), Math.round(e.responseEnd)])
-                      .sort((a, b) => b[1] - a[1]).slice(0, 4),
-                    transferred: performance.getEntriesByType("resource")
-                      .reduce((sum, e) => sum + (e.transferSize || 0), nav.transferSize || 0),
-                    mermaid_files: mermaid ? mermaid.files : 0,
-                    mermaid_bytes: mermaid ? mermaid.transferSize : null };"#,
-    )
-    .await?;
+    let timing = js(client, &queries::load_timing()).await?;
     println!("{chapter}, second visit: {timing}");
     let load_ms = timing["load_ms"].as_f64().unwrap_or(f64::MAX);
     let mermaid_bytes = timing["mermaid_bytes"].as_f64().unwrap_or(f64::MAX);
@@ -121,12 +90,8 @@ async fn navy(page: &Page) -> TestResult {
     for chapter in DARK_CHAPTERS {
         require_chapter(chapter)?;
         open(client, base, chapter).await?;
-        let theme = js(
-            client,
-            "return document.documentElement.classList.contains('navy') && document.documentElement.dataset.pipebookDiagrams",
-        )
-        .await?;
-        let has_diagrams = js(client, "return !!document.querySelector('pre.mermaid')").await?;
+        let theme = js(client, &queries::navy_diagram_theme()).await?;
+        let has_diagrams = js(client, &queries::has_diagram()).await?;
         if has_diagrams == json!(true) {
             with_diagrams += 1;
             if theme != json!("dark") {

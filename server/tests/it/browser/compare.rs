@@ -8,9 +8,8 @@
 
 use std::time::Duration;
 
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::queries;
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const MACHINE_CHAPTER: &str = "your-machine";
 const ROOT: &str = ".pipebook-compare[data-a=\"busy-loop\"][data-b=\"write-read\"]";
@@ -27,57 +26,17 @@ async fn resolve(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(MACHINE_CHAPTER)?;
     open(client, base, MACHINE_CHAPTER).await?;
-    wait_js(
-        client,
-        &format!("return document.querySelector('{ROOT}')?.dataset.state === 'idle';"),
-        Duration::from_secs(10),
-        "the compare card",
-    )
-    .await?;
+    queries::card_idle(ROOT)
+        .wait(client, Duration::from_secs(10), "the compare card")
+        .await?;
     // The machine check is said before anything runs.
-    let precheck = wait_js(
-        client,
-        &format!(
-            "const p = document.querySelector('{ROOT} .pipebook-precheck')?.textContent ?? '';
-             return p.startsWith('Machine check: ') && !p.includes('looking') ? p : null;"
-        ),
-        Duration::from_secs(10),
-        "the machine check",
-    )
-    .await?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             r.scrollIntoView({{ block: 'start' }});
-             r.querySelector('input.pipebook-compare-pairs').value = '6';
-             r.querySelector('input.pipebook-compare-bytes').value = '16MiB';
-             r.querySelector('input.pipebook-compare-until').checked = true;
-             r.querySelector('input.pipebook-compare-budget').value = '12';
-             r.querySelector('button.pipebook-compare-start').click();
-             return true;"
-        ),
-    )
-    .await?;
-    let done = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             const status = r.querySelector('.pipebook-compare-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             return r.dataset.state === 'done' ? {{
-               verdict: r.dataset.verdict,
-               sentence: r.querySelector('.pipebook-compare-verdict').textContent,
-               status,
-               drawn: !!r.querySelector('svg.pipebook-compare-interval rect'),
-               label: r.querySelector('svg.pipebook-compare-interval')?.getAttribute('aria-label'),
-               design: r.querySelector('.pipebook-design-note a')?.getAttribute('href') ?? null,
-             }} : null;"
-        ),
-        Duration::from_secs(120),
-        "the comparison's verdict",
-    )
-    .await?;
+    let precheck = queries::compare_precheck(ROOT)
+        .wait(client, Duration::from_secs(10), "the machine check")
+        .await?;
+    js(client, &queries::compare_start(ROOT)).await?;
+    let done = queries::compare_verdict(ROOT)
+        .wait(client, Duration::from_secs(120), "the comparison's verdict")
+        .await?;
     if done.as_str().is_some_and(|s| s.starts_with("error")) {
         return Err(format!("the comparison failed: {done}"));
     }
@@ -104,13 +63,7 @@ async fn resolve(page: &Page) -> TestResult {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("the status should say how many pairs ran: {before}"))?;
-    let offer = format!(
-        "const r = document.querySelector('{ROOT}');
-         const more = r.querySelector('button.pipebook-compare-more');
-         const final = r.querySelector('.pipebook-compare-final');
-         return {{ more: more.hidden ? null : more.textContent,
-                   final: final.hidden ? null : final.textContent }};"
-    );
+    let offer = queries::compare_offer(ROOT);
     let offered = js(client, &offer).await?;
     if earlier < 12 {
         if offered["more"] != "More pairs (to 12, look 3 of 3)" || !offered["final"].is_null() {
@@ -118,28 +71,10 @@ async fn resolve(page: &Page) -> TestResult {
                 "a verdict at {earlier} pairs should offer its last look: {offered}"
             ));
         }
-        js(
-            client,
-            &format!(
-                "document.querySelector('{ROOT} button.pipebook-compare-more').click(); return true;"
-            ),
-        )
-        .await?;
-        let more = wait_js(
-            client,
-            &format!(
-                "const r = document.querySelector('{ROOT}');
-                 const status = r.querySelector('.pipebook-compare-status').textContent;
-                 if (status.startsWith('Error')) return 'error: ' + status;
-                 return r.dataset.state === 'done' && status !== {before:?} ? {{
-                   status,
-                   sentence: r.querySelector('.pipebook-compare-verdict').textContent,
-                 }} : null;"
-            ),
-            Duration::from_secs(120),
-            "the comparison taken up",
-        )
-        .await?;
+        js(client, &queries::compare_more(ROOT)).await?;
+        let more = queries::compare_taken_up(ROOT, &before)
+            .wait(client, Duration::from_secs(120), "the comparison taken up")
+            .await?;
         let expected = format!(
             "Done: 12 pairs of quiet runs ({earlier} taken up, {} new).",
             12 - earlier

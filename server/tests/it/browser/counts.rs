@@ -5,10 +5,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 const MACHINE_CHAPTER: &str = "your-machine";
@@ -31,33 +32,9 @@ async fn kernel_counts(page: &Page) -> TestResult {
     start_run(client, "1").await?;
     wait_until_done(client, Duration::from_secs(90)).await?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
-    let table = wait_js(
-        client,
-        &format!(
-            r#"const box = document.querySelector('{root} .pipebook-kernel');
-               const t = box && box.querySelector('table.pipebook-counts');
-               if (!t || box.hidden) return null;
-               const cell = (count, end, per) => {{
-                 const c = t.querySelector(`tr[data-count="${{count}}"] td[data-end="${{end}}"][data-per="${{per}}"]`);
-                 return c ? c.textContent : null;
-               }};
-               return {{
-                 caption: t.caption ? t.caption.textContent : null,
-                 cols: [...t.querySelectorAll('thead th')].map((th) => th.getAttribute('scope')),
-                 rows: [...t.querySelectorAll('tbody th')].map((th) => th.getAttribute('scope')),
-                 writerCallsPerGib: cell('data_calls', 'writer', 'gib'),
-                 readerCallsPerCall: cell('data_calls', 'reader', 'call'),
-                 allocsPerGib: cell('page_allocs', 'writer', 'gib'),
-                 model: [...box.querySelectorAll('table.pipebook-model tbody tr')]
-                   .map((tr) => [tr.dataset.model, tr.dataset.verdict]),
-                 missing: [...box.querySelectorAll('.pipebook-kernel-missing li')]
-                   .map((li) => [li.dataset.reason, li.textContent]),
-               }};"#
-        ),
-        Duration::from_secs(10),
-        "the card's counts table",
-    )
-    .await?;
+    let table = queries::kernel_counts_table(&root)
+        .wait(client, Duration::from_secs(10), "the card's counts table")
+        .await?;
     println!("counts table: {table}");
     if !table["caption"]
         .as_str()
@@ -115,36 +92,20 @@ async fn kernel_counts(page: &Page) -> TestResult {
     // the card names for them traces them, the pages are counted where the
     // kernel permits it (else the card says why), and the figure says that
     // tracing slowed it.
-    let ticked = js(
-        client,
-        &format!(
-            "const b = document.querySelector('{root} input.pipebook-trace');
-             if (!b) return null;
-             b.click();
-             return b.checked;"
-        ),
-    )
-    .await?;
+    let ticked = js(client, &queries::tick_trace_box(&root)).await?;
     if ticked != serde_json::json!(true) {
         return Err(format!(
             "the card has no 'Trace kernel events' box to tick: {ticked}"
         ));
     }
     start_run(client, "1").await?;
-    let traced = wait_js(
-        client,
-        &format!(
-            r#"const r = document.querySelector('{root}');
-               if (r.querySelector('.pipebook-status').dataset.state !== 'done') return null;
-               if (!r.textContent.includes("traced: the kernel's events")) return null;
-               const c = r.querySelector('.pipebook-kernel table.pipebook-counts tr[data-count="page_allocs"] td[data-end="writer"][data-per="gib"]');
-               return {{ allocs: c ? c.textContent : null,
-                        missing: [...r.querySelectorAll('.pipebook-kernel-missing li')].map((li) => li.dataset.reason) }};"#
-        ),
-        Duration::from_secs(90),
-        "the traced run, its warning and its counts",
-    )
-    .await?;
+    let traced = queries::traced_run_counts(&root)
+        .wait(
+            client,
+            Duration::from_secs(90),
+            "the traced run, its warning and its counts",
+        )
+        .await?;
     println!("traced run: {traced}");
     match figure(&traced["allocs"]) {
         Some(allocs) if allocs > 0.0 => {}
@@ -166,24 +127,13 @@ async fn kernel_counts(page: &Page) -> TestResult {
     }
 
     open(client, base, MACHINE_CHAPTER).await?;
-    let compare = wait_js(
-        client,
-        &format!(
-            r#"const t = document.querySelector('table.pipebook-kernel-compare');
-               if (!t || Number(t.dataset.runs) < 1) return null;
-               const head = t.querySelector('thead th[data-step="{RUN_STEP}"]');
-               const cell = t.querySelector('tr[data-count="writer.data_calls"] td[data-step="{RUN_STEP}"]');
-               return {{
-                 caption: t.caption ? t.caption.textContent : null,
-                 head: head ? head.textContent : null,
-                 calls: cell ? cell.textContent : null,
-                 steps: [...t.querySelectorAll('thead th[data-step]')].map((th) => th.dataset.step),
-               }};"#
-        ),
-        Duration::from_secs(10),
-        "the comparison of steps by their counts",
-    )
-    .await?;
+    let compare = queries::kernel_compare_table()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the comparison of steps by their counts",
+        )
+        .await?;
     println!("steps compared: {compare}");
     let calls = figure(&compare["calls"])
         .ok_or_else(|| format!("no {RUN_STEP} column with counts: {compare}"))?;

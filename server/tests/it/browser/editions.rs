@@ -7,15 +7,9 @@ use std::time::Duration;
 use fantoccini::Locator;
 use serde_json::json;
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
-use super::{
-    click, in_fresh_page, js, open, screenshot, wait_js, Page, TestResult, RUN_CHAPTER, RUN_STEP,
-};
-
-/// How many characters of a text are Chinese, and how many are Latin letters.
-const COUNT_SCRIPTS: &str = "const count = (s) => ({
-    cjk: (s.match(/\\p{Script=Han}/gu) || []).length,
-    latin: (s.match(/[A-Za-z]/g) || []).length });";
+use super::{click, in_fresh_page, js, open, screenshot, Page, TestResult, RUN_CHAPTER};
 
 #[tokio::test]
 async fn the_language_picker_keeps_the_page_and_its_section() {
@@ -29,24 +23,17 @@ async fn picker(page: &Page) -> TestResult {
         .goto(&format!("{}vmsplice.html#{section}", page.base))
         .await
         .map_err(|e| e.to_string())?;
-    wait_js(
-        client,
-        "return document.querySelector('.pipebook-language a[hreflang=\"zh-CN\"]') ? true : null;",
-        Duration::from_secs(10),
-        "the language picker in the menu bar",
-    )
-    .await?;
+    queries::zh_link_shown()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the language picker in the menu bar",
+        )
+        .await?;
     click(client, ".pipebook-language a[hreflang=\"zh-CN\"]").await?;
-    let there = wait_js(
-        client,
-        "return document.documentElement.lang === 'zh-CN' && document.readyState === 'complete'
-           ? { path: location.pathname, hash: location.hash,
-               heading: document.getElementById(location.hash.slice(1))?.textContent ?? null }
-           : null;",
-        Duration::from_secs(10),
-        "the Chinese page",
-    )
-    .await?;
+    let there = queries::zh_landing()
+        .wait(client, Duration::from_secs(10), "the Chinese page")
+        .await?;
     assert_eq!(there["path"], json!("/zh-CN/vmsplice.html"), "{there}");
     assert_eq!(
         there["hash"],
@@ -62,14 +49,9 @@ async fn picker(page: &Page) -> TestResult {
     );
     screenshot(client, "edition-picker-zh").await?;
     click(client, ".pipebook-language a[hreflang=\"en\"]").await?;
-    let back = wait_js(
-        client,
-        "return document.documentElement.lang === 'en' && document.readyState === 'complete'
-           ? location.pathname + location.hash : null;",
-        Duration::from_secs(10),
-        "the English page again",
-    )
-    .await?;
+    let back = queries::en_landing()
+        .wait(client, Duration::from_secs(10), "the English page again")
+        .await?;
     assert_eq!(back, json!(format!("/vmsplice.html#{section}")));
     Ok(())
 }
@@ -83,14 +65,9 @@ async fn search(page: &Page) -> TestResult {
     let client = &page.client;
     open(client, &page.base, "zh-CN/index").await?;
     type_search(client, "零拷贝").await?;
-    let results = wait_js(
-        client,
-        "const links = [...document.querySelectorAll('#mdbook-searchresults a')];
-         return links.length ? links.map((a) => a.getAttribute('href')) : null;",
-        Duration::from_secs(10),
-        "search results for 零拷贝",
-    )
-    .await?;
+    let results = queries::search_hrefs()
+        .wait(client, Duration::from_secs(10), "search results for 零拷贝")
+        .await?;
     let hrefs: Vec<String> = serde_json::from_value(results.clone()).map_err(|e| e.to_string())?;
     assert!(
         hrefs.iter().any(|h| h.starts_with("zero-copy")),
@@ -98,35 +75,25 @@ async fn search(page: &Page) -> TestResult {
     );
     screenshot(client, "edition-search-zh").await?;
     // Follow the first zero-copy result, as a reader would.
-    js(
-        client,
-        "const a = [...document.querySelectorAll('#mdbook-searchresults a')]
-           .find((a) => a.getAttribute('href').startsWith('zero-copy'));
-         a.click(); return true;",
-    )
-    .await?;
-    let landed = wait_js(
-        client,
-        "return location.pathname.startsWith('/zh-CN/zero-copy') && document.readyState === 'complete'
-           ? { lang: document.documentElement.lang,
-               found: document.querySelector('main').textContent.includes('零拷贝') }
-           : null;",
-        Duration::from_secs(10),
-        "the chapter the result leads to",
-    )
-    .await?;
+    js(client, &queries::click_zero_copy_result()).await?;
+    let landed = queries::zh_zero_copy_page()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the chapter the result leads to",
+        )
+        .await?;
     assert_eq!(landed, json!({ "lang": "zh-CN", "found": true }));
     // English search is unchanged: an English word still finds its chapter.
     open(client, &page.base, "index").await?;
     type_search(client, "vmsplice").await?;
-    wait_js(
-        client,
-        "return [...document.querySelectorAll('#mdbook-searchresults a')]
-           .some((a) => a.getAttribute('href').startsWith('vmsplice')) || null;",
-        Duration::from_secs(10),
-        "English results for vmsplice",
-    )
-    .await?;
+    queries::vmsplice_result_shown()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "English results for vmsplice",
+        )
+        .await?;
     Ok(())
 }
 
@@ -140,21 +107,7 @@ async fn run_in_chinese(page: &Page) -> TestResult {
     open(client, &page.base, &format!("zh-CN/{RUN_CHAPTER}")).await?;
     start_run(client, "1").await?;
     let result = wait_until_done(client, Duration::from_secs(90)).await?;
-    let card = js(
-        client,
-        &format!(
-            "{COUNT_SCRIPTS}
-             const card = document.querySelector('.pipebook-run[data-step=\"{RUN_STEP}\"]');
-             const button = card.querySelector('button.pipebook-run-button');
-             // The card's own words: not the runner's (marked lang=en), not commands.
-             const own = card.cloneNode(true);
-             own.querySelectorAll('[lang=\"en\"], code, pre, kbd, svg').forEach((e) => e.remove());
-             return {{ text: count(own.innerText || own.textContent), button: count(button.textContent),
-                       figure: /\\d+(\\.\\d+)?\\s*GiB\\/s/.test(card.innerText),
-                       english: [...(own.innerText || own.textContent).matchAll(/[A-Za-z][A-Za-z ,.'()-]{{12,}}/g)].map((m) => m[0]).slice(0, 40) }};"
-        ),
-    )
-    .await?;
+    let card = js(client, &queries::run_card_scripts()).await?;
     assert!(
         card["button"]["cjk"].as_u64().unwrap_or(0) > 0,
         "the run button is labelled in Chinese: {card}"

@@ -25,6 +25,7 @@ use futures_util::FutureExt as _;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
+use super::queries;
 use super::{browser_log, cdp, check_page, js, screenshot, set_theme, workspace_root};
 use super::{TestResult, RECORDER};
 use crate::common::{InProcess, RUN_LOCK};
@@ -133,7 +134,7 @@ async fn fresh_tab(page: &Page) -> TestResult {
         .goto(&page.base)
         .await
         .map_err(|e| format!("opening {}: {e}", page.base))?;
-    js(client, "localStorage.clear(); return true;").await?;
+    js(client, &queries::clear_storage()).await?;
     set_theme(client, "light").await
 }
 

@@ -16,10 +16,11 @@ use std::time::Duration;
 use fantoccini::Client;
 use serde_json::{json, Value};
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 const SWEEP: &str = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe_size\"]";
@@ -63,27 +64,9 @@ impl<'a> Stated<'a> {
             text,
             svg,
         } = self;
-        let read = wait_js(
-            client,
-            &format!(
-                "const e = document.querySelector('{part}');
-                 const status = e.querySelector('{status}').textContent;
-                 if (status.startsWith('Error') || status.startsWith('ended')) return 'error: ' + status;
-                 if (!({ready})) return null;
-                 const svg = e.querySelector('svg.{svg}');
-                 return {{
-                   status,
-                   verdict: e.dataset.verdict ?? null,
-                   text: e.querySelector('{text}').textContent,
-                   drawn: !!svg?.querySelector('rect'),
-                   label: svg?.getAttribute('aria-label') ?? null,
-                   {extra}
-                 }};"
-            ),
-            Duration::from_secs(secs),
-            what,
-        )
-        .await?;
+        let read = queries::stated_part(part, status, ready, svg, text, extra)
+            .wait(client, Duration::from_secs(secs), what)
+            .await?;
         if read.is_string() {
             return Err(format!("{what}: {read}"));
         }
@@ -151,14 +134,7 @@ pub(super) async fn run_until(
     );
     js(
         client,
-        &format!(
-            "const e = document.querySelector('{part}');
-             e.scrollIntoView({{ block: 'center' }});
-             {setup}
-             e.querySelector('{budget_css}').value = '{budget}';
-             e.querySelector('{until_css}').click();
-             return true;"
-        ),
+        &queries::run_until(part, setup, &budget_css, &until_css, budget),
     )
     .await
     .map(|_| ())
@@ -190,29 +166,15 @@ async fn evidence(page: &Page) -> TestResult {
     let part = format!("{root} .pipebook-evidence");
     // 128 KiB per call, a configuration the other tests leave alone: its runs
     // in the shared history are this test's, so two quiet ones must still run.
-    js(
-        client,
-        &format!(
-            "const s = document.querySelector('{root} select.pipebook-buf-size') ?? document.querySelector('{root} .pipebook-buf-size select');
-             s.value = '131072';
-             return s.value === '131072';"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|set| *set)
-    .ok_or("the run card offers no 128 KiB bytes per call")?;
+    js(client, &queries::choose_128k_calls(&root))
+        .await?
+        .as_bool()
+        .filter(|set| *set)
+        .ok_or("the run card offers no 128 KiB bytes per call")?;
     // A live run first: the figure watching is charged to.
     start_run(client, "1").await?;
     wait_until_done(client, Duration::from_secs(90)).await?;
-    let before = js(
-        client,
-        &format!(
-            "const e = document.querySelector('{part}');
-             return {{ state: e.dataset.state, until: e.querySelector('button.pipebook-evidence-until').disabled }};"
-        ),
-    )
-    .await?;
+    let before = js(client, &queries::evidence_state(&part)).await?;
     if before != json!({"state": "idle", "until": false}) {
         return Err(format!(
             "after the live run, Run until resolved should be ready: {before}"
@@ -297,16 +259,9 @@ async fn held_while_busy(
     own: &str,
     what: &str,
 ) -> TestResult {
-    let held = wait_js(
-        client,
-        &format!(
-            "return document.querySelector('{part}').dataset.state === 'busy'
-               ? {{ own: document.querySelector('{root} {own}').disabled }} : null;"
-        ),
-        Duration::from_secs(10),
-        what,
-    )
-    .await?;
+    let held = queries::held_while_busy(part, root, own)
+        .wait(client, Duration::from_secs(10), what)
+        .await?;
     if held != json!({"own": true}) {
         return Err(format!(
             "{what}: the card's own {own} should wait while these runs go: {held}"
@@ -330,16 +285,13 @@ async fn against_baseline(page: &Page) -> TestResult {
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{AGAINST_BASELINE}\"]");
     let part = format!("{root} .pipebook-baseline");
-    let before = wait_js(
-        client,
-        &format!(
-            "const b = document.querySelector('{part}');
-             return b && b.querySelector('.pipebook-baseline-text').textContent ? b.querySelector('.pipebook-baseline-text').textContent : null;"
-        ),
-        Duration::from_secs(10),
-        "the card's part against the baseline",
-    )
-    .await?;
+    let before = queries::baseline_text(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the card's part against the baseline",
+        )
+        .await?;
     if !before
         .as_str()
         .unwrap_or("")
@@ -419,19 +371,7 @@ async fn sweep(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{SWEEP}');
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-sweep-values').value = '16KiB,1MiB';
-             r.querySelector('input.pipebook-seconds').value = '0.5';
-             r.querySelector('input.pipebook-sweep-repeats').value = '2';
-             r.querySelector('button.pipebook-sweep-button').click();
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::start_pipe_size_sweep(SWEEP)).await?;
     let stated = Stated {
         part: SWEEP,
         status: ".pipebook-status".into(),
@@ -491,25 +431,14 @@ async fn ipc_versus(page: &Page) -> TestResult {
     require_chapter("zero-copy")?;
     open(client, &page.base, "zero-copy").await?;
     let part = format!("{MATRIX} .pipebook-ipc-versus");
-    wait_js(
-        client,
-        &format!("return !!document.querySelector('{part}');"),
-        Duration::from_secs(10),
-        "the matrix's one-against-another part",
-    )
-    .await?;
-    let before = js(
-        client,
-        &format!(
-            "const v = document.querySelector('{part}');
-             v.scrollIntoView({{ block: 'center' }});
-             v.querySelector('select.pipebook-ipc-versus-a').value = 'pipe-rw';
-             v.querySelector('select.pipebook-ipc-versus-b').value = 'sysv-msgqueue';
-             v.querySelector('select.pipebook-ipc-versus-b').dispatchEvent(new Event('change'));
-             return v.querySelector('.pipebook-ipc-versus-text').textContent;"
-        ),
-    )
-    .await?;
+    queries::exists(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the matrix's one-against-another part",
+        )
+        .await?;
+    let before = js(client, &queries::ipc_versus_pick(&part)).await?;
     // Only the page's quiet runs count, and it says so.
     if !before.as_str().unwrap_or("").contains("has 0 quiet runs") {
         return Err(format!("before any run it should say none ran: {before}"));
@@ -561,13 +490,13 @@ async fn ipc_survey(page: &Page) -> TestResult {
     require_chapter(IPC_CHAPTER)?;
     open(client, &page.base, IPC_CHAPTER).await?;
     let part = format!("{IPC_CARD} .pipebook-ipc-evidence");
-    wait_js(
-        client,
-        &format!("const e = document.querySelector('{part}'); return e && !e.hidden && e.dataset.quiet !== undefined;"),
-        Duration::from_secs(10),
-        "the IPC card's part against the survey",
-    )
-    .await?;
+    queries::survey_part_ready(&part)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card's part against the survey",
+        )
+        .await?;
     // 2 MiB runs, six at most: one planned look. Only this sequence's runs
     // count (earlier ones were already looked at).
     run_until(
@@ -649,13 +578,7 @@ async fn results_interval(page: &Page) -> TestResult {
     let part = format!("{root} .pipebook-evidence");
     // One quiet run of the card's own sizes first, so the card compares the
     // configuration the table takes (the newest quiet run's).
-    js(
-        client,
-        &format!(
-            "document.querySelector('{root} input.pipebook-quiet').checked = true; return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::tick_quiet(&root)).await?;
     start_run(client, "0.5").await?;
     wait_until_done(client, Duration::from_secs(60)).await?;
     run_until(client, &part, "", "pipebook-evidence", 6).await?;
@@ -680,20 +603,13 @@ async fn results_interval(page: &Page) -> TestResult {
         )
         .await?;
     open(client, &page.base, "your-machine").await?;
-    let cell = wait_js(
-        client,
-        &format!(
-            "const td = document.querySelector('.pipebook-results tr[data-step=\"{RUN_STEP}\"] td.pipebook-vs-article');
-             if (!td || td.dataset.ciLow === undefined) return null;
-             td.scrollIntoView({{ block: 'center' }});
-             return {{ figure: td.firstChild.textContent, used: td.querySelector('.pipebook-results-used').textContent,
-                       quiet: Number(td.dataset.quiet), verdict: td.dataset.verdict,
-                       caption: document.querySelector('.pipebook-results-note').textContent }};"
-        ),
-        Duration::from_secs(10),
-        "the results table's ÷ article with its interval",
-    )
-    .await?;
+    let cell = queries::results_vs_article()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the results table's ÷ article with its interval",
+        )
+        .await?;
     // "R (L to H)": the same figures the card states as "R× ... (95% interval L to H)".
     let figure = cell["figure"].as_str().unwrap_or("");
     let (ratio, interval) = figure

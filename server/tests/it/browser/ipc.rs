@@ -5,9 +5,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::queries;
 use super::{
     in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element, start_ipc_at,
-    start_ipc_card, wait_js, Page, TestResult,
+    start_ipc_card, Page, TestResult,
 };
 
 /// The chapter whose IPC card the test runs, the mechanism, and the bytes it moves.
@@ -37,32 +38,19 @@ async fn run_ipc(page: &Page) -> TestResult {
     let root = format!(".pipebook-ipc[data-mechanism=\"{IPC_MECHANISM}\"]");
     // How many runs of the mechanism the history held before this one: the card
     // must list one more afterwards, whatever other tests ran before.
-    let before = wait_js(
-        client,
-        &format!("return document.querySelector('{root}')?.dataset.earlierRuns ?? null;"),
-        Duration::from_secs(10),
-        "the IPC card to read the history",
-    )
-    .await?;
+    let before = queries::ipc_earlier_runs(&root)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card to read the history",
+        )
+        .await?;
     let before: u64 = before
         .as_str()
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("the IPC card's earlier runs are not a count: {before}"))?;
     start_ipc_card(client, IPC_CHAPTER, IPC_MECHANISM, IPC_BYTES).await?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         const cells = [...r.querySelectorAll('table.pipebook-ipc-result tr')]
-           .map((tr) => [...tr.children].map((c) => c.textContent));
-         return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),
-                  checksum: r.dataset.checksum ?? null, cells,
-                  progress: Number(r.dataset.progressSamples ?? 0),
-                  counts: [...r.querySelectorAll('table.pipebook-ipc-counts tr')]
-                    .map((tr) => [...tr.children].map((c) => c.textContent)),
-                  barHidden: r.querySelector('progress.pipebook-ipc-progress').hidden,
-                  watched: r.dataset.watched ?? null,
-                  summary: r.querySelector('.pipebook-ipc-summary').textContent,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::ipc_card(&root);
     let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") || last["checksum"] != json!("ok") {
         return Err(format!("the IPC card ended as {last}"));
@@ -121,35 +109,19 @@ async fn run_ipc(page: &Page) -> TestResult {
         return Err(format!("the IPC card's counts table is wrong: {counts}"));
     }
     // The card then lists the run among the earlier ones, from the history.
-    wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return Number(r.dataset.earlierRuns) >= {} ? r.dataset.earlierRuns : null;",
-            before + 1
-        ),
-        Duration::from_secs(10),
-        "the IPC card to list the run from the history",
-    )
-    .await?;
+    queries::ipc_earlier_runs_reach(&root, before + 1)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the IPC card to list the run from the history",
+        )
+        .await?;
     let path = screenshot_element(client, &root, "ipc-done").await?;
     // Again with "Quiet run" ticked: nothing streamed, the bar never shown, and
     // the card says the figure was not watched (the runner's `watched: false`).
     // The card is taller now: its button, not its middle, goes to the centre,
     // clear of mdBook's sticky bar.
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.querySelector('input.pipebook-ipc-quiet').checked = true;
-             r.querySelector('input.pipebook-ipc-bytes').value = '{IPC_BYTES}';
-             const b = r.querySelector('button.pipebook-ipc-button');
-             b.scrollIntoView({{ block: 'center' }});
-             b.click();
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::ipc_start_quiet(&root, IPC_BYTES)).await?;
     let quiet = ipc_card_finished(client, &probe).await?;
     if quiet["state"] != json!("done") || quiet["checksum"] != json!("ok") {
         return Err(format!("the quiet IPC run ended as {quiet}"));
@@ -188,15 +160,7 @@ async fn run_ipc_matrix(page: &Page) -> TestResult {
     start_ipc_at(client, root, "2MiB")
         .await
         .map_err(|_| "zero-copy.html has no runnable matrix card".to_string())?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, rows: Number(r.dataset.rows),
-                  mine: r.querySelectorAll('rect.pipebook-ipc-bar-mine').length,
-                  survey: r.querySelectorAll('rect.pipebook-ipc-bar-survey').length,
-                  table: r.querySelectorAll('table tr').length,
-                  vsSurvey: r.querySelector('tr[data-mechanism=\"pipe-rw\"] td.pipebook-ipc-vs-survey')?.textContent ?? null,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::ipc_matrix(root);
     let deadline = Instant::now() + Duration::from_secs(120);
     let last = loop {
         let s = js(client, &probe).await?;

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use super::queries;
 use super::{
     click, in_fresh_page, ipc_card_finished, js, open, require_chapter, screenshot_element,
     start_ipc_card, Page, TestResult,
@@ -25,13 +26,7 @@ async fn run(page: &Page) -> TestResult {
     open(client, &page.base, CHAPTER).await?;
     let root = format!(".pipebook-ipc[data-mechanism=\"{MECHANISM}\"]");
     // The switch is there, on by default; the test turns it off.
-    let found = js(
-        client,
-        &format!(
-            "return document.querySelector('{root} input.pipebook-ipc-counts')?.checked ?? null;"
-        ),
-    )
-    .await?;
+    let found = js(client, &queries::ipc_counts_box(&root)).await?;
     if found != json!(true) {
         return Err(format!(
             "{CHAPTER}.html's {MECHANISM} card has no counting switch checked by default: {found}"
@@ -40,14 +35,7 @@ async fn run(page: &Page) -> TestResult {
     // Unchecked by a click, as a reader would, then run as every IPC card is.
     click(client, &format!("{root} input.pipebook-ipc-counts")).await?;
     start_ipc_card(client, CHAPTER, MECHANISM, "4MiB").await?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state,
-                  command: r.querySelector('.pipebook-sweep-command')?.textContent ?? '',
-                  missing: [...r.querySelectorAll('.pipebook-ipc-counts-missing li')].map((li) => li.textContent),
-                  counts: [...r.querySelectorAll('table.pipebook-ipc-counts tr')]
-                    .map((tr) => [...tr.children].map((c) => c.textContent)) }};"
-    );
+    let probe = queries::ipc_counts_off(&root);
     let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") {
         return Err(format!("the IPC card ended as {last}"));

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::queries;
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, start_ipc_card, Page, TestResult,
 };
@@ -23,12 +24,7 @@ async fn the_copy_file_range_and_reflink_cards_run_or_say_why_not() {
 async fn run_card(page: &Page, mechanism: &str, bytes: &str) -> Result<Value, String> {
     let client = &page.client;
     let root = start_ipc_card(client, CHAPTER, mechanism, bytes).await?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, mibs: Number(r.dataset.mibPerS),
-                  checksum: r.dataset.checksum ?? null,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::ipc_files_card(&root);
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let s = js(client, &probe).await?;

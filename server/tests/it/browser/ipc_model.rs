@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::queries;
 use super::{
     in_fresh_page, ipc_card_finished, open, require_chapter, screenshot_element, start_ipc_card,
     Page, TestResult,
@@ -23,16 +24,7 @@ async fn run(page: &Page) -> TestResult {
     require_chapter(CHAPTER)?;
     open(client, &page.base, CHAPTER).await?;
     let root = start_ipc_card(client, CHAPTER, MECHANISM, "16MiB").await?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         const rows = (css) => [...r.querySelectorAll(css)]
-           .map((tr) => [...tr.children].map((c) => c.textContent));
-         return {{ state: r.dataset.state,
-                  counts: rows('table.pipebook-ipc-counts tr'),
-                  model: [...r.querySelectorAll('table.pipebook-ipc-model tbody tr')]
-                    .map((tr) => ({{ id: tr.dataset.model, verdict: tr.dataset.verdict,
-                                    cells: [...tr.children].map((c) => c.textContent) }})) }};"
-    );
+    let probe = queries::ipc_model(&root);
     let last = ipc_card_finished(client, &probe).await?;
     if last["state"] != json!("done") {
         return Err(format!("the IPC card ended as {last}"));

@@ -8,7 +8,8 @@ use std::time::Duration;
 use pipebench::machine::behaviour;
 use serde_json::Value;
 
-use super::{in_fresh_page, js, open, require_chapter, screenshot, wait_js, Page, TestResult};
+use super::queries;
+use super::{in_fresh_page, js, js_async, open, require_chapter, screenshot, Page, TestResult};
 
 const KERNEL_CHAPTER: &str = "kernel-changes";
 
@@ -19,12 +20,7 @@ async fn each_kernel_line_shows_what_this_machine_measured_and_every_outcome_rea
 
 /// `/api/system` as the page gets it.
 async fn system_report(page: &Page) -> TestResult<Value> {
-    page.client
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             fetch('/api/system').then((r) => r.json()).then(done).catch((e) => done(String(e)));",
-            vec![],
-        )
+    js_async(&page.client, &queries::api_system())
         .await
         .map_err(|e| format!("reading /api/system from the page: {e}"))
 }
@@ -33,17 +29,13 @@ async fn kernel_lines(page: &Page) -> TestResult {
     let client = &page.client;
     require_chapter(KERNEL_CHAPTER)?;
     open(client, &page.base, KERNEL_CHAPTER).await?;
-    let lines = wait_js(
-        client,
-        "const ls = [...document.querySelectorAll('.pipebook-kernel')];
-         return ls.length && ls.every((l) => l.dataset.state)
-           ? ls.map((l) => ({ probe: l.dataset.probe, state: l.dataset.state,
-                text: l.querySelector('.pipebook-kernel-text').textContent }))
-           : null;",
-        Duration::from_secs(10),
-        "the kernel lines to be drawn",
-    )
-    .await?;
+    let lines = queries::kernel_probes()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the kernel lines to be drawn",
+        )
+        .await?;
     let lines = lines.as_array().ok_or("no lines")?;
     assert_eq!(lines.len(), behaviour::ProbeId::ALL.len(), "{lines:?}");
     let system = system_report(page).await?;
@@ -68,32 +60,7 @@ async fn kernel_lines(page: &Page) -> TestResult {
     // Every branch, worded by the runner's own code, drawn by the page's.
     let outcomes = serde_json::to_string(&behaviour::every_outcome("crafted evidence"))
         .map_err(|e| e.to_string())?;
-    let drawn = client
-        .execute_async(
-            &format!(
-                "const done = arguments[arguments.length - 1];
-                 const outcomes = {outcomes};
-                 import('/pipebook/kernel.js').then((m) => {{
-                   const host = document.createElement('section');
-                   host.id = 'crafted-kernel-lines';
-                   document.querySelector('main').prepend(host);
-                   const drawn = [];
-                   for (const probe of [...outcomes, null]) {{
-                     const el = document.createElement('div');
-                     el.className = 'pipebook-kernel';
-                     el.dataset.probe = probe ? probe.id : 'vmsplice';
-                     host.append(el);
-                     m.drawKernelLine(el, probe ? {{ behaviour: [probe] }} : null);
-                     drawn.push({{ state: el.dataset.state,
-                       text: el.querySelector('.pipebook-kernel-text').textContent,
-                       evidence: el.querySelector('details')?.textContent ?? '' }});
-                   }}
-                   host.scrollIntoView();
-                   done(drawn);
-                 }}).catch((e) => done(String(e)));"
-            ),
-            vec![],
-        )
+    let drawn = js_async(client, &queries::draw_kernel_lines(&outcomes))
         .await
         .map_err(|e| format!("drawing the crafted lines: {e}"))?;
     let drawn = drawn
@@ -121,7 +88,7 @@ async fn kernel_lines(page: &Page) -> TestResult {
         .as_str()
         .unwrap_or_default()
         .contains("cargo run --release"));
-    js(client, "document.querySelectorAll('#crafted-kernel-lines details').forEach((d) => d.open = true); return true;").await?;
+    js(client, &queries::open_crafted_lines()).await?;
     screenshot(client, "kernel-lines-every-outcome").await?;
     Ok(())
 }
@@ -134,15 +101,6 @@ async fn kernel_lines(page: &Page) -> TestResult {
 async fn each_chapter_shows_the_aside_of_this_kernels_answer_and_probes_again() {
     in_fresh_page("kernel-branches", kernel_branches).await;
 }
-
-/// Every aside of the open chapter: probe, answer, default, state, shown.
-const ASIDES: &str = "const as = [...document.querySelectorAll('div.pipebook-kernel-branch')];
-     return as.length && as.every((a) => a.dataset.kernel)
-       ? as.map((a) => ({ probe: a.dataset.probe, answer: a.dataset.answer,
-            default: a.hasAttribute('data-default'), state: a.dataset.kernel,
-            shown: a.getClientRects().length > 0,
-            label: a.querySelector('.pipebook-kernel-branch-label')?.textContent ?? '' }))
-       : null;";
 
 /// The state an aside must be in, by `/api/system`'s probes.
 fn expected_state(system: &Value, aside: &Value) -> &'static str {
@@ -163,7 +121,9 @@ async fn kernel_branches(page: &Page) -> TestResult {
     for chapter in ["vmsplice", "splice", "huge-pages"] {
         require_chapter(chapter)?;
         open(client, &page.base, chapter).await?;
-        let asides = wait_js(client, ASIDES, Duration::from_secs(10), "the asides").await?;
+        let asides = queries::kernel_asides()
+            .wait(client, Duration::from_secs(10), "the asides")
+            .await?;
         let asides = asides.as_array().ok_or("no asides")?;
         assert!(asides.len() >= 2, "{chapter}: {asides:?}");
         let system = system_report(page).await?;
@@ -183,27 +143,19 @@ async fn kernel_branches(page: &Page) -> TestResult {
 
     // Probe again, from the huge-pages chapter's line.
     let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
-    js(
-        client,
-        "const d = document.querySelector('.pipebook-kernel details'); d.open = true;
-         d.querySelector('button.pipebook-kernel-probe').click(); return true;",
-    )
-    .await?;
-    wait_js(
-        client,
-        "const s = document.querySelector('.pipebook-kernel-status');
-         return s && /again/.test(s.textContent) ? s.textContent : null;",
-        Duration::from_secs(30),
-        "the fresh answers",
-    )
-    .await?;
+    js(client, &queries::probe_kernel_again()).await?;
+    queries::kernel_status_again()
+        .wait(client, Duration::from_secs(30), "the fresh answers")
+        .await?;
     let after = system_report(page).await?;
     assert!(
         after["behaviour_probed_at_ms"].as_u64() > before.as_u64(),
         "{before} then {}",
         after["behaviour_probed_at_ms"]
     );
-    let asides = wait_js(client, ASIDES, Duration::from_secs(5), "the asides").await?;
+    let asides = queries::kernel_asides()
+        .wait(client, Duration::from_secs(5), "the asides")
+        .await?;
     for aside in asides.as_array().ok_or("no asides")? {
         assert_eq!(aside["state"], expected_state(&after, aside), "{aside}");
     }
@@ -213,23 +165,16 @@ async fn kernel_branches(page: &Page) -> TestResult {
     require_chapter("your-machine")?;
     open(client, &page.base, "your-machine").await?;
     let before = system_report(page).await?["behaviour_probed_at_ms"].clone();
-    wait_js(
-        client,
-        "const b = document.querySelector('.pipebook-system-kernel button.pipebook-kernel-probe');
-         if (!b) return null; b.click(); return true;",
-        Duration::from_secs(10),
-        "the machine panel's probe button",
-    )
-    .await?;
-    let listed = wait_js(
-        client,
-        "const s = document.querySelector('.pipebook-system-kernel .pipebook-kernel-status');
-         return s && /again/.test(s.textContent)
-           ? document.querySelectorAll('.pipebook-system-kernel li[data-probe]').length : null;",
-        Duration::from_secs(30),
-        "the panel's fresh answers",
-    )
-    .await?;
+    queries::click_system_probe()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the machine panel's probe button",
+        )
+        .await?;
+    let listed = queries::system_probe_again()
+        .wait(client, Duration::from_secs(30), "the panel's fresh answers")
+        .await?;
     assert_eq!(listed, behaviour::ProbeId::ALL.len(), "{listed}");
     let after = system_report(page).await?["behaviour_probed_at_ms"].clone();
     assert!(after.as_u64() > before.as_u64(), "{before} then {after}");
@@ -238,15 +183,9 @@ async fn kernel_branches(page: &Page) -> TestResult {
     // A lab card names the behaviour each check assumes.
     require_chapter("lab-vmsplice-safety")?;
     open(client, &page.base, "lab-vmsplice-safety").await?;
-    let assumes = wait_js(
-        client,
-        "const t = (id) => document.querySelector(`li[data-check='${id}'] .pipebook-check-assumes`)?.textContent;
-         const a = t('early-reuse-breaks'), b = t('early-reuse-harmless');
-         return a && b ? [a, b, document.querySelector(`li[data-check='double-buffer-clean'] .pipebook-check-assumes`) === null] : null;",
-        Duration::from_secs(10),
-        "the lab's assumptions",
-    )
-    .await?;
+    let assumes = queries::check_assumptions()
+        .wait(client, Duration::from_secs(10), "the lab's assumptions")
+        .await?;
     assert!(
         assumes[0]
             .as_str()
@@ -278,24 +217,15 @@ async fn kernel_branches(page: &Page) -> TestResult {
             _ => "huge-pages",
         };
         open(client, &page.base, chapter).await?;
-        wait_js(client, ASIDES, Duration::from_secs(10), "the asides").await?;
+        queries::kernel_asides()
+            .wait(client, Duration::from_secs(10), "the asides")
+            .await?;
         let report = serde_json::json!({ "behaviour": [outcome] });
-        let drawn = client
-            .execute_async(
-                &format!(
-                    "const done = arguments[arguments.length - 1];
-                     import('/pipebook/kernel.js').then((m) => {{
-                       m.drawBranches(document, {report});
-                       document.querySelector('div.pipebook-kernel-branch').scrollIntoView();
-                       done(true);
-                     }}).catch((e) => done(String(e)));"
-                ),
-                vec![],
-            )
+        let drawn = js_async(client, &queries::draw_branches(&report))
             .await
             .map_err(|e| format!("drawing {id}: {e}"))?;
         assert_eq!(drawn, Value::Bool(true), "{drawn}");
-        let asides = js(client, ASIDES).await?;
+        let asides = js(client, &queries::kernel_asides()).await?;
         let asides = asides.as_array().ok_or("no asides")?;
         let shown: Vec<&Value> = asides.iter().filter(|a| a["state"] == "this").collect();
         if outcome.answer == "unknown" {

@@ -6,8 +6,9 @@ use std::time::Duration;
 use fantoccini::Client;
 use serde_json::{json, Value};
 
+use super::queries;
 use super::{
-    click, in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    click, in_fresh_page, js, js_async, open, require_chapter, screenshot_element, Page, TestResult,
 };
 
 /// The lab the test completes end to end, from its page.
@@ -35,23 +36,11 @@ pub(super) async fn save_prediction(
     fill: &str,
     shown: &str,
 ) -> TestResult {
-    js(
-        client,
-        &format!("const r = document.querySelector('{root}'); {fill} return true;"),
-    )
-    .await?;
+    js(client, &queries::lab_fill(root, fill)).await?;
     click(client, &format!("{root} .pipebook-prediction-save")).await?;
-    wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.querySelector('.pipebook-lab-predicted').textContent.includes('{shown}')
-                 && !r.querySelector('button.pipebook-lab-run').disabled;"
-        ),
-        Duration::from_secs(10),
-        "the saved prediction",
-    )
-    .await?;
+    queries::lab_prediction_saved(root, shown)
+        .wait(client, Duration::from_secs(10), "the saved prediction")
+        .await?;
     Ok(())
 }
 
@@ -68,18 +57,13 @@ pub(super) async fn run_lab_task(
         &format!("{root} button.pipebook-lab-run[data-task=\"{task}\"]"),
     )
     .await?;
-    let state = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             const status = r.querySelector('.pipebook-lab-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             return r.dataset.state === 'idle' && r.dataset.measurements === '{measurements}';"
-        ),
-        Duration::from_secs(60),
-        &format!("the lab's {task} runs"),
-    )
-    .await?;
+    let state = queries::lab_idle_with(root, measurements)
+        .wait(
+            client,
+            Duration::from_secs(60),
+            &format!("the lab's {task} runs"),
+        )
+        .await?;
     match state.as_str() {
         Some(err) => Err(err.to_string()),
         None => Ok(()),
@@ -91,14 +75,7 @@ pub(super) async fn lab_checks(
     client: &Client,
     root: &str,
 ) -> Result<(Value, Vec<(String, String)>), String> {
-    let checks = js(
-        client,
-        &format!(
-            "return [...document.querySelectorAll('{root} li[data-check]')]
-               .map((li) => [li.dataset.check, li.dataset.status]);"
-        ),
-    )
-    .await?;
+    let checks = js(client, &queries::lab_check_statuses(root)).await?;
     let statuses = serde_json::from_value(checks.clone()).map_err(|e| format!("{e}: {checks}"))?;
     Ok((checks, statuses))
 }
@@ -117,30 +94,10 @@ pub(super) async fn open_lab(
     require_chapter(chapter)?;
     let root = format!(".pipebook-lab[data-lab=\"{lab}\"]");
     open(client, &page.base, chapter).await?;
-    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
-    wait_js(
-        client,
-        &idle,
-        Duration::from_secs(10),
-        &format!("{lab}'s card"),
-    )
-    .await?;
-    let card = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.scrollIntoView({{ block: 'start' }});
-             return {{
-               tasks: [...r.querySelectorAll('.pipebook-lab-tasks li[data-task]')].map((li) => ({{
-                 task: li.dataset.task,
-                 text: li.querySelector('code').textContent,
-                 locked: li.querySelector('button.pipebook-lab-run').disabled,
-               }})),
-               {extra}
-             }};"
-        ),
-    )
-    .await?;
+    let idle = queries::card_idle(&root);
+    idle.wait(client, Duration::from_secs(10), &format!("{lab}'s card"))
+        .await?;
+    let card = js(client, &queries::lab_tasks(&root, extra)).await?;
     Ok((root, card))
 }
 
@@ -185,19 +142,7 @@ pub(super) struct LabOutcome {
 
 /// Reads a lab card's [`LabOutcome`].
 pub(super) async fn lab_outcome(client: &Client, root: &str) -> TestResult<LabOutcome> {
-    let shown = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return {{
-               verdict: r.querySelector('.pipebook-lab-verdict').textContent,
-               head: [...r.querySelectorAll('table.pipebook-lab-runs th')].map((th) => th.textContent),
-               rows: r.querySelectorAll('table.pipebook-lab-runs tr').length,
-               status: r.querySelector('.pipebook-lab-status').textContent,
-             }};"
-        ),
-    )
-    .await?;
+    let shown = js(client, &queries::lab_runs_table(root)).await?;
     let text = |key: &str| shown[key].as_str().unwrap_or("").to_string();
     Ok(LabOutcome {
         verdict: text("verdict"),
@@ -253,14 +198,7 @@ async fn do_ipc_lab(page: &Page) -> TestResult {
         return Err(format!("lab 6's checks should all be judged: {checks}"));
     }
     // Every run the card made was quiet, so its speed checks compare unwatched runs.
-    let recorded = client
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             fetch('/api/labs').then((r) => r.json())
-               .then((s) => done(s.labs['choose-ipc'].measurements.map((m) => m.result.watched ?? null)))
-               .catch((e) => done('error: ' + e));",
-            vec![],
-        )
+    let recorded = js_async(client, &queries::lab_runs_watched())
         .await
         .map_err(|e| format!("reading /api/labs: {e}"))?;
     let watched = recorded.as_array().cloned().unwrap_or_default();
@@ -272,15 +210,7 @@ async fn do_ipc_lab(page: &Page) -> TestResult {
     // The two throughput ratios each state their interval or why there is none
     // (the count checks have none), and the card says what this machine's state would do to them before
     // any run.
-    let said = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return {{ details: [...r.querySelectorAll('.pipebook-check-detail')].map((p) => p.textContent),
-                       precheck: r.querySelector('.pipebook-precheck')?.textContent ?? '' }};"
-        ),
-    )
-    .await?;
+    let said = js(client, &queries::lab_check_details(root)).await?;
     let details: Vec<String> = serde_json::from_value(said["details"].clone()).unwrap_or_default();
     // As the runner judged them: an interval at the look's level (a planned
     // look spends its share of the 5%), or (too few runs a side to reach it)
@@ -305,18 +235,14 @@ async fn do_ipc_lab(page: &Page) -> TestResult {
     {
         return Err(format!("lab 6 should show the machine check: {said}"));
     }
-    let verdict = js(
-        client,
-        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
-    )
-    .await?;
+    let verdict = js(client, &queries::lab_verdict(root)).await?;
     let verdict = verdict.as_str().unwrap_or("");
     if !verdict.contains("You predicted posix-shm") || !verdict.contains("fastest") {
         return Err(format!(
             "lab 6 should compare the choice with the fastest mechanism: {verdict}"
         ));
     }
-    js(client, "window.scrollTo(0, 0); return true;").await?;
+    js(client, &queries::scroll_to_top()).await?;
     let path = screenshot_element(client, root, "lab-choose-ipc-done").await?;
     println!("lab 6: checks {checks}, {verdict}; {}", path.display());
     Ok(())
@@ -330,14 +256,11 @@ async fn do_lab(page: &Page) -> TestResult {
     require_chapter(LAB_CHAPTER)?;
     let root = ".pipebook-lab[data-lab=\"vmsplice-safety\"]";
     open(client, base, LAB_CHAPTER).await?;
-    let idle = format!("return document.querySelector('{root}')?.dataset.state === 'idle';");
-    wait_js(client, &idle, Duration::from_secs(10), "the lab card").await?;
+    let idle = queries::card_idle(root);
+    idle.wait(client, Duration::from_secs(10), "the lab card")
+        .await?;
     // Runs stay locked until a prediction is saved.
-    let locked = js(
-        client,
-        &format!("return document.querySelector('{root} button.pipebook-lab-run').disabled;"),
-    )
-    .await?;
+    let locked = js(client, &queries::lab_run_locked(root)).await?;
     if locked != json!(true) {
         return Err("the lab's runs should wait for a prediction".into());
     }
@@ -362,58 +285,37 @@ async fn do_lab(page: &Page) -> TestResult {
             "the checks should be judged, double buffering clean: {checks}"
         ));
     }
-    let verdict = js(
-        client,
-        &format!("return document.querySelector('{root} .pipebook-lab-verdict').textContent;"),
-    )
-    .await?;
+    let verdict = js(client, &queries::lab_verdict(root)).await?;
     if !verdict.as_str().unwrap_or("").contains("You predicted 0.3") {
         return Err(format!(
             "the prediction should be compared with the measurement: {verdict}"
         ));
     }
     // From the top, so mdBook's sticky bar does not cover the card.
-    js(client, "window.scrollTo(0, 0); return true;").await?;
+    js(client, &queries::scroll_to_top()).await?;
     let path = screenshot_element(client, root, "lab-done").await?;
     println!("lab: checks {checks}, {verdict}; {}", path.display());
 
     // A reload shows the same lab, from the runner.
     open(client, base, LAB_CHAPTER).await?;
-    wait_js(
+    queries::lab_judged(
+        root,
+        &statuses
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+    .wait(
         client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.dataset.measurements === '2' && r.querySelector('.pipebook-prediction-input').disabled
-                 && r.dataset.checks === '{}';",
-            statuses.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(",")
-        ),
         Duration::from_secs(10),
         "the lab's progress after a reload",
     )
     .await?;
 
     // The export, fetched by the page from the link it offers.
-    js(
-        client,
-        &format!(
-            "const input = document.querySelector('{root} .pipebook-lab-student');
-             input.value = 'Test Student';
-             input.dispatchEvent(new Event('input'));
-             return true;"
-        ),
-    )
-    .await?;
-    let fetched = client
-        .execute_async(
-            &format!(
-                "const done = arguments[arguments.length - 1];
-                 const a = document.querySelector('{root} a.pipebook-lab-export-json');
-                 fetch(a.href).then(async (r) => done({{ status: r.status, href: a.getAttribute('href'),
-                   disposition: r.headers.get('content-disposition'), text: await r.text() }}))
-                   .catch((e) => done({{ error: String(e) }}));"
-            ),
-            vec![],
-        )
+    js(client, &queries::lab_student_name(root)).await?;
+    let fetched = js_async(client, &queries::lab_export_json(root))
         .await
         .map_err(|e| format!("fetching the export: {e}"))?;
     if fetched["status"] != json!(200) {
@@ -447,11 +349,7 @@ async fn do_lab(page: &Page) -> TestResult {
             "the lab's runs should be quiet (watched: false): {measurements:?}"
         ));
     }
-    let html = js(
-        client,
-        &format!("return document.querySelector('{root} a.pipebook-lab-export-html').href;"),
-    )
-    .await?;
+    let html = js(client, &queries::lab_export_href(root)).await?;
     println!(
         "lab export: {} bytes, digest ok, HTML at {html}",
         fetched["text"].as_str().unwrap_or("").len()

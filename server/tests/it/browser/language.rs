@@ -6,24 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{cdp, click, in_fresh_page, js, open, require_chapter, wait_js, Page, TestResult};
-
-/// What the page shows of its languages: the picker's links and the suggestion.
-const LANGUAGES: &str = "
-    const nav = document.querySelector('#mdbook-menu-bar .pipebook-language');
-    const links = nav ? [...nav.querySelectorAll('a')].map((a) => ({
-      lang: a.lang, hreflang: a.hreflang, path: new URL(a.href).pathname,
-      current: a.getAttribute('aria-current'), text: a.textContent,
-    })) : null;
-    const label = nav && document.getElementById(nav.getAttribute('aria-labelledby'));
-    const offer = document.querySelector('main .pipebook-language-suggest');
-    return {
-      links,
-      label: label ? label.textContent : null,
-      offer: offer ? { lang: offer.lang, path: new URL(offer.querySelector('a').href).pathname } : null,
-      stored: localStorage.getItem('pipebook-language'),
-      focused: document.activeElement ? document.activeElement.getAttribute('hreflang') : null,
-    };";
+use super::queries;
+use super::{cdp, click, in_fresh_page, js, open, require_chapter, Page, TestResult};
 
 #[tokio::test]
 async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
@@ -31,7 +15,7 @@ async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
         let (client, base) = (&page.client, page.base.as_str());
         require_chapter("vmsplice")?;
         open(client, base, "vmsplice").await?;
-        let seen = js(client, LANGUAGES).await?;
+        let seen = js(client, &queries::languages()).await?;
         println!("an English browser sees: {seen}");
         let links = seen["links"]
             .as_array()
@@ -62,7 +46,7 @@ async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
         }
 
         // The browser now says it prefers Chinese, as a reader's would.
-        let agent = js(client, "return navigator.userAgent;").await?;
+        let agent = js(client, &queries::user_agent()).await?;
         cdp(
             client,
             "Network.setUserAgentOverride",
@@ -70,32 +54,28 @@ async fn the_picker_keeps_the_page_and_a_chinese_browser_is_offered_it_once() {
         )
         .await?;
         open(client, base, "vmsplice").await?;
-        let seen = js(client, LANGUAGES).await?;
+        let seen = js(client, &queries::languages()).await?;
         println!("a Chinese browser sees: {seen}");
         if seen["offer"] != json!({ "lang": "zh-CN", "path": "/zh-CN/vmsplice.html" }) {
             return Err(format!("no offer of this chapter in Chinese: {seen}"));
         }
-        let path = js(client, "return location.pathname;").await?;
+        let path = js(client, &queries::location_path()).await?;
         let path = path.as_str().unwrap_or_default();
         if !path.ends_with("/vmsplice.html") || path.contains("/zh-CN/") {
             return Err(format!("the page moved by itself, to {path}"));
         }
 
         click(client, ".pipebook-language-dismiss").await?;
-        let seen = wait_js(
-            client,
-            &format!("const s = (() => {{ {LANGUAGES} }})(); return s.offer === null ? s : null;"),
-            Duration::from_secs(5),
-            "the offer to go",
-        )
-        .await?;
+        let seen = queries::languages_offer_gone()
+            .wait(client, Duration::from_secs(5), "the offer to go")
+            .await?;
         if seen["stored"] != "en" || seen["focused"] != "zh-CN" {
             return Err(format!(
                 "dismissing should remember English and leave the keyboard on the picker: {seen}"
             ));
         }
         open(client, base, "vmsplice").await?;
-        let seen = js(client, LANGUAGES).await?;
+        let seen = js(client, &queries::languages()).await?;
         if !seen["offer"].is_null() {
             return Err(format!(
                 "the offer came back after it was dismissed: {seen}"
@@ -117,7 +97,7 @@ async fn on_a_phone(page: &Page) -> TestResult {
     // Opened at that width, as a phone opens it (mdBook hides the sidebar then); the
     // window gets its width back whatever happens, for the tests after this one.
     let phone = match open(client, &page.base, "vmsplice").await {
-        Ok(()) => js(client, PHONE).await,
+        Ok(()) => js(client, &queries::phone_layout()).await,
         Err(e) => Err(e),
     };
     client
@@ -146,13 +126,3 @@ async fn on_a_phone(page: &Page) -> TestResult {
     }
     Ok(())
 }
-
-/// Where the menu bar and the picker's links sit on the page.
-const PHONE: &str = "
-    const r = (el) => el.getBoundingClientRect();
-    const bar = document.getElementById('mdbook-menu-bar');
-    const other = r(document.querySelector('.pipebook-language a[hreflang=\"zh-CN\"]'));
-    const here = r(document.querySelector('.pipebook-language a[hreflang=\"en\"]'));
-    const icon = r(document.getElementById('mdbook-sidebar-toggle'));
-    return { width: document.documentElement.clientWidth, bar: r(bar).height, icon: icon.height,
-             other: { right: other.right, width: other.width, top: other.top }, hereWidth: here.width };";

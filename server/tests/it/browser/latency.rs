@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Locator;
 use serde_json::json;
 
+use super::queries::{self, Query};
 use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const CHAPTER: &str = "latency";
@@ -26,23 +27,14 @@ async fn click_and_wait(
     root: &str,
     setup: &str,
     limit: Duration,
-    probe: &str,
+    probe: &Query,
 ) -> Result<serde_json::Value, String> {
     let client = &page.client;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('button.pipebook-latency-button')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             {setup}
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("{CHAPTER}.html has no runnable {root}"))?;
+    js(client, &queries::latency_setup(root, setup))
+        .await?
+        .as_bool()
+        .filter(|found| *found)
+        .ok_or_else(|| format!("{CHAPTER}.html has no runnable {root}"))?;
     client
         .find(Locator::Css(&format!(
             "{root} button.pipebook-latency-button"
@@ -69,14 +61,7 @@ async fn run_card(page: &Page) -> TestResult {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
     let root = ".pipebook-latency[data-mechanism=\"pipe\"]";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, p50: Number(r.dataset.p50), p99: Number(r.dataset.p99),
-                  bars: Number(r.dataset.bars ?? 0), rects: r.querySelectorAll('svg.pipebook-latency-dist rect.pipebook-latency-bar').length,
-                  progress: Number(r.dataset.progressSamples ?? 0),
-                  cells: [...r.querySelectorAll('table.pipebook-latency-result tr')].map((tr) => tr.textContent),
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::latency_card(root);
     let last = click_and_wait(
         page,
         root,
@@ -123,14 +108,7 @@ async fn run_matrix(page: &Page) -> TestResult {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
     let root = ".pipebook-latency-matrix";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, rows: Number(r.dataset.rows),
-                  rects: r.querySelectorAll('svg.pipebook-latency-dist rect.pipebook-latency-bar').length,
-                  table: r.querySelectorAll('table tr').length,
-                  note: r.querySelector('.pipebook-latency-matrix-note')?.textContent ?? '',
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::latency_matrix(root);
     let last = click_and_wait(
         page,
         root,

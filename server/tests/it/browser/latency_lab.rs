@@ -9,6 +9,7 @@ use super::labs::{
     lab_checks, lab_outcome, open_lab, run_lab_task, save_prediction, tasks_wait_for_a_prediction,
     LabOutcome,
 };
+use super::queries;
 use super::{in_fresh_page, js, screenshot_element, Page, TestResult};
 
 const CHAPTER: &str = "lab-latency-cpu";
@@ -52,13 +53,7 @@ async fn do_latency_lab(page: &Page) -> TestResult {
         run_lab_task(client, root, task, 6 * (index + 1)).await?;
     }
     let (checks, statuses) = lab_checks(client, root).await?;
-    let detail = js(
-        client,
-        &format!(
-            "return document.querySelector('{root} li[data-check=\"busy-faster\"] .pipebook-check-detail')?.textContent ?? '';"
-        ),
-    )
-    .await?;
+    let detail = js(client, &queries::check_detail(root, "busy-faster")).await?;
     let detail = detail.as_str().unwrap_or_default().to_owned();
     // The busy-faster check compares two medians on its interval at a planned look: six
     // runs a side may leave it not resolved yet on a noisy machine.
@@ -103,7 +98,7 @@ async fn do_latency_lab(page: &Page) -> TestResult {
             "lab 8's status names the last run's figures: {shown}"
         ));
     }
-    js(client, "window.scrollTo(0, 0); return true;").await?;
+    js(client, &queries::scroll_to_top()).await?;
     let path = screenshot_element(client, root, "lab-latency-cpu-done").await?;
     println!("lab 8: checks {checks}, {verdict}; {}", path.display());
     Ok(())

@@ -9,6 +9,7 @@ use super::labs::{
     lab_checks, lab_outcome, open_lab, run_lab_task, save_prediction, tasks_wait_for_a_prediction,
     LabOutcome,
 };
+use super::queries;
 use super::{in_fresh_page, js, screenshot_element, Page, TestResult};
 
 const CHAPTER: &str = "lab-latency-tail";
@@ -52,9 +53,7 @@ async fn do_tail_lab(page: &Page) -> TestResult {
     let (checks, statuses) = lab_checks(client, root).await?;
     let detail = js(
         client,
-        &format!(
-            "return document.querySelector('{root} li[data-check=\"polling-beats-sleeping\"] .pipebook-check-detail')?.textContent ?? '';"
-        ),
+        &queries::check_detail(root, "polling-beats-sleeping"),
     )
     .await?;
     let detail = detail.as_str().unwrap_or_default().to_owned();
@@ -100,7 +99,7 @@ async fn do_tail_lab(page: &Page) -> TestResult {
         return Err(format!("lab 7's runs table: {shown}"));
     }
     crate::a11y::audit(client, &crate::a11y::axe_source(), "lab 7 done").await?;
-    js(client, "window.scrollTo(0, 0); return true;").await?;
+    js(client, &queries::scroll_to_top()).await?;
     let path = screenshot_element(client, root, "lab-latency-tail-done").await?;
     println!("lab 7: checks {checks}, {verdict}; {}", path.display());
     Ok(())

@@ -5,62 +5,40 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
+    in_fresh_page, js, js_async, open, require_chapter, screenshot_element, Page, TestResult,
     RUN_CHAPTER, RUN_STEP,
 };
 
 pub(super) const MACHINE_CHAPTER: &str = "your-machine";
 
-/// A script that reads the results table's rows into `rows`, `{step: {runs,
-/// name, best}}`, then evaluates `ready` (with `rows` in scope): the table's
-/// rows once `ready` is true, else null.
-fn rows_when(ready: &str) -> String {
-    format!(
-        "const rows = Object.fromEntries([...document.querySelectorAll('.pipebook-results tr[data-step]')]
-           .map((tr) => [tr.dataset.step, {{ runs: Number(tr.dataset.runs),
-             name: tr.querySelector('th').textContent,
-             best: tr.querySelector('.pipebook-best').textContent }}]));
-         return ({ready}) ? rows : null;"
-    )
-}
-
 /// The results table's rows once it lists `step`: `{step: {runs, name, best}}`.
 pub(super) async fn result_rows(page: &Page, step: &str) -> TestResult<Value> {
-    wait_js(
-        &page.client,
-        &rows_when(&format!("'{step}' in rows")),
-        Duration::from_secs(10),
-        "the results table's rows",
-    )
-    .await
+    queries::results_rows_listing(step)
+        .wait(
+            &page.client,
+            Duration::from_secs(10),
+            "the results table's rows",
+        )
+        .await
 }
 
 /// The results table's rows once its row of `step` counts more than `before` runs.
 pub(super) async fn rows_once_more_runs(page: &Page, step: &str, before: u64) -> TestResult<Value> {
-    wait_js(
-        &page.client,
-        &rows_when(&format!("rows['{step}'] && rows['{step}'].runs > {before}")),
-        Duration::from_secs(10),
-        "the results table to list the run",
-    )
-    .await
+    queries::results_rows_beyond(step, before)
+        .wait(
+            &page.client,
+            Duration::from_secs(10),
+            "the results table to list the run",
+        )
+        .await
 }
 
 /// How many results of `step` the server's history holds, fetched by the page.
 pub(super) async fn history_runs(page: &Page, step: &str) -> TestResult<u64> {
-    let counted = page
-        .client
-        .execute_async(
-            &format!(
-                "const done = arguments[arguments.length - 1];
-                 fetch('/api/results').then((r) => r.json())
-                   .then((all) => done(all.filter((r) => r.step === '{step}').length))
-                   .catch((e) => done(String(e)));"
-            ),
-            vec![],
-        )
+    let counted = js_async(&page.client, &queries::history_runs(step))
         .await
         .map_err(|e| format!("reading the history from the page: {e}"))?;
     counted
@@ -101,47 +79,29 @@ async fn machine_panel(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(MACHINE_CHAPTER)?;
     open(client, base, MACHINE_CHAPTER).await?;
-    let findings = wait_js(
-        client,
-        "const items = [...document.querySelectorAll('.pipebook-system .pipebook-finding')];
-         const full = items.filter((li) => li.dataset.id
-           && li.querySelector('.pipebook-finding-title').textContent
-           && li.querySelector('.pipebook-finding-evidence').textContent.startsWith('Seen: ')
-           && li.querySelector('.pipebook-finding-effect').textContent);
-         return full.length >= 3 && full.length === items.length
-           ? items.map((li) => li.dataset.id) : null;",
-        Duration::from_secs(10),
-        "the machine's findings to be listed",
-    )
-    .await?;
+    let findings = queries::system_findings()
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the machine's findings to be listed",
+        )
+        .await?;
     let ids = findings.to_string();
     if !ids.contains("kernel-") || !(ids.contains("virtualised") || ids.contains("bare-metal")) {
         return Err(format!(
             "the findings should cover the kernel and virtualisation: {ids}"
         ));
     }
-    js(
-        client,
-        "document.querySelector('.pipebook-findings').scrollIntoView({ block: 'start' }); return true;",
-    )
-    .await?;
+    js(client, &queries::scroll_to_findings()).await?;
     // Measure a wakeup from the page: it queues like a run and adds its finding.
-    js(
-        client,
-        "document.querySelector('.pipebook-wakeup-button').click(); return true;",
-    )
-    .await?;
-    let measured = wait_js(
-        client,
-        "const panel = document.querySelector('.pipebook-wakeup');
-         if (panel.dataset.state === 'error') return panel.textContent;
-         return panel.dataset.state === 'done'
-           && document.querySelector('.pipebook-finding[data-id=\"wakeup-cost\"]')
-           ? panel.querySelector('.pipebook-wakeup-result').textContent : null;",
-        Duration::from_secs(60),
-        "the wakeup measurement to finish",
-    )
-    .await?;
+    js(client, &queries::click_wakeup()).await?;
+    let measured = queries::wakeup_result()
+        .wait(
+            client,
+            Duration::from_secs(60),
+            "the wakeup measurement to finish",
+        )
+        .await?;
     let text = measured.as_str().unwrap_or("");
     if !text.starts_with("Round trip between CPUs") {
         return Err(format!(

@@ -19,6 +19,7 @@
 //! do not skip.
 
 mod fixture;
+pub(crate) mod queries;
 
 mod bfcache;
 mod bounds;
@@ -57,6 +58,7 @@ use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
 pub(crate) use fixture::{connect_browser, in_fresh_page, start_chromedriver, Page};
+use queries::Query;
 
 /// The chapter whose run widget, sweep and profile the tests use, and the step.
 const RUN_CHAPTER: &str = "baseline";
@@ -186,36 +188,54 @@ async fn browser_log(client: &Client) -> TestResult<Vec<Value>> {
     Ok(log.as_array().cloned().unwrap_or_default())
 }
 
-pub(crate) async fn js(client: &Client, script: &str) -> TestResult<Value> {
+/// Runs `query` in the page and returns what it read; a script that throws
+/// fails naming the query (and showing its script).
+pub(crate) async fn js(client: &Client, query: &Query) -> TestResult<Value> {
     client
-        .execute(script, vec![])
+        .execute(query.script(), vec![])
         .await
-        .map_err(|e| format!("script failed: {e}\n{script}"))
+        .map_err(|e| format!("query {} failed: {e}\n{}", query.name(), query.script()))
 }
 
-/// Polls `script` (which returns a truthy value when ready) until `timeout`.
-pub(crate) async fn wait_js(
-    client: &Client,
-    script: &str,
-    timeout: Duration,
-    what: &str,
-) -> TestResult<Value> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let value = js(client, script).await?;
-        let ready = match &value {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::String(s) => !s.is_empty(),
-            _ => true,
-        };
-        if ready {
-            return Ok(value);
+/// Runs the asynchronous `query` (it calls `done`, its last argument, with
+/// what it read) and returns that; a script that fails names the query.
+pub(crate) async fn js_async(client: &Client, query: &Query) -> TestResult<Value> {
+    client
+        .execute_async(query.script(), vec![])
+        .await
+        .map_err(|e| format!("query {} failed: {e}", query.name()))
+}
+
+impl Query {
+    /// Polls the query (which returns a truthy value when ready) until
+    /// `timeout`; running out names `what` the test waited for and the query.
+    pub(crate) async fn wait(
+        &self,
+        client: &Client,
+        timeout: Duration,
+        what: &str,
+    ) -> TestResult<Value> {
+        let query = self;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = js(client, query).await?;
+            let ready = match &value {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                _ => true,
+            };
+            if ready {
+                return Ok(value);
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "timed out after {timeout:?} waiting for {what} (query {})",
+                    query.name()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        if Instant::now() > deadline {
-            return Err(format!("timed out after {timeout:?} waiting for {what}"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
@@ -225,39 +245,6 @@ window.__pipebookCsp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__pipebookCsp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
 });
-"#;
-
-/// Waits until the page is fully set up: widgets mounted and diagrams rendered.
-/// Diagrams are drawn as they come near the screen, so it scrolls to the next one
-/// not yet drawn, as a reader would, and back to the top once all are.
-const READY: &str = r#"
-if (document.readyState !== "complete") return false;
-// main.js says when every card of the page is mounted ("online", "offline", or
-// "no-cards"), on every page.
-if (!document.documentElement.dataset.pipebookReady) return false;
-const diagrams = document.querySelectorAll("pre.mermaid");
-if (diagrams.length && !document.documentElement.dataset.pipebookDiagrams) {
-  const next = document.querySelector("pre.mermaid:not([data-pipebook-theme])");
-  if (next) next.scrollIntoView({ block: "center" });
-  return false;
-}
-if (diagrams.length && !window.__pipebookScrolledBack) {
-  window.__pipebookScrolledBack = true;
-  window.scrollTo(0, 0);
-}
-return true;
-"#;
-
-/// Everything the page fetched or refers to as a subresource.
-const REQUESTS: &str = r#"
-const urls = new Set([location.href]);
-for (const e of performance.getEntriesByType("resource")) urls.add(e.name);
-for (const el of document.querySelectorAll("script[src], img[src], iframe[src], source[src], video[src], audio[src]")) urls.add(el.src);
-for (const el of document.querySelectorAll("link[href]")) {
-  if (!["prev", "next", "canonical"].some((r) => el.relList.contains(r))) urls.add(el.href);
-}
-for (const el of document.querySelectorAll("[style*='url(']")) urls.add(el.getAttribute("style"));
-return [...urls];
 "#;
 
 fn is_local(url: &str, base: &str) -> bool {
@@ -275,7 +262,7 @@ fn is_local(url: &str, base: &str) -> bool {
 /// Checks the current page fetched nothing from elsewhere, broke no CSP rule and logged
 /// no error.
 async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
-    let urls = js(client, REQUESTS).await?;
+    let urls = js(client, &queries::page_requests()).await?;
     let foreign: Vec<&str> = urls
         .as_array()
         .into_iter()
@@ -288,7 +275,7 @@ async fn check_page(client: &Client, base: &str, page: &str) -> TestResult {
             "{page}: requests that leave the server: {foreign:?}"
         ));
     }
-    let csp = js(client, "return window.__pipebookCsp || []").await?;
+    let csp = js(client, &queries::csp_violations()).await?;
     if csp.as_array().is_some_and(|a| !a.is_empty()) {
         return Err(format!("{page}: Content-Security-Policy violations: {csp}"));
     }
@@ -339,20 +326,11 @@ async fn start_ipc_card(
 /// Types `bytes` into the IPC card or matrix at `root` and clicks its Run
 /// button. `Err` with nothing clicked where the page has no such card.
 async fn start_ipc_at(client: &Client, root: &str, bytes: &str) -> TestResult {
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r || !r.querySelector('input.pipebook-ipc-bytes')) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-ipc-bytes').value = '{bytes}';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("no runnable IPC card at {root}"))?;
+    js(client, &queries::ipc_fill_bytes(root, bytes))
+        .await?
+        .as_bool()
+        .filter(|found| *found)
+        .ok_or_else(|| format!("no runnable IPC card at {root}"))?;
     client
         .find(Locator::Css(&format!("{root} button.pipebook-ipc-button")))
         .await
@@ -365,7 +343,7 @@ async fn start_ipc_at(client: &Client, root: &str, bytes: &str) -> TestResult {
 /// Reads an IPC card with `probe` (JavaScript returning an object with the
 /// card's `state`) until its run has ended (done, error or cancelled), for at
 /// most 60 s; returns the last reading, for the caller to check.
-async fn ipc_card_finished(client: &Client, probe: &str) -> TestResult<Value> {
+async fn ipc_card_finished(client: &Client, probe: &Query) -> TestResult<Value> {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
         let s = js(client, probe).await?;
@@ -381,15 +359,7 @@ async fn ipc_card_finished(client: &Client, probe: &str) -> TestResult<Value> {
 
 /// Saves the element `css` (with a small margin) as `target/screenshots/NAME.png`.
 async fn screenshot_element(client: &Client, css: &str, name: &str) -> TestResult<PathBuf> {
-    let clip = js(
-        client,
-        &format!(
-            "const r = document.querySelector('{css}').getBoundingClientRect();
-             return {{ x: Math.max(0, r.left + scrollX - 12), y: Math.max(0, r.top + scrollY - 12),
-                       width: r.width + 24, height: r.height + 24, scale: 1 }};"
-        ),
-    )
-    .await?;
+    let clip = js(client, &queries::element_clip(css)).await?;
     save_png(client, name, clip).await
 }
 
@@ -417,22 +387,18 @@ pub(crate) async fn open(client: &Client, base: &str, chapter: &str) -> TestResu
         .goto(&url)
         .await
         .map_err(|e| format!("opening {url}: {e}"))?;
-    wait_js(
-        client,
-        READY,
-        Duration::from_secs(30),
-        &format!("{chapter} to be ready"),
-    )
-    .await?;
+    queries::page_ready()
+        .wait(
+            client,
+            Duration::from_secs(30),
+            &format!("{chapter} to be ready"),
+        )
+        .await?;
     Ok(())
 }
 
 async fn set_theme(client: &Client, theme: &str) -> TestResult {
-    js(
-        client,
-        &format!("localStorage.setItem('mdbook-theme', '{theme}'); return true;"),
-    )
-    .await?;
+    js(client, &queries::store_theme(theme)).await?;
     Ok(())
 }
 

@@ -7,9 +7,8 @@ use std::time::Duration;
 use fantoccini::Client;
 use serde_json::{json, Value};
 
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::queries;
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 #[tokio::test]
 async fn the_walk_splits_an_address_and_refuses_a_non_canonical_one() {
@@ -28,32 +27,18 @@ async fn check_walk(page: &Page) -> TestResult {
     require_chapter("paging")?;
     open(client, &page.base, "paging").await?;
     let root = ".pipebook-walk";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         const s = r && r.querySelector('svg.pipebook-walk-svg');
-         const e = r && r.querySelector('.pipebook-walk-error');
-         return r && {{ state: r.dataset.state, levels: s ? s.dataset.levels : null,
-                  indices: s ? s.dataset.indices : null, error: e ? e.textContent : null }};"
-    );
-    let first = wait_js(client, &probe, Duration::from_secs(10), "the walk drawing").await?;
+    let probe = queries::walk(root);
+    let first = probe
+        .wait(client, Duration::from_secs(10), "the walk drawing")
+        .await?;
     if first["levels"] != json!("5") || first["indices"] != json!("0,484,449,215,405") {
         return Err(format!(
             "the article's address should walk 5 levels, 0,484,449,215,405: {first}"
         ));
     }
-    js(
-        client,
-        &format!("document.querySelector('{root}').scrollIntoView({{ block: 'start' }});"),
-    )
-    .await?;
+    js(client, &queries::scroll_to_start(root)).await?;
     screenshot_element(client, root, "walk-article").await?;
-    let typed = |text: &str| {
-        format!(
-            "const i = document.querySelector('{root} input.pipebook-walk-input');
-             i.value = '{text}'; i.dispatchEvent(new Event('input')); return true;"
-        )
-    };
-    js(client, &typed("0x0100000000000000")).await?;
+    js(client, &queries::walk_type(root, "0x0100000000000000")).await?;
     let refused = js(client, &probe).await?;
     let message = refused["error"].as_str().unwrap_or_default();
     if refused["state"] != json!("error") || !message.contains("not canonical") {
@@ -62,7 +47,7 @@ async fn check_walk(page: &Page) -> TestResult {
         ));
     }
     screenshot_element(client, root, "walk-refused").await?;
-    js(client, &typed("0x00007f705af953c0")).await?;
+    js(client, &queries::walk_type(root, "0x00007f705af953c0")).await?;
     let user = js(client, &probe).await?;
     if user["levels"] != json!("4") || user["indices"] != json!("254,449,215,405") {
         return Err(format!("a user address should walk 4 levels: {user}"));
@@ -73,31 +58,11 @@ async fn check_walk(page: &Page) -> TestResult {
 /// Waits for the page inspector's panels and returns each one's grid counts.
 async fn check_pages(client: &Client, name: &str) -> TestResult<Value> {
     let root = ".pipebook-pages";
-    let probe = format!(
-        "const panels = [...document.querySelectorAll('{root} .pipebook-pages-panel')];
-         if (!panels.length || panels.some((p) => p.dataset.state !== 'done' && p.dataset.state !== 'error')) return null;
-         return panels.map((p) => {{
-           const g = p.querySelector('svg.pipebook-pages-grid');
-           return {{ step: p.dataset.step, state: p.dataset.state,
-                    cells: g ? g.querySelectorAll('rect').length : 0,
-                    present: g ? Number(g.dataset.present) : null,
-                    heads: g ? Number(g.dataset.heads) : null, tails: g ? Number(g.dataset.tails) : null,
-                    limits: [...p.querySelectorAll('.pipebook-pages-limit')].map((l) => l.dataset.kind),
-                    text: p.textContent.slice(0, 300) }};
-         }});"
-    );
-    let panels = wait_js(
-        client,
-        &probe,
-        Duration::from_secs(30),
-        "the page inspector",
-    )
-    .await?;
-    js(
-        client,
-        &format!("document.querySelector('{root}').scrollIntoView({{ block: 'start' }});"),
-    )
-    .await?;
+    let probe = queries::page_panels(root);
+    let panels = probe
+        .wait(client, Duration::from_secs(30), "the page inspector")
+        .await?;
+    js(client, &queries::scroll_to_start(root)).await?;
     let path = screenshot_element(client, root, name).await?;
     println!("{name}: {panels}; {}", path.display());
     for panel in panels.as_array().into_iter().flatten() {
@@ -160,15 +125,7 @@ async fn inspect_pages(page: &Page) -> TestResult {
         ));
     }
     // "Walk this address" hands the huge buffer's address to the walk: 2 MiB, three tables.
-    let walked = js(
-        client,
-        "document.querySelectorAll('.pipebook-pages-panel')[1].querySelector('button.pipebook-pages-walk').click();
-         const s = document.querySelector('.pipebook-walk svg.pipebook-walk-svg');
-         return { input: document.querySelector('.pipebook-walk-input').value,
-                  where: document.querySelectorAll('.pipebook-pages-where code')[1].textContent,
-                  levels: s.dataset.levels, tables: s.dataset.indices.split(',').length };",
-    )
-    .await?;
+    let walked = js(client, &queries::walk_second_panel()).await?;
     if walked["input"] != walked["where"]
         || walked["tables"] != json!(3)
         || walked["levels"] != json!("4")

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Locator;
 use serde_json::{json, Value};
 
+use super::queries::{self, Query};
 use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 pub(super) const CHAPTER: &str = "past-the-article";
@@ -21,7 +22,7 @@ pub(super) const TUNE_ROOT: &str = ".pipebook-tune[data-step=\"busy-loop\"]";
 /// its `state`) until the search ends; every sample is kept.
 pub(super) async fn search_on_smallest_budget(
     page: &Page,
-    probe: &str,
+    probe: &Query,
 ) -> Result<Vec<Value>, String> {
     search_on_budget(page, 2, probe).await
 }
@@ -30,7 +31,7 @@ pub(super) async fn search_on_smallest_budget(
 pub(super) async fn search_on_budget(
     page: &Page,
     seconds: u32,
-    probe: &str,
+    probe: &Query,
 ) -> Result<Vec<Value>, String> {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
@@ -40,7 +41,7 @@ pub(super) async fn search_on_budget(
         &format!("r.querySelector('input.pipebook-tune-budget').value = '{seconds}';"),
         "button.pipebook-tune-button",
         Duration::from_secs(240),
-        &format!("const r = document.querySelector('{TUNE_ROOT}'); {probe}"),
+        &queries::on(TUNE_ROOT, probe),
     )
     .await
 }
@@ -53,7 +54,7 @@ pub(super) fn tuned_variant() -> String {
 /// Runs the offered tuned step for a second from its own card, sampling
 /// `probe` (as for [`search_on_smallest_budget`], `r` being the run card);
 /// its last sample, once the run is done.
-pub(super) async fn run_tuned_variant(page: &Page, probe: &str) -> Result<Value, String> {
+pub(super) async fn run_tuned_variant(page: &Page, probe: &Query) -> Result<Value, String> {
     let variant = tuned_variant();
     let runs = click_and_sample(
         page,
@@ -61,7 +62,7 @@ pub(super) async fn run_tuned_variant(page: &Page, probe: &str) -> Result<Value,
         "r.querySelector('input.pipebook-seconds').value = '1';",
         "button.pipebook-run-button",
         Duration::from_secs(60),
-        &format!("const r = document.querySelector('{variant}'); {probe}"),
+        &queries::on(&variant, probe),
     )
     .await?;
     let end = runs.last().cloned().unwrap_or_default();
@@ -89,25 +90,13 @@ pub(super) async fn click_and_sample(
     setup: &str,
     button: &str,
     limit: Duration,
-    probe: &str,
+    probe: &Query,
 ) -> Result<Vec<Value>, String> {
     let client = &page.client;
     // The tool card fills its list from the runner first: wait for its button.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let ready = js(
-            client,
-            &format!(
-                "const r = document.querySelector('{root}');
-                 if (!r || !r.querySelector('{button}')) return false;
-                 // The button itself, clear of mdBook's sticky menu bar: a card
-                 // taller than the window centred would leave it under the bar.
-                 r.querySelector('{button}').scrollIntoView({{ block: 'center' }});
-                 {setup}
-                 return true;"
-            ),
-        )
-        .await?;
+        let ready = js(client, &queries::past_setup(root, button, setup)).await?;
         if ready == json!(true) {
             break;
         }
@@ -146,21 +135,7 @@ async fn tune_card(page: &Page) -> TestResult {
     let root = TUNE_ROOT;
     // Four seconds afford three configurations: busy-loop's writer vmsplices,
     // so the first sizes with its buffers in huge pages and in small ones.
-    let samples = search_on_budget(
-        page,
-        4,
-        "const cells = [...r.querySelectorAll('svg.pipebook-tune-heat rect.pipebook-tune-cell')];
-         const maps = [...r.querySelectorAll('svg.pipebook-tune-heat')].map((m) => m.dataset.pages);
-         const captions = [...r.querySelectorAll('.pipebook-tune-map figcaption')].map((c) => c.textContent);
-         return { state: r.dataset.state, trials: Number(r.dataset.trials ?? 0), best: r.dataset.best ?? null,
-                  cells: cells.length, measured: cells.filter((c) => c.hasAttribute('data-median')).length,
-                  rows: r.querySelectorAll('table.pipebook-tune-table tr').length,
-                  summary: r.querySelector('.pipebook-tune-summary').textContent,
-                  variant: r.querySelector('.pipebook-tune-variant .pipebook-run')?.dataset.step ?? null,
-                  maps, captions,
-                  status: r.querySelector('.pipebook-status').textContent };",
-    )
-    .await?;
+    let samples = search_on_budget(page, 4, &queries::tune_search()).await?;
     let last = samples.last().cloned().unwrap_or_default();
     if last["state"] != json!("done") {
         return Err(format!("the tuning card ended as {last}"));
@@ -208,12 +183,7 @@ async fn tune_card(page: &Page) -> TestResult {
     println!("tuning card: {last}; {}", path.display());
 
     // The best runs again from its own card, under its own id.
-    run_tuned_variant(
-        page,
-        "return { state: r.dataset.state, gibs: r.querySelector('.pipebook-result-gibs')?.textContent ?? null,
-                  status: r.querySelector('.pipebook-status').textContent };",
-    )
-    .await?;
+    run_tuned_variant(page, &queries::run_figure()).await?;
     Ok(())
 }
 
@@ -221,12 +191,7 @@ async fn tool_card(page: &Page) -> TestResult {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
     let root = ".pipebook-tool";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, bytes: Number(r.dataset.bytes ?? 0),
-                  table: [...r.querySelectorAll('table.pipebook-tool-result tr')].map((tr) => tr.textContent),
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::tool_card(root);
     let samples = click_and_sample(
         page,
         root,

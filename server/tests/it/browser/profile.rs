@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::queries;
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 #[tokio::test]
@@ -22,28 +23,11 @@ async fn profile_step(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             r.querySelector('input.pipebook-seconds').value = '0.5';
-             r.querySelector('.pipebook-profile').scrollIntoView({{ block: 'start' }});
-             r.querySelector('button.pipebook-profile-button').click();
-             return true;"
-        ),
-    )
-    .await?;
-    let probe = format!(
-        "const p = document.querySelector('{root} .pipebook-profile');
-         const state = p.dataset.state;
-         if (state === 'running' || state === 'idle') return null;
-         const imgs = [...p.querySelectorAll('img.pipebook-flamegraph')];
-         return {{ state, status: p.querySelector('.pipebook-profile-status').textContent,
-                  images: imgs.map((i) => ({{ role: i.dataset.role, loaded: i.complete && i.naturalWidth > 0 }})),
-                  compare: p.querySelectorAll('table.pipebook-profile-compare tbody tr').length,
-                  notes: [...p.querySelectorAll('.pipebook-profile-note')].map((n) => n.dataset.kind) }};"
-    );
-    wait_js(client, &probe, Duration::from_secs(60), "the profile").await?;
+    js(client, &queries::profile_start(&root)).await?;
+    let probe = queries::profile_done(&root);
+    probe
+        .wait(client, Duration::from_secs(60), "the profile")
+        .await?;
     // Let the images decode before the picture is taken.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let seen = js(client, &probe).await?;

@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
+use super::queries;
 use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-    RUN_CHAPTER, RUN_STEP,
+    in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
+    RUN_STEP,
 };
 
 /// The run card's root element.
@@ -37,24 +38,14 @@ async fn the_run_card_draws_the_pipes_occupancy_after_a_run() {
 /// `seconds` into the card's own control and clicks Run (which must be enabled).
 pub(super) async fn start_run(client: &Client, seconds: &str) -> TestResult {
     let root = card();
-    let online = js(
-        client,
-        "return document.documentElement.dataset.pipebookReady",
-    )
-    .await?;
+    let online = js(client, &queries::ready_state()).await?;
     if online != json!("online") {
         return Err(format!(
             "the widgets say the runner is {online}, not online: is the token meta injected and /api/health up?"
         ));
     }
     // Clear of mdBook's sticky menu bar, as a reader would have it on screen.
-    js(
-        client,
-        &format!(
-            "document.querySelector('{root}').scrollIntoView({{ block: 'center' }}); return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::scroll_to_center(&root)).await?;
     let input = client
         .find(Locator::Css(&format!("{root} input.pipebook-seconds")))
         .await
@@ -76,26 +67,9 @@ pub(super) async fn start_run(client: &Client, seconds: &str) -> TestResult {
     button.click().await.map_err(|e| e.to_string())
 }
 
-/// What the tests read of the card: its state and figures, and its buttons.
-fn probe() -> String {
-    let root = card();
-    format!(
-        r#"const root = document.querySelector('{root}');
-           return {{
-             state: root.querySelector('.pipebook-status').dataset.state,
-             progress: Number(root.dataset.progressCount),
-             live: root.querySelector('.pipebook-live-gibs').textContent,
-             result: root.querySelector('.pipebook-result-gibs').textContent,
-             status: root.querySelector('.pipebook-status').textContent,
-             runDisabled: root.querySelector('button.pipebook-run-button').disabled,
-             cancelDisabled: root.querySelector('button.pipebook-cancel-button').disabled,
-           }};"#
-    )
-}
-
 /// Waits until the card's run ended as `done`; returns what the card shows.
 pub(super) async fn wait_until_done(client: &Client, timeout: Duration) -> TestResult<Value> {
-    let probe = probe();
+    let probe = queries::run_card(&card());
     let deadline = Instant::now() + timeout;
     loop {
         let s = js(client, &probe).await?;
@@ -121,7 +95,7 @@ async fn run_step(page: &Page) -> TestResult {
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = card();
     start_run(client, "1").await?;
-    let probe = probe();
+    let probe = queries::run_card(&card());
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut saw_running = false;
     let mut max_live = 0.0f64;
@@ -187,18 +161,10 @@ async fn run_step(page: &Page) -> TestResult {
         ));
     }
     // The result is followed by whether the runner's history kept it.
-    let saved_probe = format!(
-        "const note = document.querySelector('{root} .pipebook-saved');
-         if (!note.dataset.saved) return null;
-         return {{ saved: note.dataset.saved, hidden: note.hidden, text: note.textContent }};"
-    );
-    let saved = wait_js(
-        client,
-        &saved_probe,
-        Duration::from_secs(10),
-        "the card's saved note",
-    )
-    .await?;
+    let saved_probe = queries::run_card_saved(&root);
+    let saved = saved_probe
+        .wait(client, Duration::from_secs(10), "the card's saved note")
+        .await?;
     if saved["saved"] != json!("yes") || saved["hidden"] != json!(false) {
         return Err(format!("the card should say the result was saved: {saved}"));
     }
@@ -213,25 +179,7 @@ async fn run_step(page: &Page) -> TestResult {
 /// After a live run the card draws the pipe's occupancy: a band with points, the
 /// capacity line named in slots, the legend and the summary.
 async fn check_occupancy(client: &Client, root: &str) -> TestResult {
-    let occ = js(
-        client,
-        &format!(
-            r#"const fig = document.querySelector('{root} figure.pipebook-occupancy');
-               if (!fig) return null;
-               const band = fig.querySelector('polygon.pipebook-occupancy-band');
-               const box = fig.querySelector('svg').getBoundingClientRect();
-               return {{
-                 state: fig.dataset.state,
-                 points: Number(fig.dataset.points),
-                 bandPoints: band ? band.getAttribute('points').trim().split(/\s+/).length : 0,
-                 capacity: fig.querySelector('.pipebook-occupancy-caplabel')?.textContent ?? '',
-                 legend: fig.querySelectorAll('.pipebook-occupancy-legend li').length,
-                 note: fig.querySelector('.pipebook-occupancy-note').textContent,
-                 height: box.height,
-               }};"#
-        ),
-    )
-    .await?;
+    let occ = js(client, &queries::occupancy(root)).await?;
     if occ.is_null() {
         return Err("the run card has no occupancy chart".into());
     }

@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::queries;
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const CHAPTER: &str = "comparing-runs";
 const ROOT: &str = ".pipebook-aa[data-step=\"write-read\"]";
@@ -25,64 +24,28 @@ async fn count_claims(page: &Page) -> TestResult {
     let (client, base) = (&page.client, page.base.as_str());
     require_chapter(CHAPTER)?;
     open(client, base, CHAPTER).await?;
-    wait_js(
-        client,
-        &format!("return document.querySelector('{ROOT}')?.dataset.state === 'idle';"),
-        Duration::from_secs(10),
-        "the A/A card",
-    )
-    .await?;
+    queries::card_idle(ROOT)
+        .wait(client, Duration::from_secs(10), "the A/A card")
+        .await?;
     let axe = crate::a11y::axe_source();
     crate::a11y::audit(client, &axe, "comparing runs, card idle").await?;
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-aa-tries').value = '2';
-             r.querySelector('input.pipebook-aa-bytes').value = '8MiB';
-             r.querySelector('button.pipebook-aa-start').click();
-             return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::aa_start(ROOT)).await?;
     // While it runs, the status says where it is, politely, for a screen reader.
-    let busy = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             const s = r.querySelector('.pipebook-aa-status');
-             return r.dataset.state === 'busy' && s.textContent.startsWith('Try 1 of 2')
-               ? {{ live: s.getAttribute('aria-live'), stop: !r.querySelector('button.pipebook-aa-stop').hidden }} : null;"
-        ),
-        Duration::from_secs(30),
-        "the first try to start",
-    )
-    .await?;
+    let busy = queries::aa_busy(ROOT)
+        .wait(client, Duration::from_secs(30), "the first try to start")
+        .await?;
     if busy["live"] != "polite" || busy["stop"] != true {
         return Err(format!(
             "a running card should announce politely and offer Stop: {busy}"
         ));
     }
-    let done = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{ROOT}');
-             const status = r.querySelector('.pipebook-aa-status').textContent;
-             if (status.startsWith('Error')) return 'error: ' + status;
-             return r.dataset.state === 'done' ? {{
-               status,
-               tries: Number(r.dataset.tries),
-               claims: Number(r.dataset.claims),
-               count: r.querySelector('.pipebook-aa-count').textContent,
-               verdicts: [...r.querySelectorAll('ol.pipebook-aa-list li')].map((li) => li.dataset.verdict),
-               items: [...r.querySelectorAll('ol.pipebook-aa-list li')].map((li) => li.textContent),
-             }} : null;"
-        ),
-        Duration::from_secs(180),
-        "two tries of write-read against itself",
-    )
-    .await?;
+    let done = queries::aa_done(ROOT)
+        .wait(
+            client,
+            Duration::from_secs(180),
+            "two tries of write-read against itself",
+        )
+        .await?;
     if done.as_str().is_some_and(|s| s.starts_with("error")) {
         return Err(format!("the tries failed: {done}"));
     }

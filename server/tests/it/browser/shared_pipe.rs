@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::past::{click_and_sample, CHAPTER};
+use super::queries;
 use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 #[tokio::test]
@@ -21,18 +22,7 @@ async fn shared_card(page: &Page) -> TestResult {
     require_chapter(CHAPTER)?;
     open(&page.client, &page.base, CHAPTER).await?;
     let root = ".pipebook-shared-pipe";
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         const rows = [...r.querySelectorAll('table.pipebook-shared-result tr')].slice(1)
-           .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
-         return {{ state: r.dataset.state, points: Number(r.dataset.points ?? 0),
-                  torn: r.dataset.torn ?? null, rows,
-                  profiles: Number(r.dataset.profiles ?? 0),
-                  profilePoints: r.querySelectorAll('details.pipebook-shared-profile-point').length,
-                  flames: [...r.querySelectorAll('img.pipebook-flamegraph')].map((i) => i.dataset.role),
-                  why: [...r.querySelectorAll('.pipebook-shared-profiles .pipebook-profile-note')].map((n) => n.dataset.kind),
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::shared_pipe_card(root);
     // Two points of 16 MiB each (the runner's default per point).
     let samples = click_and_sample(
         page,
@@ -119,15 +109,7 @@ async fn shared_card(page: &Page) -> TestResult {
     } else if last["why"].as_array().is_none_or(|w| w.is_empty()) {
         return Err(format!("no profile, and no reason said: {last}"));
     }
-    js(
-        &page.client,
-        &format!(
-            "const d = document.querySelector('{root} details.pipebook-shared-profile-point');
-             if (d) d.open = true;
-             return true;"
-        ),
-    )
-    .await?;
+    js(&page.client, &queries::open_profile_point(root)).await?;
     crate::a11y::audit(
         &page.client,
         &crate::a11y::axe_source(),

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Locator;
 use serde_json::json;
 
+use super::queries;
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
 };
@@ -21,22 +22,11 @@ async fn run_sweep(page: &Page) -> TestResult {
     require_chapter(RUN_CHAPTER)?;
     open(client, &page.base, RUN_CHAPTER).await?;
     let root = ".pipebook-sweep[data-step=\"write-read\"][data-param=\"pipe_size\"]";
-    js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             if (!r) return false;
-             r.scrollIntoView({{ block: 'center' }});
-             r.querySelector('input.pipebook-sweep-values').value = '16KiB,64KiB,256KiB';
-             r.querySelector('input.pipebook-seconds').value = '0.5';
-             r.querySelector('input.pipebook-sweep-repeats').value = '1';
-             return true;"
-        ),
-    )
-    .await?
-    .as_bool()
-    .filter(|found| *found)
-    .ok_or_else(|| format!("{RUN_CHAPTER}.html has no pipe_size sweep of write-read"))?;
+    js(client, &queries::sweep_fill(root))
+        .await?
+        .as_bool()
+        .filter(|found| *found)
+        .ok_or_else(|| format!("{RUN_CHAPTER}.html has no pipe_size sweep of write-read"))?;
     client
         .find(Locator::Css(&format!(
             "{root} button.pipebook-sweep-button"
@@ -46,14 +36,7 @@ async fn run_sweep(page: &Page) -> TestResult {
         .click()
         .await
         .map_err(|e| e.to_string())?;
-    let probe = format!(
-        "const r = document.querySelector('{root}');
-         return {{ state: r.dataset.state, points: Number(r.dataset.points),
-                  drawn: Number(r.querySelector('svg.pipebook-sweep-plot').dataset.points),
-                  dots: r.querySelectorAll('circle.pipebook-sweep-dot').length,
-                  rows: r.querySelectorAll('table.pipebook-sweep-table tr').length,
-                  status: r.querySelector('.pipebook-status').textContent }};"
-    );
+    let probe = queries::sweep_card(root);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut seen = Vec::new();
     let last = loop {

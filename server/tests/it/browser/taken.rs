@@ -5,6 +5,7 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use super::queries;
 use super::run_card::{start_run, wait_until_done};
 use super::{
     in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult, RUN_CHAPTER,
@@ -47,13 +48,7 @@ async fn taken(page: &Page) -> TestResult {
     drop(spinner);
     ended?;
     let root = format!(".pipebook-run[data-step=\"{RUN_STEP}\"]");
-    let warnings = js(
-        client,
-        &format!(
-            "return [...document.querySelectorAll('{root} .pipebook-warning')].map((w) => w.textContent);"
-        ),
-    )
-    .await?;
+    let warnings = js(client, &queries::warnings(&root)).await?;
     let said = warnings
         .as_array()
         .into_iter()

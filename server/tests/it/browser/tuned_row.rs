@@ -12,9 +12,8 @@ use serde_json::{json, Value};
 use super::intervals::{check_stated, run_until, Stated};
 use super::machine::{history_runs, result_rows, MACHINE_CHAPTER};
 use super::past::{run_tuned_variant, search_on_smallest_budget, tuned_variant, TUNE_ROOT};
-use super::{
-    in_fresh_page, js, open, require_chapter, screenshot_element, wait_js, Page, TestResult,
-};
+use super::queries;
+use super::{in_fresh_page, js, open, require_chapter, screenshot_element, Page, TestResult};
 
 const TUNED: &str = "tuned-busy-loop";
 const BASE: &str = "busy-loop";
@@ -35,28 +34,19 @@ async fn tuned_row(page: &Page) -> TestResult {
     let before = result_rows(page, BASE).await?;
 
     let root = TUNE_ROOT;
-    let samples = search_on_smallest_budget(
-        page,
-        "return { state: r.dataset.state, best: r.dataset.best ?? null,
-                  status: r.querySelector('.pipebook-status').textContent };",
-    )
-    .await?;
+    let samples = search_on_smallest_budget(page, &queries::tune_best()).await?;
     let last = samples.last().cloned().unwrap_or_default();
     if last["state"] != json!("done") || last["best"] != json!(TUNED) {
         return Err(format!("the search ended as {last}"));
     }
     // The `saved {store: "tuned"}` follows the result: wait for the card to say it.
-    let kept = wait_js(
-        client,
-        &format!(
-            "const r = document.querySelector('{root}');
-             return r.dataset.kept ? {{ kept: r.dataset.kept,
-               text: r.querySelector('.pipebook-tune-kept').textContent }} : null;"
-        ),
-        Duration::from_secs(10),
-        "the card to say whether the best is kept",
-    )
-    .await?;
+    let kept = queries::tune_kept(root)
+        .wait(
+            client,
+            Duration::from_secs(10),
+            "the card to say whether the best is kept",
+        )
+        .await?;
     if kept["kept"] != json!("yes")
         || !kept["text"]
             .as_str()
@@ -68,15 +58,7 @@ async fn tuned_row(page: &Page) -> TestResult {
 
     // The offered card is the tuned step's own, not the article's.
     let variant = tuned_variant();
-    let head = js(
-        client,
-        &format!(
-            "const v = document.querySelector('{variant}');
-             return {{ step: v.dataset.step, id: v.querySelector('.pipebook-step-id')?.textContent ?? '',
-                      title: v.querySelector('.pipebook-title')?.textContent ?? '' }};"
-        ),
-    )
-    .await?;
+    let head = js(client, &queries::variant_heading(&variant)).await?;
     if head["step"] != json!(TUNED)
         || head["id"] != json!(TUNED)
         || !head["title"]
@@ -86,11 +68,7 @@ async fn tuned_row(page: &Page) -> TestResult {
     {
         return Err(format!("the offered card is not the tuned step's: {head}"));
     }
-    run_tuned_variant(
-        page,
-        "return { state: r.dataset.state, status: r.querySelector('.pipebook-status').textContent };",
-    )
-    .await?;
+    run_tuned_variant(page, &queries::run_state()).await?;
 
     // The variant's card sets it against its own step, not the baseline: two
     // quiet pairs head to head (the server runs the tuned side at its
@@ -159,13 +137,7 @@ async fn tuned_row(page: &Page) -> TestResult {
         "results table with a tuned row",
     )
     .await?;
-    js(
-        client,
-        &format!(
-            "document.querySelector('.pipebook-results tr[data-step=\"{TUNED}\"]').scrollIntoView({{ block: 'center' }}); return true;"
-        ),
-    )
-    .await?;
+    js(client, &queries::scroll_to_results_row(TUNED)).await?;
     let path = screenshot_element(
         client,
         ".pipebook-results .pipebook-results-table",
