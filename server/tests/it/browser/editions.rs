@@ -73,6 +73,10 @@ async fn search(page: &Page) -> TestResult {
         hrefs.iter().any(|h| h.starts_with("zero-copy")),
         "零拷贝 finds the zero-copy chapters: {hrefs:?}"
     );
+    // The line that counts them is in Chinese too (mdBook writes it in English).
+    let header = js(client, &queries::search_header()).await?;
+    let expected = format!("找到 {} 条与“零拷贝”相关的结果：", header["count"]);
+    assert_eq!(header["text"], json!(expected), "{header}");
     screenshot(client, "edition-search-zh").await?;
     // Follow the first zero-copy result, as a reader would.
     js(client, &queries::click_zero_copy_result()).await?;

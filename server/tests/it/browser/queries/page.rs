@@ -173,6 +173,15 @@ pub(crate) fn search_hrefs() -> Query {
     )
 }
 
+/// The line above the search results and how many results are listed.
+pub(crate) fn search_header() -> Query {
+    Query::new(
+        "search_header()",
+        "return { text: document.getElementById('mdbook-searchresults-header').textContent,
+                  count: document.querySelectorAll('#mdbook-searchresults > li').length };",
+    )
+}
+
 /// Clicks the first search result in the zero-copy chapters.
 pub(crate) fn click_zero_copy_result() -> Query {
     Query::new(
