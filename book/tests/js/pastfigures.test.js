@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, pageSettings, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
+import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, pageSettings, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/past/figures.js";
 
 const KIB = 1024;
 const started = {

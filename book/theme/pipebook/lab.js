@@ -15,7 +15,7 @@ import { runnerText, t } from "./i18n.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { runsTable } from "./labruns.js";
-import { nsText } from "./latencydist.js";
+import { nsText } from "./latency/dist.js";
 import * as labs from "./labchecks.js";
 import { saveLab, startIpc, startLatency, startRun, startSweep } from "./runner.js";
 import { parseSize } from "./sizes.js";

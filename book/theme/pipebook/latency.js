@@ -12,7 +12,7 @@
 import { statusLine } from "./announce.js";
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
-import { clockPercent, describeResult, timingText, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latencydist.js";
+import { clockPercent, describeResult, timingText, layoutHistogram, matrixRows, nsText, placementText, sane } from "./latency/dist.js";
 import { startLatency } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { t, withNodes } from "./i18n.js";

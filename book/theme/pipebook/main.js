@@ -34,8 +34,8 @@ const KINDS = [
     // The time budget's bounds are the same for every step: take the first task's.
     mount: (m, el, ctx) => m.mountLab(el, { online: ctx.online, catalogEntry: ctx.byId.get(JSON.parse(el.dataset.def).tasks?.[0]?.step) }),
   },
-  { name: "ipc", selector: ".pipebook-ipc[data-mechanism]", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpc(el, { online: ctx.online, lab: ctx.lab }) },
-  { name: "ipc matrix", selector: ".pipebook-ipc-matrix", needsLab: true, load: () => import("./ipcwidget.js"), mount: (m, el, ctx) => m.mountIpcMatrix(el, { online: ctx.online, lab: ctx.lab }) },
+  { name: "ipc", selector: ".pipebook-ipc[data-mechanism]", needsLab: true, load: () => import("./ipc/card.js"), mount: (m, el, ctx) => m.mountIpc(el, { online: ctx.online, lab: ctx.lab }) },
+  { name: "ipc matrix", selector: ".pipebook-ipc-matrix", needsLab: true, load: () => import("./ipc/matrix.js"), mount: (m, el, ctx) => m.mountIpcMatrix(el, { online: ctx.online, lab: ctx.lab }) },
   { name: "latency", selector: ".pipebook-latency[data-mechanism]", needsParams: true, load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatency(el, { online: ctx.online && !!ctx.params, params: ctx.params }) },
   { name: "latency matrix", selector: ".pipebook-latency-matrix[data-mechanisms]", needsParams: true, load: () => import("./latency.js"), mount: (m, el, ctx) => m.mountLatencyMatrix(el, { online: ctx.online && !!ctx.params, params: ctx.params }) },
   { name: "tune", selector: ".pipebook-tune[data-step]", load: () => import("./past.js"), mount: (m, el, ctx) => m.mountTune(el, { online: ctx.online, catalogEntry: ctx.byId.get(el.dataset.step) }) },

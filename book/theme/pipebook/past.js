@@ -17,7 +17,7 @@ import { statusLine } from "./announce.js";
 import { START_HINT, toolTable, tunedVariants } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import * as fmt from "./format.js";
-import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, pageSettings, pagesLabel, searchRows, sharedRow, toolRows } from "./pastfigures.js";
+import { beginSearch, describeTune, foldTrial, keptNote, layoutHeat, pageSettings, pagesLabel, searchRows, sharedRow, toolRows } from "./past/figures.js";
 import { startSharedPipe, startTool, startTune } from "./runner.js";
 import { parseSize } from "./sizes.js";
 import { renderProfile } from "./profile.js";

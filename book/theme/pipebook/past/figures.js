@@ -3,8 +3,8 @@
 // with a table for screen readers; the sentences a tool run and a shared-pipe point
 // are read by. No DOM: tested in Node.
 
-import * as fmt from "./format.js";
-import { t } from "./i18n.js";
+import * as fmt from "../format.js";
+import { t } from "../i18n.js";
 
 // A configuration: bytes per call, pipe capacity, and the writer's pages where the
 // search tries both (`huge_pages` true or false; absent, null: the step's own).
