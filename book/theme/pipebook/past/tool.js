@@ -1,0 +1,89 @@
+// The tool card: <div class="pipebook-tool"> runs a program of the runner's tool table
+// against pipebench's end.
+// Hooks for tests: select.pipebook-tool-select, select.pipebook-tool-side,
+// button.pipebook-tool-button, table.pipebook-tool-result; on the root data-state and
+// data-bytes.
+
+import { START_HINT, toolTable } from "../api.js";
+import { fill, h, offlineHint } from "../dom.js";
+import * as fmt from "../format.js";
+import { startTool } from "../runner.js";
+import { parseSize } from "../sizes.js";
+import { runnerText, t, withNodes } from "../i18n.js";
+import { toolRows } from "./figures.js";
+import { buttons, cancelOnClick, cardControls, field, head } from "./parts.js";
+
+/** The form: the program (those installed), the side it takes, the bytes; the side follows the program. */
+function toolForm(root, present, table) {
+  const choice = h("select.pipebook-tool-select", { id: "pipebook-tool-select" }, present.map((tool) => h("option", { value: tool.id }, tool.title)));
+  const side = h("select.pipebook-tool-side", { id: "pipebook-tool-side" }, h("option", { value: "writer" }, t("writes into the pipe")), h("option", { value: "reader" }, t("reads from the pipe")));
+  const size = h("input.pipebook-tool-bytes", { id: "pipebook-tool-bytes", type: "text", value: root.dataset.bytes || "64MiB", size: 8, spellcheck: "false" });
+  const { runButton, cancelButton } = buttons("pipebook-tool-button", t("Run the tool"));
+  const form = h("form.pipebook-controls", { novalidate: true }, field(choice, t("Program")), field(side, t("It")), field(size, t("Bytes")), h("div.pipebook-buttons", null, runButton, cancelButton));
+  const sidesOf = () => table.find((tool) => tool.id === choice.value)?.sides || [];
+  const syncSide = () => {
+    for (const option of side.options) option.disabled = !sidesOf().includes(option.value);
+    if (side.selectedOptions[0]?.disabled) side.value = sidesOf()[0] || "writer";
+  };
+  choice.addEventListener("change", syncSide);
+  syncSide();
+  return { choice, side, size, form, runButton, cancelButton };
+}
+
+/** The handlers of one tool run's session (runner.js), `card` holding what they change. */
+function toolHandlers(card) {
+  const { root, result, setState } = card;
+  return {
+    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
+    progress: (msg) => setState("running", `${fmt.bytes(msg.bytes)} so far…`),
+    result: (r) => {
+      card.run = null;
+      fill(result, h("caption", null, r.title), toolRows(r).map(([label, value]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, value))));
+      for (const w of r.warnings || []) result.append(h("tr", null, h("th", { scope: "row" }, t("Note")), runnerText(h("td.pipebook-warning", null, w))));
+      root.dataset.bytes = String(r.bytes);
+      setState("done", t("Done: {gib} {u_gibs}, {bytes} verified by pipebench's end.", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), bytes: fmt.bytes(r.bytes) }));
+    },
+    cancelled: () => {
+      card.run = null;
+      setState("cancelled", t("Cancelled: the tool and pipebench's end were stopped."));
+    },
+    error: (message) => {
+      card.run = null;
+      setState("error", `Error: ${message}`);
+    },
+  };
+}
+
+/** The tool card: one program of the runner's table against pipebench's end. */
+export async function mountTool(root, { online }) {
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+  const title = t("A program you pipe through, measured against pipebench's end");
+  const el = h("div.pipebook-card.pipebook-tool-card", { role: "group", "aria-label": title }, head(t("Tool"), title));
+  root.append(el);
+  if (!online) {
+    el.append(offlineHint(t("To measure yes, cat, dd and others on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, "pipebench tool cat") })));
+    return;
+  }
+  const table = (await toolTable()) || [];
+  const present = table.filter((tool) => tool.present);
+  const missing = table.filter((tool) => !tool.present);
+  const { choice, side, size, form, runButton, cancelButton } = toolForm(root, present, table);
+  const { status, setState } = cardControls(root, form, runButton, cancelButton);
+  const result = h("table.pipebook-tool-result");
+  const note = h("p.pipebook-tool-missing", null, missing.length ? t("Not installed here, so not offered: {programs}.", { programs: missing.map((tool) => tool.program).join(", ") }) : "");
+  el.append(form, status, result, note);
+  setState("idle", present.length ? t("Ready: the tool and pipebench's end take two CPUs, after any run ahead of them.") : t("No program of the table is installed here."));
+  const card = { root, result, setState, run: null };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (card.run || !choice.value) return;
+    const bytes = parseSize(size.value);
+    if (bytes === null || bytes < 1) return setState("error", t("Error: “{value}” is not a size such as {example}.", { value: size.value, example: "64MiB" }));
+    fill(result);
+    delete root.dataset.bytes;
+    setState("connecting", t("Connecting to the runner…"));
+    card.run = startTool(choice.value, side.value, bytes, toolHandlers(card));
+  });
+  cancelOnClick(cancelButton, status, card);
+}
