@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { lookHelp, rejudgedNote, runsToAdd } from "../../theme/pipebook/labchecks.js";
+import { lookHelp, rejudgedNote, runsToAdd } from "../../theme/pipebook/lab/labchecks.js";
 
 const book = JSON.parse(readFileSync(new URL("../../labs/labs.json", import.meta.url)));
 const busyCost = book.labs.find((l) => l.id === "busy-cost");

@@ -13,7 +13,7 @@ import {
   progress,
   round,
   settle,
-} from "../../theme/pipebook/labchecks.js";
+} from "../../theme/pipebook/lab/labchecks.js";
 
 const book = JSON.parse(readFileSync(new URL("../../labs/labs.json", import.meta.url)));
 const cases = JSON.parse(readFileSync(new URL("../../labs/check-cases.json", import.meta.url)));

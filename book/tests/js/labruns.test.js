@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { runsTable } from "../../theme/pipebook/labruns.js";
+import { runsTable } from "../../theme/pipebook/lab/labruns.js";
 
 const MIB = 1 << 20;
 

@@ -12,7 +12,7 @@
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint } from "./dom.js";
 import { OFFLINE_SENTENCE, claims, fewestAt, plural } from "./judge.js";
-import { startCompare } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { parseSize } from "./sizes.js";
 import { compareSentence } from "./verdict.js";
 import { t } from "./i18n.js";
@@ -41,80 +41,93 @@ export function mountSelfCompare(root, { online, params }) {
     card.append(offlineHint(t("To count false claims on your own machine"), START_HINT, t(" and come back to this page.")));
     return;
   }
-  const tries = h("input.pipebook-aa-tries", { id: `${id}-tries`, type: "number", min: 1, max: MAX_TRIES, value: 20, size: 4 });
-  const bytes = h("input.pipebook-aa-bytes", { id: `${id}-bytes`, type: "text", value: "64MiB", size: 8 });
-  const start = h("button.pipebook-run-button.pipebook-aa-start", { type: "button" }, t("Count false claims"));
-  const stop = h("button.pipebook-cancel-button.pipebook-aa-stop", { type: "button", hidden: true }, t("Stop"));
-  const count = h("p.pipebook-aa-count", null, countSentence(0, 0));
-  const status = h("p.pipebook-status.pipebook-aa-status", { role: "status", "aria-live": "polite" }, t("Ready."));
-  const list = h("ol.pipebook-aa-list", { "aria-label": t("Each try's verdict") });
-  const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
-  card.append(
-    h("p.pipebook-summary", null, t("Each try is {step} against {step} in the fewest quiet pairs that can resolve at 95%, judged once by the runner. Both sides are the same program, so any “faster” or “slower” is a false claim.", { step })),
-    h("div.pipebook-lab-row", null, field(tries, t("Tries")), field(bytes, t("Bytes per run")), start, stop),
-    status,
-    count,
-    list,
-  );
+  new SelfCompare(root, card, id, step, params);
   root.dataset.state = "idle";
+}
 
-  let session = null;
-  let stopped = false;
-  const show = (done, claimed) => {
-    root.dataset.tries = String(done);
-    root.dataset.claims = String(claimed);
-    fill(count, countSentence(done, claimed));
-  };
-  // One try through the queue: {ok, verdict} or {ok: false, message}.
-  const oneTry = (n, of, size, pairs) =>
-    new Promise((resolve) => {
-      const where = (text) => fill(status, t("Try {n} of {of}: {text}", { n, of, text }));
-      session = startCompare({ a: step, b: step, pairs, params: { bytes: size } }, {
-        connecting: () => where("connecting…"),
-        queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
-        leg: (msg) => where(t("run {index} of {of} (quiet).", { index: msg.index, of: msg.of })),
-        verdict: (msg) => resolve({ ok: true, verdict: msg }),
-        cancelled: () => resolve({ ok: false, stopped: true }),
-        error: (message) => resolve({ ok: false, message: `Error: ${message}` }),
-        notice: (message) => where(message),
-      });
+/** An A/A card online: its fields, its tries one after another, and their count. */
+class SelfCompare {
+  constructor(root, card, id, step, params) {
+    Object.assign(this, { root, step, params });
+    this.tries = h("input.pipebook-aa-tries", { id: `${id}-tries`, type: "number", min: 1, max: MAX_TRIES, value: 20, size: 4 });
+    this.bytes = h("input.pipebook-aa-bytes", { id: `${id}-bytes`, type: "text", value: "64MiB", size: 8 });
+    const start = h("button.pipebook-run-button.pipebook-aa-start", { type: "button" }, t("Count false claims"));
+    const stop = h("button.pipebook-cancel-button.pipebook-aa-stop", { type: "button", hidden: true }, t("Stop"));
+    this.count = h("p.pipebook-aa-count", null, countSentence(0, 0));
+    this.status = h("p.pipebook-status.pipebook-aa-status", { role: "status", "aria-live": "polite" }, t("Ready."));
+    this.list = h("ol.pipebook-aa-list", { "aria-label": t("Each try's verdict") });
+    const field = (input, text) => h("label.pipebook-field", { for: input.id }, h("span", null, text), input);
+    card.append(
+      h("p.pipebook-summary", null, t("Each try is {step} against {step} in the fewest quiet pairs that can resolve at 95%, judged once by the runner. Both sides are the same program, so any “faster” or “slower” is a false claim.", { step })),
+      h("div.pipebook-lab-row", null, field(this.tries, t("Tries")), field(this.bytes, t("Bytes per run")), start, stop),
+      this.status,
+      this.count,
+      this.list,
+    );
+    this.life = new CardLife({
+      status: this.status,
+      marks: [root],
+      states: { connecting: "busy", queued: "busy", running: "busy" },
+      run: [start],
+      cancel: stop,
+      cancelShows: "hidden",
+      words: { cancelling: () => null },
     });
+    let starting = false;
+    start.addEventListener("click", async () => {
+      if (this.life.busy || starting) return;
+      starting = true;
+      try {
+        await this.begin();
+      } finally {
+        starting = false;
+      }
+    });
+  }
 
-  let starting = false;
-  start.addEventListener("click", async () => {
-    if (session || starting || root.dataset.state === "busy") return;
-    starting = true;
-    try {
-      await begin();
-    } finally {
-      starting = false;
-    }
-  });
-  const begin = async () => {
-    const n = Number(tries.value);
-    const size = parseSize(bytes.value);
-    if (!Number.isInteger(n) || n < 1 || n > MAX_TRIES) return fill(status, t("Tries: enter a whole number from 1 to {max}.", { max: MAX_TRIES }));
-    if (size === null) return fill(status, t("Bytes per run: write a size such as {example}.", { example: "64MiB" }));
+  show(done, claimed) {
+    this.root.dataset.tries = String(done);
+    this.root.dataset.claims = String(claimed);
+    fill(this.count, countSentence(done, claimed));
+  }
+
+  /** One try through the queue: {ok, verdict} or {ok: false, message}. */
+  async oneTry(n, of, size, pairs) {
+    const where = (text) => this.life.say(t("Try {n} of {of}: {text}", { n, of, text }));
+    const step = this.step;
+    const got = await this.life.session({ type: "compare", a: step, b: step, pairs, params: { bytes: size } }, {
+      connecting: () => where("connecting…"),
+      queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
+      leg: (msg) => where(t("run {index} of {of} (quiet).", { index: msg.index, of: msg.of })),
+      notice: (message) => where(message),
+    });
+    if (got.ended === "done") return { ok: true, verdict: got.event };
+    if (got.ended === "cancelled") return { ok: false, stopped: true };
+    return { ok: false, message: t("Error: {message}", { message: got.message }) };
+  }
+
+  /** The fields read, the tries run until they are all done, one fails or the reader stops them. */
+  async begin() {
+    const n = Number(this.tries.value);
+    const size = parseSize(this.bytes.value);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_TRIES) return this.life.say(t("Tries: enter a whole number from 1 to {max}.", { max: MAX_TRIES }));
+    if (size === null) return this.life.say(t("Bytes per run: write a size such as {example}.", { example: "64MiB" }));
     // Pairs a try: the fewest that can resolve at 95% (the runner says), within the runner's bounds.
     const fewest = await fewestAt(true, 1);
-    if (fewest.min === undefined) return fill(status, fewest.offline ? OFFLINE_SENTENCE : `Error: ${fewest.error}`);
-    const pairs = Math.max(fewest.min, params?.compare?.pairs?.min ?? 1);
-    stopped = false;
-    root.dataset.state = "busy";
-    start.disabled = true;
-    stop.hidden = false;
-    fill(list);
+    if (fewest.min === undefined) return this.life.say(fewest.offline ? OFFLINE_SENTENCE : t("Error: {message}", { message: fewest.error }));
+    const pairs = Math.max(fewest.min, this.params?.compare?.pairs?.min ?? 1);
+    this.life.begin("running");
+    fill(this.list);
     let claimed = 0;
     let done = 0;
-    show(0, 0);
+    this.show(0, 0);
     let ending = "";
     while (done < n && !ending) {
-      if (stopped) {
+      if (this.life.stopped) {
         ending = t("Stopped after {tries}.", { tries: plural(done, "try") });
         break;
       }
-      const got = await oneTry(done + 1, n, size, pairs);
-      session = null;
+      const got = await this.oneTry(done + 1, n, size, pairs);
       if (!got.ok) {
         ending = got.stopped ? t("Stopped after {tries}.", { tries: plural(done, "try") }) : got.message;
         break;
@@ -122,16 +135,9 @@ export function mountSelfCompare(root, { online, params }) {
       done += 1;
       const claim = claims(got.verdict);
       if (claim) claimed += 1;
-      list.append(h("li", { dataset: { verdict: got.verdict.verdict } }, `${claim ? t("False claim. ") : ""}${compareSentence(got.verdict, "A", "B")}`));
-      show(done, claimed);
+      this.list.append(h("li", { dataset: { verdict: got.verdict.verdict } }, `${claim ? t("False claim. ") : ""}${compareSentence(got.verdict, "A", "B")}`));
+      this.show(done, claimed);
     }
-    fill(status, ending || `Done: ${countSentence(done, claimed)}`);
-    root.dataset.state = ending ? "idle" : "done";
-    start.disabled = false;
-    stop.hidden = true;
-  };
-  stop.addEventListener("click", () => {
-    stopped = true;
-    session?.cancel();
-  });
+    this.life.show(ending ? "idle" : "done", ending || `Done: ${countSentence(done, claimed)}`);
+  }
 }

@@ -14,7 +14,7 @@ import { system } from "./api.js";
 import { fill, h } from "./dom.js";
 import { runnerText, t } from "./i18n.js";
 import { branchState, kernelLine } from "./kernelline.js";
-import { startProbe } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 
 /** The report the page's lines and asides were last drawn from. */
 let current = null;
@@ -80,15 +80,18 @@ function redrawAll(report) {
 export function probeAgain(host, onFresh = redrawAll) {
   const button = h("button.pipebook-kernel-probe", { type: "button" }, t("Probe again"));
   const status = h("p.pipebook-kernel-status", { role: "status", "aria-live": "polite" });
-  button.addEventListener("click", () => {
-    button.disabled = true;
-    status.textContent = t("Probing the kernel…");
-    const said = (text) => {
-      button.disabled = false;
-      status.textContent = text;
-    };
-    startProbe({
-      queued: (position) => (status.textContent = t("Waiting for the run ahead (place {position} in the queue)…", { position })),
+  const life = new CardLife({
+    status,
+    run: [button],
+    words: {
+      connecting: () => t("Probing the kernel…"),
+      queued: (position) => t("Waiting for the run ahead (place {position} in the queue)…", { position }),
+      error: (message) => t("Could not probe: {message}", { message }),
+      done: () => null,
+    },
+  });
+  button.addEventListener("click", () =>
+    life.start({ type: "probe" }, {
       behaviour: (msg) => {
         const report = { ...(current ?? {}), behaviour: msg.behaviour, behaviour_probed_at_ms: msg.probed_at_ms };
         onFresh(report);
@@ -96,10 +99,8 @@ export function probeAgain(host, onFresh = redrawAll) {
         const fresh = el?.querySelector(".pipebook-kernel-status");
         if (fresh) fresh.textContent = t("Probed again: the answers above are fresh.");
       },
-      cancelled: () => said(t("Cancelled.")),
-      error: (message) => said(t("Could not probe: {message}", { message })),
-    });
-  });
+    }),
+  );
   return h("div.pipebook-kernel-again", null, button, status);
 }
 

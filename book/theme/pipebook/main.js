@@ -30,7 +30,7 @@ const KINDS = [
   {
     name: "lab",
     selector: ".pipebook-lab[data-lab][data-def]",
-    load: () => import("./lab.js"),
+    load: () => import("./lab/lab.js"),
     // The time budget's bounds are the same for every step: take the first task's.
     mount: (m, el, ctx) => m.mountLab(el, { online: ctx.online, catalogEntry: ctx.byId.get(JSON.parse(el.dataset.def).tasks?.[0]?.step) }),
   },

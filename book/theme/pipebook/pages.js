@@ -9,7 +9,7 @@
 import { START_HINT } from "./api.js";
 import { fill, h, offlineHint, svg } from "./dom.js";
 import { STATES, gridLayout, summary } from "./pagegrid.js";
-import { startPages } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { runnerText, t, withNodes } from "./i18n.js";
 
 /** `huge-pages:untouched` -> {step, touch: false}; plain ids leave `touch` to the step. */
@@ -68,7 +68,7 @@ function walkButton(buffer, huge) {
   );
 }
 
-function render(panel, body, message) {
+function render(body, message) {
   const report = message.report;
   const buffer = report.buffers[0];
   const { plot, counts } = drawGrid(buffer, report.buf_size);
@@ -86,7 +86,6 @@ function render(panel, body, message) {
     legend(counts),
     ...report.limitations.map((l) => runnerText(h("p.pipebook-pages-limit", { dataset: { kind: l.kind } }, l.message))),
   );
-  panel.dataset.state = "done";
 }
 
 function panelFor(spec, online) {
@@ -101,31 +100,26 @@ function panelFor(spec, online) {
     body,
     online ? button : null,
   );
+  // The panel's status is a paragraph of its body, until the grid takes its place.
+  const life = new CardLife({
+    status: (...text) => fill(body, h("p.pipebook-status", null, ...text)),
+    marks: [panel],
+    states: { connecting: "running", queued: "running", cancelled: "idle" },
+    run: [button],
+    words: {
+      connecting: () => t("Allocating the buffers in a child process and reading its page table…"),
+      queued: (position) => t("Waiting for the run ahead (place {position})…", { position }),
+      cancelled: () => null,
+      error: () => null,
+      done: () => null,
+    },
+  });
+  const message = { type: "pages", step };
+  if (touch !== null) message.touch = touch;
   const look = () =>
-    new Promise((resolve) => {
-      panel.dataset.state = "running";
-      button.disabled = true;
-      fill(body, h("p.pipebook-status", null, t("Allocating the buffers in a child process and reading its page table…")));
-      const finish = () => {
-        button.disabled = false;
-        resolve();
-      };
-      startPages(step, touch, {
-        queued: (position) => fill(body, h("p.pipebook-status", null, t("Waiting for the run ahead (place {position})…", { position }))),
-        pages: (message) => {
-          render(panel, body, message);
-          finish();
-        },
-        cancelled: () => {
-          panel.dataset.state = "idle";
-          finish();
-        },
-        error: (text) => {
-          panel.dataset.state = "error";
-          fill(body, h("p.pipebook-error", null, text));
-          finish();
-        },
-      });
+    life.start(message, {
+      pages: (answer) => render(body, answer),
+      error: (text) => fill(body, h("p.pipebook-error", null, text)),
     });
   button.addEventListener("click", look);
   return { panel, body, step, look };

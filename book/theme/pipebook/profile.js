@@ -8,7 +8,7 @@
 // table.pipebook-profile-compare, img.pipebook-flamegraph[data-role].
 
 import { fill, h } from "./dom.js";
-import { startRun } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { runnerText, t } from "./i18n.js";
 
 /** The flame graph as an image URL. */
@@ -85,30 +85,25 @@ export function mountProfile(card, { step, readParams }) {
   const out = h("div.pipebook-profile-out");
   const section = h("div.pipebook-profile", { dataset: { state: "idle" } }, button, status, out);
   card.append(section);
-  let profiled = false;
+  const life = new CardLife({
+    status,
+    marks: [section],
+    states: { connecting: "running", queued: "running", cancelled: "idle" },
+    run: [button],
+    words: {
+      connecting: () => t("Running the step with perf attached to both ends…"),
+      queued: (position) => t("Waiting for the run ahead (place {position})…", { position }),
+    },
+  });
   button.addEventListener("click", () => {
     const read = readParams();
-    if (read.errors) {
-      status.textContent = t("Error: {errors}.", { errors: read.errors.join(t("; ")) });
-      return;
-    }
+    if (read.errors) return life.say(t("Error: {errors}.", { errors: read.errors.join(t("; ")) }));
     // At most 1 GiB: enough samples, and the profile comes back in seconds.
     const params = { ...read.params, profile: true, quiet: true };
     if (!params.bytes || params.bytes > 2 ** 30) params.bytes = 2 ** 30;
-    button.disabled = true;
-    profiled = false;
-    section.dataset.state = "running";
-    status.textContent = t("Running the step with perf attached to both ends…");
+    let profiled = false;
     fill(out);
-    const end = (state, text) => {
-      section.dataset.state = state;
-      status.textContent = text;
-      button.disabled = false;
-    };
-    startRun(step, params, {
-      queued: (position) => {
-        status.textContent = t("Waiting for the run ahead (place {position})…", { position });
-      },
+    life.start({ type: "run", step, params }, {
       profile: (msg) => {
         if (msg.report) {
           profiled = true;
@@ -117,9 +112,7 @@ export function mountProfile(card, { step, readParams }) {
           fill(out, runnerText(h("p.pipebook-profile-note", { dataset: { kind: msg.error.kind } }, msg.error.message)));
         }
       },
-      result: () => end(profiled ? "done" : "unavailable", profiled ? t("Profiled.") : t("The step ran, but without a profile: see why above.")),
-      cancelled: () => end("idle", t("Cancelled.")),
-      error: (message) => end("error", t("Error: {message}", { message })),
+      result: () => life.show(profiled ? "done" : "unavailable", profiled ? t("Profiled.") : t("The step ran, but without a profile: see why above.")),
     });
   });
 }

@@ -1,6 +1,7 @@
 // A run's life as data: the session's events (queued, started, progress, result,
 // saved, cancelled, error) fold into one state, which the card then shows. Pure: no
-// DOM, no socket, tested in Node; widget.js feeds it events and renders what it returns.
+// DOM, no socket, tested in Node; widget.js feeds it events and renders what it returns
+// (cardlife.js's phases, with a run card's own words and figures).
 
 import * as fmt from "./format.js";
 import { t } from "./i18n.js";
@@ -70,7 +71,7 @@ export function savedText(event) {
 
 /**
  * The state after `event`, a message of the run's session as the server sent it
- * ({type, ...}: runner.js's connect); `state` is not changed.
+ * ({type, ...}: runner.js's start); `state` is not changed.
  */
 export function step(state, event) {
   const next = { ...state, chartPoint: null };

@@ -22,7 +22,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { intervalPicture } from "./interval.js";
 import { OFFLINE_SENTENCE, designNote, endingSentence, fewestAt, figureSide, judge, pairedPlan, planSentence, plural, runSequence } from "./judge.js";
-import { startCompare, startRun } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { allResults, record } from "./store.js";
 import { BASELINE, articleSentence, baseOf, baselineEvidence, baselineSentence, runEvidence } from "./verdict.js";
 import { runnerText, t } from "./i18n.js";
@@ -74,7 +74,6 @@ export class RunEvidence {
     this.readParams = readParams;
     this.onBusy = onBusy;
     this.config = { step: info.step };
-    this.session = null;
     // The newest "Run until resolved" and its judgement: shown until the card's configuration changes.
     this.series = null;
     // Each show asks the runner; only the newest answer is drawn.
@@ -103,9 +102,23 @@ export class RunEvidence {
     if (this.base) this.el.append(this.base.el);
     row.hidden = info.article === null;
     this.button.addEventListener("click", () => this.untilResolved());
-    this.cancel.addEventListener("click", () => {
-      this.stopped = true;
-      this.session?.cancel();
+    this.life = this.partLife(this);
+  }
+
+  /** The life of one part's "Run until resolved" (this or the baseline's): its Stop, its state, the card held meanwhile. */
+  partLife(part) {
+    return new CardLife({
+      status: part.status,
+      marks: [part.el],
+      states: { connecting: "busy", queued: "busy", running: "busy", done: "idle", cancelled: "idle", error: "idle" },
+      cancel: part.cancel,
+      cancelShows: "hidden",
+      words: { cancelling: () => null },
+      onPhase: (phase, busy) => {
+        this.running = busy;
+        this.hold(busy);
+        this.onBusy(busy);
+      },
     });
   }
 
@@ -124,7 +137,6 @@ export class RunEvidence {
       button: h("button.pipebook-run-button.pipebook-baseline-until", { type: "button", "aria-label": t("Run until resolved against {step}", { step: this.baseStep }) }, t("Run until resolved")),
       cancel: h("button.pipebook-cancel-button", { type: "button", hidden: true }, t("Stop")),
       status: h("p.pipebook-status.pipebook-baseline-status", { role: "status", "aria-live": "polite" }),
-      session: null,
     };
     const row = h(
       "div.pipebook-lab-row",
@@ -149,7 +161,7 @@ export class RunEvidence {
       part.status,
     );
     part.button.addEventListener("click", () => this.untilBaseline());
-    part.cancel.addEventListener("click", () => part.session?.cancel());
+    part.life = this.partLife(part);
     return part;
   }
 
@@ -221,15 +233,6 @@ export class RunEvidence {
     return b;
   }
 
-  /** Marks the card busy (or idle again) for a "Run until resolved" of `part` (this or the baseline's). */
-  busy(part, on) {
-    this.running = on;
-    part.el.dataset.state = on ? "busy" : "idle";
-    part.cancel.hidden = !on;
-    this.hold(on);
-    this.onBusy(on);
-  }
-
   /**
    * The step and the baseline head to head: one compare job of quiet pairs
    * through the runner's queue, its budget the most pairs in all. The runner
@@ -259,17 +262,11 @@ export class RunEvidence {
     }
     const params = {};
     for (const name of ["seconds", "bytes"]) if (read.params[name] !== undefined) params[name] = read.params[name];
-    this.busy(part, true);
     const step = this.info.step;
     const where = (text) => fill(part.status, t("Head to head, at most {pairs}: {text}", { pairs: plural(budget, "pair"), text }));
-    const end = (text) => {
-      part.session = null;
-      fill(part.status, text);
-      this.busy(part, false);
-      // The step's new quiet runs count on the card's other part too.
-      this.refresh();
-    };
-    part.session = startCompare({ a: step, b: this.baseStep, pairs: fewest.min, budget, params }, {
+    // The step's new quiet runs count on the card's other part too.
+    const end = () => this.refresh();
+    part.life.start({ type: "compare", a: step, b: this.baseStep, pairs: fewest.min, budget, params }, {
       connecting: () => where("connecting…"),
       queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
       leg: (msg) => {
@@ -283,17 +280,23 @@ export class RunEvidence {
         where(t("run {index} of {of}, {step} (quiet): {gib} {u_gibs}.", { u_gibs: "GiB/s", index: msg.index, of: msg.of, step: msg.side === "a" ? step : this.baseStep, gib: fmt.gib(msg.result.gib_per_s) }));
       },
       verdict: (msg) => {
-        // The runner's verdict over the pairs: shown until the card's configuration changes.
-        part.verdict = { ...msg, n_a: msg.n_a ?? msg.pairs, n_b: msg.n_b ?? msg.pairs, method: msg.method ?? "signed_rank" };
-        part.asked += 1;
-        showJudged({ judgement: part.verdict }, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words: (j) => baselineSentence(j, null, step, part.config, this.baseStep) });
+        this.showBaselineVerdict(msg);
         const looked = msg.design === "sequential" ? t(" at look {look} of {looks}", { look: msg.look, looks: msg.looks }) : "";
-        end(msg.verdict === "faster" || msg.verdict === "slower" ? t("Resolved{looked}, after {pairs} of quiet runs.", { looked, pairs: plural(msg.pairs, "pair") }) : t("Budget spent: {pairs} of quiet runs{looked}, not resolved.", { pairs: plural(msg.pairs, "pair"), looked }));
+        part.life.say(msg.verdict === "faster" || msg.verdict === "slower" ? t("Resolved{looked}, after {pairs} of quiet runs.", { looked, pairs: plural(msg.pairs, "pair") }) : t("Budget spent: {pairs} of quiet runs{looked}, not resolved.", { pairs: plural(msg.pairs, "pair"), looked }));
+        end();
       },
-      cancelled: () => end(t("Stopped: the runner kept no verdict of the unfinished pairs.")),
-      error: (message) => end(`Error: ${message}`),
+      cancelled: end,
+      error: end,
       notice: (message) => where(message),
-    });
+    }, { cancelled: () => t("Stopped: the runner kept no verdict of the unfinished pairs.") });
+  }
+
+  /** The runner's verdict over the baseline's pairs: shown until the card's configuration changes. */
+  showBaselineVerdict(msg) {
+    const part = this.base;
+    part.verdict = { ...msg, n_a: msg.n_a ?? msg.pairs, n_b: msg.n_b ?? msg.pairs, method: msg.method ?? "signed_rank" };
+    part.asked += 1;
+    showJudged({ judgement: part.verdict }, { text: part.text, picture: part.picture, el: part.el, cls: "pipebook-baseline-interval", words: (j) => baselineSentence(j, null, this.info.step, part.config, this.baseStep) });
   }
 
   /**
@@ -304,7 +307,7 @@ export class RunEvidence {
    * already looked at.
    */
   async untilResolved() {
-    if (this.running || this.session || this.el.dataset.state === "busy") return;
+    if (this.running || this.life.busy) return;
     this.running = true;
     const planned = await pairedPlan(Number(this.budget.value), MAX_BUDGET, t("Quiet runs at most"));
     this.running = false;
@@ -319,14 +322,12 @@ export class RunEvidence {
       return;
     }
     const params = { ...read.params, quiet: true };
-    this.stopped = false;
-    this.busy(this, true);
-    fill(this.status, planSentence(plan, "quiet run"));
+    this.life.begin("running", planSentence(plan, "quiet run"));
     const runs = [];
     const article = this.info.article;
     const done = await runSequence(plan, {
       count: () => runs.length,
-      stopped: () => this.stopped,
+      stopped: () => this.life.stopped,
       addOne: async () => {
         const one = await this.oneQuietRun(params, runs.length + 1, plan.at.at(-1));
         if (one.ok) {
@@ -345,39 +346,25 @@ export class RunEvidence {
     // What watching cost, now with these quiet runs too (the sequence's judgement
     // stays shown), said before the status tells how the sequence ended.
     await this.refresh();
-    fill(this.status, endingSentence(done, "quiet run"));
-    this.busy(this, false);
+    this.life.show("idle", endingSentence(done, "quiet run"));
   }
 
   /** One quiet run through the queue: {ok, result} or {ok: false, message}. */
-  oneQuietRun(params, n, budget) {
-    return new Promise((resolve) => {
-      let result = null;
-      let ended = false;
-      const end = (value) => {
-        if (ended) return;
-        ended = true;
-        this.session = null;
-        resolve(value);
-      };
-      this.session = startRun(this.info.step, params, {
-        connecting: () => fill(this.status, t("Quiet run {n} of at most {budget}: connecting…", { n, budget })),
-        queued: (position) => fill(this.status, t("Quiet run {n} of at most {budget}: waiting for place {position} in the queue…", { n, budget, position })),
-        started: () => fill(this.status, t("Quiet run {n} of at most {budget}: running (not watched)…", { n, budget })),
-        // The page's own record keeps it among the figures until the history
-        // lists it, so the next run need not wait for the save.
-        result: (msg) => {
-          result = msg;
-          record(msg);
-          fill(this.status, t("Quiet run {n}: {gib} {u_gibs}.", { u_gibs: "GiB/s", n, gib: fmt.gib(msg.gib_per_s) }));
-          end({ ok: true, result });
-        },
-        cancelled: () => end({ ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: n - 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) }),
-        error: (message) => {
-          if (!result) end({ ok: false, message: t("Error: {message}", { message }) });
-        },
-      });
+  async oneQuietRun(params, n, budget) {
+    const got = await this.life.session({ type: "run", step: this.info.step, params }, {
+      connecting: () => fill(this.status, t("Quiet run {n} of at most {budget}: connecting…", { n, budget })),
+      queued: (position) => fill(this.status, t("Quiet run {n} of at most {budget}: waiting for place {position} in the queue…", { n, budget, position })),
+      started: () => fill(this.status, t("Quiet run {n} of at most {budget}: running (not watched)…", { n, budget })),
+      // The page's own record keeps it among the figures until the history
+      // lists it, so the next run need not wait for the save.
+      result: (msg) => {
+        record(msg);
+        fill(this.status, t("Quiet run {n}: {gib} {u_gibs}.", { u_gibs: "GiB/s", n, gib: fmt.gib(msg.gib_per_s) }));
+      },
     });
+    if (got.ended === "done") return { ok: true, result: got.event };
+    if (got.ended === "cancelled") return { ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: n - 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) };
+    return { ok: false, message: t("Error: {message}", { message: got.message }) };
   }
 }
 

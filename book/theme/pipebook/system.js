@@ -6,7 +6,7 @@ import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
 import { behaviourPanel } from "./kernel.js";
 import { findingsOf, gapText, historyGaps, topologyLines, wakeupText } from "./machine.js";
-import { startWakeup } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { allResults } from "./store.js";
 import { runnerText, t, withNodes } from "./i18n.js";
 
@@ -87,35 +87,27 @@ function wakeupPanel(findingsBox) {
   const status = h("p.pipebook-wakeup-result", { role: "status", "aria-live": "polite" });
   const gap = h("p.pipebook-wakeup-gap");
   const panel = h("div.pipebook-wakeup", { dataset: { state: "idle" } }, button, status, gap);
-  const end = (state, text) => {
-    panel.dataset.state = state;
-    status.textContent = text;
-    button.disabled = false;
-  };
-  button.addEventListener("click", () => {
-    button.disabled = true;
-    panel.dataset.state = "running";
-    status.textContent = t("Measuring: two processes bounce one byte, blocking and then busy-polling…");
-    startWakeup({
-      queued: (position) => {
-        status.textContent = t("Waiting for the run ahead (place {position} in the queue)…", { position });
-      },
+  const life = new CardLife({
+    status,
+    marks: [panel],
+    states: { connecting: "running", queued: "running" },
+    run: [button],
+    words: {
+      connecting: () => t("Measuring: two processes bounce one byte, blocking and then busy-polling…"),
+      queued: (position) => t("Waiting for the run ahead (place {position} in the queue)…", { position }),
+    },
+  });
+  button.addEventListener("click", () =>
+    life.start({ type: "wakeup" }, {
       wakeup: async (msg) => {
-        end("done", wakeupText(msg.wakeup));
+        life.say(wakeupText(msg.wakeup));
         const findings = findingsOf(msg);
         if (findings.length) fill(findingsBox, findingsList(findings));
         const gaps = historyGaps(await allResults());
-        fill(
-          gap,
-          gaps.length
-            ? gaps.map(gapText).join(" ")
-            : t("Run huge-pages and busy-loop to see what blocking costs you here, next to this figure."),
-        );
+        fill(gap, gaps.length ? gaps.map(gapText).join(" ") : t("Run huge-pages and busy-loop to see what blocking costs you here, next to this figure."));
       },
-      cancelled: () => end("cancelled", t("Cancelled.")),
-      error: (message) => end("error", t("Error: {message}", { message })),
-    });
-  });
+    }),
+  );
   return panel;
 }
 

@@ -1,6 +1,7 @@
 // The "Run this step" card that replaces each <div class="pipebook-run">: mounts the
 // static card (card.js) and the form (controls.js), folds the run's session events
-// into a state (runlife.js) and shows it.
+// into a state (runlife.js) and shows it; cardlife.js holds the card busy and runs
+// the session.
 // Stable hooks for tests and styling: button.pipebook-run-button, button.pipebook-cancel-button,
 // .pipebook-status[data-state], .pipebook-live-gibs, .pipebook-result-gibs,
 // .pipebook-saved[data-saved="yes"|"no"] (whether the runner's history kept the result) and
@@ -17,9 +18,9 @@ import { EndStats, resultNotes } from "./details.js";
 import { fill, h, offlineHint } from "./dom.js";
 import * as fmt from "./format.js";
 import { OccupancyChart } from "./occchart.js";
-import { begin, buttonText, isBusy, statusText, step } from "./runlife.js";
+import { begin, buttonText, statusText, step } from "./runlife.js";
 import { mountProfile } from "./profile.js";
-import { connectRun } from "./runner.js";
+import { CardLife } from "./cardlife.js";
 import { RunEvidence, configOf } from "./runverdict.js";
 import { bestSoFar, comparison, describe } from "./stepinfo.js";
 import { allResults, record } from "./store.js";
@@ -46,158 +47,160 @@ export function mountWidget(root, { online, catalogEntry }) {
     );
     return;
   }
+  new RunCard(root, card, info, figures, runControls(catalogEntry, id), id);
+}
 
-  const { form, sec, runButton, cancelButton, readParams } = runControls(catalogEntry, id);
-  const status = statusLine({ state: "idle" });
-  const savedNote = h("p.pipebook-saved", { hidden: true, "aria-live": "polite" });
-  const chart = new LiveChart();
-  chart.reset({ article: info.article, reference: info.reference, seconds: sec.value });
-  const occupancy = new OccupancyChart();
-  const compare = h("p.pipebook-compare");
-  // Set below, once showPhase exists: the evidence's runs hold the card's own.
-  let holdCard = () => {};
-  const evidence = new RunEvidence(info, id, () => readParams(), (busy) => holdCard(busy));
-  const stats = new EndStats();
-  const kernel = new KernelCounts();
-  const notes = h("ul.pipebook-notes");
-  card.append(form, status, savedNote, h("div.pipebook-body", null, chart.el, figures.el), occupancy.el, compare, evidence.el, stats.el, kernel.el, notes);
-  mountProfile(card, { step: info.step, readParams });
+/** A mounted run card online: its parts, its life, and what each event of a run shows. */
+class RunCard {
+  constructor(root, card, info, figures, controls, id) {
+    Object.assign(this, { root, card, info, figures, ...controls });
+    this.status = statusLine({ state: "idle" });
+    this.savedNote = h("p.pipebook-saved", { hidden: true, "aria-live": "polite" });
+    this.chart = new LiveChart();
+    this.chart.reset({ article: info.article, reference: info.reference, seconds: this.sec.value });
+    this.occupancy = new OccupancyChart();
+    this.compare = h("p.pipebook-compare");
+    // The evidence's runs hold the card's own.
+    this.evidence = new RunEvidence(info, id, () => this.readParams(), (busy) => this.life.hold(busy));
+    this.stats = new EndStats();
+    this.kernel = new KernelCounts();
+    this.notes = h("ul.pipebook-notes");
+    card.append(this.form, this.status, this.savedNote, h("div.pipebook-body", null, this.chart.el, figures.el), this.occupancy.el, this.compare, this.evidence.el, this.stats.el, this.kernel.el, this.notes);
+    mountProfile(card, { step: info.step, readParams: this.readParams });
+    this.stats.show(null);
+    // The run's state (null between runs).
+    this.run = null;
+    this.life = new CardLife({
+      status: this.status,
+      marks: [root, this.status, card],
+      run: [this.runButton],
+      cancel: this.cancelButton,
+      form: this.form,
+      words: { cancelled: () => t("Cancelled. Nothing is left running.") },
+      onPhase: (phase, busy) => this.showPhase(phase, busy),
+    });
+    this.life.show("idle", statusText("idle"));
+    this.showBest();
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+  }
 
-  stats.show(null);
-
-  // The session of the run under way, and its state (null between runs).
-  let session = null;
-  let life = null;
-
-  const showPhase = (phase, text) => {
-    root.dataset.state = phase;
-    status.dataset.state = phase;
-    card.dataset.state = phase;
-    status.textContent = text ?? statusText(phase);
-    const busy = isBusy(phase);
-    runButton.disabled = busy;
-    cancelButton.disabled = !busy;
-    for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
-    runButton.textContent = buttonText(phase);
-    evidence.hold(busy || evidence.running);
+  /** The card's own part of a phase: the button's words, the figures, the evidence's buttons. */
+  showPhase(phase, busy) {
+    const figures = this.figures;
+    this.runButton.textContent = buttonText(phase);
+    this.evidence.hold(busy || this.evidence.running);
     figures.live.hidden = phase !== "running";
     figures.yours.hidden = phase === "running";
     if (phase === "running") figures.label.textContent = t("So far");
     else if (busy || phase === "done" || phase === "error") figures.label.textContent = t("This machine");
-  };
-  showPhase("idle");
-  holdCard = (busy) => {
-    runButton.disabled = busy;
-    for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
-  };
+  }
 
-  // Before a run: the reader's best so far for this step (this browser and the runner's
-  // history), and what to compare with.
-  const showBest = async () => {
+  /**
+   * Before a run: the reader's best so far for this step (this browser and the
+   * runner's history), and what to compare with.
+   */
+  async showBest() {
+    const info = this.info;
     const results = await allResults();
     // A run started meanwhile owns the figures now.
-    if (session) return;
+    if (this.life.busy) return;
     const { best, text } = bestSoFar(info, results);
-    figures.yours.textContent = best === null ? "—" : fmt.gib(best);
-    figures.label.textContent = best === null ? t("This machine") : t("Your best so far");
-    fill(compare, text);
+    this.figures.yours.textContent = best === null ? "—" : fmt.gib(best);
+    this.figures.label.textContent = best === null ? t("This machine") : t("Your best so far");
+    fill(this.compare, text);
     // The newest run of this step names the configuration its evidence is about.
     const newest = results.filter((r) => r.step === info.step).at(-1);
-    evidence.config = configOf(info.step, newest);
-    evidence.show(results);
-  };
-  showBest();
+    this.evidence.config = configOf(info.step, newest);
+    this.evidence.show(results);
+  }
 
-  const showResult = (result) => {
+  showResult(result) {
+    const { info, figures } = this;
     const corrupted = result.corrupted_bytes;
     if (info.kind === "experiment" && fmt.isNumber(corrupted)) {
       // The experiment is about damage, not speed: lead with the corrupted share.
       figures.label.textContent = t("Bytes corrupted");
       figures.yours.textContent = result.bytes > 0 ? `${((100 * corrupted) / result.bytes).toFixed(1)}%` : "—";
-      root.dataset.corrupted = String(corrupted);
+      this.root.dataset.corrupted = String(corrupted);
       figures.unit.textContent = "";
     } else {
       figures.yours.textContent = fmt.gib(result.gib_per_s);
     }
-    chart.finish(Number(result.elapsed_ms) / 1000);
-    occupancy.show(result);
+    this.chart.finish(Number(result.elapsed_ms) / 1000);
+    this.occupancy.show(result);
     const text = comparison(info, result.gib_per_s, result.watched === true);
-    fill(compare, text ? h("strong", null, text) : "");
-    stats.show(result);
-    kernel.show(result);
+    fill(this.compare, text ? h("strong", null, text) : "");
+    this.stats.show(result);
+    this.kernel.show(result);
     record(result);
-    evidence.refresh(configOf(info.step, result));
-    const items = resultNotes(result, { budget: life.budget, warnings: life.warnings });
-    fill(notes, items.map((item) => h("li", null, item)));
-  };
+    this.evidence.refresh(configOf(info.step, result));
+    const items = resultNotes(result, { budget: this.run.budget, warnings: this.run.warnings });
+    fill(this.notes, items.map((item) => h("li", null, item)));
+  }
 
-  // One event of the session: fold it into the state, then show what changed.
-  const on = (event) => {
-    const before = life;
-    life = step(life, event);
-    if (!isBusy(life.phase)) session = null;
-    showPhase(life.phase, life.status);
+  /** One event of the session: fold it into the state, then show what changed. */
+  on(event) {
+    const before = this.run;
+    const run = (this.run = step(before, event));
+    this.life.show(run.phase, run.status);
     switch (event.type) {
       case "started":
-        fill(notes, life.warnings.map((w) => runnerText(h("li.pipebook-warning", null, w))));
+        fill(this.notes, run.warnings.map((w) => runnerText(h("li.pipebook-warning", null, w))));
         break;
       case "progress":
-        root.dataset.progressCount = String(life.progressCount);
-        figures.live.textContent = life.live;
-        if (life.chartPoint) chart.push(...life.chartPoint);
-        if (life.pipeBytes !== before.pipeBytes) occupancy.live(life.pipeBytes);
+        this.root.dataset.progressCount = String(run.progressCount);
+        this.figures.live.textContent = run.live;
+        if (run.chartPoint) this.chart.push(...run.chartPoint);
+        if (run.pipeBytes !== before.pipeBytes) this.occupancy.live(run.pipeBytes);
         break;
       case "result":
-        showResult(life.result);
+        this.showResult(run.result);
         break;
       case "notice":
-        notes.append(runnerText(h("li.pipebook-warning", null, event.message)));
+        this.notes.append(runnerText(h("li.pipebook-warning", null, event.message)));
         break;
       case "saved":
-        savedNote.hidden = !life.savedText;
-        savedNote.textContent = life.savedText;
-        if (life.saved !== null) savedNote.dataset.saved = life.saved ? "yes" : "no";
+        this.showSaved(run);
         break;
       case "cancelled":
-        showBest();
+        this.showBest();
         break;
       default:
         break;
     }
-  };
+  }
 
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (session) return;
-    const read = readParams();
-    if (read.errors) {
-      showPhase("error", t("Error: {errors}.", { errors: read.errors.join(t("; ")) }));
-      return;
-    }
+  showSaved(run) {
+    this.savedNote.hidden = !run.savedText;
+    this.savedNote.textContent = run.savedText;
+    if (run.saved !== null) this.savedNote.dataset.saved = run.saved ? "yes" : "no";
+  }
+
+  /** The form sent: a run of the step with the form's parameters, its figures cleared first. */
+  submit() {
+    if (this.life.busy) return;
+    const read = this.readParams();
+    if (read.errors) return this.life.show("error", t("Error: {errors}.", { errors: read.errors.join(t("; ")) }));
     const params = read.params;
-    life = begin(params);
-    root.dataset.progressCount = "0";
-    figures.live.textContent = life.live;
-    figures.yours.textContent = "—";
-    fill(notes);
-    savedNote.hidden = true;
-    savedNote.textContent = "";
-    delete savedNote.dataset.saved;
-    stats.show(null);
-    kernel.show(null);
-    fill(compare, "");
-    chart.reset({ article: info.article, reference: info.reference, seconds: life.budget });
-    occupancy.reset({ quiet: life.quiet });
-    card.classList.add("pipebook-used");
-    showPhase(life.phase, life.status);
+    const run = (this.run = begin(params));
+    this.root.dataset.progressCount = "0";
+    this.figures.live.textContent = run.live;
+    this.figures.yours.textContent = "—";
+    fill(this.notes);
+    this.savedNote.hidden = true;
+    this.savedNote.textContent = "";
+    delete this.savedNote.dataset.saved;
+    this.stats.show(null);
+    this.kernel.show(null);
+    fill(this.compare, "");
+    this.chart.reset({ article: this.info.article, reference: this.info.reference, seconds: run.budget });
+    this.occupancy.reset({ quiet: run.quiet });
+    this.card.classList.add("pipebook-used");
+    this.life.show(run.phase, run.status);
     // The session's messages go to the reducer as the server sent them.
-    session = connectRun(info.step, params, on);
-  });
-
-  cancelButton.addEventListener("click", () => {
-    if (session) {
-      status.textContent = t("Cancelling…");
-      session.cancel();
-    }
-  });
+    this.life.start({ type: "run", step: this.info.step, params }, (event) => this.on(event));
+  }
 }

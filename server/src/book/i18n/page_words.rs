@@ -11,14 +11,11 @@ use std::path::Path;
 /// sources ship it empty and each other edition's build writes its own.
 pub(crate) const CATALOGUE_MODULE: &str = "catalogue.js";
 
-/// Every `(file name, msgid)` of the `.js` modules in `dir`, files in name order,
-/// calls in the order they are written.
+/// Every `(file name, msgid)` of the `.js` modules in `dir` and its folders (a
+/// card's folder: `lab/lab.js`), files in name order, calls in the order they are written.
 pub(crate) fn in_folder(dir: &Path) -> std::io::Result<Vec<(String, String)>> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".js") && name != CATALOGUE_MODULE)
-        .collect();
+    let mut files = Vec::new();
+    modules(dir, "", &mut files)?;
     files.sort();
     let mut out = Vec::new();
     for file in files {
@@ -26,6 +23,22 @@ pub(crate) fn in_folder(dir: &Path) -> std::io::Result<Vec<(String, String)>> {
         out.extend(in_source(&source).into_iter().map(|m| (file.clone(), m)));
     }
     Ok(out)
+}
+
+/// The `.js` modules under `dir`, as paths below it that start with `prefix`.
+fn modules(dir: &Path, prefix: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if entry.file_type()?.is_dir() {
+            modules(&entry.path(), &format!("{prefix}{name}/"), out)?;
+        } else if name.ends_with(".js") && !(prefix.is_empty() && name == CATALOGUE_MODULE) {
+            out.push(format!("{prefix}{name}"));
+        }
+    }
+    Ok(())
 }
 
 /// The msgids of the `t("...")` calls in one module's source, each once, in the
@@ -105,6 +118,22 @@ mod tests {
                 "Run this step",
                 "{n} pairs cannot resolve at {level}",
                 "a \"quoted\" word\\ and\na line",
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_the_modules_in_a_cards_folder_too_and_never_the_catalogue() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("lab")).unwrap();
+        std::fs::write(dir.path().join("main.js"), r#"t("Top");"#).unwrap();
+        std::fs::write(dir.path().join("lab/lab.js"), r#"t("In a folder");"#).unwrap();
+        std::fs::write(dir.path().join(CATALOGUE_MODULE), r#"t("Not ours");"#).unwrap();
+        assert_eq!(
+            in_folder(dir.path()).unwrap(),
+            [
+                ("lab/lab.js".to_string(), "In a folder".to_string()),
+                ("main.js".to_string(), "Top".to_string()),
             ]
         );
     }

@@ -3,10 +3,10 @@
 // its figure, so an IPC lab does not show three columns of dashes for the CPU
 // time, damage and huge pages that only pipe runs report.
 
-import * as fmt from "./format.js";
+import * as fmt from "../format.js";
 import { metric, round, watched } from "./labchecks.js";
-import { nsText } from "./latency/dist.js";
-import { t } from "./i18n.js";
+import { nsText } from "../latency/dist.js";
+import { t } from "../i18n.js";
 
 const DASH = "—";
 

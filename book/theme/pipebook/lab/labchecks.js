@@ -9,115 +9,114 @@
 // runs its next look needs; after the last look it is final), and runs recorded
 // when each new run was judged afresh at 95% were judged again under this rule.
 
-import { t } from "./i18n.js";
-import { judge as askRunner } from "./judge.js";
+import { t } from "../i18n.js";
+import { judge as askRunner } from "../judge.js";
 import { LAB_WORDS, checkSay, labSay } from "./labtext.js";
+
+const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+/** Each figure a run may carry, by name: how it is read from a result (null when it is not there). */
+const METRICS = {
+  gib_per_s: (r) => num(r?.gib_per_s),
+  // An IPC record carries both; a pipe result only GiB/s (1 GiB = 1024 MiB).
+  mib_per_s: (r) => num(r?.mib_per_s) ?? (num(r?.gib_per_s) === null ? null : r.gib_per_s * 1024),
+  cpu_per_wall: cpuPerWall,
+  corrupted_share: corruptedShare,
+  huge_share: (r) => {
+    const checked = num(r?.huge_pages?.checked_bytes);
+    const huge = num(r?.huge_pages?.huge_bytes);
+    return !checked || huge === null ? null : huge / checked;
+  },
+  writer_page_allocs_per_gib: (r) => perGib(num(r?.counts?.writer?.page_allocs), r),
+  // Each fault of the writer's own memory allocates a page (its buffers at
+  // start-up); what is left is what its data calls allocated.
+  writer_allocs_beyond_faults_per_gib: (r) => {
+    const allocs = num(r?.counts?.writer?.page_allocs);
+    const faults = num(r?.counts?.writer?.page_faults);
+    return allocs === null || faults === null ? null : perGib(Math.max(allocs - faults, 0), r);
+  },
+  sleeps_per_gib: sleepsPerGib,
+  writer_page_faults: (r) => num(r?.counts?.writer?.page_faults),
+  // A latency figure read from anything else would be some other number.
+  p50_ns: (r) => (isLatency(r) ? num(r.p50) : null),
+  p99_ns: (r) => (isLatency(r) ? num(r.p99) : null),
+  cpu_ns_per_round_trip: (r) => (isLatency(r) ? sum(num(r.ping_cpu_ns), num(r.pong_cpu_ns)) : null),
+  sleeps_per_round_trip: (r) => (isLatency(r) ? sum(num(r.ping_sleeps), num(r.pong_sleeps)) : null),
+  producer_faults_per_page: (r) => {
+    const faults = num(ipcEndCounts(r, "producer")?.page_faults);
+    const bytes = num(r?.bytes);
+    // Pages of the machine that ran it (4 KiB on x86-64, 16 or 64 KiB on some
+    // arm64 kernels); a record without its page size cannot say.
+    const page = num(r?.page_size);
+    return faults === null || !(bytes > 0) || !(page > 0) ? null : faults / (bytes / page);
+  },
+  call_bytes_per_byte: callBytesPerByte,
+};
 
 /** The figure `name` of one run result, or null when the run does not carry it. */
 export function metric(result, name) {
-  const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
-  switch (name) {
-    case "gib_per_s":
-      return num(result?.gib_per_s);
-    case "mib_per_s": {
-      // An IPC record carries both; a pipe result only GiB/s (1 GiB = 1024 MiB).
-      const mib = num(result?.mib_per_s);
-      if (mib !== null) return mib;
-      const gib = num(result?.gib_per_s);
-      return gib === null ? null : gib * 1024;
-    }
-    case "cpu_per_wall": {
-      if (isLatency(result)) {
-        // Both ends' CPU time per round trip over the round trip's own time.
-        const mean = num(result.mean);
-        const ping = num(result.ping_cpu_ns);
-        const pong = num(result.pong_cpu_ns);
-        return mean === null || mean <= 0 || ping === null || pong === null ? null : (ping + pong) / mean;
-      }
-      // IPC records report their ends otherwise: no figure rather than zero.
-      if (result?.writer === undefined && result?.reader === undefined) return null;
-      const elapsed = num(result?.elapsed_ms);
-      if (elapsed === null || elapsed <= 0) return null;
-      const part = (end, key) => num(result?.[end]?.[key]) ?? 0;
-      const cpu = part("writer", "user_ms") + part("writer", "system_ms") + part("reader", "user_ms") + part("reader", "system_ms");
-      return cpu / elapsed;
-    }
-    case "corrupted_share": {
-      const bytes = num(result?.bytes);
-      if (!bytes) return null;
-      const corrupted = num(result?.corrupted_bytes);
-      if (corrupted !== null) return corrupted / bytes;
-      // A verifying reader that does not count stops the run at the first bad
-      // byte, so a verified run that finished had none.
-      return result?.options?.reader?.verify === true ? 0 : null;
-    }
-    case "huge_share": {
-      const checked = num(result?.huge_pages?.checked_bytes);
-      const huge = num(result?.huge_pages?.huge_bytes);
-      return !checked || huge === null ? null : huge / checked;
-    }
-    case "writer_page_allocs_per_gib": {
-      const allocs = num(result?.counts?.writer?.page_allocs);
-      const g = gib(result);
-      return allocs === null || g === null ? null : allocs / g;
-    }
-    case "writer_allocs_beyond_faults_per_gib": {
-      // Each fault of the writer's own memory allocates a page (its buffers at
-      // start-up); what is left is what its data calls allocated.
-      const allocs = num(result?.counts?.writer?.page_allocs);
-      const faults = num(result?.counts?.writer?.page_faults);
-      const g = gib(result);
-      return allocs === null || faults === null || g === null ? null : Math.max(allocs - faults, 0) / g;
-    }
-    case "sleeps_per_gib": {
-      const counts = result?.counts;
-      if (!counts || typeof counts !== "object") return null;
-      const sleeps = Object.entries(counts)
-        .filter(([name]) => name !== "missing" && name !== "model")
-        .map(([, end]) => num(end?.voluntary_switches))
-        .filter((v) => v !== null);
-      const g = gib(result);
-      return !sleeps.length || g === null ? null : sleeps.reduce((a, b) => a + b, 0) / g;
-    }
-    case "writer_page_faults":
-      return num(result?.counts?.writer?.page_faults);
-    // A latency figure read from anything else would be some other number.
-    case "p50_ns":
-      return isLatency(result) ? num(result.p50) : null;
-    case "p99_ns":
-      return isLatency(result) ? num(result.p99) : null;
-    case "cpu_ns_per_round_trip":
-      return isLatency(result) ? sum(num(result.ping_cpu_ns), num(result.pong_cpu_ns)) : null;
-    case "sleeps_per_round_trip":
-      return isLatency(result) ? sum(num(result.ping_sleeps), num(result.pong_sleeps)) : null;
-    case "producer_faults_per_page": {
-      const faults = num(ipcEndCounts(result, "producer")?.page_faults);
-      const bytes = num(result?.bytes);
-      // Pages of the machine that ran it (4 KiB on x86-64, 16 or 64 KiB on some
-      // arm64 kernels); a record without its page size cannot say.
-      const page = num(result?.page_size);
-      return faults === null || !(bytes > 0) || !(page > 0) ? null : faults / (bytes / page);
-    }
-    case "call_bytes_per_byte": {
-      const ends = ipcEnds(result);
-      // Every end counted, and the run tallied its calls' bytes: a record from
-      // before the tally has none, which is not the same as zero.
-      if (!ends || !ends.length) return null;
-      if (ends.some((e) => !ipcEndCounts(result, e?.role))) return null;
-      if (!ends.some((e) => e?.call_bytes !== undefined)) return null;
-      const bytes = num(result?.bytes);
-      if (!(bytes > 0)) return null;
-      let through = 0;
-      for (const e of ends) {
-        const calls = e?.call_bytes;
-        if (!calls || typeof calls !== "object") continue;
-        for (const v of Object.values(calls)) if (num(v) !== null) through += v;
-      }
-      return through / bytes;
-    }
-    default:
-      return null;
+  return Object.hasOwn(METRICS, name) ? METRICS[name](result) : null;
+}
+
+function cpuPerWall(result) {
+  if (isLatency(result)) {
+    // Both ends' CPU time per round trip over the round trip's own time.
+    const mean = num(result.mean);
+    const ping = num(result.ping_cpu_ns);
+    const pong = num(result.pong_cpu_ns);
+    return mean === null || mean <= 0 || ping === null || pong === null ? null : (ping + pong) / mean;
   }
+  // IPC records report their ends otherwise: no figure rather than zero.
+  if (result?.writer === undefined && result?.reader === undefined) return null;
+  const elapsed = num(result?.elapsed_ms);
+  if (elapsed === null || elapsed <= 0) return null;
+  const part = (end, key) => num(result?.[end]?.[key]) ?? 0;
+  const cpu = part("writer", "user_ms") + part("writer", "system_ms") + part("reader", "user_ms") + part("reader", "system_ms");
+  return cpu / elapsed;
+}
+
+function corruptedShare(result) {
+  const bytes = num(result?.bytes);
+  if (!bytes) return null;
+  const corrupted = num(result?.corrupted_bytes);
+  if (corrupted !== null) return corrupted / bytes;
+  // A verifying reader that does not count stops the run at the first bad
+  // byte, so a verified run that finished had none.
+  return result?.options?.reader?.verify === true ? 0 : null;
+}
+
+function sleepsPerGib(result) {
+  const counts = result?.counts;
+  if (!counts || typeof counts !== "object") return null;
+  const sleeps = Object.entries(counts)
+    .filter(([name]) => name !== "missing" && name !== "model")
+    .map(([, end]) => num(end?.voluntary_switches))
+    .filter((v) => v !== null);
+  return sleeps.length ? perGib(sleeps.reduce((a, b) => a + b, 0), result) : null;
+}
+
+function callBytesPerByte(result) {
+  const ends = ipcEnds(result);
+  // Every end counted, and the run tallied its calls' bytes: a record from
+  // before the tally has none, which is not the same as zero.
+  if (!ends || !ends.length) return null;
+  if (ends.some((e) => !ipcEndCounts(result, e?.role))) return null;
+  if (!ends.some((e) => e?.call_bytes !== undefined)) return null;
+  const bytes = num(result?.bytes);
+  if (!(bytes > 0)) return null;
+  let through = 0;
+  for (const e of ends) {
+    const calls = e?.call_bytes;
+    if (!calls || typeof calls !== "object") continue;
+    for (const v of Object.values(calls)) if (num(v) !== null) through += v;
+  }
+  return through / bytes;
+}
+
+/** `count` per GiB the run moved, or null without either. */
+function perGib(count, result) {
+  const g = gib(result);
+  return count === null || g === null ? null : count / g;
 }
 
 /** Whether a result is a latency run's record (`"kind":"latency"`). */
@@ -472,4 +471,15 @@ export function runsToAdd(lab, outcomes, id, done, needed) {
   const list = Array.isArray(outcomes) ? outcomes : [];
   const wanted = list.filter((o) => reads.has(o?.id) && Number.isInteger(o.next_look_runs)).map((o) => o.next_look_runs - done);
   return Math.max(1, ...wanted);
+}
+
+/**
+ * What a check shows: the runner's outcome for it in `judged` (/api/labs'
+ * `checks`: a list of outcomes with `id`, or a map by id), or a pending one.
+ */
+export function outcomeOf(judged, check, online) {
+  const list = Array.isArray(judged) ? judged : judged && typeof judged === "object" ? Object.values(judged) : [];
+  const found = list.find((o) => o?.id === check.id) ?? (judged && !Array.isArray(judged) ? judged[check.id] : undefined);
+  if (found && typeof found.status === "string") return found;
+  return { id: check.id, status: "pending", detail: online ? LAB_WORDS.waitingCheck : LAB_WORDS.offlineCheck };
 }

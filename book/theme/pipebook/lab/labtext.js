@@ -1,9 +1,12 @@
 // The lab card's own words, in the page's language, in one place for lab.js and
-// labchecks.js: fixed words, and sentences as functions of their figures. The lab's
+// labchecks.js: fixed words, sentences as functions of their figures, and what a
+// task, a result and a check's status say (pure). The lab's
 // own texts (title, question, checks) come translated with the lab's definition, and
 // the runner's outcomes stay as the runner words them.
 
-import { t } from "./i18n.js";
+import * as fmt from "../format.js";
+import { t } from "../i18n.js";
+import { nsText } from "../latency/dist.js";
 
 /** Fixed words of the lab card: its sections, buttons, fields and states. */
 export const LAB_WORDS = {
@@ -126,3 +129,46 @@ export const checkSay = {
   closeness: { close: t("close"), "within 2x": t("within 2x"), "far off": t("far off") },
   predictedMeasured: (predicted, measured, unit, closeness) => t("You predicted {predicted}{unit}; you measured {measured}{unit} ({closeness}).", { predicted, measured, unit, closeness }),
 };
+
+/** A finished run's headline figure: a latency run's median and 99th percentile, else its GiB/s. */
+export function resultFigure(result) {
+  if (result?.kind === "latency") return labSay.latencyFigure(nsText(result.p50), nsText(result.p99));
+  return `${fmt.gib(result.gib_per_s)} GiB/s`;
+}
+
+/** What a task runs, in a line of code text. */
+export function taskText(task) {
+  if (task.latency) {
+    const l = task.latency;
+    return labSay.latencyTask(l.mechanism, l.mode, fmt.bytes(l.size), l.round_trips);
+  }
+  // Without bytes of its own, a task moves the runner's default (published at /api/ipc).
+  if (task.mechanism) return labSay.ipcTask(task.mechanism, task.bytes ? fmt.bytes(task.bytes) : LAB_WORDS.runnersDefault);
+  if (task.sweep) {
+    const values = task.sweep.values.map((v) => fmt.bytes(v)).join(", ");
+    return labSay.sweepTask(task.step, task.sweep.param, values);
+  }
+  return `${task.step}${task.params?.verify ? LAB_WORDS.everyByte : ""}`;
+}
+
+/** A check's status as the card shows it. */
+export function statusWord(status) {
+  if (status === "not_resolved") return LAB_WORDS.notResolved;
+  if (status === "not_this_kernel") return t("not this kernel");
+  return status;
+}
+
+/**
+ * Which kernel behaviour a check assumed (`check.when`), and what the runner's
+ * probe said here (`outcome.assumes`); null for a check that assumes nothing.
+ */
+export function assumesText(check, outcome) {
+  const when = check?.when;
+  if (!when) return null;
+  const measured = outcome?.assumes?.measured;
+  if (!measured) return t("Assumes {probe}: {answer}.", { probe: when.probe, answer: when.answer });
+  if (measured === "unknown") {
+    return t("Assumes {probe}: {answer}, as on the article's kernel; this machine's probe could not tell.", { probe: when.probe, answer: when.answer });
+  }
+  return t("Assumes {probe}: {answer}. This machine's probe says: {measured}.", { probe: when.probe, answer: when.answer, measured });
+}
