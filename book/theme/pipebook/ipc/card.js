@@ -13,10 +13,10 @@ import { statusLine } from "../announce.js";
 import { START_HINT, history } from "../api.js";
 import { fill, h, offlineHint } from "../dom.js";
 import * as fmt from "../format.js";
+import { CardLife } from "../cardlife.js";
 import { savedText } from "../runlife.js";
-import { startIpc } from "../runner.js";
 import { runnerText, t, withNodes } from "../i18n.js";
-import { controls, stateSetter } from "./form.js";
+import { controls } from "./form.js";
 import { earlierRuns } from "./history.js";
 import { commandLine, describe, surveyRate } from "./model.js";
 import { ipcProgress } from "./progress.js";
@@ -60,60 +60,58 @@ function showResult(root, m, out, r) {
   root.dataset.checksum = r.checksum_ok ? "ok" : "unchecked";
 }
 
-/** The handlers of one run's session (runner.js), `card` holding what they change. */
+/** The handlers of one run's session (runner.js), past what the card's life shows of it. */
 function runHandlers(card, params) {
-  const { root, m, out, status, evidence, setState, earlier } = card;
+  const { root, m, out, life, evidence, earlier } = card;
   let total = null;
   let samples = 0;
   // This run's count, not the last one's: a quiet run streams none.
   root.dataset.progressSamples = "0";
-  const ended = () => {
-    card.run = null;
-    out.bar.hidden = true;
-    evidence.hold(false);
-  };
   return {
-    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
     started: (msg) => {
       total = msg.params?.bytes ?? null;
       const how = params.quiet ? t(" (quiet: not watched, so no progress until it ends)") : "";
-      setState("running", t("Moving {bytes} in calls of {chunk}{how}…", { bytes: fmt.bytes(msg.params?.bytes), chunk: fmt.bytes(msg.params?.chunk), how }));
+      life.say(t("Moving {bytes} in calls of {chunk}{how}…", { bytes: fmt.bytes(msg.params?.bytes), chunk: fmt.bytes(msg.params?.chunk), how }));
     },
     progress: (msg) => {
       samples += 1;
       root.dataset.progressSamples = String(samples);
       const p = ipcProgress(msg, total);
-      status.textContent = p.text;
-      out.bar.hidden = false;
-      // No value: the browser draws an indeterminate bar.
-      if (p.fraction === null) out.bar.removeAttribute("value");
-      else out.bar.value = p.fraction;
+      life.say(p.text);
+      // No fraction: the browser draws an indeterminate bar.
+      life.progress(p.fraction);
     },
     result: (r) => {
-      ended();
       evidence.add(r);
       showResult(root, m, out, r);
-      setState("done", t("Done: {rate} {u_mibs}.", { u_mibs: "MiB/s", rate: fmt.figure(r.mib_per_s) }));
     },
     // The runner answers first and saves after: read the history once it says.
     saved: (msg) => {
       if (msg.store !== "history") return;
       if (msg.ok) earlier();
-      else status.textContent = `${status.textContent} ${savedText(msg)}`;
+      else life.say(`${life.statusText()} ${savedText(msg)}`);
       root.dataset.saved = msg.ok ? "yes" : "no";
     },
-    cancelled: () => {
-      ended();
-      setState("cancelled", t("Cancelled. The runner removed the run's files, queues and segments."));
-    },
-    error: (message) => {
-      ended();
-      setState("error", `Error: ${message}`);
-    },
-    notice: (message) => {
-      status.textContent = `${status.textContent} (${message})`;
-    },
   };
+}
+
+/** The card's life: data-state on root, card and status (queued shows as running), its form, bar and words. */
+function cardLife(root, el, status, ui, bar, evidence) {
+  return new CardLife({
+    status,
+    marks: [root, el, status],
+    states: { queued: "running" },
+    run: [ui.runButton],
+    cancel: ui.cancelButton,
+    form: ui.form,
+    bar,
+    words: {
+      cancelled: () => t("Cancelled. The runner removed the run's files, queues and segments."),
+      done: (event) => t("Done: {rate} {u_mibs}.", { u_mibs: "MiB/s", rate: fmt.figure(event.mib_per_s) }),
+    },
+    // The quiet runs below wait while the card's own run goes.
+    onPhase: (phase, busy) => evidence.hold(busy),
+  });
 }
 
 /** One mechanism's card. */
@@ -134,25 +132,17 @@ export function mountIpc(root, { online, lab }) {
     ui.runButton.disabled = busy;
   });
   el.append(ui.form, status, out.bar, out.table, out.summary, evidence.el, out.counts, out.notes, out.command, out.earlier);
-  const setState = stateSetter(root, el, status, ui);
-  setState("idle", t("Ready: the run takes the machine for itself, after any run ahead of it."));
+  const life = cardLife(root, el, status, ui, out.bar, evidence);
+  life.show("idle", t("Ready: the run takes the machine for itself, after any run ahead of it."));
   const earlier = () => showEarlier(root, m, out, evidence).catch(() => {});
   earlier();
-  const card = { root, m, out, status, evidence, setState, earlier, run: null };
+  const card = { root, m, out, life, evidence, earlier };
   ui.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run || evidence.busy()) return;
+    if (life.busy || evidence.busy()) return;
     const asked = ui.read();
-    if (asked.error) return setState("error", `Error: ${asked.error}.`);
-    evidence.hold(true);
+    if (asked.error) return life.show("error", `Error: ${asked.error}.`);
     fill(out.command, t("Same on the command line: "), h("code", null, commandLine(m.id, asked.params.bytes, asked.params.chunk, asked.params.counts)));
-    setState("connecting", t("Connecting to the runner…"));
-    card.run = startIpc(m.id, asked.params, runHandlers(card, asked.params));
-  });
-  ui.cancelButton.addEventListener("click", () => {
-    if (card.run) {
-      status.textContent = t("Cancelling…");
-      card.run.cancel();
-    }
+    life.start({ type: "ipc", mechanism: m.id, params: asked.params }, runHandlers(card, asked.params));
   });
 }

@@ -48,17 +48,3 @@ export function controls(id, lab, defaults) {
     ipcParams({ bytes: bytes.value, chunk: chunk.value, counted: counts ? counts.checked : true, quiet: defaults.quiet === "always" || !!quiet?.checked }, lab);
   return { form, runButton, cancelButton, read };
 }
-
-/** The card's state, said on its status line: `data-state` on root, card and status, and the form locked while busy. */
-export function stateSetter(root, card, status, ui) {
-  return (state, text) => {
-    root.dataset.state = state;
-    card.dataset.state = state;
-    status.dataset.state = state;
-    status.textContent = text;
-    const busy = state === "connecting" || state === "running";
-    ui.runButton.disabled = busy;
-    ui.cancelButton.disabled = !busy;
-    for (const el of ui.form.querySelectorAll("input")) el.disabled = busy;
-  };
-}

@@ -10,10 +10,10 @@ import { START_HINT } from "../api.js";
 import { fill, h, offlineHint } from "../dom.js";
 import * as fmt from "../format.js";
 import { figureSide, judge } from "../judge.js";
-import { startIpc } from "../runner.js";
+import { CardLife } from "../cardlife.js";
 import { t, withNodes } from "../i18n.js";
 import { IpcChart } from "./chart.js";
-import { controls, stateSetter } from "./form.js";
+import { controls } from "./form.js";
 import { surveyCell } from "./history.js";
 import { QuietRuns, surveyRate } from "./model.js";
 import { ipcProgress } from "./progress.js";
@@ -54,50 +54,51 @@ function fillTable(table, rows, runs) {
 }
 
 /** Runs every mechanism of `card` in turn with `params`, each a queued run; a refusal says so and goes on. */
-function runAll(card, params) {
-  const { mechanisms, status, setState, versus } = card;
-  const next = (index) => {
-    if (card.stopped) return;
-    if (index >= mechanisms.length) {
-      card.run = null;
-      versus.hold(false);
-      return setState("done", `Done: ${mechanisms.length} mechanisms.`);
-    }
-    const m = mechanisms[index];
+async function runAll(card, params) {
+  const { mechanisms, life, versus } = card;
+  for (const [index, m] of mechanisms.entries()) {
     const where = { id: m.id, n: index + 1, total: mechanisms.length };
-    setState("running", t("Connecting for {id} ({n} of {total})…", where));
+    if (life.stopped) return life.show("cancelled", t("Cancelled at {id}. Nothing is left running.", { id: m.id }));
+    life.show("running", t("Connecting for {id} ({n} of {total})…", where));
     let total = null;
     const label = t("{id} ({n} of {total})", where);
-    card.run = startIpc(m.id, params, {
-      queued: (position) => setState("running", t("{id}: waiting, place {position} in the queue.", { id: m.id, position })),
+    const got = await life.session({ type: "ipc", mechanism: m.id, params }, {
+      queued: (position) => life.say(t("{id}: waiting, place {position} in the queue.", { id: m.id, position })),
       started: (msg) => {
         total = msg.params?.bytes ?? null;
-        setState("running", t("Running {label}, quiet…", { label }));
+        life.say(t("Running {label}, quiet…", { label }));
       },
-      progress: (msg) => {
-        status.textContent = `${label}: ${ipcProgress(msg, total).text}`;
-      },
-      result: (r) => {
-        card.rows[index].mine = r.mib_per_s;
-        card.runs.keep(m.id, r);
-        versus.show();
-        card.redraw();
-        next(index + 1);
-      },
-      cancelled: () => {
-        card.run = null;
-        versus.hold(false);
-        setState("cancelled", t("Cancelled at {id}. Nothing is left running.", { id: m.id }));
-      },
-      error: (message) => {
-        // One mechanism refused (e.g. a System V limit): say so and go on.
-        card.rows[index].error = message;
-        status.textContent = `${m.id}: ${message}`;
-        next(index + 1);
-      },
+      progress: (msg) => life.say(`${label}: ${ipcProgress(msg, total).text}`),
     });
-  };
-  next(0);
+    if (got.ended === "cancelled") return life.show("cancelled", t("Cancelled at {id}. Nothing is left running.", { id: m.id }));
+    if (got.ended === "error") {
+      // One mechanism refused (e.g. a System V limit): say so and go on.
+      card.rows[index].error = got.message;
+      life.say(`${m.id}: ${got.message}`);
+      continue;
+    }
+    card.rows[index].mine = got.event.mib_per_s;
+    card.runs.keep(m.id, got.event);
+    versus.show();
+    card.redraw();
+  }
+  life.show("done", `Done: ${mechanisms.length} mechanisms.`);
+}
+
+/** The matrix's life: data-state on root, card and status, running from the first connection to the last result. */
+function matrixLife(root, el, status, ui, versus) {
+  return new CardLife({
+    status,
+    marks: [root, el, status],
+    states: { connecting: "running", queued: "running" },
+    run: [ui.runButton],
+    cancel: ui.cancelButton,
+    form: ui.form,
+    // Each run says where it is in the queue with its mechanism.
+    words: { queued: () => null },
+    // One against another waits while the matrix runs.
+    onPhase: (phase, busy) => versus.hold(busy),
+  });
 }
 
 /** The "all mechanisms" card: one queued run per mechanism, in table order. */
@@ -118,7 +119,7 @@ export function mountIpcMatrix(root, { online, lab }) {
   const chart = new IpcChart(title);
   chart.el.hidden = true; // until the first run starts
   const table = h("table.pipebook-sweep-table");
-  const card = { mechanisms, status, rows: [], runs: new QuietRuns(), run: null, stopped: false };
+  const card = { mechanisms, rows: [], runs: new QuietRuns() };
   card.redraw = () => {
     chart.el.hidden = false;
     chart.draw(card.rows);
@@ -134,24 +135,16 @@ export function mountIpcMatrix(root, { online, lab }) {
     ui.runButton.disabled = busy;
   });
   el.append(ui.form, status, chart.el, table, card.versus.el);
-  card.setState = stateSetter(root, el, status, ui);
-  card.setState("idle", t("Ready: {n} producer/consumer mechanisms.", { n: mechanisms.length }));
+  card.life = matrixLife(root, el, status, ui, card.versus);
+  card.life.show("idle", t("Ready: {n} producer/consumer mechanisms.", { n: mechanisms.length }));
   ui.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run) return;
+    if (card.life.busy) return;
     const asked = ui.read();
-    if (asked.error) return card.setState("error", `Error: ${asked.error}.`);
-    card.stopped = false;
-    card.versus.hold(true);
+    if (asked.error) return card.life.show("error", `Error: ${asked.error}.`);
     card.rows = mechanisms.map((m) => ({ id: m.id, copies: m.copies, mine: null, survey: surveyRate(m) }));
     card.redraw();
+    card.life.begin("running");
     runAll(card, asked.params);
-  });
-  ui.cancelButton.addEventListener("click", () => {
-    if (card.run) {
-      card.stopped = true;
-      status.textContent = t("Cancelling…");
-      card.run.cancel();
-    }
   });
 }

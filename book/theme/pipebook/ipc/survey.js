@@ -8,14 +8,17 @@
 // spent; data-state, data-verdict and data-quiet on that element, its status
 // .pipebook-ipc-evidence-status. The page judges nothing itself.
 
+import { CardLife } from "../cardlife.js";
 import { fill, h } from "../dom.js";
 import * as fmt from "../format.js";
 import { designNote, endingSentence, figureSide, judge, pairedPlan, planSentence, runSequence } from "../judge.js";
-import { startIpc } from "../runner.js";
 import { showJudged } from "../runverdict.js";
 import { judgedSentence } from "../verdict.js";
 import { t } from "../i18n.js";
 import { ipcConfigOf, newestQuietConfig, quietRuns } from "./history.js";
+
+/** A part's `data-state` while its runs go ("busy") and otherwise ("idle"), by the phase of its life. */
+export const BUSY_OR_IDLE = { idle: "idle", connecting: "busy", queued: "busy", running: "busy", done: "idle", cancelled: "idle", error: "idle" };
 
 /** Most quiet runs one press of the card's "Run until resolved" may add. */
 const MAX_SURVEY_BUDGET = 18;
@@ -58,22 +61,27 @@ function leftText(left) {
 class SurveyEvidence {
   /** `read()` gives the card's parameters; `holdCard(busy)` keeps the card's own Run off while these go. */
   constructor(m, surveyRate, read, holdCard) {
-    Object.assign(this, parts(m, surveyRate), { m, surveyRate, read, holdCard });
+    Object.assign(this, parts(m, surveyRate), { m, surveyRate, read });
     // The history's records and this card's own, which the history may not list yet.
     this.records = [];
     this.own = [];
     this.config = null;
-    this.session = null;
-    this.stopped = false;
     // The newest "Run until resolved"'s judgement, shown until another configuration runs.
     this.series = null;
     this.asked = 0;
     this.held = false;
-    this.until.addEventListener("click", () => this.runUntilResolved());
-    this.stop.addEventListener("click", () => {
-      this.stopped = true;
-      this.session?.cancel();
+    // Stop ends the sequence; the card's own Run waits while it goes.
+    this.life = new CardLife({
+      status: this.status,
+      marks: [this.el],
+      states: BUSY_OR_IDLE,
+      run: [this.until],
+      cancel: this.stop,
+      cancelShows: "hidden",
+      words: { queued: () => null, cancelling: () => null },
+      onPhase: (phase, busy) => holdCard(busy),
     });
+    this.until.addEventListener("click", () => this.runUntilResolved());
   }
 
   draw(answer) {
@@ -123,29 +131,18 @@ class SurveyEvidence {
   }
 
   /** Quiet run `n` of at most `most`, through the queue: {ok, mib} or {ok: false, message}. */
-  oneRun(params, n, most) {
-    return new Promise((resolve) => {
-      const where = (what) => fill(this.status, t("Quiet run {n} of at most {most}: {what}", { n, most, what }));
-      this.session = startIpc(this.m.id, params, {
-        connecting: () => where("connecting…"),
-        queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
-        started: () => where(t("running (not watched)…")),
-        result: (r) => {
-          this.add(r);
-          resolve(r.watched === false && r.checksum_ok === true && r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: t("Error: a run came back without a verified figure.") });
-        },
-        cancelled: () => resolve({ ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) }),
-        error: (message) => resolve({ ok: false, message: `Error: ${message}` }),
-      });
+  async oneRun(params, n, most) {
+    const where = (what) => this.life.say(t("Quiet run {n} of at most {most}: {what}", { n, most, what }));
+    const got = await this.life.session({ type: "ipc", mechanism: this.m.id, params }, {
+      connecting: () => where("connecting…"),
+      queued: (position) => where(t("waiting for place {position} in the queue…", { position })),
+      started: () => where(t("running (not watched)…")),
+      result: (r) => this.add(r),
     });
-  }
-
-  /** While busy: the part's state, its buttons and the card's own Run. */
-  busyNow(busy) {
-    this.el.dataset.state = busy ? "busy" : "idle";
-    this.until.disabled = busy;
-    this.stop.hidden = !busy;
-    this.holdCard(busy);
+    if (got.ended === "cancelled") return { ok: false, message: n === 2 ? t("Stopped after {n} quiet run.", { n: 1 }) : t("Stopped after {n} quiet runs.", { n: n - 1 }) };
+    if (got.ended === "error") return { ok: false, message: `Error: ${got.message}` };
+    const r = got.event;
+    return r.watched === false && r.checksum_ok === true && r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: t("Error: a run came back without a verified figure.") };
   }
 
   async runUntilResolved() {
@@ -156,17 +153,14 @@ class SurveyEvidence {
     const form = this.read();
     if (form.error) return fill(this.status, `Error: ${form.error}.`);
     const params = { ...form.params, quiet: true };
-    this.busyNow(true);
-    this.stopped = false;
-    fill(this.status, planSentence(plan, "quiet run"));
+    this.life.begin("running", planSentence(plan, "quiet run"));
     // Only this sequence's runs count: earlier ones were already looked at.
     const runs = [];
     const done = await runSequence(plan, {
       count: () => runs.length,
-      stopped: () => this.stopped,
+      stopped: () => this.life.stopped,
       addOne: async () => {
         const one = await this.oneRun(params, runs.length + 1, plan.at.at(-1));
-        this.session = null;
         if (one.ok) runs.push(one.mib);
         return one;
       },
@@ -176,8 +170,7 @@ class SurveyEvidence {
         this.draw({ judgement: j });
       },
     });
-    fill(this.status, endingSentence(done, "quiet run"));
-    this.busyNow(false);
+    this.life.show("idle", endingSentence(done, "quiet run"));
   }
 }
 

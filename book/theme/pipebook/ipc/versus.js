@@ -6,12 +6,13 @@
 // are spent; select.pipebook-ipc-versus-a/-b pick them; data-state and data-verdict
 // on that element. The page judges nothing itself.
 
+import { CardLife } from "../cardlife.js";
 import { fill, h } from "../dom.js";
 import { designNote, endingSentence, judge, pairedPlan, planSentence, runSequence } from "../judge.js";
-import { startIpc } from "../runner.js";
 import { showJudged } from "../runverdict.js";
 import { judgedSentence } from "../verdict.js";
 import { t } from "../i18n.js";
+import { BUSY_OR_IDLE } from "./survey.js";
 
 /** Most pairs one "Run until resolved" of two mechanisms may run: three looks of six. */
 const MAX_VERSUS_PAIRS = 18;
@@ -46,23 +47,19 @@ function parts(mechanisms) {
   return p;
 }
 
-/** One quiet run of `mech` through the queue, kept by `keep(mech, result)`: {ok, mib} or {ok: false, message}. */
-function oneRun(mech, params, keep) {
-  return new Promise((resolve) => {
-    startIpc(mech, params, {
-      result: (r) => {
-        keep(mech, r);
-        resolve(r.mib_per_s > 0 ? { ok: true, mib: r.mib_per_s } : { ok: false, message: t("Error ({id}): no figure.", { id: mech }) });
-      },
-      cancelled: () => resolve({ ok: false, message: "Stopped." }),
-      error: (message) => resolve({ ok: false, message: t("Error ({id}): {message}", { id: mech, message }) }),
-    });
-  });
+/** One quiet run of `mech` through the queue (`life`'s session), kept by `keep(mech, result)`: {ok, mib} or {ok: false, message}. */
+async function oneRun(life, mech, params, keep) {
+  const got = await life.session({ type: "ipc", mechanism: mech, params }, { result: (r) => keep(mech, r) });
+  if (got.ended === "cancelled") return { ok: false, message: "Stopped." };
+  if (got.ended === "error") return { ok: false, message: t("Error ({id}): {message}", { id: mech, message: got.message }) };
+  return got.event.mib_per_s > 0 ? { ok: true, mib: got.event.mib_per_s } : { ok: false, message: t("Error ({id}): no figure.", { id: mech }) };
 }
 
 class Versus {
   constructor(mechanisms, keep, runs, read, holdMatrix) {
-    Object.assign(this, parts(mechanisms), { keep, runs, read, holdMatrix });
+    Object.assign(this, parts(mechanisms), { keep, runs, read });
+    // The matrix's own Run waits while these runs go.
+    this.life = new CardLife({ status: this.status, marks: [this.el], states: BUSY_OR_IDLE, run: [this.until], words: { queued: () => null }, onPhase: (phase, busy) => holdMatrix(busy) });
     // The newest "Run until resolved"'s judgement, shown until the mechanisms change.
     this.series = null;
     this.asked = 0;
@@ -105,13 +102,6 @@ class Versus {
     this.until.disabled = busy;
   }
 
-  /** While busy: the part's state, its button and the matrix's own. */
-  busyNow(busy) {
-    this.el.dataset.state = busy ? "busy" : "idle";
-    this.until.disabled = busy;
-    this.holdMatrix(busy);
-  }
-
   async runUntilResolved() {
     if (this.held || this.el.dataset.state === "busy") return;
     if (this.a.value === this.b.value) return fill(this.status, t("Pick two different mechanisms."));
@@ -121,7 +111,7 @@ class Versus {
     const form = this.read();
     if (form.error) return fill(this.status, `Error: ${form.error}.`);
     const [ma, mb] = [this.a.value, this.b.value];
-    this.busyNow(true);
+    this.life.begin("running");
     const pairs = { a: [], b: [] };
     const params = { ...form.params, quiet: true };
     const done = await runSequence(plan, {
@@ -129,10 +119,10 @@ class Versus {
       // A B, then B A: the order balances what drifts over the runs.
       addOne: async () => {
         const n = pairs.a.length;
-        fill(this.status, `${planSentence(plan, "pair")} ${t("Pair {n} of at most {most}, quiet…", { n: n + 1, most: plan.at.at(-1) })}`);
+        this.life.say(`${planSentence(plan, "pair")} ${t("Pair {n} of at most {most}, quiet…", { n: n + 1, most: plan.at.at(-1) })}`);
         const got = {};
         for (const mech of n % 2 === 0 ? [ma, mb] : [mb, ma]) {
-          const one = await oneRun(mech, params, this.keep);
+          const one = await oneRun(this.life, mech, params, this.keep);
           if (!one.ok) return one;
           got[mech] = one.mib;
         }
@@ -146,8 +136,7 @@ class Versus {
         this.draw({ judgement: j });
       },
     });
-    fill(this.status, endingSentence(done, "pair"));
-    this.busyNow(false);
+    this.life.show("idle", endingSentence(done, "pair"));
   }
 }
 

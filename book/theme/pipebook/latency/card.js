@@ -8,53 +8,39 @@
 
 import { statusLine } from "../announce.js";
 import { START_HINT } from "../api.js";
+import { CardLife } from "../cardlife.js";
 import { fill, h, offlineHint } from "../dom.js";
-import { startLatency } from "../runner.js";
 import { parseSize } from "../sizes.js";
 import { t, withNodes } from "../i18n.js";
 import { distChart, resultTable } from "./chart.js";
 import { describeResult, nsText, sane } from "./dist.js";
-import { cancelOnClick, latencyForm, stateSetter } from "./form.js";
+import { latencyForm } from "./form.js";
 
 function modesOf(root) {
   return (root.dataset.modes || "blocking busy").split(" ").filter(Boolean);
 }
 
-/** The handlers of one run's session (runner.js), `card` holding what they change. */
+/** The handlers of one run's session (runner.js), past what the card's life shows of it. */
 function latencyHandlers(card, mode) {
-  const { root, out, status, setState } = card;
+  const { root, out, life } = card;
   let samples = 0;
-  const ended = () => {
-    card.run = null;
-    out.bar.hidden = true;
-  };
+  root.dataset.progressSamples = "0";
   return {
-    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
-    started: (msg) => setState("running", t("Timing {n} round trips of {size} {u_b}, {mode}, on CPUs {cpus}…", { u_b: "B", n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),
+    started: (msg) => life.say(t("Timing {n} round trips of {size} {u_b}, {mode}, on CPUs {cpus}…", { u_b: "B", n: msg.round_trips, size: msg.size, mode: msg.mode, cpus: msg.cpus.join(t(" and ")) })),
     latencyProgress: (msg) => {
       samples += 1;
       root.dataset.progressSamples = String(samples);
       root.dataset.bars = String(out.chart.draw(msg.buckets, mode));
       if (!out.chart.el.isConnected) out.bar.after(out.chart.el);
-      out.bar.hidden = false;
-      out.bar.value = msg.of ? msg.done / msg.of : 0;
-      status.textContent = t("{done} of {of} round trips timed…", { done: msg.done, of: msg.of });
+      life.progress(msg.of ? msg.done / msg.of : 0);
+      life.say(t("{done} of {of} round trips timed…", { done: msg.done, of: msg.of }));
     },
     result: (r) => {
-      ended();
       fill(out.table, resultTable(r));
       out.summary.textContent = describeResult(r);
       root.dataset.p50 = String(r.p50);
       root.dataset.p99 = String(r.p99);
-      setState(sane(r) ? "done" : "error", sane(r) ? t("Done: median {p50}, p99 {p99}.", { p50: nsText(r.p50), p99: nsText(r.p99) }) : t("The result's percentiles are out of order."));
-    },
-    cancelled: () => {
-      ended();
-      setState("cancelled", t("Cancelled. Both ends were stopped and what they shared removed."));
-    },
-    error: (message) => {
-      ended();
-      setState("error", `Error: ${message}`);
+      if (!sane(r)) life.show("error", t("The result's percentiles are out of order."));
     },
   };
 }
@@ -89,20 +75,29 @@ export function mountLatency(root, { online, params }) {
   };
   // The chart joins the card with its first bars: an empty box would print as one.
   el.append(f.form, status, out.bar, out.table, out.summary, out.command);
-  const setState = stateSetter(root, status, f, ["connecting", "running"]);
-  setState("idle", t("Ready: the run takes two CPUs for itself, after any run ahead of it."));
-  const card = { root, out, status, setState, run: null };
+  const life = new CardLife({
+    status,
+    marks: [root, status],
+    states: { queued: "running" },
+    run: [f.runButton],
+    cancel: f.cancelButton,
+    form: f.form,
+    bar: out.bar,
+    words: {
+      cancelled: () => t("Cancelled. Both ends were stopped and what they shared removed."),
+      done: (r) => t("Done: median {p50}, p99 {p99}.", { p50: nsText(r.p50), p99: nsText(r.p99) }),
+    },
+  });
+  life.show("idle", t("Ready: the run takes two CPUs for itself, after any run ahead of it."));
+  const card = { root, out, life };
   f.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run) return;
+    if (life.busy) return;
     const bytes = parseSize(f.size.value);
     const n = Number(f.trips.value);
-    if (bytes === null || bytes < 1) return setState("error", t("Error: “{value}” is not a message size such as {example}.", { value: f.size.value, example: "64, 4KiB" }));
-    if (!Number.isInteger(n) || n < R.min || n > R.max) return setState("error", t("Error: round trips must be {min} to {max}.", { min: R.min, max: R.max }));
+    if (bytes === null || bytes < 1) return life.show("error", t("Error: “{value}” is not a message size such as {example}.", { value: f.size.value, example: "64, 4KiB" }));
+    if (!Number.isInteger(n) || n < R.min || n > R.max) return life.show("error", t("Error: round trips must be {min} to {max}.", { min: R.min, max: R.max }));
     fill(out.command, t("Same on the command line: "), h("code", null, `pipebench latency ${id} --mode ${mode.value} --sizes ${bytes} --round-trips ${n}`));
-    root.dataset.progressSamples = "0";
-    setState("connecting", t("Connecting to the runner…"));
-    card.run = startLatency({ mechanism: id, mode: mode.value, size: bytes, round_trips: n }, latencyHandlers(card, mode.value));
+    life.start({ type: "latency", mechanism: id, mode: mode.value, size: bytes, round_trips: n }, latencyHandlers(card, mode.value));
   });
-  cancelOnClick(f.cancelButton, status, card);
 }

@@ -1,5 +1,5 @@
 // The form both latency cards share: (the waiting mode,) the message size and the
-// round trips within the runner's bounds, Run / Cancel, and the card's state.
+// round trips within the runner's bounds, Run / Cancel.
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
@@ -26,32 +26,4 @@ export function latencyForm(fid, R, opts) {
     h("div.pipebook-buttons", null, runButton, cancelButton),
   );
   return { form, size, trips, runButton, cancelButton };
-}
-
-/**
- * The card's state, said on its status line: `data-state` on root and status;
- * while in one of `busyStates` the buttons say so, and with `lockForm` the
- * form's fields are locked too.
- */
-export function stateSetter(root, status, f, busyStates, lockForm = true) {
-  return (state, text) => {
-    root.dataset.state = state;
-    status.dataset.state = state;
-    status.textContent = text;
-    const busy = busyStates.includes(state);
-    f.runButton.disabled = busy;
-    f.cancelButton.disabled = !busy;
-    if (lockForm) for (const el of f.form.querySelectorAll("input, select")) el.disabled = busy;
-  };
-}
-
-/** The one Cancel: stops the card's job under way (`card.run`, and with it `card.stopped`), saying so. */
-export function cancelOnClick(cancelButton, status, card) {
-  cancelButton.addEventListener("click", () => {
-    if (card.run) {
-      card.stopped = true;
-      status.textContent = t("Cancelling…");
-      card.run.cancel();
-    }
-  });
 }

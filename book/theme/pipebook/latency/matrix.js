@@ -7,13 +7,13 @@
 
 import { statusLine } from "../announce.js";
 import { START_HINT } from "../api.js";
+import { CardLife } from "../cardlife.js";
 import { fill, h, offlineHint } from "../dom.js";
-import { startLatency } from "../runner.js";
 import { parseSize } from "../sizes.js";
 import { t, withNodes } from "../i18n.js";
 import { distChart } from "./chart.js";
 import { matrixRows, nsText } from "./dist.js";
-import { cancelOnClick, latencyForm, stateSetter } from "./form.js";
+import { latencyForm } from "./form.js";
 
 /** The matrix's table, sorted by p99; `root` says how many rows. */
 function drawRows(root, table, results) {
@@ -27,40 +27,28 @@ function drawRows(root, table, results) {
 }
 
 /** Runs every configuration of `card` in turn at `bytes` and `n` round trips; one this machine cannot run says so and goes on. */
-function runAll(card, bytes, n) {
-  const { root, jobs, status, chart, setState } = card;
-  const next = (index) => {
-    if (card.stopped) return;
-    if (index >= jobs.length) {
-      card.run = null;
-      return setState("done", t("Done: {n} configurations.", { n: card.results.length }));
-    }
-    const job = jobs[index];
+async function runAll(card, bytes, n) {
+  const { root, jobs, status, chart, life } = card;
+  for (const [index, job] of jobs.entries()) {
     const label = `${job.id} ${job.mode} (${index + 1} of ${jobs.length})`;
-    setState("running", t("{label}: connecting…", { label }));
-    card.run = startLatency({ mechanism: job.id, mode: job.mode, size: bytes, round_trips: n }, {
+    if (life.stopped) return life.show("cancelled", t("Cancelled at {label}. Nothing is left running.", { label }));
+    life.show("running", t("{label}: connecting…", { label }));
+    const got = await life.session({ type: "latency", mechanism: job.id, mode: job.mode, size: bytes, round_trips: n }, {
       latencyProgress: (msg) => {
         root.dataset.bars = String(chart.draw(msg.buckets, job.mode));
         if (!chart.el.isConnected) status.after(chart.el);
-        status.textContent = t("{label}: {done} of {of} round trips…", { label, done: msg.done, of: msg.of });
-      },
-      result: (r) => {
-        card.results.push(r);
-        card.redraw();
-        next(index + 1);
-      },
-      cancelled: () => {
-        card.run = null;
-        setState("cancelled", t("Cancelled at {label}. Nothing is left running.", { label }));
-      },
-      error: (message) => {
-        // A configuration this machine cannot run (a queue limit): say so, go on.
-        status.textContent = `${label}: ${message}`;
-        next(index + 1);
+        life.say(t("{label}: {done} of {of} round trips…", { label, done: msg.done, of: msg.of }));
       },
     });
-  };
-  next(0);
+    if (got.ended === "cancelled") return life.show("cancelled", t("Cancelled at {label}. Nothing is left running.", { label }));
+    // A configuration this machine cannot run (a queue limit): say so, go on.
+    if (got.ended === "error") life.say(`${label}: ${got.message}`);
+    else {
+      card.results.push(got.event);
+      card.redraw();
+    }
+  }
+  life.show("done", t("Done: {n} configurations.", { n: card.results.length }));
 }
 
 /** The matrix: every mechanism at one size, blocking then busy, each a queued run. */
@@ -93,21 +81,21 @@ export function mountLatencyMatrix(root, { online, params }) {
   );
   el.append(f.form, status, table, note);
   const jobs = mechanisms.flatMap((m) => m.modes.map((mode) => ({ id: m.id, mode })));
-  // The matrix leaves its fields free while it runs: a new size applies to the next press.
-  const setState = stateSetter(root, status, f, ["running"], false);
-  setState("idle", t("Ready: {n} configurations, one after another.", { n: jobs.length }));
-  const card = { root, jobs, status, setState, chart: distChart(t("Distribution of the configuration running now")), results: [], run: null, stopped: false };
+  // The matrix leaves its fields free while it runs (no form to lock), and each run is
+  // "running" from its connection on; where a run waits in the queue goes unsaid.
+  const life = new CardLife({ status, marks: [root, status], states: { connecting: "running", queued: "running" }, run: [f.runButton], cancel: f.cancelButton, words: { queued: () => null } });
+  life.show("idle", t("Ready: {n} configurations, one after another.", { n: jobs.length }));
+  const card = { root, jobs, status, life, chart: distChart(t("Distribution of the configuration running now")), results: [] };
   card.redraw = () => drawRows(root, table, card.results);
   f.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run) return;
+    if (life.busy) return;
     const bytes = parseSize(f.size.value);
     const n = Number(f.trips.value);
-    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < R.min || n > R.max) return setState("error", t("Error: a size such as {example} and {min} to {max} round trips.", { example: "64", min: R.min, max: R.max }));
-    card.stopped = false;
+    if (bytes === null || bytes < 1 || !Number.isInteger(n) || n < R.min || n > R.max) return life.show("error", t("Error: a size such as {example} and {min} to {max} round trips.", { example: "64", min: R.min, max: R.max }));
     card.results = [];
     card.redraw();
+    life.begin("running");
     runAll(card, bytes, n);
   });
-  cancelOnClick(f.cancelButton, status, card);
 }

@@ -1,7 +1,8 @@
 // What the cards past the article (tune, tool, shared pipe) share: their head, a
-// labelled field, Run / Cancel, and the busy state.
+// labelled field, Run / Cancel, and the card's life around its job.
 
 import { statusLine } from "../announce.js";
+import { CardLife } from "../cardlife.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -29,27 +30,13 @@ export function buttons(cls, text) {
   };
 }
 
-/** Buttons, status and the busy state every card of this family shares. */
-export function cardControls(root, form, runButton, cancelButton) {
+/**
+ * The status line and the life (cardlife.js) every card of this family shares:
+ * `data-state` on the root and the status (queued shows as running), the form
+ * locked while a job runs, Cancel, the bar (if any) and the card's own `words`.
+ */
+export function cardControls(root, form, runButton, cancelButton, words, bar = null) {
   const status = statusLine({ state: "idle" });
-  const setState = (state, text) => {
-    root.dataset.state = state;
-    status.dataset.state = state;
-    status.textContent = text;
-    const busy = state === "connecting" || state === "running";
-    runButton.disabled = busy;
-    cancelButton.disabled = !busy;
-    for (const el of form.querySelectorAll("input, select")) el.disabled = busy;
-  };
-  return { status, setState };
-}
-
-/** The one Cancel: stops the card's job under way (`card.run`), saying so. */
-export function cancelOnClick(cancelButton, status, card) {
-  cancelButton.addEventListener("click", () => {
-    if (card.run) {
-      status.textContent = t("Cancelling…");
-      card.run.cancel();
-    }
-  });
+  const life = new CardLife({ status, marks: [root, status], states: { queued: "running" }, run: [runButton], cancel: cancelButton, form, bar, words });
+  return { status, life };
 }

@@ -7,10 +7,9 @@
 import { START_HINT } from "../api.js";
 import { fill, h, offlineHint } from "../dom.js";
 import { renderProfile } from "../profile.js";
-import { startSharedPipe } from "../runner.js";
 import { runnerText, t, withNodes } from "../i18n.js";
 import { sharedParams, sharedRow } from "./figures.js";
-import { buttons, cancelOnClick, cardControls, field, head } from "./parts.js";
+import { buttons, cardControls, field, head } from "./parts.js";
 
 /** The form: writers, readers and message sizes as lists, and whether each point is profiled. */
 function sharedForm(root) {
@@ -66,14 +65,13 @@ function addProfile(root, profiles, point, outcome) {
   root.dataset.profiles = String(profiles.querySelectorAll("details[data-profiled='yes']").length);
 }
 
-/** The handlers of one job's session (runner.js), `card` holding what they change. */
+/** The handlers of one job's session (runner.js), past what the card's life shows of it. */
 function sharedHandlers(card, profiled) {
-  const { root, out, setState } = card;
+  const { root, out, life } = card;
   // A point's profile comes just before the point: kept until the point names it.
   let pendingProfile = null;
   return {
-    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
-    started: (msg) => setState("running", t("Running {points} points on {cpus} CPUs{profiled}…", { points: msg.points, cpus: msg.cpus, profiled: profiled ? t(", each profiled") : "" })),
+    started: (msg) => life.say(t("Running {points} points on {cpus} CPUs{profiled}…", { points: msg.points, cpus: msg.cpus, profiled: profiled ? t(", each profiled") : "" })),
     profile: (msg) => {
       // Before any point: the machine cannot profile at all, said once.
       if (!card.points.length && !pendingProfile && msg.error && !out.profiles.childElementCount) {
@@ -89,21 +87,12 @@ function sharedHandlers(card, profiled) {
       pendingProfile = null;
     },
     result: (res) => {
-      card.run = null;
       card.points = res.points;
       drawPoints(root, out.table, card.points);
       // What the ends could not count here, said once for the sweep.
       const missing = (res.points.find((p) => p.counts)?.counts?.missing || []).map((m) => h("li", null, t("Not counted ({counts}): ", { counts: m.counts.join(", ") }), runnerText(h("span", null, m.message))));
       fill(out.notes, (res.warnings || []).map((w) => runnerText(h("li.pipebook-warning", null, w))), missing);
-      setState("done", t("Done: {points} points, {torn} torn messages at or below PIPE_BUF.", { points: res.points.length, torn: root.dataset.torn }));
-    },
-    cancelled: () => {
-      card.run = null;
-      setState("cancelled", t("Cancelled: every writer and reader was stopped."));
-    },
-    error: (message) => {
-      card.run = null;
-      setState("error", `Error: ${message}`);
+      life.say(t("Done: {points} points, {torn} torn messages at or below PIPE_BUF.", { points: res.points.length, torn: root.dataset.torn }));
     },
   };
 }
@@ -120,23 +109,22 @@ export function mountSharedPipe(root, { online }) {
     return;
   }
   const f = sharedForm(root);
-  const { status, setState } = cardControls(root, f.form, f.runButton, f.cancelButton);
+  // The done sentence counts the torn messages once the result's points are drawn (its handler says it).
+  const { status, life } = cardControls(root, f.form, f.runButton, f.cancelButton, { cancelled: () => t("Cancelled: every writer and reader was stopped."), done: () => null });
   const out = { table: h("table.pipebook-shared-result"), notes: h("ul.pipebook-notes"), profiles: h("div.pipebook-shared-profiles") };
   el.append(f.form, status, out.table, out.notes, out.profiles);
-  setState("idle", t("Ready: every point runs its writers and readers as processes of their own."));
-  const card = { root, out, setState, run: null, points: [] };
+  life.show("idle", t("Ready: every point runs its writers and readers as processes of their own."));
+  const card = { root, out, life, points: [] };
   f.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run) return;
+    if (life.busy) return;
     const asked = sharedParams({ writers: f.writers.value, readers: f.readers.value, sizes: f.sizes.value, profile: f.profile.checked });
-    if (asked.error) return setState("error", asked.error);
+    if (asked.error) return life.show("error", asked.error);
     card.points = [];
     drawPoints(root, out.table, card.points);
     fill(out.notes);
     fill(out.profiles);
     delete root.dataset.profiles;
-    setState("connecting", t("Connecting to the runner…"));
-    card.run = startSharedPipe(asked.params, sharedHandlers(card, f.profile.checked));
+    life.start({ type: "shared_pipe", ...asked.params }, sharedHandlers(card, f.profile.checked));
   });
-  cancelOnClick(f.cancelButton, status, card);
 }

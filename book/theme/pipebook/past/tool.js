@@ -7,11 +7,10 @@
 import { START_HINT, toolTable } from "../api.js";
 import { fill, h, offlineHint } from "../dom.js";
 import * as fmt from "../format.js";
-import { startTool } from "../runner.js";
 import { parseSize } from "../sizes.js";
 import { runnerText, t, withNodes } from "../i18n.js";
 import { toolRows } from "./figures.js";
-import { buttons, cancelOnClick, cardControls, field, head } from "./parts.js";
+import { buttons, cardControls, field, head } from "./parts.js";
 
 /** The form: the program (those installed), the side it takes, the bytes; the side follows the program. */
 function toolForm(root, present, table) {
@@ -30,29 +29,23 @@ function toolForm(root, present, table) {
   return { choice, side, size, form, runButton, cancelButton };
 }
 
-/** The handlers of one tool run's session (runner.js), `card` holding what they change. */
-function toolHandlers(card) {
-  const { root, result, setState } = card;
+/** The handlers of one tool run's session (runner.js), past what the card's life shows of it. */
+function toolHandlers(root, result, life) {
   return {
-    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
-    progress: (msg) => setState("running", `${fmt.bytes(msg.bytes)} so far…`),
+    progress: (msg) => life.say(`${fmt.bytes(msg.bytes)} so far…`),
     result: (r) => {
-      card.run = null;
       fill(result, h("caption", null, r.title), toolRows(r).map(([label, value]) => h("tr", null, h("th", { scope: "row" }, label), h("td", null, value))));
       for (const w of r.warnings || []) result.append(h("tr", null, h("th", { scope: "row" }, t("Note")), runnerText(h("td.pipebook-warning", null, w))));
       root.dataset.bytes = String(r.bytes);
-      setState("done", t("Done: {gib} {u_gibs}, {bytes} verified by pipebench's end.", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), bytes: fmt.bytes(r.bytes) }));
-    },
-    cancelled: () => {
-      card.run = null;
-      setState("cancelled", t("Cancelled: the tool and pipebench's end were stopped."));
-    },
-    error: (message) => {
-      card.run = null;
-      setState("error", `Error: ${message}`);
     },
   };
 }
+
+/** The tool run's words where they are its own. */
+const TOOL_WORDS = {
+  cancelled: () => t("Cancelled: the tool and pipebench's end were stopped."),
+  done: (r) => t("Done: {gib} {u_gibs}, {bytes} verified by pipebench's end.", { u_gibs: "GiB/s", gib: fmt.gib(r.gib_per_s), bytes: fmt.bytes(r.bytes) }),
+};
 
 /** The tool card: one program of the runner's table against pipebench's end. */
 export async function mountTool(root, { online }) {
@@ -69,21 +62,18 @@ export async function mountTool(root, { online }) {
   const present = table.filter((tool) => tool.present);
   const missing = table.filter((tool) => !tool.present);
   const { choice, side, size, form, runButton, cancelButton } = toolForm(root, present, table);
-  const { status, setState } = cardControls(root, form, runButton, cancelButton);
+  const { status, life } = cardControls(root, form, runButton, cancelButton, TOOL_WORDS);
   const result = h("table.pipebook-tool-result");
   const note = h("p.pipebook-tool-missing", null, missing.length ? t("Not installed here, so not offered: {programs}.", { programs: missing.map((tool) => tool.program).join(", ") }) : "");
   el.append(form, status, result, note);
-  setState("idle", present.length ? t("Ready: the tool and pipebench's end take two CPUs, after any run ahead of them.") : t("No program of the table is installed here."));
-  const card = { root, result, setState, run: null };
+  life.show("idle", present.length ? t("Ready: the tool and pipebench's end take two CPUs, after any run ahead of them.") : t("No program of the table is installed here."));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run || !choice.value) return;
+    if (life.busy || !choice.value) return;
     const bytes = parseSize(size.value);
-    if (bytes === null || bytes < 1) return setState("error", t("Error: “{value}” is not a size such as {example}.", { value: size.value, example: "64MiB" }));
+    if (bytes === null || bytes < 1) return life.show("error", t("Error: “{value}” is not a size such as {example}.", { value: size.value, example: "64MiB" }));
     fill(result);
     delete root.dataset.bytes;
-    setState("connecting", t("Connecting to the runner…"));
-    card.run = startTool(choice.value, side.value, bytes, toolHandlers(card));
+    life.start({ type: "tool", tool: choice.value, as: side.value, bytes }, toolHandlers(root, result, life));
   });
-  cancelOnClick(cancelButton, status, card);
 }

@@ -10,12 +10,11 @@
 import { START_HINT, tunedVariants } from "../api.js";
 import { fill, h, offlineHint } from "../dom.js";
 import * as fmt from "../format.js";
-import { startTune } from "../runner.js";
 import { mountWidget } from "../widget.js";
 import { runnerText, t, withNodes } from "../i18n.js";
 import { beginSearch, describeTune, foldTrial, keptNote, pagesLabel, variantEntry } from "./figures.js";
 import { drawMaps, searchTable } from "./heat.js";
-import { buttons, cancelOnClick, cardControls, head } from "./parts.js";
+import { buttons, cardControls, head } from "./parts.js";
 
 function showVariant(box, base, variant) {
   const entry = variantEntry(base, variant);
@@ -39,35 +38,27 @@ function trialText(msg) {
   return t("Run {index} of {of}: {gib} {u_gibs}.{best}", { u_gibs: "GiB/s", index: msg.index, of: msg.of, gib: fmt.gib(msg.gib_per_s), best });
 }
 
-/** The handlers of one search's session (runner.js), `card` holding what they change. */
+/** The handlers of one search's session (runner.js), past what the card's life shows of it. */
 function tuneHandlers(card, catalogEntry) {
-  const { root, out, status, setState } = card;
-  const ended = () => {
-    card.run = null;
-    out.bar.hidden = true;
-  };
+  const { root, out, life } = card;
   return {
-    queued: (position) => setState("running", t("Waiting: place {position} in the queue.", { position })),
     started: (msg) => {
       card.search = beginSearch(msg);
       card.redraw();
-      out.bar.hidden = false;
-      out.bar.value = 0;
-      setState("running", t("Searching: {n} configurations and the step's own, {rounds} rounds of {seconds} {u_s} runs…", { u_s: "s", n: msg.cells.length, rounds: msg.rounds, seconds: msg.seconds_per_run.toFixed(2) }));
+      life.progress(0);
+      life.say(t("Searching: {n} configurations and the step's own, {rounds} rounds of {seconds} {u_s} runs…", { u_s: "s", n: msg.cells.length, rounds: msg.rounds, seconds: msg.seconds_per_run.toFixed(2) }));
     },
     trial: (msg) => {
       if (!card.search) return;
       card.search = foldTrial(card.search, msg);
       card.redraw();
-      out.bar.value = msg.of ? msg.index / msg.of : 0;
-      status.textContent = trialText(msg);
+      life.progress(msg.of ? msg.index / msg.of : 0);
+      life.say(trialText(msg));
     },
     result: (r) => {
-      ended();
       out.summary.textContent = describeTune(r);
       fill(out.command, t("Run it again on the command line: "), h("code", null, r.best.argv.join(" ")));
       root.dataset.best = r.best.id;
-      setState("done", t("Done: {id} is runnable below.", { id: r.best.id }));
       showVariant(out.variantBox, catalogEntry, { id: r.best.id, base: r.best.base, buf_size: r.best.buf_size, pipe_size: r.best.pipe_size, huge_pages: r.best.huge_pages, median: r.best.summary.median });
       for (const w of r.warnings || []) out.summary.append(runnerText(h("span.pipebook-warning", null, ` ${w}.`)));
     },
@@ -82,16 +73,14 @@ function tuneHandlers(card, catalogEntry) {
         delete root.dataset.best;
       }
     },
-    cancelled: () => {
-      ended();
-      setState("cancelled", t("Cancelled: the run under way was stopped."));
-    },
-    error: (message) => {
-      ended();
-      setState("error", `Error: ${message}`);
-    },
   };
 }
+
+/** The search's words where they are its own. */
+const TUNE_WORDS = {
+  cancelled: () => t("Cancelled: the run under way was stopped."),
+  done: (r) => t("Done: {id} is runnable below.", { id: r.best.id }),
+};
 
 /** The tuning card of one step. */
 export function mountTune(root, { online, catalogEntry }) {
@@ -107,7 +96,6 @@ export function mountTune(root, { online, catalogEntry }) {
     return;
   }
   const { budget, form, runButton, cancelButton } = tuneForm(root, step);
-  const { status, setState } = cardControls(root, form, runButton, cancelButton);
   const out = {
     bar: h("progress.pipebook-ipc-progress", { max: 1, hidden: true, "aria-label": t("Runs of the search done") }),
     heat: h("div.pipebook-tune-maps"),
@@ -118,15 +106,16 @@ export function mountTune(root, { online, catalogEntry }) {
     kept: h("p.pipebook-tune-kept"),
     variantBox: h("div.pipebook-tune-variant"),
   };
+  const { status, life } = cardControls(root, form, runButton, cancelButton, TUNE_WORDS, out.bar);
   // The map joins the card with its grid: an empty box would print as one.
   el.append(form, status, out.bar, out.summary, out.command, out.table, out.kept, out.variantBox);
-  setState("idle", t("Ready: the search takes two CPUs for the whole budget, after any run ahead of it."));
+  life.show("idle", t("Ready: the search takes two CPUs for the whole budget, after any run ahead of it."));
   // A variant found earlier since the runner started can run at once.
   tunedVariants().then((found) => {
     const v = found.find((x) => x.id === `tuned-${step}`);
     if (v && !out.variantBox.childElementCount) showVariant(out.variantBox, catalogEntry, v);
   });
-  const card = { root, out, status, setState, run: null, search: null };
+  const card = { root, out, life, search: null };
   card.redraw = () => {
     root.dataset.trials = String(card.search.done);
     drawMaps(out.heat, card.search, step);
@@ -135,16 +124,14 @@ export function mountTune(root, { online, catalogEntry }) {
   };
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (card.run) return;
+    if (life.busy) return;
     const seconds = Number(budget.value);
-    if (!fmt.isNumber(seconds) || seconds < 2 || seconds > 120) return setState("error", t("Error: the budget must be {min} to {max} seconds.", { min: 2, max: 120 }));
+    if (!fmt.isNumber(seconds) || seconds < 2 || seconds > 120) return life.show("error", t("Error: the budget must be {min} to {max} seconds.", { min: 2, max: 120 }));
     fill(out.summary);
     fill(out.kept);
     fill(out.command, t("Same on the command line: "), h("code", null, `pipebench tune ${step} --budget ${seconds}`));
     delete root.dataset.best;
     delete root.dataset.kept;
-    setState("connecting", t("Connecting to the runner…"));
-    card.run = startTune(step, seconds, tuneHandlers(card, catalogEntry));
+    life.start({ type: "tune", step, budget: seconds }, tuneHandlers(card, catalogEntry));
   });
-  cancelOnClick(cancelButton, status, card);
 }
