@@ -44,6 +44,12 @@ function countsTable(table) {
   return scroller(t("What the kernel did"), counts);
 }
 
+/** The head row of a table of predictions beside a run; `predicts` names the column of what the text predicts. */
+export function modelHead(predicts) {
+  const col = (text) => h("th", { scope: "col" }, text);
+  return h("tr", null, col(t("Measured")), col(t("This run")), col(predicts), col(t("Verdict")));
+}
+
 /** The book's explanation beside this run: each prediction, what was measured, the verdict. */
 function modelTable(model) {
   return scroller(
@@ -52,18 +58,7 @@ function modelTable(model) {
       "table.pipebook-model",
       null,
       h("caption", null, t("The book's explanation beside this run")),
-      h(
-        "thead",
-        null,
-        h(
-          "tr",
-          null,
-          h("th", { scope: "col" }, t("Measured")),
-          h("th", { scope: "col" }, t("This run")),
-          h("th", { scope: "col" }, t("The book predicts")),
-          h("th", { scope: "col" }, t("Verdict")),
-        ),
-      ),
+      h("thead", null, modelHead(t("The book predicts"))),
       h(
         "tbody",
         null,

@@ -1,6 +1,7 @@
 // What an IPC card shows of a finished run: its figures beside the survey's, each
 // end's counters, and "What the kernel did" with the chapter's explanation beside it.
 
+import { modelHead } from "../countsview.js";
 import { h } from "../dom.js";
 import * as fmt from "../format.js";
 import { runnerText, t } from "../i18n.js";
@@ -74,14 +75,6 @@ export function countsTable(r) {
 /** The chapter's explanation beside this run, as table.pipebook-ipc-model (null without one). */
 function modelTable(model) {
   if (!model.length) return null;
-  const mhead = h(
-    "tr",
-    null,
-    h("th", { scope: "col" }, t("Measured")),
-    h("th", { scope: "col" }, t("This run")),
-    h("th", { scope: "col" }, t("The chapter predicts")),
-    h("th", { scope: "col" }, t("Verdict")),
-  );
   const mbody = model.map((j) =>
     h(
       "tr",
@@ -99,7 +92,7 @@ function modelTable(model) {
       "table.pipebook-ipc-model",
       null,
       h("caption", null, t("The chapter's explanation beside this run")),
-      h("thead", null, mhead),
+      h("thead", null, modelHead(t("The chapter predicts"))),
       h("tbody", null, ...mbody),
     ),
   );

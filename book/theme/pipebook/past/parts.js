@@ -1,13 +1,14 @@
-// What the cards past the article (tune, tool, shared pipe) share: their head, a
+// What the cards past the article (tune, tool, shared pipe) share: their frame, a
 // labelled field, Run / Cancel, and the card's life around its job.
 
 import { statusLine } from "../announce.js";
 import { CardLife } from "../cardlife.js";
-import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { START_HINT } from "../api.js";
+import { h, offlineHint } from "../dom.js";
+import { t, withNodes } from "../i18n.js";
 
 /** A card's head: its kind, its step (if any) and its title. */
-export function head(kind, title, id) {
+function head(kind, title, id) {
   return h(
     "div.pipebook-card-head",
     null,
@@ -15,6 +16,21 @@ export function head(kind, title, id) {
     id ? h("span.pipebook-step-id", null, id) : null,
     h("p.pipebook-title", null, title),
   );
+}
+
+/**
+ * The card's frame: the root marked enhanced and idle (or offline), the card
+ * (`div.pipebook-card.CLS`, a group named `title`) with its head; offline, a hint
+ * how to `offline` on one's own machine or run `command`, and null.
+ */
+export function frame(root, online, { cls, kind, title, id, offline, command }) {
+  root.classList.add("pipebook-enhanced");
+  root.dataset.state = online ? "idle" : "offline";
+  const el = h(`div.pipebook-card.${cls}`, { role: "group", "aria-label": title }, head(kind, title, id));
+  root.append(el);
+  if (online) return el;
+  el.append(offlineHint(offline, START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, command) })));
+  return null;
 }
 
 /** An input in its label. */

@@ -4,12 +4,11 @@
 // table.pipebook-shared-result, details.pipebook-shared-profile-point (a point's
 // profile); on the root data-state, data-points, data-torn and data-profiles.
 
-import { START_HINT } from "../api.js";
-import { fill, h, offlineHint } from "../dom.js";
+import { fill, h } from "../dom.js";
 import { renderProfile } from "../profile.js";
-import { runnerText, t, withNodes } from "../i18n.js";
+import { runnerText, t } from "../i18n.js";
 import { sharedParams, sharedRow } from "./figures.js";
-import { buttons, cardControls, field, head } from "./parts.js";
+import { buttons, cardControls, field, frame } from "./parts.js";
 
 /** The form: writers, readers and message sizes as lists, and whether each point is profiled. */
 function sharedForm(root) {
@@ -99,15 +98,9 @@ function sharedHandlers(card, profiled) {
 
 /** The shared-pipe card: writers × readers × message sizes on one pipe. */
 export function mountSharedPipe(root, { online }) {
-  root.classList.add("pipebook-enhanced");
-  root.dataset.state = online ? "idle" : "offline";
   const title = t("Many writers and readers on one pipe: throughput and torn messages");
-  const el = h("div.pipebook-card.pipebook-shared-card", { role: "group", "aria-label": title }, head(t("Shared pipe"), title));
-  root.append(el);
-  if (!online) {
-    el.append(offlineHint(t("To share one pipe between many processes on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB") })));
-    return;
-  }
+  const el = frame(root, online, { cls: "pipebook-shared-card", kind: t("Shared pipe"), title, offline: t("To share one pipe between many processes on your own machine"), command: "pipebench shared-pipe --writers 1,2,4 --readers 1,2 --msg-size 4KiB,64KiB" });
+  if (!el) return;
   const f = sharedForm(root);
   // The done sentence counts the torn messages once the result's points are drawn (its handler says it).
   const { status, life } = cardControls(root, f.form, f.runButton, f.cancelButton, { cancelled: () => t("Cancelled: every writer and reader was stopped."), done: () => null });

@@ -4,13 +4,13 @@
 // button.pipebook-tool-button, table.pipebook-tool-result; on the root data-state and
 // data-bytes.
 
-import { START_HINT, toolTable } from "../api.js";
-import { fill, h, offlineHint } from "../dom.js";
+import { toolTable } from "../api.js";
+import { fill, h } from "../dom.js";
 import * as fmt from "../format.js";
 import { parseSize } from "../sizes.js";
-import { runnerText, t, withNodes } from "../i18n.js";
+import { runnerText, t } from "../i18n.js";
 import { toolRows } from "./figures.js";
-import { buttons, cardControls, field, head } from "./parts.js";
+import { buttons, cardControls, field, frame } from "./parts.js";
 
 /** The form: the program (those installed), the side it takes, the bytes; the side follows the program. */
 function toolForm(root, present, table) {
@@ -49,15 +49,9 @@ const TOOL_WORDS = {
 
 /** The tool card: one program of the runner's table against pipebench's end. */
 export async function mountTool(root, { online }) {
-  root.classList.add("pipebook-enhanced");
-  root.dataset.state = online ? "idle" : "offline";
   const title = t("A program you pipe through, measured against pipebench's end");
-  const el = h("div.pipebook-card.pipebook-tool-card", { role: "group", "aria-label": title }, head(t("Tool"), title));
-  root.append(el);
-  if (!online) {
-    el.append(offlineHint(t("To measure yes, cat, dd and others on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, "pipebench tool cat") })));
-    return;
-  }
+  const el = frame(root, online, { cls: "pipebook-tool-card", kind: t("Tool"), title, offline: t("To measure yes, cat, dd and others on your own machine"), command: "pipebench tool cat" });
+  if (!el) return;
   const table = (await toolTable()) || [];
   const present = table.filter((tool) => tool.present);
   const missing = table.filter((tool) => !tool.present);

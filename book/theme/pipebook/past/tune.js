@@ -7,14 +7,14 @@
 // .pipebook-tune-variant .pipebook-run, p.pipebook-tune-kept; on the root data-state,
 // data-trials, data-best and data-kept ("yes" or why not, the runner's kind).
 
-import { START_HINT, tunedVariants } from "../api.js";
-import { fill, h, offlineHint } from "../dom.js";
+import { tunedVariants } from "../api.js";
+import { fill, h } from "../dom.js";
 import * as fmt from "../format.js";
 import { mountWidget } from "../widget.js";
-import { runnerText, t, withNodes } from "../i18n.js";
+import { runnerText, t } from "../i18n.js";
 import { beginSearch, describeTune, foldTrial, keptNote, pagesLabel, variantEntry } from "./figures.js";
 import { drawMaps, searchTable } from "./heat.js";
-import { buttons, cardControls, head } from "./parts.js";
+import { buttons, cardControls, frame } from "./parts.js";
 
 function showVariant(box, base, variant) {
   const entry = variantEntry(base, variant);
@@ -85,16 +85,10 @@ const TUNE_WORDS = {
 /** The tuning card of one step. */
 export function mountTune(root, { online, catalogEntry }) {
   const step = root.dataset.step;
-  root.classList.add("pipebook-enhanced");
-  root.dataset.state = online ? "idle" : "offline";
   root.dataset.trials = "0";
   const title = t("Tune {step}: bytes per call × pipe capacity on this machine", { step });
-  const el = h("div.pipebook-card.pipebook-tune-card", { role: "group", "aria-label": title }, head(t("Tuning"), title, step));
-  root.append(el);
-  if (!online) {
-    el.append(offlineHint(t("To search for the fastest configuration on your own machine"), START_HINT, withNodes(t(", or run {command}."), { command: h("code", null, `pipebench tune ${step}`) })));
-    return;
-  }
+  const el = frame(root, online, { cls: "pipebook-tune-card", kind: t("Tuning"), title, id: step, offline: t("To search for the fastest configuration on your own machine"), command: `pipebench tune ${step}` });
+  if (!el) return;
   const { budget, form, runButton, cancelButton } = tuneForm(root, step);
   const out = {
     bar: h("progress.pipebook-ipc-progress", { max: 1, hidden: true, "aria-label": t("Runs of the search done") }),
