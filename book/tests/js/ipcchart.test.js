@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { W, decadeCeil, decadeFloor, layout, rate, ratioText, tickLabel } from "../../theme/pipebook/ipcchart.js";
+import { W, decadeCeil, decadeFloor, layout, rate, ratioText, tickLabel } from "../../theme/pipebook/ipc/chart.js";
 
 const MIB = 2 ** 20;
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { ipcCountRows, ipcEndCounts, ipcModelRows } from "../../theme/pipebook/ipccounts.js";
+import { ipcCountRows, ipcEndCounts, ipcModelRows } from "../../theme/pipebook/ipc/counts.js";
 
 const end = (role, counts, missing = []) => ({ role, usage: {}, counts: { counts, missing } });
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { earlierRuns } from "../../theme/pipebook/ipchistory.js";
+import { earlierRuns } from "../../theme/pipebook/ipc/history.js";
 
 const run = (mechanism, mib_per_s, finished_at_ms, extra = {}) => ({
   kind: "ipc",
@@ -34,7 +34,7 @@ test("no history, no runs", () => {
   assert.deepEqual(earlierRuns([], "x"), { runs: 0, best: null, last: null });
 });
 
-import { ipcConfigOf, newestQuietConfig, quietRuns } from "../../theme/pipebook/ipchistory.js";
+import { ipcConfigOf, newestQuietConfig, quietRuns } from "../../theme/pipebook/ipc/history.js";
 
 test("an IPC card compares the quiet runs of one configuration: watched ones and other sizes are left out", () => {
   const ends = [{ role: "producer", counts: {} }, { role: "consumer", counts: {} }];
@@ -59,7 +59,7 @@ test("an IPC card compares the quiet runs of one configuration: watched ones and
   assert.equal(newestQuietConfig([run("posix-shm", 1, 1)], "posix-shm"), null);
 });
 
-import { surveyCell } from "../../theme/pipebook/ipchistory.js";
+import { surveyCell } from "../../theme/pipebook/ipc/history.js";
 
 test("a matrix row's ÷ survey: the median's ratio with its count, and the runner's interval once it has one", () => {
   assert.deepEqual(surveyCell([], 100), { text: "—", comparison: null });

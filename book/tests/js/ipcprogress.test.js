@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { ipcProgress } from "../../theme/pipebook/ipcprogress.js";
+import { ipcProgress } from "../../theme/pipebook/ipc/progress.js";
 
 const MIB = 1 << 20;
 

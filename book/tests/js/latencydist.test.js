@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bucketFloor, clockPercent, timingText, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "../../theme/pipebook/latencydist.js";
+import { bucketFloor, clockPercent, timingText, describeResult, layoutHistogram, matrixRows, nsText, placementText, sane } from "../../theme/pipebook/latency/dist.js";
 
 test("bucket edges are quarter octaves as the runner counts them", () => {
   assert.equal(bucketFloor(0), 1);

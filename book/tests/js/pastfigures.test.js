@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, pageSettings, searchRows, shade, sharedRow, toolRows, totalsAddUp, tunedRows } from "../../theme/pipebook/pastfigures.js";
+import { beginSearch, describeTune, keptNote, nsPerPage, foldTrial, layoutHeat, pageSettings, searchRows, shade, sharedParams, sharedRow, toolRows, totalsAddUp, tunedRows, variantEntry } from "../../theme/pipebook/past/figures.js";
 
 const KIB = 1024;
 const started = {
@@ -230,4 +230,42 @@ test("a search over huge pages too draws one map per setting on one scale", () =
   // A search that keeps the step's pages has one map and says nothing of them.
   assert.deepEqual(pageSettings(beginSearch(started)), [null]);
   assert.equal(searchRows(beginSearch(started))[0].pages, "the step's own");
+});
+
+test("a tuned variant runs its base step with only the sizes the search found", () => {
+  const base = {
+    id: "write-read",
+    title: "Write and read",
+    kind: "step",
+    article_gib_s: 3.5,
+    params: [
+      { name: "buf_size", default: 4096, min: 1, max: 1 << 30 },
+      { name: "pipe_size", default: 65536, min: 4096, max: 1 << 20 },
+      { name: "bytes", default: 1 << 30, min: 1, max: 1 << 34 },
+    ],
+  };
+  const entry = variantEntry(base, { id: "tuned-write-read", base: "write-read", buf_size: 262144, pipe_size: 1 << 20, huge_pages: true, median: 7.25 });
+  assert.equal(entry.id, "tuned-write-read");
+  assert.equal(entry.kind, "variant");
+  assert.equal(entry.article_gib_s, null);
+  assert.equal(entry.title, "Write and read, tuned on this machine");
+  assert.match(entry.summary, /^256 KiB per call into a 1 MiB pipe, the writer's buffers in huge pages: .*median 7\.25 GiB\/s/);
+  assert.deepEqual(entry.params[0], { name: "buf_size", default: 262144, min: 262144, max: 262144 });
+  assert.deepEqual(entry.params[1], { name: "pipe_size", default: 1 << 20, min: 1 << 20, max: 1 << 20 });
+  assert.deepEqual(entry.params[2], base.params[2], "the other parameters stay the base step's");
+  // A variant whose base the catalog does not list still has a title and no parameters.
+  const bare = variantEntry(null, { id: "tuned-x", base: "x", buf_size: 4096, pipe_size: 65536, median: 1 });
+  assert.equal(bare.title, "x, tuned on this machine");
+  assert.deepEqual(bare.params, []);
+});
+
+test("a shared pipe's lists are read as counts and sizes, anything else refused with an example", () => {
+  assert.deepEqual(sharedParams({ writers: "1, 2,4", readers: "1,,2", sizes: "4KiB,64KiB", profile: false }), {
+    params: { writers: [1, 2, 4], readers: [1, 2], msg_sizes: [4096, 65536] },
+  });
+  assert.deepEqual(sharedParams({ writers: "1", readers: "1", sizes: "512", profile: true }).params, { writers: [1], readers: [1], msg_sizes: [512], profile: true });
+  assert.match(sharedParams({ writers: "1.5", readers: "1", sizes: "4KiB" }).error, /writers and readers are lists of counts such as 1,2,4/);
+  assert.match(sharedParams({ writers: "", readers: "1", sizes: "4KiB" }).error, /lists of counts/);
+  assert.match(sharedParams({ writers: "1", readers: "1", sizes: "big" }).error, /message sizes are a list such as 4KiB,64KiB/);
+  assert.match(sharedParams({ writers: "1", readers: "1", sizes: " , " }).error, /message sizes/);
 });

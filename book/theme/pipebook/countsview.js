@@ -12,6 +12,104 @@ const title = (name) => (name === "writer" ? t("Writer") : name === "reader" ? t
 const scroller = (label, table) =>
   h("div.pipebook-table-scroll", { tabindex: "0", role: "group", "aria-label": t("{label} (scrolls sideways)", { label }) }, table);
 
+/** The counts table: per GiB and per call for each end. */
+function countsTable(table) {
+  const head = h(
+    "tr",
+    null,
+    h("th", { scope: "col" }, t("Count")),
+    table.ends.flatMap((end) => [
+      h("th", { scope: "col" }, t("{end} per GiB", { end: title(end) })),
+      h("th", { scope: "col" }, t("{end} per call", { end: title(end) })),
+    ]),
+  );
+  const rows = table.rows.map((row) =>
+    h(
+      "tr",
+      { dataset: { count: row.key } },
+      h("th", { scope: "row" }, row.label),
+      table.ends.flatMap((end) => [
+        h("td.pipebook-num", { dataset: { end, per: "gib" } }, countText(row.cells[end].perGib)),
+        h("td.pipebook-num", { dataset: { end, per: "call" } }, countText(row.cells[end].perCall)),
+      ]),
+    ),
+  );
+  const counts = h(
+    "table.pipebook-counts",
+    null,
+    h("caption", null, t("What the kernel did, per GiB moved and per data call of each end")),
+    h("thead", null, head),
+    h("tbody", null, rows),
+  );
+  return scroller(t("What the kernel did"), counts);
+}
+
+/** The head row of a table of predictions beside a run; `predicts` names the column of what the text predicts. */
+export function modelHead(predicts) {
+  const col = (text) => h("th", { scope: "col" }, text);
+  return h("tr", null, col(t("Measured")), col(t("This run")), col(predicts), col(t("Verdict")));
+}
+
+/** The book's explanation beside this run: each prediction, what was measured, the verdict. */
+function modelTable(model) {
+  return scroller(
+    t("The book's explanation beside this run"),
+    h(
+      "table.pipebook-model",
+      null,
+      h("caption", null, t("The book's explanation beside this run")),
+      h("thead", null, modelHead(t("The book predicts"))),
+      h(
+        "tbody",
+        null,
+        model.map((j) =>
+          h(
+            "tr",
+            { dataset: { model: j.id, verdict: j.verdict } },
+            h("th", { scope: "row" }, `${title(j.end)}: `, runnerText(h("span", null, j.what))),
+            h("td.pipebook-num", null, countText(j.measured)),
+            runnerText(h("td", null, j.model)),
+            h("td.pipebook-verdict", null, j.verdictText),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The machine-wide transparent huge page counters over the run, or null where they say nothing of it. */
+function thpLine(result) {
+  const thp = machineThp(result);
+  // Shown where huge pages are the point (or where any moved): elsewhere an
+  // empty machine-wide line says nothing about the run.
+  const hugeStep = result?.options?.writer?.huge_pages === true;
+  if (!thp || !(thp.length || hugeStep)) return null;
+  return h(
+    "p.pipebook-kernel-thp",
+    null,
+    thp.length
+      ? t("Machine-wide over this run (any process and khugepaged, not only these ends), from /proc/vmstat: {moved}.", { moved: thp
+          .map((c) => `${c.label} ${countText(c.moved)}`)
+          .join(t("; ")) })
+      : t("Machine-wide over this run, from /proc/vmstat: no transparent huge page counter moved."),
+  );
+}
+
+/** Why some counts are missing, one item per reason. */
+function missingList(missing) {
+  return h(
+    "ul.pipebook-kernel-missing",
+    null,
+    missing.map((m) =>
+      h(
+        "li",
+        { dataset: { reason: m.kind } },
+        m.counts.length ? [t("Not counted ({counts}): ", { counts: m.counts.join(t(", ")) }), runnerText(h("span", null, m.message)), "."] : [runnerText(h("span", null, m.message)), "."],
+      ),
+    ),
+  );
+}
+
 /** The card's counts section: empty until a result arrives. */
 export class KernelCounts {
   constructor() {
@@ -37,104 +135,11 @@ export class KernelCounts {
       );
       return;
     }
-    const head = h(
-      "tr",
-      null,
-      h("th", { scope: "col" }, t("Count")),
-      table.ends.flatMap((end) => [
-        h("th", { scope: "col" }, t("{end} per GiB", { end: title(end) })),
-        h("th", { scope: "col" }, t("{end} per call", { end: title(end) })),
-      ]),
-    );
-    const rows = table.rows.map((row) =>
-      h(
-        "tr",
-        { dataset: { count: row.key } },
-        h("th", { scope: "row" }, row.label),
-        table.ends.flatMap((end) => [
-          h("td.pipebook-num", { dataset: { end, per: "gib" } }, countText(row.cells[end].perGib)),
-          h("td.pipebook-num", { dataset: { end, per: "call" } }, countText(row.cells[end].perCall)),
-        ]),
-      ),
-    );
-    const counts = h(
-      "table.pipebook-counts",
-      null,
-      h("caption", null, t("What the kernel did, per GiB moved and per data call of each end")),
-      h("thead", null, head),
-      h("tbody", null, rows),
-    );
-    const parts = [scroller(t("What the kernel did"), counts)];
-    if (table.model.length) {
-      parts.push(
-        scroller(
-          t("The book's explanation beside this run"),
-          h(
-            "table.pipebook-model",
-            null,
-            h("caption", null, t("The book's explanation beside this run")),
-            h(
-              "thead",
-              null,
-              h(
-                "tr",
-                null,
-                h("th", { scope: "col" }, t("Measured")),
-                h("th", { scope: "col" }, t("This run")),
-                h("th", { scope: "col" }, t("The book predicts")),
-                h("th", { scope: "col" }, t("Verdict")),
-              ),
-            ),
-            h(
-              "tbody",
-              null,
-              table.model.map((j) =>
-                h(
-                  "tr",
-                  { dataset: { model: j.id, verdict: j.verdict } },
-                  h("th", { scope: "row" }, `${title(j.end)}: `, runnerText(h("span", null, j.what))),
-                  h("td.pipebook-num", null, countText(j.measured)),
-                  runnerText(h("td", null, j.model)),
-                  h("td.pipebook-verdict", null, j.verdictText),
-                ),
-              ),
-            ),
-          ),
-        ),
-      );
-    }
-    const thp = machineThp(result);
-    // Shown where huge pages are the point (or where any moved): elsewhere an
-    // empty machine-wide line says nothing about the run.
-    const hugeStep = result?.options?.writer?.huge_pages === true;
-    if (thp && (thp.length || hugeStep)) {
-      parts.push(
-        h(
-          "p.pipebook-kernel-thp",
-          null,
-          thp.length
-            ? t("Machine-wide over this run (any process and khugepaged, not only these ends), from /proc/vmstat: {moved}.", { moved: thp
-                .map((c) => `${c.label} ${countText(c.moved)}`)
-                .join(t("; ")) })
-            : t("Machine-wide over this run, from /proc/vmstat: no transparent huge page counter moved."),
-        ),
-      );
-    }
-    if (table.missing.length) {
-      parts.push(
-        h(
-          "ul.pipebook-kernel-missing",
-          null,
-          table.missing.map((m) =>
-            h(
-              "li",
-              { dataset: { reason: m.kind } },
-              m.counts.length ? [t("Not counted ({counts}): ", { counts: m.counts.join(t(", ")) }), runnerText(h("span", null, m.message)), "."] : [runnerText(h("span", null, m.message)), "."],
-            ),
-          ),
-        ),
-      );
-    }
+    const parts = [countsTable(table)];
+    if (table.model.length) parts.push(modelTable(table.model));
+    const thp = thpLine(result);
+    if (thp) parts.push(thp);
+    if (table.missing.length) parts.push(missingList(table.missing));
     fill(this.el, parts);
   }
 }

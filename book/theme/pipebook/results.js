@@ -5,7 +5,7 @@ import { catalog } from "./api.js";
 import { compareSteps, countText } from "./counts.js";
 import { fill, h } from "./dom.js";
 import * as fmt from "./format.js";
-import { tunedRows } from "./pastfigures.js";
+import { tunedRows } from "./past/figures.js";
 import { allResults, RESULT_EVENT } from "./store.js";
 import { figureSide, judge } from "./judge.js";
 import { articleColumn, ratioText } from "./verdict.js";

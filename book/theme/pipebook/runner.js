@@ -202,11 +202,3 @@ export function byName(on) {
 export function handlerName(type) {
   return type.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 }
-
-// Until the IPC, latency and past cards (ipcwidget.js, latency.js, past.js) use
-// cardlife.js, their first messages as they start them today.
-export const startIpc = (mechanism, params, on, lab) => start({ type: "ipc", mechanism, params, ...(lab ? { lab } : {}) }, byName(on));
-export const startLatency = (params, on) => start({ type: "latency", ...params }, byName(on));
-export const startTune = (step, budget, on) => start({ type: "tune", step, budget }, byName(on));
-export const startTool = (tool, side, bytes, on) => start({ type: "tool", tool, as: side, bytes }, byName(on));
-export const startSharedPipe = (params, on) => start({ type: "shared_pipe", ...params }, byName(on));

@@ -730,7 +730,7 @@ fn every_mechanism_chapter_shows_the_readers_counts_beside_its_explanation() {
         ),
         (
             "{{#ipc ",
-            read(&theme.join("ipcwidget.js")),
+            read(&theme.join("ipc/card.js")),
             "countsTable(r)",
         ),
     ];

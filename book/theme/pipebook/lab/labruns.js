@@ -5,7 +5,7 @@
 
 import * as fmt from "../format.js";
 import { metric, round, watched } from "./labchecks.js";
-import { nsText } from "../latencydist.js";
+import { nsText } from "../latency/dist.js";
 import { t } from "../i18n.js";
 
 const DASH = "—";

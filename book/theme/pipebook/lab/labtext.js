@@ -6,7 +6,7 @@
 
 import * as fmt from "../format.js";
 import { t } from "../i18n.js";
-import { nsText } from "../latencydist.js";
+import { nsText } from "../latency/dist.js";
 
 /** Fixed words of the lab card: its sections, buttons, fields and states. */
 export const LAB_WORDS = {

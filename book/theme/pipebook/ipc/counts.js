@@ -3,7 +3,7 @@
 // (no DOM), so node --test checks it. A count an end could not take is "n/a",
 // never 0; the reasons come once, below the rows.
 
-import { t } from "./i18n.js";
+import { t } from "../i18n.js";
 
 const GIB = 2 ** 30;
 

@@ -1,8 +1,8 @@
 // What a running IPC run has done so far, from its `progress` messages: the
 // text of the card's status line and how full its bar is. Pure, so node tests it.
 
-import * as fmt from "./format.js";
-import { t } from "./i18n.js";
+import * as fmt from "../format.js";
+import { t } from "../i18n.js";
 
 const MIB = 1 << 20;
 

@@ -1,10 +1,12 @@
 // Past the article, pure: the tuning search folded from its `started` and `trial`
 // messages into a grid (bytes per call × pipe capacity) and laid out as a heat map
 // with a table for screen readers; the sentences a tool run and a shared-pipe point
-// are read by. No DOM: tested in Node.
+// are read by; a tuned variant's catalog entry and a shared-pipe job's parameters.
+// No DOM: tested in Node.
 
-import * as fmt from "./format.js";
-import { t } from "./i18n.js";
+import * as fmt from "../format.js";
+import { parseSize } from "../sizes.js";
+import { t } from "../i18n.js";
 
 // A configuration: bytes per call, pipe capacity, and the writer's pages where the
 // search tries both (`huge_pages` true or false; absent, null: the step's own).
@@ -279,4 +281,36 @@ export function keptNote(saved) {
   }
   const why = NOT_KEPT_BECAUSE[kind] ?? NOT_KEPT_BECAUSE.failed;
   return { kept: kind, runnable: true, text: t("Runnable now, but it will not survive a restart of the runner: {why}{detail}.", { why, detail }) };
+}
+
+/** The tuned variant's catalog entry: its base step at the sizes the search found, nothing else to choose. */
+export function variantEntry(base, variant) {
+  const fixed = (p, value) => ({ ...p, default: value, min: value, max: value });
+  return {
+    ...(base || {}),
+    id: variant.id,
+    title: t("{title}, tuned on this machine", { title: base?.title || variant.base }),
+    summary: t("{bytes} per call into a {pipe} pipe{pages}: the fastest configuration a search found on this machine (median {median} {u_gibs} in its rounds). Its runs are kept under {id}, apart from {base}.", { u_gibs: "GiB/s", bytes: fmt.bytes(variant.buf_size), pipe: fmt.bytes(variant.pipe_size), pages: typeof variant.huge_pages === "boolean" ? t(", the writer's buffers in {what}", { what: pagesLabel(variant.huge_pages) }) : "", median: fmt.gib(variant.median), id: variant.id, base: variant.base }),
+    kind: "variant",
+    article_gib_s: null,
+    reference_gib_s: null,
+    params: (base?.params || []).map((p) => (p.name === "buf_size" ? fixed(p, variant.buf_size) : p.name === "pipe_size" ? fixed(p, variant.pipe_size) : p)),
+  };
+}
+
+/** The comma-separated items of a list the reader typed, trimmed, empty ones dropped. */
+const listOf = (text) => text.split(",").map((s) => s.trim()).filter(Boolean);
+
+/**
+ * A shared-pipe job's parameters from the lists the reader typed (`writers`,
+ * `readers`: counts; `sizes`: message sizes) and whether each point is profiled:
+ * {params} or {error}, a sentence.
+ */
+export function sharedParams({ writers, readers, sizes, profile }) {
+  const w = listOf(writers).map(Number);
+  const r = listOf(readers).map(Number);
+  const s = listOf(sizes).map(parseSize);
+  if (!w.length || !r.length || w.some((n) => !Number.isInteger(n)) || r.some((n) => !Number.isInteger(n))) return { error: t("Error: writers and readers are lists of counts such as {example}.", { example: "1,2,4" }) };
+  if (!s.length || s.some((n) => n === null)) return { error: t("Error: message sizes are a list such as {example}.", { example: "4KiB,64KiB" }) };
+  return { params: { writers: w, readers: r, msg_sizes: s, ...(profile ? { profile: true } : {}) } };
 }

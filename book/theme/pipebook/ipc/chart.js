@@ -4,9 +4,9 @@
 // of another size than the survey's still compares. `layout` is pure geometry
 // (tested in Node); `IpcChart` draws it as SVG with colours from CSS.
 
-import { h, svg } from "./dom.js";
-import { isNumber } from "./format.js";
-import { t } from "./i18n.js";
+import { h, svg } from "../dom.js";
+import { isNumber } from "../format.js";
+import { t } from "../i18n.js";
 
 export const W = 640;
 const PAD = { left: 150, right: 56, top: 22, bottom: 30 };

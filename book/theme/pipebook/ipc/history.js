@@ -1,9 +1,9 @@
 // Earlier runs of an IPC mechanism, from the runner's history (/api/results, where
 // IPC lab results carry "kind":"ipc"). Pure, for tests.
 
-import { isNumber } from "./format.js";
-import { median, ratioText } from "./verdict.js";
-import { t } from "./i18n.js";
+import { isNumber } from "../format.js";
+import { median, ratioText } from "../verdict.js";
+import { t } from "../i18n.js";
 
 /**
  * The verified runs of `mechanism` in `history`, summarised:

@@ -2,7 +2,7 @@
 // of nanoseconds cut in four equal quarters, as the runner counts them), their
 // layout as bars on a log axis, and the words a card says about a result.
 
-import { t } from "./i18n.js";
+import { t } from "../i18n.js";
 
 /** The lower edge of bucket `i`, ns: 2^(i div 4) * (1 + (i mod 4) / 4). */
 export function bucketFloor(i) {
