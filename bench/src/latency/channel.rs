@@ -457,7 +457,7 @@ fn msg_ring_recv(ring: &mut io_uring::IoUring, busy: bool) -> ChannelResult {
 
 /// One `io_uring_enter`, counted, waiting for `want` completions: `Ok(false)`
 /// when a signal interrupted it.
-#[inline]
+#[inline(always)]
 fn enter(ring: &mut io_uring::IoUring, want: usize) -> Result<bool, String> {
     made(Call::IoUringEnter);
     match ring.submit_and_wait(want) {
@@ -555,7 +555,7 @@ fn ring_recv(tail: &mut u64, region: &Region, from_ping: bool, buf: &mut [u8]) {
 
 /// After a queue call failed: `Ok` to try again (the queue was full or
 /// empty, or a signal came), else the call's error.
-#[inline]
+#[inline(always)]
 fn again(call: &str) -> ChannelResult {
     match std::io::Error::last_os_error().raw_os_error() {
         Some(libc::EAGAIN) | Some(libc::EINTR) => {
