@@ -59,22 +59,72 @@ struct Rule {
 
 /// The book's predictions for a pipe run of `shape`, judged against `counts`.
 pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
-    let end = |name: &str| counts.ends.get(name);
-    let page = shape.page_size.max(1) as f64;
-    let page_words = crate::size::ByteSize(shape.page_size).to_string();
-    let pages = shape.bytes as f64 / page;
-    let gib = shape.bytes as f64 / (1u64 << 30) as f64;
-    let per_page = |v: Option<u64>| v.map(|v| v as f64 / pages);
-    let writer = end("writer");
-    let reader = end("reader");
-    let copies = !shape.writer.vmsplice;
-    let busy = shape.writer.common.busy_loop;
-    let mut rules: Vec<Rule> = Vec::new();
+    let writer = counts.ends.get("writer");
     if shape.bytes == 0 || writer.is_none() {
         return Vec::new();
     }
-    if copies {
-        rules.push(Rule {
+    let run = Run {
+        shape,
+        writer,
+        reader: counts.ends.get("reader"),
+        page: shape.page_size.max(1) as f64,
+        page_words: crate::size::ByteSize(shape.page_size).to_string(),
+    };
+    let mut rules = run.page_rules();
+    rules.extend(run.reads_per_write());
+    rules.extend(run.sleep_rules());
+    rules.extend(run.fault_rules());
+    rules
+        .into_iter()
+        .map(|rule| Judgement {
+            verdict: Verdict::of(rule.measured, &rule.holds),
+            id: rule.id.to_string(),
+            end: rule.end.to_string(),
+            what: rule.what.to_string(),
+            measured: rule.measured,
+            model: rule.model,
+        })
+        .collect()
+}
+
+/// What each group of [`model`]'s rules reads of a run.
+struct Run<'a> {
+    shape: Shape<'a>,
+    writer: Option<&'a EndCounts>,
+    reader: Option<&'a EndCounts>,
+    /// The page size, at least 1, as a divisor.
+    page: f64,
+    /// The page size in words (`4 KiB`).
+    page_words: String,
+}
+
+impl Run<'_> {
+    /// Whether the writer copies into the pipe (not vmsplice).
+    fn copies(&self) -> bool {
+        !self.shape.writer.vmsplice
+    }
+
+    /// `v` per page of data moved.
+    fn per_page(&self, v: Option<u64>) -> Option<f64> {
+        let pages = self.shape.bytes as f64 / self.page;
+        v.map(|v| v as f64 / pages)
+    }
+
+    /// Pages allocated by the writer's calls and freed by the reader's.
+    fn page_rules(&self) -> Vec<Rule> {
+        let page_words = &self.page_words;
+        let allocs = self.per_page(self.writer.and_then(|w| w.page_allocs));
+        if !self.copies() {
+            return vec![Rule {
+                id: "writer_page_allocs",
+                end: "writer",
+                what: "page allocations per page moved",
+                model: "none: vmsplice hands the pipe references to the writer's own pages".into(),
+                measured: allocs,
+                holds: Box::new(|x| x < 0.01),
+            }];
+        }
+        let mut rules = vec![Rule {
             id: "writer_page_allocs",
             end: "writer",
             what: "page allocations per page moved",
@@ -82,42 +132,42 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
                 "at most one: pipe_write allocates a page for each {page_words} it copies in, \
                  fewer when it reuses the pipe's spare pages"
             ),
-            measured: per_page(writer.and_then(|w| w.page_allocs)),
+            measured: allocs,
             holds: Box::new(|x| x > 0.0 && x <= 1.05),
-        });
-        if !shape.reader.splice {
+        }];
+        if !self.shape.reader.splice {
             rules.push(Rule {
                 id: "reader_page_frees",
                 end: "reader",
                 what: "pages freed per page moved",
                 model: "about one: pipe_read releases each page once it has copied it out".into(),
-                measured: per_page(reader.and_then(|r| r.page_frees)),
+                measured: self.per_page(self.reader.and_then(|r| r.page_frees)),
                 holds: Box::new(|x| x > 0.0 && x <= 1.05),
             });
         }
-    } else {
-        rules.push(Rule {
-            id: "writer_page_allocs",
-            end: "writer",
-            what: "page allocations per page moved",
-            model: "none: vmsplice hands the pipe references to the writer's own pages".into(),
-            measured: per_page(writer.and_then(|w| w.page_allocs)),
-            holds: Box::new(|x| x < 0.01),
-        });
+        rules
     }
-    let buf = shape.writer.common.buf_size.bytes();
-    if let (true, false, Some(capacity)) = (copies, shape.reader.splice, shape.pipe_capacity) {
+
+    /// Reads per write, where a copying writer's calls meet a reading reader.
+    fn reads_per_write(&self) -> Option<Rule> {
+        let shape = &self.shape;
+        let buf = shape.writer.common.buf_size.bytes();
+        let (true, false, Some(capacity)) =
+            (self.copies(), shape.reader.splice, shape.pipe_capacity)
+        else {
+            return None;
+        };
         // Each write of `buf` bytes reaches the reader in pipe-sized pieces.
         let expected = buf as f64 / capacity.min(buf).max(1) as f64;
         let calls = |c: Option<&EndCounts>| {
             c.map(|c| c.syscalls.values().sum::<u64>() as f64)
                 .filter(|&n| n > 0.0)
         };
-        let measured = match (calls(reader), calls(writer)) {
+        let measured = match (calls(self.reader), calls(self.writer)) {
             (Some(reads), Some(writes)) => Some(reads / writes),
             _ => None,
         };
-        rules.push(Rule {
+        Some(Rule {
             id: "reads_per_write",
             end: "reader",
             what: "read calls per write call",
@@ -128,90 +178,98 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
             ),
             measured,
             holds: Box::new(move |x| (x - expected).abs() <= 0.15 * expected + 0.01),
-        });
+        })
     }
-    if busy {
-        for name in ["writer", "reader"] {
-            rules.push(Rule {
-                id: if name == "writer" {
-                    "writer_sleeps"
-                } else {
-                    "reader_sleeps"
-                },
-                end: name,
-                what: "sleeps (voluntary context switches) per GiB",
-                model: "almost none: a busy loop retries on EAGAIN instead of sleeping".into(),
-                measured: end(name).map(|c| c.voluntary_switches as f64 / gib),
-                holds: Box::new(|x| x < 10.0),
-            });
+
+    /// Sleeps: almost none when busy looping, else at most one per pipe-full.
+    fn sleep_rules(&self) -> Vec<Rule> {
+        let shape = &self.shape;
+        if shape.writer.common.busy_loop {
+            let gib = shape.bytes as f64 / (1u64 << 30) as f64;
+            return [("writer", self.writer), ("reader", self.reader)]
+                .into_iter()
+                .map(|(name, end)| Rule {
+                    id: if name == "writer" {
+                        "writer_sleeps"
+                    } else {
+                        "reader_sleeps"
+                    },
+                    end: name,
+                    what: "sleeps (voluntary context switches) per GiB",
+                    model: "almost none: a busy loop retries on EAGAIN instead of sleeping".into(),
+                    measured: end.map(|c| c.voluntary_switches as f64 / gib),
+                    holds: Box::new(|x| x < 10.0),
+                })
+                .collect();
         }
-    } else if let Some(capacity) = shape.pipe_capacity.filter(|&c| c > 0) {
+        let Some(capacity) = shape.pipe_capacity.filter(|&c| c > 0) else {
+            return Vec::new();
+        };
         let fills = shape.bytes as f64 / capacity as f64;
-        rules.push(Rule {
+        vec![Rule {
             id: "writer_sleeps",
             end: "writer",
             what: "sleeps (voluntary context switches) per pipe-full moved",
             model: "at most about one: the writer sleeps when the ring is full and is woken \
                     when the reader makes room"
                 .into(),
-            measured: writer.map(|w| w.voluntary_switches as f64 / fills),
+            measured: self.writer.map(|w| w.voluntary_switches as f64 / fills),
             holds: Box::new(|x| x <= 1.1),
-        });
+        }]
     }
-    let small_pages = shape.writer.buffer_bytes() as f64 / page;
-    let huge_words = crate::size::ByteSize(shape.huge_page_size).to_string();
-    if shape.writer.common.huge_pages {
-        rules.push(Rule {
-            id: "writer_faults",
-            end: "writer",
-            what: "page faults",
-            model: format!(
-                "far fewer than its buffers' {small_pages:.0} small pages: one fault maps a \
-                 whole {huge_words} huge page"
-            ),
-            measured: writer.map(|w| w.page_faults as f64),
-            holds: Box::new(move |x| x < small_pages / 4.0),
-        });
+
+    /// The writer's page faults, and its huge pages where it asked for them.
+    fn fault_rules(&self) -> Vec<Rule> {
+        let shape = &self.shape;
+        let page_words = &self.page_words;
+        let small_pages = shape.writer.buffer_bytes() as f64 / self.page;
+        let huge_words = crate::size::ByteSize(shape.huge_page_size).to_string();
+        let faults = self.writer.map(|w| w.page_faults as f64);
+        if !shape.writer.common.huge_pages {
+            if shape.writer.dont_touch_pages {
+                return Vec::new();
+            }
+            return vec![Rule {
+                id: "writer_faults",
+                end: "writer",
+                what: "page faults",
+                model: format!(
+                    "about one per {page_words} page of its buffers, {small_pages:.0}, when it \
+                     first writes them"
+                ),
+                measured: faults,
+                holds: Box::new(move |x| x >= small_pages * 0.9),
+            }];
+        }
         let huge = huge_pages_of(shape.writer, shape.huge_page_size);
-        rules.push(Rule {
-            id: "writer_huge_pages",
-            end: "writer",
-            what: "huge pages allocated in its own faults",
-            model: format!(
-                "{huge}: each buffer is aligned to {huge_words} and advised, so the first \
-                 touch of each {huge_words} stretch allocates one huge page"
-            ),
-            measured: writer.and_then(|w| w.huge_page_allocs).map(|n| n as f64),
-            holds: Box::new(move |x| x >= 1.0 && x <= huge as f64),
-        });
-    } else if !shape.writer.dont_touch_pages {
-        rules.push(Rule {
-            id: "writer_faults",
-            end: "writer",
-            what: "page faults",
-            model: format!(
-                "about one per {page_words} page of its buffers, {small_pages:.0}, when it \
-                 first writes them"
-            ),
-            measured: writer.map(|w| w.page_faults as f64),
-            holds: Box::new(move |x| x >= small_pages * 0.9),
-        });
-    }
-    rules
-        .into_iter()
-        .map(|rule| Judgement {
-            verdict: match rule.measured {
-                None => Verdict::Unknown,
-                Some(x) if (rule.holds)(x) => Verdict::Agrees,
-                Some(_) => Verdict::Disagrees,
+        vec![
+            Rule {
+                id: "writer_faults",
+                end: "writer",
+                what: "page faults",
+                model: format!(
+                    "far fewer than its buffers' {small_pages:.0} small pages: one fault maps a \
+                     whole {huge_words} huge page"
+                ),
+                measured: faults,
+                holds: Box::new(move |x| x < small_pages / 4.0),
             },
-            id: rule.id.to_string(),
-            end: rule.end.to_string(),
-            what: rule.what.to_string(),
-            measured: rule.measured,
-            model: rule.model,
-        })
-        .collect()
+            Rule {
+                id: "writer_huge_pages",
+                end: "writer",
+                what: "huge pages allocated in its own faults",
+                model: format!(
+                    "{huge}: each buffer is aligned to {huge_words} and advised, so the first \
+                     touch of each {huge_words} stretch allocates one huge page"
+                ),
+                measured: self
+                    .writer
+                    .and_then(|w| w.huge_page_allocs)
+                    .map(|n| n as f64),
+                holds: Box::new(move |x| x >= 1.0 && x <= huge as f64),
+            },
+        ]
+    }
 }
 
 /// The huge pages a writer's buffers take when they live in huge pages: each

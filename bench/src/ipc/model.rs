@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IpcEnd, Mechanism};
-use crate::process::counts::{Counts, Judgement, Verdict};
+use crate::process::counts::{Counts, EndCounts, Judgement, Verdict};
 
 /// One prediction judged: the fields of a pipe run's [`Judgement`], and for a
 /// verdict of `unknown`, why it cannot be told.
@@ -122,174 +122,216 @@ fn judge_with_pages(
     let Some(counts) = counts.filter(|c| !c.ends.is_empty()) else {
         return Vec::new();
     };
-    let end = |role: &str| ends.iter().find(|e| e.role == role);
-    let counted = |role: &str| {
-        counts.ends.get(role).ok_or_else(|| {
-            format!(
-                "the {role} sent no counts (an end that ran without counting, or an older runner)"
-            )
-        })
-    };
-    let nothing_moved = || "the run moved no bytes".to_string();
-    let page_words = crate::size::ByteSize(page).to_string();
     let mut rules = Vec::new();
     for (role, path) in [("producer", producer), ("consumer", consumer)] {
-        // Bytes through the end's data calls, per byte moved.
-        let (expected, model) = match path {
+        let through: u64 = ends
+            .iter()
+            .find(|e| e.role == role)
+            .map_or(0, |e| e.call_bytes.values().sum());
+        rules.push(call_bytes_rule(
+            role,
+            path,
+            bytes,
+            through,
+            counted(counts, role),
+        ));
+        if path == Path::Mapped {
+            rules.push(faults_rule(
+                mechanism,
+                role,
+                bytes,
+                page,
+                counted(counts, role),
+            ));
+        }
+    }
+    if let Some((send, receive)) = blocking_calls(mechanism) {
+        for (role, call) in [("producer", send), ("consumer", receive)] {
+            rules.push(sleeps_rule(role, call, counted(counts, role)));
+        }
+    }
+    rules.into_iter().map(judged).collect()
+}
+
+/// The counts of the end in `role`, or why there are none.
+fn counted<'a>(counts: &'a Counts, role: &str) -> Result<&'a EndCounts, String> {
+    counts.ends.get(role).ok_or_else(|| {
+        format!("the {role} sent no counts (an end that ran without counting, or an older runner)")
+    })
+}
+
+fn nothing_moved() -> String {
+    "the run moved no bytes".to_string()
+}
+
+impl Path {
+    /// Bytes through an end's data calls per byte moved, and the chapter's words for it.
+    fn call_bytes(self) -> (f64, &'static str) {
+        match self {
             Path::Copy => (
                 2.0,
                 "2: each byte is read into the end's buffer and written out of it, \
-                 two of the path's copies"
-                    .to_string(),
+                 two of the path's copies",
             ),
             Path::Once => (
                 1.0,
                 "1: each byte is handed on by one call (a message, a write or read \
-                 of the shared file, or a splice or sendfile by page reference)"
-                    .to_string(),
+                 of the shared file, or a splice or sendfile by page reference)",
             ),
             Path::TwoSplices => (
                 2.0,
                 "2: splice moves each byte's page from the file into a pipe, then \
-                 from the pipe into the socket, with no buffer in between"
-                    .to_string(),
+                 from the pipe into the socket, with no buffer in between",
             ),
             Path::Mapped => (
                 0.0,
-                "0: no call moves the data; both ends read and write the same pages".to_string(),
+                "0: no call moves the data; both ends read and write the same pages",
             ),
             Path::ZeroCopySend => (
                 1.0,
                 "1: one zero-copy send hands each byte to the socket by pinning the page \
                  it lies in, with no copy into the socket's buffer at the call (the kernel \
                  may still copy later, as it does for a local receiver, and says so in the \
-                 completions)"
-                    .to_string(),
+                 completions)",
             ),
             Path::MappedReceive => (
                 1.0,
                 "1: each byte arrives once, mapped into the end by \
                  getsockopt(TCP_ZEROCOPY_RECEIVE) or, where it cannot be mapped (a part \
-                 page), copied by recv; never both"
-                    .to_string(),
+                 page), copied by recv; never both",
             ),
-        };
-        let measured = counted(role).and_then(|_| {
-            let through: u64 = end(role).map_or(0, |e| e.call_bytes.values().sum());
-            (bytes > 0)
-                .then(|| through as f64 / bytes as f64)
-                .ok_or_else(nothing_moved)
-        });
-        rules.push(Rule {
-            id: format!("{role}_call_bytes"),
-            end: role,
-            what: "bytes through data calls per byte moved",
-            model,
-            measured,
-            holds: Box::new(move |x| (x - expected).abs() <= 0.02 * expected + 0.001),
-        });
-        if path == Path::Mapped {
-            let pages = bytes.div_ceil(page.max(1)) as f64;
-            let faults = counted(role).and_then(|c| {
-                (pages > 0.0)
-                    .then(|| c.page_faults as f64 / pages)
-                    .ok_or_else(nothing_moved)
-            });
-            let (model, holds): (String, Box<dyn Fn(f64) -> bool>) =
-                if role == "producer" && mechanism == Mechanism::FileMmap {
-                    // The page cache may hold a file in large folios (ext4 and xfs do
-                    // on recent kernels), and one write fault then maps a whole folio.
-                    (
-                        format!(
-                            "more than none and at most one: its first write to each {page_words} \
-                         page faults it in, and fewer where the file system caches the file \
-                         in large folios (one fault maps the whole folio)"
-                        ),
-                        Box::new(|x| x > 0.0 && x <= 1.2),
-                    )
-                } else if role == "producer" {
-                    (
-                        format!(
-                            "about one: its first write to each {page_words} page faults the page \
-                         in; fewer only where shared memory is backed by huge pages"
-                        ),
-                        Box::new(|x| (0.8..=1.2).contains(&x)),
-                    )
-                } else {
-                    (
-                        format!(
-                            "more than none and at most one: reading a {page_words} page the \
-                         producer already made faults it in, and one fault may map its \
-                         neighbours too (fault-around)"
-                        ),
-                        Box::new(|x| x > 0.0 && x <= 1.1),
-                    )
-                };
-            rules.push(Rule {
-                id: format!("{role}_faults"),
-                end: role,
-                what: "page faults per page of data",
-                model,
-                measured: faults,
-                holds,
-            });
         }
     }
-    if let Some((send, receive)) = blocking_calls(mechanism) {
-        for (role, call) in [("producer", send), ("consumer", receive)] {
-            let measured = counted(role).and_then(|c| {
-                let calls = c.syscalls.get(call).copied().unwrap_or(0);
-                (calls > 0)
-                    .then(|| c.voluntary_switches as f64 / calls as f64)
-                    .ok_or_else(|| format!("the {role} made no {call} call"))
-            });
-            rules.push(Rule {
-                id: format!("{role}_sleeps"),
-                end: role,
-                what: if role == "producer" {
-                    "sleeps (voluntary context switches) per message sent"
-                } else {
-                    "sleeps (voluntary context switches) per message received"
-                },
-                model: format!(
-                    "at most about one per {call}: an end sleeps only when the queue is {} \
-                     and is woken once the other end has {}",
-                    if role == "producer" { "full" } else { "empty" },
-                    if role == "producer" {
-                        "taken a message"
-                    } else {
-                        "put one in"
-                    },
+}
+
+/// Bytes through the end's data calls (`through`), per byte moved.
+fn call_bytes_rule(
+    role: &'static str,
+    path: Path,
+    bytes: u64,
+    through: u64,
+    counted: Result<&EndCounts, String>,
+) -> Rule {
+    let (expected, model) = path.call_bytes();
+    let measured = counted.and_then(|_| {
+        (bytes > 0)
+            .then(|| through as f64 / bytes as f64)
+            .ok_or_else(nothing_moved)
+    });
+    Rule {
+        id: format!("{role}_call_bytes"),
+        end: role,
+        what: "bytes through data calls per byte moved",
+        model: model.to_string(),
+        measured,
+        holds: Box::new(move |x| (x - expected).abs() <= 0.02 * expected + 0.001),
+    }
+}
+
+/// Page faults per page of data, for an end that maps the data.
+fn faults_rule(
+    mechanism: Mechanism,
+    role: &'static str,
+    bytes: u64,
+    page: u64,
+    counted: Result<&EndCounts, String>,
+) -> Rule {
+    let page_words = crate::size::ByteSize(page).to_string();
+    let pages = bytes.div_ceil(page.max(1)) as f64;
+    let faults = counted.and_then(|c| {
+        (pages > 0.0)
+            .then(|| c.page_faults as f64 / pages)
+            .ok_or_else(nothing_moved)
+    });
+    let (model, holds): (String, Box<dyn Fn(f64) -> bool>) =
+        if role == "producer" && mechanism == Mechanism::FileMmap {
+            // The page cache may hold a file in large folios (ext4 and xfs do
+            // on recent kernels), and one write fault then maps a whole folio.
+            (
+                format!(
+                    "more than none and at most one: its first write to each {page_words} \
+                     page faults it in, and fewer where the file system caches the file \
+                     in large folios (one fault maps the whole folio)"
                 ),
-                measured,
-                holds: Box::new(|x| x <= 1.2),
-            });
-        }
+                Box::new(|x| x > 0.0 && x <= 1.2),
+            )
+        } else if role == "producer" {
+            (
+                format!(
+                    "about one: its first write to each {page_words} page faults the page \
+                     in; fewer only where shared memory is backed by huge pages"
+                ),
+                Box::new(|x| (0.8..=1.2).contains(&x)),
+            )
+        } else {
+            (
+                format!(
+                    "more than none and at most one: reading a {page_words} page the \
+                     producer already made faults it in, and one fault may map its \
+                     neighbours too (fault-around)"
+                ),
+                Box::new(|x| x > 0.0 && x <= 1.1),
+            )
+        };
+    Rule {
+        id: format!("{role}_faults"),
+        end: role,
+        what: "page faults per page of data",
+        model,
+        measured: faults,
+        holds,
     }
-    rules
-        .into_iter()
-        .map(|rule| {
-            let (measured, why) = match rule.measured {
-                Ok(x) => (Some(x), None),
-                Err(why) => (None, Some(why)),
-            };
-            Prediction {
-                judgement: Judgement {
-                    verdict: match measured {
-                        None => Verdict::Unknown,
-                        Some(x) if (rule.holds)(x) => Verdict::Agrees,
-                        Some(_) => Verdict::Disagrees,
-                    },
-                    id: rule.id,
-                    end: rule.end.to_string(),
-                    what: rule.what.to_string(),
-                    measured,
-                    model: rule.model,
-                },
-                why,
-            }
-        })
-        .collect()
+}
+
+/// Sleeps per message, for an end that blocks on the channel's `call`.
+fn sleeps_rule(role: &'static str, call: &str, counted: Result<&EndCounts, String>) -> Rule {
+    let measured = counted.and_then(|c| {
+        let calls = c.syscalls.get(call).copied().unwrap_or(0);
+        (calls > 0)
+            .then(|| c.voluntary_switches as f64 / calls as f64)
+            .ok_or_else(|| format!("the {role} made no {call} call"))
+    });
+    let producer = role == "producer";
+    Rule {
+        id: format!("{role}_sleeps"),
+        end: role,
+        what: if producer {
+            "sleeps (voluntary context switches) per message sent"
+        } else {
+            "sleeps (voluntary context switches) per message received"
+        },
+        model: format!(
+            "at most about one per {call}: an end sleeps only when the queue is {} \
+             and is woken once the other end has {}",
+            if producer { "full" } else { "empty" },
+            if producer {
+                "taken a message"
+            } else {
+                "put one in"
+            },
+        ),
+        measured,
+        holds: Box::new(|x| x <= 1.2),
+    }
+}
+
+/// A rule judged: its figure, or why there is none, and the verdict.
+fn judged(rule: Rule) -> Prediction {
+    let (measured, why) = match rule.measured {
+        Ok(x) => (Some(x), None),
+        Err(why) => (None, Some(why)),
+    };
+    Prediction {
+        judgement: Judgement {
+            verdict: Verdict::of(measured, &rule.holds),
+            id: rule.id,
+            end: rule.end.to_string(),
+            what: rule.what.to_string(),
+            measured,
+            model: rule.model,
+        },
+        why,
+    }
 }
 
 #[cfg(test)]

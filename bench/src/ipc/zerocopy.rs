@@ -625,6 +625,106 @@ struct Got {
     copies: u64,
 }
 
+impl Got {
+    /// Takes `data` into the checksum and the destination.
+    #[inline]
+    fn take(&mut self, dst: &mut File, data: &[u8]) -> Result<(), EndError> {
+        self.sum.update(data);
+        dst.write_all(data).map_err(|source| EndError::Sys {
+            call: "write (destination)",
+            source,
+        })
+    }
+
+    /// Reads by copy the `skip` bytes the kernel could not map, in pieces of
+    /// at most `buf`'s size.
+    #[inline]
+    fn copy_skipped(
+        &mut self,
+        mut sock: &File,
+        dst: &mut File,
+        buf: &mut [u8],
+        mut skip: usize,
+    ) -> Result<(), EndError> {
+        while skip > 0 {
+            let want = skip.min(buf.len());
+            let n = sock
+                .read(&mut buf[..want])
+                .map_err(|source| EndError::Sys {
+                    call: "recv",
+                    source,
+                })?;
+            self.copies += 1;
+            if n == 0 {
+                break;
+            }
+            self.take(dst, &buf[..n])?;
+            self.copied += n as u64;
+            skip -= n;
+        }
+        Ok(())
+    }
+}
+
+/// A read-only shared mapping of a socket, where TCP_ZEROCOPY_RECEIVE maps
+/// what arrives; unmapped on drop.
+struct Window {
+    addr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Window {
+    fn map(sock: &File, len: usize) -> Result<Window, EndError> {
+        use rustix::mm::{MapFlags, ProtFlags};
+        // SAFETY: a fresh read-only shared mapping of the socket, unmapped on drop.
+        let addr = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ,
+                MapFlags::SHARED,
+                sock,
+                0,
+            )
+        }
+        .map_err(|e| EndError::Sys {
+            call: "mmap (socket)",
+            source: e.into(),
+        })?;
+        Ok(Window { addr, len })
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `map`, unmapped once.
+        let _ = unsafe { rustix::mm::munmap(self.addr, self.len) };
+    }
+}
+
+/// Sleeps until the socket has data or its peer has closed; true when it
+/// has closed and nothing is left.
+fn peer_closed(fd: RawFd) -> Result<bool, EndError> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN | libc::POLLRDHUP,
+        revents: 0,
+    };
+    // SAFETY: one pollfd.
+    end::check("poll", unsafe { libc::poll(&mut pfd, 1, -1) } as isize)?;
+    let mut probe = [0u8; 1];
+    // SAFETY: peeks at most one byte into `probe`.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            probe.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    Ok(n == 0)
+}
+
 /// Receives with TCP_ZEROCOPY_RECEIVE: whole pages are mapped into a window
 /// of the socket's mmap, what cannot be mapped is read by copy.
 fn receive_mapped(
@@ -634,31 +734,7 @@ fn receive_mapped(
     received: &Received,
 ) -> Result<Got, EndError> {
     let fd = sock.as_raw_fd();
-    // SAFETY: a fresh read-only shared mapping of the socket, unmapped below.
-    let window = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            chunk,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        )
-    };
-    if window == libc::MAP_FAILED {
-        return Err(EndError::Sys {
-            call: "mmap (socket)",
-            source: std::io::Error::last_os_error(),
-        });
-    }
-    struct Unmap(*mut libc::c_void, usize);
-    impl Drop for Unmap {
-        fn drop(&mut self) {
-            // SAFETY: the mapping made above, unmapped once.
-            unsafe { libc::munmap(self.0, self.1) };
-        }
-    }
-    let _unmap = Unmap(window, chunk);
+    let window = Window::map(sock, chunk)?;
     let mut buf = vec![0u8; chunk];
     let mut got = Got {
         sum: Checksum::default(),
@@ -669,7 +745,7 @@ fn receive_mapped(
     };
     loop {
         let mut zc = ZerocopyReceive {
-            address: window as u64,
+            address: window.addr as u64,
             length: chunk as u32,
             ..ZerocopyReceive::default()
         };
@@ -689,58 +765,17 @@ fn receive_mapped(
             // SAFETY: the kernel mapped `length` bytes at the window's start;
             // they stay until the next call replaces them.
             let data =
-                unsafe { std::slice::from_raw_parts(window as *const u8, zc.length as usize) };
-            got.sum.update(data);
-            dst.write_all(data).map_err(|source| EndError::Sys {
-                call: "write (destination)",
-                source,
-            })?;
+                unsafe { std::slice::from_raw_parts(window.addr as *const u8, zc.length as usize) };
+            got.take(dst, data)?;
             got.mapped += zc.length as u64;
         }
-        let mut skip = zc.recv_skip_hint as usize;
+        let skip = zc.recv_skip_hint as usize;
         let idle = zc.length == 0 && skip == 0;
-        while skip > 0 {
-            let want = skip.min(chunk);
-            let mut s = sock;
-            let n = s.read(&mut buf[..want]).map_err(|source| EndError::Sys {
-                call: "recv",
-                source,
-            })?;
-            got.copies += 1;
-            if n == 0 {
-                break;
-            }
-            got.sum.update(&buf[..n]);
-            dst.write_all(&buf[..n]).map_err(|source| EndError::Sys {
-                call: "write (destination)",
-                source,
-            })?;
-            got.copied += n as u64;
-            skip -= n;
-        }
+        got.copy_skipped(sock, dst, &mut buf, skip)?;
         received.set(got.sum.len());
-        if idle {
-            // Nothing mappable or to skip yet: sleep until data or the end.
-            let mut pfd = libc::pollfd {
-                fd,
-                events: libc::POLLIN | libc::POLLRDHUP,
-                revents: 0,
-            };
-            // SAFETY: one pollfd.
-            end::check("poll", unsafe { libc::poll(&mut pfd, 1, -1) } as isize)?;
-            let mut probe = [0u8; 1];
-            // SAFETY: peeks at most one byte into `probe`.
-            let n = unsafe {
-                libc::recv(
-                    fd,
-                    probe.as_mut_ptr().cast(),
-                    1,
-                    libc::MSG_PEEK | libc::MSG_DONTWAIT,
-                )
-            };
-            if n == 0 {
-                break;
-            }
+        // Nothing mappable or to skip yet: sleep until data or the end.
+        if idle && peer_closed(fd)? {
+            break;
         }
     }
     Ok(got)

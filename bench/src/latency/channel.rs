@@ -188,75 +188,10 @@ impl Channel {
                     tx: inherited(1),
                 }
             }
-            Mechanism::IoUringMsgRing => {
-                let params = o.ring_params.ok_or("no ring parameters were given")?;
-                if params.len() != std::mem::size_of::<io_uring::Parameters>() {
-                    return Err(format!(
-                        "ring parameters of {} bytes, {} expected",
-                        params.len(),
-                        std::mem::size_of::<io_uring::Parameters>()
-                    ));
-                }
-                // SAFETY: `Parameters` is a transparent wrapper of the kernel's
-                // io_uring_params, plain integers; these are the bytes the
-                // kernel filled in when the harness made the ring at fd 0,
-                // which this end owns from now on.
-                let ring = unsafe {
-                    let params =
-                        std::ptr::read_unaligned(params.as_ptr().cast::<io_uring::Parameters>());
-                    io_uring::IoUring::from_fd(inherited(0).into_raw_fd(), params)
-                }
-                .map_err(|e| format!("map this end's io_uring: {e}"))?;
-                Channel::MsgRing {
-                    ring: Box::new(ring),
-                    peer: inherited(1),
-                    sent: 0,
-                }
-            }
-            Mechanism::Fifo => {
-                let fifos = o.fifos.ok_or("no FIFO paths were given")?;
-                let open = |path: &PathBuf, write: bool| {
-                    let flags = if write {
-                        rustix::fs::OFlags::WRONLY
-                    } else {
-                        rustix::fs::OFlags::RDONLY
-                    };
-                    rustix::fs::open(
-                        path,
-                        flags | rustix::fs::OFlags::CLOEXEC | rustix::fs::OFlags::NOFOLLOW,
-                        rustix::fs::Mode::empty(),
-                    )
-                    .map_err(|e| format!("open {}: {e}", path.display()))
-                };
-                // Opening a FIFO waits for the other side: ping opens towards
-                // pong first and pong opens that one first too, so they meet.
-                let (rx, tx) = match o.role {
-                    Role::Ping => {
-                        let tx = open(&fifos[0], true)?;
-                        (open(&fifos[1], false)?, tx)
-                    }
-                    Role::Pong => {
-                        let rx = open(&fifos[0], false)?;
-                        (rx, open(&fifos[1], true)?)
-                    }
-                };
-                if busy {
-                    set_nonblocking(&rx)?;
-                    set_nonblocking(&tx)?;
-                }
-                Channel::Stream { rx, tx }
-            }
+            Mechanism::IoUringMsgRing => open_msg_ring(o)?,
+            Mechanism::Fifo => open_fifos(o, busy)?,
             Mechanism::UnixStream | Mechanism::Tcp | Mechanism::UnixDgram => {
-                let fd = inherited(crate::process::launch::DATA_FD);
-                if busy {
-                    set_nonblocking(&fd)?;
-                }
-                if o.mechanism == Mechanism::UnixDgram {
-                    Channel::Dgram { fd }
-                } else {
-                    let tx = fd.try_clone().map_err(|e| format!("dup: {e}"))?;
-                    Channel::Stream { rx: fd, tx }
-                }
+                open_socket(o.mechanism, busy)?
             }
             Mechanism::Futex => Channel::Futex {
                 seq_out: 0,
@@ -265,17 +200,7 @@ impl Channel {
             Mechanism::ShmRing => Channel::Ring { head: 0, tail: 0 },
             Mechanism::PosixMq => {
                 if busy {
-                    for fd in [0, 1] {
-                        // SAFETY: mq_getattr/mq_setattr on the queue descriptors
-                        // the launcher placed, with structs we own.
-                        unsafe {
-                            let mut attr: libc::mq_attr = std::mem::zeroed();
-                            attr.mq_flags = libc::O_NONBLOCK as _;
-                            if libc::mq_setattr(fd, &attr, std::ptr::null_mut()) != 0 {
-                                return Err(errno("mq_setattr"));
-                            }
-                        }
-                    }
+                    posix_mq_nonblocking()?;
                 }
                 Channel::PosixMq { rx: 0, tx: 1 }
             }
@@ -293,114 +218,27 @@ impl Channel {
         let to_pong = o.role == Role::Ping;
         match self {
             Channel::Stream { tx, .. } => write_all(tx, msg),
-            Channel::Uring { ring, tx, .. } => {
-                let mut done = 0;
-                while done < msg.len() {
-                    let rest = &msg[done..];
-                    let write = io_uring::opcode::Write::new(
-                        io_uring::types::Fd(tx.as_raw_fd()),
-                        rest.as_ptr(),
-                        rest.len() as u32,
-                    )
-                    .build();
-                    done += uring_one(ring, write, busy, "write")?;
-                }
-                Ok(())
-            }
+            Channel::Uring { ring, tx, .. } => uring_write(ring, tx, busy, msg),
             Channel::MsgRing { ring, peer, sent } => {
                 copy_in(o.region, to_pong, 0, msg);
-                *sent += 1;
-                // The other end's completion carries the message's number;
-                // this end's own is skipped unless the kernel refused.
-                let entry = io_uring::opcode::MsgRingData::new(
-                    io_uring::types::Fd(peer.as_raw_fd()),
-                    0,
-                    *sent,
-                    None,
-                )
-                .build()
-                .flags(io_uring::squeue::Flags::SKIP_SUCCESS)
-                .user_data(MSG_RING_FAILED);
-                // SAFETY: the entry points at no memory of ours.
-                unsafe { ring.submission().push(&entry) }
-                    .map_err(|_| "the submission queue is full")?;
-                loop {
-                    made(Call::IoUringEnter);
-                    match ring.submit() {
-                        Ok(_) => return Ok(()),
-                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => return Err(format!("io_uring_enter: {e}")),
-                    }
-                }
+                msg_ring_send(ring, peer, sent)
             }
-            Channel::Dgram { fd } => loop {
-                made(Call::Send);
-                match rustix::net::send(&*fd, msg, rustix::net::SendFlags::empty()) {
-                    Ok(n) if n == msg.len() => return Ok(()),
-                    Ok(n) => return Err(format!("send took {n} of {} bytes", msg.len())),
-                    Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
-                        std::hint::spin_loop()
-                    }
-                    Err(e) => return Err(format!("send: {e}")),
-                }
-            },
+            Channel::Dgram { fd } => dgram_send(fd, msg),
             Channel::Eventfd { tx, .. } => {
                 copy_in(o.region, to_pong, 0, msg);
                 write_all(tx, &1u64.to_ne_bytes())
             }
             Channel::Futex { seq_out, .. } => {
                 copy_in(o.region, to_pong, 0, msg);
-                *seq_out = seq_out.wrapping_add(1);
-                let word = word(o.region, to_pong);
-                word.store(*seq_out, Ordering::Release);
-                if !busy {
-                    made(Call::Futex);
-                    futex_wake(word);
-                }
+                futex_send(seq_out, word(o.region, to_pong), busy);
                 Ok(())
             }
             Channel::Ring { head, .. } => {
-                let (h, t) = ring(o.region, to_pong);
-                // Room for one more: the reader is at most SLOTS behind.
-                while *head - t.load(Ordering::Acquire) >= SLOTS as u64 {
-                    std::hint::spin_loop();
-                }
-                copy_in(o.region, to_pong, *head as usize, msg);
-                *head += 1;
-                h.store(*head, Ordering::Release);
+                ring_send(head, o.region, to_pong, msg);
                 Ok(())
             }
-            Channel::PosixMq { tx, .. } => loop {
-                made(Call::MqSend);
-                // SAFETY: msg is a live buffer of msg.len() bytes.
-                let r = unsafe { libc::mq_send(*tx, msg.as_ptr().cast(), msg.len(), 0) };
-                if r == 0 {
-                    return Ok(());
-                }
-                match std::io::Error::last_os_error().raw_os_error() {
-                    Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
-                    _ => return Err(errno("mq_send")),
-                }
-            },
-            Channel::SysvMq { id, buffer } => {
-                let head = std::mem::size_of::<libc::c_long>();
-                let kind: libc::c_long = if to_pong { 1 } else { 2 };
-                buffer[..head].copy_from_slice(&kind.to_ne_bytes());
-                buffer[head..head + msg.len()].copy_from_slice(msg);
-                let flags = if busy { libc::IPC_NOWAIT } else { 0 };
-                loop {
-                    made(Call::Msgsnd);
-                    // SAFETY: buffer holds a c_long type then msg.len() bytes.
-                    let r = unsafe { libc::msgsnd(*id, buffer.as_ptr().cast(), msg.len(), flags) };
-                    if r == 0 {
-                        return Ok(());
-                    }
-                    match std::io::Error::last_os_error().raw_os_error() {
-                        Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
-                        _ => return Err(errno("msgsnd")),
-                    }
-                }
-            }
+            Channel::PosixMq { tx, .. } => posix_mq_send(*tx, msg),
+            Channel::SysvMq { id, buffer } => sysv_send(*id, buffer, to_pong, busy, msg),
         }
     }
 
@@ -410,62 +248,13 @@ impl Channel {
         let from_ping = o.role == Role::Pong;
         match self {
             Channel::Stream { rx, .. } => read_exact(rx, buf),
-            Channel::Uring { ring, rx, .. } => {
-                let mut done = 0;
-                while done < buf.len() {
-                    let rest = &mut buf[done..];
-                    let read = io_uring::opcode::Read::new(
-                        io_uring::types::Fd(rx.as_raw_fd()),
-                        rest.as_mut_ptr(),
-                        rest.len() as u32,
-                    )
-                    .build();
-                    match uring_one(ring, read, busy, "read")? {
-                        0 => return Err("the other end is gone".into()),
-                        n => done += n,
-                    }
-                }
-                Ok(())
-            }
+            Channel::Uring { ring, rx, .. } => uring_read(ring, rx, busy, buf),
             Channel::MsgRing { ring, .. } => {
-                let cqe = loop {
-                    if let Some(cqe) = ring.completion().next() {
-                        break cqe;
-                    }
-                    if busy {
-                        std::hint::spin_loop();
-                        continue;
-                    }
-                    made(Call::IoUringEnter);
-                    match ring.submit_and_wait(1) {
-                        Ok(_) => {}
-                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => return Err(format!("io_uring_enter: {e}")),
-                    }
-                };
-                if cqe.user_data() == MSG_RING_FAILED {
-                    return Err(format!(
-                        "IORING_OP_MSG_RING: {}",
-                        std::io::Error::from_raw_os_error(-cqe.result())
-                    ));
-                }
+                msg_ring_recv(ring, busy)?;
                 copy_out(o.region, from_ping, 0, buf);
                 Ok(())
             }
-            Channel::Dgram { fd } => loop {
-                made(Call::Recv);
-                match rustix::net::recv(&*fd, &mut *buf, rustix::net::RecvFlags::empty()) {
-                    Ok((n, _)) if n == buf.len() => return Ok(()),
-                    Ok((0, _)) => return Err("the other end is gone".into()),
-                    Ok((n, _)) => {
-                        return Err(format!("a datagram of {n} bytes, {} expected", buf.len()))
-                    }
-                    Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
-                        std::hint::spin_loop()
-                    }
-                    Err(e) => return Err(format!("recv: {e}")),
-                }
-            },
+            Channel::Dgram { fd } => dgram_recv(fd, buf),
             Channel::Eventfd { rx, .. } => {
                 let mut count = [0u8; 8];
                 read_exact(rx, &mut count)?;
@@ -473,78 +262,389 @@ impl Channel {
                 Ok(())
             }
             Channel::Futex { seq_in, .. } => {
-                let expected = seq_in.wrapping_add(1);
-                let word = word(o.region, from_ping);
-                loop {
-                    let now = word.load(Ordering::Acquire);
-                    if now == expected {
-                        break;
-                    }
-                    if busy {
-                        std::hint::spin_loop();
-                    } else {
-                        made(Call::Futex);
-                        futex_wait(word, now);
-                    }
-                }
-                *seq_in = expected;
+                futex_recv(seq_in, word(o.region, from_ping), busy);
                 copy_out(o.region, from_ping, 0, buf);
                 Ok(())
             }
             Channel::Ring { tail, .. } => {
-                let (h, t) = ring(o.region, from_ping);
-                while h.load(Ordering::Acquire) <= *tail {
-                    std::hint::spin_loop();
-                }
-                copy_out(o.region, from_ping, *tail as usize, buf);
-                *tail += 1;
-                t.store(*tail, Ordering::Release);
+                ring_recv(tail, o.region, from_ping, buf);
                 Ok(())
             }
-            Channel::PosixMq { rx, .. } => loop {
-                let mut priority = 0u32;
-                made(Call::MqReceive);
-                // SAFETY: buf is a live buffer of buf.len() bytes, the queue's
-                // message size.
-                let r = unsafe {
-                    libc::mq_receive(*rx, buf.as_mut_ptr().cast(), buf.len(), &mut priority)
-                };
-                if r >= 0 {
-                    return match r as usize == buf.len() {
-                        true => Ok(()),
-                        false => Err(format!("a message of {r} bytes, {} expected", buf.len())),
-                    };
-                }
-                match std::io::Error::last_os_error().raw_os_error() {
-                    Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
-                    _ => return Err(errno("mq_receive")),
-                }
-            },
-            Channel::SysvMq { id, buffer } => {
-                let head = std::mem::size_of::<libc::c_long>();
-                let kind: libc::c_long = if from_ping { 1 } else { 2 };
-                let flags = if busy { libc::IPC_NOWAIT } else { 0 };
-                loop {
-                    made(Call::Msgrcv);
-                    // SAFETY: buffer holds a c_long then buf.len() bytes.
-                    let r = unsafe {
-                        libc::msgrcv(*id, buffer.as_mut_ptr().cast(), buf.len(), kind, flags)
-                    };
-                    if r >= 0 {
-                        if r as usize != buf.len() {
-                            return Err(format!("a message of {r} bytes, {} expected", buf.len()));
-                        }
-                        buf.copy_from_slice(&buffer[head..head + buf.len()]);
-                        return Ok(());
-                    }
-                    match std::io::Error::last_os_error().raw_os_error() {
-                        Some(libc::ENOMSG) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
-                            std::hint::spin_loop()
-                        }
-                        _ => return Err(errno("msgrcv")),
-                    }
-                }
+            Channel::PosixMq { rx, .. } => posix_mq_recv(*rx, buf),
+            Channel::SysvMq { id, buffer } => sysv_recv(*id, buffer, from_ping, busy, buf),
+        }
+    }
+}
+
+/// The message ring: this end's io_uring, made by the harness at fd 0 with
+/// the parameters the kernel filled in, and the other end's at fd 1.
+fn open_msg_ring(o: &Opening<'_>) -> Result<Channel, String> {
+    let params = o.ring_params.ok_or("no ring parameters were given")?;
+    if params.len() != std::mem::size_of::<io_uring::Parameters>() {
+        return Err(format!(
+            "ring parameters of {} bytes, {} expected",
+            params.len(),
+            std::mem::size_of::<io_uring::Parameters>()
+        ));
+    }
+    // SAFETY: `Parameters` is a transparent wrapper of the kernel's
+    // io_uring_params, plain integers; these are the bytes the
+    // kernel filled in when the harness made the ring at fd 0,
+    // which this end owns from now on.
+    let ring = unsafe {
+        let params = std::ptr::read_unaligned(params.as_ptr().cast::<io_uring::Parameters>());
+        io_uring::IoUring::from_fd(inherited(0).into_raw_fd(), params)
+    }
+    .map_err(|e| format!("map this end's io_uring: {e}"))?;
+    Ok(Channel::MsgRing {
+        ring: Box::new(ring),
+        peer: inherited(1),
+        sent: 0,
+    })
+}
+
+/// The two FIFOs, opened by name in the order that lets both ends meet.
+fn open_fifos(o: &Opening<'_>, busy: bool) -> Result<Channel, String> {
+    let fifos = o.fifos.ok_or("no FIFO paths were given")?;
+    let open = |path: &PathBuf, write: bool| {
+        let flags = if write {
+            rustix::fs::OFlags::WRONLY
+        } else {
+            rustix::fs::OFlags::RDONLY
+        };
+        rustix::fs::open(
+            path,
+            flags | rustix::fs::OFlags::CLOEXEC | rustix::fs::OFlags::NOFOLLOW,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| format!("open {}: {e}", path.display()))
+    };
+    // Opening a FIFO waits for the other side: ping opens towards
+    // pong first and pong opens that one first too, so they meet.
+    let (rx, tx) = match o.role {
+        Role::Ping => {
+            let tx = open(&fifos[0], true)?;
+            (open(&fifos[1], false)?, tx)
+        }
+        Role::Pong => {
+            let rx = open(&fifos[0], false)?;
+            (rx, open(&fifos[1], true)?)
+        }
+    };
+    if busy {
+        set_nonblocking(&rx)?;
+        set_nonblocking(&tx)?;
+    }
+    Ok(Channel::Stream { rx, tx })
+}
+
+/// The socket the launcher placed, both ways: a stream or a datagram socket.
+fn open_socket(mechanism: Mechanism, busy: bool) -> Result<Channel, String> {
+    let fd = inherited(crate::process::launch::DATA_FD);
+    if busy {
+        set_nonblocking(&fd)?;
+    }
+    if mechanism == Mechanism::UnixDgram {
+        Ok(Channel::Dgram { fd })
+    } else {
+        let tx = fd.try_clone().map_err(|e| format!("dup: {e}"))?;
+        Ok(Channel::Stream { rx: fd, tx })
+    }
+}
+
+/// Makes both POSIX queues (fd 0 and 1) non-blocking, for busy polling.
+fn posix_mq_nonblocking() -> Result<(), String> {
+    for fd in [0, 1] {
+        // SAFETY: mq_getattr/mq_setattr on the queue descriptors
+        // the launcher placed, with structs we own.
+        unsafe {
+            let mut attr: libc::mq_attr = std::mem::zeroed();
+            attr.mq_flags = libc::O_NONBLOCK as _;
+            if libc::mq_setattr(fd, &attr, std::ptr::null_mut()) != 0 {
+                return Err(errno("mq_setattr"));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Writes all of `msg` to the pipe `tx` through this end's io_uring.
+#[inline]
+fn uring_write(
+    ring: &mut io_uring::IoUring,
+    tx: &OwnedFd,
+    busy: bool,
+    msg: &[u8],
+) -> ChannelResult {
+    let mut done = 0;
+    while done < msg.len() {
+        let rest = &msg[done..];
+        let write = io_uring::opcode::Write::new(
+            io_uring::types::Fd(tx.as_raw_fd()),
+            rest.as_ptr(),
+            rest.len() as u32,
+        )
+        .build();
+        done += uring_one(ring, write, busy, "write")?;
+    }
+    Ok(())
+}
+
+/// Reads all of `buf` from the pipe `rx` through this end's io_uring.
+#[inline]
+fn uring_read(
+    ring: &mut io_uring::IoUring,
+    rx: &OwnedFd,
+    busy: bool,
+    buf: &mut [u8],
+) -> ChannelResult {
+    let mut done = 0;
+    while done < buf.len() {
+        let rest = &mut buf[done..];
+        let read = io_uring::opcode::Read::new(
+            io_uring::types::Fd(rx.as_raw_fd()),
+            rest.as_mut_ptr(),
+            rest.len() as u32,
+        )
+        .build();
+        match uring_one(ring, read, busy, "read")? {
+            0 => return Err("the other end is gone".into()),
+            n => done += n,
+        }
+    }
+    Ok(())
+}
+
+/// Rings the other end's io_uring with the next message's number (the
+/// message itself is already in the region).
+#[inline]
+fn msg_ring_send(ring: &mut io_uring::IoUring, peer: &OwnedFd, sent: &mut u64) -> ChannelResult {
+    *sent += 1;
+    // The other end's completion carries the message's number;
+    // this end's own is skipped unless the kernel refused.
+    let entry =
+        io_uring::opcode::MsgRingData::new(io_uring::types::Fd(peer.as_raw_fd()), 0, *sent, None)
+            .build()
+            .flags(io_uring::squeue::Flags::SKIP_SUCCESS)
+            .user_data(MSG_RING_FAILED);
+    // SAFETY: the entry points at no memory of ours.
+    unsafe { ring.submission().push(&entry) }.map_err(|_| "the submission queue is full")?;
+    while !enter(ring, 0)? {}
+    Ok(())
+}
+
+/// Waits for the other end's next message to complete on this end's ring.
+#[inline]
+fn msg_ring_recv(ring: &mut io_uring::IoUring, busy: bool) -> ChannelResult {
+    let cqe = loop {
+        if let Some(cqe) = ring.completion().next() {
+            break cqe;
+        }
+        if busy {
+            std::hint::spin_loop();
+            continue;
+        }
+        enter(ring, 1)?;
+    };
+    if cqe.user_data() == MSG_RING_FAILED {
+        return Err(format!(
+            "IORING_OP_MSG_RING: {}",
+            std::io::Error::from_raw_os_error(-cqe.result())
+        ));
+    }
+    Ok(())
+}
+
+/// One `io_uring_enter`, counted, waiting for `want` completions: `Ok(false)`
+/// when a signal interrupted it.
+#[inline(always)]
+fn enter(ring: &mut io_uring::IoUring, want: usize) -> Result<bool, String> {
+    made(Call::IoUringEnter);
+    match ring.submit_and_wait(want) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::EINTR) => Ok(false),
+        Err(e) => Err(format!("io_uring_enter: {e}")),
+    }
+}
+
+/// Sends one datagram, retrying while the socket is full.
+#[inline]
+fn dgram_send(fd: &OwnedFd, msg: &[u8]) -> ChannelResult {
+    loop {
+        made(Call::Send);
+        match rustix::net::send(fd, msg, rustix::net::SendFlags::empty()) {
+            Ok(n) if n == msg.len() => return Ok(()),
+            Ok(n) => return Err(format!("send took {n} of {} bytes", msg.len())),
+            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => std::hint::spin_loop(),
+            Err(e) => return Err(format!("send: {e}")),
+        }
+    }
+}
+
+/// Receives one datagram of exactly `buf`'s size.
+#[inline]
+fn dgram_recv(fd: &OwnedFd, buf: &mut [u8]) -> ChannelResult {
+    loop {
+        made(Call::Recv);
+        match rustix::net::recv(fd, &mut *buf, rustix::net::RecvFlags::empty()) {
+            Ok((n, _)) if n == buf.len() => return Ok(()),
+            Ok((0, _)) => return Err("the other end is gone".into()),
+            Ok((n, _)) => return Err(format!("a datagram of {n} bytes, {} expected", buf.len())),
+            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => std::hint::spin_loop(),
+            Err(e) => return Err(format!("recv: {e}")),
+        }
+    }
+}
+
+/// Publishes the next sequence number in `word` (the message is already
+/// beside it) and, blocking, wakes the other end.
+#[inline]
+fn futex_send(seq_out: &mut u32, word: &AtomicU32, busy: bool) {
+    *seq_out = seq_out.wrapping_add(1);
+    word.store(*seq_out, Ordering::Release);
+    if !busy {
+        made(Call::Futex);
+        futex_wake(word);
+    }
+}
+
+/// Waits until `word` holds the next sequence number: spinning when busy,
+/// else in FUTEX_WAIT.
+#[inline]
+fn futex_recv(seq_in: &mut u32, word: &AtomicU32, busy: bool) {
+    let expected = seq_in.wrapping_add(1);
+    loop {
+        let now = word.load(Ordering::Acquire);
+        if now == expected {
+            break;
+        }
+        if busy {
+            std::hint::spin_loop();
+        } else {
+            made(Call::Futex);
+            futex_wait(word, now);
+        }
+    }
+    *seq_in = expected;
+}
+
+/// Puts `msg` in the polled ring's next slot once there is room.
+#[inline]
+fn ring_send(head: &mut u64, region: &Region, to_pong: bool, msg: &[u8]) {
+    let (h, t) = ring(region, to_pong);
+    // Room for one more: the reader is at most SLOTS behind.
+    while *head - t.load(Ordering::Acquire) >= SLOTS as u64 {
+        std::hint::spin_loop();
+    }
+    copy_in(region, to_pong, *head as usize, msg);
+    *head += 1;
+    h.store(*head, Ordering::Release);
+}
+
+/// Takes the polled ring's next message once there is one.
+#[inline]
+fn ring_recv(tail: &mut u64, region: &Region, from_ping: bool, buf: &mut [u8]) {
+    let (h, t) = ring(region, from_ping);
+    while h.load(Ordering::Acquire) <= *tail {
+        std::hint::spin_loop();
+    }
+    copy_out(region, from_ping, *tail as usize, buf);
+    *tail += 1;
+    t.store(*tail, Ordering::Release);
+}
+
+/// After a queue call failed: `Ok` to try again (the queue was full or
+/// empty, or a signal came), else the call's error.
+#[inline(always)]
+fn again(call: &str) -> ChannelResult {
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::EINTR) => {
+            std::hint::spin_loop();
+            Ok(())
+        }
+        _ => Err(errno(call)),
+    }
+}
+
+/// Sends `msg` on the POSIX queue `tx`.
+#[inline]
+fn posix_mq_send(tx: RawFd, msg: &[u8]) -> ChannelResult {
+    loop {
+        made(Call::MqSend);
+        // SAFETY: msg is a live buffer of msg.len() bytes.
+        let r = unsafe { libc::mq_send(tx, msg.as_ptr().cast(), msg.len(), 0) };
+        if r == 0 {
+            return Ok(());
+        }
+        again("mq_send")?;
+    }
+}
+
+/// Receives one message of exactly `buf`'s size from the POSIX queue `rx`.
+#[inline]
+fn posix_mq_recv(rx: RawFd, buf: &mut [u8]) -> ChannelResult {
+    loop {
+        let mut priority = 0u32;
+        made(Call::MqReceive);
+        // SAFETY: buf is a live buffer of buf.len() bytes, the queue's
+        // message size.
+        let r = unsafe { libc::mq_receive(rx, buf.as_mut_ptr().cast(), buf.len(), &mut priority) };
+        if r >= 0 {
+            return match r as usize == buf.len() {
+                true => Ok(()),
+                false => Err(format!("a message of {r} bytes, {} expected", buf.len())),
+            };
+        }
+        again("mq_receive")?;
+    }
+}
+
+/// Sends `msg` on the System V queue `id`, typed for the other end.
+#[inline]
+fn sysv_send(id: i32, buffer: &mut [u8], to_pong: bool, busy: bool, msg: &[u8]) -> ChannelResult {
+    let head = std::mem::size_of::<libc::c_long>();
+    let kind: libc::c_long = if to_pong { 1 } else { 2 };
+    buffer[..head].copy_from_slice(&kind.to_ne_bytes());
+    buffer[head..head + msg.len()].copy_from_slice(msg);
+    let flags = if busy { libc::IPC_NOWAIT } else { 0 };
+    loop {
+        made(Call::Msgsnd);
+        // SAFETY: buffer holds a c_long type then msg.len() bytes.
+        let r = unsafe { libc::msgsnd(id, buffer.as_ptr().cast(), msg.len(), flags) };
+        if r == 0 {
+            return Ok(());
+        }
+        again("msgsnd")?;
+    }
+}
+
+/// Receives one message of exactly `buf`'s size from the System V queue
+/// `id`, of the type the other end sends.
+#[inline]
+fn sysv_recv(
+    id: i32,
+    buffer: &mut [u8],
+    from_ping: bool,
+    busy: bool,
+    buf: &mut [u8],
+) -> ChannelResult {
+    let head = std::mem::size_of::<libc::c_long>();
+    let kind: libc::c_long = if from_ping { 1 } else { 2 };
+    let flags = if busy { libc::IPC_NOWAIT } else { 0 };
+    loop {
+        made(Call::Msgrcv);
+        // SAFETY: buffer holds a c_long then buf.len() bytes.
+        let r = unsafe { libc::msgrcv(id, buffer.as_mut_ptr().cast(), buf.len(), kind, flags) };
+        if r >= 0 {
+            if r as usize != buf.len() {
+                return Err(format!("a message of {r} bytes, {} expected", buf.len()));
+            }
+            buf.copy_from_slice(&buffer[head..head + buf.len()]);
+            return Ok(());
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENOMSG) | Some(libc::EAGAIN) | Some(libc::EINTR) => std::hint::spin_loop(),
+            _ => return Err(errno("msgrcv")),
         }
     }
 }
@@ -563,17 +663,7 @@ fn uring_one(
     // this returns, and this returns only once the operation has completed.
     unsafe { ring.submission().push(&entry) }.map_err(|_| "the submission queue is full")?;
     loop {
-        made(Call::IoUringEnter);
-        let entered = if busy {
-            ring.submit()
-        } else {
-            ring.submit_and_wait(1)
-        };
-        match entered {
-            Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-            Err(e) => return Err(format!("io_uring_enter: {e}")),
-        }
+        enter(ring, if busy { 0 } else { 1 })?;
         if let Some(cqe) = ring.completion().next() {
             return match cqe.result() {
                 n if n >= 0 => Ok(n as usize),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::channel::{calls_made, calls_since, Channel, Opening, Role, CALL_KINDS};
 use super::shared::{bucket_of, Region, BUCKETS};
-use super::{CdfPoint, LatencyConfig};
+use super::{Block, CdfPoint, LatencyConfig};
 use crate::process::counts::{sched_migrations, Count, Counted, EndCounts, Missing, Unavailable};
 use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
 
@@ -451,6 +451,40 @@ impl Messages {
     }
 }
 
+/// What reading the clock adds to a round trip: the median over the pairs of
+/// blocks of the timed block's mean less the untimed one's beside it (`means`
+/// holds each block's mean round trip, ns).
+fn clock_overhead_ns(blocks: &[Block], means: &[f64]) -> f64 {
+    let mut added: Vec<f64> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.timed)
+        .map(|(i, b)| {
+            let partner = if b.leads { i + 1 } else { i - 1 };
+            means[partner] - means[i]
+        })
+        .collect();
+    added.sort_by(f64::total_cmp);
+    match added.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => added[n / 2],
+        n => (added[n / 2 - 1] + added[n / 2]) / 2.0,
+    }
+}
+
+/// The round trips at the percentiles the chart draws.
+fn cdf(histogram: &Histogram<u64>) -> Vec<CdfPoint> {
+    [
+        0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
+    ]
+    .into_iter()
+    .map(|percentile| CdfPoint {
+        percentile,
+        ns: histogram.value_at_quantile(percentile / 100.0),
+    })
+    .collect()
+}
+
 fn ping(
     opening: &Opening<'_>,
     channel: &mut Channel,
@@ -509,32 +543,8 @@ fn ping(
     }
     let elapsed_ms = window.elapsed().as_secs_f64() * 1000.0;
     let usage = since(before);
-    // Timed block's mean less the untimed one's beside it, per pair.
-    let mut added: Vec<f64> = blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| !b.timed)
-        .map(|(i, b)| {
-            let partner = if b.leads { i + 1 } else { i - 1 };
-            means[partner] - means[i]
-        })
-        .collect();
-    added.sort_by(f64::total_cmp);
-    let clock_ns = match added.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => added[n / 2],
-        n => (added[n / 2 - 1] + added[n / 2]) / 2.0,
-    };
+    let clock_ns = clock_overhead_ns(&blocks, &means);
     let at = |q: f64| histogram.value_at_quantile(q);
-    let cdf = [
-        0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 100.0,
-    ]
-    .into_iter()
-    .map(|percentile| CdfPoint {
-        percentile,
-        ns: at(percentile / 100.0),
-    })
-    .collect();
     Ok(EndOutcome::Ping(Box::new(PingReport {
         count: histogram.len(),
         min: histogram.min(),
@@ -544,7 +554,7 @@ fn ping(
         p99: at(0.99),
         p999: at(0.999),
         max: histogram.max(),
-        cdf,
+        cdf: cdf(&histogram),
         clock_ns,
         clock_read_ns,
         batch_mean_ns: untimed_ns as f64 / untimed_trips.max(1) as f64,

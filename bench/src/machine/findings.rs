@@ -86,19 +86,34 @@ pub(crate) fn kernel_version(release: &str) -> Option<(u32, u32)> {
 /// ends are assumed where the runner puts them by default: the first two CPUs
 /// this process may use.
 pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let wakeup_text = wakeup.map(|w| {
-        format!(
-            "a one-byte ping-pong between CPUs {} and {} took {:.1} µs per round trip blocking and {:.2} µs busy-polling (medians of {})",
-            w.cpus[0], w.cpus[1], w.blocking_us, w.busy_us, w.round_trips
-        )
-    });
+    let wakeup_text = wakeup.map(wakeup_sentence);
+    let mut out = vec![hypervisor(info, wakeup_text.as_deref())];
+    if let (Some(w), Some(text)) = (wakeup, wakeup_text) {
+        out.push(wakeup_cost(w, text));
+    }
+    out.extend(mitigations(info));
+    out.extend(thp(info));
+    out.extend(pipe_max_size(info));
+    out.extend(cpus(info));
+    out.extend(kernel(info));
+    out
+}
 
+/// The wakeup figures in one clause, for the findings that cite them.
+fn wakeup_sentence(w: &WakeupFigures) -> String {
+    format!(
+        "a one-byte ping-pong between CPUs {} and {} took {:.1} µs per round trip blocking and {:.2} µs busy-polling (medians of {})",
+        w.cpus[0], w.cpus[1], w.blocking_us, w.busy_us, w.round_trips
+    )
+}
+
+/// Virtual machine or bare metal: always one of the two.
+fn hypervisor(info: &SystemInfo, wakeup_text: Option<&str>) -> Finding {
     match &info.virtualization {
-        Some(hypervisor) => out.push(finding(
+        Some(hypervisor) => finding(
             "virtualised",
             format!("This is a virtual machine ({hypervisor})"),
-            match &wakeup_text {
+            match wakeup_text {
                 Some(w) => format!("the CPU reports the hypervisor {hypervisor}; {w}"),
                 None => format!("the CPU reports the hypervisor {hypervisor}"),
             },
@@ -108,57 +123,65 @@ pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Findin
              more against the article's laptop than busy-loop does, and a bigger pipe (fewer \
              sleeps) helps more than it did in the article. The CPU topology a guest sees is the one \
              the hypervisor shows it.",
-        )),
-        None => out.push(finding(
+        ),
+        None => finding(
             "bare-metal",
             "No hypervisor detected".into(),
-            match &wakeup_text {
+            match wakeup_text {
                 Some(w) => format!("the CPU reports no hypervisor; {w}"),
                 None => "the CPU reports no hypervisor".into(),
             },
             "Wakeups cost what the hardware makes them cost, as on the article's laptop; differences \
              come from the CPU, the kernel and the settings below.",
-        )),
+        ),
     }
+}
 
-    if let Some(w) = wakeup {
-        let gap = (w.blocking_us - w.busy_us).max(0.0);
-        out.push(finding(
-            "wakeup-cost",
-            format!(
-                "A blocking hand-over costs about {:.1} µs more than a busy one",
-                gap / 2.0
-            ),
-            wakeup_text.clone().unwrap_or_default(),
-            "A blocking round trip holds two sleeps and two wakeups; a busy one only the data \
-             crossing between the CPUs. Half the gap is roughly what each sleep in a run costs; \
-             multiply it by the sleeps under a run's occupancy chart to estimate what busy-loop \
-             saves here.",
-        ));
+/// What a sleep costs here, from the measured wakeup figures.
+fn wakeup_cost(w: &WakeupFigures, wakeup_text: String) -> Finding {
+    let gap = (w.blocking_us - w.busy_us).max(0.0);
+    finding(
+        "wakeup-cost",
+        format!(
+            "A blocking hand-over costs about {:.1} µs more than a busy one",
+            gap / 2.0
+        ),
+        wakeup_text,
+        "A blocking round trip holds two sleeps and two wakeups; a busy one only the data \
+         crossing between the CPUs. Half the gap is roughly what each sleep in a run costs; \
+         multiply it by the sleeps under a run's occupancy chart to estimate what busy-loop \
+         saves here.",
+    )
+}
+
+/// The CPU vulnerability mitigations in force, if any.
+fn mitigations(info: &SystemInfo) -> Option<Finding> {
+    if info.mitigations.is_empty() {
+        return None;
     }
+    let names: Vec<&str> = info
+        .mitigations
+        .iter()
+        .map(|m| m.split(':').next().unwrap_or(m))
+        .collect();
+    Some(finding(
+        "mitigations",
+        format!("{} CPU vulnerability mitigations are in force", names.len()),
+        format!(
+            "/sys/devices/system/cpu/vulnerabilities reports mitigations for {}",
+            names.join(", ")
+        ),
+        "Several kinds of mitigation add work to each entry into the kernel or each switch \
+         between processes. Steps that make many system calls and sleeps per GiB (write-read on \
+         its 64 KiB pipe above all) pay the most; busy-loop with huge pages makes few calls per \
+         GiB and pays the least.",
+    ))
+}
 
-    if !info.mitigations.is_empty() {
-        let names: Vec<&str> = info
-            .mitigations
-            .iter()
-            .map(|m| m.split(':').next().unwrap_or(m))
-            .collect();
-        out.push(finding(
-            "mitigations",
-            format!("{} CPU vulnerability mitigations are in force", names.len()),
-            format!(
-                "/sys/devices/system/cpu/vulnerabilities reports mitigations for {}",
-                names.join(", ")
-            ),
-            "Several kinds of mitigation add work to each entry into the kernel or each switch \
-             between processes. Steps that make many system calls and sleeps per GiB (write-read on \
-             its 64 KiB pipe above all) pay the most; busy-loop with huge pages makes few calls per \
-             GiB and pays the least.",
-        ));
-    }
-
+/// Whether the huge-page steps can get huge pages (nothing when the mode is unknown).
+fn thp(info: &SystemInfo) -> Option<Finding> {
     match info.thp_mode.as_deref() {
-        Some("never") => out.push(finding(
+        Some("never") => Some(finding(
             "thp-never",
             "Transparent huge pages are switched off".into(),
             "/sys/kernel/mm/transparent_hugepage/enabled is [never]".into(),
@@ -166,122 +189,131 @@ pub fn findings(info: &SystemInfo, wakeup: Option<&WakeupFigures>) -> Vec<Findin
              like vmsplice-splice and the gain the article saw from huge pages does not appear. As \
              root, `echo madvise > /sys/kernel/mm/transparent_hugepage/enabled` allows them again.",
         )),
-        Some(mode @ ("madvise" | "always")) => out.push(finding(
+        Some(mode @ ("madvise" | "always")) => Some(finding(
             "thp-available",
             format!("Transparent huge pages are available (mode {mode})"),
             format!("/sys/kernel/mm/transparent_hugepage/enabled is [{mode}]"),
             "The huge-page steps ask for 2 MiB pages with madvise and get them when memory is not \
              too fragmented; each run's notes say how much of the buffers really sat in huge pages.",
         )),
-        _ => {}
+        _ => None,
     }
+}
 
-    if let Some(max) = info.pipe_max_size {
-        if max < ARTICLE_PIPE {
-            out.push(finding(
-                "pipe-max-size-low",
-                "pipe-max-size is below the 128 KiB the article's later steps use".into(),
-                format!("/proc/sys/fs/pipe-max-size is {max} bytes"),
-                "Steps 2 to 5 ask for a 128 KiB pipe; an unprivileged run cannot get it and fails, \
-                 and a run as root is allowed past the limit. As root, \
-                 `echo 1048576 > /proc/sys/fs/pipe-max-size` restores the kernel's default.",
-            ));
-        } else if max < DEFAULT_PIPE_MAX {
-            out.push(finding(
-                "pipe-max-size-reduced",
-                "pipe-max-size is below the kernel's default of 1 MiB".into(),
-                format!("/proc/sys/fs/pipe-max-size is {max} bytes"),
-                "The article's steps fit, but sweeps and variants asking for bigger pipes are \
-                 refused above this size.",
-            ));
-        }
+/// A pipe-max-size below the article's pipe or below the kernel's default.
+fn pipe_max_size(info: &SystemInfo) -> Option<Finding> {
+    let max = info.pipe_max_size?;
+    if max < ARTICLE_PIPE {
+        Some(finding(
+            "pipe-max-size-low",
+            "pipe-max-size is below the 128 KiB the article's later steps use".into(),
+            format!("/proc/sys/fs/pipe-max-size is {max} bytes"),
+            "Steps 2 to 5 ask for a 128 KiB pipe; an unprivileged run cannot get it and fails, \
+             and a run as root is allowed past the limit. As root, \
+             `echo 1048576 > /proc/sys/fs/pipe-max-size` restores the kernel's default.",
+        ))
+    } else if max < DEFAULT_PIPE_MAX {
+        Some(finding(
+            "pipe-max-size-reduced",
+            "pipe-max-size is below the kernel's default of 1 MiB".into(),
+            format!("/proc/sys/fs/pipe-max-size is {max} bytes"),
+            "The article's steps fit, but sweeps and variants asking for bigger pipes are \
+             refused above this size.",
+        ))
+    } else {
+        None
     }
+}
 
+/// Where the two ends run: one CPU, SMT siblings, or separate cores.
+fn cpus(info: &SystemInfo) -> Option<Finding> {
     let allowed = &info.cpus_allowed;
     if allowed.len() < 2 {
-        out.push(finding(
+        return Some(finding(
             "one-cpu",
             "Only one CPU is available to the runner".into(),
             format!("this process may run on CPUs {allowed:?}"),
             "Writer and reader take turns on one CPU: every hand-over is a context switch, and the \
              figures measure the scheduler more than the pipe. Give the runner two CPUs.",
         ));
-    } else {
-        let (w, r) = (allowed[0], allowed[1]);
-        let place = |cpu: usize| info.cpu_topology.iter().find(|p| p.cpu == cpu);
-        let cores = {
-            let mut seen: Vec<(Option<u32>, Option<u32>)> = info
-                .cpu_topology
-                .iter()
-                .map(|p| (p.package, p.core))
-                .collect();
-            seen.sort();
-            seen.dedup();
-            seen.len()
-        };
-        match (place(w), place(r)) {
-            (Some(pw), Some(_)) if pw.siblings.contains(&r) => out.push(finding(
-                "ends-share-a-core",
-                format!("The ends run on two SMT siblings of one core (CPUs {w} and {r})"),
-                format!("CPU {w}'s thread_siblings_list is {:?}; {cores} cores in {} CPUs", pw.siblings, allowed.len()),
-                "Writer and reader share one core's caches and execution units: data handed over \
-                 stays in the core's own cache, but the two hot loops compete for the same core. \
-                 Pick --writer-cpu and --reader-cpu on different cores to compare.",
-            )),
-            (Some(pw), Some(pr)) => out.push(finding(
-                "ends-on-separate-cores",
-                format!("The ends run on separate cores (CPUs {w} and {r})"),
-                format!(
-                    "CPU {w} is core {} and CPU {r} is core {} (package {} and {}); {cores} cores in {} CPUs",
-                    show(pw.core),
-                    show(pr.core),
-                    show(pw.package),
-                    show(pr.package),
-                    allowed.len()
-                ),
-                "Each end has a core to itself; every hand-over moves cache lines \
-                 (the pipe's bookkeeping, and the data when it is copied) from one core to the other.",
-            )),
-            _ => {}
-        }
     }
+    let (w, r) = (allowed[0], allowed[1]);
+    let place = |cpu: usize| info.cpu_topology.iter().find(|p| p.cpu == cpu);
+    let cores = {
+        let mut seen: Vec<(Option<u32>, Option<u32>)> = info
+            .cpu_topology
+            .iter()
+            .map(|p| (p.package, p.core))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        seen.len()
+    };
+    match (place(w), place(r)) {
+        (Some(pw), Some(_)) if pw.siblings.contains(&r) => Some(finding(
+            "ends-share-a-core",
+            format!("The ends run on two SMT siblings of one core (CPUs {w} and {r})"),
+            format!("CPU {w}'s thread_siblings_list is {:?}; {cores} cores in {} CPUs", pw.siblings, allowed.len()),
+            "Writer and reader share one core's caches and execution units: data handed over \
+             stays in the core's own cache, but the two hot loops compete for the same core. \
+             Pick --writer-cpu and --reader-cpu on different cores to compare.",
+        )),
+        (Some(pw), Some(pr)) => Some(finding(
+            "ends-on-separate-cores",
+            format!("The ends run on separate cores (CPUs {w} and {r})"),
+            format!(
+                "CPU {w} is core {} and CPU {r} is core {} (package {} and {}); {cores} cores in {} CPUs",
+                show(pw.core),
+                show(pr.core),
+                show(pw.package),
+                show(pr.package),
+                allowed.len()
+            ),
+            "Each end has a core to itself; every hand-over moves cache lines \
+             (the pipe's bookkeeping, and the data when it is copied) from one core to the other.",
+        )),
+        _ => None,
+    }
+}
 
-    if let Some(version) = kernel_version(&info.kernel) {
-        if version > ARTICLE_KERNEL {
-            let vmsplice = match info.vmsplice {
-                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::MapsPages) => {
-                    "vmsplice still maps the writer's pages into the pipe here"
-                }
-                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::CopiesPages) => {
-                    "vmsplice copies the data here instead of mapping the writer's pages"
-                }
-                Some(crate::machine::vmsplice_probe::VmspliceBehaviour::Mixed) => {
-                    "vmsplice mapped some pages and copied others in the probe"
-                }
-                None => "what vmsplice does here could not be probed",
-            };
-            out.push(finding(
-                "kernel-newer",
-                format!("The kernel ({}) is newer than the article's 5.17", info.kernel),
-                format!("uname -r is {}; {vmsplice}", info.kernel),
-                "The pipe code the book quotes is from 6.12; small changes since 5.17 (how head and \
-                 tail are read, how pages are allocated) move the figures a little. Whether \
-                 vmsplice maps or copies decides whether the zero-copy steps are zero-copy at all.",
-            ));
-        } else {
-            out.push(finding(
-                "kernel-like-article",
-                format!(
-                    "The kernel ({}) is as old as the article's or older",
-                    info.kernel
-                ),
-                format!("uname -r is {}", info.kernel),
-                "The pipe code behaves as the article describes; the excerpts in this book come \
-                 from 6.12 and may differ in detail.",
-            ));
-        }
+/// The kernel against the article's 5.17, with what vmsplice does on a newer one.
+fn kernel(info: &SystemInfo) -> Option<Finding> {
+    let version = kernel_version(&info.kernel)?;
+    if version <= ARTICLE_KERNEL {
+        return Some(finding(
+            "kernel-like-article",
+            format!(
+                "The kernel ({}) is as old as the article's or older",
+                info.kernel
+            ),
+            format!("uname -r is {}", info.kernel),
+            "The pipe code behaves as the article describes; the excerpts in this book come \
+             from 6.12 and may differ in detail.",
+        ));
     }
-    out
+    let vmsplice = match info.vmsplice {
+        Some(crate::machine::vmsplice_probe::VmspliceBehaviour::MapsPages) => {
+            "vmsplice still maps the writer's pages into the pipe here"
+        }
+        Some(crate::machine::vmsplice_probe::VmspliceBehaviour::CopiesPages) => {
+            "vmsplice copies the data here instead of mapping the writer's pages"
+        }
+        Some(crate::machine::vmsplice_probe::VmspliceBehaviour::Mixed) => {
+            "vmsplice mapped some pages and copied others in the probe"
+        }
+        None => "what vmsplice does here could not be probed",
+    };
+    Some(finding(
+        "kernel-newer",
+        format!(
+            "The kernel ({}) is newer than the article's 5.17",
+            info.kernel
+        ),
+        format!("uname -r is {}; {vmsplice}", info.kernel),
+        "The pipe code the book quotes is from 6.12; small changes since 5.17 (how head and \
+         tail are read, how pages are allocated) move the figures a little. Whether \
+         vmsplice maps or copies decides whether the zero-copy steps are zero-copy at all.",
+    ))
 }
 
 fn show(n: Option<u32>) -> String {

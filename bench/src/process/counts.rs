@@ -42,6 +42,7 @@
 //! and what to do.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use perf_event::events::{Software, Tracepoint};
 use perf_event::{Builder, Counter, Group};
@@ -359,6 +360,16 @@ impl Request {
     fn asks_kernel(&self) -> bool {
         self.per_wakeup || self.trace_syscalls
     }
+
+    /// Every count a tracepoint gives that `request` could ask for: what is
+    /// missing when no tracepoint can be opened at all.
+    fn all_traced(&self) -> Vec<Count> {
+        let mut counts = Count::TRACED.to_vec();
+        if self.trace_syscalls {
+            counts.push(Count::SyscallsTraced);
+        }
+        counts
+    }
 }
 
 /// The counts of one window, and what is missing from them.
@@ -441,6 +452,56 @@ fn counter(
     group.add(&builder)
 }
 
+/// The tracepoint counters `request` asks for, each alone on the task; what
+/// cannot be opened is added to `missing`.
+fn traced_on_task(
+    events: &Path,
+    pid: Option<i32>,
+    request: &Request,
+    missing: &mut Vec<Missing>,
+) -> Vec<(Count, Counter)> {
+    let mut traced = Vec::new();
+    for count in request.traced(missing) {
+        let event = count.tracepoint().expect("traced counts have a tracepoint");
+        let opened = tracepoint_id(events, event).and_then(|id| {
+            let counter = solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e))?;
+            match count.filter() {
+                Some(filter) => filtered(counter, &filter),
+                None => Ok(counter),
+            }
+        });
+        match opened {
+            Ok(counter) => traced.push((count, counter)),
+            Err(reason) => missing.push(Missing::new(vec![count], reason)),
+        }
+    }
+    traced
+}
+
+/// A counter of each system call's entry tracepoint, where `request` traces
+/// them; what cannot be opened is added to `missing`.
+fn syscalls_on_task(
+    events: &Path,
+    pid: Option<i32>,
+    request: &Request,
+    missing: &mut Vec<Missing>,
+) -> Vec<(&'static str, Counter)> {
+    let mut syscalls = Vec::new();
+    if !request.trace_syscalls {
+        return syscalls;
+    }
+    for &call in &request.calls {
+        let event = format!("syscalls/sys_enter_{call}");
+        let opened = tracepoint_id(events, &event)
+            .and_then(|id| solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e)));
+        match opened {
+            Ok(counter) => syscalls.push((call, counter)),
+            Err(reason) => missing.push(Missing::new(vec![Count::SyscallsTraced], reason)),
+        }
+    }
+    syscalls
+}
+
 impl Counting {
     /// Opens the counters `request` asks for (nothing counts yet: [`Self::start`]).
     /// What cannot be opened is noted, typed, and the rest goes on.
@@ -480,92 +541,54 @@ impl Counting {
                 }
             }
         }
-        let mut missing = Vec::new();
-        let mut traced = Vec::new();
-        let mut syscalls = Vec::new();
-        let mut migrations = None;
         let mut builder = Group::builder();
         match pid {
             None => builder.observe_self(),
             Some(pid) => builder.observe_pid(pid),
         };
-        let group = match builder.any_cpu().include_kernel().build_group() {
-            Ok(group) => Some(group),
+        match builder.any_cpu().include_kernel().build_group() {
+            Ok(group) => Counting::open_on_task(pid, group, sched.is_none(), request),
             Err(err) => {
-                let mut counts = Count::TRACED.to_vec();
-                if request.trace_syscalls {
-                    counts.push(Count::SyscallsTraced);
-                }
-                missing.push(Missing::new(counts, refusal(&err)));
-                None
+                let missing = vec![Missing::new(request.all_traced(), refusal(&err))];
+                Counting::without_perf(pid, merge(missing))
+            }
+        }
+    }
+
+    /// The counters of `request` on the task (`pid`, or this process): the
+    /// tracepoints alone, and CPU migrations in `group` where /proc does not
+    /// report them (`no_sched`).
+    fn open_on_task(
+        pid: Option<i32>,
+        mut group: Group,
+        no_sched: bool,
+        request: &Request,
+    ) -> Counting {
+        let mut missing = Vec::new();
+        // CPU migrations from /proc/PID/sched at start and stop, which costs
+        // nothing; a perf counter only where the kernel does not report them
+        // there (every event on the task is scheduled out and in again at
+        // each of its context switches, so one event fewer is cheaper).
+        let migrations = if no_sched {
+            counter(Software::CPU_MIGRATIONS, &mut group, pid).ok()
+        } else {
+            None
+        };
+        let (traced, syscalls) = match tracefs_events() {
+            None => {
+                missing.push(Missing::new(request.all_traced(), Unavailable::NoTracefs));
+                (Vec::new(), Vec::new())
+            }
+            Some(events) => {
+                let traced = traced_on_task(&events, pid, request, &mut missing);
+                let syscalls = syscalls_on_task(&events, pid, request, &mut missing);
+                (traced, syscalls)
             }
         };
-        if let Some(mut group) = group {
-            // CPU migrations from /proc/PID/sched at start and stop, which costs
-            // nothing; a perf counter only where the kernel does not report them
-            // there (every event on the task is scheduled out and in again at
-            // each of its context switches, so one event fewer is cheaper).
-            if sched.is_none() {
-                if let Ok(counter) = counter(Software::CPU_MIGRATIONS, &mut group, pid) {
-                    migrations = Some(counter);
-                }
-            }
-            match tracefs_events() {
-                None => {
-                    let mut counts = Count::TRACED.to_vec();
-                    if request.trace_syscalls {
-                        counts.push(Count::SyscallsTraced);
-                    }
-                    missing.push(Missing::new(counts, Unavailable::NoTracefs));
-                }
-                Some(events) => {
-                    let asked = request.traced(&mut missing);
-                    for count in asked {
-                        let event = count.tracepoint().expect("traced counts have a tracepoint");
-                        let opened = tracepoint_id(&events, event).and_then(|id| {
-                            let counter =
-                                solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e))?;
-                            match count.filter() {
-                                Some(filter) => filtered(counter, &filter),
-                                None => Ok(counter),
-                            }
-                        });
-                        match opened {
-                            Ok(counter) => traced.push((count, counter)),
-                            Err(reason) => missing.push(Missing::new(vec![count], reason)),
-                        }
-                    }
-                    if request.trace_syscalls {
-                        for &call in &request.calls {
-                            let event = format!("syscalls/sys_enter_{call}");
-                            let opened = tracepoint_id(&events, &event).and_then(|id| {
-                                solo(Tracepoint::with_id(id), pid).map_err(|e| refusal(&e))
-                            });
-                            match opened {
-                                Ok(counter) => syscalls.push((call, counter)),
-                                Err(reason) => {
-                                    missing.push(Missing::new(vec![Count::SyscallsTraced], reason))
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            return Counting {
-                pid,
-                group: Some(group),
-                alone: true,
-                traced,
-                syscalls,
-                migrations,
-                before: Snapshot::default(),
-                missing: merge(missing),
-            };
-        }
         Counting {
             pid,
-            group: None,
-            alone: false,
+            group: Some(group),
+            alone: true,
             traced,
             syscalls,
             migrations,
@@ -641,11 +664,8 @@ impl Counting {
     /// A window that counts only what is always there (`--no-counts` keeps even
     /// that, since it costs nothing, and says the kernel events were turned off).
     pub fn off(request: &Request) -> Counting {
-        let mut counts = Count::TRACED.to_vec();
-        if request.trace_syscalls {
-            counts.push(Count::SyscallsTraced);
-        }
-        Counting::without_perf(None, vec![Missing::new(counts, Unavailable::TurnedOff)])
+        let missing = vec![Missing::new(request.all_traced(), Unavailable::TurnedOff)];
+        Counting::without_perf(None, missing)
     }
 
     /// A window of what costs nothing (getrusage, /proc), no perf event open.

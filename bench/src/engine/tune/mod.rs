@@ -295,14 +295,41 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
     };
     let (buf_size, pipe_size, huge_pages) = search.cells[index];
     let id = format!("{TUNED_PREFIX}{}", job.step);
-    // The run's own command line under the variant's id: `pipebench run
-    // tuned-STEP` with its bytes per call and pipe capacity is that variant.
-    let argv = results[index]
-        .first()
+    let argv = variant_argv(results[index].first(), &id, huge_pages);
+    let own_fastest = own_was_fastest(&baseline.summary, &best_cell.summary);
+    let gain = gain(&results[index], own, &best_cell.summary, &baseline.summary);
+    let warnings = warnings(search, results, &gain);
+    Event::Result(Finished::Tune(Box::new(TuneResult {
+        kind: "tune",
+        step: job.step.clone(),
+        seconds_per_run: search.seconds,
+        rounds: ROUNDS,
+        baseline,
+        cells,
+        best: Best {
+            id,
+            base: job.step.clone(),
+            buf_size,
+            pipe_size,
+            huge_pages,
+            summary: best_cell.summary,
+            argv,
+        },
+        gain,
+        warnings,
+        page_size: crate::ends::buffer::page_size() as u64,
+        own_fastest,
+    })))
+}
+
+/// The best run's own command line under the variant's id: `pipebench run
+/// tuned-STEP` with its bytes per call and pipe capacity is that variant.
+fn variant_argv(best_run: Option<&RunResult>, id: &str, huge_pages: Option<bool>) -> Vec<String> {
+    best_run
         .map(|r| {
             let mut argv = r.argv.clone();
             if let Some(step) = argv.get_mut(2) {
-                step.clone_from(&id);
+                id.clone_into(step);
             }
             // The run was the step's own id, which says its pages only where they
             // differ from the step's; the variant always says them.
@@ -312,28 +339,34 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
             }
             argv
         })
-        .unwrap_or_default();
-    let b = &best_cell.summary;
-    let o = &baseline.summary;
-    let own_fastest = own_was_fastest(o, b);
+        .unwrap_or_default()
+}
+
+/// The best configuration's gain over the step's own: `b` and `o` summarise
+/// the runs `best` and `own`.
+fn gain(best: &[RunResult], own: &[RunResult], b: &Summary, o: &Summary) -> Gain {
     let rates = |runs: &[RunResult]| runs.iter().map(|r| r.gib_per_s).collect::<Vec<f64>>();
     // Each round ran the best and the step's own configuration side by side:
     // the rounds are pairs, judged by the signed-rank interval (none below
     // the 6 pairs that can reach 95%).
     let judged = crate::stats::verdict::judge_paired(
-        &rates(&results[index]),
+        &rates(best),
         &rates(own),
         crate::stats::verdict::Design::Fixed,
     )
     .ok();
     let interval = judged.as_ref().and_then(|j| Some((j.ci_low?, j.ci_high?)));
-    let gain = Gain {
+    Gain {
         ratio: b.median / o.median,
         low: b.min / o.max,
         high: b.max / o.min,
         ci_low: interval.map(|i| i.0),
         ci_high: interval.map(|i| i.1),
-    };
+    }
+}
+
+/// What a reader should know before trusting the search's answer.
+fn warnings(search: &Search, results: &[Vec<RunResult>], gain: &Gain) -> Vec<String> {
     let mut warnings = Vec::new();
     if search.skipped > 0 {
         warnings.push(format!(
@@ -357,27 +390,7 @@ fn finish(job: &TuneJob, search: &Search, results: &[Vec<RunResult>]) -> Event {
                 .into(),
         );
     }
-    Event::Result(Finished::Tune(Box::new(TuneResult {
-        kind: "tune",
-        step: job.step.clone(),
-        seconds_per_run: search.seconds,
-        rounds: ROUNDS,
-        baseline,
-        cells,
-        best: Best {
-            id,
-            base: job.step.clone(),
-            buf_size,
-            pipe_size,
-            huge_pages,
-            summary: best_cell.summary,
-            argv,
-        },
-        gain,
-        warnings,
-        page_size: crate::ends::buffer::page_size() as u64,
-        own_fastest,
-    })))
+    warnings
 }
 
 /// The CLI's check of a request before anything runs.

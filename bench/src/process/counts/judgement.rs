@@ -33,3 +33,15 @@ pub struct Judgement {
     /// Whether this run agrees.
     pub verdict: Verdict,
 }
+
+impl Verdict {
+    /// The verdict on a `measured` figure by the model's test `holds`:
+    /// unknown where nothing was measured.
+    pub(crate) fn of(measured: Option<f64>, holds: impl Fn(f64) -> bool) -> Verdict {
+        match measured {
+            None => Verdict::Unknown,
+            Some(x) if holds(x) => Verdict::Agrees,
+            Some(_) => Verdict::Disagrees,
+        }
+    }
+}
