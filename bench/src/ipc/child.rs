@@ -8,7 +8,7 @@ use std::io::{Seek, SeekFrom};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitCode;
 
-use super::end::{EndError, EndFds, EndReport, EndSpec, Received};
+use super::end::{EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received};
 use super::{files, pipes, shared, sockets, sysv, zerocopy, Mechanism};
 use crate::ends::control::ControlRegion;
 use crate::ends::usage::self_usage;
@@ -17,7 +17,7 @@ use crate::process::launch::{send_outcome, CONTROL_FD, DATA_FD, DST_FD, REPORT_F
 
 /// `pipebench ipc-end SPEC`: runs one end and sends its report as its outcome line.
 pub fn end_main(spec_json: &str) -> ExitCode {
-    let spec: EndSpec = match serde_json::from_str(spec_json) {
+    let spec: IpcEndSpec = match serde_json::from_str(spec_json) {
         Ok(spec) => spec,
         Err(e) => {
             eprintln!("pipebench ipc-end: error: bad end spec: {e}");
@@ -84,7 +84,11 @@ pub fn end_main(spec_json: &str) -> ExitCode {
     }
 }
 
-fn run_end(spec: &EndSpec, fds: EndFds, received: &Received) -> Result<EndReport, EndError> {
+fn run_end(
+    spec: &IpcEndSpec,
+    fds: EndFds,
+    received: &Received,
+) -> Result<IpcEndReport, IpcEndError> {
     use Mechanism::*;
     match spec.mechanism {
         SysvMsgqueue => sysv::msgqueue_end(spec, received),

@@ -40,7 +40,7 @@ impl Role {
 
 /// Everything an end needs, passed as one JSON argument.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct EndSpec {
+pub(crate) struct IpcEndSpec {
     pub(crate) role: Role,
     pub(crate) mechanism: Mechanism,
     pub(crate) bytes: u64,
@@ -78,7 +78,7 @@ pub(crate) struct EndSpec {
 
 /// What an end sends back on fd 3.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct EndReport {
+pub(crate) struct IpcEndReport {
     /// CLOCK_MONOTONIC ns just before the first data call (producers, solo).
     pub(crate) start_ns: Option<u64>,
     /// CLOCK_MONOTONIC ns after the last byte arrived (consumers, solo).
@@ -108,7 +108,7 @@ pub(crate) struct EndReport {
     pub(crate) counts: Option<Counted>,
 }
 
-impl EndReport {
+impl IpcEndReport {
     /// Notes one data call of kind `call` that moved `bytes` (0 for a call that
     /// found nothing to move: it is a call all the same). Called once per call of
     /// the loop, so it looks the kind up before it allocates its name.
@@ -130,7 +130,7 @@ impl EndReport {
 
 /// Why an end failed (printed on its stderr, which the harness reports).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum EndError {
+pub(crate) enum IpcEndError {
     /// A system call failed.
     #[error("{call}: {source}")]
     Sys {
@@ -145,9 +145,9 @@ pub(crate) enum EndError {
 }
 
 /// Turns a -1 return into the errno, naming the call.
-pub(crate) fn check(call: &'static str, ret: isize) -> Result<usize, EndError> {
+pub(crate) fn check(call: &'static str, ret: isize) -> Result<usize, IpcEndError> {
     if ret < 0 {
-        Err(EndError::Sys {
+        Err(IpcEndError::Sys {
             call,
             source: std::io::Error::last_os_error(),
         })
@@ -156,9 +156,9 @@ pub(crate) fn check(call: &'static str, ret: isize) -> Result<usize, EndError> {
     }
 }
 
-/// An `io::Error` as an [`EndError`] naming the call.
-pub(crate) fn io(call: &'static str) -> impl FnOnce(std::io::Error) -> EndError {
-    move |source| EndError::Sys { call, source }
+/// An `io::Error` as an [`IpcEndError`] naming the call.
+pub(crate) fn io(call: &'static str) -> impl FnOnce(std::io::Error) -> IpcEndError {
+    move |source| IpcEndError::Sys { call, source }
 }
 
 /// CLOCK_MONOTONIC in nanoseconds: the same clock in every process, so the
@@ -182,17 +182,17 @@ pub(crate) struct EndFds {
 
 impl EndFds {
     /// The source file, or a protocol error.
-    pub(crate) fn src(&mut self) -> Result<File, EndError> {
+    pub(crate) fn src(&mut self) -> Result<File, IpcEndError> {
         self.src
             .take()
-            .ok_or_else(|| EndError::Protocol("no source file given".into()))
+            .ok_or_else(|| IpcEndError::Protocol("no source file given".into()))
     }
 
     /// The destination file, or a protocol error.
-    pub(crate) fn dst(&mut self) -> Result<File, EndError> {
+    pub(crate) fn dst(&mut self) -> Result<File, IpcEndError> {
         self.dst
             .take()
-            .ok_or_else(|| EndError::Protocol("no destination file given".into()))
+            .ok_or_else(|| IpcEndError::Protocol("no destination file given".into()))
     }
 }
 

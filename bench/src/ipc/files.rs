@@ -9,7 +9,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::data::{self, Checksum};
-use super::end::{check, io, now_ns, EndError, EndReport, EndSpec, Received};
+use super::end::{check, io, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, Received};
 use super::{CowReport, IpcError, Mechanism};
 
 /// The direct-io experiment reads at most this many bytes: every 1 KiB O_DIRECT
@@ -131,17 +131,17 @@ impl Drop for Aligned {
 }
 
 fn read_all(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     mut file: File,
     direct: bool,
     received: &Received,
-) -> Result<EndReport, EndError> {
+) -> Result<IpcEndReport, IpcEndError> {
     if direct {
         set_direct(&file, true).map_err(io("fcntl (O_DIRECT)"))?;
     }
     let mut buf = Aligned::new(spec.chunk as usize);
     let mut sum = Checksum::default();
-    let mut report = EndReport {
+    let mut report = IpcEndReport {
         start_ns: Some(now_ns()),
         ..Default::default()
     };
@@ -162,9 +162,9 @@ fn read_all(
     Ok(report)
 }
 
-fn count_lines(spec: &EndSpec, file: File, mapped: bool) -> Result<EndReport, EndError> {
+fn count_lines(spec: &IpcEndSpec, file: File, mapped: bool) -> Result<IpcEndReport, IpcEndError> {
     let len = file.metadata().map_err(io("fstat"))?.len() as usize;
-    let mut report = EndReport {
+    let mut report = IpcEndReport {
         start_ns: Some(now_ns()),
         ..Default::default()
     };
@@ -181,7 +181,7 @@ fn count_lines(spec: &EndSpec, file: File, mapped: bool) -> Result<EndReport, En
             )
         };
         if ptr == libc::MAP_FAILED {
-            return Err(EndError::Sys {
+            return Err(IpcEndError::Sys {
                 call: "mmap",
                 source: std::io::Error::last_os_error(),
             });
@@ -218,12 +218,12 @@ fn minor_faults() -> u64 {
 
 /// Copy-on-write: the parent fills private pages, forks, the child writes one
 /// byte per page and counts its minor faults around the writes.
-fn cow_fork(spec: &EndSpec) -> Result<EndReport, EndError> {
+fn cow_fork(spec: &IpcEndSpec) -> Result<IpcEndReport, IpcEndError> {
     let len = spec.bytes.clamp(4096, COW_MAX_BYTES).next_multiple_of(4096) as usize;
     let pages = len / 4096;
     let mut memory = vec![0u8; len];
     data::fill(&mut memory, 0);
-    let (r, w) = rustix::pipe::pipe().map_err(|e| EndError::Sys {
+    let (r, w) = rustix::pipe::pipe().map_err(|e| IpcEndError::Sys {
         call: "pipe",
         source: e.into(),
     })?;
@@ -265,7 +265,7 @@ fn cow_fork(spec: &EndSpec) -> Result<EndReport, EndError> {
     let mut expected = vec![0u8; len];
     data::fill(&mut expected, 0);
     let parent_sees_original = memory == expected;
-    Ok(EndReport {
+    Ok(IpcEndReport {
         start_ns: Some(word(2)),
         end_ns: Some(word(3)),
         bytes: len as u64,
@@ -295,11 +295,11 @@ fn cow_fork(spec: &EndSpec) -> Result<EndReport, EndError> {
 /// slow experiment); a line counter or the fork publishes its bytes when done,
 /// since a store per line would be part of what the line count measures.
 pub(crate) fn end(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     src: Option<File>,
     received: &Received,
-) -> Result<EndReport, EndError> {
-    let src = || src.ok_or_else(|| EndError::Protocol("no file given".into()));
+) -> Result<IpcEndReport, IpcEndError> {
+    let src = || src.ok_or_else(|| IpcEndError::Protocol("no file given".into()));
     let report = match spec.mechanism {
         Mechanism::LinesMmap => count_lines(spec, src()?, true),
         Mechanism::LinesRead => count_lines(spec, src()?, false),

@@ -31,7 +31,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::data;
-use super::end::{EndReport, EndSpec, Role};
+use super::end::{IpcEndReport, IpcEndSpec, Role};
 pub use super::resources::default_dir;
 use super::resources::{base_for, setup_err, Resources};
 use super::{
@@ -169,7 +169,7 @@ struct Made {
     /// The producer's (or the solo end's) spec; the consumer's differs only by
     /// its role. Its `bytes` are those the ends are asked to move (capped for
     /// `direct-io`).
-    spec: EndSpec,
+    spec: IpcEndSpec,
     producer: Handed,
     consumer: Handed,
     /// The lines a text experiment must count.
@@ -232,7 +232,7 @@ fn make_objects(
     res: &mut Resources,
 ) -> Result<Made, IpcError> {
     let mut made = Made {
-        spec: EndSpec {
+        spec: IpcEndSpec {
             role: Role::Producer,
             mechanism,
             bytes: params.bytes.bytes(),
@@ -395,12 +395,12 @@ const WAIT_TICK: Duration = Duration::from_millis(20);
 
 /// One end's launch through the one launcher, with the descriptors of its map.
 fn launch_end<'a>(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     handed: Handed,
     control: &'a ControlRegion,
     program: &'a EndProgram,
 ) -> Launch<'a> {
-    let spec = EndSpec {
+    let spec = IpcEndSpec {
         has_fd: handed.data.is_some(),
         has_control: control.fd().is_some(),
         has_src: handed.src.is_some(),
@@ -434,14 +434,14 @@ fn launch_end<'a>(
 /// producer's clock starts; else the one solo end.
 fn start_order<'a>(
     pair: bool,
-    spec: EndSpec,
+    spec: IpcEndSpec,
     producer: Handed,
     consumer: Handed,
     control: &'a ControlRegion,
     program: &'a EndProgram,
 ) -> (Vec<Role>, Vec<Launch<'a>>) {
     if !pair {
-        let spec = EndSpec {
+        let spec = IpcEndSpec {
             role: Role::Solo,
             ..spec
         };
@@ -450,7 +450,7 @@ fn start_order<'a>(
             vec![launch_end(&spec, producer, control, program)],
         );
     }
-    let consumer_spec = EndSpec {
+    let consumer_spec = IpcEndSpec {
         role: Role::Consumer,
         ..spec.clone()
     };
@@ -483,7 +483,7 @@ fn run_ends(
     control: &ControlRegion,
     params: &IpcParams,
     res: &mut Resources,
-) -> Result<Vec<(Role, EndReport)>, IpcError> {
+) -> Result<Vec<(Role, IpcEndReport)>, IpcError> {
     let policy = Policy {
         tick: WAIT_TICK,
         timeout: params.timeout,
@@ -496,7 +496,7 @@ fn run_ends(
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed))
     };
-    let supervised = supervise::<EndReport>(launches, &policy, || {
+    let supervised = supervise::<IpcEndReport>(launches, &policy, || {
         publish(control, params);
         if roles.len() == 2 && control.shared().holding.load(Ordering::Acquire) >= 2 {
             res.release_early();
@@ -551,7 +551,7 @@ fn cause_rank(role: Role, by_itself: bool) -> u8 {
 
 /// The end's report, or why it failed: its stderr's messages, without the
 /// `pipebench ipc-end ROLE: error:` prefix.
-fn collect(role: Role, end: Reaped<EndReport>) -> Result<EndReport, IpcError> {
+fn collect(role: Role, end: Reaped<IpcEndReport>) -> Result<IpcEndReport, IpcError> {
     let failed = |message: String| IpcError::EndFailed {
         role: role.name().to_string(),
         status: end.status.clone(),
@@ -579,7 +579,7 @@ fn collect(role: Role, end: Reaped<EndReport>) -> Result<EndReport, IpcError> {
 fn check_received(
     mechanism: Mechanism,
     bytes: u64,
-    receiver: &EndReport,
+    receiver: &IpcEndReport,
     expected_lines: Option<u64>,
 ) -> Result<bool, IpcError> {
     Ok(match (mechanism, receiver.checksum, expected_lines) {
@@ -603,7 +603,7 @@ fn check_received(
 }
 
 /// From the producer's first data call to the last byte's arrival, ms.
-fn elapsed_ms(reports: &[(Role, EndReport)]) -> f64 {
+fn elapsed_ms(reports: &[(Role, IpcEndReport)]) -> f64 {
     let start = reports.iter().filter_map(|(_, r)| r.start_ns).min();
     let end = reports.iter().filter_map(|(_, r)| r.end_ns).max();
     match (start, end) {
@@ -617,7 +617,7 @@ fn elapsed_ms(reports: &[(Role, EndReport)]) -> f64 {
 fn result(
     info: &MechanismInfo,
     made: Made,
-    reports: &[(Role, EndReport)],
+    reports: &[(Role, IpcEndReport)],
     fs: Option<String>,
 ) -> Result<IpcResult, IpcError> {
     let (mechanism, bytes, chunk) = (info.mechanism, made.spec.bytes, made.spec.chunk);

@@ -9,7 +9,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::data::Checksum;
-use super::end::{check, io, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::end::{
+    check, io, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role,
+};
 use super::Mechanism;
 
 /// Writes all of `buf` to `out`, noting each write call as `call` in `report`
@@ -19,12 +21,12 @@ pub(crate) fn write_counted(
     mut buf: &[u8],
     call: &'static str,
     what: &'static str,
-    report: &mut EndReport,
-) -> Result<(), EndError> {
+    report: &mut IpcEndReport,
+) -> Result<(), IpcEndError> {
     while !buf.is_empty() {
         match out.write(buf) {
             Ok(0) => {
-                return Err(EndError::Sys {
+                return Err(IpcEndError::Sys {
                     call: what,
                     source: std::io::ErrorKind::WriteZero.into(),
                 })
@@ -47,8 +49,8 @@ pub(crate) fn send_by_copy(
     out: &mut File,
     bytes: u64,
     chunk: usize,
-    report: &mut EndReport,
-) -> Result<u64, EndError> {
+    report: &mut IpcEndReport,
+) -> Result<u64, IpcEndError> {
     let mut buf = vec![0u8; chunk];
     let mut sent = 0u64;
     while sent < bytes {
@@ -56,7 +58,7 @@ pub(crate) fn send_by_copy(
         let n = src.read(&mut buf[..want]).map_err(io("read (source)"))?;
         report.tally("read", n as u64);
         if n == 0 {
-            return Err(EndError::Protocol("source file ended early".into()));
+            return Err(IpcEndError::Protocol("source file ended early".into()));
         }
         write_counted(out, &buf[..n], "write", "write", report)?;
         sent += n as u64;
@@ -71,8 +73,8 @@ pub(crate) fn receive_by_copy(
     dst: &mut File,
     chunk: usize,
     received: &Received,
-    report: &mut EndReport,
-) -> Result<Checksum, EndError> {
+    report: &mut IpcEndReport,
+) -> Result<Checksum, IpcEndError> {
     let mut buf = vec![0u8; chunk];
     let mut sum = Checksum::default();
     loop {
@@ -94,7 +96,7 @@ pub(crate) fn splice(
     to: RawFd,
     to_off: Option<&mut i64>,
     len: usize,
-) -> Result<usize, EndError> {
+) -> Result<usize, IpcEndError> {
     let from_off = from_off.map_or(std::ptr::null_mut(), |o| o as *mut i64);
     let to_off = to_off.map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: offsets are null or point to live i64s; the fds are ours.
@@ -119,22 +121,22 @@ pub(crate) fn splice_file_to(
     pipe: RawFd,
     bytes: u64,
     chunk: usize,
-    report: &mut EndReport,
-) -> Result<u64, EndError> {
+    report: &mut IpcEndReport,
+) -> Result<u64, IpcEndError> {
     let mut offset = 0i64;
     while (offset as u64) < bytes {
         let want = (bytes - offset as u64).min(chunk as u64) as usize;
         let n = splice(src.as_raw_fd(), Some(&mut offset), pipe, None, want)?;
         report.tally("splice", n as u64);
         if n == 0 {
-            return Err(EndError::Protocol("source file ended early".into()));
+            return Err(IpcEndError::Protocol("source file ended early".into()));
         }
     }
     Ok(offset as u64)
 }
 
 /// Hashes what a splice wrote into `file`, after the clock has stopped.
-pub(crate) fn checksum_file(file: &File) -> Result<Checksum, EndError> {
+pub(crate) fn checksum_file(file: &File) -> Result<Checksum, IpcEndError> {
     let mut buf = vec![0u8; 1 << 20];
     let mut sum = Checksum::default();
     let mut offset = 0u64;
@@ -150,7 +152,7 @@ pub(crate) fn checksum_file(file: &File) -> Result<Checksum, EndError> {
     }
 }
 
-fn data_fd(spec: &EndSpec, fds: &mut EndFds, received: &Received) -> Result<File, EndError> {
+fn data_fd(spec: &IpcEndSpec, fds: &mut EndFds, received: &Received) -> Result<File, IpcEndError> {
     if let Some(fd) = fds.data.take() {
         return Ok(File::from(fd));
     }
@@ -159,7 +161,7 @@ fn data_fd(spec: &EndSpec, fds: &mut EndFds, received: &Received) -> Result<File
     let path = spec
         .shared
         .as_ref()
-        .ok_or_else(|| EndError::Protocol("no FIFO given".into()))?;
+        .ok_or_else(|| IpcEndError::Protocol("no FIFO given".into()))?;
     let mut options = OpenOptions::new();
     options.custom_flags(libc::O_NOFOLLOW);
     if spec.role == Role::Producer {
@@ -174,17 +176,17 @@ fn data_fd(spec: &EndSpec, fds: &mut EndFds, received: &Received) -> Result<File
 
 /// Both ends of `fifo-rw`, `fifo-splice`, `pipe-rw` and `pipe-splice`.
 pub(crate) fn end(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     mut fds: EndFds,
     received: &Received,
-) -> Result<EndReport, EndError> {
+) -> Result<IpcEndReport, IpcEndError> {
     let splicing = matches!(
         spec.mechanism,
         Mechanism::FifoSplice | Mechanism::PipeSplice
     );
     let chunk = spec.chunk as usize;
     let mut pipe = data_fd(spec, &mut fds, received)?;
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     if spec.role == Role::Producer {
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());

@@ -15,7 +15,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::data::{self, Checksum};
-use super::end::{check, io, now_ns, EndError, EndReport, EndSpec, Received, Role};
+use super::end::{check, io, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
 use super::{IpcError, Mechanism};
 
 /// Bytes before the data in a shared region: the progress counter's page.
@@ -41,7 +41,7 @@ struct Region {
 }
 
 impl Region {
-    fn map_fd(fd: RawFd, len: usize) -> Result<Region, EndError> {
+    fn map_fd(fd: RawFd, len: usize) -> Result<Region, IpcEndError> {
         // SAFETY: a fresh shared mapping of a descriptor we hold; checked below.
         let ptr = unsafe {
             libc::mmap(
@@ -54,7 +54,7 @@ impl Region {
             )
         };
         if ptr == libc::MAP_FAILED {
-            return Err(EndError::Sys {
+            return Err(IpcEndError::Sys {
                 call: "mmap",
                 source: std::io::Error::last_os_error(),
             });
@@ -66,11 +66,11 @@ impl Region {
         })
     }
 
-    fn attach_sysv(id: i32, len: usize) -> Result<Region, EndError> {
+    fn attach_sysv(id: i32, len: usize) -> Result<Region, IpcEndError> {
         // SAFETY: shmat maps the segment anywhere; checked below.
         let ptr = unsafe { libc::shmat(id, std::ptr::null(), 0) };
         if ptr as isize == -1 {
-            return Err(EndError::Sys {
+            return Err(IpcEndError::Sys {
                 call: "shmat",
                 source: std::io::Error::last_os_error(),
             });
@@ -152,7 +152,7 @@ impl Drop for Region {
     }
 }
 
-fn send_fd(sock: RawFd, fd: RawFd) -> Result<(), EndError> {
+fn send_fd(sock: RawFd, fd: RawFd) -> Result<(), IpcEndError> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
         iov_base: byte.as_mut_ptr() as *mut libc::c_void,
@@ -179,7 +179,7 @@ fn send_fd(sock: RawFd, fd: RawFd) -> Result<(), EndError> {
     check("sendmsg (SCM_RIGHTS)", ret).map(|_| ())
 }
 
-fn receive_fd(sock: RawFd) -> Result<OwnedFd, EndError> {
+fn receive_fd(sock: RawFd) -> Result<OwnedFd, IpcEndError> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
         iov_base: byte.as_mut_ptr() as *mut libc::c_void,
@@ -204,7 +204,7 @@ fn receive_fd(sock: RawFd) -> Result<OwnedFd, EndError> {
             || (*cmsg).cmsg_level != libc::SOL_SOCKET
             || (*cmsg).cmsg_type != libc::SCM_RIGHTS
         {
-            return Err(EndError::Protocol(
+            return Err(IpcEndError::Protocol(
                 "no descriptor arrived with the message".into(),
             ));
         }
@@ -213,7 +213,7 @@ fn receive_fd(sock: RawFd) -> Result<OwnedFd, EndError> {
     }
 }
 
-fn memfd(len: u64) -> Result<OwnedFd, EndError> {
+fn memfd(len: u64) -> Result<OwnedFd, IpcEndError> {
     let name = CString::new("pipebench-ipc").expect("no NUL");
     // SAFETY: memfd_create reads the name and returns a new fd or -1.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
@@ -228,13 +228,13 @@ fn memfd(len: u64) -> Result<OwnedFd, EndError> {
 
 /// Opens the run's POSIX shared memory object by its name, as the lesson says:
 /// `shm_open` is how unrelated processes find the same memory.
-fn shm_open(spec: &EndSpec) -> Result<File, EndError> {
+fn shm_open(spec: &IpcEndSpec) -> Result<File, IpcEndError> {
     let name = spec
         .shm_name
         .as_ref()
-        .ok_or_else(|| EndError::Protocol("no shared memory name".into()))?;
+        .ok_or_else(|| IpcEndError::Protocol("no shared memory name".into()))?;
     let name = CString::new(name.as_str())
-        .map_err(|_| EndError::Protocol("a shared memory name with a NUL".into()))?;
+        .map_err(|_| IpcEndError::Protocol("a shared memory name with a NUL".into()))?;
     // SAFETY: shm_open reads the NUL-terminated name and returns a new fd or -1.
     let fd = unsafe { libc::shm_open(name.as_ptr(), libc::O_RDWR, 0) };
     check("shm_open", fd as isize)?;
@@ -242,21 +242,21 @@ fn shm_open(spec: &EndSpec) -> Result<File, EndError> {
     Ok(unsafe { File::from_raw_fd(fd) })
 }
 
-fn flock(file: &File, op: libc::c_int) -> Result<(), EndError> {
+fn flock(file: &File, op: libc::c_int) -> Result<(), IpcEndError> {
     // SAFETY: flock on a descriptor we own.
     check("flock", unsafe { libc::flock(file.as_raw_fd(), op) }
         as isize)
     .map(|_| ())
 }
 
-fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError> {
+fn file_flock(spec: &IpcEndSpec, received: &Received) -> Result<IpcEndReport, IpcEndError> {
     let path = spec
         .shared
         .as_ref()
-        .ok_or_else(|| EndError::Protocol("no shared file".into()))?;
+        .ok_or_else(|| IpcEndError::Protocol("no shared file".into()))?;
     let chunk = spec.chunk as usize;
     let mut buf = vec![0u8; chunk];
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     let mut offset = 0u64;
     if spec.role == Role::Producer {
         let mut file = OpenOptions::new()
@@ -318,19 +318,19 @@ fn file_flock(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError
 
 /// Both ends of `file-flock`, `file-mmap`, `sysv-shm`, `posix-shm`, `memfd-scm`.
 pub(crate) fn end(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     fd: Option<OwnedFd>,
     received: &Received,
-) -> Result<EndReport, EndError> {
+) -> Result<IpcEndReport, IpcEndError> {
     if spec.mechanism == Mechanism::FileFlock {
         return file_flock(spec, received);
     }
     let len = HEADER + spec.bytes;
-    let open_shared = || -> Result<File, EndError> {
+    let open_shared = || -> Result<File, IpcEndError> {
         let path = spec
             .shared
             .as_ref()
-            .ok_or_else(|| EndError::Protocol("no shared file".into()))?;
+            .ok_or_else(|| IpcEndError::Protocol("no shared file".into()))?;
         OpenOptions::new()
             .read(true)
             .write(true)
@@ -342,11 +342,11 @@ pub(crate) fn end(
         Mechanism::SysvShm => {
             let id = spec
                 .sysv_id
-                .ok_or_else(|| EndError::Protocol("no segment id".into()))?;
+                .ok_or_else(|| IpcEndError::Protocol("no segment id".into()))?;
             Region::attach_sysv(id, len as usize)?
         }
         Mechanism::MemfdScm => {
-            let sock = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
+            let sock = fd.ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?;
             let memfd = if spec.role == Role::Producer {
                 let memfd = memfd(len)?;
                 send_fd(sock.as_raw_fd(), memfd.as_raw_fd())?;
@@ -362,7 +362,7 @@ pub(crate) fn end(
     // Mapped (or attached): the harness may now remove the name (a memfd has
     // none; saying so costs nothing).
     received.holding();
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     if spec.role == Role::Producer {
         report.start_ns = Some(now_ns());
         region.produce(spec.bytes, spec.chunk);

@@ -15,7 +15,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use super::end::{check, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::end::{check, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
 use super::pipes::{receive_by_copy, send_by_copy, splice};
 use super::{IpcError, Mechanism};
 
@@ -86,13 +86,13 @@ pub(crate) fn bound_socket() -> Result<(OwnedFd, u16), IpcError> {
 
 /// The producer's connection: its own bound socket (handed over by the
 /// harness) connected to the consumer's port on 127.0.0.1.
-pub(crate) fn connect(spec: &EndSpec, socket: Option<OwnedFd>) -> Result<File, EndError> {
+pub(crate) fn connect(spec: &IpcEndSpec, socket: Option<OwnedFd>) -> Result<File, IpcEndError> {
     let port = spec
         .port
-        .ok_or_else(|| EndError::Protocol("no port given".into()))?;
-    let socket = socket.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
+        .ok_or_else(|| IpcEndError::Protocol("no port given".into()))?;
+    let socket = socket.ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?;
     rustix::net::connect(&socket, &SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)).map_err(|e| {
-        EndError::Sys {
+        IpcEndError::Sys {
             call: "connect",
             source: e.into(),
         }
@@ -109,17 +109,17 @@ pub(crate) fn connect(spec: &EndSpec, socket: Option<OwnedFd>) -> Result<File, E
 /// the connection and a note saying how many others were refused, if any.
 pub(crate) fn accept(
     listener: OwnedFd,
-    spec: &EndSpec,
-) -> Result<(File, Option<String>), EndError> {
+    spec: &IpcEndSpec,
+) -> Result<(File, Option<String>), IpcEndError> {
     let producer = SocketAddr::V4(SocketAddrV4::new(
         Ipv4Addr::LOCALHOST,
         spec.peer_port
-            .ok_or_else(|| EndError::Protocol("no producer port given".into()))?,
+            .ok_or_else(|| IpcEndError::Protocol("no producer port given".into()))?,
     ));
     let listener = TcpListener::from(listener);
     let mut refused = 0u64;
     loop {
-        let (stream, from) = listener.accept().map_err(|e| EndError::Sys {
+        let (stream, from) = listener.accept().map_err(|e| IpcEndError::Sys {
             call: "accept",
             source: e,
         })?;
@@ -148,8 +148,8 @@ fn sendfile_all(
     src: &File,
     bytes: u64,
     chunk: usize,
-    report: &mut EndReport,
-) -> Result<u64, EndError> {
+    report: &mut IpcEndReport,
+) -> Result<u64, IpcEndError> {
     let mut offset: libc::off_t = 0;
     while (offset as u64) < bytes {
         let want = (bytes - offset as u64).min(chunk as u64) as usize;
@@ -158,7 +158,7 @@ fn sendfile_all(
         let n = check("sendfile", ret)?;
         report.tally("sendfile", n as u64);
         if n == 0 {
-            return Err(EndError::Protocol("source file ended early".into()));
+            return Err(IpcEndError::Protocol("source file ended early".into()));
         }
     }
     Ok(offset as u64)
@@ -169,9 +169,9 @@ fn splice_through_pipe(
     src: &File,
     bytes: u64,
     chunk: usize,
-    report: &mut EndReport,
-) -> Result<u64, EndError> {
-    let (r, w) = rustix::pipe::pipe().map_err(|e| EndError::Sys {
+    report: &mut IpcEndReport,
+) -> Result<u64, IpcEndError> {
+    let (r, w) = rustix::pipe::pipe().map_err(|e| IpcEndError::Sys {
         call: "pipe",
         source: e.into(),
     })?;
@@ -187,7 +187,7 @@ fn splice_through_pipe(
         )?;
         report.tally("splice", queued as u64);
         if queued == 0 {
-            return Err(EndError::Protocol("source file ended early".into()));
+            return Err(IpcEndError::Protocol("source file ended early".into()));
         }
         while queued > 0 {
             let n = splice(r.as_raw_fd(), None, sock.as_raw_fd(), None, queued)?;
@@ -200,19 +200,19 @@ fn splice_through_pipe(
 
 /// Both ends of `tcp-rw`, `tcp-sendfile`, `tcp-splice` and `unix-stream`.
 pub(crate) fn end(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     mut fds: EndFds,
     received: &Received,
-) -> Result<EndReport, EndError> {
+) -> Result<IpcEndReport, IpcEndError> {
     let fd = fds.data.take();
     let chunk = spec.chunk as usize;
     let tcp = spec.mechanism.is_tcp();
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     if spec.role == Role::Producer {
         let mut sock = if tcp {
             connect(spec, fd)?
         } else {
-            File::from(fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?)
+            File::from(fd.ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?)
         };
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
@@ -225,7 +225,7 @@ pub(crate) fn end(
         };
         return Ok(report);
     }
-    let fd = fd.ok_or_else(|| EndError::Protocol("no socket given".into()))?;
+    let fd = fd.ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?;
     let mut sock = if tcp {
         let (sock, note) = accept(fd, spec)?;
         report.notes.extend(note);
@@ -247,8 +247,8 @@ mod tests {
     use crate::process::intruder::{can_listen_on, Intruder};
     use std::io::{Read, Write};
 
-    fn consumer_spec(port: u16, peer_port: u16) -> EndSpec {
-        EndSpec {
+    fn consumer_spec(port: u16, peer_port: u16) -> IpcEndSpec {
+        IpcEndSpec {
             role: Role::Consumer,
             mechanism: Mechanism::TcpRw,
             bytes: 4,

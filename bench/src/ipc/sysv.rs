@@ -2,7 +2,7 @@
 //! creating them.
 
 use super::data::{self, Checksum};
-use super::end::{check, now_ns, EndError, EndReport, EndSpec, Received, Role};
+use super::end::{check, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
 use super::IpcError;
 
 /// The System V limits that decide whether a run fits, read from /proc/sys/kernel.
@@ -143,13 +143,16 @@ impl Message {
 }
 
 /// Both ends of `sysv-msgqueue`: msgsnd chunks of the pattern, msgrcv and hash.
-pub(crate) fn msgqueue_end(spec: &EndSpec, received: &Received) -> Result<EndReport, EndError> {
+pub(crate) fn msgqueue_end(
+    spec: &IpcEndSpec,
+    received: &Received,
+) -> Result<IpcEndReport, IpcEndError> {
     let id = spec
         .sysv_id
-        .ok_or_else(|| EndError::Protocol("no queue id".into()))?;
+        .ok_or_else(|| IpcEndError::Protocol("no queue id".into()))?;
     let chunk = spec.chunk as usize;
     let mut msg = Message::new(chunk);
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     let mut offset = 0u64;
     if spec.role == Role::Producer {
         report.start_ns = Some(now_ns());

@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
 use super::data::Checksum;
-use super::end::{self, now_ns, EndError, EndFds, EndReport, EndSpec, Received, Role};
+use super::end::{self, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
 use super::pipes::{checksum_file, receive_by_copy, send_by_copy};
 use super::sockets::{accept, connect};
 use super::{IpcError, Mechanism};
@@ -222,19 +222,19 @@ fn ficlone(src: &File, dst: &File) -> std::io::Result<()> {
 
 /// Both ends of the zero-copy socket mechanisms, and the file experiments.
 pub(crate) fn end(
-    spec: &EndSpec,
+    spec: &IpcEndSpec,
     mut fds: EndFds,
     received: &Received,
-) -> Result<EndReport, EndError> {
+) -> Result<IpcEndReport, IpcEndError> {
     let chunk = spec.chunk as usize;
-    let mut report = EndReport::default();
+    let mut report = IpcEndReport::default();
     match (spec.mechanism, spec.role) {
         (Mechanism::CopyFileRange | Mechanism::Ficlone, _) => {
             let src = fds.src()?;
             let dst = fds.dst()?;
             report.start_ns = Some(now_ns());
             if spec.mechanism == Mechanism::Ficlone {
-                ficlone(&src, &dst).map_err(|source| EndError::Sys {
+                ficlone(&src, &dst).map_err(|source| IpcEndError::Sys {
                     call: "ioctl(FICLONE)",
                     source,
                 })?;
@@ -287,7 +287,7 @@ pub(crate) fn end(
             let listener = fds
                 .data
                 .take()
-                .ok_or_else(|| EndError::Protocol("no socket given".into()))?;
+                .ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?;
             let (mut sock, note) = accept(listener, spec)?;
             report.notes.extend(note);
             let mut dst = fds.dst()?;
@@ -313,7 +313,7 @@ pub(crate) fn end(
     Ok(report)
 }
 
-fn copy_range(src: &File, dst: &File, bytes: u64, chunk: usize) -> Result<u64, EndError> {
+fn copy_range(src: &File, dst: &File, bytes: u64, chunk: usize) -> Result<u64, IpcEndError> {
     let (mut off_in, mut off_out): (i64, i64) = (0, 0);
     let mut calls = 0;
     while (off_in as u64) < bytes {
@@ -331,7 +331,7 @@ fn copy_range(src: &File, dst: &File, bytes: u64, chunk: usize) -> Result<u64, E
         };
         calls += 1;
         if end::check("copy_file_range", ret)? == 0 {
-            return Err(EndError::Protocol("source file ended early".into()));
+            return Err(IpcEndError::Protocol("source file ended early".into()));
         }
     }
     Ok(calls)
@@ -347,10 +347,10 @@ struct Sent {
 }
 
 /// Reads the next chunk of the source into `buf`; its length.
-fn fill(src: &mut File, buf: &mut [u8], left: u64) -> Result<usize, EndError> {
+fn fill(src: &mut File, buf: &mut [u8], left: u64) -> Result<usize, IpcEndError> {
     let want = (left as usize).min(buf.len());
     src.read_exact(&mut buf[..want])
-        .map_err(|source| EndError::Sys {
+        .map_err(|source| IpcEndError::Sys {
             call: "read (source)",
             source,
         })?;
@@ -364,9 +364,9 @@ fn send_msg_zerocopy(
     src: &mut File,
     bytes: u64,
     chunk: usize,
-) -> Result<Sent, EndError> {
+) -> Result<Sent, IpcEndError> {
     let fd = sock.as_raw_fd();
-    enable_zerocopy(fd).map_err(|source| EndError::Sys {
+    enable_zerocopy(fd).map_err(|source| IpcEndError::Sys {
         call: "setsockopt(SO_ZEROCOPY)",
         source,
     })?;
@@ -434,7 +434,7 @@ impl Completions {
     }
 
     /// Blocks until the error queue has a notification, and reads what is there.
-    fn wait(&mut self, fd: RawFd) -> Result<(), EndError> {
+    fn wait(&mut self, fd: RawFd) -> Result<(), IpcEndError> {
         let mut pfd = libc::pollfd {
             fd,
             events: 0,
@@ -457,7 +457,7 @@ impl Completions {
                 if err.raw_os_error() == Some(libc::EAGAIN) {
                     return Ok(());
                 }
-                return Err(EndError::Sys {
+                return Err(IpcEndError::Sys {
                     call: "recvmsg(MSG_ERRQUEUE)",
                     source: err,
                 });
@@ -491,9 +491,14 @@ impl Completions {
 
 /// IORING_OP_SEND_ZC from a ring of buffers; a buffer is reused only after its
 /// notification CQE has arrived.
-fn send_uring_zc(sock: &File, src: &mut File, bytes: u64, chunk: usize) -> Result<Sent, EndError> {
+fn send_uring_zc(
+    sock: &File,
+    src: &mut File,
+    bytes: u64,
+    chunk: usize,
+) -> Result<Sent, IpcEndError> {
     use io_uring::{cqueue, opcode, types};
-    let mut ring = io_uring::IoUring::new(2 * SLOTS as u32).map_err(|source| EndError::Sys {
+    let mut ring = io_uring::IoUring::new(2 * SLOTS as u32).map_err(|source| IpcEndError::Sys {
         call: "io_uring_setup",
         source,
     })?;
@@ -532,7 +537,7 @@ fn send_uring_zc(sock: &File, src: &mut File, bytes: u64, chunk: usize) -> Resul
                 continue;
             }
         }
-        ring.submit_and_wait(1).map_err(|source| EndError::Sys {
+        ring.submit_and_wait(1).map_err(|source| IpcEndError::Sys {
             call: "io_uring_enter",
             source,
         })?;
@@ -549,7 +554,7 @@ fn send_uring_zc(sock: &File, src: &mut File, bytes: u64, chunk: usize) -> Resul
             }
             let res = cqe.result();
             if res < 0 {
-                return Err(EndError::Sys {
+                return Err(IpcEndError::Sys {
                     call: "IORING_OP_SEND_ZC",
                     source: std::io::Error::from_raw_os_error(-res),
                 });
@@ -628,9 +633,9 @@ struct Got {
 impl Got {
     /// Takes `data` into the checksum and the destination.
     #[inline]
-    fn take(&mut self, dst: &mut File, data: &[u8]) -> Result<(), EndError> {
+    fn take(&mut self, dst: &mut File, data: &[u8]) -> Result<(), IpcEndError> {
         self.sum.update(data);
-        dst.write_all(data).map_err(|source| EndError::Sys {
+        dst.write_all(data).map_err(|source| IpcEndError::Sys {
             call: "write (destination)",
             source,
         })
@@ -645,12 +650,12 @@ impl Got {
         dst: &mut File,
         buf: &mut [u8],
         mut skip: usize,
-    ) -> Result<(), EndError> {
+    ) -> Result<(), IpcEndError> {
         while skip > 0 {
             let want = skip.min(buf.len());
             let n = sock
                 .read(&mut buf[..want])
-                .map_err(|source| EndError::Sys {
+                .map_err(|source| IpcEndError::Sys {
                     call: "recv",
                     source,
                 })?;
@@ -674,7 +679,7 @@ struct Window {
 }
 
 impl Window {
-    fn map(sock: &File, len: usize) -> Result<Window, EndError> {
+    fn map(sock: &File, len: usize) -> Result<Window, IpcEndError> {
         use rustix::mm::{MapFlags, ProtFlags};
         // SAFETY: a fresh read-only shared mapping of the socket, unmapped on drop.
         let addr = unsafe {
@@ -687,7 +692,7 @@ impl Window {
                 0,
             )
         }
-        .map_err(|e| EndError::Sys {
+        .map_err(|e| IpcEndError::Sys {
             call: "mmap (socket)",
             source: e.into(),
         })?;
@@ -704,7 +709,7 @@ impl Drop for Window {
 
 /// Sleeps until the socket has data or its peer has closed; true when it
 /// has closed and nothing is left.
-fn peer_closed(fd: RawFd) -> Result<bool, EndError> {
+fn peer_closed(fd: RawFd) -> Result<bool, IpcEndError> {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN | libc::POLLRDHUP,
@@ -732,7 +737,7 @@ fn receive_mapped(
     dst: &mut File,
     chunk: usize,
     received: &Received,
-) -> Result<Got, EndError> {
+) -> Result<Got, IpcEndError> {
     let fd = sock.as_raw_fd();
     let window = Window::map(sock, chunk)?;
     let mut buf = vec![0u8; chunk];
@@ -755,7 +760,7 @@ fn receive_mapped(
             // Nothing queued and the peer has closed.
             Err(e) if e.raw_os_error() == Some(libc::EIO) => break,
             Err(source) => {
-                return Err(EndError::Sys {
+                return Err(IpcEndError::Sys {
                     call: "getsockopt(TCP_ZEROCOPY_RECEIVE)",
                     source,
                 })

@@ -20,7 +20,7 @@ use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
 
 /// What an end is told (as JSON on its command line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EndSpec {
+pub struct LatencyEndSpec {
     /// Which end.
     pub role: Role,
     /// The configuration.
@@ -141,7 +141,7 @@ impl Usage {
 /// One end's outcome line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
-pub enum EndOutcome {
+pub enum LatencyEndOutcome {
     /// The ping end finished.
     Ping(Box<PingReport>),
     /// The pong end finished.
@@ -155,14 +155,14 @@ pub enum EndOutcome {
 
 /// `latency-end SPEC`: runs one end and reports on fd 3.
 pub fn end_main(spec: &str) -> ExitCode {
-    let outcome = match serde_json::from_str::<EndSpec>(spec) {
-        Ok(spec) => run_end(&spec).unwrap_or_else(|message| EndOutcome::Failed { message }),
-        Err(e) => EndOutcome::Failed {
+    let outcome = match serde_json::from_str::<LatencyEndSpec>(spec) {
+        Ok(spec) => run_end(&spec).unwrap_or_else(|message| LatencyEndOutcome::Failed { message }),
+        Err(e) => LatencyEndOutcome::Failed {
             message: format!("unreadable end specification: {e}"),
         },
     };
-    let failed = matches!(outcome, EndOutcome::Failed { .. });
-    if let EndOutcome::Failed { message } = &outcome {
+    let failed = matches!(outcome, LatencyEndOutcome::Failed { .. });
+    if let LatencyEndOutcome::Failed { message } = &outcome {
         eprintln!("pipebench latency-end: error: {message}");
     }
     let _ = launch::send_outcome(REPORT_FD, &outcome);
@@ -337,7 +337,7 @@ fn rdtscp() -> u64 {
     unsafe { core::arch::x86_64::__rdtscp(&mut aux) }
 }
 
-fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
+fn run_end(spec: &LatencyEndSpec) -> Result<LatencyEndOutcome, String> {
     let config = &spec.config;
     let cpu = match spec.role {
         Role::Ping => config.cpus[0],
@@ -376,7 +376,7 @@ fn run_end(spec: &EndSpec) -> Result<EndOutcome, String> {
                 channel.recv(&opening, &mut buf)?;
                 channel.send(&opening, &buf)?;
             }
-            Ok(EndOutcome::Pong(since(before)))
+            Ok(LatencyEndOutcome::Pong(since(before)))
         }
         Role::Ping => ping(&opening, &mut channel, &region, config, &mut buf),
     }
@@ -491,7 +491,7 @@ fn ping(
     region: &Region,
     config: &LatencyConfig,
     buf: &mut [u8],
-) -> Result<EndOutcome, String> {
+) -> Result<LatencyEndOutcome, String> {
     let clock = Clock::choose();
     let clock_read_ns = clock.cost();
     // 1 ns to an hour, three significant digits.
@@ -545,7 +545,7 @@ fn ping(
     let usage = since(before);
     let clock_ns = clock_overhead_ns(&blocks, &means);
     let at = |q: f64| histogram.value_at_quantile(q);
-    Ok(EndOutcome::Ping(Box::new(PingReport {
+    Ok(LatencyEndOutcome::Ping(Box::new(PingReport {
         count: histogram.len(),
         min: histogram.min(),
         mean: histogram.mean(),

@@ -24,7 +24,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::channel::Role;
-use super::end::{EndOutcome, EndSpec, PingReport, Usage};
+use super::end::{LatencyEndOutcome, LatencyEndSpec, PingReport, Usage};
 use super::shared::Region;
 use super::{LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
 use crate::process::counts::Counts;
@@ -95,8 +95,8 @@ type Fds = (Option<OwnedFd>, Option<OwnedFd>, Option<OwnedFd>);
 
 /// What the two ends are told and handed.
 struct Ends {
-    ping: EndSpec,
-    pong: EndSpec,
+    ping: LatencyEndSpec,
+    pong: LatencyEndSpec,
     ping_fds: Fds,
     pong_fds: Fds,
 }
@@ -109,7 +109,7 @@ fn make_objects(
     held: &mut Held,
     warnings: &mut Vec<String>,
 ) -> Result<Ends, LatencyError> {
-    let spec = |role| EndSpec {
+    let spec = |role| LatencyEndSpec {
         role,
         config: config.clone(),
         fifos: None,
@@ -270,7 +270,7 @@ const GRACE: Duration = Duration::from_secs(2);
 /// One end's launch through the one launcher: its spec as JSON, the region as
 /// its control page, and its descriptors.
 fn launch_end<'a>(
-    spec: &EndSpec,
+    spec: &LatencyEndSpec,
     fds: Fds,
     region: &'a Region,
     program: &'a EndProgram,
@@ -304,7 +304,7 @@ fn run_ends(
     region: &Region,
     held: &mut Held,
     tick: &mut impl FnMut(LiveSample) -> bool,
-) -> Result<Vec<Reaped<EndOutcome>>, LatencyError> {
+) -> Result<Vec<Reaped<LatencyEndOutcome>>, LatencyError> {
     let sample = || LiveSample {
         done: region.done(),
         of: u64::from(config.round_trips),
@@ -316,7 +316,7 @@ fn run_ends(
         ending: Ending::AnyExit,
         grace: GRACE,
     };
-    let supervised = supervise::<EndOutcome>(launches, &policy, || {
+    let supervised = supervise::<LatencyEndOutcome>(launches, &policy, || {
         let holding = region.header().holding.0.load(Ordering::Acquire);
         if held.fifo_dir.is_some() && holding >= 2 {
             // Both ends hold the FIFOs: the names (and the folder) can go.
@@ -355,10 +355,10 @@ fn run_ends(
 /// rather than its partner, which then only saw the other end gone; never one
 /// the harness killed itself, waiting for a message that could not come.
 fn reports(
-    ping: Reaped<EndOutcome>,
-    pong: Reaped<EndOutcome>,
+    ping: Reaped<LatencyEndOutcome>,
+    pong: Reaped<LatencyEndOutcome>,
 ) -> Result<(PingReport, Usage), LatencyError> {
-    let outcome = |end: Reaped<EndOutcome>, role: &'static str| {
+    let outcome = |end: Reaped<LatencyEndOutcome>, role: &'static str| {
         end.outcome.map_err(|silent| LatencyError::End {
             role,
             message: format!("it died ({}): {}", silent.status, silent.stderr),
@@ -369,10 +369,12 @@ fn reports(
     match (outcome(ping, "ping"), outcome(pong, "pong")) {
         (Err(died), _) if ping_by_itself => Err(died),
         (_, Err(died)) if pong_by_itself => Err(died),
-        (Ok(EndOutcome::Failed { message }), _) => failed("ping", message),
-        (_, Ok(EndOutcome::Failed { message })) => failed("pong", message),
+        (Ok(LatencyEndOutcome::Failed { message }), _) => failed("ping", message),
+        (_, Ok(LatencyEndOutcome::Failed { message })) => failed("pong", message),
         (Err(died), _) | (_, Err(died)) => Err(died),
-        (Ok(EndOutcome::Ping(report)), Ok(EndOutcome::Pong(usage))) => Ok((*report, usage)),
+        (Ok(LatencyEndOutcome::Ping(report)), Ok(LatencyEndOutcome::Pong(usage))) => {
+            Ok((*report, usage))
+        }
         // Failures were returned above.
         _ => failed("ping", "the ends answered out of turn".into()),
     }
