@@ -26,6 +26,7 @@
 //! [`entry`] is every child's entry point (`pipebench write|read|ipc-end|...`);
 //! the binary's `cli` module is the command line.
 
+#![warn(unreachable_pub)]
 pub mod ends;
 pub mod engine;
 pub mod entry;

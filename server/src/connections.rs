@@ -27,13 +27,13 @@ use tokio::sync::Notify;
 
 /// Bytes received on one connection so far.
 #[derive(Debug, Default)]
-pub struct Activity {
+pub(crate) struct Activity {
     bytes_read: AtomicU64,
 }
 
 impl Activity {
     /// Bytes read from the socket so far.
-    pub fn bytes_read(&self) -> u64 {
+    pub(crate) fn bytes_read(&self) -> u64 {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
@@ -44,14 +44,14 @@ impl Activity {
 }
 
 /// A stream whose reads are counted in an [`Activity`].
-pub struct Watched<S> {
+pub(crate) struct Watched<S> {
     inner: S,
     activity: Arc<Activity>,
 }
 
 impl<S> Watched<S> {
     /// `inner`, counted in `activity`.
-    pub fn new(inner: S, activity: Arc<Activity>) -> Self {
+    pub(crate) fn new(inner: S, activity: Arc<Activity>) -> Self {
         Watched { inner, activity }
     }
 }
@@ -104,7 +104,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
 /// One connection's state, as the registry sees it.
 #[derive(Debug)]
-pub struct Slot {
+pub(crate) struct Slot {
     /// Requests being answered (HTTP), or runs queued, running or being saved
     /// (WebSocket): a busy WebSocket is never dropped.
     busy: AtomicUsize,
@@ -120,26 +120,26 @@ pub struct Slot {
 
 impl Slot {
     /// Resolves when the registry asks this connection to close.
-    pub async fn evicted(&self) {
+    pub(crate) async fn evicted(&self) {
         self.evict.notified().await;
     }
 
     /// Whether the registry has asked this connection to close.
     #[cfg(test)]
-    pub fn is_evicting(&self) -> bool {
+    pub(crate) fn is_evicting(&self) -> bool {
         self.evicting.load(Ordering::SeqCst)
     }
 
     /// The connection will not close after all (it became busy): it may be
     /// chosen again later.
-    pub fn spare(&self) {
+    pub(crate) fn spare(&self) {
         self.evicting.store(false, Ordering::SeqCst);
     }
 }
 
 /// The open connections of one kind (HTTP or WebSocket).
 #[derive(Debug)]
-pub struct Registry {
+pub(crate) struct Registry {
     start: Instant,
     next: AtomicU64,
     slots: Mutex<HashMap<u64, Arc<Slot>>>,
@@ -156,7 +156,7 @@ impl Default for Registry {
 }
 
 /// A connection's place in the registry: gone when dropped.
-pub struct Entry {
+pub(crate) struct Entry {
     registry: Arc<Registry>,
     id: u64,
     slot: Arc<Slot>,
@@ -164,25 +164,25 @@ pub struct Entry {
 
 impl Entry {
     /// The slot, to share with the connection's task.
-    pub fn slot(&self) -> &Arc<Slot> {
+    pub(crate) fn slot(&self) -> &Arc<Slot> {
         &self.slot
     }
 
     /// Marks the start of a busy stretch (a request, a run).
-    pub fn begin_busy(&self) {
+    pub(crate) fn begin_busy(&self) {
         self.slot.busy.fetch_add(1, Ordering::SeqCst);
         self.touch();
     }
 
     /// Marks the end of a busy stretch.
-    pub fn end_busy(&self) {
+    pub(crate) fn end_busy(&self) {
         self.slot.busy.fetch_sub(1, Ordering::SeqCst);
         self.touch();
     }
 
     /// Sets whether the connection is busy (a WebSocket with a run or not);
     /// the clock restarts when it changes.
-    pub fn set_busy(&self, busy: bool) {
+    pub(crate) fn set_busy(&self, busy: bool) {
         let was = self.slot.busy.swap(usize::from(busy), Ordering::SeqCst) > 0;
         if was != busy {
             self.touch();
@@ -191,14 +191,14 @@ impl Entry {
 
     /// Sets whether a WebSocket message is arriving; the clock restarts when
     /// one starts, and when it ends.
-    pub fn set_partial(&self, partial: bool) {
+    pub(crate) fn set_partial(&self, partial: bool) {
         if self.slot.partial.swap(partial, Ordering::SeqCst) != partial {
             self.touch();
         }
     }
 
     /// Restarts the clock of the current state (e.g. a whole message arrived).
-    pub fn touch(&self) {
+    pub(crate) fn touch(&self) {
         self.slot
             .since_ms
             .store(self.registry.now_ms(), Ordering::SeqCst);
@@ -221,7 +221,7 @@ impl Registry {
     }
 
     /// Adds a connection, idle from now.
-    pub fn register(self: &Arc<Self>) -> Entry {
+    pub(crate) fn register(self: &Arc<Self>) -> Entry {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let slot = Arc::new(Slot {
             busy: AtomicUsize::new(0),
@@ -243,7 +243,7 @@ impl Registry {
 
     /// How many connections are open.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
@@ -252,7 +252,7 @@ impl Registry {
     /// the longest; with `busy_after`, a connection busy for longer than that
     /// when none is idle (a client that does not read its answer). Returns
     /// whether one was asked.
-    pub fn evict_one(&self, busy_after: Option<Duration>) -> bool {
+    pub(crate) fn evict_one(&self, busy_after: Option<Duration>) -> bool {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let now = self.now_ms();
         let since = |slot: &Slot| slot.since_ms.load(Ordering::SeqCst);

@@ -5,7 +5,7 @@
 ///
 /// One function for both contexts: escaping quotes in text is harmless, and a
 /// single helper means no call site picks the wrong one.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {
@@ -22,7 +22,7 @@ pub fn escape(text: &str) -> String {
 
 /// Reverses the entity escapes mdBook and [`escape`] write into attribute values,
 /// so a link such as `a.html?x=1&amp;y=2` can be checked as the browser sees it.
-pub fn unescape_attribute(value: &str) -> String {
+pub(crate) fn unescape_attribute(value: &str) -> String {
     value
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
@@ -33,7 +33,7 @@ pub fn unescape_attribute(value: &str) -> String {
 }
 
 /// Where the `<head>` element's content starts: just after `<head ...>`.
-pub fn head_content_start(html: &str) -> Option<usize> {
+pub(crate) fn head_content_start(html: &str) -> Option<usize> {
     let bytes = html.as_bytes();
     let mut from = 0;
     while let Some(pos) = find_ascii_ci(&bytes[from..], b"<head") {
@@ -52,7 +52,7 @@ pub fn head_content_start(html: &str) -> Option<usize> {
 }
 
 /// Case-insensitive search for an ASCII needle.
-pub fn find_ascii_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(crate) fn find_ascii_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     if needle.is_empty() || haystack.len() < needle.len() {
         return None;
     }
@@ -62,7 +62,7 @@ pub fn find_ascii_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// The inline `<script>` elements of a page (those without `src`), as their
 /// exact text content: what a CSP `'sha256-…'` source must hash.
-pub fn inline_scripts(html: &str) -> Vec<&str> {
+pub(crate) fn inline_scripts(html: &str) -> Vec<&str> {
     let bytes = html.as_bytes();
     let mut scripts = Vec::new();
     let mut from = 0;
@@ -91,7 +91,7 @@ pub fn inline_scripts(html: &str) -> Vec<&str> {
 }
 
 /// Decodes `%XX` escapes; malformed ones are kept as written.
-pub fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -9,6 +9,7 @@
 //! path). Course labs, their progress, the exported reports and the
 //! instructor's merge live in [`labs`].
 
+#![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
 pub mod book;

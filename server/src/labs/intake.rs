@@ -26,7 +26,7 @@ use super::names::{self, escape_controls, quote, BadName};
 pub const MAX_REPORT_BYTES: u64 = 8 << 20;
 
 /// Throughput beyond any machine's memory bandwidth: a figure above it is made up.
-pub const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
+pub(crate) const MAX_PLAUSIBLE_GIB_S: f64 = 1024.0;
 
 /// The shortest time a run can take, in ms (a microsecond: no run starts
 /// two processes faster); a smaller `elapsed_ms`, such as 5e-324, only serves
