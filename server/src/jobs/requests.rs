@@ -2,8 +2,8 @@
 //! message becomes the engine's `Job`, or a series of pipe runs queued one at
 //! a time (a sweep, a comparison). Each kind's own file checks its fields
 //! against its lab task (when tagged), the server's bounds and the machine
-//! ([`Kind::plan`]); the WebSocket connection (`ws`) only queues what comes
-//! out, so a new kind of job costs nothing here.
+//! ([`Kind::plan`]); the WebSocket connection (`ws`) submits what comes out
+//! and the scheduler steps a series, so a new kind of job costs nothing here.
 
 use pipebench::engine::event::{Event, Failure};
 use pipebench::engine::job::{Job, PipeJob};

@@ -6,17 +6,16 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use pipebench::engine::event::{Event, Finished, ForRun};
+use pipebench::engine::event::Event;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::connections::{Activity, Entry};
 use crate::jobs::protocol::{self, ClientMessage};
-use crate::jobs::requests::{self, Series};
 use crate::jobs::scheduler::{Ticket, Update};
+use crate::labs;
 use crate::labs::store::{now_ms, Record};
-use crate::labs::{self, LabTag};
 use crate::state::{AppState, ConnectionLimits};
-use crate::store::saving::{self, Keep, NoteRefused, Reply, SaveStore};
+use crate::store::saving::{self, NoteRefused, Reply, SaveStore};
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -31,7 +30,7 @@ pub(crate) const MAX_FRAME: usize = 64 * 1024;
 /// (e.g. "shutting down") before it closes the socket anyway.
 const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The run this connection has queued or running, and its messages.
+/// The submission this connection has queued or running, and its updates.
 type Current = Option<(Ticket, UnboundedReceiver<Update>)>;
 
 /// What a connection's loop watches besides its messages: the bytes arriving
@@ -45,33 +44,24 @@ pub(crate) struct Watch {
     pub(crate) entry: Entry,
 }
 
-/// What a finished run still sends after its last message: its `saved`, then
-/// (the end of a sweep) `done`.
+/// What a submission still says after the page's session with it ended.
 enum Drained {
-    /// A message to forward.
+    /// A message to forward (a `saved`, a series' last word).
     Message(String),
-    /// Nothing more will come for that run; send this, if anything.
-    End(Option<String>),
+    /// Nothing more will come.
+    End,
 }
 
-/// Forwards the `saved`s a finished run sends after its result (`crate::store::saving`
-/// says which, in order), tagged with the run's id, then `then` (a sweep's
-/// `done`, which must come after its last run's `saved`). It ends when the
-/// run's thread drops its channel.
-fn drain(
-    run: u64,
-    mut updates: UnboundedReceiver<Update>,
-    then: Option<String>,
-    out: &UnboundedSender<Drained>,
-) {
+/// Forwards what a submission still says after its session ended (its last
+/// run's `saved`s, in the order `crate::store::saving` says them, and a
+/// series' last word after them), until its last run's thread lets go of it.
+fn drain(mut updates: UnboundedReceiver<Update>, out: &UnboundedSender<Drained>) {
     let out = out.clone();
     tokio::spawn(async move {
         while let Some(update) = updates.recv().await {
-            if let Update::Saved(reply) = update {
-                let _ = out.send(Drained::Message(reply.to_json_for_run(run)));
-            }
+            let _ = out.send(Drained::Message(update.to_json()));
         }
-        let _ = out.send(Drained::End(then));
+        let _ = out.send(Drained::End);
     });
 }
 
@@ -106,16 +96,11 @@ struct Connection {
     activity: Option<Arc<Activity>>,
     /// Its slot among the open WebSockets.
     entry: Entry,
+    /// The submission (a run, or a series the scheduler steps) whose session is open.
     current: Current,
-    /// A sweep or a comparison under way on this connection: its runs go
-    /// through the queue one at a time, each submitted when the one before it
-    /// ended, so other pages' runs can take their turn in between.
-    series: Option<Box<dyn Series>>,
-    /// The lab task the current run or series is for: its results are recorded there.
-    lab: Option<LabTag>,
-    /// Where finished runs' `saved`s come back ([`drain`]).
+    /// Where ended sessions' `saved`s come back ([`drain`]).
     drained_out: UnboundedSender<Drained>,
-    /// Finished runs whose `saved` is still to come.
+    /// Ended sessions whose `saved`s are still to come.
     saving: usize,
     /// Bytes read when the last whole message arrived: more since means one is arriving.
     mark: u64,
@@ -134,8 +119,6 @@ impl Connection {
             activity: watch.activity,
             entry: watch.entry,
             current: None,
-            series: None,
-            lab: None,
             drained_out,
             saving: 0,
             mark: 0,
@@ -152,7 +135,7 @@ impl Connection {
 
     /// Whether it has a run queued, running, or still being saved.
     fn busy(&self) -> bool {
-        self.current.is_some() || self.series.is_some() || self.saving > 0
+        self.current.is_some() || self.saving > 0
     }
 
     /// Before each event: its slot says whether it is busy, and a busy
@@ -184,13 +167,7 @@ impl Connection {
             self.idle_since = Instant::now();
             self.entry.touch();
         }
-        let flow = on_message(
-            message,
-            &mut self.current,
-            &mut self.series,
-            &mut self.lab,
-            state,
-        );
+        let flow = on_message(message, &mut self.current, state);
         match flow {
             // A refusal: it belongs to no run, so it carries no run id.
             Flow::Reply(reply) => Next::Send(vec![reply.to_json()]),
@@ -210,45 +187,25 @@ impl Connection {
         }
     }
 
-    /// An event of the current run. What the run left is saved on its thread
-    /// (`crate::store::saving`): its `saved`s follow its last event through [`drain`].
-    fn on_event(&mut self, event: Event, state: &AppState) -> Vec<String> {
-        let replies = if self.series.is_some() {
-            on_series_event(
-                event,
-                &mut self.current,
-                &mut self.series,
-                &self.lab,
-                state,
-                &self.drained_out,
-                &mut self.saving,
-            )
-        } else {
-            let json = tagged(&self.current, &event);
-            if event.is_final() {
-                let kept = matches!(event, Event::Result(_));
-                finish_run(
-                    &mut self.current,
-                    kept.then_some(None),
-                    &self.drained_out,
-                    &mut self.saving,
-                );
+    /// An update of the current submission, forwarded as it is; when the
+    /// page's session with it ends, what it still says goes through [`drain`].
+    fn on_update(&mut self, update: Update) -> Vec<String> {
+        if update.ends_session() {
+            if let Some((_ticket, updates)) = self.current.take() {
+                self.saving += 1;
+                drain(updates, &self.drained_out);
             }
-            vec![json]
-        };
-        if self.current.is_none() && self.series.is_none() {
-            self.lab = None;
         }
-        replies
+        vec![update.to_json()]
     }
 
-    /// A finished run's `saved`, or the end of what it still had to say.
+    /// What an ended session still says, or that it has said everything.
     fn on_drained(&mut self, message: Drained) -> Vec<String> {
         match message {
             Drained::Message(json) => vec![json],
-            Drained::End(then) => {
+            Drained::End => {
                 self.saving = self.saving.saturating_sub(1);
-                then.into_iter().collect()
+                Vec::new()
             }
         }
     }
@@ -319,8 +276,8 @@ where
         connection.before_event();
         let next = tokio::select! {
             incoming = stream.next() => connection.on_incoming(incoming, &state).await,
-            event = next_event(&mut connection.current) => {
-                Next::Send(connection.on_event(event, &state))
+            update = next_update(&mut connection.current) => {
+                Next::Send(connection.on_update(update))
             }
             Some(message) = drained.recv() => Next::Send(connection.on_drained(message)),
             _ = tick.tick() => connection.on_tick(Instant::now()),
@@ -356,24 +313,6 @@ where
     drop(connection);
 }
 
-/// Ends the current run on this connection. With `kept` (`Some(then)`), the
-/// run's thread will still send whether its result was saved: that `saved`
-/// is forwarded, then `then`.
-fn finish_run(
-    current: &mut Current,
-    kept: Option<Option<String>>,
-    drained: &UnboundedSender<Drained>,
-    saving: &mut usize,
-) {
-    let Some((ticket, updates)) = current.take() else {
-        return;
-    };
-    if let Some(then) = kept {
-        *saving += 1;
-        drain(ticket.id(), updates, then, drained);
-    }
-}
-
 /// Sends a Close frame with `reason` (but waits for a peer that reads
 /// nothing no longer than a second).
 async fn close_with<S: Sink<Message> + Unpin>(socket: &mut S, code: u16, reason: String) {
@@ -384,89 +323,22 @@ async fn close_with<S: Sink<Message> + Unpin>(socket: &mut S, code: u16, reason:
     let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
 }
 
-/// A message of a series' current run (a sweep's, a comparison's): a result
-/// becomes the series' own event (a `point`, a `leg`) and its next run is
-/// submitted; the last run's `saved` is followed by the series' last word
-/// (`done`, the `verdict`). A cancel or an error ends the whole series (what a
-/// cancelled series still says comes after it).
-fn on_series_event(
-    event: Event,
-    current: &mut Current,
-    series: &mut Option<Box<dyn Series>>,
-    lab: &Option<LabTag>,
-    state: &AppState,
-    drained: &UnboundedSender<Drained>,
-    saving: &mut usize,
-) -> Vec<String> {
-    let Some(running) = series.as_mut() else {
-        return vec![tagged(current, &event)];
-    };
-    let Event::Result(Finished::Pipe(result)) = event else {
-        let mut out = vec![tagged(current, &event)];
-        if event.is_final() {
-            if matches!(event, Event::Cancelled) {
-                if let Some(last) = running.on_cancel() {
-                    out.push(tagged(current, &last));
-                }
-            }
-            *current = None;
-            *series = None;
-        }
-        return out;
-    };
-    let own = running.on_result(*result);
-    let mut out = vec![tagged(current, &own)];
-    match running.next_run() {
-        None => {
-            let run = current.as_ref().map_or(0, |(ticket, _)| ticket.id());
-            let last = running.last_word(run);
-            finish_run(current, Some(Some(last)), drained, saving);
-            *series = None;
-        }
-        Some(plan) => {
-            finish_run(current, Some(None), drained, saving);
-            let keep = Keep {
-                lab: lab.clone(),
-                value: running.current_value(),
-            };
-            match state.scheduler.submit(requests::pipe_job(plan), keep) {
-                Ok(run) => *current = Some(run),
-                Err(err) => {
-                    let noun = running.noun();
-                    out.push(Event::error(format!("the {noun} stopped: {err}")).to_json());
-                    *series = None;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The JSON of a message of the current run, tagged with the run's id.
-fn tagged(current: &Current, event: &Event) -> String {
-    match current {
-        Some((ticket, _)) => ForRun {
-            run: ticket.id(),
-            event,
-        }
-        .to_json(),
-        None => event.to_json(),
-    }
-}
-
 /// The server is stopping: forward what the current run still has to say
 /// (its end, e.g. "the server is shutting down"), then close.
 async fn say_last_words<S: Sink<Message> + Unpin>(socket: &mut S, current: &mut Current) {
     let deadline = tokio::time::Instant::now() + LAST_WORD_TIMEOUT;
     while current.is_some() {
-        let Ok(event) = tokio::time::timeout_at(deadline, next_event(current)).await else {
+        let Ok(update) = tokio::time::timeout_at(deadline, next_update(current)).await else {
             break;
         };
-        let json = tagged(current, &event);
-        if event.is_final() {
+        if update.ends_session() {
             *current = None;
         }
-        if socket.send(Message::Text(json.into())).await.is_err() {
+        if socket
+            .send(Message::Text(update.to_json().into()))
+            .await
+            .is_err()
+        {
             return;
         }
     }
@@ -508,28 +380,20 @@ enum Flow {
     Close,
 }
 
-/// The next message of the current run; never resolves when there is none.
-/// (A run's `saved` comes after its last event, by then handed to [`drain`].)
-async fn next_event(current: &mut Current) -> Event {
+/// The next update of the current submission; never resolves when there is
+/// none. Its thread always ends a session before it lets go of the channel.
+async fn next_update(current: &mut Current) -> Update {
     let Some((_, updates)) = current else {
         return std::future::pending().await;
     };
-    loop {
-        match updates.recv().await {
-            Some(Update::Event(event)) => return event,
-            Some(Update::Saved(_)) => continue,
-            None => return Event::error("the run ended without a result"),
-        }
-    }
+    updates.recv().await.unwrap_or_else(|| Update::Event {
+        run: None,
+        event: Event::error("the run ended without a result"),
+        ends_session: true,
+    })
 }
 
-fn on_message(
-    message: Message,
-    current: &mut Current,
-    series: &mut Option<Box<dyn Series>>,
-    lab: &mut Option<LabTag>,
-    state: &AppState,
-) -> Flow {
+fn on_message(message: Message, current: &mut Current, state: &AppState) -> Flow {
     let text =
         match message {
             Message::Text(text) => text,
@@ -550,10 +414,7 @@ fn on_message(
         Err(reason) => Flow::Reply(Event::error(reason.to_string())),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
-                // A series stops as a whole: nothing more is submitted.
-                if let Some(series) = series.as_mut() {
-                    series.stop();
-                }
+                // A series stops as a whole: its ticket follows its runs.
                 ticket.cancel();
                 Flow::Quiet
             }
@@ -579,17 +440,9 @@ fn on_message(
         )),
         Ok(ClientMessage::Job(request)) => match request.plan(state) {
             Err(refusal) => Flow::Reply(Event::Error(refusal)),
-            Ok(planned) => match state.scheduler.submit(
-                planned.job,
-                Keep {
-                    lab: planned.lab.clone(),
-                    value: planned.series.as_ref().and_then(|s| s.current_value()),
-                },
-            ) {
+            Ok(planned) => match state.scheduler.submit(planned) {
                 Ok(run) => {
                     *current = Some(run);
-                    *lab = planned.lab;
-                    *series = planned.series;
                     Flow::Quiet
                 }
                 Err(err) => refuse(err),
@@ -649,16 +502,19 @@ mod tests {
         connection.saving = 1;
         let later = connection.idle_since + Duration::from_secs(600);
         assert_eq!(connection.on_tick(later), Next::Send(Vec::new()));
-        // Its last `saved` ends the saving, and the run's last word follows it.
+        // Its last `saved` and a series' last word are forwarded; the end of
+        // what it says ends the saving.
         assert_eq!(
             connection.on_drained(Drained::Message("saved".into())),
             ["saved"]
         );
-        assert_eq!(connection.saving, 1);
         assert_eq!(
-            connection.on_drained(Drained::End(Some("done".into()))),
+            connection.on_drained(Drained::Message("done".into())),
             ["done"]
         );
+        assert_eq!(connection.saving, 1);
+        assert!(connection.busy());
+        assert!(connection.on_drained(Drained::End).is_empty());
         assert_eq!(connection.saving, 0);
         assert!(!connection.busy());
     }

@@ -335,6 +335,61 @@ async fn a_sweep_runs_every_value_as_a_queued_run_and_ends_with_done() {
     assert_eq!(server.results_once(6).await.len(), 6);
 }
 
+/// The scheduler steps a sweep: each run's `saved` comes right after its
+/// `point`, before anything of the next run, and the next run re-enters the
+/// queue at the back, so another page's run waiting meanwhile goes first.
+#[tokio::test]
+async fn a_sweeps_next_run_queues_behind_another_pages_run_and_follows_its_saved() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut sweeper = server.socket().await;
+    let mut other = server.socket().await;
+    send(
+        &mut sweeper,
+        json!({"type":"sweep","step":"write-read","param":"pipe_size",
+               "values":["16KiB","32KiB"],
+               "params":{"seconds":0.4,"buf_size":"4KiB"}}),
+    )
+    .await;
+    let started = recv(&mut sweeper).await;
+    assert_eq!(started["type"], "started", "{started}");
+    // While the sweep's first run goes, another page asks for a run.
+    send(
+        &mut other,
+        run_message("write-read", json!({"bytes":"4MiB"})),
+    )
+    .await;
+    let queued = recv(&mut other).await;
+    assert_eq!(queued["type"], "queued", "{queued}");
+    let (result, _) = recv_until(&mut other, "result", Duration::from_secs(30)).await;
+    let messages = sweep_messages(&mut sweeper, Duration::from_secs(30)).await;
+    let mut all = vec![started];
+    all.extend(messages);
+    let kinds: Vec<&str> = all.iter().map(|m| m["type"].as_str().unwrap()).collect();
+    let points: Vec<usize> = (0..all.len()).filter(|&i| kinds[i] == "point").collect();
+    assert_eq!(points.len(), 2, "{kinds:?}");
+    for &at in &points {
+        let saved = &all[at + 1];
+        assert_eq!(saved["type"], "saved", "{kinds:?}");
+        assert_eq!(saved["run"], all[at]["run"], "{saved}");
+    }
+    // The last `saved` is followed by `done`, and nothing of the first run's
+    // comes after its `saved`.
+    assert_eq!(kinds[points[1] + 2..], ["done"], "{kinds:?}");
+    let first = all[points[0]]["run"].as_u64().unwrap();
+    assert!(all[points[0] + 2..points[1]]
+        .iter()
+        .all(|m| m["run"].as_u64() != Some(first)));
+    // Run ids are handed out as runs enter the queue, and it is first in,
+    // first out: the other page's run went between the sweep's two runs.
+    let second = all[points[1]]["run"].as_u64().unwrap();
+    let between = result["run"].as_u64().unwrap();
+    assert!(
+        first < between && between < second,
+        "{first} {between} {second}"
+    );
+}
+
 #[tokio::test]
 async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
     let _lock = RUN_LOCK.lock().await;

@@ -1,25 +1,30 @@
 //! One run at a time, machine-wide; the others wait in a bounded FIFO queue.
 //!
 //! Benchmarks pin both ends to CPUs, so two runs at once would measure each
-//! other. A connection [`Scheduler::submit`]s a [`Job`] and gets a [`Ticket`] plus a
-//! channel of the job's [`Update`]s (its events, then whether its result was saved). This module owns the queue, the job's own
-//! thread ([`worker`], which drives the engine's one job life) and its
-//! cancellation; the events go on the wire as they are. When a job ends its thread
-//! starts the next one in line. Dropping a ticket (the page went away) cancels the
-//! job, whether it is waiting or running.
+//! other. A connection [`Scheduler::submit`]s what a request planned (a
+//! [`Job`], or the first run of a [`Series`]) and gets a [`Ticket`] plus a
+//! channel of [`Update`]s, each tagged with its run's id. This module owns the
+//! queue, the job's own thread ([`worker`], which drives the engine's one job
+//! life, saves what it left and steps a series: each run's result becomes the
+//! series' own event, its next run re-enters the queue at the back, and its
+//! last word follows the last run's saves) and cancellation. When a job ends
+//! its thread starts the next one in line. Dropping a ticket (the page went
+//! away) cancels the job or series, whether it is waiting or running.
 
 mod worker;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use pipebench::engine::event::Event;
+use pipebench::engine::event::{Event, ForRun};
 use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
+use crate::jobs::requests::{Planned, Series};
 use crate::shutdown::Shutdown;
 use crate::store::saving::{Keep, Reply, Stores};
 
@@ -37,42 +42,132 @@ pub(crate) enum SubmitError {
     ShuttingDown,
 }
 
-/// A job waiting for its turn, or being handed to its thread.
-pub(crate) struct Entry {
-    /// Scheduler-wide id.
+/// A run waiting for its turn, or being handed to its thread: one job, or the
+/// current run of a series (whose next run re-enters the queue as a new
+/// `Queued` when this one's result is saved).
+pub(crate) struct Queued {
+    /// Scheduler-wide id of this run (a series' runs each have their own),
+    /// given when it enters the queue.
     pub(crate) id: u64,
     /// What to run.
     pub(crate) job: Job,
     /// What its result is kept for besides the history (a lab task).
     pub(crate) keep: Keep,
-    /// Where to send the job's events for the page.
-    pub(crate) events: UnboundedSender<Update>,
+    /// The page's end: where updates go, and the stop channel.
+    pub(crate) link: Link,
+    /// The rest of the series this run belongs to, if any.
+    pub(crate) series: Option<Box<dyn Series>>,
+}
+
+/// The page's side of a submission. It follows a series from run to run, so
+/// one [`Ticket`] cancels the whole series wherever it is.
+pub(crate) struct Link {
+    /// The ticket's id, which its runs keep while their own ids change.
+    ticket: u64,
+    /// Where to send the runs' updates for the page.
+    updates: UnboundedSender<Update>,
     /// Receives `()` on cancel; disconnects when the ticket is dropped.
     pub(crate) stop: std_mpsc::Receiver<()>,
 }
 
-/// What a job's thread tells its page, in order: the engine's events, and
-/// after a result (never before) its `Saved`s ([`crate::store::saving`]): the lab's
-/// and the tuned store's when it has them, then exactly one for the history,
-/// whether it has the result or why not.
+/// What the scheduler tells a page about its submission, in order: each run's
+/// events, then (after a result, never before) its `Saved`s
+/// ([`crate::store::saving`]): the lab's and the tuned store's when it has
+/// them, then exactly one for the history; for a series, each run's result as
+/// the series' own event (a `point`, a `leg`), and after the last run's last
+/// `Saved` the series' last word.
 #[derive(Debug)]
 pub(crate) enum Update {
-    /// An event of the job, as the engine said it.
-    Event(Event),
-    /// Whether a store has what the job left (a profiled run's result is
+    /// An event of run `run`. `ends_session` on the last thing the page
+    /// waits for before it may submit again (a run's final event, a series'
+    /// last result, cancel or error); what follows it is only saves and last words.
+    Event {
+        /// The run it is about (`None`: the series it belongs to, as a
+        /// refusal of its next run, which never got an id).
+        run: Option<u64>,
+        /// What happened.
+        event: Event,
+        /// Whether the page's session ends with it.
+        ends_session: bool,
+    },
+    /// Whether a store has what run `run` left (a profiled run's result is
     /// never in the history).
-    Saved(Reply),
+    Saved {
+        /// The run it is about.
+        run: u64,
+        /// The store's answer.
+        reply: Reply,
+    },
+    /// A series' last word, as JSON (tagged with a run or not, as its kind says).
+    LastWord(String),
 }
 
-impl Entry {
-    /// Sends an event to the connection; a page that went away is not an error.
-    pub(crate) fn send(&self, event: Event) {
-        let _ = self.events.send(Update::Event(event));
+impl Update {
+    /// The message the page gets, tagged with its run's id.
+    pub(crate) fn to_json(&self) -> String {
+        match self {
+            Update::Event {
+                run: Some(run),
+                event,
+                ..
+            } => ForRun { run: *run, event }.to_json(),
+            Update::Event {
+                run: None, event, ..
+            } => event.to_json(),
+            Update::Saved { run, reply } => reply.to_json_for_run(*run),
+            Update::LastWord(json) => json.clone(),
+        }
     }
 
-    /// Tells the connection whether a store has what the job left.
-    pub(crate) fn saved(&self, reply: Reply) {
-        let _ = self.events.send(Update::Saved(reply));
+    /// Whether the page's session ends with it.
+    pub(crate) fn ends_session(&self) -> bool {
+        matches!(
+            self,
+            Update::Event {
+                ends_session: true,
+                ..
+            }
+        )
+    }
+}
+
+impl Link {
+    /// Sends an event of run `run`; a page that went away is not an error.
+    pub(crate) fn send(&self, run: Option<u64>, event: Event, ends_session: bool) {
+        let _ = self.updates.send(Update::Event {
+            run,
+            event,
+            ends_session,
+        });
+    }
+
+    /// Tells the page whether a store has what run `run` left.
+    pub(crate) fn saved(&self, run: u64, reply: Reply) {
+        let _ = self.updates.send(Update::Saved { run, reply });
+    }
+
+    /// A series' last word.
+    pub(crate) fn last_word(&self, json: String) {
+        let _ = self.updates.send(Update::LastWord(json));
+    }
+}
+
+impl Queued {
+    /// Sends an event of this run that is not its last (its place in the queue).
+    fn send(&self, event: Event) {
+        self.link.send(Some(self.id), event, false);
+    }
+
+    /// Ends it without running it (cancelled, or the server stopping): the
+    /// page hears `event`, and a cancelled series what it still says.
+    fn end_unrun(self, event: Event) {
+        let cancelled = matches!(event, Event::Cancelled);
+        self.link.send(Some(self.id), event, true);
+        if let (true, Some(series)) = (cancelled, &self.series) {
+            if let Some(last) = series.on_cancel() {
+                self.link.send(Some(self.id), last, false);
+            }
+        }
     }
 }
 
@@ -80,14 +175,14 @@ impl Entry {
 struct State {
     next_id: u64,
     running: Option<u64>,
-    waiting: VecDeque<Entry>,
+    waiting: VecDeque<Queued>,
     /// Finished jobs whose records are still being saved: shutdown waits
     /// for them, so a result a page saw is never lost.
     saving: usize,
 }
 
-/// What the run threads share with the scheduler.
-pub(crate) struct Shared {
+/// The machine-wide runner: the queue, and what every run thread needs.
+pub(crate) struct Runner {
     state: Mutex<State>,
     /// How the ends are started.
     pub(crate) program: EndProgram,
@@ -96,22 +191,24 @@ pub(crate) struct Shared {
     /// The server's stop switch: once on, running threads kill their run.
     pub(crate) shutdown: Shutdown,
     max_waiting: usize,
+    /// The next ticket's id.
+    next_ticket: AtomicU64,
 }
 
 /// The machine-wide run queue. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Scheduler {
-    shared: Arc<Shared>,
+    shared: Arc<Runner>,
 }
 
 /// A submitted run. Dropping it cancels the run.
 pub(crate) struct Ticket {
     id: u64,
-    shared: Arc<Shared>,
+    shared: Arc<Runner>,
     stop: std_mpsc::Sender<()>,
 }
 
-impl Shared {
+impl Runner {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not wedge the queue for everyone.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -137,20 +234,50 @@ impl Shared {
         state.saving = state.saving.saturating_sub(1);
     }
 
+    /// Puts `queued` at the back of the queue under a new run id, or starts it
+    /// if nothing runs. A series' next run comes back here, so other pages'
+    /// runs take their turn between two of its runs. Refused, it comes back
+    /// with why.
+    pub(crate) fn enqueue(
+        self: &Arc<Self>,
+        mut queued: Queued,
+    ) -> Result<u64, Box<(Queued, SubmitError)>> {
+        if self.shutdown.is_triggered() {
+            return Err(Box::new((queued, SubmitError::ShuttingDown)));
+        }
+        let mut state = self.lock();
+        let busy = state.running.is_some() || !state.waiting.is_empty();
+        if busy && state.waiting.len() >= self.max_waiting {
+            let waiting = state.waiting.len();
+            return Err(Box::new((queued, SubmitError::Busy { waiting })));
+        }
+        state.next_id += 1;
+        let id = state.next_id;
+        queued.id = id;
+        if busy {
+            queued.send(Event::Queued {
+                position: state.waiting.len() + 1,
+            });
+        }
+        state.waiting.push_back(queued);
+        self.start_next(&mut state);
+        Ok(id)
+    }
+
     fn start_next(self: &Arc<Self>, state: &mut State) {
         while state.running.is_none() && !self.shutdown.is_triggered() {
-            let Some(entry) = state.waiting.pop_front() else {
+            let Some(queued) = state.waiting.pop_front() else {
                 return;
             };
             announce_positions(state);
-            let id = entry.id;
+            let id = queued.id;
             state.running = Some(id);
             let shared = Arc::clone(self);
             // The thread owns the run from start to reaping: PR_SET_PDEATHSIG ties
             // the children's lives to the thread that spawned them.
             let spawned = std::thread::Builder::new()
                 .name(format!("run-{id}"))
-                .spawn(move || worker::run(&shared, entry));
+                .spawn(move || worker::run(&shared, queued));
             if let Err(err) = spawned {
                 tracing::error!("cannot start a run thread: {err}");
                 state.running = None;
@@ -160,8 +287,8 @@ impl Shared {
 }
 
 fn announce_positions(state: &State) {
-    for (index, entry) in state.waiting.iter().enumerate() {
-        entry.send(Event::Queued {
+    for (index, queued) in state.waiting.iter().enumerate() {
+        queued.send(Event::Queued {
             position: index + 1,
         });
     }
@@ -190,53 +317,43 @@ impl Scheduler {
             );
         }
         Scheduler {
-            shared: Arc::new(Shared {
+            shared: Arc::new(Runner {
                 state: Mutex::new(State::default()),
                 program,
                 stores,
                 shutdown,
                 max_waiting,
+                next_ticket: AtomicU64::new(1),
             }),
         }
     }
 
-    /// Queues `job`, or starts it if nothing runs; its result is kept for
-    /// what `keep` says besides the history.
+    /// Queues what a page's request planned (one job, or the first run of a
+    /// series, whose next runs the scheduler queues itself), or starts it if
+    /// nothing runs; results are kept for its lab task besides the history.
     pub(crate) fn submit(
         &self,
-        job: Job,
-        keep: Keep,
+        planned: Planned,
     ) -> Result<(Ticket, UnboundedReceiver<Update>), SubmitError> {
-        if self.shared.shutdown.is_triggered() {
-            return Err(SubmitError::ShuttingDown);
-        }
-        let mut state = self.shared.lock();
-        let busy = state.running.is_some() || !state.waiting.is_empty();
-        if busy && state.waiting.len() >= self.shared.max_waiting {
-            return Err(SubmitError::Busy {
-                waiting: state.waiting.len(),
-            });
-        }
-        state.next_id += 1;
-        let id = state.next_id;
-        let (events, receiver) = unbounded_channel();
+        let (updates, receiver) = unbounded_channel();
         let (stop_sender, stop) = std_mpsc::channel();
-        let entry = Entry {
-            id,
+        let Planned { job, series, lab } = planned;
+        let value = series.as_ref().and_then(|series| series.current_value());
+        let ticket = self.shared.next_ticket.fetch_add(1, Ordering::Relaxed);
+        let queued = Queued {
+            id: 0,
             job,
-            keep,
-            events,
-            stop,
+            keep: Keep { lab, value },
+            link: Link {
+                ticket,
+                updates,
+                stop,
+            },
+            series,
         };
-        if busy {
-            entry.send(Event::Queued {
-                position: state.waiting.len() + 1,
-            });
-        }
-        state.waiting.push_back(entry);
-        self.shared.start_next(&mut state);
+        self.shared.enqueue(queued).map_err(|refused| refused.1)?;
         let ticket = Ticket {
-            id,
+            id: ticket,
             shared: Arc::clone(&self.shared),
             stop: stop_sender,
         };
@@ -256,8 +373,8 @@ impl Scheduler {
         self.shared.shutdown.trigger();
         {
             let mut state = self.shared.lock();
-            for entry in state.waiting.drain(..) {
-                entry.send(Event::error("the server is shutting down"));
+            for queued in state.waiting.drain(..) {
+                queued.end_unrun(Event::error("the server is shutting down"));
             }
         }
         let deadline = Instant::now() + timeout;
@@ -272,28 +389,27 @@ impl Scheduler {
 }
 
 impl Ticket {
-    /// The run's id, unique in this server: pages get it as `"run"`.
-    pub(crate) fn id(&self) -> u64 {
-        self.id
-    }
-
-    /// Cancels the run: a waiting one leaves the queue, a running one is killed.
-    /// Either way the page gets `cancelled` through the run's channel.
+    /// Cancels the run (a series' current one, and with it the series): a
+    /// waiting one leaves the queue, a running one is killed. Either way the
+    /// page gets `cancelled` through the channel.
     pub(crate) fn cancel(&self) {
-        if let Some(entry) = self.leave_queue() {
-            entry.send(Event::Cancelled);
+        if let Some(queued) = self.leave_queue() {
+            queued.end_unrun(Event::Cancelled);
         } else {
             // Running (or about to): its thread checks this channel every 50 ms.
             let _ = self.stop.send(());
         }
     }
 
-    fn leave_queue(&self) -> Option<Entry> {
+    fn leave_queue(&self) -> Option<Queued> {
         let mut state = self.shared.lock();
-        let index = state.waiting.iter().position(|entry| entry.id == self.id)?;
-        let entry = state.waiting.remove(index);
+        let index = state
+            .waiting
+            .iter()
+            .position(|queued| queued.link.ticket == self.id)?;
+        let queued = state.waiting.remove(index);
         announce_positions(&state);
-        entry
+        queued
     }
 }
 
