@@ -1,7 +1,7 @@
 //! Who holds the server's connections, and which one to drop when a new page
 //! needs the room.
 //!
-//! Every accepted TCP connection is read through [`Watched`], which counts the
+//! Every accepted TCP connection is read through [`Counted`], which counts the
 //! bytes that arrive ([`Activity`]): after a WebSocket upgrade the socket is
 //! still read through it, so the WebSocket's own loop can tell a message in
 //! progress (bytes arrived, no whole message yet) from a silent socket.
@@ -44,19 +44,19 @@ impl Activity {
 }
 
 /// A stream whose reads are counted in an [`Activity`].
-pub(crate) struct Watched<S> {
+pub(crate) struct Counted<S> {
     inner: S,
     activity: Arc<Activity>,
 }
 
-impl<S> Watched<S> {
+impl<S> Counted<S> {
     /// `inner`, counted in `activity`.
     pub(crate) fn new(inner: S, activity: Arc<Activity>) -> Self {
-        Watched { inner, activity }
+        Counted { inner, activity }
     }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
+impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -72,7 +72,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -156,13 +156,13 @@ impl Default for Registry {
 }
 
 /// A connection's place in the registry: gone when dropped.
-pub(crate) struct Entry {
+pub(crate) struct Registration {
     registry: Arc<Registry>,
     id: u64,
     slot: Arc<Slot>,
 }
 
-impl Entry {
+impl Registration {
     /// The slot, to share with the connection's task.
     pub(crate) fn slot(&self) -> &Arc<Slot> {
         &self.slot
@@ -205,7 +205,7 @@ impl Entry {
     }
 }
 
-impl Drop for Entry {
+impl Drop for Registration {
     fn drop(&mut self) {
         self.registry
             .slots
@@ -221,7 +221,7 @@ impl Registry {
     }
 
     /// Adds a connection, idle from now.
-    pub(crate) fn register(self: &Arc<Self>) -> Entry {
+    pub(crate) fn register(self: &Arc<Self>) -> Registration {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let slot = Arc::new(Slot {
             busy: AtomicUsize::new(0),
@@ -234,7 +234,7 @@ impl Registry {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, Arc::clone(&slot));
-        Entry {
+        Registration {
             registry: Arc::clone(self),
             id,
             slot,

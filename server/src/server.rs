@@ -20,7 +20,7 @@ use tokio::sync::Semaphore;
 
 use crate::book::BookError;
 use crate::config::{build_book, Config};
-use crate::connections::{Activity, Registry, Watched};
+use crate::connections::{Activity, Counted, Registry};
 use crate::http::app::router;
 use crate::http::peer::{Admission, PeerPolicy};
 use crate::http::security::{HostPolicy, Token};
@@ -611,7 +611,7 @@ fn serve_connection(
     });
     async move {
         let connection = http
-            .serve_connection(TokioIo::new(Watched::new(stream, activity)), counted)
+            .serve_connection(TokioIo::new(Counted::new(stream, activity)), counted)
             .with_upgrades();
         tokio::pin!(connection);
         tokio::select! {
@@ -639,7 +639,7 @@ fn serve_connection(
 }
 
 /// Counts a request as answered when dropped, even if its future is cancelled.
-struct InFlight(Arc<AtomicUsize>, Arc<crate::connections::Entry>);
+struct InFlight(Arc<AtomicUsize>, Arc<crate::connections::Registration>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {

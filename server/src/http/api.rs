@@ -301,7 +301,15 @@ pub(crate) async fn run_socket(
         .max_frame_size(ws::MAX_FRAME)
         .on_upgrade(move |socket| async move {
             let entry = state.websocket_slots.register();
-            ws::serve(socket, state, ws::Watch { activity, entry }).await;
+            ws::serve(
+                socket,
+                state,
+                ws::Presence {
+                    activity,
+                    registration: entry,
+                },
+            )
+            .await;
             drop(permit);
         })
 }

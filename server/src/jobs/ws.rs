@@ -9,7 +9,7 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use pipebench::engine::event::Event;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::connections::{Activity, Entry};
+use crate::connections::{Activity, Registration};
 use crate::jobs::protocol::{self, ClientMessage};
 use crate::jobs::scheduler::{Ticket, Update};
 use crate::labs;
@@ -33,15 +33,15 @@ const LAST_WORD_TIMEOUT: Duration = Duration::from_secs(3);
 /// The submission this connection has queued or running, and its updates.
 type Current = Option<(Ticket, UnboundedReceiver<Update>)>;
 
-/// What a connection's loop watches besides its messages: the bytes arriving
+/// What a connection's loop follows besides its messages: the bytes arriving
 /// on its socket (to see a message in progress) and its place among the open
 /// WebSockets (to say whether it is busy, and to hear it should make room).
-pub(crate) struct Watch {
+pub(crate) struct Presence {
     /// The socket's byte counter, when the connection came through the
     /// server's accept loop.
     pub(crate) activity: Option<Arc<Activity>>,
     /// Its slot among the open WebSockets.
-    pub(crate) entry: Entry,
+    pub(crate) registration: Registration,
 }
 
 /// What a submission still says after the page's session with it ended.
@@ -95,7 +95,7 @@ struct Connection {
     /// server's accept loop.
     activity: Option<Arc<Activity>>,
     /// Its slot among the open WebSockets.
-    entry: Entry,
+    registration: Registration,
     /// The submission (a run, or a series the scheduler steps) whose session is open.
     current: Current,
     /// Where ended sessions' `saved`s come back ([`drain`]).
@@ -111,13 +111,13 @@ struct Connection {
 impl Connection {
     fn new(
         limits: Arc<ConnectionLimits>,
-        watch: Watch,
+        presence: Presence,
         drained_out: UnboundedSender<Drained>,
     ) -> Self {
         let mut connection = Connection {
             limits,
-            activity: watch.activity,
-            entry: watch.entry,
+            activity: presence.activity,
+            registration: presence.registration,
             current: None,
             drained_out,
             saving: 0,
@@ -142,7 +142,7 @@ impl Connection {
     /// connection is never idle.
     fn before_event(&mut self) {
         let busy = self.busy();
-        self.entry.set_busy(busy);
+        self.registration.set_busy(busy);
         if busy {
             self.idle_since = Instant::now();
         }
@@ -156,7 +156,7 @@ impl Connection {
     ) -> Next {
         self.mark = self.bytes_read();
         self.partial_since = None;
-        self.entry.set_partial(false);
+        self.registration.set_partial(false);
         let message = match incoming {
             Some(Ok(message)) => message,
             Some(Err(err)) if is_too_big(&err) => return Next::TooBig,
@@ -165,7 +165,7 @@ impl Connection {
         };
         if !matches!(message, Message::Ping(_) | Message::Pong(_)) {
             self.idle_since = Instant::now();
-            self.entry.touch();
+            self.registration.touch();
         }
         let flow = on_message(message, &mut self.current, state);
         match flow {
@@ -216,7 +216,7 @@ impl Connection {
         let limits = &self.limits;
         if self.activity.is_some() && self.bytes_read() > self.mark {
             let since = *self.partial_since.get_or_insert(now);
-            self.entry.set_partial(true);
+            self.registration.set_partial(true);
             if now.duration_since(since) >= limits.ws_message_timeout {
                 tracing::warn!(
                     "closed a WebSocket whose message did not arrive in {:?}",
@@ -240,10 +240,10 @@ impl Connection {
     }
 
     /// The registry asks it to make room for a newer page: an idle connection
-    /// closes, one with a run to watch stays.
+    /// closes, one with a run under way stays.
     fn on_evicted(&mut self) -> Next {
         if self.busy() {
-            self.entry.slot().spare();
+            self.registration.slot().spare();
             return Next::Send(Vec::new());
         }
         tracing::info!("closed an idle WebSocket to make room for a new page");
@@ -255,14 +255,14 @@ impl Connection {
 /// Serves one connection until the page closes it, the server stops, it has
 /// been silent too long with no run, a message of it takes too long to
 /// arrive, or it is asked to make room for a newer page while idle.
-pub(crate) async fn serve(socket: WebSocket, state: AppState, watch: Watch) {
+pub(crate) async fn serve(socket: WebSocket, state: AppState, presence: Presence) {
     let (sink, stream) = socket.split();
-    serve_on(sink, stream, state, watch).await;
+    serve_on(sink, stream, state, presence).await;
 }
 
 /// [`serve`] on any pair of message sink and stream: the loop hands each
 /// event to its [`Connection`] method and sends what it answers.
-async fn serve_on<S, R>(mut sink: S, mut stream: R, state: AppState, watch: Watch)
+async fn serve_on<S, R>(mut sink: S, mut stream: R, state: AppState, presence: Presence)
 where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, axum::Error>> + Unpin,
@@ -271,7 +271,7 @@ where
     let limits = Arc::clone(&state.connections);
     let mut tick = tokio::time::interval(tick_period(&limits));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut connection = Connection::new(limits, watch, drained_out);
+    let mut connection = Connection::new(limits, presence, drained_out);
     loop {
         connection.before_event();
         let next = tokio::select! {
@@ -281,7 +281,7 @@ where
             }
             Some(message) = drained.recv() => Next::Send(connection.on_drained(message)),
             _ = tick.tick() => connection.on_tick(Instant::now()),
-            () = connection.entry.slot().evicted() => connection.on_evicted(),
+            () = connection.registration.slot().evicted() => connection.on_evicted(),
             () = state.shutdown.wait() => {
                 say_last_words(&mut sink, &mut connection.current).await;
                 break;
@@ -291,7 +291,7 @@ where
             Next::Send(replies) => {
                 // Busy or not as of this message, before the page hears the
                 // answer: a page told its run is queued must not be dropped as idle.
-                connection.entry.set_busy(connection.busy());
+                connection.registration.set_busy(connection.busy());
                 for reply in replies {
                     if sink.send(Message::Text(reply.into())).await.is_err() {
                         return;
@@ -465,12 +465,12 @@ mod tests {
     fn connection(limits: ConnectionLimits) -> (Connection, Arc<Activity>, Arc<Registry>) {
         let registry = Arc::new(Registry::default());
         let activity = Arc::new(Activity::default());
-        let watch = Watch {
+        let presence = Presence {
             activity: Some(Arc::clone(&activity)),
-            entry: registry.register(),
+            registration: registry.register(),
         };
         let (drained_out, _) = unbounded_channel();
-        let connection = Connection::new(Arc::new(limits), watch, drained_out);
+        let connection = Connection::new(Arc::new(limits), presence, drained_out);
         (connection, activity, registry)
     }
 
@@ -548,8 +548,8 @@ mod tests {
         busy.before_event();
         // Asked to make room all the same (the cap's last resort).
         assert!(registry.evict_one(Some(Duration::ZERO)));
-        assert!(busy.entry.slot().is_evicting());
+        assert!(busy.registration.slot().is_evicting());
         assert_eq!(busy.on_evicted(), Next::Send(Vec::new()));
-        assert!(!busy.entry.slot().is_evicting());
+        assert!(!busy.registration.slot().is_evicting());
     }
 }
