@@ -1,7 +1,7 @@
 //! Who holds the server's connections, and which one to drop when a new page
 //! needs the room.
 //!
-//! Every accepted TCP connection is read through [`Counted`], which counts the
+//! Every accepted TCP connection is read through [`Metered`], which counts the
 //! bytes that arrive ([`Activity`]): after a WebSocket upgrade the socket is
 //! still read through it, so the WebSocket's own loop can tell a message in
 //! progress (bytes arrived, no whole message yet) from a silent socket.
@@ -44,19 +44,19 @@ impl Activity {
 }
 
 /// A stream whose reads are counted in an [`Activity`].
-pub(crate) struct Counted<S> {
+pub(crate) struct Metered<S> {
     inner: S,
     activity: Arc<Activity>,
 }
 
-impl<S> Counted<S> {
+impl<S> Metered<S> {
     /// `inner`, counted in `activity`.
     pub(crate) fn new(inner: S, activity: Arc<Activity>) -> Self {
-        Counted { inner, activity }
+        Metered { inner, activity }
     }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
+impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -72,7 +72,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Metered<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

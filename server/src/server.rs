@@ -20,7 +20,7 @@ use tokio::sync::Semaphore;
 
 use crate::book::BookError;
 use crate::config::{build_book, Config};
-use crate::connections::{Activity, Counted, Registry};
+use crate::connections::{Activity, Metered, Registry};
 use crate::http::app::router;
 use crate::http::peer::{Admission, PeerPolicy};
 use crate::http::security::{HostPolicy, Token};
@@ -611,7 +611,7 @@ fn serve_connection(
     });
     async move {
         let connection = http
-            .serve_connection(TokioIo::new(Counted::new(stream, activity)), counted)
+            .serve_connection(TokioIo::new(Metered::new(stream, activity)), counted)
             .with_upgrades();
         tokio::pin!(connection);
         tokio::select! {

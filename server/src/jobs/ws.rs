@@ -170,8 +170,8 @@ impl Connection {
         let flow = on_message(message, &mut self.current, state);
         match flow {
             // A refusal: it belongs to no run, so it carries no run id.
-            Flow::Reply(reply) => Next::Send(vec![reply.to_json()]),
-            Flow::Save(record) => {
+            AfterMessage::Reply(reply) => Next::Send(vec![reply.to_json()]),
+            AfterMessage::Save(record) => {
                 let id = record.lab().to_string();
                 let reply = match saving::page_note(&state.labs, record).await {
                     Ok(()) => Reply::saved(SaveStore::Labs, Some(id), Ok(())).to_json(),
@@ -182,8 +182,8 @@ impl Connection {
                 };
                 Next::Send(vec![reply])
             }
-            Flow::Quiet => Next::Send(Vec::new()),
-            Flow::Close => Next::End,
+            AfterMessage::Quiet => Next::Send(Vec::new()),
+            AfterMessage::Close => Next::End,
         }
     }
 
@@ -371,7 +371,7 @@ async fn close_too_big<S: Sink<Message> + Unpin>(socket: &mut S) {
 }
 
 /// What to do after a message from the page.
-enum Flow {
+enum AfterMessage {
     /// Answer at once (a refusal, or a reply about no run).
     Reply(Event),
     /// Save a lab record, then answer `saved`.
@@ -393,57 +393,57 @@ async fn next_update(current: &mut Current) -> Update {
     })
 }
 
-fn on_message(message: Message, current: &mut Current, state: &AppState) -> Flow {
+fn on_message(message: Message, current: &mut Current, state: &AppState) -> AfterMessage {
     let text =
         match message {
             Message::Text(text) => text,
-            Message::Binary(_) => return Flow::Reply(Event::error(
+            Message::Binary(_) => return AfterMessage::Reply(Event::error(
                 "binary messages are not understood: send JSON text such as {\"type\":\"cancel\"}",
             )),
-            Message::Close(_) => return Flow::Close,
+            Message::Close(_) => return AfterMessage::Close,
             // Pings are answered by the transport.
-            Message::Ping(_) | Message::Pong(_) => return Flow::Quiet,
+            Message::Ping(_) | Message::Pong(_) => return AfterMessage::Quiet,
         };
     if text.len() > MAX_MESSAGE {
-        return Flow::Reply(Event::error(format!(
+        return AfterMessage::Reply(Event::error(format!(
             "message too large: {} bytes, the limit is {MAX_MESSAGE}",
             text.len()
         )));
     }
     match protocol::parse(text.as_str()) {
-        Err(reason) => Flow::Reply(Event::error(reason.to_string())),
+        Err(reason) => AfterMessage::Reply(Event::error(reason.to_string())),
         Ok(ClientMessage::Cancel) => match current {
             Some((ticket, _)) => {
                 // A series stops as a whole: its ticket follows its runs.
                 ticket.cancel();
-                Flow::Quiet
+                AfterMessage::Quiet
             }
-            None => Flow::Reply(Event::error("there is no run to cancel")),
+            None => AfterMessage::Reply(Event::error("there is no run to cancel")),
         },
         Ok(ClientMessage::Predict { lab, value }) => match labs::check_prediction(&lab, &value) {
-            Ok(()) => Flow::Save(Record::Prediction {
+            Ok(()) => AfterMessage::Save(Record::Prediction {
                 lab,
                 value,
                 at_ms: now_ms(),
             }),
-            Err(err) => Flow::Reply(Event::error(err.to_string())),
+            Err(err) => AfterMessage::Reply(Event::error(err.to_string())),
         },
         Ok(ClientMessage::ResetLab { lab }) => match labs::lab(&lab) {
-            Ok(_) => Flow::Save(Record::Reset {
+            Ok(_) => AfterMessage::Save(Record::Reset {
                 lab,
                 at_ms: now_ms(),
             }),
-            Err(err) => Flow::Reply(Event::error(err.to_string())),
+            Err(err) => AfterMessage::Reply(Event::error(err.to_string())),
         },
-        Ok(ClientMessage::Job(_)) if current.is_some() => Flow::Reply(Event::error(
+        Ok(ClientMessage::Job(_)) if current.is_some() => AfterMessage::Reply(Event::error(
             "this page already has a run queued or running: cancel it or wait for its result",
         )),
         Ok(ClientMessage::Job(request)) => match request.plan(state) {
-            Err(refusal) => Flow::Reply(Event::Error(refusal)),
+            Err(refusal) => AfterMessage::Reply(Event::Error(refusal)),
             Ok(planned) => match state.scheduler.submit(planned) {
                 Ok(run) => {
                     *current = Some(run);
-                    Flow::Quiet
+                    AfterMessage::Quiet
                 }
                 Err(err) => refuse(err),
             },
@@ -452,8 +452,8 @@ fn on_message(message: Message, current: &mut Current, state: &AppState) -> Flow
 }
 
 /// A refusal of the page's message: it belongs to no run.
-fn refuse(reason: impl ToString) -> Flow {
-    Flow::Reply(Event::error(reason.to_string()))
+fn refuse(reason: impl ToString) -> AfterMessage {
+    AfterMessage::Reply(Event::error(reason.to_string()))
 }
 
 #[cfg(test)]

@@ -17,12 +17,12 @@ use crate::jobs::requests::{self, Series};
 use crate::store::saving::{Keep, Said};
 
 /// The page's side of a running job.
-struct Page<'a> {
+struct PageObserver<'a> {
     runner: &'a Runner,
     queued: &'a Queued,
 }
 
-impl Observer for Page<'_> {
+impl Observer for PageObserver<'_> {
     fn event(&mut self, event: Event) {
         // A job's last event is its return value, never said through here.
         self.queued.send(event);
@@ -41,7 +41,7 @@ impl Observer for Page<'_> {
 }
 
 /// What a series does once a run's records are saved.
-enum Step {
+enum SeriesStep {
     /// Nothing: a single job, or a series that was cancelled or failed.
     Over,
     /// Queue this run next.
@@ -69,7 +69,7 @@ pub(super) fn run(runner: &Arc<Runner>, queued: Queued) {
         mut series,
         ..
     } = queued;
-    let mut step = Step::Over;
+    let mut step = SeriesStep::Over;
     runner
         .stores
         .finish(Some(last), not_kept, &keep, |said| match said {
@@ -81,9 +81,9 @@ pub(super) fn run(runner: &Arc<Runner>, queued: Queued) {
         return;
     };
     match step {
-        Step::Over => {}
-        Step::Last => link.last_word(series.last_word(id)),
-        Step::Next(plan) => {
+        SeriesStep::Over => {}
+        SeriesStep::Last => link.last_word(series.last_word(id)),
+        SeriesStep::Next(plan) => {
             let noun = series.noun();
             let value = series.current_value();
             let next = Queued {
@@ -117,7 +117,7 @@ fn run_job(runner: &Runner, queued: &Queued) -> Option<Event> {
                 program: runner.program.clone(),
                 profile_dir: None,
             };
-            let mut page = Page { runner, queued };
+            let mut page = PageObserver { runner, queued };
             queued.job.run(&context, &mut page)
         }
     };
@@ -128,11 +128,16 @@ fn run_job(runner: &Runner, queued: &Queued) -> Option<Event> {
 /// Tells the page a run's last event. In a series a result becomes the
 /// series' own event and says whether another run follows; a cancel is
 /// followed by what the series still says.
-fn say(link: &super::Link, run: u64, series: Option<&mut (dyn Series + '_)>, event: Event) -> Step {
+fn say(
+    link: &super::Link,
+    run: u64,
+    series: Option<&mut (dyn Series + '_)>,
+    event: Event,
+) -> SeriesStep {
     let Some(series) = series else {
         let ends = event.is_final();
         link.send(Some(run), event, ends);
-        return Step::Over;
+        return SeriesStep::Over;
     };
     match event {
         Event::Result(Finished::Pipe(result)) => {
@@ -143,19 +148,19 @@ fn say(link: &super::Link, run: u64, series: Option<&mut (dyn Series + '_)>, eve
             let own = series.on_result(*result);
             let next = series.next_run();
             link.send(Some(run), own, next.is_none());
-            next.map_or(Step::Last, |plan| Step::Next(Box::new(plan)))
+            next.map_or(SeriesStep::Last, |plan| SeriesStep::Next(Box::new(plan)))
         }
         Event::Cancelled => {
             link.send(Some(run), Event::Cancelled, true);
             if let Some(last) = series.on_cancel() {
                 link.send(Some(run), last, false);
             }
-            Step::Over
+            SeriesStep::Over
         }
         other => {
             let ends = other.is_final();
             link.send(Some(run), other, ends);
-            Step::Over
+            SeriesStep::Over
         }
     }
 }
