@@ -174,7 +174,7 @@ fn run_reader(options: &ReaderOptions) -> Result<(), EndError> {
 }
 
 /// One line for a person: how much, how fast, and what it cost the reader.
-pub fn human_summary(report: &EndReport) -> String {
+pub(crate) fn human_summary(report: &EndReport) -> String {
     let mut line = format!(
         "{} in {:.2} s: {:.2} GiB/s (reader: {} calls, {} minor faults, {} voluntary / {} involuntary context switches)",
         ByteSize(report.bytes),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct ByteSize(pub u64);
 
 /// One KiB (2^10 bytes).
-pub const KIB: u64 = 1 << 10;
+pub(crate) const KIB: u64 = 1 << 10;
 /// One MiB (2^20 bytes).
 pub const MIB: u64 = 1 << 20;
 /// One GiB (2^30 bytes), the unit behind every GiB/s in the book.
@@ -49,7 +49,7 @@ impl ByteSize {
     }
 
     /// The size as a `usize`, for buffer lengths.
-    pub fn as_usize(self) -> usize {
+    pub(crate) fn as_usize(self) -> usize {
         usize::try_from(self.0).unwrap_or(usize::MAX)
     }
 }

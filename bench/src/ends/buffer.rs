@@ -15,7 +15,7 @@ pub use crate::process::page_size::{huge_page_size, page_size, pmd_size, HPAGE_P
 
 /// The first and last page (numbered from address 0) that `[address, address +
 /// len)` touches, with pages of `page_size`; `len` must not be 0.
-pub fn pages_spanned(address: u64, len: u64, page_size: u64) -> (u64, u64) {
+pub(crate) fn pages_spanned(address: u64, len: u64, page_size: u64) -> (u64, u64) {
     (address / page_size, (address + len - 1) / page_size)
 }
 
@@ -131,7 +131,7 @@ impl Buffer {
     }
 
     /// The usable bytes (the requested length rounded up to the alignment).
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: start..start+len lies inside our mapping, which we own.
         unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
     }

@@ -55,7 +55,7 @@ const REGION_LEN: usize = 4096;
 
 /// Errors creating or attaching the control region.
 #[derive(Debug, thiserror::Error)]
-pub enum ControlError {
+pub(crate) enum ControlError {
     /// A system call failed.
     #[error("control region: {call} failed: {source}")]
     Sys {
@@ -78,7 +78,7 @@ fn sys(call: &'static str) -> impl FnOnce(rustix::io::Errno) -> ControlError {
 
 /// A mapped control region, owned by the harness or attached by an end.
 #[derive(Debug)]
-pub struct ControlRegion {
+pub(crate) struct ControlRegion {
     fd: Option<OwnedFd>,
     ptr: NonNull<Shared>,
 }
@@ -90,7 +90,7 @@ unsafe impl Sync for ControlRegion {}
 
 impl ControlRegion {
     /// Creates a fresh region backed by a memfd that children can inherit.
-    pub fn create() -> Result<Self, ControlError> {
+    pub(crate) fn create() -> Result<Self, ControlError> {
         let fd =
             memfd_create("pipebench-control", MemfdFlags::CLOEXEC).map_err(sys("memfd_create"))?;
         ftruncate(&fd, REGION_LEN as u64).map_err(sys("ftruncate"))?;
@@ -100,7 +100,7 @@ impl ControlRegion {
     }
 
     /// Attaches to a region whose fd was inherited from the harness.
-    pub fn attach(raw: RawFd) -> Result<Self, ControlError> {
+    pub(crate) fn attach(raw: RawFd) -> Result<Self, ControlError> {
         // SAFETY: the harness passes us an fd it opened for this purpose; if the
         // number is wrong we fail below when mapping it or checking the magic.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
@@ -112,7 +112,7 @@ impl ControlRegion {
     }
 
     /// A private region for an end started by hand (`write | read` in a shell).
-    pub fn local() -> Result<Self, ControlError> {
+    pub(crate) fn local() -> Result<Self, ControlError> {
         // SAFETY: a fresh anonymous mapping, aliasing nothing.
         let ptr = unsafe {
             mmap_anonymous(
@@ -150,14 +150,14 @@ impl ControlRegion {
     }
 
     /// The shared counters.
-    pub fn shared(&self) -> &Shared {
+    pub(crate) fn shared(&self) -> &Shared {
         // SAFETY: ptr points to a live, page-aligned mapping of at least
         // size_of::<Shared>() bytes holding only atomics.
         unsafe { self.ptr.as_ref() }
     }
 
     /// The backing fd, for passing to a child.
-    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+    pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.fd.as_ref().map(|fd| fd.as_fd())
     }
 }
@@ -175,12 +175,12 @@ impl Drop for ControlRegion {
 impl Shared {
     /// Whether the harness asked the ends to stop.
     #[inline]
-    pub fn should_stop(&self) -> bool {
+    pub(crate) fn should_stop(&self) -> bool {
         self.stop.load(Ordering::Relaxed) != 0
     }
 
     /// Asks the ends to stop at the next chunk.
-    pub fn request_stop(&self) {
+    pub(crate) fn request_stop(&self) {
         self.stop.store(1, Ordering::Relaxed);
     }
 }

@@ -119,7 +119,7 @@ impl EndErrorKind {
     /// Whether this failure only echoes the other end's: a reader that stops makes
     /// the writer see a closed pipe, a writer that stops makes the reader see an
     /// early end of file, and the harness kills the survivor of a failed run.
-    pub fn is_echo(self) -> bool {
+    pub(crate) fn is_echo(self) -> bool {
         matches!(
             self,
             EndErrorKind::EarlyEof | EndErrorKind::ReaderGone | EndErrorKind::Killed

@@ -16,13 +16,13 @@ use serde::{Deserialize, Serialize};
 use super::buffer::page_size;
 
 /// kpageflags bit: the first page of a compound page.
-pub const KPF_COMPOUND_HEAD: u32 = 15;
+pub(crate) const KPF_COMPOUND_HEAD: u32 = 15;
 /// kpageflags bit: a later page of a compound page.
-pub const KPF_COMPOUND_TAIL: u32 = 16;
+pub(crate) const KPF_COMPOUND_TAIL: u32 = 16;
 /// kpageflags bit: a huge page (hugetlbfs).
-pub const KPF_HUGE: u32 = 17;
+pub(crate) const KPF_HUGE: u32 = 17;
 /// kpageflags bit: part of a transparent huge page.
-pub const KPF_THP: u32 = 22;
+pub(crate) const KPF_THP: u32 = 22;
 
 /// What the huge-page check found in the writer's buffers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ pub fn thp_mode() -> Option<String> {
 }
 
 /// The bracketed choice in a sysfs selector line such as `always [madvise] never`.
-pub fn parse_bracketed(text: &str) -> Option<String> {
+pub(crate) fn parse_bracketed(text: &str) -> Option<String> {
     let start = text.find('[')? + 1;
     let end = start + text[start..].find(']')?;
     Some(text[start..end].to_string())
@@ -75,7 +75,7 @@ pub struct PageInfo {
 
 /// Where `/proc/self/pagemap` keeps the entry of the page holding `addr`: one
 /// 8-byte entry per page, pages of `page_size`.
-pub fn pagemap_offset(addr: usize, page_size: usize) -> u64 {
+pub(crate) fn pagemap_offset(addr: usize, page_size: usize) -> u64 {
     (addr / page_size * 8) as u64
 }
 
@@ -116,7 +116,7 @@ pub fn inspect_pages(addr: usize, pages: usize) -> std::io::Result<Vec<PageInfo>
 // ANCHOR_END: kpageflags_check
 
 /// AnonHugePages (bytes) of the smaps entry whose range contains `addr`.
-pub fn smaps_anon_huge_bytes(addr: usize) -> Option<u64> {
+pub(crate) fn smaps_anon_huge_bytes(addr: usize) -> Option<u64> {
     let file = BufReader::new(File::open("/proc/self/smaps").ok()?);
     let mut inside = false;
     for line in file.lines() {
@@ -142,7 +142,7 @@ pub fn smaps_anon_huge_bytes(addr: usize) -> Option<u64> {
 }
 
 /// Checks how much of `[addr, addr+len)` is backed by transparent huge pages.
-pub fn check_buffer(addr: usize, len: usize) -> HugePageReport {
+pub(crate) fn check_buffer(addr: usize, len: usize) -> HugePageReport {
     let thp_mode = thp_mode().unwrap_or_else(|| "unknown".into());
     let pages = len / page_size();
     if let Ok(infos) = inspect_pages(addr, pages) {

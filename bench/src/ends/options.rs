@@ -15,17 +15,17 @@ use crate::ends::buffer::page_size;
 use crate::size::{ByteSize, GIB, KIB};
 
 /// The default chunk: 256 KiB, as in the article.
-pub const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
+pub(crate) const DEFAULT_BUF_SIZE: ByteSize = ByteSize(256 * KIB);
 /// What the ends pipe when run by hand (`pipebench write | pipebench read`): the
 /// reference's `bytes_to_pipe` default, 10 GiB, as the article measured. A harness
 /// run has its own, shorter default ([`crate::steps::plan::DEFAULT_RUN_BYTES`]).
-pub const ARTICLE_BYTES: ByteSize = ByteSize(10 * GIB);
+pub(crate) const ARTICLE_BYTES: ByteSize = ByteSize(10 * GIB);
 
 /// Where the reference's small-page buffers start past a page boundary: write.cpp
 /// and read.cpp take 256 KiB from malloc, which glibc serves from an mmap'd chunk
 /// whose first 16 bytes are its header. Huge-page buffers come from aligned_alloc
 /// (offset 0), and a splicing reader has no buffer.
-pub const MALLOC_OFFSET: u16 = 16;
+pub(crate) const MALLOC_OFFSET: u16 = 16;
 
 /// Options both ends share.
 #[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
@@ -185,7 +185,7 @@ impl CommonOptions {
     /// else where the reference programs' allocators put it (malloc's 16-byte
     /// header for small pages, none for aligned huge pages), so `pipebench write |
     /// pipebench read` places its buffers as `./write | ./read` did.
-    pub fn effective_buffer_offset(&self) -> u16 {
+    pub(crate) fn effective_buffer_offset(&self) -> u16 {
         self.buffer_offset
             .unwrap_or(if self.huge_pages { 0 } else { MALLOC_OFFSET })
     }
@@ -215,7 +215,7 @@ impl CommonOptions {
 
 impl WriterOptions {
     /// The argv (after `write`) that reproduces these options.
-    pub fn to_args(&self) -> Vec<OsString> {
+    pub(crate) fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
         push_flag(&mut args, self.vmsplice, "--vmsplice");
         push_flag(&mut args, self.dont_touch_pages, "--dont-touch-pages");
@@ -231,7 +231,7 @@ impl WriterOptions {
     /// page), so a completed vmsplice of one whole buffer means the pipe has already
     /// let go of the other one (the double-buffering argument); else none at all, and
     /// plain write(2) runs on the kernel's default pipe (16 slots, 64 KiB).
-    pub fn effective_pipe_size(&self) -> Option<ByteSize> {
+    pub(crate) fn effective_pipe_size(&self) -> Option<ByteSize> {
         self.pipe_size.or_else(|| {
             self.vmsplice
                 .then(|| ByteSize((self.common.buf_size.bytes() / 2).max(page_size() as u64)))
@@ -239,13 +239,13 @@ impl WriterOptions {
     }
 
     /// How many bytes each call hands over: one chunk of `--buf-size`.
-    pub fn chunk_size(&self) -> usize {
+    pub(crate) fn chunk_size(&self) -> usize {
         self.common.buf_size.as_usize()
     }
 
     /// Bytes of buffer the writer allocates (`writer::allocate_buffers`): two
     /// chunks for the vmsplice double buffer or `--same-buffer`, one otherwise.
-    pub fn buffer_bytes(&self) -> u64 {
+    pub(crate) fn buffer_bytes(&self) -> u64 {
         let chunks = if self.same_buffer || (self.vmsplice && !self.reuse_early) {
             2
         } else {
@@ -257,7 +257,7 @@ impl WriterOptions {
 
 impl ReaderOptions {
     /// The argv (after `read`) that reproduces these options.
-    pub fn to_args(&self) -> Vec<OsString> {
+    pub(crate) fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
         push_flag(&mut args, self.splice, "--splice");
         push_flag(&mut args, self.count_corrupt, "--count-corrupt");

@@ -17,7 +17,7 @@ fn word(w: u64) -> u64 {
 
 /// The expected byte at stream offset `offset`.
 #[inline]
-pub fn expected_byte(offset: u64) -> u8 {
+pub(crate) fn expected_byte(offset: u64) -> u8 {
     word(offset / 8).to_le_bytes()[(offset % 8) as usize]
 }
 
@@ -53,13 +53,13 @@ pub struct Mismatch {
 }
 
 /// The first mismatching byte of `buf`, received at stream offset `offset`.
-pub fn first_mismatch(buf: &[u8], offset: u64) -> Option<Mismatch> {
+pub(crate) fn first_mismatch(buf: &[u8], offset: u64) -> Option<Mismatch> {
     let bad = count_or_find(buf, offset, true).1?;
     Some(bad)
 }
 
 /// How many bytes of `buf` do not match the pattern.
-pub fn count_mismatches(buf: &[u8], offset: u64) -> u64 {
+pub(crate) fn count_mismatches(buf: &[u8], offset: u64) -> u64 {
     count_or_find(buf, offset, false).0
 }
 

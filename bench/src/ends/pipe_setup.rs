@@ -13,7 +13,7 @@ use crate::size::ByteSize;
 const PIPE_MAX_SIZE: &str = "/proc/sys/fs/pipe-max-size";
 
 /// Whether `fd` is a pipe (or FIFO).
-pub fn is_pipe(fd: BorrowedFd<'_>) -> bool {
+pub(crate) fn is_pipe(fd: BorrowedFd<'_>) -> bool {
     fstat(fd)
         .map(|st| FileType::from_raw_mode(st.st_mode) == FileType::Fifo)
         .unwrap_or(false)
@@ -30,7 +30,7 @@ pub fn pipe_max_size() -> Option<ByteSize> {
 }
 
 /// Refuses outputs the writer cannot use: a non-pipe for vmsplice, a terminal always.
-pub fn check_output(out: BorrowedFd<'_>, vmsplice: bool) -> Result<(), EndError> {
+pub(crate) fn check_output(out: BorrowedFd<'_>, vmsplice: bool) -> Result<(), EndError> {
     if rustix::termios::isatty(out) {
         return Err(EndError::StdoutIsTerminal);
     }
@@ -44,7 +44,7 @@ pub fn check_output(out: BorrowedFd<'_>, vmsplice: bool) -> Result<(), EndError>
 }
 
 /// Refuses an input that splice cannot read from.
-pub fn check_input(input: BorrowedFd<'_>, splice: bool) -> Result<(), EndError> {
+pub(crate) fn check_input(input: BorrowedFd<'_>, splice: bool) -> Result<(), EndError> {
     if splice && !is_pipe(input) {
         return Err(EndError::NotAPipe {
             stream: "stdin",
@@ -57,7 +57,7 @@ pub fn check_input(input: BorrowedFd<'_>, splice: bool) -> Result<(), EndError> 
 /// Sets the pipe's capacity, refusing sizes over /proc/sys/fs/pipe-max-size even
 /// for root, so a run behaves the same for every user.
 // ANCHOR: set_pipe_size
-pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError> {
+pub(crate) fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError> {
     if !is_pipe(fd) {
         return Err(EndError::NotAPipe {
             stream: "stdout",
@@ -102,7 +102,7 @@ pub fn capacity(fd: BorrowedFd<'_>) -> Option<u64> {
 
 /// Puts the file description in non-blocking mode, for busy looping.
 // ANCHOR: set_nonblocking
-pub fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
+pub(crate) fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     let flags = fcntl_getfl(fd).map_err(EndError::sys("fcntl(F_GETFL)"))?;
     let flags = flags | OFlags::NONBLOCK;
     fcntl_setfl(fd, flags).map_err(EndError::sys("fcntl(F_SETFL)"))
@@ -121,12 +121,12 @@ fn wait_for(fd: BorrowedFd<'_>, events: PollFlags) -> Result<(), EndError> {
 }
 
 /// Blocks in poll(2) until the pipe has room (or its reader is gone).
-pub fn wait_writable(fd: BorrowedFd<'_>) -> Result<(), EndError> {
+pub(crate) fn wait_writable(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     wait_for(fd, PollFlags::OUT)
 }
 
 /// Blocks in poll(2) until the pipe has data (or its writer is gone).
-pub fn wait_readable(fd: BorrowedFd<'_>) -> Result<(), EndError> {
+pub(crate) fn wait_readable(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     wait_for(fd, PollFlags::IN)
 }
 

@@ -62,7 +62,7 @@ pub struct EndReport {
 /// it failed. The harness reads the kind of failure from here, typed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
-pub enum EndOutcome {
+pub(crate) enum EndOutcome {
     /// The end finished: its report.
     Done {
         /// What it measured.

@@ -14,7 +14,7 @@ use crate::process::launch::{self, REPORT_FD};
 
 /// What one end is told (`pipebench shared-end SPEC`, as JSON).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EndSpec {
+pub(crate) struct EndSpec {
     /// `writer` or `reader`.
     pub writer: bool,
     /// Its number among the writers (a writer's tag).
@@ -33,7 +33,7 @@ pub struct EndSpec {
 
 /// What an end answers.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct EndAnswer {
+pub(crate) struct EndAnswer {
     /// Bytes it moved.
     pub bytes: u64,
     /// A reader: bytes received of each writer, by writer id.
@@ -72,7 +72,7 @@ fn voluntary_switches() -> u64 {
 
 /// `pipebench shared-end SPEC`: one end, on stdout (a writer) or stdin (a
 /// reader); its answer on the report fd.
-pub fn end_main(spec: &str) -> std::process::ExitCode {
+pub(crate) fn end_main(spec: &str) -> std::process::ExitCode {
     let answer = match serde_json::from_str::<EndSpec>(spec) {
         Ok(spec) if spec.writer => write_end(&spec),
         Ok(spec) => read_end(&spec),

@@ -16,7 +16,7 @@ fn unword(w: u64) -> (u32, u64, u64) {
 
 /// A reader's judgement of the stream it saw, read by read.
 #[derive(Debug, Default)]
-pub struct Judge {
+pub(crate) struct Judge {
     words_per_msg: u64,
     /// The only reader: it sees the whole stream, so a message its previous
     /// read ended in must go on at the start of its next.
@@ -35,7 +35,7 @@ pub struct Judge {
 
 impl Judge {
     /// For messages of `msg_size` bytes, read by one of `readers` readers.
-    pub fn new(msg_size: u64, readers: usize) -> Self {
+    pub(crate) fn new(msg_size: u64, readers: usize) -> Self {
         Judge {
             words_per_msg: msg_size / 8,
             sole: readers == 1,
@@ -50,7 +50,7 @@ impl Judge {
     }
 
     /// One read's bytes (a multiple of 8: every write is).
-    pub fn read(&mut self, chunk: &[u8]) {
+    pub(crate) fn read(&mut self, chunk: &[u8]) {
         // (writer, seq, next index) of the message being walked in this read.
         let mut current: Option<(u32, u64, u64)> = None;
         let mut first = true;

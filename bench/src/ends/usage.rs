@@ -29,7 +29,7 @@ pub fn counted(window: Counting, kind: &str, calls: u64) -> Counted {
 }
 
 /// getrusage(RUSAGE_SELF) for this process.
-pub fn self_usage() -> EndUsage {
+pub(crate) fn self_usage() -> EndUsage {
     // SAFETY: getrusage fills the struct we pass; a zeroed rusage is a valid value.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();

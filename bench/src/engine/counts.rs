@@ -39,7 +39,7 @@ pub struct Shape<'a> {
 
 impl Shape<'_> {
     /// The page sizes of the machine this process runs on, asked of the kernel.
-    pub fn machine_pages() -> (u64, u64) {
+    pub(crate) fn machine_pages() -> (u64, u64) {
         (
             crate::ends::buffer::page_size() as u64,
             crate::ends::buffer::huge_page_size() as u64,

@@ -71,12 +71,6 @@ impl Job {
         }
     }
 
-    /// Whether its result is a figure for the history: a profiled run was paused
-    /// while perf attached and shares the CPUs with it, so it is not.
-    pub fn is_clean_measurement(&self) -> bool {
-        !matches!(self, Job::Pipe(job) if job.plan.profile)
-    }
-
     /// Why its result does not go into the results history, when it does not: a
     /// profiled run is no clean figure, and the history holds pipe steps and IPC
     /// runs only (a tool run's result is the page's to show).

@@ -31,7 +31,7 @@ pub enum Stop {
 /// Who drives a job: hears its events and decides when it stops.
 pub trait Observer {
     /// Something happened (started, a progress sample, a profile, ...). The final
-    /// event is returned by [`Job::run`] instead.
+    /// event is returned by [`crate::engine::job::Job::run`] instead.
     fn event(&mut self, event: Event);
 
     /// Waits up to `timeout` (the job's next sample is due then) and says whether
@@ -52,7 +52,7 @@ pub struct JobContext {
 
 impl Stop {
     /// The final event of a job stopped for this reason.
-    pub fn final_event(self) -> Option<Event> {
+    pub(crate) fn final_event(self) -> Option<Event> {
         match self {
             Stop::Cancel => Some(Event::Cancelled),
             Stop::Gone => None,

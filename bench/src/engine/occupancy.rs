@@ -28,11 +28,12 @@ pub const SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_milli
 /// sample, and can be preempted while it holds the pipe's mutex. On a 2-core VM,
 /// every 5 ms cost vmsplice-splice several per cent (the measure test); every
 /// 20 ms keeps the cost within the noise.
-pub const CROWDED_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(20);
+pub(crate) const CROWDED_SAMPLE_INTERVAL: std::time::Duration =
+    std::time::Duration::from_millis(20);
 
 /// The sampling interval for a run whose ends use `ends` (the CPUs they are
 /// pinned to, if any): short when this process may use a CPU neither end uses.
-pub fn interval_for(ends: [Option<usize>; 2]) -> std::time::Duration {
+pub(crate) fn interval_for(ends: [Option<usize>; 2]) -> std::time::Duration {
     let spare = crate::process::cpu::allowed_cpus()
         .into_iter()
         .any(|cpu| !ends.contains(&Some(cpu)));
@@ -156,7 +157,7 @@ pub struct Occupancy {
 impl Occupancy {
     /// Bytes at or above which a sample counts as full for `capacity`: less than
     /// one slot of `slot` bytes left.
-    pub fn full_threshold(capacity: u64, slot: u64) -> u64 {
+    pub(crate) fn full_threshold(capacity: u64, slot: u64) -> u64 {
         capacity.saturating_sub(slot).max(1)
     }
 }
@@ -193,7 +194,7 @@ impl Bucket {
 /// Folds samples into a bounded series: buckets double in width whenever the run
 /// outgrows them, so memory stays bounded however long the run is.
 #[derive(Debug, Clone)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     interval_ms: f64,
     bucket_ms: f64,
     buckets: Vec<Bucket>,
@@ -208,7 +209,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// A recorder for samples about every `interval_ms` into a pipe of `capacity` bytes.
-    pub fn new(interval_ms: f64, capacity: u64) -> Recorder {
+    pub(crate) fn new(interval_ms: f64, capacity: u64) -> Recorder {
         Recorder {
             interval_ms,
             bucket_ms: interval_ms.max(0.01),
@@ -246,7 +247,7 @@ impl Recorder {
     }
 
     /// One sample: `bytes` in the pipe at `t_ms` since the start.
-    pub fn sample(&mut self, t_ms: f64, bytes: u64) {
+    pub(crate) fn sample(&mut self, t_ms: f64, bytes: u64) {
         self.samples += 1;
         if bytes == 0 {
             self.empty += 1;
@@ -261,7 +262,7 @@ impl Recorder {
     }
 
     /// Voluntary context switches of each end counted since the previous call, at `t_ms`.
-    pub fn sleeps(&mut self, t_ms: f64, writer: u64, reader: u64) {
+    pub(crate) fn sleeps(&mut self, t_ms: f64, writer: u64, reader: u64) {
         self.writer_sleeps += writer;
         self.reader_sleeps += reader;
         let bucket = self.bucket(t_ms);
@@ -270,7 +271,7 @@ impl Recorder {
     }
 
     /// The series and its summary, at most [`MAX_POINTS`] points.
-    pub fn finish(mut self) -> Occupancy {
+    pub(crate) fn finish(mut self) -> Occupancy {
         while self.buckets.len() > MAX_POINTS {
             self.halve();
         }
@@ -319,7 +320,7 @@ impl Recorder {
 /// Why watching the pipe could not start.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot watch the pipe's occupancy: {0}")]
-pub struct WatchError(#[from] std::io::Error);
+pub(crate) struct WatchError(#[from] std::io::Error);
 
 /// One end's voluntary context switches, read again and again from its status file.
 #[derive(Debug)]
@@ -372,7 +373,7 @@ const SLEEPS_EVERY_MS: f64 = 50.0;
 /// The harness's watch on a running pipe: a read-end duplicate for FIONREAD, the
 /// ends' status files, and the recorder. Lives inside a `RunHandle`.
 #[derive(Debug)]
-pub struct PipeWatch {
+pub(crate) struct PipeWatch {
     pipe: Option<OwnedFd>,
     interval_ms: f64,
     writer: Option<Sleeps>,
@@ -386,7 +387,7 @@ pub struct PipeWatch {
 impl PipeWatch {
     /// Watches the pipe behind `read_end` (duplicated here, close-on-exec), sampled
     /// about every `interval_ms`.
-    pub fn new(read_end: impl AsFd, interval_ms: f64) -> Result<PipeWatch, WatchError> {
+    pub(crate) fn new(read_end: impl AsFd, interval_ms: f64) -> Result<PipeWatch, WatchError> {
         let pipe = rustix::io::fcntl_dupfd_cloexec(read_end, 100).map_err(std::io::Error::from)?;
         Ok(PipeWatch {
             pipe: Some(pipe),
@@ -400,24 +401,24 @@ impl PipeWatch {
     }
 
     /// Starts reading the ends' sleeps once their process ids are known.
-    pub fn set_ends(&mut self, writer: u32, reader: u32) {
+    pub(crate) fn set_ends(&mut self, writer: u32, reader: u32) {
         self.writer = Sleeps::open(writer);
         self.reader = Sleeps::open(reader);
     }
 
     /// The interval samples are meant to be taken at.
-    pub fn interval(&self) -> std::time::Duration {
+    pub(crate) fn interval(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(self.interval_ms / 1000.0)
     }
 
     /// The bytes in the pipe at the latest sample.
-    pub fn latest(&self) -> Option<u64> {
+    pub(crate) fn latest(&self) -> Option<u64> {
         self.latest
     }
 
     /// One sample at `t_ms`; `moved` says whether data has started to flow (samples
     /// before the first byte belong to start-up, not to the run, and are skipped).
-    pub fn sample(&mut self, t_ms: f64, moved: bool) {
+    pub(crate) fn sample(&mut self, t_ms: f64, moved: bool) {
         let Some(pipe) = &self.pipe else { return };
         let Ok(bytes) = rustix::io::ioctl_fionread(pipe) else {
             return;
@@ -447,12 +448,12 @@ impl PipeWatch {
     }
 
     /// Drops the duplicate of the pipe: from here on the harness holds no end of it.
-    pub fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.pipe = None;
     }
 
     /// The series, if any sample was taken after data started to flow.
-    pub fn finish(&mut self) -> Option<Occupancy> {
+    pub(crate) fn finish(&mut self) -> Option<Occupancy> {
         self.close();
         self.recorder.take().map(Recorder::finish)
     }

@@ -230,7 +230,7 @@ impl RunHandle {
 
     /// Takes one occupancy sample (FIONREAD, and every few calls each end's sleeps);
     /// does nothing for a run that is not watched or no longer has the pipe.
-    pub fn sample_occupancy(&mut self) {
+    pub(crate) fn sample_occupancy(&mut self) {
         if let Some(watch) = &mut self.watch {
             let moved = self.control.shared().reader_bytes.load(Ordering::Relaxed) > 0;
             watch.sample(self.started.elapsed().as_secs_f64() * 1000.0, moved);
@@ -241,7 +241,7 @@ impl RunHandle {
     }
 
     /// How often a watched run's pipe is sampled (`None` if it is not watched).
-    pub fn watch_interval(&self) -> Option<Duration> {
+    pub(crate) fn watch_interval(&self) -> Option<Duration> {
         self.watch.as_ref().map(PipeWatch::interval)
     }
 

@@ -16,7 +16,7 @@ use crate::process::counts::{Counting, Request};
 use crate::process::launch::{send_outcome, CONTROL_FD, DATA_FD, DST_FD, REPORT_FD, SRC_FD};
 
 /// `pipebench ipc-end SPEC`: runs one end and sends its report as its outcome line.
-pub fn end_main(spec_json: &str) -> ExitCode {
+pub(crate) fn end_main(spec_json: &str) -> ExitCode {
     let spec: IpcEndSpec = match serde_json::from_str(spec_json) {
         Ok(spec) => spec,
         Err(e) => {

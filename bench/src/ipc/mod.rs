@@ -61,7 +61,7 @@ use crate::process::counts::Counts;
 use crate::process::launch::EndProgram;
 use crate::size::{ByteSize, GIB, KIB, MIB};
 
-pub use child::end_main;
+pub(crate) use child::end_main;
 pub use harness::run;
 pub use mechanism::{
     find, ids, mechanisms, Family, Mechanism, MechanismInfo, SurveyFigure, SEEN_HERE,
@@ -72,7 +72,7 @@ pub const DEFAULT_BYTES: u64 = 200 * MIB;
 /// Largest byte count a run accepts.
 pub const MAX_BYTES: u64 = 4 * GIB;
 /// Default bytes per call for the producer/consumer pairs.
-pub const DEFAULT_CHUNK: u64 = 64 * KIB;
+pub(crate) const DEFAULT_CHUNK: u64 = 64 * KIB;
 /// Largest chunk.
 pub const MAX_CHUNK: u64 = 64 * MIB;
 

@@ -37,7 +37,7 @@ impl SysvLimits {
     }
 
     /// Whether one message of `size` bytes can be sent.
-    pub fn check_message(&self, size: u64) -> Result<(), IpcError> {
+    pub(crate) fn check_message(&self, size: u64) -> Result<(), IpcError> {
         if size > self.msgmax {
             return Err(IpcError::MsgMax {
                 requested: size,

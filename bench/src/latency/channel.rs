@@ -16,7 +16,7 @@ use super::{Mechanism, Mode};
 /// Which end this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Role {
+pub(crate) enum Role {
     /// Sends first and times the round trips.
     Ping,
     /// Echoes every message back.
@@ -25,7 +25,7 @@ pub enum Role {
 
 impl Role {
     /// `ping` or `pong`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Ping => "ping",
             Role::Pong => "pong",

@@ -20,7 +20,7 @@ use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
 
 /// What an end is told (as JSON on its command line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LatencyEndSpec {
+pub(crate) struct LatencyEndSpec {
     /// Which end.
     pub role: Role,
     /// The configuration.
@@ -40,7 +40,7 @@ pub struct LatencyEndSpec {
 
 /// The ping end's figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PingReport {
+pub(crate) struct PingReport {
     /// Round trips timed.
     pub count: u64,
     /// Fastest, ns.
@@ -141,7 +141,7 @@ impl Usage {
 /// One end's outcome line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
-pub enum LatencyEndOutcome {
+pub(crate) enum LatencyEndOutcome {
     /// The ping end finished.
     Ping(Box<PingReport>),
     /// The pong end finished.
@@ -154,7 +154,7 @@ pub enum LatencyEndOutcome {
 }
 
 /// `latency-end SPEC`: runs one end and reports on fd 3.
-pub fn end_main(spec: &str) -> ExitCode {
+pub(crate) fn end_main(spec: &str) -> ExitCode {
     let outcome = match serde_json::from_str::<LatencyEndSpec>(spec) {
         Ok(spec) => run_end(&spec).unwrap_or_else(|message| LatencyEndOutcome::Failed { message }),
         Err(e) => LatencyEndOutcome::Failed {
@@ -232,7 +232,7 @@ fn since(before: Mark) -> Usage {
 /// clock itself. A TSC read costs a fraction of a `clock_gettime` in a guest,
 /// where the round trips to time are a few hundred ns.
 #[derive(Debug, Clone, Copy)]
-pub enum Clock {
+pub(crate) enum Clock {
     /// The time-stamp counter, `ns_per_tick` measured at start.
     Tsc {
         /// Nanoseconds per tick.
@@ -244,7 +244,7 @@ pub enum Clock {
 
 impl Clock {
     /// The best clock here.
-    pub fn choose() -> Clock {
+    pub(crate) fn choose() -> Clock {
         #[cfg(target_arch = "x86_64")]
         {
             let flags = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -283,7 +283,7 @@ impl Clock {
     /// younger instructions, so the spin on the next echo starts at once and
     /// the wait for the read overlaps the wait for the message.
     #[inline(always)]
-    pub fn read(&self) -> u64 {
+    pub(crate) fn read(&self) -> u64 {
         match self {
             #[cfg(target_arch = "x86_64")]
             Clock::Tsc { .. } => rdtscp(),
@@ -294,7 +294,7 @@ impl Clock {
     }
 
     /// Nanoseconds between two readings.
-    pub fn ns(&self, from: u64, to: u64) -> u64 {
+    pub(crate) fn ns(&self, from: u64, to: u64) -> u64 {
         let ticks = to.saturating_sub(from);
         match self {
             Clock::Tsc { ns_per_tick } => (ticks as f64 * ns_per_tick) as u64,
@@ -303,7 +303,7 @@ impl Clock {
     }
 
     /// `tsc` or `monotonic`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Clock::Tsc { .. } => "tsc",
             Clock::Monotonic(_) => "monotonic",
@@ -314,7 +314,7 @@ impl Clock {
     /// to back, the mean. A round trip's reading overlaps its wait, so what
     /// it really adds is measured apart ([`super::LatencyResult::clock_ns`]);
     /// this is the figure it would add if nothing overlapped.
-    pub fn cost(&self) -> f64 {
+    pub(crate) fn cost(&self) -> f64 {
         const READS: u64 = 40_000;
         let start = Instant::now();
         let mut sink = 0u64;

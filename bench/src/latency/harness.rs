@@ -35,7 +35,7 @@ use crate::process::supervise::{
 };
 
 /// The subcommand both ends run.
-pub const END_SUBCOMMAND: &str = "latency-end";
+pub(crate) const END_SUBCOMMAND: &str = "latency-end";
 
 /// How often the harness looks at its ends and tells its caller.
 const TICK: Duration = Duration::from_millis(50);
@@ -53,7 +53,7 @@ pub struct LiveSample {
 
 /// How long a configuration may take before it is stopped: generous, since a
 /// busy-polling pair on one CPU hands over only when the scheduler preempts.
-pub fn timeout_for(config: &LatencyConfig) -> Duration {
+pub(crate) fn timeout_for(config: &LatencyConfig) -> Duration {
     let per = match (config.mode, config.cpus[0] == config.cpus[1]) {
         (Mode::Busy, true) => Duration::from_millis(10),
         _ => Duration::from_micros(200) + Duration::from_nanos(config.size),

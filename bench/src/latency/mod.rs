@@ -42,9 +42,9 @@ pub const DEFAULT_ROUND_TRIPS: u32 = 10_000;
 pub const ROUND_TRIPS: std::ops::RangeInclusive<u32> = 10..=10_000_000;
 /// The largest message: 16 MiB (both directions' buffers live in one shared
 /// region).
-pub const MAX_SIZE: u64 = 16 << 20;
+pub(crate) const MAX_SIZE: u64 = 16 << 20;
 /// Round trips per block of the timed window (see [`LatencyConfig::blocks`]).
-pub const BLOCK: u32 = 64;
+pub(crate) const BLOCK: u32 = 64;
 
 /// One block of the timed window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,7 @@ pub struct LatencyConfig {
 impl LatencyConfig {
     /// Round trips before timing starts: the caches, the scheduler and the
     /// frequency settle (a tenth of the timed ones, 10 to 1000).
-    pub fn warm_up(&self) -> u32 {
+    pub(crate) fn warm_up(&self) -> u32 {
         (self.round_trips / 10).clamp(10, 1000)
     }
 
@@ -209,7 +209,7 @@ pub fn check_size(size: u64) -> Result<(), LatencyError> {
 }
 
 /// Checks that both CPUs are ones this process may use.
-pub fn check_cpus(cpus: [usize; 2]) -> Result<(), LatencyError> {
+pub(crate) fn check_cpus(cpus: [usize; 2]) -> Result<(), LatencyError> {
     let allowed = crate::process::cpu::allowed_cpus();
     for cpu in cpus {
         if !allowed.contains(&cpu) {

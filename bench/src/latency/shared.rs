@@ -14,20 +14,21 @@ use rustix::fs::{MemfdFlags, SealFlags};
 use rustix::mm::{MapFlags, ProtFlags};
 
 /// Slots per direction of the ring.
-pub const SLOTS: usize = 4;
+pub(crate) const SLOTS: usize = 4;
 
 /// Buckets of the live distribution: each octave of nanoseconds cut in four equal
 /// quarters, so bucket `i` starts at `2^(i div 4) * (1 + (i mod 4) / 4)` ns; the
 /// last holds everything slower.
-pub const BUCKETS: usize = 112;
+pub(crate) const BUCKETS: usize = 112;
 
-/// The lower edge of bucket `i`, ns.
-pub fn bucket_floor(i: usize) -> f64 {
+/// The lower edge of bucket `i`, ns (the tests check the bucketing against it).
+#[cfg(test)]
+pub(crate) fn bucket_floor(i: usize) -> f64 {
     2f64.powi((i / 4) as i32) * (1.0 + (i % 4) as f64 / 4.0)
 }
 
 /// The bucket of a round trip of `ns` nanoseconds.
-pub fn bucket_of(ns: u64) -> usize {
+pub(crate) fn bucket_of(ns: u64) -> usize {
     if ns <= 1 {
         return 0;
     }
@@ -44,11 +45,11 @@ pub fn bucket_of(ns: u64) -> usize {
 
 /// One cache line holding one word.
 #[repr(C, align(64))]
-pub struct Line<T>(pub T);
+pub(crate) struct Line<T>(pub T);
 
 /// The region's fixed part.
 #[repr(C)]
-pub struct Header {
+pub(crate) struct Header {
     /// Timed round trips done so far (ping writes).
     pub done: Line<AtomicU64>,
     /// Ends that hold the named object (FIFOs) and may let it go.
@@ -70,7 +71,7 @@ pub struct Header {
 }
 
 /// The shared region, mapped.
-pub struct Region {
+pub(crate) struct Region {
     fd: OwnedFd,
     base: *mut u8,
     len: usize,
@@ -92,7 +93,7 @@ impl Region {
     }
 
     /// Makes a region for messages of `size` bytes (the harness).
-    pub fn create(size: usize) -> std::io::Result<Region> {
+    pub(crate) fn create(size: usize) -> std::io::Result<Region> {
         let fd = rustix::fs::memfd_create(
             "pipebook-latency",
             MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
@@ -105,7 +106,7 @@ impl Region {
     }
 
     /// Maps the region an end was handed for messages of `size` bytes.
-    pub fn attach(fd: OwnedFd, size: usize) -> std::io::Result<Region> {
+    pub(crate) fn attach(fd: OwnedFd, size: usize) -> std::io::Result<Region> {
         let len = Self::length(size);
         let have = rustix::fs::fstat(&fd)?.st_size as usize;
         if have < len {
@@ -139,19 +140,19 @@ impl Region {
     }
 
     /// Its descriptor, to hand to an end.
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
 
     /// The fixed part.
-    pub fn header(&self) -> &Header {
+    pub(crate) fn header(&self) -> &Header {
         // SAFETY: the mapping starts with a zero-filled Header, page aligned, and
         // every field is an atomic.
         unsafe { &*(self.base as *const Header) }
     }
 
     /// Slot `slot` of the area towards pong (`to_pong`) or towards ping.
-    pub fn slot(&self, to_pong: bool, slot: usize) -> *mut u8 {
+    pub(crate) fn slot(&self, to_pong: bool, slot: usize) -> *mut u8 {
         let area = if to_pong { 0 } else { SLOTS };
         // SAFETY: within the mapping: header, then 2 * SLOTS slots of `size`.
         unsafe {
@@ -161,12 +162,12 @@ impl Region {
     }
 
     /// Round trips done so far.
-    pub fn done(&self) -> u64 {
+    pub(crate) fn done(&self) -> u64 {
         self.header().done.0.load(Ordering::Relaxed)
     }
 
     /// The live distribution's counts.
-    pub fn buckets(&self) -> Vec<u64> {
+    pub(crate) fn buckets(&self) -> Vec<u64> {
         self.header()
             .buckets
             .iter()

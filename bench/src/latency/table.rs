@@ -205,7 +205,7 @@ impl Mechanism {
 
     /// The largest message it carries here and where the limit comes from, when
     /// lower than the lab's own.
-    pub fn size_limit(self) -> Option<(u64, &'static str)> {
+    pub(crate) fn size_limit(self) -> Option<(u64, &'static str)> {
         match self {
             Mechanism::PosixMq => Some((
                 read_limit("/proc/sys/fs/mqueue/msgsize_max").unwrap_or(8192),

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// Share of the run's CPU time a hypervisor or other work may take before the
 /// run is said to have had its CPUs taken from it.
-pub const TAKEN_SHARE: f64 = 0.05;
+pub(crate) const TAKEN_SHARE: f64 = 0.05;
 
 /// The machine's state over one run (JSON `machine` in a result).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,7 +52,7 @@ pub struct MachineState {
 }
 
 /// The `thp_*` counters of a `/proc/vmstat` text, by name.
-pub fn parse_thp_vmstat(text: &str) -> BTreeMap<String, u64> {
+pub(crate) fn parse_thp_vmstat(text: &str) -> BTreeMap<String, u64> {
     text.lines()
         .filter_map(|line| {
             let (name, value) = line.split_once(' ')?;
@@ -71,7 +71,7 @@ fn thp_vmstat() -> Option<BTreeMap<String, u64>> {
 }
 
 /// The counters that moved from `before` to `after`, by how much.
-pub fn thp_moved(
+pub(crate) fn thp_moved(
     before: &BTreeMap<String, u64>,
     after: &BTreeMap<String, u64>,
 ) -> BTreeMap<String, u64> {
@@ -86,7 +86,7 @@ pub fn thp_moved(
 
 /// Per-CPU counters read at the start of a run.
 #[derive(Debug, Clone)]
-pub struct StateProbe {
+pub(crate) struct StateProbe {
     cpus: Vec<usize>,
     at: Instant,
     stat: Option<Vec<CpuTicks>>,
@@ -110,7 +110,7 @@ fn children_cpu_ms() -> f64 {
 
 /// One CPU's `/proc/stat` line: busy (not idle, iowait or steal) and steal ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CpuTicks {
+pub(crate) struct CpuTicks {
     /// user + nice + system + irq + softirq (guest time is inside user).
     pub busy: u64,
     /// steal.
@@ -118,7 +118,7 @@ pub struct CpuTicks {
 }
 
 /// Parses the `cpuN` lines of `/proc/stat` text for `cpus`, in their order.
-pub fn parse_stat(text: &str, cpus: &[usize]) -> Option<Vec<CpuTicks>> {
+pub(crate) fn parse_stat(text: &str, cpus: &[usize]) -> Option<Vec<CpuTicks>> {
     cpus.iter()
         .map(|cpu| {
             let name = format!("cpu{cpu}");
@@ -184,7 +184,7 @@ fn throttle_count(cpus: &[usize]) -> Option<u64> {
 
 impl StateProbe {
     /// Reads the counters of `cpus` now, at the start of a run.
-    pub fn begin(cpus: &[usize]) -> Self {
+    pub(crate) fn begin(cpus: &[usize]) -> Self {
         let mut cpus = cpus.to_vec();
         cpus.sort_unstable();
         cpus.dedup();
@@ -202,7 +202,7 @@ impl StateProbe {
     /// `ends_cpu_ms` is the CPU time both ends report for their loops (user +
     /// system). Their whole lives, set-up included, are taken instead where the
     /// kernel counts more for the children reaped since [`Self::begin`].
-    pub fn finish(&self, ends_cpu_ms: f64) -> MachineState {
+    pub(crate) fn finish(&self, ends_cpu_ms: f64) -> MachineState {
         let window = self.at.elapsed();
         let ends_cpu_ms = ends_cpu_ms.max(children_cpu_ms() - self.children_ms);
         let after = read_stat(&self.cpus);

@@ -31,10 +31,10 @@ use crate::process::launch::{EndProgram, Launch, LaunchError, REPORT_FD};
 use crate::size::{ByteSize, MIB};
 
 /// Largest buffer the inspector allocates: every page is a line of the report.
-pub const MAX_INSPECT_BYTES: u64 = 16 * MIB;
+pub(crate) const MAX_INSPECT_BYTES: u64 = 16 * MIB;
 
 /// How long the inspector child may take before it is killed.
-pub const CHILD_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CHILD_TIMEOUT: Duration = Duration::from_secs(10);
 
 const PAGEMAP_PRESENT: u64 = 1 << 63;
 const PAGEMAP_PFN_MASK: u64 = (1 << 55) - 1;
@@ -384,7 +384,7 @@ fn read_buffer(
 /// What the inspector child answers on its report fd.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
-pub enum InspectOutcome {
+pub(crate) enum InspectOutcome {
     /// The report.
     Done {
         /// The pages.
@@ -412,7 +412,7 @@ impl From<Result<PagesReport, InspectError>> for InspectOutcome {
 
 /// Runs the inspector as a child of `program` (`pipebook end inspect-pages` or
 /// `pipebench inspect-pages`) and reads its report; kills it past `timeout`.
-pub fn run_child(
+pub(crate) fn run_child(
     program: &EndProgram,
     options: &WriterOptions,
     timeout: Duration,

@@ -34,7 +34,7 @@ impl Paging {
     }
 
     /// How many low bits of an address are translated.
-    pub fn address_bits(self) -> u32 {
+    pub(crate) fn address_bits(self) -> u32 {
         12 + 9 * self.levels()
     }
 

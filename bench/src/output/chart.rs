@@ -22,7 +22,7 @@ const GRID: RGBColor = RGBColor(0xe4, 0xe7, 0xeb);
 
 /// The words on a chart: its caption and the legend of the comparison tick.
 #[derive(Debug, Clone)]
-pub struct ChartText {
+pub(crate) struct ChartText {
     /// Caption at the top.
     pub caption: String,
     /// Legend of this machine's bars.
@@ -45,7 +45,7 @@ pub fn render_svg(rows: &[TableRow], machine: &str) -> Result<String, ChartError
 
 /// Draws the bars of [`render_svg`] with other words, for other comparisons (the
 /// IPC lab against the zero-copy survey).
-pub fn render_svg_with(rows: &[TableRow], text: &ChartText) -> Result<String, ChartError> {
+pub(crate) fn render_svg_with(rows: &[TableRow], text: &ChartText) -> Result<String, ChartError> {
     let mut svg = String::new();
     let n = rows.len().max(1);
     {

@@ -40,7 +40,7 @@ pub struct IpcRow {
 
 impl IpcRow {
     /// The survey's figure as GiB/s, comparable whatever its size.
-    pub fn survey_gib_per_s(&self) -> Option<f64> {
+    pub(crate) fn survey_gib_per_s(&self) -> Option<f64> {
         let (ms, bytes) = (self.survey_ms?, self.survey_bytes?);
         Some(bytes as f64 / GIB as f64 / (ms / 1000.0))
     }

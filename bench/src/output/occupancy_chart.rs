@@ -17,7 +17,7 @@ const EMPTY: RGBColor = RGBColor(0x8a, 0x93, 0x9e);
 const GRID: RGBColor = RGBColor(0xe4, 0xe7, 0xeb);
 
 /// Where the pipe stayed full or empty for a whole point: `(start_ms, end_ms, full)`.
-pub fn phases(o: &Occupancy) -> Vec<(f64, f64, bool)> {
+pub(crate) fn phases(o: &Occupancy) -> Vec<(f64, f64, bool)> {
     let threshold = Occupancy::full_threshold(o.capacity, o.slot_bytes);
     let s = &o.series;
     let mut out: Vec<(f64, f64, bool)> = Vec::new();

@@ -56,8 +56,8 @@ pub use judgement::{Judgement, Verdict};
 pub use run::Counts;
 pub(crate) use snapshot::sched_migrations;
 use snapshot::{sched_migrations_of, Snapshot};
-pub use tracefs::huge_page_order;
-pub use tracefs::thp_not_per_end;
+pub(crate) use tracefs::huge_page_order;
+pub(crate) use tracefs::thp_not_per_end;
 use tracefs::{filtered, refusal, set_filter, tracefs_events, tracepoint_id, wake_a_sleeper};
 
 /// A count that may be missing on a machine.
@@ -513,7 +513,7 @@ impl Counting {
     /// process started and has not reaped (a tool run against pipebench's end).
     /// Its window is from [`Self::start`] to [`Self::stop`], which must come after
     /// it exits and before it is reaped: its /proc files are read then.
-    pub fn open_pid(pid: u32, request: &Request) -> Counting {
+    pub(crate) fn open_pid(pid: u32, request: &Request) -> Counting {
         Counting::open_on(Some(pid as i32), request)
     }
 

@@ -17,7 +17,7 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// and SMT threads under them. Pipe steps and latency runs both take their
 /// default from here, so their figures come from the same two CPUs. `None`
 /// with fewer than two.
-pub fn default_pair(allowed: &[usize]) -> Option<[usize; 2]> {
+pub(crate) fn default_pair(allowed: &[usize]) -> Option<[usize; 2]> {
     match allowed {
         [first, second, ..] => Some([*first, *second]),
         _ => None,
@@ -27,7 +27,7 @@ pub fn default_pair(allowed: &[usize]) -> Option<[usize; 2]> {
 /// A CPU that does not exist or that this process may not use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot pin to CPU {cpu}: this process may use CPUs {allowed}")]
-pub struct CpuError {
+pub(crate) struct CpuError {
     /// The CPU asked for.
     pub cpu: usize,
     /// The CPUs that are allowed, e.g. `0,1`.
@@ -35,7 +35,7 @@ pub struct CpuError {
 }
 
 /// Pins the calling thread (a whole process, when it has one thread) to `cpu`.
-pub fn pin_to(cpu: usize) -> Result<(), CpuError> {
+pub(crate) fn pin_to(cpu: usize) -> Result<(), CpuError> {
     let allowed = allowed_cpus();
     let refuse = || CpuError {
         cpu,

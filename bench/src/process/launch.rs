@@ -34,15 +34,15 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// The child's end of its report pipe: one JSON line, its outcome.
-pub const REPORT_FD: RawFd = 3;
+pub(crate) const REPORT_FD: RawFd = 3;
 /// The shared control page, when the job has one.
-pub const CONTROL_FD: RawFd = 4;
+pub(crate) const CONTROL_FD: RawFd = 4;
 /// The data descriptor a mechanism hands over, when there is one.
-pub const DATA_FD: RawFd = 5;
+pub(crate) const DATA_FD: RawFd = 5;
 /// A file the child reads from, when there is one.
-pub const SRC_FD: RawFd = 6;
+pub(crate) const SRC_FD: RawFd = 6;
 /// A file the child writes into, when there is one.
-pub const DST_FD: RawFd = 7;
+pub(crate) const DST_FD: RawFd = 7;
 
 /// The program that acts as a child: `exe [prefix...] SUBCOMMAND ARGS...`
 /// (`pipebench write ...`, or `pipebook end write ...` when the server starts
@@ -109,7 +109,7 @@ pub struct Silent {
 /// How to start one child: the program, its subcommand and arguments, and the
 /// descriptors of the one map.
 #[derive(Debug)]
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     /// Who this child is, for messages (`writer`, `consumer`, `page inspector`).
     pub what: String,
     program: &'a EndProgram,
@@ -126,7 +126,7 @@ pub struct Launch<'a> {
 impl<'a> Launch<'a> {
     /// `program subcommand args...`, with stdin and stdout on /dev/null until told
     /// otherwise.
-    pub fn new(
+    pub(crate) fn new(
         what: impl Into<String>,
         program: &'a EndProgram,
         subcommand: &'a str,
@@ -149,7 +149,11 @@ impl<'a> Launch<'a> {
     /// Another program than pipebench (a tool of `pipebench tool`): `program
     /// args...`, no subcommand, with the same descriptor map (it may ignore its
     /// report fd: its caller judges it by its exit status).
-    pub fn program(what: impl Into<String>, program: &'a EndProgram, args: Vec<OsString>) -> Self {
+    pub(crate) fn program(
+        what: impl Into<String>,
+        program: &'a EndProgram,
+        args: Vec<OsString>,
+    ) -> Self {
         Launch {
             what: what.into(),
             program,
@@ -165,44 +169,44 @@ impl<'a> Launch<'a> {
     }
 
     /// The child's stdin.
-    pub fn stdin(mut self, stdin: impl Into<Stdio>) -> Self {
+    pub(crate) fn stdin(mut self, stdin: impl Into<Stdio>) -> Self {
         self.stdin = stdin.into();
         self
     }
 
     /// The child's stdout.
-    pub fn stdout(mut self, stdout: impl Into<Stdio>) -> Self {
+    pub(crate) fn stdout(mut self, stdout: impl Into<Stdio>) -> Self {
         self.stdout = stdout.into();
         self
     }
 
     /// The control page, as [`CONTROL_FD`].
-    pub fn control(mut self, control: BorrowedFd<'a>) -> Self {
+    pub(crate) fn control(mut self, control: BorrowedFd<'a>) -> Self {
         self.control = Some(control);
         self
     }
 
     /// A data descriptor, as [`DATA_FD`] (the parent's copy is closed once the
     /// child has its own).
-    pub fn data(mut self, data: OwnedFd) -> Self {
+    pub(crate) fn data(mut self, data: OwnedFd) -> Self {
         self.data = Some(data);
         self
     }
 
     /// A file to read from, as [`SRC_FD`] (moved: the parent keeps no copy).
-    pub fn source(mut self, src: OwnedFd) -> Self {
+    pub(crate) fn source(mut self, src: OwnedFd) -> Self {
         self.src = Some(src);
         self
     }
 
     /// A file to write into, as [`DST_FD`] (moved: the parent keeps no copy).
-    pub fn destination(mut self, dst: OwnedFd) -> Self {
+    pub(crate) fn destination(mut self, dst: OwnedFd) -> Self {
         self.dst = Some(dst);
         self
     }
 
     /// Starts the child.
-    pub fn spawn(self) -> Result<Child, LaunchError> {
+    pub(crate) fn spawn(self) -> Result<Child, LaunchError> {
         let what = self.what;
         let descriptors = |source: std::io::Error| LaunchError::Descriptors {
             what: what.clone(),
@@ -317,7 +321,7 @@ impl Child {
 
     /// Waits for it to exit, at most until `deadline`; kills it then. Returns
     /// whether it exited by itself.
-    pub fn wait_until(&mut self, deadline: Instant) -> std::io::Result<bool> {
+    pub(crate) fn wait_until(&mut self, deadline: Instant) -> std::io::Result<bool> {
         while self.try_wait()?.is_none() {
             if Instant::now() >= deadline {
                 self.kill();
@@ -369,12 +373,12 @@ impl Child {
 
     /// Its stdout, to read as it runs, when the launch piped it
     /// (`Launch::stdout(Stdio::piped())`).
-    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+    pub(crate) fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
         self.child.stdout.take()
     }
 
     /// Its exit status in words.
-    pub fn describe_status(&self) -> String {
+    pub(crate) fn describe_status(&self) -> String {
         self.status.map_or_else(|| "still running".into(), describe)
     }
 }
@@ -387,7 +391,7 @@ impl Drop for Child {
 
 /// A program on `PATH` passed over by [`lookup_on_path`], and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PassedOver {
+pub(crate) struct PassedOver {
     /// The candidate, as `PATH` names it.
     pub path: PathBuf,
     /// Why it is not started.
@@ -402,7 +406,7 @@ impl std::fmt::Display for PassedOver {
 
 /// The first program `name` on `PATH` that no other user could have put or
 /// changed there: see [`lookup_on_path`]; `None` when there is none.
-pub fn trusted_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn trusted_on_path(name: &str) -> Option<PathBuf> {
     lookup_on_path(name).ok()
 }
 
@@ -415,7 +419,7 @@ pub fn trusted_on_path(name: &str) -> Option<PathBuf> {
 /// may add a name there, a hard link to any program included); a symbolic link
 /// whose target, or the target's folder, fails the same rules; a file that is
 /// not a regular executable of this user or root, or that others may write.
-pub fn lookup_on_path(name: &str) -> Result<PathBuf, Vec<PassedOver>> {
+pub(crate) fn lookup_on_path(name: &str) -> Result<PathBuf, Vec<PassedOver>> {
     let mut passed = Vec::new();
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
@@ -551,7 +555,7 @@ pub fn describe(status: ExitStatus) -> String {
 /// The child's side: writes the one outcome line on `fd` (normally
 /// [`REPORT_FD`]). Only the first call in a process writes; the descriptor is
 /// taken over and closed here.
-pub fn send_outcome<T: Serialize>(fd: RawFd, outcome: &T) -> std::io::Result<()> {
+pub(crate) fn send_outcome<T: Serialize>(fd: RawFd, outcome: &T) -> std::io::Result<()> {
     // Exactly one outcome per process: a failure to send the report must not
     // send again on an fd that is closed by then (and may have been reused).
     static SENT: AtomicBool = AtomicBool::new(false);

@@ -28,7 +28,7 @@ use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
 pub const PREFIX: &str = "pipebook-run-";
 
 /// The prefix of every POSIX shared memory name (`/pipebook-<hex>`).
-pub const SHM_PREFIX: &str = "pipebook-";
+pub(crate) const SHM_PREFIX: &str = "pipebook-";
 
 /// How often [`RunDir::create`] tries a fresh name before giving up. A clash of
 /// 128 random bits does not happen; a sweeper taking a half-made folder can,
@@ -180,7 +180,7 @@ impl Base {
 
     /// A new file with no name at all (O_TMPFILE) on this base's file system,
     /// readable and writable; `None` where the file system cannot make one.
-    pub fn unnamed_file(&self) -> Result<Option<File>, RunDirError> {
+    pub(crate) fn unnamed_file(&self) -> Result<Option<File>, RunDirError> {
         match rustix::fs::open(
             &self.path,
             OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
@@ -226,7 +226,7 @@ fn xdg_runtime_dir() -> Option<Base> {
 
 /// The temporary folder unless it is tmpfs, else `target/` under the current
 /// directory.
-pub fn disk_default() -> PathBuf {
+pub(crate) fn disk_default() -> PathBuf {
     let temp = std::env::temp_dir();
     if crate::process::filesystem::filesystem(&temp).as_deref() != Some("tmpfs") {
         return temp;
@@ -316,7 +316,7 @@ impl RunDir {
 
     /// Creates the file `name` in the folder (exclusively, never through a
     /// symlink, mode 0600), open for reading and writing.
-    pub fn create_file(&self, name: &str) -> Result<File, RunDirError> {
+    pub(crate) fn create_file(&self, name: &str) -> Result<File, RunDirError> {
         rustix::fs::openat(
             &self.dir,
             name,
@@ -328,7 +328,7 @@ impl RunDir {
     }
 
     /// Makes a FIFO `name` in the folder (mode 0600) and returns its path.
-    pub fn create_fifo(&self, name: &str) -> Result<PathBuf, RunDirError> {
+    pub(crate) fn create_fifo(&self, name: &str) -> Result<PathBuf, RunDirError> {
         let path = self.path.join(name);
         rustix::fs::mknodat(&self.dir, name, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0)
             .map_err(io_err("create the FIFO", &path))?;

@@ -12,7 +12,7 @@ use crate::profile::EndProfile;
 
 /// One function of an article profile: its 5.17 name and inclusive percentage.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ArticleRow {
+pub(crate) struct ArticleRow {
     /// The name in the article's 5.17 profile.
     pub function: &'static str,
     /// Its share of the writer's samples there, percent (inclusive).
@@ -24,7 +24,7 @@ const fn row(function: &'static str, percent: f64) -> ArticleRow {
 }
 
 /// The writer profiles the article quotes, by step id.
-pub const ARTICLE_PROFILES: &[(&str, &[ArticleRow])] = &[
+pub(crate) const ARTICLE_PROFILES: &[(&str, &[ArticleRow])] = &[
     (
         "write-read",
         &[
@@ -66,7 +66,7 @@ pub const ARTICLE_PROFILES: &[(&str, &[ArticleRow])] = &[
 /// 5.17 names and what the same code is called in later kernels (checked
 /// against the symbol tables of 6.12 and 6.18): the old name first, then the
 /// newer ones. A name missing here was not renamed.
-pub const RENAMES: &[(&str, &[&str])] = &[
+pub(crate) const RENAMES: &[(&str, &[&str])] = &[
     // 6.15 split pipe_write into anon_pipe_write for anonymous pipes.
     ("pipe_write", &["pipe_write", "anon_pipe_write"]),
     // Memory allocation profiling (6.10) added the _noprof suffix; 6.15 moved
@@ -136,7 +136,7 @@ pub fn aliases(function: &str) -> Vec<&str> {
 }
 
 /// The article's writer profile for `step`, if it quotes one.
-pub fn article_profile(step: &str) -> Option<&'static [ArticleRow]> {
+pub(crate) fn article_profile(step: &str) -> Option<&'static [ArticleRow]> {
     ARTICLE_PROFILES
         .iter()
         .find(|(id, _)| *id == step)

@@ -258,7 +258,7 @@ pub fn probe(perf: &Path, frequency: u32) -> Result<Setup, ProfileError> {
 
 /// A perf recording attached to one end.
 #[derive(Debug)]
-pub struct Recording {
+pub(crate) struct Recording {
     child: Child,
     data: PathBuf,
     perf: PathBuf,
@@ -271,7 +271,7 @@ pub struct Recording {
 impl Recording {
     /// Starts `perf record -g` on the processes `pids` (one end, or every
     /// writer of a shared pipe: perf takes a list), writing `dir/ROLE.perf.data`.
-    pub fn attach(
+    pub(crate) fn attach(
         setup: &Setup,
         pids: &[u32],
         role: &'static str,
@@ -365,13 +365,13 @@ impl Recording {
     }
 
     /// Stops the recording now (its end was killed or cancelled).
-    pub fn abandon(mut self) {
+    pub(crate) fn abandon(mut self) {
         self.child.kill();
     }
 
     /// Waits for perf to finish (its target has exited), folds the stacks and
     /// draws the flame graph.
-    pub fn finish(mut self) -> Result<EndProfile, ProfileError> {
+    pub(crate) fn finish(mut self) -> Result<EndProfile, ProfileError> {
         // perf stops by itself when its target exits, but not always: when the
         // target dies while perf is still setting up, perf can wait for ever.
         // SIGINT then makes it write the file's header and exit, as Ctrl-C would;
@@ -564,7 +564,7 @@ fn flame_graph(folded: &str, role: &str) -> Result<String, ProfileError> {
 
 /// Removes `<script>` elements and `on...=` event-handler attributes, so the SVG
 /// is a picture only (a strict CSP would refuse its scripts anyway).
-pub fn sanitize_svg(svg: &str) -> String {
+pub(crate) fn sanitize_svg(svg: &str) -> String {
     let mut out = String::with_capacity(svg.len());
     let mut rest = svg;
     while let Some(start) = rest.find("<script") {
@@ -632,7 +632,7 @@ pub struct ProfileReport {
 
 /// Both ends' recordings of one run.
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     setup: Setup,
     writer: Recording,
     reader: Recording,
@@ -642,7 +642,11 @@ impl Session {
     /// Attaches to both ends (`pids`: writer, reader), keeping data in `dir`.
     /// The ends are stopped (SIGSTOP) until both perfs have their events open,
     /// so even a run of a few milliseconds is recorded from its start.
-    pub fn attach(setup: Setup, pids: (u32, u32), dir: &Path) -> Result<Session, ProfileError> {
+    pub(crate) fn attach(
+        setup: Setup,
+        pids: (u32, u32),
+        dir: &Path,
+    ) -> Result<Session, ProfileError> {
         Self::attach_groups(setup, [("writer", &[pids.0]), ("reader", &[pids.1])], dir)
     }
 
@@ -651,7 +655,7 @@ impl Session {
     /// `dir`. Every process is stopped (SIGSTOP) until both perfs count, and
     /// continued (SIGCONT) whatever happens: one that stopped itself to wait
     /// for perf is let go here too.
-    pub fn attach_groups(
+    pub(crate) fn attach_groups(
         setup: Setup,
         groups: [(&'static str, &[u32]); 2],
         dir: &Path,
@@ -711,13 +715,13 @@ impl Session {
     }
 
     /// Stops both recordings without a report.
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         self.writer.abandon();
         self.reader.abandon();
     }
 
     /// The report, once both ends have exited: `step` picks the article's figures.
-    pub fn finish(self, step: &str) -> Result<ProfileReport, ProfileError> {
+    pub(crate) fn finish(self, step: &str) -> Result<ProfileReport, ProfileError> {
         let started = Instant::now();
         let roles = (self.writer.role, self.reader.role);
         // The two ends' post-processing is independent: do it side by side.

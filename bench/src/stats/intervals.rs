@@ -22,11 +22,11 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Sizes below which the rank statistics' null distributions are counted
 /// exactly (R's `wilcox.test` draws the same line).
-pub const EXACT_BELOW: usize = 50;
+pub(crate) const EXACT_BELOW: usize = 50;
 
 /// A shift estimate and its interval, on the scale of the values given.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ShiftInterval {
+pub(crate) struct ShiftInterval {
     /// The Hodges-Lehmann estimate.
     pub estimate: f64,
     /// Lower end.
@@ -128,7 +128,7 @@ fn interval(values: &[f64], k: Option<usize>, exact: bool) -> Option<ShiftInterv
 /// The signed-rank interval at `level` (0.95) of the centre of `differences`
 /// (finite), with its Hodges-Lehmann estimate; `None` when there are too few
 /// to reach the level.
-pub fn signed_rank_interval(differences: &[f64], level: f64) -> Option<ShiftInterval> {
+pub(crate) fn signed_rank_interval(differences: &[f64], level: f64) -> Option<ShiftInterval> {
     let n = differences.len();
     if n == 0 || differences.iter().any(|d| !d.is_finite()) {
         return None;
@@ -156,7 +156,7 @@ pub fn signed_rank_interval(differences: &[f64], level: f64) -> Option<ShiftInte
 /// The rank-sum interval at `level` of the shift of `x` against `y` (finite),
 /// with its Hodges-Lehmann estimate; `None` when there are too few to reach
 /// the level.
-pub fn rank_sum_interval(x: &[f64], y: &[f64], level: f64) -> Option<ShiftInterval> {
+pub(crate) fn rank_sum_interval(x: &[f64], y: &[f64], level: f64) -> Option<ShiftInterval> {
     let (m, n) = (x.len(), y.len());
     if m == 0 || n == 0 || x.iter().chain(y).any(|v| !v.is_finite()) {
         return None;

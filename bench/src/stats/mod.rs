@@ -29,7 +29,8 @@ pub const DEFAULT_PAIRS: usize = 8;
 /// Runs a side that separate sets of runs (a lab's tasks) take: above the 4
 /// that can reach 95% at all, enough to find a 1.25x difference at a spread
 /// of 10% four times in five (at 4 a side, about 3 in 5).
-pub const DEFAULT_RUNS_A_SIDE: usize = 6;
+#[cfg(test)]
+pub(crate) const DEFAULT_RUNS_A_SIDE: usize = 6;
 
 /// Median, min and max of a set of runs.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -72,8 +73,10 @@ pub fn median(values: &[f64]) -> Option<f64> {
 }
 
 /// The `q` quantile (0..=1) of sorted `values`, interpolated linearly between the
-/// two nearest ranks (the "type 7" rule of R and numpy's default).
-pub fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+/// two nearest ranks (the "type 7" rule of R and numpy's default). Only the
+/// tests call it now.
+#[cfg(test)]
+pub(crate) fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
     }

@@ -312,7 +312,7 @@ impl Judgement {
     }
 
     /// The judgement in words, naming A and B.
-    pub fn sentence_for(&self, a: &str, b: &str) -> String {
+    pub(crate) fn sentence_for(&self, a: &str, b: &str) -> String {
         let method = match self.method {
             Method::SignedRank => "signed rank",
             Method::RankSum => "rank sum",
@@ -382,7 +382,7 @@ impl Schedule {
     }
 
     /// Whether `n` is a size at which it looks.
-    pub fn is_look(&self, n: usize) -> bool {
+    pub(crate) fn is_look(&self, n: usize) -> bool {
         self.sizes.contains(&n)
     }
 
@@ -397,7 +397,7 @@ impl Schedule {
     /// taking the runs up again goes on from the look after. `None` once the
     /// last look is spent, and always for a one-look (fixed) design, whose
     /// single look spent the whole 5%.
-    pub fn look_after(&self, n: usize) -> Option<usize> {
+    pub(crate) fn look_after(&self, n: usize) -> Option<usize> {
         match self.design_at(n) {
             Design::Fixed => None,
             Design::Sequential { look, .. } => self.sizes.get(look).copied(),
@@ -407,7 +407,7 @@ impl Schedule {
     /// What to do after `judgement` of `n` runs: stop (`None`) once a look
     /// resolved it or the last look is taken, else the size to run to next.
     /// Every until-resolved path the runner drives decides by this alone.
-    pub fn go_on(&self, n: usize, judgement: &Judgement) -> Option<usize> {
+    pub(crate) fn go_on(&self, n: usize, judgement: &Judgement) -> Option<usize> {
         let resolved = matches!(judgement.verdict, Verdict::Faster | Verdict::Slower);
         if resolved && self.is_look(n) {
             return None;

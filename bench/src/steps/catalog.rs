@@ -85,7 +85,7 @@ const fn varies(
 /// What a tuned variant's id starts with: `tuned-STEP` is STEP with the bytes per
 /// call and pipe capacity a tuning search found (`pipebench tune`), never an
 /// article step's own name.
-pub const TUNED_PREFIX: &str = "tuned-";
+pub(crate) const TUNED_PREFIX: &str = "tuned-";
 
 /// The step a tuned variant's id varies (`busy-loop` for `tuned-busy-loop`), when
 /// the id is one and the catalog has that step.
@@ -102,9 +102,9 @@ pub fn allows_huge_pages(step: &Step) -> bool {
 }
 
 /// The id of the step every speed-up is measured against.
-pub const BASELINE_ID: &str = "write-read";
+pub(crate) const BASELINE_ID: &str = "write-read";
 
-pub use crate::ends::options::MALLOC_OFFSET;
+pub(crate) use crate::ends::options::MALLOC_OFFSET;
 
 fn common(busy_loop: bool, huge_pages: bool, buffer_offset: u16) -> CommonOptions {
     CommonOptions {

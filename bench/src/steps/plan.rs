@@ -34,7 +34,7 @@ pub const SWEEP_SECONDS: f64 = 1.0;
 
 /// Runs shorter than this are flagged: start-up, page faults of the first touch and
 /// scheduling noise are then a large part of the figure.
-pub const MIN_RELIABLE_MS: f64 = 500.0;
+pub(crate) const MIN_RELIABLE_MS: f64 = 500.0;
 
 /// What a caller may change about a step. Every field is optional and checked
 /// against [`Limits`]; unknown fields are refused so a typo is not silently ignored.
@@ -360,7 +360,7 @@ impl ParamSpec {
 
 /// The run parameters of `step` with this machine's `limits`: the one definition
 /// the CLI, the server and the page share.
-pub fn param_specs(step: &Step, limits: &Limits) -> Vec<ParamSpec> {
+pub(crate) fn param_specs(step: &Step, limits: &Limits) -> Vec<ParamSpec> {
     Param::ALL.iter().map(|p| p.spec(step, limits)).collect()
 }
 

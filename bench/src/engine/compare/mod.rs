@@ -30,7 +30,7 @@ use crate::stats::verdict::{self, CompareError, Design, Judgement, Schedule, LEV
 use crate::steps::plan::RunPlan;
 
 /// Most pairs one comparison may run, extensions included.
-pub const MAX_PAIRS: usize = 200;
+pub(crate) const MAX_PAIRS: usize = 200;
 
 /// Why a comparison was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -88,7 +88,7 @@ pub struct Contender {
 
 /// The side that runs at position `index` (from 0) of the balanced order
 /// A B B A A B B A ...
-pub fn side_at(index: usize) -> Side {
+pub(crate) fn side_at(index: usize) -> Side {
     match index % 4 {
         0 | 3 => Side::A,
         _ => Side::B,

@@ -48,7 +48,7 @@ use crate::size::{gib_per_s, ByteSize};
 /// `PIPE_BUF` on Linux: writes up to this size are atomic.
 pub const PIPE_BUF: u64 = 4096;
 /// The most ends of either kind.
-pub const MAX_ENDS: usize = 16;
+pub(crate) const MAX_ENDS: usize = 16;
 /// The least and most bytes per message.
 pub const MSG_BOUNDS: (u64, u64) = (64, 1 << 20);
 /// Bytes a point moves unless told.

@@ -38,13 +38,13 @@ use crate::size::gib_per_s;
 use crate::steps::tools::{self, Input, Program, Side, Tool, TOOLS};
 
 /// The least a tool run moves.
-pub const MIN_BYTES: u64 = 1 << 20;
+pub(crate) const MIN_BYTES: u64 = 1 << 20;
 /// The most a tool run moves (the file a writer reads is this large at most).
 pub const MAX_BYTES: u64 = 1 << 30;
 /// What a tool run moves unless told.
 pub const DEFAULT_BYTES: u64 = 256 << 20;
 /// The pipe's capacity while the tool runs: a shell's pipe, the kernel's default.
-pub const PIPE_CAPACITY: usize = 64 << 10;
+pub(crate) const PIPE_CAPACITY: usize = 64 << 10;
 /// The bytes per call of pipebench's own end: the article's, as its ends take them.
 const OWN_CALL: usize = crate::ends::options::DEFAULT_BUF_SIZE.0 as usize;
 /// The data calls counted on the tool when its calls are traced.

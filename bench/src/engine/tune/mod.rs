@@ -34,9 +34,9 @@ pub const BUF_SIZES: [u64; 4] = [64 << 10, 256 << 10, 1 << 20, 2 << 20];
 /// Pipe capacities tried (those over pipe-max-size are left out).
 pub const PIPE_SIZES: [u64; 3] = [64 << 10, 256 << 10, 1 << 20];
 /// The writer's pages tried where the step allows: huge, then small.
-pub const HUGE_PAGES: [bool; 2] = [true, false];
+pub(crate) const HUGE_PAGES: [bool; 2] = [true, false];
 /// Interleaved rounds.
-pub const ROUNDS: usize = 3;
+pub(crate) const ROUNDS: usize = 3;
 /// The least and most budget, seconds. The least affords the step's own
 /// configuration and one cell, every round, at [`MIN_RUN_SECONDS`].
 pub const BUDGET_BOUNDS: (f64, f64) = (2.0, 600.0);
@@ -46,7 +46,7 @@ pub const BUDGET_BOUNDS: (f64, f64) = (2.0, 600.0);
 /// leave the figure at nothing; from 0.3 s the set-up is a small part of it.
 /// A bigger budget buys longer runs, up to every cell of the grid first, so
 /// a search affords only the cells whose runs can be this long.
-pub const MIN_RUN_SECONDS: f64 = 0.3;
+pub(crate) const MIN_RUN_SECONDS: f64 = 0.3;
 
 /// A tuning request.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +72,7 @@ pub enum TuneError {
 
 /// Whether the step's own configuration beat the best searched, by median:
 /// the one definition the CLI's and the page's words follow.
-pub fn own_was_fastest(own: &Summary, best: &Summary) -> bool {
+pub(crate) fn own_was_fastest(own: &Summary, best: &Summary) -> bool {
     own.median > best.median
 }
 

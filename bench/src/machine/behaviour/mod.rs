@@ -251,7 +251,7 @@ pub fn probe(id: ProbeId) -> Probe {
 
 /// Runs every probe, one after another (they must not overlap: two of them
 /// count this thread's wakeups and page allocations).
-pub fn probe_all() -> Vec<Probe> {
+pub(crate) fn probe_all() -> Vec<Probe> {
     ProbeId::ALL.into_iter().map(probe).collect()
 }
 

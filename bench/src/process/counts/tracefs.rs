@@ -39,7 +39,7 @@ pub(super) fn tracepoint_id(events: &Path, event: &str) -> Result<u64, Unavailab
 /// counts, naming those this kernel has (measured on 6.18: a huge-pages run
 /// fires none of them; its two huge pages are order-9 allocations in the
 /// writer's own faults, counted as [`super::EndCounts::huge_page_allocs`]).
-pub fn thp_not_per_end() -> Missing {
+pub(crate) fn thp_not_per_end() -> Missing {
     let mut events = Vec::new();
     if let Some(root) = tracefs_events() {
         for category in ["huge_memory", "thp"] {
@@ -73,7 +73,7 @@ pub(super) fn filtered(counter: Counter, filter: &str) -> Result<Counter, Unavai
 
 /// The order of a transparent huge page: how many times the kernel's page
 /// size doubles to `hpage_pmd_size` (9 on x86-64: 4 KiB to 2 MiB).
-pub fn huge_page_order() -> u32 {
+pub(crate) fn huge_page_order() -> u32 {
     let page = crate::process::page_size::page_size().max(1);
     let huge = crate::process::page_size::huge_page_size().max(page);
     (huge / page).trailing_zeros()
