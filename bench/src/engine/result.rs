@@ -122,6 +122,49 @@ pub struct RunResult {
     pub traced: bool,
 }
 
+impl RunResult {
+    /// A result of catalog step `step` at its default plan with made-up figures
+    /// (1 GiB in 1 s, 256 KiB a call, a 64 KiB pipe), or `None` for an unknown
+    /// step: the one place tests and examples forge a result, so a new field
+    /// is written once. Change what a test needs with struct update syntax.
+    pub fn forged(step: &str) -> Option<RunResult> {
+        let plan = crate::steps::plan::RunPlan::for_step_id(
+            step,
+            &crate::steps::plan::RunParams::default(),
+            &crate::steps::plan::Limits::default(),
+        )
+        .ok()?;
+        Some(RunResult {
+            step: step.into(),
+            options: RunOptions {
+                writer: plan.writer,
+                reader: plan.reader,
+            },
+            bytes: 1 << 30,
+            elapsed_ms: 1000.0,
+            gib_per_s: 1.0,
+            iterations: 4096,
+            bytes_per_call: 256 << 10,
+            pipe_capacity: Some(65536),
+            page_size: Some(4096),
+            stopped_by_budget: false,
+            writer: EndSummary::default(),
+            reader: EndSummary::default(),
+            huge_pages: None,
+            corrupted_bytes: None,
+            argv: Vec::new(),
+            pipeline: String::new(),
+            warnings: Vec::new(),
+            occupancy: None,
+            finished_at_ms: 1,
+            counts: None,
+            machine: None,
+            watched: None,
+            traced: false,
+        })
+    }
+}
+
 impl From<&EndReport> for EndSummary {
     fn from(report: &EndReport) -> Self {
         EndSummary {

@@ -473,35 +473,11 @@ mod tests {
 
     /// A result of `step` to copy figures into.
     fn template(step: &str) -> RunResult {
-        use pipebench::engine::result::{EndSummary, RunOptions};
-        let plan = RunPlan::for_step_id(step, &RunParams::default(), &Limits::default()).unwrap();
         RunResult {
-            step: step.into(),
-            options: RunOptions {
-                writer: plan.writer,
-                reader: plan.reader,
-            },
-            bytes: 1 << 30,
             elapsed_ms: 100.0,
-            gib_per_s: 1.0,
             iterations: 1,
-            bytes_per_call: 256 << 10,
-            pipe_capacity: Some(65536),
-            page_size: Some(4096),
-            stopped_by_budget: false,
-            writer: EndSummary::default(),
-            reader: EndSummary::default(),
-            huge_pages: None,
-            corrupted_bytes: None,
-            argv: Vec::new(),
-            pipeline: String::new(),
-            warnings: Vec::new(),
-            occupancy: None,
-            finished_at_ms: 1,
-            counts: None,
-            machine: None,
             watched: Some(false),
-            traced: false,
+            ..RunResult::forged(step).unwrap()
         }
     }
 

@@ -514,7 +514,6 @@ fn now_ms() -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pipebench::engine::result::{EndSummary, RunOptions};
     use std::fs::OpenOptions;
 
     fn kept(step: &str, bytes: u64) -> KeptResult {
@@ -522,39 +521,12 @@ mod tests {
     }
 
     fn result(step: &str, bytes: u64) -> RunResult {
-        let plan = pipebench::steps::plan::RunPlan::for_step_id(
-            step,
-            &Default::default(),
-            &pipebench::steps::plan::Limits::default(),
-        )
-        .unwrap();
         RunResult {
-            step: step.into(),
-            options: RunOptions {
-                writer: plan.writer,
-                reader: plan.reader,
-            },
             bytes,
             elapsed_ms: 10.0,
-            gib_per_s: 1.0,
             iterations: 1,
-            bytes_per_call: 256 << 10,
-            pipe_capacity: Some(65536),
             page_size: None,
-            stopped_by_budget: false,
-            writer: EndSummary::default(),
-            reader: EndSummary::default(),
-            huge_pages: None,
-            corrupted_bytes: None,
-            argv: Vec::new(),
-            pipeline: String::new(),
-            warnings: Vec::new(),
-            occupancy: None,
-            finished_at_ms: 1,
-            counts: None,
-            machine: None,
-            watched: None,
-            traced: false,
+            ..RunResult::forged(step).unwrap()
         }
     }
 

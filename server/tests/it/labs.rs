@@ -803,45 +803,17 @@ async fn the_vmsplice_allocation_check_holds_on_lab_sized_runs_every_time() {
 /// A `labs.jsonl` line of a run of `task` in the busy-cost lab at `gibs`, as
 /// a runner from before planned looks wrote it (no `planned_looks`).
 fn older_busy_cost_line(task: &str, gibs: f64) -> String {
-    use pipebench::engine::result::{EndSummary, RunOptions, RunResult};
+    use pipebench::engine::result::RunResult;
     let step = if task == "busy" {
         "busy-loop"
     } else {
         "write-read"
     };
-    let plan = pipebench::steps::plan::RunPlan::for_step_id(
-        step,
-        &Default::default(),
-        &pipebench::steps::plan::Limits::default(),
-    )
-    .unwrap();
     let result = RunResult {
-        step: step.into(),
-        options: RunOptions {
-            writer: plan.writer,
-            reader: plan.reader,
-        },
-        bytes: 1 << 30,
         elapsed_ms: 1000.0 / gibs,
         gib_per_s: gibs,
-        iterations: 4096,
-        bytes_per_call: 256 << 10,
-        pipe_capacity: Some(65536),
-        page_size: Some(4096),
-        stopped_by_budget: false,
-        writer: EndSummary::default(),
-        reader: EndSummary::default(),
-        huge_pages: None,
-        corrupted_bytes: None,
-        argv: Vec::new(),
-        pipeline: String::new(),
-        warnings: Vec::new(),
-        occupancy: None,
-        finished_at_ms: 1,
-        counts: None,
-        machine: None,
         watched: Some(false),
-        traced: false,
+        ..RunResult::forged(step).unwrap()
     };
     json!({"kind": "measurement", "lab": "busy-cost", "task": task, "result": result, "at_ms": 1})
         .to_string()
