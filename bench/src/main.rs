@@ -11,13 +11,13 @@ use pipebench::entry::EndCommand;
 /// Measure how fast a Linux pipe can go, step by step.
 #[derive(Debug, Parser)]
 #[command(name = "pipebench", version, about, long_about = None)]
-struct Cli {
+struct Pipebench {
     #[command(subcommand)]
-    command: Command,
+    command: PipebenchCommand,
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {
+enum PipebenchCommand {
     #[command(flatten)]
     End(EndCommand),
     /// Run one step: both ends, pinned to two CPUs, with a progress bar.
@@ -57,7 +57,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Pipebench::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -66,21 +66,21 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::End(end) => return end.main(),
-        Command::Run(args) => cli::run(args),
-        Command::All(args) => cli::all(args),
-        Command::List(args) => cli::list(args),
-        Command::System(args) => cli::system(args),
-        Command::Wakeup(args) => cli::wakeup(args),
-        Command::Reuse(args) => cli::reuse(args),
-        Command::Pages(args) => cli::pages(args),
-        Command::Sweep(args) => cli::sweep(args),
-        Command::Ipc(args) => cli::ipc(args),
-        Command::Compare(args) => cli::compare(args),
-        Command::Latency(args) => cli::latency(args),
-        Command::Tool(args) => cli::tool(args),
-        Command::SharedPipe(args) => cli::shared_pipe(args),
-        Command::Tune(args) => cli::tune(args),
+        PipebenchCommand::End(end) => return end.main(),
+        PipebenchCommand::Run(args) => cli::run(args),
+        PipebenchCommand::All(args) => cli::all(args),
+        PipebenchCommand::List(args) => cli::list(args),
+        PipebenchCommand::System(args) => cli::system(args),
+        PipebenchCommand::Wakeup(args) => cli::wakeup(args),
+        PipebenchCommand::Reuse(args) => cli::reuse(args),
+        PipebenchCommand::Pages(args) => cli::pages(args),
+        PipebenchCommand::Sweep(args) => cli::sweep(args),
+        PipebenchCommand::Ipc(args) => cli::ipc(args),
+        PipebenchCommand::Compare(args) => cli::compare(args),
+        PipebenchCommand::Latency(args) => cli::latency(args),
+        PipebenchCommand::Tool(args) => cli::tool(args),
+        PipebenchCommand::SharedPipe(args) => cli::shared_pipe(args),
+        PipebenchCommand::Tune(args) => cli::tune(args),
     };
     match outcome {
         Ok(code) => code,

@@ -89,9 +89,9 @@ fn contender(text: &str, shared: &RunParams, limits: &Limits) -> Result<Contende
 }
 
 /// The terminal's view of a comparison: "run 3/10 [=====   ] A 12.3 GiB/s".
-struct Bar(Option<ProgressBar>);
+struct CompareBar(Option<ProgressBar>);
 
-impl Observer for Bar {
+impl Observer for CompareBar {
     fn event(&mut self, event: Event) {
         let (Event::Leg(leg), Some(bar)) = (&event, &self.0) else {
             return;
@@ -118,7 +118,7 @@ impl Observer for Bar {
     }
 }
 
-impl Drop for Bar {
+impl Drop for CompareBar {
     fn drop(&mut self) {
         if let Some(bar) = self.0.take() {
             bar.finish_and_clear();
@@ -149,7 +149,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
             }
         }
     }
-    let mut bar = Bar(session_bar(job.total()));
+    let mut bar = CompareBar(session_bar(job.total()));
     let end = job.run(&context(None)?, &mut bar);
     drop(bar);
     let report = match end {

@@ -13,7 +13,9 @@ use serde_json::json;
 
 use pipebench::engine::event::{Event, Finished};
 use pipebench::engine::job::{Job, Observer, Stop};
-use pipebench::latency::{self, LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
+use pipebench::latency::{
+    self, LatencyConfig, LatencyError, LatencyMechanism, LatencyResult, Mode,
+};
 use pipebench::machine::system::SystemInfo;
 use pipebench::process::rundir;
 
@@ -57,11 +59,11 @@ type Skipped = Vec<(String, String)>;
 
 fn plan(args: &LatencyArgs) -> Result<(Vec<LatencyConfig>, Skipped), LatencyError> {
     let mechanisms = match args.mechanisms.is_empty() {
-        true => Mechanism::ALL.to_vec(),
+        true => LatencyMechanism::ALL.to_vec(),
         false => args
             .mechanisms
             .iter()
-            .map(|m| Mechanism::parse(m))
+            .map(|m| LatencyMechanism::parse(m))
             .collect::<Result<_, _>>()?,
     };
     let sizes = latency::parse_sizes(&args.sizes)?;
@@ -125,12 +127,12 @@ fn parse_placement(text: &str) -> Result<latency::pair::Placement, String> {
 
 /// The terminal's observer of a latency run: one bar over every round trip of
 /// the session.
-struct Bar {
+struct LatencyBar {
     bar: Option<ProgressBar>,
     before: u64,
 }
 
-impl Observer for Bar {
+impl Observer for LatencyBar {
     fn event(&mut self, event: Event) {
         if let (Some(bar), Event::LatencyProgress(p)) = (&self.bar, event) {
             bar.set_position(self.before + p.done);
@@ -204,7 +206,7 @@ fn run_all(configs: &[LatencyConfig]) -> Result<Vec<LatencyResult>> {
     let bar = std::io::stderr()
         .is_terminal()
         .then(|| styled_bar(total, "round trips [{bar:30}] {pos}/{len} {msg}"));
-    let mut observer = Bar { bar, before: 0 };
+    let mut observer = LatencyBar { bar, before: 0 };
     let mut results: Vec<LatencyResult> = Vec::new();
     for config in configs {
         if let Some(bar) = &observer.bar {

@@ -163,14 +163,14 @@ mod tests {
     use super::*;
 
     #[derive(Debug, Parser)]
-    struct Probe {
+    struct ProbeFlags {
         #[command(flatten)]
         flags: RunFlags<Shape>,
     }
 
     #[test]
     fn flags_are_the_table_s_names_with_dashes() {
-        let probe = Probe::try_parse_from([
+        let probe = ProbeFlags::try_parse_from([
             "probe",
             "--bytes",
             "1GiB",
@@ -190,7 +190,7 @@ mod tests {
         assert_eq!(params.reader_cpu, Some(1));
         assert_eq!(params.verify, Some(true));
         assert_eq!(params.pipe_size, None);
-        assert!(Probe::try_parse_from(["probe", "--quiet"]).is_err());
-        assert!(Probe::try_parse_from(["probe", "--bytes", "lots"]).is_err());
+        assert!(ProbeFlags::try_parse_from(["probe", "--quiet"]).is_err());
+        assert!(ProbeFlags::try_parse_from(["probe", "--bytes", "lots"]).is_err());
     }
 }

@@ -9,7 +9,7 @@ use clap::Args;
 
 use pipebench::engine::tool::{self, ToolError, ToolJob, DEFAULT_BYTES};
 use pipebench::size::ByteSize;
-use pipebench::steps::tools::Side;
+use pipebench::steps::tools::ToolEnd;
 
 use super::{context, JsonFlag};
 
@@ -23,7 +23,7 @@ pub struct ToolArgs {
     name: String,
     /// Which end of the pipe the tool is; pipebench is the other.
     #[arg(long = "as", value_enum, default_value = "writer")]
-    side: Side,
+    side: ToolEnd,
     /// Bytes to move through the pipe (1MiB to 1GiB).
     #[arg(long, value_name = "SIZE", default_value_t = ByteSize(DEFAULT_BYTES))]
     bytes: ByteSize,

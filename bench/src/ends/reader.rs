@@ -19,7 +19,7 @@ use crate::ends::usage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]
-struct Tally {
+struct ReadTally {
     received: u64,
     iterations: u64,
     retries: u64,
@@ -27,7 +27,7 @@ struct Tally {
     first_byte: Option<Instant>,
 }
 
-impl Tally {
+impl ReadTally {
     /// Records `n` bytes and publishes the count for the harness's progress sampler.
     #[inline]
     fn record(&mut self, n: usize, control: &Shared) {
@@ -59,7 +59,7 @@ pub fn run(
         pipe_setup::set_nonblocking(input)?;
     }
     let before = usage::self_usage();
-    let mut tally = Tally::default();
+    let mut tally = ReadTally::default();
     // Counted from here, the buffer's faults included, as the writer counts.
     let call = if options.splice { "splice" } else { "read" };
     let mut window = usage::counting(&options.common, &[call]);
@@ -122,7 +122,7 @@ fn verify(
     options: &ReaderOptions,
     data: &[u8],
     offset: u64,
-    tally: &mut Tally,
+    tally: &mut ReadTally,
 ) -> Result<(), EndError> {
     if options.count_corrupt {
         tally.corrupted += pattern::count_mismatches(data, offset);
@@ -145,7 +145,7 @@ fn read_loop(
     input: BorrowedFd<'_>,
     buf: &mut [u8],
     control: &Shared,
-    tally: &mut Tally,
+    tally: &mut ReadTally,
 ) -> Result<(), EndError> {
     let verify_bytes = options.common.verify;
     loop {
@@ -181,7 +181,7 @@ fn splice_loop(
     options: &ReaderOptions,
     input: BorrowedFd<'_>,
     control: &Shared,
-    tally: &mut Tally,
+    tally: &mut ReadTally,
 ) -> Result<(), EndError> {
     let buf_size = options.common.buf_size.as_usize();
     let mut flags = SpliceFlags::empty();
@@ -225,7 +225,7 @@ fn splice_all(
     check: Option<&CheckPipe>,
     flags: SpliceFlags,
     control: &Shared,
-    tally: &mut Tally,
+    tally: &mut ReadTally,
 ) -> Result<(), EndError> {
     let buf_size = options.common.buf_size.as_usize();
     loop {
@@ -288,7 +288,7 @@ impl CheckPipe {
         options: &ReaderOptions,
         input: BorrowedFd<'_>,
         flags: SpliceFlags,
-        tally: &mut Tally,
+        tally: &mut ReadTally,
     ) -> Result<usize, EndError> {
         let ahead = self.verified_ahead.get();
         if ahead > 0 {

@@ -24,7 +24,7 @@ use crate::ends::usage;
 
 /// Counters the loops keep.
 #[derive(Debug, Default)]
-struct Tally {
+struct WriteTally {
     sent: u64,
     iterations: u64,
     retries: u64,
@@ -201,9 +201,9 @@ fn write_loop(
     buf: &mut [u8],
     total: u64,
     control: &Shared,
-) -> Result<Tally, EndError> {
+) -> Result<WriteTally, EndError> {
     let verify = options.common.verify;
-    let mut tally = Tally::default();
+    let mut tally = WriteTally::default();
     while tally.sent < total && !control.should_stop() {
         let len = buf.len().min((total - tally.sent) as usize);
         if verify {
@@ -253,10 +253,10 @@ fn vmsplice_loop(
     halves: [&mut [u8]; 2],
     total: u64,
     control: &Shared,
-) -> Result<Tally, EndError> {
+) -> Result<WriteTally, EndError> {
     let verify = options.common.verify;
     let flags = vmsplice_flags(options);
-    let mut tally = Tally::default();
+    let mut tally = WriteTally::default();
     let mut which = 0;
     while tally.sent < total && !control.should_stop() {
         let half = &mut *halves[which];

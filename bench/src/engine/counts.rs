@@ -17,11 +17,11 @@ pub use crate::process::counts::Counts;
 
 // A prediction judged against counts is the same for every kind of run (the IPC
 // lab judges its own): defined beside the counts, below the engine.
-pub use crate::process::counts::{Judgement, Verdict};
+pub use crate::process::counts::{ModelCheck, ModelVerdict};
 
 /// What a pipe run's model needs to know about it.
 #[derive(Debug, Clone, Copy)]
-pub struct Shape<'a> {
+pub struct ModelInput<'a> {
     /// The writer's options.
     pub writer: &'a WriterOptions,
     /// The reader's options.
@@ -37,7 +37,7 @@ pub struct Shape<'a> {
     pub huge_page_size: u64,
 }
 
-impl Shape<'_> {
+impl ModelInput<'_> {
     /// The page sizes of the machine this process runs on, asked of the kernel.
     pub(crate) fn machine_pages() -> (u64, u64) {
         (
@@ -48,7 +48,7 @@ impl Shape<'_> {
 }
 
 /// A prediction: an id, the end, what is measured, the words, and the test.
-struct Rule {
+struct CountRule {
     id: &'static str,
     end: &'static str,
     what: &'static str,
@@ -58,7 +58,7 @@ struct Rule {
 }
 
 /// The book's predictions for a pipe run of `shape`, judged against `counts`.
-pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
+pub fn model(shape: ModelInput<'_>, counts: &Counts) -> Vec<ModelCheck> {
     let writer = counts.ends.get("writer");
     if shape.bytes == 0 || writer.is_none() {
         return Vec::new();
@@ -76,8 +76,8 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
     rules.extend(run.fault_rules());
     rules
         .into_iter()
-        .map(|rule| Judgement {
-            verdict: Verdict::of(rule.measured, &rule.holds),
+        .map(|rule| ModelCheck {
+            verdict: ModelVerdict::of(rule.measured, &rule.holds),
             id: rule.id.to_string(),
             end: rule.end.to_string(),
             what: rule.what.to_string(),
@@ -89,7 +89,7 @@ pub fn model(shape: Shape<'_>, counts: &Counts) -> Vec<Judgement> {
 
 /// What each group of [`model`]'s rules reads of a run.
 struct Run<'a> {
-    shape: Shape<'a>,
+    shape: ModelInput<'a>,
     writer: Option<&'a EndCounts>,
     reader: Option<&'a EndCounts>,
     /// The page size, at least 1, as a divisor.
@@ -111,11 +111,11 @@ impl Run<'_> {
     }
 
     /// Pages allocated by the writer's calls and freed by the reader's.
-    fn page_rules(&self) -> Vec<Rule> {
+    fn page_rules(&self) -> Vec<CountRule> {
         let page_words = &self.page_words;
         let allocs = self.per_page(self.writer.and_then(|w| w.page_allocs));
         if !self.copies() {
-            return vec![Rule {
+            return vec![CountRule {
                 id: "writer_page_allocs",
                 end: "writer",
                 what: "page allocations per page moved",
@@ -124,7 +124,7 @@ impl Run<'_> {
                 holds: Box::new(|x| x < 0.01),
             }];
         }
-        let mut rules = vec![Rule {
+        let mut rules = vec![CountRule {
             id: "writer_page_allocs",
             end: "writer",
             what: "page allocations per page moved",
@@ -136,7 +136,7 @@ impl Run<'_> {
             holds: Box::new(|x| x > 0.0 && x <= 1.05),
         }];
         if !self.shape.reader.splice {
-            rules.push(Rule {
+            rules.push(CountRule {
                 id: "reader_page_frees",
                 end: "reader",
                 what: "pages freed per page moved",
@@ -149,7 +149,7 @@ impl Run<'_> {
     }
 
     /// Reads per write, where a copying writer's calls meet a reading reader.
-    fn reads_per_write(&self) -> Option<Rule> {
+    fn reads_per_write(&self) -> Option<CountRule> {
         let shape = &self.shape;
         let buf = shape.writer.common.buf_size.bytes();
         let (true, false, Some(capacity)) =
@@ -167,7 +167,7 @@ impl Run<'_> {
             (Some(reads), Some(writes)) => Some(reads / writes),
             _ => None,
         };
-        Some(Rule {
+        Some(CountRule {
             id: "reads_per_write",
             end: "reader",
             what: "read calls per write call",
@@ -182,13 +182,13 @@ impl Run<'_> {
     }
 
     /// Sleeps: almost none when busy looping, else at most one per pipe-full.
-    fn sleep_rules(&self) -> Vec<Rule> {
+    fn sleep_rules(&self) -> Vec<CountRule> {
         let shape = &self.shape;
         if shape.writer.common.busy_loop {
             let gib = shape.bytes as f64 / (1u64 << 30) as f64;
             return [("writer", self.writer), ("reader", self.reader)]
                 .into_iter()
-                .map(|(name, end)| Rule {
+                .map(|(name, end)| CountRule {
                     id: if name == "writer" {
                         "writer_sleeps"
                     } else {
@@ -206,7 +206,7 @@ impl Run<'_> {
             return Vec::new();
         };
         let fills = shape.bytes as f64 / capacity as f64;
-        vec![Rule {
+        vec![CountRule {
             id: "writer_sleeps",
             end: "writer",
             what: "sleeps (voluntary context switches) per pipe-full moved",
@@ -219,7 +219,7 @@ impl Run<'_> {
     }
 
     /// The writer's page faults, and its huge pages where it asked for them.
-    fn fault_rules(&self) -> Vec<Rule> {
+    fn fault_rules(&self) -> Vec<CountRule> {
         let shape = &self.shape;
         let page_words = &self.page_words;
         let small_pages = shape.writer.buffer_bytes() as f64 / self.page;
@@ -229,7 +229,7 @@ impl Run<'_> {
             if shape.writer.dont_touch_pages {
                 return Vec::new();
             }
-            return vec![Rule {
+            return vec![CountRule {
                 id: "writer_faults",
                 end: "writer",
                 what: "page faults",
@@ -243,7 +243,7 @@ impl Run<'_> {
         }
         let huge = huge_pages_of(shape.writer, shape.huge_page_size);
         vec![
-            Rule {
+            CountRule {
                 id: "writer_faults",
                 end: "writer",
                 what: "page faults",
@@ -254,7 +254,7 @@ impl Run<'_> {
                 measured: faults,
                 holds: Box::new(move |x| x < small_pages / 4.0),
             },
-            Rule {
+            CountRule {
                 id: "writer_huge_pages",
                 end: "writer",
                 what: "huge pages allocated in its own faults",
@@ -292,8 +292,8 @@ mod tests {
     use super::*;
     use crate::steps::catalog;
 
-    fn shape_of<'a>(step: &'a catalog::Step, bytes: u64, capacity: u64) -> Shape<'a> {
-        Shape {
+    fn shape_of<'a>(step: &'a catalog::Step, bytes: u64, capacity: u64) -> ModelInput<'a> {
+        ModelInput {
             writer: &step.writer,
             reader: &step.reader,
             bytes,
@@ -310,7 +310,7 @@ mod tests {
         }
     }
 
-    fn verdict(judged: &[Judgement], id: &str) -> Verdict {
+    fn verdict(judged: &[ModelCheck], id: &str) -> ModelVerdict {
         judged
             .iter()
             .find(|j| j.id == id)
@@ -347,7 +347,11 @@ mod tests {
             "writer_sleeps",
             "writer_faults",
         ] {
-            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+            assert_eq!(
+                verdict(&judged, id),
+                ModelVerdict::Agrees,
+                "{id}: {judged:?}"
+            );
         }
     }
 
@@ -367,16 +371,22 @@ mod tests {
             },
         );
         let judged = model(shape_of(&step, 1 << 30, 128 << 10), &counts);
-        assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "writer_sleeps"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "reader_sleeps"), Verdict::Agrees);
+        assert_eq!(
+            verdict(&judged, "writer_page_allocs"),
+            ModelVerdict::Disagrees
+        );
+        assert_eq!(verdict(&judged, "writer_sleeps"), ModelVerdict::Disagrees);
+        assert_eq!(verdict(&judged, "reader_sleeps"), ModelVerdict::Agrees);
         // Huge pages: faults are judged; missing tracepoints leave allocations unknown.
         let mut no_trace = counts.clone();
         no_trace.ends.get_mut("writer").unwrap().page_allocs = None;
         let judged = model(shape_of(&step, 1 << 30, 128 << 10), &no_trace);
-        assert_eq!(verdict(&judged, "writer_page_allocs"), Verdict::Unknown);
-        assert_eq!(verdict(&judged, "writer_faults"), Verdict::Agrees);
-        assert_eq!(verdict(&judged, "writer_huge_pages"), Verdict::Unknown);
+        assert_eq!(
+            verdict(&judged, "writer_page_allocs"),
+            ModelVerdict::Unknown
+        );
+        assert_eq!(verdict(&judged, "writer_faults"), ModelVerdict::Agrees);
+        assert_eq!(verdict(&judged, "writer_huge_pages"), ModelVerdict::Unknown);
     }
 
     #[test]
@@ -397,12 +407,12 @@ mod tests {
             };
             let judged = model(shape_of(&step, 1 << 30, 128 << 10), &with(expected as u64));
             let huge = judged.iter().find(|j| j.id == "writer_huge_pages").unwrap();
-            assert_eq!(huge.verdict, Verdict::Agrees, "{id}: {huge:?}");
+            assert_eq!(huge.verdict, ModelVerdict::Agrees, "{id}: {huge:?}");
             assert_eq!(huge.measured, Some(expected));
             let fell_back = model(shape_of(&step, 1 << 30, 128 << 10), &with(0));
             assert_eq!(
                 verdict(&fell_back, "writer_huge_pages"),
-                Verdict::Disagrees,
+                ModelVerdict::Disagrees,
                 "{id}"
             );
             let too_many = model(
@@ -411,7 +421,7 @@ mod tests {
             );
             assert_eq!(
                 verdict(&too_many, "writer_huge_pages"),
-                Verdict::Disagrees,
+                ModelVerdict::Disagrees,
                 "{id}"
             );
         }
@@ -444,7 +454,7 @@ mod tests {
                     EndCounts::default(),
                 )
             };
-            let shape = Shape {
+            let shape = ModelInput {
                 page_size: page,
                 huge_page_size: crate::ends::buffer::pmd_size(page as usize) as u64,
                 ..shape_of(&step, bytes, 16 * page)
@@ -454,7 +464,7 @@ mod tests {
                 .iter()
                 .find(|j| j.id == "writer_page_allocs")
                 .unwrap();
-            assert_eq!(allocs.verdict, Verdict::Agrees, "{page}: {allocs:?}");
+            assert_eq!(allocs.verdict, ModelVerdict::Agrees, "{page}: {allocs:?}");
             assert!((allocs.measured.unwrap() - 0.88).abs() < 0.001);
             assert!(
                 allocs
@@ -466,7 +476,7 @@ mod tests {
                 let as_if_4k = model(shape, &with(bytes / 4096 * 88 / 100));
                 assert_eq!(
                     verdict(&as_if_4k, "writer_page_allocs"),
-                    Verdict::Disagrees,
+                    ModelVerdict::Disagrees,
                     "{page}"
                 );
             }

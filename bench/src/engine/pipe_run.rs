@@ -21,7 +21,7 @@ use rustix::pipe::{pipe_with, PipeFlags};
 use crate::ends::control::{ControlError, ControlRegion};
 use crate::ends::error::{EndErrorKind, EndFailure};
 use crate::ends::report::{EndOutcome, EndReport};
-use crate::engine::counts::{model, Counts, Shape};
+use crate::engine::counts::{model, Counts, ModelInput};
 use crate::engine::event::Progress;
 use crate::engine::occupancy::{Alternation, Occupancy, PipeWatch};
 use crate::engine::result::{EndSummary, RunOptions, RunResult};
@@ -372,9 +372,9 @@ impl RunHandle {
                     .missing
                     .push(crate::process::counts::thp_not_per_end());
             }
-            let (page_size, huge_page_size) = Shape::machine_pages();
+            let (page_size, huge_page_size) = ModelInput::machine_pages();
             counts.model = model(
-                Shape {
+                ModelInput {
                     writer: &self.plan.writer,
                     reader: &self.plan.reader,
                     bytes,
@@ -397,7 +397,7 @@ impl RunHandle {
             iterations: writer.iterations,
             bytes_per_call: self.plan.writer.common.buf_size.bytes(),
             pipe_capacity: writer.pipe_capacity,
-            page_size: Some(Shape::machine_pages().0),
+            page_size: Some(ModelInput::machine_pages().0),
             stopped_by_budget: reader.stopped_by_budget || writer.stopped_by_budget,
             writer: EndSummary::from(&writer),
             reader: EndSummary::from(&reader),

@@ -13,7 +13,7 @@
 
 use crate::engine::event::Event;
 use crate::engine::observer::JobContext;
-use crate::latency::{harness, LatencyConfig, LatencyError, Mechanism, Mode};
+use crate::latency::{harness, LatencyConfig, LatencyError, LatencyMechanism, Mode};
 use crate::machine::wakeup::WakeupFigures;
 use crate::machine::{findings, system::SystemInfo};
 use crate::process::launch::EndProgram;
@@ -95,7 +95,7 @@ pub fn measure(
     };
     let median_us = |mode| {
         let config = LatencyConfig {
-            mechanism: Mechanism::Pipe,
+            mechanism: LatencyMechanism::Pipe,
             mode,
             size: 1,
             cpus,

@@ -18,7 +18,7 @@ use crate::process::counts::Counted;
 /// An end's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Role {
+pub(crate) enum IpcRole {
     /// Sends the bytes.
     Producer,
     /// Receives and checks them.
@@ -27,13 +27,13 @@ pub(crate) enum Role {
     Solo,
 }
 
-impl Role {
+impl IpcRole {
     /// Its name in results and messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Role::Producer => "producer",
-            Role::Consumer => "consumer",
-            Role::Solo => "solo",
+            IpcRole::Producer => "producer",
+            IpcRole::Consumer => "consumer",
+            IpcRole::Solo => "solo",
         }
     }
 }
@@ -41,7 +41,7 @@ impl Role {
 /// Everything an end needs, passed as one JSON argument.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct IpcEndSpec {
-    pub(crate) role: Role,
+    pub(crate) role: IpcRole,
     pub(crate) mechanism: Mechanism,
     pub(crate) bytes: u64,
     pub(crate) chunk: u64,

@@ -31,7 +31,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::data;
-use super::end::{IpcEndReport, IpcEndSpec, Role};
+use super::end::{IpcEndReport, IpcEndSpec, IpcRole};
 pub use super::resources::default_dir;
 use super::resources::{base_for, setup_err, Resources};
 use super::{
@@ -41,7 +41,7 @@ use super::{
 use crate::ends::control::ControlRegion;
 pub use crate::process::filesystem::{filesystem, free_bytes};
 use crate::process::launch::{EndProgram, Launch};
-use crate::process::rundir::Record;
+use crate::process::rundir::NamedObject;
 use crate::process::supervise::{
     supervise, Ending, Flow, Policy, Reaped, SuperviseError, Supervised,
 };
@@ -233,7 +233,7 @@ fn make_objects(
 ) -> Result<Made, IpcError> {
     let mut made = Made {
         spec: IpcEndSpec {
-            role: Role::Producer,
+            role: IpcRole::Producer,
             mechanism,
             bytes: params.bytes.bytes(),
             chunk,
@@ -317,12 +317,12 @@ fn make_channel(
         }
         SysvMsgqueue => {
             let id = sysv::create_queue()?;
-            res.sysv(Record::msg_queue(id), id, false)?;
+            res.sysv(NamedObject::msg_queue(id), id, false)?;
             spec.sysv_id = Some(id);
         }
         SysvShm => {
             let id = sysv::create_segment(shared::HEADER + bytes)?;
-            res.sysv(Record::sysv_shm(id), id, true)?;
+            res.sysv(NamedObject::sysv_shm(id), id, true)?;
             spec.sysv_id = Some(id);
         }
         PosixShm => spec.shm_name = Some(res.posix_shm(shared::HEADER + bytes)?),
@@ -439,23 +439,23 @@ fn start_order<'a>(
     consumer: Handed,
     control: &'a ControlRegion,
     program: &'a EndProgram,
-) -> (Vec<Role>, Vec<Launch<'a>>) {
+) -> (Vec<IpcRole>, Vec<Launch<'a>>) {
     if !pair {
         let spec = IpcEndSpec {
-            role: Role::Solo,
+            role: IpcRole::Solo,
             ..spec
         };
         return (
-            vec![Role::Solo],
+            vec![IpcRole::Solo],
             vec![launch_end(&spec, producer, control, program)],
         );
     }
     let consumer_spec = IpcEndSpec {
-        role: Role::Consumer,
+        role: IpcRole::Consumer,
         ..spec.clone()
     };
     (
-        vec![Role::Consumer, Role::Producer],
+        vec![IpcRole::Consumer, IpcRole::Producer],
         vec![
             launch_end(&consumer_spec, consumer, control, program),
             launch_end(&spec, producer, control, program),
@@ -478,12 +478,12 @@ fn publish(control: &ControlRegion, params: &IpcParams) {
 /// name (`res`'s early part). Returns each end's report, or the failure to
 /// report.
 fn run_ends(
-    roles: &[Role],
+    roles: &[IpcRole],
     launches: Vec<Launch<'_>>,
     control: &ControlRegion,
     params: &IpcParams,
     res: &mut Resources,
-) -> Result<Vec<(Role, IpcEndReport)>, IpcError> {
+) -> Result<Vec<(IpcRole, IpcEndReport)>, IpcError> {
     let policy = Policy {
         tick: WAIT_TICK,
         timeout: params.timeout,
@@ -540,8 +540,8 @@ fn run_ends(
 /// itself before one the harness killed because another had failed (its
 /// "killed by signal 9" only echoes the cause); among those, the producer, as
 /// a consumer's "unexpected end of data" only echoes a failed producer.
-fn cause_rank(role: Role, by_itself: bool) -> u8 {
-    match (by_itself, role == Role::Producer) {
+fn cause_rank(role: IpcRole, by_itself: bool) -> u8 {
+    match (by_itself, role == IpcRole::Producer) {
         (true, true) => 0,
         (true, false) => 1,
         (false, true) => 2,
@@ -551,7 +551,7 @@ fn cause_rank(role: Role, by_itself: bool) -> u8 {
 
 /// The end's report, or why it failed: its stderr's messages, without the
 /// `pipebench ipc-end ROLE: error:` prefix.
-fn collect(role: Role, end: Reaped<IpcEndReport>) -> Result<IpcEndReport, IpcError> {
+fn collect(role: IpcRole, end: Reaped<IpcEndReport>) -> Result<IpcEndReport, IpcError> {
     let failed = |message: String| IpcError::EndFailed {
         role: role.name().to_string(),
         status: end.status.clone(),
@@ -603,7 +603,7 @@ fn check_received(
 }
 
 /// From the producer's first data call to the last byte's arrival, ms.
-fn elapsed_ms(reports: &[(Role, IpcEndReport)]) -> f64 {
+fn elapsed_ms(reports: &[(IpcRole, IpcEndReport)]) -> f64 {
     let start = reports.iter().filter_map(|(_, r)| r.start_ns).min();
     let end = reports.iter().filter_map(|(_, r)| r.end_ns).max();
     match (start, end) {
@@ -617,13 +617,13 @@ fn elapsed_ms(reports: &[(Role, IpcEndReport)]) -> f64 {
 fn result(
     info: &MechanismInfo,
     made: Made,
-    reports: &[(Role, IpcEndReport)],
+    reports: &[(IpcRole, IpcEndReport)],
     fs: Option<String>,
 ) -> Result<IpcResult, IpcError> {
     let (mechanism, bytes, chunk) = (info.mechanism, made.spec.bytes, made.spec.chunk);
     let receiver = reports
         .iter()
-        .find(|(role, _)| *role != Role::Producer)
+        .find(|(role, _)| *role != IpcRole::Producer)
         .map(|(_, r)| r.clone())
         .unwrap_or_default();
     let checksum_ok = check_received(mechanism, bytes, &receiver, made.expected_lines)?;
@@ -731,10 +731,10 @@ mod tests {
     fn the_run_reports_the_end_that_failed_by_itself_not_the_one_killed_after_it() {
         // A consumer that failed on its own beats the producer the harness
         // killed because of it.
-        assert!(cause_rank(Role::Consumer, true) < cause_rank(Role::Producer, false));
+        assert!(cause_rank(IpcRole::Consumer, true) < cause_rank(IpcRole::Producer, false));
         // Both failed on their own: the producer is the cause, the consumer's
         // short read its echo.
-        assert!(cause_rank(Role::Producer, true) < cause_rank(Role::Consumer, true));
-        assert!(cause_rank(Role::Producer, false) < cause_rank(Role::Consumer, false));
+        assert!(cause_rank(IpcRole::Producer, true) < cause_rank(IpcRole::Consumer, true));
+        assert!(cause_rank(IpcRole::Producer, false) < cause_rank(IpcRole::Consumer, false));
     }
 }

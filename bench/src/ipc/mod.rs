@@ -207,7 +207,7 @@ pub struct IpcResult {
     /// The book's predictions of this mechanism's counts, judged against the
     /// ends' counts (see [`model`]); absent when no end counted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub model: Vec<model::Prediction>,
+    pub model: Vec<model::IpcModelCheck>,
     /// The machine's page size, bytes: faults are counted in pages of it (absent in
     /// records from before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,15 +13,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IpcEnd, Mechanism};
-use crate::process::counts::{Counts, EndCounts, Judgement, Verdict};
+use crate::process::counts::{Counts, EndCounts, ModelCheck, ModelVerdict};
 
-/// One prediction judged: the fields of a pipe run's [`Judgement`], and for a
+/// One prediction judged: the fields of a pipe run's [`ModelCheck`], and for a
 /// verdict of `unknown`, why it cannot be told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Prediction {
+pub struct IpcModelCheck {
     /// The prediction, the figure and the verdict.
     #[serde(flatten)]
-    pub judgement: Judgement,
+    pub judgement: ModelCheck,
     /// Why the verdict is `unknown` (no counts from that end, nothing moved).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -84,7 +84,7 @@ fn page_size() -> u64 {
 }
 
 /// A prediction before it is judged.
-struct Rule {
+struct IpcRule {
     id: String,
     end: &'static str,
     what: &'static str,
@@ -104,7 +104,7 @@ pub fn judge(
     bytes: u64,
     ends: &[IpcEnd],
     counts: Option<&Counts>,
-) -> Vec<Prediction> {
+) -> Vec<IpcModelCheck> {
     judge_with_pages(mechanism, bytes, ends, counts, page_size())
 }
 
@@ -115,7 +115,7 @@ fn judge_with_pages(
     ends: &[IpcEnd],
     counts: Option<&Counts>,
     page: u64,
-) -> Vec<Prediction> {
+) -> Vec<IpcModelCheck> {
     let Some((producer, consumer)) = paths(mechanism) else {
         return Vec::new();
     };
@@ -211,14 +211,14 @@ fn call_bytes_rule(
     bytes: u64,
     through: u64,
     counted: Result<&EndCounts, String>,
-) -> Rule {
+) -> IpcRule {
     let (expected, model) = path.call_bytes();
     let measured = counted.and_then(|_| {
         (bytes > 0)
             .then(|| through as f64 / bytes as f64)
             .ok_or_else(nothing_moved)
     });
-    Rule {
+    IpcRule {
         id: format!("{role}_call_bytes"),
         end: role,
         what: "bytes through data calls per byte moved",
@@ -235,7 +235,7 @@ fn faults_rule(
     bytes: u64,
     page: u64,
     counted: Result<&EndCounts, String>,
-) -> Rule {
+) -> IpcRule {
     let page_words = crate::size::ByteSize(page).to_string();
     let pages = bytes.div_ceil(page.max(1)) as f64;
     let faults = counted.and_then(|c| {
@@ -273,7 +273,7 @@ fn faults_rule(
                 Box::new(|x| x > 0.0 && x <= 1.1),
             )
         };
-    Rule {
+    IpcRule {
         id: format!("{role}_faults"),
         end: role,
         what: "page faults per page of data",
@@ -284,7 +284,7 @@ fn faults_rule(
 }
 
 /// Sleeps per message, for an end that blocks on the channel's `call`.
-fn sleeps_rule(role: &'static str, call: &str, counted: Result<&EndCounts, String>) -> Rule {
+fn sleeps_rule(role: &'static str, call: &str, counted: Result<&EndCounts, String>) -> IpcRule {
     let measured = counted.and_then(|c| {
         let calls = c.syscalls.get(call).copied().unwrap_or(0);
         (calls > 0)
@@ -292,7 +292,7 @@ fn sleeps_rule(role: &'static str, call: &str, counted: Result<&EndCounts, Strin
             .ok_or_else(|| format!("the {role} made no {call} call"))
     });
     let producer = role == "producer";
-    Rule {
+    IpcRule {
         id: format!("{role}_sleeps"),
         end: role,
         what: if producer {
@@ -316,14 +316,14 @@ fn sleeps_rule(role: &'static str, call: &str, counted: Result<&EndCounts, Strin
 }
 
 /// A rule judged: its figure, or why there is none, and the verdict.
-fn judged(rule: Rule) -> Prediction {
+fn judged(rule: IpcRule) -> IpcModelCheck {
     let (measured, why) = match rule.measured {
         Ok(x) => (Some(x), None),
         Err(why) => (None, Some(why)),
     };
-    Prediction {
-        judgement: Judgement {
-            verdict: Verdict::of(measured, &rule.holds),
+    IpcModelCheck {
+        judgement: ModelCheck {
+            verdict: ModelVerdict::of(measured, &rule.holds),
             id: rule.id,
             end: rule.end.to_string(),
             what: rule.what.to_string(),
@@ -353,7 +353,7 @@ mod tests {
     }
 
     /// The record's ends and counts of `ends`, judged.
-    fn judge_ends(mechanism: Mechanism, bytes: u64, ends: &[End], page: u64) -> Vec<Prediction> {
+    fn judge_ends(mechanism: Mechanism, bytes: u64, ends: &[End], page: u64) -> Vec<IpcModelCheck> {
         let (plain, counts) = record_of(ends);
         judge_with_pages(mechanism, bytes, &plain, counts.as_ref(), page)
     }
@@ -390,7 +390,7 @@ mod tests {
         }
     }
 
-    fn verdict(judged: &[Prediction], id: &str) -> Verdict {
+    fn verdict(judged: &[IpcModelCheck], id: &str) -> ModelVerdict {
         judged
             .iter()
             .find(|p| p.judgement.id == id)
@@ -413,7 +413,11 @@ mod tests {
             "producer_sleeps",
             "consumer_sleeps",
         ] {
-            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+            assert_eq!(
+                verdict(&judged, id),
+                ModelVerdict::Agrees,
+                "{id}: {judged:?}"
+            );
         }
         // Half the bytes through the calls, or two sleeps per write: not the model.
         let half = [("read", 512, MIB64 / 2), ("write", 1024, MIB64 / 2)];
@@ -422,9 +426,12 @@ mod tests {
             end("producer", &half, 40, 2048),
         ];
         let judged = judge_ends(Mechanism::PipeRw, MIB64, &ends, 4096);
-        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+        assert_eq!(
+            verdict(&judged, "producer_call_bytes"),
+            ModelVerdict::Disagrees
+        );
+        assert_eq!(verdict(&judged, "producer_sleeps"), ModelVerdict::Disagrees);
+        assert_eq!(verdict(&judged, "consumer_sleeps"), ModelVerdict::Agrees);
     }
 
     #[test]
@@ -441,7 +448,11 @@ mod tests {
             "producer_faults",
             "consumer_faults",
         ] {
-            assert_eq!(verdict(&judged, id), Verdict::Agrees, "{id}: {judged:?}");
+            assert_eq!(
+                verdict(&judged, id),
+                ModelVerdict::Agrees,
+                "{id}: {judged:?}"
+            );
         }
         assert!(!judged.iter().any(|p| p.judgement.id.ends_with("_sleeps")));
         // A producer on huge pages (one fault per 2 MiB), a consumer that copied
@@ -451,9 +462,15 @@ mod tests {
             end("producer", &[], pages / 512, 0),
         ];
         let judged = judge_ends(Mechanism::PosixShm, MIB64, &ends, 4096);
-        assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
-        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
+        assert_eq!(verdict(&judged, "producer_faults"), ModelVerdict::Disagrees);
+        assert_eq!(
+            verdict(&judged, "consumer_call_bytes"),
+            ModelVerdict::Disagrees
+        );
+        assert_eq!(
+            verdict(&judged, "producer_call_bytes"),
+            ModelVerdict::Agrees
+        );
         // Faults are per page of the kernel's size: the same count on 16 KiB pages
         // is four times too many.
         let ends = [
@@ -461,7 +478,7 @@ mod tests {
             end("producer", &[], pages, 0),
         ];
         let judged = judge_ends(Mechanism::PosixShm, MIB64, &ends, 16 << 10);
-        assert_eq!(verdict(&judged, "producer_faults"), Verdict::Disagrees);
+        assert_eq!(verdict(&judged, "producer_faults"), ModelVerdict::Disagrees);
     }
 
     #[test]
@@ -476,8 +493,14 @@ mod tests {
                 end("consumer", &copy, 40, 100),
             ];
             let judged = judge_ends(mechanism, MIB64, &ends, 4096);
-            assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
-            assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
+            assert_eq!(
+                verdict(&judged, "producer_call_bytes"),
+                ModelVerdict::Agrees
+            );
+            assert_eq!(
+                verdict(&judged, "consumer_call_bytes"),
+                ModelVerdict::Agrees
+            );
             // A sender that copied each byte into a buffer with a write too.
             let ends = [
                 end(
@@ -491,7 +514,7 @@ mod tests {
             let judged = judge_ends(mechanism, MIB64, &ends, 4096);
             assert_eq!(
                 verdict(&judged, "producer_call_bytes"),
-                Verdict::Disagrees,
+                ModelVerdict::Disagrees,
                 "{mechanism}"
             );
         }
@@ -503,15 +526,24 @@ mod tests {
             end("consumer", &split, 40, 100),
         ];
         let judged = judge_ends(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
-        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
-        assert_eq!(verdict(&judged, "producer_call_bytes"), Verdict::Agrees);
+        assert_eq!(
+            verdict(&judged, "consumer_call_bytes"),
+            ModelVerdict::Agrees
+        );
+        assert_eq!(
+            verdict(&judged, "producer_call_bytes"),
+            ModelVerdict::Agrees
+        );
         let twice = [("getsockopt", 900, MIB64), ("recv", 1024, MIB64)];
         let ends = [
             end("producer", &copy, 40, 100),
             end("consumer", &twice, 40, 100),
         ];
         let judged = judge_ends(Mechanism::TcpZerocopyReceive, MIB64, &ends, 4096);
-        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Disagrees);
+        assert_eq!(
+            verdict(&judged, "consumer_call_bytes"),
+            ModelVerdict::Disagrees
+        );
         // Stream sockets: at most about one sleep per write and per read.
         for mechanism in [Mechanism::TcpRw, Mechanism::UnixStream] {
             let ends = [
@@ -519,15 +551,15 @@ mod tests {
                 end("consumer", &copy, 40, 1024),
             ];
             let judged = judge_ends(mechanism, MIB64, &ends, 4096);
-            assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Agrees);
-            assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+            assert_eq!(verdict(&judged, "producer_sleeps"), ModelVerdict::Agrees);
+            assert_eq!(verdict(&judged, "consumer_sleeps"), ModelVerdict::Agrees);
             let ends = [
                 end("producer", &copy, 40, 3 * 1024),
                 end("consumer", &copy, 40, 1024),
             ];
             let judged = judge_ends(mechanism, MIB64, &ends, 4096);
-            assert_eq!(verdict(&judged, "producer_sleeps"), Verdict::Disagrees);
-            assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
+            assert_eq!(verdict(&judged, "producer_sleeps"), ModelVerdict::Disagrees);
+            assert_eq!(verdict(&judged, "consumer_sleeps"), ModelVerdict::Agrees);
         }
     }
 
@@ -544,10 +576,13 @@ mod tests {
             .iter()
             .find(|p| p.judgement.id == "producer_sleeps")
             .unwrap();
-        assert_eq!(sleeps.judgement.verdict, Verdict::Unknown);
+        assert_eq!(sleeps.judgement.verdict, ModelVerdict::Unknown);
         assert!(sleeps.why.as_deref().unwrap().contains("producer"));
-        assert_eq!(verdict(&judged, "consumer_sleeps"), Verdict::Agrees);
-        assert_eq!(verdict(&judged, "consumer_call_bytes"), Verdict::Agrees);
+        assert_eq!(verdict(&judged, "consumer_sleeps"), ModelVerdict::Agrees);
+        assert_eq!(
+            verdict(&judged, "consumer_call_bytes"),
+            ModelVerdict::Agrees
+        );
         // No predictions at all where the chapter makes none, or nothing counted.
         assert!(judge_ends(Mechanism::CowFork, MIB64, &ends, 4096).is_empty());
         let mut none = ends.clone();

@@ -10,7 +10,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::data::Checksum;
 use super::end::{
-    check, io, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role,
+    check, io, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, IpcRole, Received,
 };
 use super::Mechanism;
 
@@ -164,7 +164,7 @@ fn data_fd(spec: &IpcEndSpec, fds: &mut EndFds, received: &Received) -> Result<F
         .ok_or_else(|| IpcEndError::Protocol("no FIFO given".into()))?;
     let mut options = OpenOptions::new();
     options.custom_flags(libc::O_NOFOLLOW);
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         options.write(true);
     } else {
         options.read(true);
@@ -187,7 +187,7 @@ pub(crate) fn end(
     let chunk = spec.chunk as usize;
     let mut pipe = data_fd(spec, &mut fds, received)?;
     let mut report = IpcEndReport::default();
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         let mut src = fds.src()?;
         report.start_ns = Some(now_ns());
         report.bytes = if splicing {

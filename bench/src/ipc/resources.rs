@@ -7,7 +7,7 @@ use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 
 use super::{IpcError, MechanismInfo};
-use crate::process::rundir::{Base, Record, RunDir, RunDirError};
+use crate::process::rundir::{Base, NamedObject, RunDir, RunDirError};
 
 // ---------------------------------------------------------------------------
 // Resources
@@ -18,7 +18,7 @@ enum Early {
     /// An entry of the run's private folder (a FIFO, a shared file).
     Entry(String),
     /// A kernel object noted in the folder (a POSIX name, a System V segment).
-    Object(Record),
+    Object(NamedObject),
 }
 
 impl From<RunDirError> for IpcError {
@@ -46,7 +46,7 @@ pub(crate) struct Resources {
     /// Removed once both ends hold them (or when the run ends).
     early: Vec<Early>,
     /// Removed when the run ends: message queues.
-    late: Vec<Record>,
+    late: Vec<NamedObject>,
 }
 
 impl Resources {
@@ -103,7 +103,7 @@ impl Resources {
     pub(crate) fn posix_shm(&mut self, size: u64) -> Result<String, IpcError> {
         let run = self.run_dir()?;
         loop {
-            let record = Record::posix_shm();
+            let record = NamedObject::posix_shm();
             run.record(&record)?;
             let name = record.shm_name().expect("a POSIX record");
             // SAFETY: shm_open reads the NUL-terminated name; glibc adds
@@ -141,7 +141,7 @@ impl Resources {
     /// attached) or late (a queue, when the run ends).
     pub(crate) fn sysv(
         &mut self,
-        record: std::io::Result<Record>,
+        record: std::io::Result<NamedObject>,
         id: i32,
         early: bool,
     ) -> Result<(), IpcError> {

@@ -15,7 +15,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::data::{self, Checksum};
-use super::end::{check, io, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
+use super::end::{check, io, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, IpcRole, Received};
 use super::{IpcError, Mechanism};
 
 /// Bytes before the data in a shared region: the progress counter's page.
@@ -34,14 +34,14 @@ pub fn check_dev_shm(needed: u64, available: Option<u64>) -> Result<(), IpcError
 }
 
 /// A mapping of a shared region, unmapped (or detached) on drop.
-struct Region {
+struct IpcRegion {
     ptr: *mut u8,
     len: usize,
     sysv: bool,
 }
 
-impl Region {
-    fn map_fd(fd: RawFd, len: usize) -> Result<Region, IpcEndError> {
+impl IpcRegion {
+    fn map_fd(fd: RawFd, len: usize) -> Result<IpcRegion, IpcEndError> {
         // SAFETY: a fresh shared mapping of a descriptor we hold; checked below.
         let ptr = unsafe {
             libc::mmap(
@@ -59,14 +59,14 @@ impl Region {
                 source: std::io::Error::last_os_error(),
             });
         }
-        Ok(Region {
+        Ok(IpcRegion {
             ptr: ptr as *mut u8,
             len,
             sysv: false,
         })
     }
 
-    fn attach_sysv(id: i32, len: usize) -> Result<Region, IpcEndError> {
+    fn attach_sysv(id: i32, len: usize) -> Result<IpcRegion, IpcEndError> {
         // SAFETY: shmat maps the segment anywhere; checked below.
         let ptr = unsafe { libc::shmat(id, std::ptr::null(), 0) };
         if ptr as isize == -1 {
@@ -75,7 +75,7 @@ impl Region {
                 source: std::io::Error::last_os_error(),
             });
         }
-        Ok(Region {
+        Ok(IpcRegion {
             ptr: ptr as *mut u8,
             len,
             sysv: true,
@@ -139,7 +139,7 @@ fn wait_a_little(idle: &mut u32) {
     }
 }
 
-impl Drop for Region {
+impl Drop for IpcRegion {
     fn drop(&mut self) {
         // SAFETY: we mapped exactly this range and nothing borrows it any more.
         unsafe {
@@ -258,7 +258,7 @@ fn file_flock(spec: &IpcEndSpec, received: &Received) -> Result<IpcEndReport, Ip
     let mut buf = vec![0u8; chunk];
     let mut report = IpcEndReport::default();
     let mut offset = 0u64;
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         let mut file = OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NOFOLLOW)
@@ -343,27 +343,27 @@ pub(crate) fn end(
             let id = spec
                 .sysv_id
                 .ok_or_else(|| IpcEndError::Protocol("no segment id".into()))?;
-            Region::attach_sysv(id, len as usize)?
+            IpcRegion::attach_sysv(id, len as usize)?
         }
         Mechanism::MemfdScm => {
             let sock = fd.ok_or_else(|| IpcEndError::Protocol("no socket given".into()))?;
-            let memfd = if spec.role == Role::Producer {
+            let memfd = if spec.role == IpcRole::Producer {
                 let memfd = memfd(len)?;
                 send_fd(sock.as_raw_fd(), memfd.as_raw_fd())?;
                 memfd
             } else {
                 receive_fd(sock.as_raw_fd())?
             };
-            Region::map_fd(memfd.as_raw_fd(), len as usize)?
+            IpcRegion::map_fd(memfd.as_raw_fd(), len as usize)?
         }
-        Mechanism::PosixShm => Region::map_fd(shm_open(spec)?.as_raw_fd(), len as usize)?,
-        _ => Region::map_fd(open_shared()?.as_raw_fd(), len as usize)?,
+        Mechanism::PosixShm => IpcRegion::map_fd(shm_open(spec)?.as_raw_fd(), len as usize)?,
+        _ => IpcRegion::map_fd(open_shared()?.as_raw_fd(), len as usize)?,
     };
     // Mapped (or attached): the harness may now remove the name (a memfd has
     // none; saying so costs nothing).
     received.holding();
     let mut report = IpcEndReport::default();
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         report.start_ns = Some(now_ns());
         region.produce(spec.bytes, spec.chunk);
         report.bytes = spec.bytes;

@@ -15,7 +15,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 
-use super::end::{check, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
+use super::end::{check, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, IpcRole, Received};
 use super::pipes::{receive_by_copy, send_by_copy, splice};
 use super::{IpcError, Mechanism};
 
@@ -208,7 +208,7 @@ pub(crate) fn end(
     let chunk = spec.chunk as usize;
     let tcp = spec.mechanism.is_tcp();
     let mut report = IpcEndReport::default();
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         let mut sock = if tcp {
             connect(spec, fd)?
         } else {
@@ -249,7 +249,7 @@ mod tests {
 
     fn consumer_spec(port: u16, peer_port: u16) -> IpcEndSpec {
         IpcEndSpec {
-            role: Role::Consumer,
+            role: IpcRole::Consumer,
             mechanism: Mechanism::TcpRw,
             bytes: 4,
             chunk: 8,

@@ -2,7 +2,7 @@
 //! creating them.
 
 use super::data::{self, Checksum};
-use super::end::{check, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
+use super::end::{check, now_ns, IpcEndError, IpcEndReport, IpcEndSpec, IpcRole, Received};
 use super::IpcError;
 
 /// The System V limits that decide whether a run fits, read from /proc/sys/kernel.
@@ -154,7 +154,7 @@ pub(crate) fn msgqueue_end(
     let mut msg = Message::new(chunk);
     let mut report = IpcEndReport::default();
     let mut offset = 0u64;
-    if spec.role == Role::Producer {
+    if spec.role == IpcRole::Producer {
         report.start_ns = Some(now_ns());
         while offset < spec.bytes {
             let n = (spec.bytes - offset).min(chunk as u64) as usize;

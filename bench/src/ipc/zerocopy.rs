@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
 use super::data::Checksum;
-use super::end::{self, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, Received, Role};
+use super::end::{self, now_ns, EndFds, IpcEndError, IpcEndReport, IpcEndSpec, IpcRole, Received};
 use super::pipes::{checksum_file, receive_by_copy, send_by_copy};
 use super::sockets::{accept, connect};
 use super::{IpcError, Mechanism};
@@ -253,7 +253,7 @@ pub(crate) fn end(
             report.bytes = sum.len();
             report.checksum = Some(sum.finish());
         }
-        (_, Role::Producer) => {
+        (_, IpcRole::Producer) => {
             let sock = connect(spec, fds.data.take())?;
             let mut src = fds.src()?;
             report.start_ns = Some(now_ns());

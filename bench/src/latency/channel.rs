@@ -3,32 +3,32 @@
 //! ([`crate::process::launch`]): fd 0 receives and fd 1 sends (pipes, FIFOs once
 //! opened, eventfds, POSIX queues; for the message ring, this end's io_uring
 //! and the other end's), fd 5 is a socket both ways, fd 4 the shared region
-//! ([`super::shared::Region`]).
+//! ([`super::shared::LatencyRegion`]).
 
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use super::shared::{Region, SLOTS};
-use super::{Mechanism, Mode};
+use super::shared::{LatencyRegion, SLOTS};
+use super::{LatencyMechanism, Mode};
 
 /// Which end this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Role {
+pub(crate) enum LatencyRole {
     /// Sends first and times the round trips.
     Ping,
     /// Echoes every message back.
     Pong,
 }
 
-impl Role {
+impl LatencyRole {
     /// `ping` or `pong`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Role::Ping => "ping",
-            Role::Pong => "pong",
+            LatencyRole::Ping => "ping",
+            LatencyRole::Pong => "pong",
         }
     }
 }
@@ -136,14 +136,14 @@ const MSG_RING_FAILED: u64 = u64::MAX;
 
 /// What an end needs to open its channel.
 pub(crate) struct Opening<'a> {
-    pub mechanism: Mechanism,
+    pub mechanism: LatencyMechanism,
     pub mode: Mode,
-    pub role: Role,
+    pub role: LatencyRole,
     pub size: usize,
     pub fifos: Option<&'a [PathBuf; 2]>,
     pub msg_queue: Option<i32>,
     pub ring_params: Option<&'a [u8]>,
-    pub region: &'a Region,
+    pub region: &'a LatencyRegion,
 }
 
 fn errno(call: &str) -> String {
@@ -167,18 +167,18 @@ impl Channel {
     pub(crate) fn open(o: &Opening<'_>) -> Result<Channel, String> {
         let busy = o.mode == Mode::Busy;
         let channel = match o.mechanism {
-            Mechanism::Pipe | Mechanism::Eventfd => {
+            LatencyMechanism::Pipe | LatencyMechanism::Eventfd => {
                 let (rx, tx) = (inherited(0), inherited(1));
                 if busy {
                     set_nonblocking(&rx)?;
                     set_nonblocking(&tx)?;
                 }
                 match o.mechanism {
-                    Mechanism::Pipe => Channel::Stream { rx, tx },
+                    LatencyMechanism::Pipe => Channel::Stream { rx, tx },
                     _ => Channel::Eventfd { rx, tx },
                 }
             }
-            Mechanism::IoUring => {
+            LatencyMechanism::IoUring => {
                 // The pipes stay blocking: io_uring waits for them itself, and
                 // the mode decides only how this end waits for the completion.
                 let ring = io_uring::IoUring::new(4).map_err(|e| format!("io_uring_setup: {e}"))?;
@@ -188,23 +188,23 @@ impl Channel {
                     tx: inherited(1),
                 }
             }
-            Mechanism::IoUringMsgRing => open_msg_ring(o)?,
-            Mechanism::Fifo => open_fifos(o, busy)?,
-            Mechanism::UnixStream | Mechanism::Tcp | Mechanism::UnixDgram => {
+            LatencyMechanism::IoUringMsgRing => open_msg_ring(o)?,
+            LatencyMechanism::Fifo => open_fifos(o, busy)?,
+            LatencyMechanism::UnixStream | LatencyMechanism::Tcp | LatencyMechanism::UnixDgram => {
                 open_socket(o.mechanism, busy)?
             }
-            Mechanism::Futex => Channel::Futex {
+            LatencyMechanism::Futex => Channel::Futex {
                 seq_out: 0,
                 seq_in: 0,
             },
-            Mechanism::ShmRing => Channel::Ring { head: 0, tail: 0 },
-            Mechanism::PosixMq => {
+            LatencyMechanism::ShmRing => Channel::Ring { head: 0, tail: 0 },
+            LatencyMechanism::PosixMq => {
                 if busy {
                     posix_mq_nonblocking()?;
                 }
                 Channel::PosixMq { rx: 0, tx: 1 }
             }
-            Mechanism::SysvMq => Channel::SysvMq {
+            LatencyMechanism::SysvMq => Channel::SysvMq {
                 id: o.msg_queue.ok_or("no queue id was given")?,
                 buffer: vec![0u8; std::mem::size_of::<libc::c_long>() + o.size],
             },
@@ -215,7 +215,7 @@ impl Channel {
     /// Sends `msg` (busy: never sleeps).
     pub(crate) fn send(&mut self, o: &Opening<'_>, msg: &[u8]) -> ChannelResult {
         let busy = o.mode == Mode::Busy;
-        let to_pong = o.role == Role::Ping;
+        let to_pong = o.role == LatencyRole::Ping;
         match self {
             Channel::Stream { tx, .. } => write_all(tx, msg),
             Channel::Uring { ring, tx, .. } => uring_write(ring, tx, busy, msg),
@@ -245,7 +245,7 @@ impl Channel {
     /// Receives one message into `buf` (busy: never sleeps).
     pub(crate) fn recv(&mut self, o: &Opening<'_>, buf: &mut [u8]) -> ChannelResult {
         let busy = o.mode == Mode::Busy;
-        let from_ping = o.role == Role::Pong;
+        let from_ping = o.role == LatencyRole::Pong;
         match self {
             Channel::Stream { rx, .. } => read_exact(rx, buf),
             Channel::Uring { ring, rx, .. } => uring_read(ring, rx, busy, buf),
@@ -322,11 +322,11 @@ fn open_fifos(o: &Opening<'_>, busy: bool) -> Result<Channel, String> {
     // Opening a FIFO waits for the other side: ping opens towards
     // pong first and pong opens that one first too, so they meet.
     let (rx, tx) = match o.role {
-        Role::Ping => {
+        LatencyRole::Ping => {
             let tx = open(&fifos[0], true)?;
             (open(&fifos[1], false)?, tx)
         }
-        Role::Pong => {
+        LatencyRole::Pong => {
             let rx = open(&fifos[0], false)?;
             (rx, open(&fifos[1], true)?)
         }
@@ -339,12 +339,12 @@ fn open_fifos(o: &Opening<'_>, busy: bool) -> Result<Channel, String> {
 }
 
 /// The socket the launcher placed, both ways: a stream or a datagram socket.
-fn open_socket(mechanism: Mechanism, busy: bool) -> Result<Channel, String> {
+fn open_socket(mechanism: LatencyMechanism, busy: bool) -> Result<Channel, String> {
     let fd = inherited(crate::process::launch::DATA_FD);
     if busy {
         set_nonblocking(&fd)?;
     }
-    if mechanism == Mechanism::UnixDgram {
+    if mechanism == LatencyMechanism::UnixDgram {
         Ok(Channel::Dgram { fd })
     } else {
         let tx = fd.try_clone().map_err(|e| format!("dup: {e}"))?;
@@ -530,7 +530,7 @@ fn futex_recv(seq_in: &mut u32, word: &AtomicU32, busy: bool) {
 
 /// Puts `msg` in the polled ring's next slot once there is room.
 #[inline]
-fn ring_send(head: &mut u64, region: &Region, to_pong: bool, msg: &[u8]) {
+fn ring_send(head: &mut u64, region: &LatencyRegion, to_pong: bool, msg: &[u8]) {
     let (h, t) = ring(region, to_pong);
     // Room for one more: the reader is at most SLOTS behind.
     while *head - t.load(Ordering::Acquire) >= SLOTS as u64 {
@@ -543,7 +543,7 @@ fn ring_send(head: &mut u64, region: &Region, to_pong: bool, msg: &[u8]) {
 
 /// Takes the polled ring's next message once there is one.
 #[inline]
-fn ring_recv(tail: &mut u64, region: &Region, from_ping: bool, buf: &mut [u8]) {
+fn ring_recv(tail: &mut u64, region: &LatencyRegion, from_ping: bool, buf: &mut [u8]) {
     let (h, t) = ring(region, from_ping);
     while h.load(Ordering::Acquire) <= *tail {
         std::hint::spin_loop();
@@ -704,7 +704,7 @@ fn read_exact(fd: &OwnedFd, mut buf: &mut [u8]) -> ChannelResult {
     Ok(())
 }
 
-fn word(region: &Region, to_pong: bool) -> &AtomicU32 {
+fn word(region: &LatencyRegion, to_pong: bool) -> &AtomicU32 {
     match to_pong {
         true => &region.header().to_pong.0,
         false => &region.header().to_ping.0,
@@ -712,7 +712,7 @@ fn word(region: &Region, to_pong: bool) -> &AtomicU32 {
 }
 
 fn ring(
-    region: &Region,
+    region: &LatencyRegion,
     to_pong: bool,
 ) -> (&std::sync::atomic::AtomicU64, &std::sync::atomic::AtomicU64) {
     let h = region.header();
@@ -722,14 +722,14 @@ fn ring(
     }
 }
 
-fn copy_in(region: &Region, to_pong: bool, slot: usize, msg: &[u8]) {
+fn copy_in(region: &LatencyRegion, to_pong: bool, slot: usize, msg: &[u8]) {
     // SAFETY: the slot is at least msg.len() bytes (the region was made for this
     // size) and the receiver does not read it until the release store that
     // follows.
     unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), region.slot(to_pong, slot), msg.len()) }
 }
 
-fn copy_out(region: &Region, to_pong: bool, slot: usize, buf: &mut [u8]) {
+fn copy_out(region: &LatencyRegion, to_pong: bool, slot: usize, buf: &mut [u8]) {
     // SAFETY: as copy_in; the sender wrote it before the acquire load we saw.
     unsafe {
         std::ptr::copy_nonoverlapping(region.slot(to_pong, slot), buf.as_mut_ptr(), buf.len())

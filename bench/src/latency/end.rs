@@ -12,8 +12,8 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::channel::{calls_made, calls_since, Channel, Opening, Role, CALL_KINDS};
-use super::shared::{bucket_of, Region, BUCKETS};
+use super::channel::{calls_made, calls_since, Channel, LatencyRole, Opening, CALL_KINDS};
+use super::shared::{bucket_of, LatencyRegion, BUCKETS};
 use super::{Block, CdfPoint, LatencyConfig};
 use crate::process::counts::{sched_migrations, Count, Counted, EndCounts, Missing, Unavailable};
 use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
@@ -22,7 +22,7 @@ use crate::process::launch::{self, CONTROL_FD, REPORT_FD};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct LatencyEndSpec {
     /// Which end.
-    pub role: Role,
+    pub role: LatencyRole,
     /// The configuration.
     pub config: LatencyConfig,
     /// The FIFOs (towards pong, towards ping), for the FIFO mechanism.
@@ -72,7 +72,7 @@ pub(crate) struct PingReport {
     /// The window's wall time (timed and untimed blocks), ms.
     pub elapsed_ms: f64,
     /// Its CPU use over the window.
-    pub usage: Usage,
+    pub usage: LatencyEndUsage,
 }
 
 /// CPU time, switches, faults, migrations and calls over the timed window:
@@ -80,7 +80,7 @@ pub(crate) struct PingReport {
 /// `/proc/self/sched`, its own tally of calls), nothing on the round trip's
 /// path.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
+pub struct LatencyEndUsage {
     /// User + system CPU time, ns.
     pub cpu_ns: u64,
     /// Voluntary context switches (sleeps).
@@ -102,7 +102,7 @@ pub struct Usage {
     pub calls: BTreeMap<String, u64>,
 }
 
-impl Usage {
+impl LatencyEndUsage {
     /// The window's counts in the shape every result's counts take, and what
     /// is missing from them: no perf event is opened in a latency end, since
     /// a counter on the task is switched out and in at each of its sleeps and
@@ -145,7 +145,7 @@ pub(crate) enum LatencyEndOutcome {
     /// The ping end finished.
     Ping(Box<PingReport>),
     /// The pong end finished.
-    Pong(Usage),
+    Pong(LatencyEndUsage),
     /// It failed: why.
     Failed {
         /// What happened.
@@ -173,7 +173,7 @@ pub(crate) fn end_main(spec: &str) -> ExitCode {
     }
 }
 
-fn usage_now() -> Usage {
+fn usage_now() -> LatencyEndUsage {
     // SAFETY: getrusage fills the zeroed struct we own.
     let ru = unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
@@ -181,7 +181,7 @@ fn usage_now() -> Usage {
         ru
     };
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    Usage {
+    LatencyEndUsage {
         cpu_ns: ns(ru.ru_utime) + ns(ru.ru_stime),
         sleeps: ru.ru_nvcsw as u64,
         preempted: ru.ru_nivcsw as u64,
@@ -194,7 +194,7 @@ fn usage_now() -> Usage {
 
 /// A reading at the start of the window: the usage and the call tally.
 struct Mark {
-    usage: Usage,
+    usage: LatencyEndUsage,
     calls: [u64; CALL_KINDS],
 }
 
@@ -208,11 +208,11 @@ fn mark() -> Mark {
     }
 }
 
-fn since(before: Mark) -> Usage {
+fn since(before: Mark) -> LatencyEndUsage {
     let calls = calls_since(before.calls);
     let now = usage_now();
     let before = before.usage;
-    Usage {
+    LatencyEndUsage {
         cpu_ns: now.cpu_ns.saturating_sub(before.cpu_ns),
         sleeps: now.sleeps.saturating_sub(before.sleeps),
         preempted: now.preempted.saturating_sub(before.preempted),
@@ -340,14 +340,15 @@ fn rdtscp() -> u64 {
 fn run_end(spec: &LatencyEndSpec) -> Result<LatencyEndOutcome, String> {
     let config = &spec.config;
     let cpu = match spec.role {
-        Role::Ping => config.cpus[0],
-        Role::Pong => config.cpus[1],
+        LatencyRole::Ping => config.cpus[0],
+        LatencyRole::Pong => config.cpus[1],
     };
     crate::process::cpu::pin_to(cpu).map_err(|e| e.to_string())?;
     let size = config.size as usize;
     // SAFETY: the launcher placed the shared region at CONTROL_FD for us.
     let region_fd = unsafe { OwnedFd::from_raw_fd(CONTROL_FD) };
-    let region = Region::attach(region_fd, size).map_err(|e| format!("shared region: {e}"))?;
+    let region =
+        LatencyRegion::attach(region_fd, size).map_err(|e| format!("shared region: {e}"))?;
     let opening = Opening {
         mechanism: config.mechanism,
         mode: config.mode,
@@ -364,7 +365,7 @@ fn run_end(spec: &LatencyEndSpec) -> Result<LatencyEndOutcome, String> {
     let warm_up = config.warm_up() as u64;
     let mut buf = vec![0u8; size];
     match spec.role {
-        Role::Pong => {
+        LatencyRole::Pong => {
             // Pong cannot tell timed round trips from untimed ones, nor needs
             // to: its CPU is over the whole window, as ping's is.
             let total = warm_up + config.window();
@@ -378,18 +379,18 @@ fn run_end(spec: &LatencyEndSpec) -> Result<LatencyEndOutcome, String> {
             }
             Ok(LatencyEndOutcome::Pong(since(before)))
         }
-        Role::Ping => ping(&opening, &mut channel, &region, config, &mut buf),
+        LatencyRole::Ping => ping(&opening, &mut channel, &region, config, &mut buf),
     }
 }
 
 /// The ping end's messages: each differs from the last, and the echo must
 /// carry it back (first and last byte checked).
-struct Messages {
+struct EndMessages {
     msg: Vec<u8>,
     sent: u64,
 }
 
-impl Messages {
+impl EndMessages {
     /// Marks and sends the next message.
     #[inline(always)]
     fn send(&mut self, channel: &mut Channel, opening: &Opening<'_>) -> Result<(), String> {
@@ -488,7 +489,7 @@ fn cdf(histogram: &Histogram<u64>) -> Vec<CdfPoint> {
 fn ping(
     opening: &Opening<'_>,
     channel: &mut Channel,
-    region: &Region,
+    region: &LatencyRegion,
     config: &LatencyConfig,
     buf: &mut [u8],
 ) -> Result<LatencyEndOutcome, String> {
@@ -497,7 +498,7 @@ fn ping(
     // 1 ns to an hour, three significant digits.
     let mut histogram =
         Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).map_err(|e| e.to_string())?;
-    let mut messages = Messages {
+    let mut messages = EndMessages {
         msg: vec![0u8; buf.len()],
         sent: 0,
     };

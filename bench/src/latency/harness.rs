@@ -23,13 +23,13 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::channel::Role;
-use super::end::{LatencyEndOutcome, LatencyEndSpec, PingReport, Usage};
-use super::shared::Region;
-use super::{LatencyConfig, LatencyError, LatencyResult, Mechanism, Mode};
+use super::channel::LatencyRole;
+use super::end::{LatencyEndOutcome, LatencyEndSpec, LatencyEndUsage, PingReport};
+use super::shared::LatencyRegion;
+use super::{LatencyConfig, LatencyError, LatencyMechanism, LatencyResult, Mode};
 use crate::process::counts::Counts;
 use crate::process::launch::{EndProgram, Launch};
-use crate::process::rundir::{Base, Record, RunDir};
+use crate::process::rundir::{Base, NamedObject, RunDir};
 use crate::process::supervise::{
     supervise, Ending, Flow, Policy, Reaped, SuperviseError, Supervised,
 };
@@ -69,7 +69,7 @@ struct Held {
     /// The FIFOs' folder: dropped (removed) once both ends hold them.
     fifo_dir: Option<RunDir>,
     /// The System V queue, with its note's folder.
-    sysv: Option<(i32, Record, RunDir)>,
+    sysv: Option<(i32, NamedObject, RunDir)>,
 }
 
 impl Drop for Held {
@@ -117,28 +117,28 @@ fn make_objects(
         ring_params: None,
     };
     let mut ends = Ends {
-        ping: spec(Role::Ping),
-        pong: spec(Role::Pong),
+        ping: spec(LatencyRole::Ping),
+        pong: spec(LatencyRole::Pong),
         ping_fds: (None, None, None),
         pong_fds: (None, None, None),
     };
     let fds = match config.mechanism {
-        Mechanism::Pipe | Mechanism::IoUring => pipes()?,
-        Mechanism::Eventfd => {
+        LatencyMechanism::Pipe | LatencyMechanism::IoUring => pipes()?,
+        LatencyMechanism::Eventfd => {
             let make = || {
                 rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)
                     .map_err(|e| unsupported_or(config, "make an eventfd", e.into()))
             };
             crossed(make()?, make()?)?
         }
-        Mechanism::Fifo => {
+        LatencyMechanism::Fifo => {
             let fifos = fifos(held)?;
             ends.ping.fifos = Some(fifos.clone());
             ends.pong.fifos = Some(fifos);
             return Ok(ends);
         }
-        Mechanism::UnixStream | Mechanism::UnixDgram => socket_pair(config)?,
-        Mechanism::Tcp => {
+        LatencyMechanism::UnixStream | LatencyMechanism::UnixDgram => socket_pair(config)?,
+        LatencyMechanism::Tcp => {
             let (client, server, refused) = loopback_pair(|_| {})?;
             warnings.extend(refused);
             (
@@ -146,14 +146,14 @@ fn make_objects(
                 (None, None, Some(OwnedFd::from(server))),
             )
         }
-        Mechanism::PosixMq => crossed(posix_queue(config)?, posix_queue(config)?)?,
-        Mechanism::SysvMq => {
+        LatencyMechanism::PosixMq => crossed(posix_queue(config)?, posix_queue(config)?)?,
+        LatencyMechanism::SysvMq => {
             let id = sysv_queue(config, held)?;
             ends.ping.msg_queue = Some(id);
             ends.pong.msg_queue = Some(id);
             return Ok(ends);
         }
-        Mechanism::IoUringMsgRing => {
+        LatencyMechanism::IoUringMsgRing => {
             // Both rings exist before either end starts: MSG_RING names its
             // target by a descriptor in the sender's own table, SCM_RIGHTS
             // refuses to pass an io_uring's, and an inherited one is the same
@@ -164,7 +164,7 @@ fn make_objects(
             ends.pong.ring_params = Some(pong_params);
             crossed(pong_ring, ping_ring)?
         }
-        Mechanism::Futex | Mechanism::ShmRing => return Ok(ends),
+        LatencyMechanism::Futex | LatencyMechanism::ShmRing => return Ok(ends),
     };
     (ends.ping_fds, ends.pong_fds) = fds;
     Ok(ends)
@@ -208,7 +208,7 @@ fn fifos(held: &mut Held) -> Result<[PathBuf; 2], LatencyError> {
 /// A Unix socket pair; a datagram pair's buffers fit a message whole.
 fn socket_pair(config: &LatencyConfig) -> Result<(Fds, Fds), LatencyError> {
     let kind = match config.mechanism {
-        Mechanism::UnixStream => rustix::net::SocketType::STREAM,
+        LatencyMechanism::UnixStream => rustix::net::SocketType::STREAM,
         _ => rustix::net::SocketType::DGRAM,
     };
     let (a, b) = rustix::net::socketpair(
@@ -218,7 +218,7 @@ fn socket_pair(config: &LatencyConfig) -> Result<(Fds, Fds), LatencyError> {
         None,
     )
     .map_err(|e| setup("make a socket pair")(e.into()))?;
-    if config.mechanism == Mechanism::UnixDgram {
+    if config.mechanism == LatencyMechanism::UnixDgram {
         // A datagram must fit the send buffer whole.
         let room = (2 * config.size as usize + 4096).max(65536);
         for fd in [&a, &b] {
@@ -242,7 +242,7 @@ fn sysv_queue(config: &LatencyConfig, held: &mut Held) -> Result<i32, LatencyErr
             std::io::Error::last_os_error(),
         ));
     }
-    let record = Record::msg_queue(id);
+    let record = NamedObject::msg_queue(id);
     let noted = record.and_then(|record| {
         dir.record(&record)
             .map(|()| record)
@@ -261,7 +261,7 @@ fn sysv_queue(config: &LatencyConfig, held: &mut Held) -> Result<i32, LatencyErr
 
 /// The order the ends start in: pong, the end that answers, before ping, the
 /// end that asks (and times).
-const START_ORDER: [Role; 2] = [Role::Pong, Role::Ping];
+const START_ORDER: [LatencyRole; 2] = [LatencyRole::Pong, LatencyRole::Ping];
 
 /// How long the end still running after its partner ended may take to follow
 /// before it is killed: it may wait for a message that will never come.
@@ -272,7 +272,7 @@ const GRACE: Duration = Duration::from_secs(2);
 fn launch_end<'a>(
     spec: &LatencyEndSpec,
     fds: Fds,
-    region: &'a Region,
+    region: &'a LatencyRegion,
     program: &'a EndProgram,
 ) -> Launch<'a> {
     let json = serde_json::to_string(spec).expect("specs serialise");
@@ -301,7 +301,7 @@ fn launch_end<'a>(
 fn run_ends(
     config: &LatencyConfig,
     launches: Vec<Launch<'_>>,
-    region: &Region,
+    region: &LatencyRegion,
     held: &mut Held,
     tick: &mut impl FnMut(LiveSample) -> bool,
 ) -> Result<Vec<Reaped<LatencyEndOutcome>>, LatencyError> {
@@ -357,7 +357,7 @@ fn run_ends(
 fn reports(
     ping: Reaped<LatencyEndOutcome>,
     pong: Reaped<LatencyEndOutcome>,
-) -> Result<(PingReport, Usage), LatencyError> {
+) -> Result<(PingReport, LatencyEndUsage), LatencyError> {
     let outcome = |end: Reaped<LatencyEndOutcome>, role: &'static str| {
         end.outcome.map_err(|silent| LatencyError::End {
             role,
@@ -389,7 +389,7 @@ pub fn run(
 ) -> Result<LatencyResult, LatencyError> {
     config.check()?;
     let size = config.size as usize;
-    let region = Region::create(size).map_err(setup("make the shared region (memfd)"))?;
+    let region = LatencyRegion::create(size).map_err(setup("make the shared region (memfd)"))?;
     let mut held = Held::default();
     // What the result says beside its figures (connections refused).
     let mut warnings = Vec::new();
@@ -457,7 +457,7 @@ pub(crate) fn loopback_pair(
 fn result(
     config: &LatencyConfig,
     r: PingReport,
-    pong: Usage,
+    pong: LatencyEndUsage,
     warnings: Vec<String>,
 ) -> LatencyResult {
     // Both ends' usage covers the whole window, untimed blocks included.
@@ -553,7 +553,7 @@ pub(crate) fn io_uring_here(config: &LatencyConfig) -> Result<(), LatencyError> 
         .register_probe(&mut probe)
         .map_err(|err| unsupported(format!("io_uring cannot say what it supports: {err}")))?;
     let needs: &[(u8, &str, &str)] = match config.mechanism {
-        Mechanism::IoUringMsgRing => &[(
+        LatencyMechanism::IoUringMsgRing => &[(
             io_uring::opcode::MsgRingData::CODE,
             "IORING_OP_MSG_RING",
             "5.18",
@@ -616,7 +616,7 @@ fn posix_queue(config: &LatencyConfig) -> Result<OwnedFd, LatencyError> {
             Some(libc::EINVAL) => LatencyError::TooLarge {
                 mechanism: config.mechanism.id().to_string(),
                 size: config.size,
-                limit: Mechanism::PosixMq.size_limit().map_or(0, |l| l.0),
+                limit: LatencyMechanism::PosixMq.size_limit().map_or(0, |l| l.0),
                 what: "/proc/sys/fs/mqueue/msgsize_max",
             },
             _ => unsupported_or(config, "open a POSIX message queue", err),

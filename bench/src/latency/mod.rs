@@ -34,7 +34,7 @@ use crate::process::counts::Counts;
 use crate::size::ByteSize;
 
 pub use harness::{run, LiveSample};
-pub use table::{mechanisms, Mechanism, MechanismInfo};
+pub use table::{mechanisms, LatencyMechanism, LatencyMechanismInfo};
 
 /// Round trips timed per configuration unless asked otherwise.
 pub const DEFAULT_ROUND_TRIPS: u32 = 10_000;
@@ -98,7 +98,7 @@ impl Mode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatencyConfig {
     /// The mechanism.
-    pub mechanism: Mechanism,
+    pub mechanism: LatencyMechanism,
     /// How both ends wait.
     pub mode: Mode,
     /// Bytes per message, each way.
@@ -182,7 +182,7 @@ impl LatencyConfig {
         // before anything is made: such a configuration is skipped with why.
         if matches!(
             self.mechanism,
-            Mechanism::IoUring | Mechanism::IoUringMsgRing
+            LatencyMechanism::IoUring | LatencyMechanism::IoUringMsgRing
         ) {
             harness::io_uring_here(self)?;
         }
@@ -652,7 +652,7 @@ mod tests {
     #[test]
     fn the_window_pairs_every_fourth_timed_block_with_an_untimed_one() {
         let config = |round_trips| LatencyConfig {
-            mechanism: Mechanism::ShmRing,
+            mechanism: LatencyMechanism::ShmRing,
             mode: Mode::Busy,
             size: 64,
             cpus: default_cpus(),
@@ -706,7 +706,7 @@ mod tests {
     #[test]
     fn warm_up_is_a_tenth_within_bounds() {
         let config = |round_trips| LatencyConfig {
-            mechanism: Mechanism::Pipe,
+            mechanism: LatencyMechanism::Pipe,
             mode: Mode::Blocking,
             size: 1,
             cpus: default_cpus(),

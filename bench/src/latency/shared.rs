@@ -71,7 +71,7 @@ pub(crate) struct Header {
 }
 
 /// The shared region, mapped.
-pub(crate) struct Region {
+pub(crate) struct LatencyRegion {
     fd: OwnedFd,
     base: *mut u8,
     len: usize,
@@ -81,9 +81,9 @@ pub(crate) struct Region {
 // SAFETY: the mapping is shared memory touched only through atomics (the header)
 // or by the one end that owns a slot at a time (the message areas, handed over
 // with release/acquire on the header's words).
-unsafe impl Send for Region {}
+unsafe impl Send for LatencyRegion {}
 
-impl Region {
+impl LatencyRegion {
     fn header_len() -> usize {
         std::mem::size_of::<Header>().next_multiple_of(4096)
     }
@@ -93,7 +93,7 @@ impl Region {
     }
 
     /// Makes a region for messages of `size` bytes (the harness).
-    pub(crate) fn create(size: usize) -> std::io::Result<Region> {
+    pub(crate) fn create(size: usize) -> std::io::Result<LatencyRegion> {
         let fd = rustix::fs::memfd_create(
             "pipebook-latency",
             MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
@@ -106,7 +106,7 @@ impl Region {
     }
 
     /// Maps the region an end was handed for messages of `size` bytes.
-    pub(crate) fn attach(fd: OwnedFd, size: usize) -> std::io::Result<Region> {
+    pub(crate) fn attach(fd: OwnedFd, size: usize) -> std::io::Result<LatencyRegion> {
         let len = Self::length(size);
         let have = rustix::fs::fstat(&fd)?.st_size as usize;
         if have < len {
@@ -118,7 +118,7 @@ impl Region {
         Self::map(fd, size)
     }
 
-    fn map(fd: OwnedFd, size: usize) -> std::io::Result<Region> {
+    fn map(fd: OwnedFd, size: usize) -> std::io::Result<LatencyRegion> {
         let len = Self::length(size);
         // SAFETY: a fresh shared mapping of a memfd at least `len` long.
         let base = unsafe {
@@ -131,7 +131,7 @@ impl Region {
                 0,
             )?
         } as *mut u8;
-        Ok(Region {
+        Ok(LatencyRegion {
             fd,
             base,
             len,
@@ -176,7 +176,7 @@ impl Region {
     }
 }
 
-impl Drop for Region {
+impl Drop for LatencyRegion {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly what map() mapped.
         unsafe {
@@ -208,11 +208,11 @@ mod tests {
 
     #[test]
     fn the_region_is_shared_through_its_descriptor() {
-        let made = Region::create(100).unwrap();
+        let made = LatencyRegion::create(100).unwrap();
         let fd = made.fd().try_clone_to_owned().unwrap();
-        let other = Region::attach(fd, 100).unwrap();
+        let other = LatencyRegion::attach(fd, 100).unwrap();
         made.header().done.0.store(7, Ordering::Relaxed);
         assert_eq!(other.done(), 7);
-        assert!(Region::attach(made.fd().try_clone_to_owned().unwrap(), 1 << 20).is_err());
+        assert!(LatencyRegion::attach(made.fd().try_clone_to_owned().unwrap(), 1 << 20).is_err());
     }
 }

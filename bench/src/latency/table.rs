@@ -8,7 +8,7 @@ use super::{LatencyError, Mode};
 /// A way for one process to hand a message to another and hear back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
+pub enum LatencyMechanism {
     /// Two anonymous pipes, one each way.
     Pipe,
     /// Two named pipes in a private run folder.
@@ -41,7 +41,7 @@ pub enum Mechanism {
 
 /// What a page or a table says of a mechanism.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MechanismInfo {
+pub struct LatencyMechanismInfo {
     /// The id (`pipe`, `unix-stream`, ...).
     pub id: &'static str,
     /// A title for people.
@@ -59,7 +59,7 @@ pub struct MechanismInfo {
     pub max_size: Option<u64>,
 }
 
-impl MechanismInfo {
+impl LatencyMechanismInfo {
     /// Why `mode` does not exist for this mechanism, if it does not.
     pub fn lacks_mode(&self, mode: Mode) -> Option<&'static str> {
         let has = match mode {
@@ -70,130 +70,133 @@ impl MechanismInfo {
     }
 }
 
-impl Mechanism {
+impl LatencyMechanism {
     /// Every mechanism, in the order tables show them.
-    pub const ALL: [Mechanism; 12] = [
-        Mechanism::Pipe,
-        Mechanism::Fifo,
-        Mechanism::Eventfd,
-        Mechanism::Futex,
-        Mechanism::UnixStream,
-        Mechanism::UnixDgram,
-        Mechanism::Tcp,
-        Mechanism::PosixMq,
-        Mechanism::SysvMq,
-        Mechanism::ShmRing,
-        Mechanism::IoUring,
-        Mechanism::IoUringMsgRing,
+    pub const ALL: [LatencyMechanism; 12] = [
+        LatencyMechanism::Pipe,
+        LatencyMechanism::Fifo,
+        LatencyMechanism::Eventfd,
+        LatencyMechanism::Futex,
+        LatencyMechanism::UnixStream,
+        LatencyMechanism::UnixDgram,
+        LatencyMechanism::Tcp,
+        LatencyMechanism::PosixMq,
+        LatencyMechanism::SysvMq,
+        LatencyMechanism::ShmRing,
+        LatencyMechanism::IoUring,
+        LatencyMechanism::IoUringMsgRing,
     ];
 
     /// Its id.
     pub fn id(self) -> &'static str {
         match self {
-            Mechanism::Pipe => "pipe",
-            Mechanism::Fifo => "fifo",
-            Mechanism::Eventfd => "eventfd",
-            Mechanism::Futex => "futex",
-            Mechanism::UnixStream => "unix-stream",
-            Mechanism::UnixDgram => "unix-dgram",
-            Mechanism::Tcp => "tcp",
-            Mechanism::PosixMq => "posix-mq",
-            Mechanism::SysvMq => "sysv-mq",
-            Mechanism::ShmRing => "shm-ring",
-            Mechanism::IoUring => "io-uring",
-            Mechanism::IoUringMsgRing => "io-uring-msg-ring",
+            LatencyMechanism::Pipe => "pipe",
+            LatencyMechanism::Fifo => "fifo",
+            LatencyMechanism::Eventfd => "eventfd",
+            LatencyMechanism::Futex => "futex",
+            LatencyMechanism::UnixStream => "unix-stream",
+            LatencyMechanism::UnixDgram => "unix-dgram",
+            LatencyMechanism::Tcp => "tcp",
+            LatencyMechanism::PosixMq => "posix-mq",
+            LatencyMechanism::SysvMq => "sysv-mq",
+            LatencyMechanism::ShmRing => "shm-ring",
+            LatencyMechanism::IoUring => "io-uring",
+            LatencyMechanism::IoUringMsgRing => "io-uring-msg-ring",
         }
     }
 
     /// The mechanism with this id.
-    pub fn parse(id: &str) -> Result<Mechanism, LatencyError> {
-        Mechanism::ALL
+    pub fn parse(id: &str) -> Result<LatencyMechanism, LatencyError> {
+        LatencyMechanism::ALL
             .into_iter()
             .find(|m| m.id() == id)
             .ok_or_else(|| LatencyError::UnknownMechanism {
                 name: id.to_string(),
-                known: Mechanism::ALL.iter().map(|m| m.id().to_string()).collect(),
+                known: LatencyMechanism::ALL
+                    .iter()
+                    .map(|m| m.id().to_string())
+                    .collect(),
             })
     }
 
     /// What it is and how it waits.
-    pub fn info(self) -> MechanismInfo {
+    pub fn info(self) -> LatencyMechanismInfo {
         let retry = "O_NONBLOCK, and each end retries on EAGAIN";
         let (title, blocking, busy, missing_mode) = match self {
-            Mechanism::Pipe => (
+            LatencyMechanism::Pipe => (
                 "Two pipes",
                 Some("read sleeps until write wakes it"),
                 Some(retry),
                 None,
             ),
-            Mechanism::Fifo => (
+            LatencyMechanism::Fifo => (
                 "Two FIFOs (named pipes)",
                 Some("read sleeps until write wakes it"),
                 Some(retry),
                 None,
             ),
-            Mechanism::Eventfd => (
+            LatencyMechanism::Eventfd => (
                 "eventfd doorbells, message in shared memory",
                 Some("read of the eventfd sleeps until the other end adds 1"),
                 Some("EFD_NONBLOCK reads retried on EAGAIN"),
                 None,
             ),
-            Mechanism::Futex => (
+            LatencyMechanism::Futex => (
                 "futex word, message in shared memory",
                 Some("FUTEX_WAIT sleeps until the other end's FUTEX_WAKE"),
                 Some("spins reading the word; the sender makes no system call"),
                 None,
             ),
-            Mechanism::UnixStream => (
+            LatencyMechanism::UnixStream => (
                 "Unix stream sockets",
                 Some("recv sleeps until send wakes it"),
                 Some(retry),
                 None,
             ),
-            Mechanism::UnixDgram => (
+            LatencyMechanism::UnixDgram => (
                 "Unix datagram sockets",
                 Some("recv sleeps until send wakes it"),
                 Some(retry),
                 None,
             ),
-            Mechanism::Tcp => (
+            LatencyMechanism::Tcp => (
                 "TCP over loopback",
                 Some("recv sleeps until the segment arrives"),
                 Some(retry),
                 None,
             ),
-            Mechanism::PosixMq => (
+            LatencyMechanism::PosixMq => (
                 "POSIX message queues",
                 Some("mq_receive sleeps until mq_send wakes it"),
                 Some("O_NONBLOCK queue, mq_receive retried on EAGAIN"),
                 None,
             ),
-            Mechanism::SysvMq => (
+            LatencyMechanism::SysvMq => (
                 "System V message queue",
                 Some("msgrcv sleeps until msgsnd wakes it"),
                 Some("msgrcv with IPC_NOWAIT retried on ENOMSG"),
                 None,
             ),
-            Mechanism::IoUring => (
+            LatencyMechanism::IoUring => (
                 "Two pipes through io_uring",
                 Some("io_uring_enter waits for the read's completion"),
                 Some("io_uring_enter without waiting, retried until the read completes"),
                 None,
             ),
-            Mechanism::IoUringMsgRing => (
+            LatencyMechanism::IoUringMsgRing => (
                 "io_uring message ring, message in shared memory",
                 Some("io_uring_enter waits for the completion the other end posts"),
                 Some("polls its completion queue in memory; enters the kernel only to send"),
                 None,
             ),
-            Mechanism::ShmRing => (
+            LatencyMechanism::ShmRing => (
                 "Shared-memory ring, polled",
                 None,
                 Some("spins on the ring's head; no system call at all"),
                 Some("a polled ring has nobody to wake: its blocking form is the futex mechanism"),
             ),
         };
-        MechanismInfo {
+        LatencyMechanismInfo {
             id: self.id(),
             title,
             blocking,
@@ -207,17 +210,17 @@ impl Mechanism {
     /// lower than the lab's own.
     pub(crate) fn size_limit(self) -> Option<(u64, &'static str)> {
         match self {
-            Mechanism::PosixMq => Some((
+            LatencyMechanism::PosixMq => Some((
                 read_limit("/proc/sys/fs/mqueue/msgsize_max").unwrap_or(8192),
                 "/proc/sys/fs/mqueue/msgsize_max",
             )),
-            Mechanism::SysvMq => Some((
+            LatencyMechanism::SysvMq => Some((
                 read_limit("/proc/sys/kernel/msgmax").unwrap_or(8192),
                 "/proc/sys/kernel/msgmax",
             )),
             // A datagram must fit the socket's send buffer whole; the lab asks
             // for a buffer twice the message and the kernel caps it at wmem_max.
-            Mechanism::UnixDgram => Some((
+            LatencyMechanism::UnixDgram => Some((
                 read_limit("/proc/sys/net/core/wmem_max")
                     .map_or(65536, |max| (max / 2).min(1 << 20)),
                 "half of /proc/sys/net/core/wmem_max",
@@ -232,8 +235,8 @@ fn read_limit(path: &str) -> Option<u64> {
 }
 
 /// The table of mechanisms.
-pub fn mechanisms() -> Vec<MechanismInfo> {
-    Mechanism::ALL.iter().map(|m| m.info()).collect()
+pub fn mechanisms() -> Vec<LatencyMechanismInfo> {
+    LatencyMechanism::ALL.iter().map(|m| m.info()).collect()
 }
 
 #[cfg(test)]
@@ -242,11 +245,11 @@ mod tests {
 
     #[test]
     fn ids_round_trip_and_unknown_ones_list_the_known() {
-        for m in Mechanism::ALL {
-            assert_eq!(Mechanism::parse(m.id()).unwrap(), m);
+        for m in LatencyMechanism::ALL {
+            assert_eq!(LatencyMechanism::parse(m.id()).unwrap(), m);
             assert_eq!(serde_json::to_value(m).unwrap(), m.id());
         }
-        match Mechanism::parse("carrier-pigeon") {
+        match LatencyMechanism::parse("carrier-pigeon") {
             Err(LatencyError::UnknownMechanism { known, .. }) => assert_eq!(known.len(), 12),
             other => panic!("{other:?}"),
         }
@@ -254,12 +257,12 @@ mod tests {
 
     #[test]
     fn only_the_ring_lacks_a_mode_and_it_says_why() {
-        for m in Mechanism::ALL {
+        for m in LatencyMechanism::ALL {
             let info = m.info();
             assert!(info.lacks_mode(Mode::Busy).is_none(), "{}", info.id);
             assert_eq!(
                 info.lacks_mode(Mode::Blocking).is_some(),
-                m == Mechanism::ShmRing
+                m == LatencyMechanism::ShmRing
             );
         }
     }

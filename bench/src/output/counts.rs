@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::counts::{Counts, Verdict};
+use crate::engine::counts::{Counts, ModelVerdict};
 use crate::engine::result::RunResult;
 use crate::output::stats::summarize;
 use crate::process::counts::EndCounts;
@@ -108,9 +108,9 @@ pub fn render_text(counts: &Counts, bytes: u64, ends: &[&str]) -> String {
     }
     for judgement in &counts.model {
         let mark = match judgement.verdict {
-            Verdict::Agrees => "agrees",
-            Verdict::Disagrees => "DISAGREES",
-            Verdict::Unknown => "not counted",
+            ModelVerdict::Agrees => "agrees",
+            ModelVerdict::Disagrees => "DISAGREES",
+            ModelVerdict::Unknown => "not counted",
         };
         let measured = judgement
             .measured
@@ -187,9 +187,9 @@ fn per_gib_of<'a>(runs: impl IntoIterator<Item = (u64, Option<&'a Counts>)>) -> 
         for judgement in &counts.model {
             let tally = summary.model.entry(judgement.id.clone()).or_default();
             match judgement.verdict {
-                Verdict::Agrees => tally.agrees += 1,
-                Verdict::Disagrees => tally.disagrees += 1,
-                Verdict::Unknown => {}
+                ModelVerdict::Agrees => tally.agrees += 1,
+                ModelVerdict::Disagrees => tally.disagrees += 1,
+                ModelVerdict::Unknown => {}
             }
         }
         for missing in &counts.missing {
@@ -280,8 +280,8 @@ mod tests {
 
     #[test]
     fn medians_per_gib_leave_out_what_no_run_counted_and_tally_the_model() {
-        use crate::engine::counts::Judgement;
-        let run = |calls: u64, allocs: Option<u64>, verdict: Verdict| Counts {
+        use crate::engine::counts::ModelCheck;
+        let run = |calls: u64, allocs: Option<u64>, verdict: ModelVerdict| Counts {
             ends: BTreeMap::from([(
                 "writer".into(),
                 EndCounts {
@@ -290,7 +290,7 @@ mod tests {
                     ..EndCounts::default()
                 },
             )]),
-            model: vec![Judgement {
+            model: vec![ModelCheck {
                 id: "writer_page_allocs".into(),
                 end: "writer".into(),
                 what: String::new(),
@@ -301,9 +301,9 @@ mod tests {
             ..Counts::default()
         };
         let (a, b, c) = (
-            run(4096, Some(1000), Verdict::Agrees),
-            run(8192, None, Verdict::Unknown),
-            run(4096, Some(3000), Verdict::Disagrees),
+            run(4096, Some(1000), ModelVerdict::Agrees),
+            run(8192, None, ModelVerdict::Unknown),
+            run(4096, Some(3000), ModelVerdict::Disagrees),
         );
         // 1 GiB, 2 GiB, 1 GiB: calls per GiB 4096, 4096, 4096; allocs 1000 and 3000.
         let summary = per_gib_of([

@@ -52,7 +52,7 @@ mod judgement;
 mod run;
 mod snapshot;
 mod tracefs;
-pub use judgement::{Judgement, Verdict};
+pub use judgement::{ModelCheck, ModelVerdict};
 pub use run::Counts;
 pub(crate) use snapshot::sched_migrations;
 use snapshot::{sched_migrations_of, Snapshot};

@@ -13,7 +13,7 @@
 //! process. [`sweep`] therefore removes exactly the folders that carry our prefix,
 //! are real directories (not symlinks) owned by our effective uid, and whose lock
 //! it can take; and with each, the named kernel objects that dead run noted in it
-//! ([`Record`]), each checked again against its owner and creation time first.
+//! ([`NamedObject`]), each checked again against its owner and creation time first.
 //! Never by name alone.
 
 use std::ffi::{CStr, CString};
@@ -343,12 +343,12 @@ impl RunDir {
 
     /// Notes a named kernel object in the folder, so that a sweep can remove it
     /// if this process dies before it does.
-    pub(crate) fn record(&self, record: &Record) -> Result<(), RunDirError> {
+    pub(crate) fn record(&self, record: &NamedObject) -> Result<(), RunDirError> {
         self.create_file(&record.file_name()).map(drop)
     }
 
     /// Forgets a note made with [`RunDir::record`] (the object is gone).
-    pub(crate) fn forget(&self, record: &Record) {
+    pub(crate) fn forget(&self, record: &NamedObject) {
         let _ = self.remove(&record.file_name());
     }
 
@@ -470,7 +470,7 @@ fn clear(dir: &OwnedFd) {
 /// alone (an empty file): a System V queue or segment (IPC_PRIVATE, by id and
 /// creation time), or a POSIX shared memory name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Record {
+pub(crate) enum NamedObject {
     /// A System V message queue.
     MsgQueue {
         /// msgget's id.
@@ -534,34 +534,34 @@ fn shm_stat(id: i32) -> Option<SysvStat> {
     }
 }
 
-impl Record {
+impl NamedObject {
     /// The record of queue `id`, which this process just created.
-    pub(crate) fn msg_queue(id: i32) -> io::Result<Record> {
+    pub(crate) fn msg_queue(id: i32) -> io::Result<NamedObject> {
         let st = msg_stat(id).ok_or_else(io::Error::last_os_error)?;
-        Ok(Record::MsgQueue {
+        Ok(NamedObject::MsgQueue {
             id,
             ctime: st.ctime,
         })
     }
 
     /// The record of segment `id`, which this process just created.
-    pub(crate) fn sysv_shm(id: i32) -> io::Result<Record> {
+    pub(crate) fn sysv_shm(id: i32) -> io::Result<NamedObject> {
         let st = shm_stat(id).ok_or_else(io::Error::last_os_error)?;
-        Ok(Record::SysvShm {
+        Ok(NamedObject::SysvShm {
             id,
             ctime: st.ctime,
         })
     }
 
     /// A fresh random POSIX shared memory name.
-    pub(crate) fn posix_shm() -> Record {
-        Record::PosixShm { hex: random_hex() }
+    pub(crate) fn posix_shm() -> NamedObject {
+        NamedObject::PosixShm { hex: random_hex() }
     }
 
-    /// The POSIX name (`/pipebook-<hex>`), for a [`Record::PosixShm`].
+    /// The POSIX name (`/pipebook-<hex>`), for a [`NamedObject::PosixShm`].
     pub(crate) fn shm_name(&self) -> Option<CString> {
         match self {
-            Record::PosixShm { hex } => {
+            NamedObject::PosixShm { hex } => {
                 Some(CString::new(format!("/{SHM_PREFIX}{hex}")).expect("no NUL"))
             }
             _ => None,
@@ -570,13 +570,13 @@ impl Record {
 
     fn file_name(&self) -> String {
         match self {
-            Record::MsgQueue { id, ctime } => format!("msg.{id}.{ctime}"),
-            Record::SysvShm { id, ctime } => format!("shm.{id}.{ctime}"),
-            Record::PosixShm { hex } => format!("posix.{hex}"),
+            NamedObject::MsgQueue { id, ctime } => format!("msg.{id}.{ctime}"),
+            NamedObject::SysvShm { id, ctime } => format!("shm.{id}.{ctime}"),
+            NamedObject::PosixShm { hex } => format!("posix.{hex}"),
         }
     }
 
-    fn parse(name: &CStr) -> Option<Record> {
+    fn parse(name: &CStr) -> Option<NamedObject> {
         let name = name.to_str().ok()?;
         let (kind, rest) = name.split_once('.')?;
         let sysv = || -> Option<(i32, i64)> {
@@ -584,15 +584,15 @@ impl Record {
             Some((id.parse().ok()?, ctime.parse().ok()?))
         };
         match kind {
-            "msg" => sysv().map(|(id, ctime)| Record::MsgQueue { id, ctime }),
-            "shm" => sysv().map(|(id, ctime)| Record::SysvShm { id, ctime }),
+            "msg" => sysv().map(|(id, ctime)| NamedObject::MsgQueue { id, ctime }),
+            "shm" => sysv().map(|(id, ctime)| NamedObject::SysvShm { id, ctime }),
             "posix"
                 if rest.len() == 32
                     && rest
                         .bytes()
                         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
             {
-                Some(Record::PosixShm {
+                Some(NamedObject::PosixShm {
                     hex: rest.to_string(),
                 })
             }
@@ -606,13 +606,13 @@ impl Record {
         // remove the object.
         unsafe {
             match self {
-                Record::MsgQueue { id, .. } => {
+                NamedObject::MsgQueue { id, .. } => {
                     libc::msgctl(*id, libc::IPC_RMID, std::ptr::null_mut());
                 }
-                Record::SysvShm { id, .. } => {
+                NamedObject::SysvShm { id, .. } => {
                     libc::shmctl(*id, libc::IPC_RMID, std::ptr::null_mut());
                 }
-                Record::PosixShm { .. } => {
+                NamedObject::PosixShm { .. } => {
                     let name = self.shm_name().expect("a POSIX record");
                     libc::shm_unlink(name.as_ptr());
                 }
@@ -631,9 +631,9 @@ impl Record {
             })
         };
         match self {
-            Record::MsgQueue { id, ctime } => sysv_ok(msg_stat(*id), *ctime),
-            Record::SysvShm { id, ctime } => sysv_ok(shm_stat(*id), *ctime),
-            Record::PosixShm { hex } => {
+            NamedObject::MsgQueue { id, ctime } => sysv_ok(msg_stat(*id), *ctime),
+            NamedObject::SysvShm { id, ctime } => sysv_ok(shm_stat(*id), *ctime),
+            NamedObject::PosixShm { hex } => {
                 let path = Path::new("/dev/shm").join(format!("{SHM_PREFIX}{hex}"));
                 rustix::fs::lstat(&path).is_ok_and(|st| {
                     FileType::from_raw_mode(st.st_mode) == FileType::RegularFile && st.st_uid == me
@@ -720,7 +720,7 @@ pub fn sweep_base(base: &Base) -> Swept {
             continue;
         }
         for entry in names(&dir) {
-            if let Some(record) = Record::parse(&entry) {
+            if let Some(record) = NamedObject::parse(&entry) {
                 if record.is_ours() {
                     record.remove();
                     swept.objects += 1;

@@ -12,19 +12,19 @@ use serde::Serialize;
 /// Which end of the pipe the tool is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum Side {
+pub enum ToolEnd {
     /// The tool writes into the pipe; pipebench reads and counts.
     Writer,
     /// pipebench writes into the pipe; the tool reads it.
     Reader,
 }
 
-impl Side {
+impl ToolEnd {
     /// `writer` or `reader`.
     pub fn name(self) -> &'static str {
         match self {
-            Side::Writer => "writer",
-            Side::Reader => "reader",
+            ToolEnd::Writer => "writer",
+            ToolEnd::Reader => "reader",
         }
     }
 }
@@ -50,7 +50,7 @@ pub enum Input {
 
 /// How a tool runs as one end.
 #[derive(Debug, Clone, Copy)]
-pub struct Usage {
+pub struct ToolInvocation {
     /// Its arguments, with `{file}` and `{bytes}` filled in at run time.
     pub args: &'static [&'static str],
     /// Its stdin, as the writer (as the reader it is the pipe).
@@ -70,17 +70,17 @@ pub struct Tool {
     /// The program.
     pub program: Program,
     /// As the writer, when it can be one.
-    pub writer: Option<Usage>,
+    pub writer: Option<ToolInvocation>,
     /// As the reader, when it can be one.
-    pub reader: Option<Usage>,
+    pub reader: Option<ToolInvocation>,
 }
 
 impl Tool {
     /// How it runs as `side`, when it can.
-    pub fn usage(&self, side: Side) -> Option<Usage> {
+    pub fn usage(&self, side: ToolEnd) -> Option<ToolInvocation> {
         match side {
-            Side::Writer => self.writer,
-            Side::Reader => self.reader,
+            ToolEnd::Writer => self.writer,
+            ToolEnd::Reader => self.reader,
         }
     }
 
@@ -93,16 +93,16 @@ impl Tool {
     }
 }
 
-const fn writes(args: &'static [&'static str], input: Input) -> Option<Usage> {
-    Some(Usage {
+const fn writes(args: &'static [&'static str], input: Input) -> Option<ToolInvocation> {
+    Some(ToolInvocation {
         args,
         input,
         endless: false,
     })
 }
 
-const fn reads(args: &'static [&'static str]) -> Option<Usage> {
-    Some(Usage {
+const fn reads(args: &'static [&'static str]) -> Option<ToolInvocation> {
+    Some(ToolInvocation {
         args,
         input: Input::Null,
         endless: false,
@@ -115,7 +115,7 @@ pub const TOOLS: &[Tool] = &[
         id: "yes",
         title: "yes: the same line forever",
         program: Program::OnPath("yes"),
-        writer: Some(Usage {
+        writer: Some(ToolInvocation {
             args: &[],
             input: Input::Null,
             endless: true,

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use pipebench::engine::counts::Verdict;
+use pipebench::engine::counts::ModelVerdict;
 use pipebench::ipc::{self, model, IpcParams, IpcResult, Mechanism};
 use pipebench::process::counts::EndCounts;
 use pipebench::process::launch::EndProgram;
@@ -27,7 +27,7 @@ fn params(bytes: u64, dir: &Path) -> IpcParams {
     }
 }
 
-fn verdict(result: &IpcResult, id: &str) -> Verdict {
+fn verdict(result: &IpcResult, id: &str) -> ModelVerdict {
     model::judge(
         Mechanism::parse(&result.mechanism).unwrap(),
         result.bytes,
@@ -85,7 +85,7 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
         for p in &result.model {
             assert_eq!(
                 p.judgement.verdict,
-                Verdict::Agrees,
+                ModelVerdict::Agrees,
                 "{mechanism}: {:?}; ends {:?}",
                 p,
                 result.ends
@@ -117,35 +117,41 @@ fn each_mechanisms_predictions_hold_on_real_runs_and_altered_counts_break_them()
         .call_bytes
         .get_mut("write")
         .unwrap() /= 2;
-    assert_eq!(verdict(&pipe, "producer_call_bytes"), Verdict::Disagrees);
-    assert_eq!(verdict(&pipe, "consumer_call_bytes"), Verdict::Agrees);
+    assert_eq!(
+        verdict(&pipe, "producer_call_bytes"),
+        ModelVerdict::Disagrees
+    );
+    assert_eq!(verdict(&pipe, "consumer_call_bytes"), ModelVerdict::Agrees);
 
     // A blocking queue whose receiver slept twice per message.
     let mut queue = find("sysv-msgqueue");
     let counts = counts_mut(&mut queue, "consumer");
     counts.voluntary_switches = 2 * counts.syscalls["msgrcv"];
-    assert_eq!(verdict(&queue, "consumer_sleeps"), Verdict::Disagrees);
+    assert_eq!(verdict(&queue, "consumer_sleeps"), ModelVerdict::Disagrees);
 
     // Stream sockets whose sender slept three times per write.
     for id in ["tcp-rw", "unix-stream"] {
         let mut socket = find(id);
         let counts = counts_mut(&mut socket, "producer");
         counts.voluntary_switches = 3 * counts.syscalls["write"];
-        assert_eq!(verdict(&socket, "producer_sleeps"), Verdict::Disagrees);
-        assert_eq!(verdict(&socket, "consumer_sleeps"), Verdict::Agrees);
+        assert_eq!(verdict(&socket, "producer_sleeps"), ModelVerdict::Disagrees);
+        assert_eq!(verdict(&socket, "consumer_sleeps"), ModelVerdict::Agrees);
     }
 
     // Shared memory on huge pages: one fault per 2 MiB, not per page.
     let mut shm = find("posix-shm");
     counts_mut(&mut shm, "producer").page_faults = 32 * MIB / (2 * MIB);
-    assert_eq!(verdict(&shm, "producer_faults"), Verdict::Disagrees);
+    assert_eq!(verdict(&shm, "producer_faults"), ModelVerdict::Disagrees);
 
     // A mapping that copied the data after all.
     let mut mapped = find("memfd-scm");
     end_mut(&mut mapped, "consumer")
         .call_bytes
         .insert("read".into(), 32 * MIB);
-    assert_eq!(verdict(&mapped, "consumer_call_bytes"), Verdict::Disagrees);
+    assert_eq!(
+        verdict(&mapped, "consumer_call_bytes"),
+        ModelVerdict::Disagrees
+    );
 }
 
 /// The zero-copy sockets, on real runs: each sender hands every byte through one
@@ -191,7 +197,7 @@ fn zero_copy_sockets_predictions_hold_on_real_runs_and_altered_counts_break_them
         for p in &result.model {
             assert_eq!(
                 p.judgement.verdict,
-                Verdict::Agrees,
+                ModelVerdict::Agrees,
                 "{mechanism}: {p:?}; ends {:?}",
                 result.ends
             );
@@ -201,15 +207,27 @@ fn zero_copy_sockets_predictions_hold_on_real_runs_and_altered_counts_break_them
             let consumer = end_mut(&mut result, "consumer");
             let mapped = consumer.call_bytes.get("getsockopt").copied().unwrap_or(0);
             *consumer.call_bytes.entry("recv".into()).or_default() += mapped.max(bytes / 2);
-            assert_eq!(verdict(&result, "consumer_call_bytes"), Verdict::Disagrees);
-            assert_eq!(verdict(&result, "producer_call_bytes"), Verdict::Agrees);
+            assert_eq!(
+                verdict(&result, "consumer_call_bytes"),
+                ModelVerdict::Disagrees
+            );
+            assert_eq!(
+                verdict(&result, "producer_call_bytes"),
+                ModelVerdict::Agrees
+            );
         } else {
             // A sender that also wrote every byte through a buffer.
             end_mut(&mut result, "producer")
                 .call_bytes
                 .insert("write".into(), bytes);
-            assert_eq!(verdict(&result, "producer_call_bytes"), Verdict::Disagrees);
-            assert_eq!(verdict(&result, "consumer_call_bytes"), Verdict::Agrees);
+            assert_eq!(
+                verdict(&result, "producer_call_bytes"),
+                ModelVerdict::Disagrees
+            );
+            assert_eq!(
+                verdict(&result, "consumer_call_bytes"),
+                ModelVerdict::Agrees
+            );
         }
     }
     println!("{ran} of 3 zero-copy socket mechanisms ran here");

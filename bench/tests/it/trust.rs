@@ -387,7 +387,7 @@ fn posix_queues() -> BTreeSet<String> {
 /// FIFO, run folder, queue (System V or POSIX), /dev/shm name or process.
 #[test]
 fn a_killed_latency_end_leaves_nothing_behind() {
-    use pipebench::latency::Mechanism;
+    use pipebench::latency::LatencyMechanism;
     let _cpus = cpus();
     let bases = Bases::new();
     let leftovers = || {
@@ -397,7 +397,7 @@ fn a_killed_latency_end_leaves_nothing_behind() {
     };
     let before = leftovers();
     for role in ["ping", "pong"] {
-        for mechanism in Mechanism::ALL {
+        for mechanism in LatencyMechanism::ALL {
             let id = mechanism.id();
             let mode = match mechanism.info().blocking {
                 Some(_) => "blocking",

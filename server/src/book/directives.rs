@@ -348,11 +348,11 @@ fn known_lab<'a>(id: &str, chapter: &str) -> Result<&'a crate::labs::defs::Lab, 
 fn known_latency_mechanism(
     id: &str,
     chapter: &str,
-) -> Result<pipebench::latency::Mechanism, BookError> {
-    pipebench::latency::Mechanism::parse(id).map_err(|_| BookError::UnknownMechanism {
+) -> Result<pipebench::latency::LatencyMechanism, BookError> {
+    pipebench::latency::LatencyMechanism::parse(id).map_err(|_| BookError::UnknownMechanism {
         chapter: chapter.to_string(),
         id: id.to_string(),
-        known: pipebench::latency::Mechanism::ALL
+        known: pipebench::latency::LatencyMechanism::ALL
             .iter()
             .map(|m| m.id())
             .collect::<Vec<_>>()
@@ -568,7 +568,7 @@ fn ipc_widget(mechanism: &MechanismInfo, words: &Words) -> String {
 }
 
 /// The modes a latency mechanism has, space-separated (`blocking busy`).
-fn latency_modes(info: &pipebench::latency::MechanismInfo) -> String {
+fn latency_modes(info: &pipebench::latency::LatencyMechanismInfo) -> String {
     [("blocking", info.blocking), ("busy", info.busy)]
         .iter()
         .filter(|(_, how)| how.is_some())
@@ -579,7 +579,7 @@ fn latency_modes(info: &pipebench::latency::MechanismInfo) -> String {
 
 /// A latency lab mechanism's card: its id, title and modes; the static text says
 /// how each end waits and how to run it.
-fn latency_widget(info: &pipebench::latency::MechanismInfo, words: &Words) -> String {
+fn latency_widget(info: &pipebench::latency::LatencyMechanismInfo, words: &Words) -> String {
     let title = words.t(info.title);
     let mut text = format!("<strong>{}.</strong> ", escape(title));
     if let Some(how) = info.blocking {

@@ -19,7 +19,7 @@ use params::{plan, two_cpus, LatencyRunParams};
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LatencyMessage {
-    /// Mechanism id.
+    /// LatencyMechanism id.
     pub(crate) mechanism: String,
     /// `blocking` (default) or `busy`.
     #[serde(default)]

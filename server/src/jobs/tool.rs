@@ -4,7 +4,7 @@
 use pipebench::engine::event::Failure;
 use pipebench::engine::job::Job;
 use pipebench::size::ByteSize;
-use pipebench::steps::tools::Side;
+use pipebench::steps::tools::ToolEnd;
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::requests::{refuse, Kind, Planned};
@@ -18,7 +18,7 @@ pub(crate) struct ToolMessage {
     pub(crate) tool: String,
     /// Which end it is (default: the writer).
     #[serde(default, rename = "as")]
-    pub(crate) side: Option<Side>,
+    pub(crate) side: Option<ToolEnd>,
     /// Bytes to move (default: [`TOOL_BYTES`]).
     #[serde(default)]
     pub(crate) bytes: Option<ByteSize>,
@@ -28,7 +28,7 @@ impl Kind for ToolMessage {
     const EXAMPLE: &'static str = r#"{"type":"tool","tool":"cat","as":"writer","bytes":"64MiB"}"#;
 
     fn plan(self, _state: &AppState) -> Result<Planned, Failure> {
-        let side = self.side.unwrap_or(Side::Writer);
+        let side = self.side.unwrap_or(ToolEnd::Writer);
         let job = tool_job(&self.tool, side, self.bytes).map_err(refuse)?;
         Ok(Planned::one(Job::Tool(job), None))
     }
@@ -45,7 +45,7 @@ pub(crate) const TOOL_TIMEOUT: std::time::Duration = std::time::Duration::from_s
 /// calls are traced (the card shows what the tool does per call).
 pub(crate) fn tool_job(
     tool: &str,
-    side: Side,
+    side: ToolEnd,
     bytes: Option<ByteSize>,
 ) -> Result<pipebench::engine::tool::ToolJob, pipebench::engine::tool::ToolError> {
     let bytes = bytes.map_or(TOOL_BYTES, |b| b.bytes());
@@ -85,10 +85,10 @@ pub(crate) fn tool_table() -> Vec<ToolEntry> {
             title: tool.title,
             program: tool.program_name(),
             present: present.iter().any(|p| p == tool.id),
-            sides: [Side::Writer, Side::Reader]
+            sides: [ToolEnd::Writer, ToolEnd::Reader]
                 .into_iter()
                 .filter(|side| tool.usage(*side).is_some())
-                .map(Side::name)
+                .map(ToolEnd::name)
                 .collect(),
         })
         .collect()

@@ -122,7 +122,7 @@ pub(crate) struct Task {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LatencyTask {
-    /// Latency mechanism id (`pipebench::latency::Mechanism`).
+    /// Latency mechanism id (`pipebench::latency::LatencyMechanism`).
     pub mechanism: String,
     /// `blocking` or `busy`.
     pub mode: pipebench::latency::Mode,
@@ -139,7 +139,7 @@ impl LatencyTask {
         cpus: [usize; 2],
     ) -> Result<pipebench::latency::LatencyConfig, pipebench::latency::LatencyError> {
         Ok(pipebench::latency::LatencyConfig {
-            mechanism: pipebench::latency::Mechanism::parse(&self.mechanism)?,
+            mechanism: pipebench::latency::LatencyMechanism::parse(&self.mechanism)?,
             mode: self.mode,
             size: self.size,
             cpus,

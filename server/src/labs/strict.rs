@@ -13,17 +13,17 @@ pub(crate) const MAX_DEPTH: usize = 32;
 /// error says which, with serde_json's line and column.
 pub(crate) fn check(text: &[u8]) -> Result<(), serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(text);
-    Walk { depth: 0 }.deserialize(&mut deserializer)?;
+    JsonWalk { depth: 0 }.deserialize(&mut deserializer)?;
     deserializer.end()
 }
 
 /// One value, `depth` levels down.
 #[derive(Clone, Copy)]
-struct Walk {
+struct JsonWalk {
     depth: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for Walk {
+impl<'de> DeserializeSeed<'de> for JsonWalk {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -31,20 +31,20 @@ impl<'de> DeserializeSeed<'de> for Walk {
     }
 }
 
-impl Walk {
-    fn deeper<E: serde::de::Error>(self) -> Result<Walk, E> {
+impl JsonWalk {
+    fn deeper<E: serde::de::Error>(self) -> Result<JsonWalk, E> {
         if self.depth >= MAX_DEPTH {
             return Err(E::custom(format!(
                 "nested more than {MAX_DEPTH} levels deep, deeper than any lab report"
             )));
         }
-        Ok(Walk {
+        Ok(JsonWalk {
             depth: self.depth + 1,
         })
     }
 }
 
-impl<'de> Visitor<'de> for Walk {
+impl<'de> Visitor<'de> for JsonWalk {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -132,3 +132,63 @@ fn the_map_grammar_reads_folders_files_and_their_depth() {
     assert!(named_in("```map\nREADME  not a module\n```").is_err());
     assert!(named_in("no map here").is_err());
 }
+
+/// The types a source file defines, by name: `struct`, `enum`, `trait`, `union`
+/// and a `type` at the file's top level (an associated `type Err` inside an
+/// `impl` is the trait's name, not a new one), public or not.
+fn types_defined(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let indented = line.starts_with(' ');
+        let mut words = line.split_whitespace().peekable();
+        if words.peek().is_some_and(|w| w.starts_with("pub")) {
+            words.next();
+        }
+        let (Some(keyword), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let is_type = matches!(keyword, "struct" | "enum" | "trait" | "union")
+            || (keyword == "type" && !indented);
+        if is_type {
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn no_type_name_is_defined_twice_in_the_two_crates() {
+    let mut files = BTreeSet::new();
+    sources("bench/src/", ".rs", &mut files);
+    sources("server/src/", ".rs", &mut files);
+    let mut places: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for file in &files {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for name in types_defined(&text) {
+            places.entry(name).or_default().push(file.clone());
+        }
+    }
+    let twice: Vec<String> = places
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(name, files)| format!("{name} in {}", files.join(", ")))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "one name per thing: these type names are defined more than once \
+         (give each a name that says which it is): {twice:#?}"
+    );
+}
+
+#[test]
+fn a_type_is_read_with_its_visibility_and_an_associated_type_is_not() {
+    let text = "pub struct A<'a> {\npub(crate) enum B {\n    struct C;\ntrait D: Send {\n\
+                type E = u8;\nimpl X for Y {\n    type Err = ();\n}\n// a struct in a comment\n";
+    assert_eq!(types_defined(text), ["A", "B", "C", "D", "E"]);
+}

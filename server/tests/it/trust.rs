@@ -599,7 +599,7 @@ async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_sta
     let bases = Bases::new();
     let mut server = bases.server();
     let mut tried = Vec::new();
-    for mechanism in pipebench::latency::Mechanism::ALL {
+    for mechanism in pipebench::latency::LatencyMechanism::ALL {
         let id = mechanism.id();
         let info = mechanism.info();
         let mode = if info.blocking.is_some() {
@@ -632,7 +632,7 @@ async fn a_server_killed_as_latency_ends_start_leaves_nothing_after_its_next_sta
     // Every mechanism but io_uring has nothing to ask of the kernel beyond
     // what any Linux has.
     assert!(
-        tried.len() >= pipebench::latency::Mechanism::ALL.len() - 1,
+        tried.len() >= pipebench::latency::LatencyMechanism::ALL.len() - 1,
         "{tried:?}"
     );
 }

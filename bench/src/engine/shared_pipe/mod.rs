@@ -216,7 +216,7 @@ pub fn run(
     for &msg_size in &job.msg_sizes {
         for &writers in &job.writers {
             for &readers in &job.readers {
-                let shape = Shape {
+                let shape = PipeShape {
                     writers,
                     readers,
                     msg_size,
@@ -289,7 +289,7 @@ impl From<PointError> for Halt {
 
 /// One point's counts of writers and readers and its message size.
 #[derive(Debug, Clone, Copy)]
-struct Shape {
+struct PipeShape {
     writers: usize,
     readers: usize,
     msg_size: u64,
@@ -320,7 +320,7 @@ struct Recorded {
 fn record(
     setup: &Setup,
     context: &JobContext,
-    shape: Shape,
+    shape: PipeShape,
     ends: &[(String, Child)],
     observer: &mut dyn Observer,
 ) -> Option<Recorded> {
@@ -456,10 +456,10 @@ fn run_point(
     job: &SharedPipeJob,
     context: &JobContext,
     observer: &mut dyn Observer,
-    shape: Shape,
+    shape: PipeShape,
     setup: Option<&Setup>,
 ) -> Result<SharedPoint, Halt> {
-    let Shape {
+    let PipeShape {
         writers,
         readers,
         msg_size,
@@ -555,8 +555,8 @@ fn wait_for_ends(
 }
 
 /// The point, from its ends' answers once all have exited.
-fn answer_point(ends: &mut [(String, Child)], shape: Shape) -> Result<SharedPoint, Halt> {
-    let Shape {
+fn answer_point(ends: &mut [(String, Child)], shape: PipeShape) -> Result<SharedPoint, Halt> {
+    let PipeShape {
         writers,
         readers,
         msg_size,

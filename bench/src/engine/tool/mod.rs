@@ -35,7 +35,7 @@ use crate::process::counts::{Counted, Counting, Counts, Request};
 use crate::process::launch::{Child, EndProgram, Launch, LaunchError};
 use crate::process::rundir::{Base, RunDir, RunDirError};
 use crate::size::gib_per_s;
-use crate::steps::tools::{self, Input, Program, Side, Tool, TOOLS};
+use crate::steps::tools::{self, Input, Program, Tool, ToolEnd, TOOLS};
 
 /// The least a tool run moves.
 pub(crate) const MIN_BYTES: u64 = 1 << 20;
@@ -68,7 +68,7 @@ pub struct ToolJob {
     /// The tool's id in the table.
     pub tool: String,
     /// Which end it is.
-    pub side: Side,
+    pub side: ToolEnd,
     /// Bytes to move.
     pub bytes: u64,
     /// Count the tool's data calls in the kernel (slows every system call of the
@@ -197,7 +197,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// Checks a request against the table and the machine.
 pub fn check(
     name: &str,
-    side: Side,
+    side: ToolEnd,
     bytes: u64,
 ) -> Result<(&'static Tool, Option<PathBuf>), ToolError> {
     let tool = tools::find(name).ok_or_else(|| ToolError::Unknown {
@@ -404,21 +404,21 @@ fn measure(
 
 /// A pipe as (pipebench's end, the tool's end, a spare read end for a reading
 /// tool, through which pipebench sees what it left).
-fn open_pipe(side: Side) -> Result<(OwnedFd, OwnedFd, Option<OwnedFd>), ToolError> {
+fn open_pipe(side: ToolEnd) -> Result<(OwnedFd, OwnedFd, Option<OwnedFd>), ToolError> {
     let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| ToolError::Pipe(e.into()))?;
     // One page until the counters are on the tool: a writer that starts before
     // them gets at most a page in.
     let _ = rustix::pipe::fcntl_setpipe_size(&write_end, 4096);
     let spare = match side {
-        Side::Reader => Some(
+        ToolEnd::Reader => Some(
             rustix::io::fcntl_dupfd_cloexec(&read_end, 0).map_err(|e| ToolError::Pipe(e.into()))?,
         ),
-        Side::Writer => None,
+        ToolEnd::Writer => None,
     };
     Ok(match side {
-        Side::Writer => (read_end, write_end, spare),
-        Side::Reader => (write_end, read_end, spare),
+        ToolEnd::Writer => (read_end, write_end, spare),
+        ToolEnd::Reader => (write_end, read_end, spare),
     })
 }
 
@@ -464,9 +464,9 @@ fn reap(
 /// the returned `RunDir`; none for a reader, or a writer that reads no file.
 fn input_file(
     job: &ToolJob,
-    usage: &tools::Usage,
+    usage: &tools::ToolInvocation,
 ) -> Result<(Option<RunDir>, Option<PathBuf>), ToolError> {
-    let needs_file = job.side == Side::Writer
+    let needs_file = job.side == ToolEnd::Writer
         && (usage.input == Input::File || usage.args.iter().any(|a| a.contains("{file}")));
     if !needs_file {
         return Ok((None, None));
@@ -479,7 +479,7 @@ fn input_file(
 }
 
 /// The tool's arguments, with `{file}` and `{bytes}` filled in.
-fn fill_args(usage: &tools::Usage, file: Option<&Path>, bytes: u64) -> Vec<String> {
+fn fill_args(usage: &tools::ToolInvocation, file: Option<&Path>, bytes: u64) -> Vec<String> {
     let fill = |arg: &str| {
         let with_file = match file {
             Some(path) => arg.replace("{file}", &path.to_string_lossy()),
@@ -532,20 +532,20 @@ impl Cpus {
 /// a writer that reads a file gets it on stdin.
 fn connect<'a>(
     launch: Launch<'a>,
-    side: Side,
+    side: ToolEnd,
     theirs: OwnedFd,
     input: Input,
     file: Option<&Path>,
 ) -> std::io::Result<Launch<'a>> {
     Ok(match side {
-        Side::Writer => {
+        ToolEnd::Writer => {
             let launch = launch.stdout(theirs);
             match (input, file) {
                 (Input::File, Some(path)) => launch.stdin(std::fs::File::open(path)?),
                 _ => launch,
             }
         }
-        Side::Reader => launch.stdin(theirs),
+        ToolEnd::Reader => launch.stdin(theirs),
     })
 }
 
@@ -604,7 +604,7 @@ fn sample(
                 let_go();
                 break;
             }
-            if job.side == Side::Reader && exited_by(pid, Instant::now()) {
+            if job.side == ToolEnd::Reader && exited_by(pid, Instant::now()) {
                 // The reader quit before the end: nothing will take the rest.
                 flags.early.store(true, Ordering::Relaxed);
                 let_go();
@@ -632,9 +632,9 @@ fn moved_bytes(
         ));
     }
     let bytes = match job.side {
-        Side::Writer => own.bytes,
+        ToolEnd::Writer => own.bytes,
         // What the tool took: written minus what it left in the pipe.
-        Side::Reader => own.bytes.saturating_sub(left),
+        ToolEnd::Reader => own.bytes.saturating_sub(left),
     };
     let clean_exit = status.is_some_and(|s| s.success());
     if !endless && !clean_exit {
@@ -658,7 +658,7 @@ fn left_in_pipe(spare: Option<OwnedFd>) -> u64 {
 }
 
 /// The tool's pipe calls and its counts keyed by its end, as results carry them.
-fn tool_counts(counts: Counted, side: Side, bytes: u64) -> (Option<PipeCalls>, Counts) {
+fn tool_counts(counts: Counted, side: ToolEnd, bytes: u64) -> (Option<PipeCalls>, Counts) {
     let calls = pipe_calls(&counts, side, bytes);
     // The tool's calls by kind are the kernel's count of them (it cannot count
     // its own); untraced, they stay empty and `missing` says why.
@@ -672,12 +672,12 @@ fn tool_counts(counts: Counted, side: Side, bytes: u64) -> (Option<PipeCalls>, C
 }
 
 /// The tool's calls on its side of the pipe, from its traced counts.
-fn pipe_calls(counts: &Counted, side: Side, bytes: u64) -> Option<PipeCalls> {
+fn pipe_calls(counts: &Counted, side: ToolEnd, bytes: u64) -> Option<PipeCalls> {
     let traced = counts.counts.syscalls_traced.as_ref()?;
     let get = |call: &str| traced.get(call).copied().unwrap_or(0);
     let plain = match side {
-        Side::Writer => get("write") + get("writev"),
-        Side::Reader => get("read") + get("readv"),
+        ToolEnd::Writer => get("write") + get("writev"),
+        ToolEnd::Reader => get("read") + get("readv"),
     };
     let zero_copy: u64 = ZERO_COPY_CALLS.iter().map(|c| get(c)).sum();
     let on_pipe = plain + zero_copy;
@@ -697,7 +697,7 @@ struct OwnEnd {
 /// pipebench's end: reads up to `size` bytes (or to the end of the pipe), or
 /// writes `size` bytes, in the article's 256 KiB calls; closes its end on return.
 fn own_end(
-    side: Side,
+    side: ToolEnd,
     fd: OwnedFd,
     size: u64,
     moved: &AtomicU64,
@@ -709,8 +709,8 @@ fn own_end(
     while done < size && !abandon.load(Ordering::Relaxed) {
         let want = (size - done).min(OWN_CALL as u64) as usize;
         let n = match side {
-            Side::Writer => rustix::io::read(&fd, &mut buffer[..want]),
-            Side::Reader => rustix::io::write(&fd, &buffer[..want]),
+            ToolEnd::Writer => rustix::io::read(&fd, &mut buffer[..want]),
+            ToolEnd::Reader => rustix::io::write(&fd, &buffer[..want]),
         };
         match n {
             Ok(0) => break,

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::process::counts::Counts;
-use crate::steps::tools::Side;
+use crate::steps::tools::ToolEnd;
 
 /// The result of a tool run (`"kind":"tool"`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -17,7 +17,7 @@ pub struct ToolResult {
     /// What it is.
     pub title: String,
     /// Which end it was.
-    pub side: Side,
+    pub side: ToolEnd,
     /// Its command line as run (the file is the run's private file).
     pub argv: Vec<String>,
     /// Bytes that went through the pipe, as pipebench's end counted them.

@@ -15,7 +15,7 @@
 
 pub mod report;
 
-pub use report::{Best, BestSoFar, Cell, Config, Gain, Trial, TuneResult, TuneStarted};
+pub use report::{Best, BestSoFar, Cell, Gain, Trial, TuneConfig, TuneResult, TuneStarted};
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -201,14 +201,14 @@ pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> 
     // The step's own pages are said where the search tries both.
     let searched_huge = search.cells.iter().any(|c| c.2.is_some());
     let config_of = |index: usize| match search.cells.get(index) {
-        Some(&(buf_size, pipe, huge_pages)) => Config {
+        Some(&(buf_size, pipe, huge_pages)) => TuneConfig {
             buf_size,
             pipe_size: Some(pipe),
             huge_pages,
         },
         None => {
             let own = &search.plans[index];
-            Config {
+            TuneConfig {
                 buf_size: own.writer.common.buf_size.bytes(),
                 pipe_size: own.writer.pipe_size.map(|p| p.bytes()),
                 huge_pages: searched_huge.then_some(own.writer.common.huge_pages),

@@ -100,9 +100,9 @@ pub struct TuneStarted {
     /// The step tuned.
     pub step: String,
     /// Every configuration to try: bytes per call and the pipe capacity asked.
-    pub cells: Vec<Config>,
+    pub cells: Vec<TuneConfig>,
     /// The step's own configuration, run in every round beside them.
-    pub own: Config,
+    pub own: TuneConfig,
     /// Rounds.
     pub rounds: usize,
     /// Runs in all (cells and the step's own, every round).
@@ -113,7 +113,7 @@ pub struct TuneStarted {
 
 /// One configuration of a search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Config {
+pub struct TuneConfig {
     /// Bytes per call.
     pub buf_size: u64,
     /// The pipe capacity asked for (`None`: the kernel's default).
@@ -133,7 +133,7 @@ pub struct Trial {
     pub of: usize,
     /// What ran.
     #[serde(flatten)]
-    pub config: Config,
+    pub config: TuneConfig,
     /// Whether it was the step's own configuration.
     pub own: bool,
     /// The pipe's capacity as read back.
@@ -153,7 +153,7 @@ pub struct Trial {
 pub struct BestSoFar {
     /// Its configuration.
     #[serde(flatten)]
-    pub config: Config,
+    pub config: TuneConfig,
     /// Its median so far.
     pub median: f64,
 }

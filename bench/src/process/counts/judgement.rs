@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Whether a run agrees with the book's model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum ModelVerdict {
     /// The measured figure is what the model predicts.
     Agrees,
     /// It is not: a finding about this machine or kernel.
@@ -19,7 +19,7 @@ pub enum Verdict {
 
 /// One prediction of the book, beside the figure that tests it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Judgement {
+pub struct ModelCheck {
     /// A stable name for the prediction, e.g. `writer_page_allocs`.
     pub id: String,
     /// The end it is about.
@@ -31,17 +31,17 @@ pub struct Judgement {
     /// What the book predicts, in words.
     pub model: String,
     /// Whether this run agrees.
-    pub verdict: Verdict,
+    pub verdict: ModelVerdict,
 }
 
-impl Verdict {
+impl ModelVerdict {
     /// The verdict on a `measured` figure by the model's test `holds`:
     /// unknown where nothing was measured.
-    pub(crate) fn of(measured: Option<f64>, holds: impl Fn(f64) -> bool) -> Verdict {
+    pub(crate) fn of(measured: Option<f64>, holds: impl Fn(f64) -> bool) -> ModelVerdict {
         match measured {
-            None => Verdict::Unknown,
-            Some(x) if holds(x) => Verdict::Agrees,
-            Some(_) => Verdict::Disagrees,
+            None => ModelVerdict::Unknown,
+            Some(x) if holds(x) => ModelVerdict::Agrees,
+            Some(_) => ModelVerdict::Disagrees,
         }
     }
 }

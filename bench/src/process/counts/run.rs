@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{merge, Counted, EndCounts, Judgement, Missing};
+use super::{merge, Counted, EndCounts, Missing, ModelCheck};
 
 /// The counts of a run: one object per end, named as the result names its ends
 /// (`writer` and `reader` for a pipe step, the roles of an IPC record:
@@ -22,7 +22,7 @@ pub struct Counts {
     pub missing: Vec<Missing>,
     /// The book's predictions for this run's configuration, judged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub model: Vec<Judgement>,
+    pub model: Vec<ModelCheck>,
 }
 
 impl Counts {

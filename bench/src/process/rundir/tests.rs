@@ -111,12 +111,12 @@ fn a_sweep_takes_dead_folders_and_leaves_live_ones() {
 #[test]
 fn records_round_trip_and_reject_strangers() {
     for record in [
-        Record::MsgQueue { id: 7, ctime: 1700 },
-        Record::SysvShm { id: 0, ctime: 1 },
-        Record::posix_shm(),
+        NamedObject::MsgQueue { id: 7, ctime: 1700 },
+        NamedObject::SysvShm { id: 0, ctime: 1 },
+        NamedObject::posix_shm(),
     ] {
         let name = CString::new(record.file_name()).unwrap();
-        assert_eq!(Record::parse(&name), Some(record));
+        assert_eq!(NamedObject::parse(&name), Some(record));
     }
     for bad in [
         "msg.7",
@@ -125,7 +125,11 @@ fn records_round_trip_and_reject_strangers() {
         "posix.ABC",
         "lock",
     ] {
-        assert_eq!(Record::parse(&CString::new(bad).unwrap()), None, "{bad}");
+        assert_eq!(
+            NamedObject::parse(&CString::new(bad).unwrap()),
+            None,
+            "{bad}"
+        );
     }
 }
 
@@ -134,11 +138,11 @@ fn a_recorded_queue_is_removed_only_if_it_is_the_one_recorded() {
     // SAFETY: msgget takes plain integers.
     let id = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
     assert!(id >= 0);
-    let record = Record::msg_queue(id).unwrap();
-    let Record::MsgQueue { ctime, .. } = record else {
+    let record = NamedObject::msg_queue(id).unwrap();
+    let NamedObject::MsgQueue { ctime, .. } = record else {
         unreachable!()
     };
-    let forged = Record::MsgQueue {
+    let forged = NamedObject::MsgQueue {
         id,
         ctime: ctime - 1,
     };

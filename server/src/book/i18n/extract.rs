@@ -58,7 +58,7 @@ pub(crate) fn catalog(book_root: &Path) -> Result<Catalog, BookError> {
     );
     let catalogs = mdbook_i18n_helpers::xgettext::create_catalogs(&ctx, std::fs::read_to_string)
         .map_err(|e| fail(format!("{e:#}")))?;
-    let mut messages = Messages::default();
+    let mut messages = PoMessages::default();
     messages.add_html_words(&ctx, &book.config.book.src);
     // One template (depth 0): the summary's catalogue first, then the chapters'.
     let mut parts: Vec<_> = catalogs.into_iter().collect();
@@ -93,12 +93,12 @@ fn fail(message: String) -> BookError {
 /// The template's messages as they are gathered: each with its sources, in the
 /// order they were first seen.
 #[derive(Default)]
-struct Messages {
+struct PoMessages {
     sources: BTreeMap<String, Vec<String>>,
     order: Vec<String>,
 }
 
-impl Messages {
+impl PoMessages {
     /// Records `msgid` from `source`, keeping the first place it was seen as its order.
     fn add(&mut self, msgid: &str, source: &str) {
         let sources = self.sources.entry(msgid.to_string()).or_insert_with(|| {

@@ -22,7 +22,7 @@ const MAX_TOKEN_BYTES: usize = 80;
 
 /// How a character takes part in a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
+enum CharClass {
     /// A letter of Han, kana or Hangul: indexed as pairs.
     Cjk,
     /// Punctuation of CJK text (general punctuation, CJK symbols and punctuation,
@@ -32,13 +32,13 @@ enum Class {
     Word,
 }
 
-fn class(c: char) -> Class {
+fn class(c: char) -> CharClass {
     use unicode_script::{Script, UnicodeScript};
     if matches!(
         c.script(),
         Script::Han | Script::Hiragana | Script::Katakana | Script::Hangul
     ) {
-        return Class::Cjk;
+        return CharClass::Cjk;
     }
     match c {
         '\u{2000}'..='\u{206f}'
@@ -48,8 +48,8 @@ fn class(c: char) -> Class {
         | '\u{ff00}'..='\u{ff0f}'
         | '\u{ff1a}'..='\u{ff20}'
         | '\u{ff3b}'..='\u{ff40}'
-        | '\u{ff5b}'..='\u{ff65}' => Class::Punctuation,
-        _ => Class::Word,
+        | '\u{ff5b}'..='\u{ff65}' => CharClass::Punctuation,
+        _ => CharClass::Word,
     }
 }
 
@@ -66,15 +66,15 @@ pub(crate) fn tokens(text: &str) -> Vec<String> {
         let mut other = String::new();
         for c in word.chars() {
             match class(c) {
-                Class::Cjk => {
+                CharClass::Cjk => {
                     flush_word(&mut other, &mut out);
                     run.push(c);
                 }
-                Class::Punctuation => {
+                CharClass::Punctuation => {
                     flush_word(&mut other, &mut out);
                     flush_run(&mut run, &mut out);
                 }
-                Class::Word => {
+                CharClass::Word => {
                     flush_run(&mut run, &mut out);
                     other.push(c);
                 }

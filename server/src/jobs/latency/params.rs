@@ -3,7 +3,7 @@
 //! the queue for long) and the engine's [`LatencyConfig`] they become. Apart
 //! from the kind ([`super`]) because the labs read them too.
 
-use pipebench::latency::{self, LatencyConfig, LatencyError, Mechanism, Mode};
+use pipebench::latency::{self, LatencyConfig, LatencyError, LatencyMechanism, Mode};
 use pipebench::size::ByteSize;
 use serde::Deserialize;
 
@@ -22,7 +22,7 @@ pub(crate) const MATRIX_ROUND_TRIPS: u32 = 2_000;
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LatencyRunParams {
-    /// Mechanism id.
+    /// LatencyMechanism id.
     pub(crate) mechanism: String,
     /// `blocking` (default) or `busy`.
     #[serde(default)]
@@ -62,7 +62,7 @@ pub(crate) fn plan(params: &LatencyRunParams) -> Result<LatencyConfig, LatencyEr
         return Err(LatencyError::BadRoundTrips { round_trips });
     }
     let config = LatencyConfig {
-        mechanism: Mechanism::parse(&params.mechanism)?,
+        mechanism: LatencyMechanism::parse(&params.mechanism)?,
         mode: params.mode.unwrap_or(Mode::Blocking),
         size: params.size.map_or(64, |s| s.bytes()),
         cpus: params.cpus.unwrap_or_else(latency::default_cpus),

@@ -39,12 +39,12 @@ fn job(text: &str) -> JobRequest {
 
 #[test]
 fn a_tool_message_names_a_tool_and_nothing_else() {
-    use pipebench::steps::tools::Side;
+    use pipebench::steps::tools::ToolEnd;
     assert_eq!(
         job(r#"{"type":"tool","tool":"cat","as":"reader","bytes":"16MiB"}"#),
         JobRequest::Tool(ToolMessage {
             tool: "cat".into(),
-            side: Some(Side::Reader),
+            side: Some(ToolEnd::Reader),
             bytes: Some(ByteSize(16 << 20)),
         })
     );
@@ -66,8 +66,8 @@ fn a_tool_message_names_a_tool_and_nothing_else() {
         assert!(parse(bad).is_err(), "{bad}");
     }
     // An id the table lacks is refused before anything starts.
-    assert!(crate::jobs::tool::tool_job("sh", Side::Writer, None).is_err());
-    assert!(crate::jobs::tool::tool_job("cat", Side::Writer, None).is_ok());
+    assert!(crate::jobs::tool::tool_job("sh", ToolEnd::Writer, None).is_err());
+    assert!(crate::jobs::tool::tool_job("cat", ToolEnd::Writer, None).is_ok());
 }
 
 #[test]

@@ -145,8 +145,8 @@ async fn run_matrix(page: &Page) -> TestResult {
 
 /// The configurations at 64 bytes this machine can run, as the engine checks them.
 fn runnable_at_64_bytes() -> usize {
-    use pipebench::latency::{default_cpus, LatencyConfig, Mechanism, Mode};
-    Mechanism::ALL
+    use pipebench::latency::{default_cpus, LatencyConfig, LatencyMechanism, Mode};
+    LatencyMechanism::ALL
         .into_iter()
         .flat_map(|mechanism| [Mode::Blocking, Mode::Busy].map(|mode| (mechanism, mode)))
         .filter(|&(mechanism, mode)| {
