@@ -5,7 +5,7 @@
 //! for occupancy, profiled with perf, as asked), a run of an IPC mechanism
 //! ([`crate::engine::ipc`]), the wakeup probe ([`crate::engine::wakeup`]), the behaviour probes
 //! ([`crate::engine::probe`]), the page
-//! inspector ([`crate::engine::inspect`]), a latency configuration
+//! inspector ([`crate::engine::pages`]), a latency configuration
 //! ([`crate::engine::latency`]), a tool run ([`crate::engine::tool`]), a shared
 //! pipe ([`crate::engine::shared_pipe`]) and a tuning search
 //! ([`crate::engine::tune`]). [`Job::run`] starts it on the calling thread, reports what
@@ -15,9 +15,9 @@
 //! events to the page. A sweep is a job of jobs ([`crate::engine::sweep`]).
 
 use crate::engine::event::Event;
-use crate::engine::inspect::InspectJob;
 use crate::engine::ipc::IpcJob;
 pub use crate::engine::observer::{JobContext, Observer, Stop, PROGRESS_INTERVAL, QUIET_INTERVAL};
+use crate::engine::pages::PagesJob;
 pub use crate::engine::pipe_job::PipeJob;
 use crate::latency::LatencyConfig;
 
@@ -39,7 +39,7 @@ pub enum Job {
     Probe,
     /// The page inspector on a step's writer buffers (memory pages; its event on
     /// the wire is `pages`).
-    Inspect(InspectJob),
+    Pages(PagesJob),
     /// One configuration of the latency lab: round trips of one message between
     /// two pinned ends.
     Latency(LatencyConfig),
@@ -62,7 +62,7 @@ impl Job {
             Job::Pipe(job) => job.run(context, observer),
             Job::Ipc(job) => crate::engine::ipc::run(job, context, observer),
             Job::Wakeup { round_trips } => Some(crate::engine::wakeup::run(*round_trips, context)),
-            Job::Inspect(job) => Some(crate::engine::inspect::run(job, context)),
+            Job::Pages(job) => Some(crate::engine::pages::run(job, context)),
             Job::Probe => Some(crate::engine::probe::run()),
             Job::Latency(config) => crate::engine::latency::run(config, context, observer),
             Job::Tool(job) => crate::engine::tool::run(job, context, observer),

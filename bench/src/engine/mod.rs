@@ -3,7 +3,7 @@
 //! [`job`] is the one life every kind of job has, and dispatches each kind to its
 //! own module: [`pipe_job`] (a pipe step, over [`pipe_run`]'s two pinned ends,
 //! with [`occupancy`] watching its pipe and [`counts`] judging the kernel's counts),
-//! [`ipc`], [`latency`], [`wakeup`], [`probe`] (the behaviour probes), [`inspect`] (the page inspector), [`tool`],
+//! [`ipc`], [`latency`], [`wakeup`], [`probe`] (the behaviour probes), [`pages`] (the page inspector), [`tool`],
 //! [`shared_pipe`] and [`tune`]; [`sweep`] (one step over several values of one
 //! parameter) and [`compare`] (two configurations head to head in interleaved
 //! pairs) are jobs of pipe jobs. [`observer`] is who drives a job and hears it,
@@ -19,12 +19,12 @@
 pub mod compare;
 pub mod counts;
 pub mod event;
-pub mod inspect;
 pub mod ipc;
 pub mod job;
 pub mod latency;
 pub mod observer;
 pub mod occupancy;
+pub mod pages;
 pub mod pipe_job;
 pub mod pipe_run;
 pub mod probe;

@@ -3,8 +3,8 @@
 
 use pipebench::ends::options::WriterOptions;
 use pipebench::engine::event::Failure;
-use pipebench::engine::inspect::InspectJob;
 use pipebench::engine::job::Job;
+use pipebench::engine::pages::PagesJob;
 use pipebench::steps::catalog;
 use pipebench::steps::plan::PlanError;
 use serde::Deserialize;
@@ -28,7 +28,7 @@ impl Kind for PagesMessage {
 
     fn plan(self, _state: &AppState) -> Result<Planned, Failure> {
         let writer = inspected_writer(&self.step, self.touch).map_err(refuse)?;
-        let job = Job::Inspect(InspectJob {
+        let job = Job::Pages(PagesJob {
             step: self.step,
             writer: Box::new(writer),
         });

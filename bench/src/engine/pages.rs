@@ -8,7 +8,7 @@ use crate::memory::inspect;
 
 /// The page inspector's request.
 #[derive(Debug, Clone)]
-pub struct InspectJob {
+pub struct PagesJob {
     /// Step id, for the answer.
     pub step: String,
     /// The writer options whose buffers to look at.
@@ -18,7 +18,7 @@ pub struct InspectJob {
 /// The page inspector as a child (`inspect-pages`): its buffers live and die in
 /// their own process, as the writer's do. It takes well under a second, so the
 /// thread simply waits for it.
-pub(crate) fn run(job: &InspectJob, context: &JobContext) -> Event {
+pub(crate) fn run(job: &PagesJob, context: &JobContext) -> Event {
     match inspect::run_child(&context.program, &job.writer, inspect::CHILD_TIMEOUT) {
         Ok(report) => Event::Pages {
             step: job.step.clone(),
