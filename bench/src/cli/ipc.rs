@@ -65,7 +65,7 @@ pub fn ipc(args: IpcArgs) -> Result<ExitCode> {
     // What a killed run of this user left (files, FIFOs, shared memory, queues)
     // goes first.
     let extra: Vec<&Path> = args.dir.as_deref().into_iter().collect();
-    rundir::sweep(&extra);
+    rundir::remove_dead(&extra);
     let received = Arc::new(AtomicU64::new(0));
     let params = ipc::IpcParams {
         bytes: args.bytes,

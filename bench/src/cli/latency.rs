@@ -155,7 +155,7 @@ pub fn latency(args: LatencyArgs) -> Result<ExitCode> {
     // Shuffled, so a drift of the machine's speed spreads over every mechanism.
     configs.shuffle(&mut args.out.rng());
     // What a killed run of this user left (a FIFO folder, a noted queue) goes first.
-    rundir::sweep(&[]);
+    rundir::remove_dead(&[]);
     let mut results = run_all(&configs)?;
     results.sort_by(|a, b| (&a.mechanism, a.mode, a.size).cmp(&(&b.mechanism, b.mode, b.size)));
     let clock = clock_overhead(&results);

@@ -166,7 +166,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 /// `pipebench run STEP --profile`: the run with `perf record -g` on each end.
 fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
     // What a killed run of this user left (perf data, kernel objects) goes first.
-    rundir::sweep(&[]);
+    rundir::remove_dead(&[]);
     // Before the run: a machine that cannot profile says why, and nothing runs.
     profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     // The perf data goes where the user said (and stays), or into a private

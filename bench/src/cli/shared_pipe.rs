@@ -102,7 +102,7 @@ fn plan(args: &SharedPipeArgs) -> Result<SharedPipeJob> {
     job.check().map_err(|e| UsageError(e.to_string()))?;
     if args.profile {
         // What a killed run of this user left goes first.
-        rundir::sweep(&[]);
+        rundir::remove_dead(&[]);
         profile::probe(&profile::perf_program(), profile::DEFAULT_FREQUENCY)?;
     }
     Ok(job)

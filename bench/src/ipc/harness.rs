@@ -680,7 +680,7 @@ fn result(
 /// Blocking. Everything the run creates is removed before it returns, whether it
 /// succeeded, failed, was cancelled through `params.cancel`, or unwound; what a
 /// killed harness leaves is in its private folder for the next
-/// [`crate::process::rundir::sweep`].
+/// [`crate::process::rundir::remove_dead`].
 pub fn run(mechanism: Mechanism, params: &IpcParams) -> Result<IpcResult, IpcError> {
     let (info, chunk) = validate(mechanism, params)?;
     let base = base_for(&info, params.dir.as_deref())?;

@@ -10,7 +10,7 @@
 //!
 //! Liveness: the process that made a folder holds an exclusive `flock` on the
 //! folder itself until it removes it. A pid can be reused; a lock dies with its
-//! process. [`sweep`] therefore removes exactly the folders that carry our prefix,
+//! process. [`remove_dead`] therefore removes exactly the folders that carry our prefix,
 //! are real directories (not symlinks) owned by our effective uid, and whose lock
 //! it can take; and with each, the named kernel objects that dead run noted in it
 //! ([`NamedObject`]), each checked again against its owner and creation time first.
@@ -31,7 +31,7 @@ pub const PREFIX: &str = "pipebook-run-";
 pub(crate) const SHM_PREFIX: &str = "pipebook-";
 
 /// How often [`RunDir::create`] tries a fresh name before giving up. A clash of
-/// 128 random bits does not happen; a sweeper taking a half-made folder can,
+/// 128 random bits does not happen; another process removing dead folders taking a half-made one can,
 /// rarely, and then the next name is made.
 const ATTEMPTS: usize = 16;
 
@@ -271,18 +271,18 @@ impl RunDir {
                 Mode::empty(),
             ) {
                 Ok(dir) => dir,
-                // A sweeper took it between mkdir and open: make another.
+                // Another process removing dead folders took it between mkdir and open: make another.
                 Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => continue,
                 Err(e) => return Err(io_err("open", &path)(e)),
             };
             match rustix::fs::flock(&dir, FlockOperation::NonBlockingLockExclusive) {
                 Ok(()) => {}
-                // A sweeper holds it (and will remove it): make another.
+                // Another process removing dead folders holds it (and will remove it): make another.
                 Err(rustix::io::Errno::WOULDBLOCK) => continue,
                 Err(e) => return Err(io_err("lock", &path)(e)),
             }
             let st = rustix::fs::fstat(&dir).map_err(io_err("inspect", &path))?;
-            // Removed by a sweeper before our lock: the folder is gone.
+            // Removed as dead by another process before our lock: the folder is gone.
             if st.st_nlink == 0 {
                 continue;
             }
@@ -341,7 +341,7 @@ impl RunDir {
             .map_err(io_err("remove", &self.path.join(name)))
     }
 
-    /// Notes a named kernel object in the folder, so that a sweep can remove it
+    /// Notes a named kernel object in the folder, so that a later removal of dead runs can remove it
     /// if this process dies before it does.
     pub(crate) fn record(&self, record: &NamedObject) -> Result<(), RunDirError> {
         self.create_file(&record.file_name()).map(drop)
@@ -644,11 +644,11 @@ impl NamedObject {
 }
 
 // ---------------------------------------------------------------------------
-// The sweep
+// Removing what dead runs left
 
-/// What a [`sweep`] removed.
+/// What a [`remove_dead`] removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Swept {
+pub struct Removed {
     /// Run folders of dead runs.
     pub folders: usize,
     /// Kernel objects those runs had noted.
@@ -660,7 +660,7 @@ pub struct Swept {
 /// each of `extra`, every run folder that is ours and unlocked, with the kernel
 /// objects noted in it that are provably ours. A base that is not safe is
 /// skipped (no run folder is ever made there either).
-pub fn sweep(extra: &[&Path]) -> Swept {
+pub fn remove_dead(extra: &[&Path]) -> Removed {
     let mut bases: Vec<Base> = Vec::new();
     let mut candidates: Vec<PathBuf> = vec![std::env::temp_dir(), disk_default()];
     candidates.extend(extra.iter().map(|p| p.to_path_buf()));
@@ -672,20 +672,20 @@ pub fn sweep(extra: &[&Path]) -> Swept {
             }
         }
     }
-    let mut swept = Swept::default();
+    let mut removed = Removed::default();
     for base in &bases {
-        let one = sweep_base(base);
-        swept.folders += one.folders;
-        swept.objects += one.objects;
+        let one = remove_dead_in(base);
+        removed.folders += one.folders;
+        removed.objects += one.objects;
     }
-    swept
+    removed
 }
 
-/// [`sweep`] of one base.
-pub fn sweep_base(base: &Base) -> Swept {
-    let mut swept = Swept::default();
+/// [`remove_dead`] of one base.
+pub fn remove_dead_in(base: &Base) -> Removed {
+    let mut removed = Removed::default();
     let Ok(base_fd) = base.open() else {
-        return swept;
+        return removed;
     };
     let me = euid();
     for name in names(&base_fd) {
@@ -714,7 +714,7 @@ pub fn sweep_base(base: &Base) -> Swept {
         if (opened.st_dev, opened.st_ino) != (seen.st_dev, seen.st_ino) || opened.st_uid != me {
             continue;
         }
-        // Held: its run is alive. Taken: its run is dead (or this sweep beat a
+        // Held: its run is alive. Taken: its run is dead (or this removal beat a
         // maker between mkdir and lock, which then makes another).
         if rustix::fs::flock(&dir, FlockOperation::NonBlockingLockExclusive).is_err() {
             continue;
@@ -723,16 +723,16 @@ pub fn sweep_base(base: &Base) -> Swept {
             if let Some(record) = NamedObject::parse(&entry) {
                 if record.is_ours() {
                     record.remove();
-                    swept.objects += 1;
+                    removed.objects += 1;
                 }
             }
         }
         clear(&dir);
         if rustix::fs::unlinkat(&base_fd, name.as_c_str(), AtFlags::REMOVEDIR).is_ok() {
-            swept.folders += 1;
+            removed.folders += 1;
         }
     }
-    swept
+    removed
 }
 
 #[cfg(test)]

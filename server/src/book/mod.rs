@@ -48,7 +48,7 @@ pub(crate) fn build_embedded(build_dir: Option<&Path>) -> Result<BuiltBook, Book
     let started = Instant::now();
     // A private run folder (0700, random name, locked while this server lives):
     // the sources are built there and the files served from it, and one a killed
-    // server leaves is swept at the next start, like every run folder.
+    // server leaves is removed at the next start, like every run folder.
     let temp = Base::runtime()
         .and_then(|base| RunDir::create(&base))
         .map_err(|err| BookError::Unpack {
@@ -142,7 +142,7 @@ fn staging_beside(destination: &Path) -> Result<RunDir, BookError> {
     };
     written_path_is_ours(parent).map_err(refuse)?;
     let base = Base::chosen(parent).map_err(|e| refuse(e.to_string()))?;
-    pipebench::process::rundir::sweep_base(&base);
+    pipebench::process::rundir::remove_dead_in(&base);
     RunDir::create(&base).map_err(|e| refuse(e.to_string()))
 }
 

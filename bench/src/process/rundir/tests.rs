@@ -83,7 +83,7 @@ fn unsafe_bases_are_refused() {
 }
 
 #[test]
-fn a_sweep_takes_dead_folders_and_leaves_live_ones() {
+fn removing_the_dead_takes_dead_folders_and_leaves_live_ones() {
     let (keep, base) = base();
     let live = RunDir::create(&base).unwrap();
     // A dead run: a folder of ours whose lock nobody holds.
@@ -99,8 +99,8 @@ fn a_sweep_takes_dead_folders_and_leaves_live_ones() {
     std::fs::write(target.join("keep"), b"k").unwrap();
     let link = base.path().join(format!("{PREFIX}{}", random_hex()));
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let swept = sweep_base(&base);
-    assert_eq!(swept.folders, 1, "{swept:?}");
+    let removed = remove_dead_in(&base);
+    assert_eq!(removed.folders, 1, "{removed:?}");
     assert!(!dead.exists());
     assert!(live.path().exists());
     assert!(other.exists());

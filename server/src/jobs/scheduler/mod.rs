@@ -301,18 +301,18 @@ impl Scheduler {
     /// Before any run, it removes what runs of this user that died with their
     /// process (a server killed with -9) left: their private folders and the
     /// kernel objects noted there, each proven ours and dead first
-    /// ([`pipebench::process::rundir::sweep`]).
+    /// ([`pipebench::process::rundir::remove_dead`]).
     pub(crate) fn new(
         program: EndProgram,
         stores: Stores,
         max_waiting: usize,
         shutdown: Shutdown,
     ) -> Scheduler {
-        let swept = pipebench::process::rundir::sweep(&[]);
-        if swept != pipebench::process::rundir::Swept::default() {
+        let removed = pipebench::process::rundir::remove_dead(&[]);
+        if removed != pipebench::process::rundir::Removed::default() {
             tracing::info!(
-                folders = swept.folders,
-                objects = swept.objects,
+                folders = removed.folders,
+                objects = removed.objects,
                 "removed what killed runs left"
             );
         }
