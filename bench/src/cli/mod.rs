@@ -223,13 +223,13 @@ fn run_plan(plan: &RunPlan, show_progress: bool) -> Result<RunResult> {
     run_plan_watched(plan, show_progress, false)
 }
 
-/// [`run_plan`], with the pipe's occupancy sampled when `watch` is set.
-fn run_plan_watched(plan: &RunPlan, show_progress: bool, watch: bool) -> Result<RunResult> {
+/// [`run_plan`], with the pipe's occupancy sampled when `occupancy` is set.
+fn run_plan_watched(plan: &RunPlan, show_progress: bool, occupancy: bool) -> Result<RunResult> {
     let mut terminal = Terminal::new(show_progress, plan.writer.common.bytes.bytes(), &plan.step);
     let job = PipeJob {
         plan: plan.clone(),
-        watch,
-        live: true,
+        occupancy,
+        progress: true,
     };
     run_job(job, &context(None)?, &mut terminal)
 }

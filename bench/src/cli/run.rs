@@ -180,8 +180,8 @@ fn run_profiled(args: &RunArgs, plan: &RunPlan) -> Result<ExitCode> {
     let mut terminal = Terminal::new(false, 0, &plan.step);
     let job = PipeJob {
         plan: plan.clone(),
-        watch: false,
-        live: false,
+        occupancy: false,
+        progress: false,
     };
     let result = run_job(job, &context(kept.clone())?, &mut terminal)?;
     let report = match terminal.profile.take() {

@@ -17,10 +17,11 @@ use std::time::Instant;
 pub struct PipeJob {
     /// The validated run (profiled with perf when `plan.profile`).
     pub plan: RunPlan,
-    /// Sample the pipe's occupancy over the run (the result gains `occupancy`).
-    pub watch: bool,
+    /// Sample the pipe's occupancy over the run (the result gains `occupancy`
+    /// and says `watched`).
+    pub occupancy: bool,
     /// Send `progress` events (a quiet run sends none and is looked at rarely).
-    pub live: bool,
+    pub progress: bool,
 }
 
 impl PipeJob {
@@ -99,7 +100,7 @@ fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) ->
         })
     });
     let ends = [plan.writer.common.cpu, plan.reader.common.cpu];
-    let started = match job.watch {
+    let started = match job.occupancy {
         true => RunHandle::start_watched(plan, &context.program, occupancy::interval_for(ends)),
         false => RunHandle::start(plan, &context.program),
     };
@@ -162,7 +163,7 @@ fn run_pipe(job: &PipeJob, context: &JobContext, observer: &mut dyn Observer) ->
 fn watch(job: &PipeJob, handle: &mut RunHandle, observer: &mut dyn Observer) -> Option<Event> {
     let plan = &job.plan;
     let _aside = SteppedAside::now([plan.writer.common.cpu, plan.reader.common.cpu]);
-    let interval = match job.live {
+    let interval = match job.progress {
         true => PROGRESS_INTERVAL,
         false => QUIET_INTERVAL,
     };
@@ -177,12 +178,12 @@ fn watch(job: &PipeJob, handle: &mut RunHandle, observer: &mut dyn Observer) -> 
         match handle.poll() {
             Ok(Some(result)) => {
                 // A last sample, so even a run shorter than one interval shows progress.
-                if job.live {
+                if job.progress {
                     observer.event(Event::Progress(handle.progress()));
                 }
                 return Some(Event::Result(Finished::Pipe(Box::new(result))));
             }
-            Ok(None) if job.live && last_progress.is_none_or(|at| at.elapsed() >= interval) => {
+            Ok(None) if job.progress && last_progress.is_none_or(|at| at.elapsed() >= interval) => {
                 observer.event(Event::Progress(handle.progress()));
                 last_progress = Some(Instant::now());
             }

@@ -354,13 +354,13 @@ impl SweepJob {
         &mut self,
         context: &JobContext,
         observer: &mut dyn Observer,
-        live: bool,
+        progress: bool,
     ) -> Option<Event> {
         while let Some(plan) = self.next_run() {
             let job = PipeJob {
                 plan,
-                watch: false,
-                live,
+                occupancy: false,
+                progress,
             };
             match job.run(context, observer)? {
                 Event::Result(Finished::Pipe(result)) => {

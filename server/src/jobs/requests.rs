@@ -66,15 +66,15 @@ impl Planned {
     }
 }
 
-/// The engine's job for a page's pipe run: watched for occupancy and live,
-/// unless the reader asked for a quiet run (then the observer stays out of the
-/// way).
+/// The engine's job for a page's pipe run: watched (its occupancy sampled, its
+/// progress sent) unless the reader asked for a quiet run (then the observer
+/// stays out of the way).
 pub(crate) fn pipe_job(plan: RunPlan) -> Job {
-    let live = !plan.quiet;
+    let watched = !plan.quiet;
     Job::Pipe(Box::new(PipeJob {
         plan,
-        watch: live,
-        live,
+        occupancy: watched,
+        progress: watched,
     }))
 }
 

@@ -334,8 +334,8 @@ impl CompareJob {
         while let Some((_, plan)) = self.next_run() {
             let job = PipeJob {
                 plan,
-                watch: false,
-                live: false,
+                occupancy: false,
+                progress: false,
             };
             match job.run(context, observer)? {
                 Event::Result(Finished::Pipe(result)) => {

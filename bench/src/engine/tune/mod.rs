@@ -229,8 +229,8 @@ pub fn run(job: &TuneJob, context: &JobContext, observer: &mut dyn Observer) -> 
     for (done, &index) in search.order.iter().enumerate() {
         let pipe = PipeJob {
             plan: search.plans[index].clone(),
-            watch: false,
-            live: false,
+            occupancy: false,
+            progress: false,
         };
         let result = match pipe.run(context, &mut Inner(observer))? {
             Event::Result(Finished::Pipe(result)) => *result,
