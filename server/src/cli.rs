@@ -158,7 +158,7 @@ impl Options {
             bind: self.bind,
             port: self.port,
             book_root: self.book_root.clone(),
-            watch: self.watch,
+            rebuild: self.watch,
             build_dir: self.build_dir.clone(),
             state_dir,
             allow_hosts: self.allow_hosts.clone(),
@@ -207,7 +207,7 @@ mod tests {
         assert!(config.state_dir.ends_with("target/pipebook-state"));
         // The book carried in the binary, unless an author points at sources.
         assert_eq!(config.book_root, None);
-        assert!(!config.watch);
+        assert!(!config.rebuild);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         assert!(Cli::try_parse_from(["pipebook", "--watch"]).is_err());
         let cli = Cli::parse_from(["pipebook", "--book-root", "/b", "--watch"]);
         let config = cli.options.config();
-        assert!(config.watch);
+        assert!(config.rebuild);
         assert_eq!(config.book_root.as_deref(), Some(Path::new("/b")));
         assert_eq!(config.state_dir, Path::new("/b/target/pipebook-state"));
     }

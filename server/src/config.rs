@@ -1,6 +1,6 @@
 //! What the server is asked to do ([`Config`], from the command line or a test) and
 //! the one step both a start and the `--watch` rebuilds take with it: building the book.
-//! Kept apart from `server` so that `watch` can rebuild without reaching into it.
+//! Kept apart from `server` so that `http::rebuild` can rebuild without reaching into it.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ pub struct Config {
     /// Directory holding book.toml; `None` serves the book carried in the binary.
     pub book_root: Option<PathBuf>,
     /// Rebuild the book when its sources under `book_root` change.
-    pub watch: bool,
+    pub rebuild: bool,
     /// Where to build the book, instead of book.toml's build-dir.
     pub build_dir: Option<PathBuf>,
     /// Where the results history lives.

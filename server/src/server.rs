@@ -277,8 +277,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     raise_fd_limit();
     let addr = listeners[0].local_addr().map_err(ServeError::Io)?;
     let program = EndProgram::current_exe(&["end"]).map_err(ServeError::OwnExe)?;
-    let watched = if config.watch {
-        crate::http::watch::baseline(&config)
+    let sources = if config.rebuild {
+        crate::http::rebuild::baseline(&config)
     } else {
         None
     };
@@ -292,8 +292,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
             tracing::info!("also listening on http://{also}/");
         }
     }
-    if config.watch {
-        crate::http::watch::spawn(config.clone(), prepared.state.clone(), watched);
+    if config.rebuild {
+        crate::http::rebuild::spawn(config.clone(), prepared.state.clone(), sources);
     }
     let signals = stop_signals();
     // The one line on stdout: tests and scripts read the URL from it.

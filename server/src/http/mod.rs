@@ -12,7 +12,7 @@ pub mod app;
 pub(crate) mod judge_api;
 pub(crate) mod page_params;
 pub(crate) mod peer;
+pub(crate) mod rebuild;
 pub(crate) mod security;
 pub(crate) mod serve_book;
 pub(crate) mod site;
-pub(crate) mod watch;

@@ -84,7 +84,7 @@ impl Tiny {
             bind: std::net::Ipv4Addr::LOCALHOST.into(),
             port,
             book_root: Some(book_root),
-            watch: false,
+            rebuild: false,
             build_dir,
             state_dir: state.path().to_path_buf(),
             allow_hosts: Vec::new(),

@@ -18,7 +18,7 @@ use crate::state::AppState;
 /// How often the sources are looked at.
 const POLL: Duration = Duration::from_secs(1);
 
-/// Folders never watched: build output, version control, installed packages.
+/// Folders never looked at: build output, version control, installed packages.
 const SKIPPED: [&str; 3] = ["target", "node_modules", ".git"];
 
 /// A number that changes when any file under `root` is added, removed, resized or
@@ -67,7 +67,7 @@ pub(crate) fn baseline(config: &Config) -> Option<u64> {
     config.book_root.as_deref().map(fingerprint)
 }
 
-/// Starts watching `config.book_root` (nothing without one) until the server
+/// Starts looking at `config.book_root` (nothing without one) until the server
 /// stops, from `seen`, the [`baseline`] taken before the build.
 pub(crate) fn spawn(config: Config, state: AppState, seen: Option<u64>) {
     let (Some(root), Some(mut seen)) = (config.book_root.clone(), seen) else {
@@ -76,7 +76,7 @@ pub(crate) fn spawn(config: Config, state: AppState, seen: Option<u64>) {
     tokio::spawn(async move {
         let fingerprint_of =
             |root: std::path::PathBuf| tokio::task::spawn_blocking(move || fingerprint(&root));
-        tracing::info!("watching {} for changes", root.display());
+        tracing::info!("rebuilding the book when {} changes", root.display());
         loop {
             tokio::select! {
                 () = tokio::time::sleep(POLL) => {}
