@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { PHASES, WORDS, isBusy, outcomeOf, phaseAfter, sayAfter, wordsOf } from "../../theme/pipebook/cardstate.js";
-import { ENDS_WITH, byName, endsWith, handlerName } from "../../theme/pipebook/runner.js";
+import { LAST_MESSAGE, byName, lastMessageOf, handlerName } from "../../theme/pipebook/runner.js";
 
 const fold = (phase, ends, whole, ...events) => events.reduce((p, e) => phaseAfter(p, e, ends, whole), phase);
 
@@ -26,7 +26,7 @@ test("after its end a job's saved leaves the card done, and a notice changes no 
 });
 
 test("a session that ends with its saved (a prediction) is done at the saved", () => {
-  assert.equal(fold("idle", endsWith({ type: "predict" }), true, { type: "connecting" }, { type: "saved", ok: true }), "done");
+  assert.equal(fold("idle", lastMessageOf({ type: "predict" }), true, { type: "connecting" }, { type: "saved", ok: true }), "done");
 });
 
 test("cancelled and error end a whole job but leave a sequence's phase to the card", () => {
@@ -63,12 +63,12 @@ test("a session ends with its kind's message, a cancel or an error, and nothing 
 });
 
 test("each kind's session ends with the message its table names, a result otherwise", () => {
-  assert.equal(endsWith({ type: "run" }), "result");
-  assert.equal(endsWith({ type: "ipc" }), "result");
-  assert.equal(endsWith({ type: "sweep" }), "done");
-  assert.equal(endsWith({ type: "compare" }), "verdict");
-  assert.equal(endsWith({ type: "probe" }), "behaviour");
-  assert.ok(Object.values(ENDS_WITH).every((type) => typeof type === "string"));
+  assert.equal(lastMessageOf({ type: "run" }), "result");
+  assert.equal(lastMessageOf({ type: "ipc" }), "result");
+  assert.equal(lastMessageOf({ type: "sweep" }), "done");
+  assert.equal(lastMessageOf({ type: "compare" }), "verdict");
+  assert.equal(lastMessageOf({ type: "probe" }), "behaviour");
+  assert.ok(Object.values(LAST_MESSAGE).every((type) => typeof type === "string"));
 });
 
 test("a card's handlers are called by the message type in camelCase, with what each takes", () => {

@@ -12,7 +12,7 @@
 
 import { fill } from "./dom.js";
 import { PHASES, isBusy, outcomeOf, phaseAfter, sayAfter, wordsOf } from "./cardstate.js";
-import { byName, endsWith, start } from "./runner.js";
+import { byName, lastMessageOf, start } from "./runner.js";
 
 export class CardLife {
   /**
@@ -133,17 +133,17 @@ export class CardLife {
   }
 
   open(message, on, whole) {
-    const ends = endsWith(message);
+    const last = lastMessageOf(message);
     // A card's handlers by name, or one function given every event as it came.
     const handle = typeof on === "function" ? on : byName(on);
     const noticed = typeof on === "function" || Boolean(on.notice);
     return new Promise((resolve) => {
       let session = null;
       session = start(message, (event) => {
-        const outcome = outcomeOf(event, ends);
+        const outcome = outcomeOf(event, last);
         if (outcome && this.current === session) this.current = null;
-        const phase = phaseAfter(this.phase, event, ends, whole);
-        const text = sayAfter(this.words, event, ends, whole);
+        const phase = phaseAfter(this.phase, event, last, whole);
+        const text = sayAfter(this.words, event, last, whole);
         if (text !== null) this.show(phase, text);
         else if (phase !== this.phase) this.enter(phase);
         handle(event);

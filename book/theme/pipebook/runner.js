@@ -1,10 +1,10 @@
 // Runs over the runner's WebSocket (/api/run): one socket per job. `start(message,
 // onEvent)` is the one way to start a job: `message` is the job's first message as
 // docs/protocol.md writes it (`{type: "run", step, params}`, `{type: "sweep", ...}`,
-// ...), and ENDS_WITH names the message type that ends each kind's session; a new
-// kind whose session ends with its `result` needs nothing here, any other adds a row.
-// Cards reach it through cardlife.js, which owns a card's session, its busy state and
-// its words (the IPC, latency and past cards still through the wrappers at the end).
+// ...), and LAST_MESSAGE names the message type that closes each kind's session; a
+// new kind whose session closes with its `result` needs nothing here, any other adds
+// a row. Cards reach it through cardlife.js, which owns a card's session, its busy
+// state and its words.
 // Messages that belong to a run carry its id (`run`); an `error` without one, once a
 // run has started, refuses some other message and does not end the run. A result is
 // followed by `saved` (whether the runner's history has it, and why not): a run's
@@ -16,10 +16,11 @@ import { pageToken, runSocketUrl } from "./api.js";
 import { t } from "./i18n.js";
 
 /**
- * The message type that ends a kind's session, by the type of its first message;
- * a kind not listed ends with its `result` (then its history `saved`).
+ * The message type that closes a kind's session, by the type of its first
+ * message; a kind not listed closes with its `result` (then its history `saved`).
+ * ("End" is kept for a run's two processes.)
  */
-export const ENDS_WITH = {
+export const LAST_MESSAGE = {
   sweep: "done",
   compare: "verdict",
   wakeup: "wakeup",
@@ -29,9 +30,9 @@ export const ENDS_WITH = {
   reset_lab: "saved",
 };
 
-/** The message type that ends the session a first `message` opens. */
-export function endsWith(message) {
-  return ENDS_WITH[message.type] ?? "result";
+/** The message type that closes the session a first `message` opens. */
+export function lastMessageOf(message) {
+  return LAST_MESSAGE[message.type] ?? "result";
 }
 
 /**
@@ -54,7 +55,7 @@ export function start(message, onEvent) {
 class Session {
   constructor(first, onEvent) {
     this.first = first;
-    this.endsWith = endsWith(first);
+    this.lastType = lastMessageOf(first);
     this.onEvent = onEvent;
     this.socket = null;
     this.opened = false;
@@ -99,7 +100,7 @@ class Session {
         this.onEvent(msg);
         break;
       case "result":
-        if (this.endsWith === "result") this.resulted = true;
+        if (this.lastType === "result") this.resulted = true;
         this.onEvent(msg);
         break;
       case "cancelled":
@@ -116,7 +117,7 @@ class Session {
         // The type this session ends with (a sweep's `done`, a comparison's
         // `verdict`, `wakeup`, `pages`) ends it; queued, progress, point, profile
         // and whatever a newer runner adds pass on.
-        if (msg.type === this.endsWith) this.finish(msg);
+        if (msg.type === this.lastType) this.finish(msg);
         else this.onEvent(msg);
         break;
     }

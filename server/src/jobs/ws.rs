@@ -190,7 +190,7 @@ impl Connection {
     /// An update of the current submission, forwarded as it is; when the
     /// page's session with it ends, what it still says goes through [`drain`].
     fn on_update(&mut self, update: Update) -> Vec<String> {
-        if update.ends_session() {
+        if update.closes_session() {
             if let Some((_ticket, updates)) = self.current.take() {
                 self.saving += 1;
                 drain(updates, &self.drained_out);
@@ -331,7 +331,7 @@ async fn say_last_words<S: Sink<Message> + Unpin>(socket: &mut S, current: &mut 
         let Ok(update) = tokio::time::timeout_at(deadline, next_update(current)).await else {
             break;
         };
-        if update.ends_session() {
+        if update.closes_session() {
             *current = None;
         }
         if socket
@@ -389,7 +389,7 @@ async fn next_update(current: &mut Current) -> Update {
     updates.recv().await.unwrap_or_else(|| Update::Event {
         run: None,
         event: Event::error("the run ended without a result"),
-        ends_session: true,
+        closes_session: true,
     })
 }
 

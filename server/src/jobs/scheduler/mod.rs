@@ -78,7 +78,7 @@ pub(crate) struct Link {
 /// `Saved` the series' last word.
 #[derive(Debug)]
 pub(crate) enum Update {
-    /// An event of run `run`. `ends_session` on the last thing the page
+    /// An event of run `run`. `closes_session` on the last thing the page
     /// waits for before it may submit again (a run's final event, a series'
     /// last result, cancel or error); what follows it is only saves and last words.
     Event {
@@ -87,8 +87,8 @@ pub(crate) enum Update {
         run: Option<u64>,
         /// What happened.
         event: Event,
-        /// Whether the page's session ends with it.
-        ends_session: bool,
+        /// Whether the page's session closes with it.
+        closes_session: bool,
     },
     /// Whether a store has what run `run` left (a profiled run's result is
     /// never in the history).
@@ -119,12 +119,12 @@ impl Update {
         }
     }
 
-    /// Whether the page's session ends with it.
-    pub(crate) fn ends_session(&self) -> bool {
+    /// Whether the page's session closes with it.
+    pub(crate) fn closes_session(&self) -> bool {
         matches!(
             self,
             Update::Event {
-                ends_session: true,
+                closes_session: true,
                 ..
             }
         )
@@ -133,11 +133,11 @@ impl Update {
 
 impl Link {
     /// Sends an event of run `run`; a page that went away is not an error.
-    pub(crate) fn send(&self, run: Option<u64>, event: Event, ends_session: bool) {
+    pub(crate) fn send(&self, run: Option<u64>, event: Event, closes_session: bool) {
         let _ = self.updates.send(Update::Event {
             run,
             event,
-            ends_session,
+            closes_session,
         });
     }
 
