@@ -11,9 +11,9 @@
 //! - [`ipc`]: the zero-copy lab beyond pipes, its mechanisms and their harness.
 //! - [`latency`]: how long one message takes, mechanism by mechanism: two
 //!   pinned ends, round trips timed into an HDR histogram.
-//! - [`profile`]: perf call graphs of a run's two ends, against the article's.
 //! - [`machine`]: the machine report and what it explains (findings, the cost of
 //!   a wakeup, whether vmsplice maps or copies here).
+//! - [`profile`]: perf call graphs of a run's two ends, against the article's.
 //! - [`memory`]: pages and page tables: the page inspector, huge-page checks, the
 //!   page-table walk of an address.
 //! - [`steps`]: the step catalog and a run's validated parameters.

@@ -7,7 +7,13 @@
 //! to its result: one file per kind of job, one machine-wide queue) and
 //! [`store`] (the state files: results history, tuned variants, the one append
 //! path). Course labs, their progress, the exported reports and the
-//! instructor's merge live in [`labs`].
+//! instructor's merge live in [`labs`]; what the IPC and latency kinds may be
+//! asked, which jobs and labs both read, in `params`.
+//!
+//! Rooms, each using only those after it: `cli` > `server` > `http` > `config` >
+//! `book` > `jobs` > `labs` > `store` > `params`. Any room may use: `state` (what
+//! every handler shares, built by `server`), `shutdown`, `connections`, `error`,
+//! `html`. (`server/tests/it/layers.rs` holds both crates to their orders.)
 
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
@@ -21,6 +27,7 @@ pub(crate) mod html;
 pub mod http;
 pub(crate) mod jobs;
 pub mod labs;
+pub(crate) mod params;
 pub mod server;
 pub mod shutdown;
 pub mod state;

@@ -25,12 +25,12 @@ use crate::http::app::router;
 use crate::http::peer::{Admission, PeerPolicy};
 use crate::http::security::{HostPolicy, Token};
 use crate::http::site::{Site, SiteError};
+use crate::jobs::saving::Stores;
 use crate::jobs::scheduler::Scheduler;
 use crate::labs::store::{LabStore, StoreError};
 use crate::shutdown::Shutdown;
 use crate::state::{raise_fd_limit, AppState};
 use crate::store::history::{self, History, HistoryError};
-use crate::store::saving::Stores;
 use crate::store::statefile::StateError;
 use crate::store::system_cache::SystemCache;
 use crate::store::tuned::{TunedLoad, TunedVariants, TUNED_FILE};
@@ -251,7 +251,7 @@ pub async fn prepare(
             ))
             .expect("catalog serialises"),
         ),
-        ipc_json: Bytes::from(crate::jobs::ipc::params::published_json()),
+        ipc_json: Bytes::from(crate::params::ipc::published_json()),
         system,
         history,
         labs,

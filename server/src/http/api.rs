@@ -22,8 +22,9 @@ use crate::error::AppError;
 use crate::jobs::ws;
 use crate::labs::export;
 use crate::labs::render;
-use crate::labs::store::{now_ms, LabsState};
+use crate::labs::store::LabsState;
 use crate::state::AppState;
+use crate::store::jsonl::now_ms;
 
 /// The query of `/api/run`: the page's token.
 #[derive(Debug, Default, Deserialize)]

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::jobs::compare::{
     CARD_BUDGET, CARD_PAIRS, DEFAULT_PAGE_PAIRS, MAX_PAGE_BUDGET, MAX_PAGE_PAIRS, MIN_PAGE_PAIRS,
 };
-use crate::jobs::latency::params::{MATRIX_ROUND_TRIPS, PAGE_MAX_ROUND_TRIPS, PAGE_ROUND_TRIPS};
 use crate::jobs::sweep::{DEFAULT_SWEEP_REPEATS, MAX_SWEEP_REPEATS, MIN_SWEEP_REPEATS};
+use crate::params::latency::{MATRIX_ROUND_TRIPS, PAGE_MAX_ROUND_TRIPS, PAGE_ROUND_TRIPS};
 
 /// One whole-number field: what the server accepts, what it takes when the
 /// message leaves the field out, and what the card shows first.

@@ -1,8 +1,6 @@
 //! The `ipc` kind: one run of the IPC lab from the page, as its lab task (when
 //! tagged) and the server's bounds ([`params`]) allow.
 
-pub(crate) mod params;
-
 use pipebench::engine::event::Failure;
 use pipebench::engine::job::Job;
 use serde::Deserialize;
@@ -10,8 +8,8 @@ use serde::Deserialize;
 use crate::jobs::message::null_as_default;
 use crate::jobs::requests::{refuse, Kind, Planned};
 use crate::labs::{self, LabTag};
+use crate::params::ipc::{plan, IpcRunParams};
 use crate::state::AppState;
-use params::{plan, IpcRunParams};
 
 /// `{"type":"ipc","mechanism":ID,"params":{"bytes":...,"chunk":...},"lab":{...}}`:
 /// one run of the IPC lab.

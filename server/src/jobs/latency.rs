@@ -1,8 +1,6 @@
 //! The `latency` kind: one configuration of the latency lab from the page, as
 //! its lab task (when tagged) and the server's bounds ([`params`]) allow.
 
-pub(crate) mod params;
-
 use pipebench::engine::event::Failure;
 use pipebench::engine::job::Job;
 use pipebench::latency::Mode;
@@ -11,8 +9,8 @@ use serde::Deserialize;
 
 use crate::jobs::requests::{refuse, Kind, Planned};
 use crate::labs::{self, LabTag};
+use crate::params::latency::{plan, two_cpus, LatencyRunParams};
 use crate::state::AppState;
-use params::{plan, two_cpus, LatencyRunParams};
 
 /// `{"type":"latency","mechanism":ID,"mode":M,"size":S,"cpus":[A,B],"round_trips":N,"lab":{...}}`:
 /// the latency card's fields ([`LatencyRunParams`]) and a lab tag.

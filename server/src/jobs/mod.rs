@@ -23,6 +23,7 @@ pub(crate) mod probe;
 pub(crate) mod protocol;
 pub(crate) mod requests;
 pub(crate) mod run;
+pub(crate) mod saving;
 pub(crate) mod scheduler;
 pub(crate) mod shared_pipe;
 pub(crate) mod sweep;

@@ -5,7 +5,7 @@
 //! [`kinds!`]'s invocation below, which makes the tagged enum, the list of
 //! types and the dispatch to each kind's plan. What a run says goes out as the
 //! engine's own events (`pipebench::engine::event`); the `saved` reply is the
-//! store's ([`crate::store::saving`]).
+//! store's ([`crate::jobs::saving`]).
 
 use pipebench::engine::event::Failure;
 use serde::Deserialize;

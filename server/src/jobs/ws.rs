@@ -11,11 +11,12 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::connections::{Activity, Registration};
 use crate::jobs::protocol::{self, ClientMessage};
+use crate::jobs::saving::{self, NoteRefused, Reply, SaveStore};
 use crate::jobs::scheduler::{Ticket, Update};
 use crate::labs;
-use crate::labs::store::{now_ms, Record};
+use crate::labs::store::Record;
 use crate::state::{AppState, ConnectionLimits};
-use crate::store::saving::{self, NoteRefused, Reply, SaveStore};
+use crate::store::jsonl::now_ms;
 
 /// Largest message the protocol reads. Bigger ones (up to the transport's hard
 /// cap, [`MAX_FRAME`]) get an `error` and the connection carries on.
@@ -53,7 +54,7 @@ enum Drained {
 }
 
 /// Forwards what a submission still says after its session ended (its last
-/// run's `saved`s, in the order `crate::store::saving` says them, and a
+/// run's `saved`s, in the order `crate::jobs::saving` says them, and a
 /// series' last word after them), until its last run's thread lets go of it.
 fn drain(mut updates: UnboundedReceiver<Update>, out: &UnboundedSender<Drained>) {
     let out = out.clone();

@@ -559,11 +559,11 @@ fn runner_problems(task: &Task) -> Vec<String> {
                 ));
             }
             if let Some(bytes) = task.bytes {
-                if !(1..=crate::jobs::ipc::params::MAX_BYTES).contains(&bytes) {
+                if !(1..=crate::params::ipc::MAX_BYTES).contains(&bytes) {
                     problems.push(format!(
                         "task `{}` moves {bytes} bytes: 1 to {} allowed",
                         task.id,
-                        crate::jobs::ipc::params::MAX_BYTES
+                        crate::params::ipc::MAX_BYTES
                     ));
                 }
             }
@@ -599,12 +599,12 @@ fn latency_problems(task: &Task, latency: &LatencyTask) -> Vec<String> {
             task.id, task.runs
         ));
     }
-    if latency.round_trips > crate::jobs::latency::params::PAGE_MAX_ROUND_TRIPS {
+    if latency.round_trips > crate::params::latency::PAGE_MAX_ROUND_TRIPS {
         problems.push(format!(
             "task `{}` times {} round trips: a page may ask for {} at most",
             task.id,
             latency.round_trips,
-            crate::jobs::latency::params::PAGE_MAX_ROUND_TRIPS
+            crate::params::latency::PAGE_MAX_ROUND_TRIPS
         ));
     }
     // The machine's CPUs are not the definition's business: check on CPU 0.

@@ -27,7 +27,7 @@ use pipebench::steps::plan::RunParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::jobs::ipc::params::IpcRunParams;
+use crate::params::ipc::IpcRunParams;
 use defs::{labs, Lab, PredictionKind, Task, TaskWork};
 
 /// A run or sweep's lab task: `"lab": {"id": LAB, "task": TASK}`.
@@ -262,14 +262,14 @@ pub(crate) fn lab_ipc(
 /// Checks a lab-tagged latency run: the task's mechanism, mode and size (the
 /// message may leave the mode and size out, or repeat them), on the runner's
 /// default two CPUs; only the round trips are the student's (within the page's
-/// bounds, which `jobs::latency::params::plan` checks next). Returns the parameters to
+/// bounds, which `params::latency::plan` checks next). Returns the parameters to
 /// run it with.
 pub(crate) fn lab_latency(
     tag: &LabTag,
-    params: &crate::jobs::latency::params::LatencyRunParams,
-) -> Result<crate::jobs::latency::params::LatencyRunParams, LabError> {
+    params: &crate::params::latency::LatencyRunParams,
+) -> Result<crate::params::latency::LatencyRunParams, LabError> {
     // Every field named: one added later must be decided on for labs too.
-    let crate::jobs::latency::params::LatencyRunParams {
+    let crate::params::latency::LatencyRunParams {
         mechanism,
         mode,
         size,
@@ -304,7 +304,7 @@ pub(crate) fn lab_latency(
     if cpus.is_some() {
         return Err(fixed("cpus"));
     }
-    Ok(crate::jobs::latency::params::LatencyRunParams {
+    Ok(crate::params::latency::LatencyRunParams {
         mechanism: ours.mechanism.clone(),
         mode: Some(ours.mode),
         size: Some(ByteSize(ours.size)),
@@ -547,7 +547,7 @@ mod tests {
 
     #[test]
     fn a_lab_latency_run_is_its_configuration_with_only_round_trips_free() {
-        use crate::jobs::latency::params::LatencyRunParams;
+        use crate::params::latency::LatencyRunParams;
         use pipebench::latency::Mode;
         let busy = tag("latency-cpu", "busy");
         let asked = |mechanism: &str| LatencyRunParams {

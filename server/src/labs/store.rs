@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::KeptResult;
 use serde::{Deserialize, Serialize};
@@ -68,13 +67,6 @@ impl Record {
             | Record::Reset { lab, .. } => lab,
         }
     }
-}
-
-/// Now, in Unix ms.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// A prediction as stored.

@@ -26,13 +26,13 @@
 //! newest results over it. Nothing is deleted, start-up reads a bounded file,
 //! and other servers notice the new file and read it from its start.
 
+use crate::store::jsonl::now_ms;
 use std::collections::{HashSet, VecDeque};
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use pipebench::engine::result::{KeptResult, RunResult};
 
@@ -503,12 +503,6 @@ fn is_record(line: &[u8]) -> bool {
 
 fn sync_dir(dir: &Path) -> Result<(), HistoryError> {
     crate::store::jsonl::sync_dir(dir).map_err(HistoryError::from)
-}
-
-fn now_ms() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis())
 }
 
 #[cfg(test)]

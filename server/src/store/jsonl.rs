@@ -105,3 +105,10 @@ pub(crate) fn complete_lines(bytes: &[u8]) -> (impl Iterator<Item = &[u8]>, bool
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace));
     (lines, complete < bytes.len())
 }
+
+/// Now, in Unix ms: the time stamp every state file's lines and names carry.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

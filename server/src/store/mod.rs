@@ -10,7 +10,7 @@
 pub(crate) mod compare_series;
 pub(crate) mod history;
 pub(crate) mod jsonl;
-pub(crate) mod saving;
+
 pub(crate) mod statefile;
 pub(crate) mod system_cache;
 pub(crate) mod tuned;

@@ -1,5 +1,5 @@
 //! `/api/system`'s body: the machine report probed at start, whose behaviour
-//! probes a `probe` job replaces. [`crate::store::saving`] hands the fresh answers
+//! probes a `probe` job replaces. [`crate::jobs::saving`] hands the fresh answers
 //! here before the page hears them, so a page that reads `/api/system` after
 //! its `behaviour` event sees them, and the labs judge by them from then on.
 

@@ -444,7 +444,7 @@ impl TunedVariants {
             pipe_size: best.pipe_size,
             huge_pages: best.huge_pages,
             median: best.summary.median,
-            found_at_ms: crate::labs::store::now_ms(),
+            found_at_ms: crate::store::jsonl::now_ms(),
         };
         // The same rule as a line read back: only what a search could find here.
         let variant = line.clone().validate()?;

@@ -24,6 +24,7 @@ mod http;
 mod ipc;
 mod kernel_probe;
 mod labs;
+mod layers;
 mod lifecycle;
 mod lighthouse;
 mod map;

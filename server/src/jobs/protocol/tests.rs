@@ -1,7 +1,6 @@
 //! Tests of `protocol`.
 
 use super::*;
-use crate::jobs::ipc::params::IpcRunParams;
 use crate::jobs::ipc::IpcMessage;
 use crate::jobs::message::OutOfRange;
 use crate::jobs::pages::PagesMessage;
@@ -11,6 +10,7 @@ use crate::jobs::sweep::SweepMessage;
 use crate::jobs::tool::ToolMessage;
 use crate::jobs::tune::TuneMessage;
 use crate::labs::LabTag;
+use crate::params::ipc::IpcRunParams;
 use pipebench::engine::sweep::SweepParam;
 use pipebench::size::{ByteSize, GIB};
 use pipebench::steps::plan::RunParams;
@@ -277,7 +277,7 @@ fn parses_ipc_runs_and_explains_bad_ones() {
 
 #[test]
 fn ipc_errors_carry_their_kind() {
-    let err = crate::jobs::ipc::params::plan("nope", &IpcRunParams::default()).unwrap_err();
+    let err = crate::params::ipc::plan("nope", &IpcRunParams::default()).unwrap_err();
     let json =
         pipebench::engine::event::Event::Error(pipebench::engine::event::Failure::from(&err))
             .to_json();

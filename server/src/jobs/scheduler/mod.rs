@@ -25,8 +25,8 @@ use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::jobs::requests::{Planned, Series};
+use crate::jobs::saving::{Keep, Reply, Stores};
 use crate::shutdown::Shutdown;
-use crate::store::saving::{Keep, Reply, Stores};
 
 /// Why a run was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -72,7 +72,7 @@ pub(crate) struct Link {
 
 /// What the scheduler tells a page about its submission, in order: each run's
 /// events, then (after a result, never before) its `Saved`s
-/// ([`crate::store::saving`]): the lab's and the tuned store's when it has
+/// ([`crate::jobs::saving`]): the lab's and the tuned store's when it has
 /// them, then exactly one for the history; for a series, each run's result as
 /// the series' own event (a `point`, a `leg`), and after the last run's last
 /// `Saved` the series' last word.

@@ -1,6 +1,6 @@
 //! The body of a job's thread: the engine runs the job here, with an observer that
 //! sends its events to the page and turns a cancel, a page that went away or the
-//! server stopping into a stop; then what it left is saved (`crate::store::saving`),
+//! server stopping into a stop; then what it left is saved (`crate::jobs::saving`),
 //! and a series takes its next step. Whatever the job started is dead and reaped
 //! before the thread ends.
 
@@ -14,7 +14,7 @@ use pipebench::steps::plan::RunPlan;
 
 use super::{Queued, Runner};
 use crate::jobs::requests::{self, Series};
-use crate::store::saving::{Keep, Said};
+use crate::jobs::saving::{Keep, Said};
 
 /// The page's side of a running job.
 struct PageObserver<'a> {

@@ -19,9 +19,10 @@ use pipebench::engine::result::KeptResult;
 
 use serde::Serialize;
 
-use crate::labs::store::{now_ms, LabStore, Record};
+use crate::labs::store::{LabStore, Record};
 use crate::labs::LabTag;
 use crate::store::history::History;
+use crate::store::jsonl::now_ms;
 use crate::store::statefile::{SaveError, SaveErrorKind};
 use crate::store::system_cache::SystemCache;
 use crate::store::tuned::TunedVariants;
