@@ -15,7 +15,8 @@ use pipebench::stats::verdict::Schedule;
 use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan};
 use serde::Deserialize;
 
-use crate::jobs::requests::{refuse, Kind, Planned, Series};
+use crate::jobs::planned::{refuse, Planned, Series};
+use crate::jobs::requests::Kind;
 use crate::jobs::run;
 use crate::state::AppState;
 use crate::store::compare_series::{new_series_id, SeriesPairs, SeriesStore};

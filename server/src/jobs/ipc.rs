@@ -6,7 +6,8 @@ use pipebench::engine::job::Job;
 use serde::Deserialize;
 
 use crate::jobs::message::null_as_default;
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::labs::{self, LabTag};
 use crate::params::ipc::{plan, IpcRunParams};
 use crate::state::AppState;

@@ -7,7 +7,8 @@ use pipebench::latency::Mode;
 use pipebench::size::ByteSize;
 use serde::Deserialize;
 
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::labs::{self, LabTag};
 use crate::params::latency::{plan, two_cpus, LatencyRunParams};
 use crate::state::AppState;

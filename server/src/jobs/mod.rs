@@ -19,6 +19,7 @@ pub(crate) mod ipc;
 pub(crate) mod latency;
 pub(crate) mod message;
 pub(crate) mod pages;
+pub(crate) mod planned;
 pub(crate) mod probe;
 pub(crate) mod protocol;
 pub(crate) mod requests;

@@ -9,7 +9,8 @@ use pipebench::steps::catalog;
 use pipebench::steps::plan::PlanError;
 use serde::Deserialize;
 
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// `{"type":"pages","step":ID,"touch":BOOL}`.

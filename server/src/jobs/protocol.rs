@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::jobs::message::{Located, MessageError, EXAMPLE};
-use crate::jobs::requests::{Kind, Planned};
+use crate::jobs::planned::Planned;
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// A message from the page: a job for the runner, or one about no job.

@@ -8,7 +8,8 @@ use pipebench::steps::plan::{Limits, PlanError, RunParams, RunPlan, DEFAULT_SECO
 use serde::Deserialize;
 
 use crate::jobs::message::{null_as_default, EXAMPLE};
-use crate::jobs::requests::{pipe_job, refuse, Kind, Planned};
+use crate::jobs::planned::{pipe_job, refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::labs::{self, LabTag};
 use crate::state::AppState;
 

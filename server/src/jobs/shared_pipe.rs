@@ -11,7 +11,8 @@ use pipebench::size::ByteSize;
 use serde::Deserialize;
 
 use crate::jobs::message::OutOfRange;
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// Writers or readers a point from the page may have.

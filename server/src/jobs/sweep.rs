@@ -10,7 +10,8 @@ use pipebench::steps::plan::{Limits, RunParams, RunPlan};
 use serde::Deserialize;
 
 use crate::jobs::message::{from_str, null_as_default, MessageError, OutOfRange};
-use crate::jobs::requests::{refuse, Kind, Planned, Series};
+use crate::jobs::planned::{refuse, Planned, Series};
+use crate::jobs::requests::Kind;
 use crate::jobs::run::with_page_defaults;
 use crate::labs::{self, LabTag};
 use crate::state::AppState;

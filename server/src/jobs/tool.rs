@@ -7,7 +7,8 @@ use pipebench::size::ByteSize;
 use pipebench::steps::tools::ToolEnd;
 use serde::{Deserialize, Serialize};
 
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// `{"type":"tool","tool":ID,"as":"writer"|"reader","bytes":SIZE}`.

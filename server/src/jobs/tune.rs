@@ -8,7 +8,8 @@ use pipebench::engine::tune::{self, TuneJob};
 use serde::Deserialize;
 
 use crate::jobs::message::OutOfRange;
-use crate::jobs::requests::{refuse, Kind, Planned};
+use crate::jobs::planned::{refuse, Planned};
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// A search's budget unless the page says, seconds: a dozen configurations,

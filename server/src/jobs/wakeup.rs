@@ -5,7 +5,8 @@ use pipebench::engine::event::Failure;
 use pipebench::engine::job::Job;
 use serde::Deserialize;
 
-use crate::jobs::requests::{Kind, Planned};
+use crate::jobs::planned::Planned;
+use crate::jobs::requests::Kind;
 use crate::state::AppState;
 
 /// `{"type":"wakeup"}`: no field but its type.

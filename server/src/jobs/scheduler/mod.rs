@@ -24,7 +24,7 @@ use pipebench::engine::job::Job;
 use pipebench::process::launch::EndProgram;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::jobs::requests::{Planned, Series};
+use crate::jobs::planned::{Planned, Series};
 use crate::jobs::saving::{Keep, Reply, Stores};
 use crate::shutdown::Shutdown;
 

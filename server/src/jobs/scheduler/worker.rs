@@ -13,7 +13,7 @@ use pipebench::engine::job::{JobContext, Observer, Stop};
 use pipebench::steps::plan::RunPlan;
 
 use super::{Queued, Runner};
-use crate::jobs::requests::{self, Series};
+use crate::jobs::planned::{self, Series};
 use crate::jobs::saving::{Keep, Said};
 
 /// The page's side of a running job.
@@ -88,7 +88,7 @@ pub(super) fn run(runner: &Arc<Runner>, queued: Queued) {
             let value = series.current_value();
             let next = Queued {
                 id,
-                job: requests::pipe_job(*plan),
+                job: planned::pipe_job(*plan),
                 keep: Keep {
                     lab: keep.lab,
                     value,
