@@ -57,7 +57,7 @@ pub(crate) fn check_input(input: BorrowedFd<'_>, splice: bool) -> Result<(), End
 /// Sets the pipe's capacity, refusing sizes over /proc/sys/fs/pipe-max-size even
 /// for root, so a run behaves the same for every user.
 // ANCHOR: set_pipe_size
-pub(crate) fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError> {
+pub fn set_pipe_size(fd: BorrowedFd<'_>, size: ByteSize) -> Result<(), EndError> {
     if !is_pipe(fd) {
         return Err(EndError::NotAPipe {
             stream: "stdout",
@@ -102,7 +102,7 @@ pub fn capacity(fd: BorrowedFd<'_>) -> Option<u64> {
 
 /// Puts the file description in non-blocking mode, for busy looping.
 // ANCHOR: set_nonblocking
-pub(crate) fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
+pub fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<(), EndError> {
     let flags = fcntl_getfl(fd).map_err(EndError::sys("fcntl(F_GETFL)"))?;
     let flags = flags | OFlags::NONBLOCK;
     fcntl_setfl(fd, flags).map_err(EndError::sys("fcntl(F_SETFL)"))
