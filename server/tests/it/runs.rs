@@ -390,6 +390,44 @@ async fn a_sweeps_next_run_queues_behind_another_pages_run_and_follows_its_saved
     );
 }
 
+/// The ticket follows the series: a sweep whose next run waits behind another
+/// page's run is cancelled there, as a whole, and the other page's run goes on.
+#[tokio::test]
+async fn a_sweep_cancelled_while_its_next_run_waits_in_the_queue_stops_whole() {
+    let _lock = RUN_LOCK.lock().await;
+    let server = InProcess::start().await;
+    let mut sweeper = server.socket().await;
+    let mut other = server.socket().await;
+    send(
+        &mut sweeper,
+        json!({"type":"sweep","step":"write-read","param":"pipe_size",
+               "values":["16KiB","32KiB","64KiB"],
+               "params":{"seconds":0.3,"buf_size":"4KiB"}}),
+    )
+    .await;
+    let started = recv(&mut sweeper).await;
+    assert_eq!(started["type"], "started", "{started}");
+    send(
+        &mut other,
+        run_message("write-read", json!({"seconds":1.5,"buf_size":"4KiB"})),
+    )
+    .await;
+    // The sweep's first run ends; its second enters the queue behind the other page's.
+    let (waiting, _) = recv_until(&mut sweeper, "queued", Duration::from_secs(10)).await;
+    assert_ne!(waiting["run"], started["run"], "{waiting}");
+    send(&mut sweeper, json!({"type":"cancel"})).await;
+    let cancelled = recv(&mut sweeper).await;
+    assert_eq!(cancelled["type"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["run"], waiting["run"], "{cancelled}");
+    let after = crate::common::maybe_recv(&mut sweeper, Duration::from_millis(700)).await;
+    assert!(
+        after.is_none(),
+        "nothing of the sweep after its cancel: {after:?}"
+    );
+    let (result, _) = recv_until(&mut other, "result", Duration::from_secs(30)).await;
+    assert_eq!(result["type"], "result", "{result}");
+}
+
 #[tokio::test]
 async fn a_cancelled_sweep_stops_whole_and_leaves_nothing_running() {
     let _lock = RUN_LOCK.lock().await;
