@@ -83,11 +83,7 @@ fn uses(src: &str) -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
             let mut names = Vec::new();
             for prefix in ["crate::", "pipebench::"] {
                 for (i, _) in code.match_indices(prefix) {
-                    let name: String = code[i + prefix.len()..]
-                        .chars()
-                        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-                        .collect();
-                    names.push(name);
+                    names.push(module_name(&code[i + prefix.len()..]));
                 }
             }
             // `use crate::{a, b::c, ...}` across lines: each item's first name.
@@ -96,14 +92,7 @@ fn uses(src: &str) -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
             }
             if in_group {
                 let inside = code.split_once("crate::{").map_or(code, |(_, after)| after);
-                for item in inside.split(',') {
-                    let name: String = item
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-                        .collect();
-                    names.push(name);
-                }
+                names.extend(inside.split(',').map(|item| module_name(item.trim())));
                 if code.contains("};") {
                     in_group = false;
                 }
@@ -119,6 +108,13 @@ fn uses(src: &str) -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
         }
     }
     found
+}
+
+/// The module name `path` starts with (`jobs` of `jobs::ws::serve`).
+fn module_name(path: &str) -> String {
+    path.chars()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+        .collect()
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
