@@ -164,7 +164,9 @@ pub fn run(
 /// plain write(2) and the early-reuse experiment need only one.
 /// The page inspector allocates through this too, so what it shows is what the
 /// writer hands to vmsplice.
-pub fn allocate_buffers(options: &WriterOptions) -> Result<(Buffer, Option<Buffer>), EndError> {
+pub(crate) fn allocate_buffers(
+    options: &WriterOptions,
+) -> Result<(Buffer, Option<Buffer>), EndError> {
     let spec = BufferSpec {
         len: options.chunk_size(),
         huge_pages: options.common.huge_pages,
